@@ -1,0 +1,44 @@
+#pragma once
+// The Device boundary: one NVMe controller, whatever its backend (libnvme on a
+// real /dev/nvmeN, or the simulated drive). Methods block for at most the
+// command timeout given at construction where the backend can enforce it;
+// callers run them off the event loop and off the HTTP path, and treat a call
+// that has not returned by its deadline as timed out.
+//
+// Thread-safety: one caller at a time per Device (the collector serialises
+// polls of a device). Different devices may be polled concurrently.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collectors/health.hpp"
+#include "core/result.hpp"
+
+namespace nvmond {
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  // Identify Controller + Namespaces. Cheap to call again (re-identifies).
+  virtual Result<DriveInfo> identify() = 0;
+  virtual Result<SmartLog> read_smart() = 0;
+  // Ok(nullopt) when the drive has no OCP C0 log: not an error.
+  virtual Result<std::optional<OcpSmartLog>> read_ocp() = 0;
+  virtual Result<TemperatureThresholds> read_temperature_thresholds() = 0;
+};
+
+// Enumerates the controllers a backend can see now. Called at start-up and on
+// every rescan; a controller that appears later is picked up then.
+struct DeviceHandle {
+  std::string path;  // stable for this boot: "/dev/nvme0", "sim:NAME"
+  std::unique_ptr<Device> device;
+};
+
+class DeviceSource {
+ public:
+  virtual ~DeviceSource() = default;
+  virtual std::vector<DeviceHandle> scan() = 0;
+};
+
+}  // namespace nvmond

@@ -1,0 +1,152 @@
+#pragma once
+// Plain decoded data from an NVMe controller. Everything above the Device
+// boundary (collection, metrics, wear and thermal analytics, the store) works
+// on these structs and never sees a file descriptor or a raw page.
+//
+// Units are the drive's own (Kelvin, data units of 512 000 bytes, minutes,
+// hours): conversion to base units happens once, at export, so analytics can
+// compare raw counters exactly.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/clock.hpp"
+#include "core/u128.hpp"
+
+namespace nvmond {
+
+// NVMe: one data unit is 1000 512-byte blocks, whatever the LBA format.
+inline constexpr std::uint64_t kDataUnitBytes = 512'000;
+
+// Identify Controller (CNS 01h), the fields nvmond uses. Temperatures in
+// Kelvin; 0 means "not reported" (as in the spec).
+struct ControllerIdentity {
+  std::uint16_t vid = 0;
+  std::uint16_t ssvid = 0;
+  std::string serial;    // SN, trailing spaces trimmed
+  std::string model;     // MN, trimmed
+  std::string firmware;  // FR, trimmed
+  std::uint16_t cntlid = 0;
+  std::uint32_t version = 0;            // VER, e.g. 0x00010400 for 1.4
+  std::uint16_t wctemp_k = 0;           // warning composite temperature threshold
+  std::uint16_t cctemp_k = 0;           // critical composite temperature threshold
+  std::uint16_t mntmt_k = 0;            // minimum thermal management temperature
+  std::uint16_t mxtmt_k = 0;            // maximum thermal management temperature
+  std::uint16_t hctma = 0;              // host controlled thermal management attributes
+  std::uint8_t lpa = 0;                 // log page attributes
+  u128 tnvmcap = 0;                     // total NVM capacity, bytes (0 if not reported)
+  std::uint32_t nn = 0;                 // number of namespaces
+};
+
+// Identify Namespace (CNS 00h).
+struct NamespaceIdentity {
+  std::uint32_t nsid = 0;
+  std::uint64_t nsze = 0;  // size in logical blocks
+  std::uint64_t ncap = 0;
+  std::uint64_t nuse = 0;
+  std::uint32_t lba_bytes = 512;  // from the in-use LBA format
+  std::uint64_t size_bytes() const { return nsze * lba_bytes; }
+};
+
+// SMART / Health Information log (Log ID 02h), NVMe 1.4 layout, all fields.
+struct SmartLog {
+  std::uint8_t critical_warning = 0;  // bit field, see CriticalWarning
+  std::uint16_t composite_temperature_k = 0;
+  std::uint8_t available_spare_pct = 0;
+  std::uint8_t available_spare_threshold_pct = 0;
+  std::uint8_t percentage_used = 0;  // may exceed 100 (saturates at 255)
+  std::uint8_t endurance_group_critical_warning = 0;
+  u128 data_units_read = 0;      // units of kDataUnitBytes
+  u128 data_units_written = 0;
+  u128 host_read_commands = 0;
+  u128 host_write_commands = 0;
+  u128 controller_busy_minutes = 0;
+  u128 power_cycles = 0;
+  u128 power_on_hours = 0;
+  u128 unsafe_shutdowns = 0;
+  u128 media_errors = 0;
+  u128 error_log_entries = 0;
+  std::uint32_t warning_temperature_minutes = 0;
+  std::uint32_t critical_temperature_minutes = 0;
+  // Temperature sensors 1..8 in Kelvin; 0 means the sensor is absent.
+  std::array<std::uint16_t, 8> sensor_temperature_k{};
+  std::uint32_t thermal_mgmt_t1_transitions = 0;
+  std::uint32_t thermal_mgmt_t2_transitions = 0;
+  std::uint32_t thermal_mgmt_t1_seconds = 0;
+  std::uint32_t thermal_mgmt_t2_seconds = 0;
+};
+
+// Bits of SmartLog::critical_warning.
+enum CriticalWarning : std::uint8_t {
+  kWarnSpare = 1u << 0,
+  kWarnTemperature = 1u << 1,
+  kWarnReliability = 1u << 2,
+  kWarnReadOnly = 1u << 3,
+  kWarnVolatileBackup = 1u << 4,
+  kWarnPmr = 1u << 5,
+};
+
+// OCP Datacenter NVMe SSD spec, SMART / Health Information Extended
+// (log C0h, 512 bytes, GUID-checked). Only present on drives that implement it.
+struct OcpSmartLog {
+  u128 physical_media_units_written = 0;  // bytes
+  u128 physical_media_units_read = 0;     // bytes
+  std::uint64_t bad_user_nand_blocks_raw = 0;
+  std::uint64_t bad_system_nand_blocks_raw = 0;
+  std::uint64_t xor_recovery_count = 0;
+  std::uint64_t uncorrectable_read_errors = 0;
+  std::uint64_t soft_ecc_errors = 0;
+  std::uint32_t end_to_end_detected_errors = 0;
+  std::uint32_t end_to_end_corrected_errors = 0;
+  std::uint8_t system_data_percent_used = 0;
+  std::uint64_t refresh_counts = 0;  // 56-bit field
+  std::uint32_t user_data_erase_count_max = 0;
+  std::uint32_t user_data_erase_count_min = 0;
+  std::uint8_t thermal_throttling_count = 0;   // events, saturating
+  std::uint8_t thermal_throttling_status = 0;  // 0 none, 1 first level, 2 second, 3 critical
+  u128 pcie_correctable_errors = 0;
+  std::uint32_t incomplete_shutdowns = 0;
+  std::uint8_t free_blocks_pct = 0;
+  std::uint16_t capacitor_health_pct = 0;
+  std::uint64_t unaligned_io = 0;
+  std::uint64_t security_version = 0;
+  u128 nuse = 0;
+  u128 plp_start_count = 0;
+  u128 endurance_estimate = 0;  // bytes the drive is expected to accept
+  std::uint16_t log_page_version = 0;
+};
+
+// Temperature Threshold feature (FID 04h) for the composite (index 0) and the
+// eight sensors (1..8). Kelvin; nullopt where the controller rejected the read.
+struct TemperatureThresholds {
+  std::array<std::optional<std::uint16_t>, 9> over_k{};
+  std::array<std::optional<std::uint16_t>, 9> under_k{};
+};
+
+// Everything one poll of one controller produced. Immutable once published.
+struct HealthSnapshot {
+  WallTime taken{};
+  SmartLog smart;
+  std::optional<OcpSmartLog> ocp;  // nullopt: the drive has no C0 log
+  TemperatureThresholds thresholds;
+};
+
+// Who a drive is: stable across reboots and slots (serial + model), plus where
+// it is now.
+struct DriveInfo {
+  std::string serial;
+  std::string model;
+  std::string firmware;
+  std::string path;     // "/dev/nvme0" or "sim:NAME"
+  std::string backend;  // "libnvme" or "sim"
+  ControllerIdentity controller;
+  std::vector<NamespaceIdentity> namespaces;
+  // Bytes the operator can write: sum of namespace sizes, else TNVMCAP.
+  std::uint64_t capacity_bytes = 0;
+};
+
+inline double kelvin_to_celsius(double k) { return k - 273.15; }
+
+}  // namespace nvmond

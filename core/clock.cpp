@@ -1,0 +1,37 @@
+#include "core/clock.hpp"
+
+namespace nvmond {
+
+AcceleratedClock::AcceleratedClock(WallTime start, double factor)
+    : start_(start), real_start_(std::chrono::steady_clock::now()), factor_(factor) {}
+
+WallTime AcceleratedClock::wall() const {
+  auto real = std::chrono::steady_clock::now() - real_start_;
+  auto scaled = std::chrono::duration_cast<WallTime::duration>(
+      std::chrono::duration<double, std::nano>(static_cast<double>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(real).count()) * factor_));
+  return start_ + scaled;
+}
+
+Duration AcceleratedClock::to_real(Duration d) const {
+  return Duration(static_cast<Duration::rep>(static_cast<double>(d.count()) / factor_));
+}
+
+ManualClock::ManualClock(WallTime start) : now_(start) {}
+
+WallTime ManualClock::wall() const {
+  std::lock_guard lock(mu_);
+  return now_;
+}
+
+void ManualClock::advance(Duration d) {
+  std::lock_guard lock(mu_);
+  now_ += std::chrono::duration_cast<WallTime::duration>(d);
+}
+
+void ManualClock::set(WallTime t) {
+  std::lock_guard lock(mu_);
+  now_ = t;
+}
+
+}  // namespace nvmond
