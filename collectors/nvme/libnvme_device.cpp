@@ -1,0 +1,249 @@
+#include "collectors/nvme/libnvme_device.hpp"
+
+#include <fcntl.h>
+#include <fmt/core.h>
+#include <libnvme.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <limits>
+#include <vector>
+
+#include "collectors/nvme/command_error.hpp"
+#include "collectors/nvme/decode.hpp"
+#include "core/log.hpp"
+
+namespace nvmond {
+
+namespace {
+
+// The active namespace list holds at most 1024 NSIDs per page; a full page
+// means "ask again from the last one". Bounded so a broken controller cannot
+// keep us looping.
+constexpr std::size_t kNsListEntries = kIdentifyBytes / 4;
+constexpr int kMaxNsListPages = 64;
+
+std::string base_name(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::uint32_t to_timeout_ms(std::chrono::milliseconds t) {
+  const auto ms = std::clamp<std::chrono::milliseconds::rep>(
+      t.count(), 0, std::numeric_limits<std::uint32_t>::max());
+  return static_cast<std::uint32_t>(ms);
+}
+
+std::string threshold_command(unsigned sensor, ThresholdKind kind) {
+  const char* which = kind == ThresholdKind::over ? "over" : "under";
+  if (sensor == 0) return fmt::format("get-features temperature threshold (04h) composite {}", which);
+  return fmt::format("get-features temperature threshold (04h) sensor {} {}", sensor, which);
+}
+
+}  // namespace
+
+LibnvmeDevice::LibnvmeDevice(std::string path, std::chrono::milliseconds command_timeout)
+    : path_(std::move(path)), name_(base_name(path_)), timeout_ms_(to_timeout_ms(command_timeout)) {}
+
+LibnvmeDevice::~LibnvmeDevice() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<int> LibnvmeDevice::fd() {
+  if (fd_ >= 0) return fd_;
+  // Read access is enough for admin passthrough; CAP_SYS_ADMIN is checked by the kernel.
+  const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return failed(fmt::format("open {}", path_), Outcome{-1, errno});
+  fd_ = fd;
+  return fd_;
+}
+
+Error LibnvmeDevice::failed(std::string_view command, Outcome outcome) {
+  Error e = command_error(name_, command, outcome.rc, outcome.err);
+  // A controller that went away may come back under the same name after a
+  // reset or re-plug: drop the stale descriptor so the next call reopens.
+  if (e.reason == "absent" && fd_ >= 0) {
+    ::close(fd_);
+    fd_ = -1;
+  }
+  return e;
+}
+
+LibnvmeDevice::Outcome LibnvmeDevice::identify_page(int cns, std::uint32_t nsid,
+                                                    std::span<std::uint8_t> page) {
+  nvme_identify_args args = {
+      .result = nullptr,
+      .data = page.data(),
+      .args_size = sizeof(args),
+      .fd = fd_,
+      .timeout = timeout_ms_,
+      .cns = static_cast<nvme_identify_cns>(cns),
+      .csi = NVME_CSI_NVM,
+      .nsid = nsid,
+      .cntid = NVME_CNTLID_NONE,
+      .cns_specific_id = NVME_CNSSPECID_NONE,
+      .uuidx = NVME_UUID_NONE,
+  };
+  const int rc = nvme_identify(&args);
+  return Outcome{rc, rc < 0 ? errno : 0};
+}
+
+LibnvmeDevice::Outcome LibnvmeDevice::get_log_page(std::uint8_t lid, std::span<std::uint8_t> page) {
+  nvme_get_log_args args = {
+      .lpo = 0,
+      .result = nullptr,
+      .log = page.data(),
+      .args_size = sizeof(args),
+      .fd = fd_,
+      .timeout = timeout_ms_,
+      .lid = static_cast<nvme_cmd_get_log_lid>(lid),
+      .len = static_cast<std::uint32_t>(page.size()),
+      .nsid = NVME_NSID_ALL,
+      .csi = NVME_CSI_NVM,
+      .lsi = NVME_LOG_LSI_NONE,
+      .lsp = NVME_LOG_LSP_NONE,
+      .uuidx = NVME_UUID_NONE,
+      // Like nvme-cli: reading SMART with RAE cleared re-arms the controller's
+      // SMART asynchronous events instead of leaving them masked.
+      .rae = false,
+      .ot = false,
+  };
+  const int rc = nvme_get_log(&args);
+  return Outcome{rc, rc < 0 ? errno : 0};
+}
+
+LibnvmeDevice::Outcome LibnvmeDevice::get_temperature_threshold(std::uint32_t cdw11,
+                                                                std::uint32_t& cdw0) {
+  nvme_get_features_args args = {
+      .result = &cdw0,
+      .data = nullptr,
+      .args_size = sizeof(args),
+      .fd = fd_,
+      .timeout = timeout_ms_,
+      .nsid = NVME_NSID_NONE,
+      .sel = NVME_GET_FEATURES_SEL_CURRENT,
+      .cdw11 = cdw11,
+      .data_len = 0,
+      .fid = NVME_FEAT_FID_TEMP_THRESH,
+      .uuidx = NVME_UUID_NONE,
+  };
+  const int rc = nvme_get_features(&args);
+  return Outcome{rc, rc < 0 ? errno : 0};
+}
+
+Result<std::vector<std::uint32_t>> LibnvmeDevice::active_namespaces() {
+  std::vector<std::uint32_t> all;
+  std::vector<std::uint8_t> page(kIdentifyBytes);
+  std::uint32_t after = 0;
+  for (int i = 0; i < kMaxNsListPages; ++i) {
+    std::fill(page.begin(), page.end(), std::uint8_t{0});
+    const char* command = "identify active namespace list (CNS 02h)";
+    if (auto o = identify_page(NVME_IDENTIFY_CNS_NS_ACTIVE_LIST, after, page); o.rc != 0) {
+      return failed(command, o);
+    }
+    auto ids = decode_namespace_list(page);
+    if (!ids) return Error{ids.error().reason, fmt::format("{}: {}: {}", name_, command, ids.error().message)};
+    all.insert(all.end(), ids->begin(), ids->end());
+    if (ids->size() < kNsListEntries) break;
+    after = ids->back();
+  }
+  return all;
+}
+
+Result<DriveInfo> LibnvmeDevice::identify() {
+  if (auto f = fd(); !f) return f.error();
+
+  std::vector<std::uint8_t> page(kIdentifyBytes);
+  const char* ctrl_command = "identify controller (CNS 01h)";
+  if (auto o = identify_page(NVME_IDENTIFY_CNS_CTRL, NVME_NSID_NONE, page); o.rc != 0) {
+    return failed(ctrl_command, o);
+  }
+  auto ctrl = decode_identify_controller(page);
+  if (!ctrl) return Error{"decode", fmt::format("{}: {}: {}", name_, ctrl_command, ctrl.error().message)};
+
+  DriveInfo info;
+  info.serial = ctrl->serial;
+  info.model = ctrl->model;
+  info.firmware = ctrl->firmware;
+  info.path = path_;
+  info.backend = "libnvme";
+  info.controller = *ctrl;
+
+  auto nsids = active_namespaces();
+  if (!nsids) return nsids.error();
+  std::uint64_t ns_bytes = 0;
+  for (const std::uint32_t nsid : *nsids) {
+    const std::string command = fmt::format("identify namespace {} (CNS 00h)", nsid);
+    std::fill(page.begin(), page.end(), std::uint8_t{0});
+    if (auto o = identify_page(NVME_IDENTIFY_CNS_NS, nsid, page); o.rc != 0) return failed(command, o);
+    auto ns = decode_identify_namespace(page, nsid);
+    if (!ns) return Error{"decode", fmt::format("{}: {}: {}", name_, command, ns.error().message)};
+    ns_bytes += ns->size_bytes();
+    info.namespaces.push_back(*ns);
+  }
+  const u128 max64 = std::numeric_limits<std::uint64_t>::max();
+  info.capacity_bytes =
+      ns_bytes != 0 ? ns_bytes : static_cast<std::uint64_t>(std::min(ctrl->tnvmcap, max64));
+  return info;
+}
+
+Result<SmartLog> LibnvmeDevice::read_smart() {
+  if (auto f = fd(); !f) return f.error();
+  const char* command = "get-log SMART (02h)";
+  std::vector<std::uint8_t> page(kSmartLogBytes);
+  if (auto o = get_log_page(NVME_LOG_LID_SMART, page); o.rc != 0) return failed(command, o);
+  auto smart = decode_smart_log(page);
+  if (!smart) return Error{"decode", fmt::format("{}: {}: {}", name_, command, smart.error().message)};
+  return smart;
+}
+
+Result<std::optional<OcpSmartLog>> LibnvmeDevice::read_ocp() {
+  if (ocp_absent_) return std::optional<OcpSmartLog>{};
+  if (auto f = fd(); !f) return f.error();
+  const char* command = "get-log OCP SMART (C0h)";
+  std::vector<std::uint8_t> page(kOcpSmartLogBytes);
+  if (auto o = get_log_page(kOcpSmartLogId, page); o.rc != 0) {
+    if (!is_unsupported_status(o.rc)) return failed(command, o);
+    log::info("{}: no OCP SMART log: {}", name_, command_error(name_, command, o.rc, o.err).message);
+    ocp_absent_ = true;
+    return std::optional<OcpSmartLog>{};
+  }
+  // Many non-OCP drives answer C0h with a vendor-specific page: the GUID says
+  // whose page it is.
+  if (!has_ocp_smart_log_guid(page)) {
+    log::info("{}: log C0h is not the OCP SMART log (GUID differs); not reading it again", name_);
+    ocp_absent_ = true;
+    return std::optional<OcpSmartLog>{};
+  }
+  auto ocp = decode_ocp_smart_log(page);
+  if (!ocp) return Error{"decode", fmt::format("{}: {}: {}", name_, command, ocp.error().message)};
+  return std::optional<OcpSmartLog>{*ocp};
+}
+
+Result<TemperatureThresholds> LibnvmeDevice::read_temperature_thresholds() {
+  if (auto f = fd(); !f) return f.error();
+  TemperatureThresholds out;
+  for (unsigned sensor = 0; sensor < out.over_k.size(); ++sensor) {
+    for (const ThresholdKind kind : {ThresholdKind::over, ThresholdKind::under}) {
+      bool& unsupported =
+          kind == ThresholdKind::over ? over_unsupported_[sensor] : under_unsupported_[sensor];
+      if (unsupported) continue;
+      std::uint32_t cdw0 = 0;
+      const auto o = get_temperature_threshold(temperature_threshold_cdw11(sensor, kind), cdw0);
+      if (o.rc != 0) {
+        // Sensors the controller does not implement answer Invalid Field.
+        if (is_unsupported_status(o.rc)) {
+          unsupported = true;
+          continue;
+        }
+        return failed(threshold_command(sensor, kind), o);
+      }
+      auto& slot = kind == ThresholdKind::over ? out.over_k[sensor] : out.under_k[sensor];
+      slot = decode_temperature_threshold(cdw0);
+    }
+  }
+  return out;
+}
+
+}  // namespace nvmond

@@ -1,0 +1,66 @@
+#pragma once
+// The real Device backend: one NVMe controller character device (/dev/nvmeN),
+// driven through libnvme's admin-command ioctl wrappers. libnvme only fetches
+// raw pages; collectors/nvme/decode.hpp turns them into structs, the same code
+// the fixture tests run.
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collectors/device.hpp"
+
+namespace nvmond {
+
+class LibnvmeDevice final : public Device {
+ public:
+  // `path`: a controller character device such as "/dev/nvme0". It is opened
+  // on first use (so constructing one never fails) and reopened after the
+  // controller went absent. `command_timeout` bounds every admin command; the
+  // kernel enforces it, cancelling a late command (EINTR -> "timeout") and
+  // resetting the controller. Zero means the kernel's default admin timeout.
+  LibnvmeDevice(std::string path, std::chrono::milliseconds command_timeout);
+  ~LibnvmeDevice() override;
+  LibnvmeDevice(const LibnvmeDevice&) = delete;
+  LibnvmeDevice& operator=(const LibnvmeDevice&) = delete;
+
+  Result<DriveInfo> identify() override;
+  Result<SmartLog> read_smart() override;
+  // Ok(nullopt) when the drive rejects log C0h or its C0h is not the OCP page
+  // (wrong GUID); it is then not asked again for the life of this object.
+  Result<std::optional<OcpSmartLog>> read_ocp() override;
+  // Composite + sensors 1..8, over and under: 18 Get Features commands. A
+  // selection the controller rejects is nullopt and not asked again.
+  Result<TemperatureThresholds> read_temperature_thresholds() override;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  // What one libnvme call returned: rc 0 success, -1 with err = errno, or a
+  // positive NVMe status.
+  struct Outcome {
+    int rc = 0;
+    int err = 0;
+  };
+
+  Result<int> fd();
+  Error failed(std::string_view command, Outcome outcome);
+  Outcome identify_page(int cns, std::uint32_t nsid, std::span<std::uint8_t> page);
+  Outcome get_log_page(std::uint8_t lid, std::span<std::uint8_t> page);
+  Outcome get_temperature_threshold(std::uint32_t cdw11, std::uint32_t& cdw0);
+  Result<std::vector<std::uint32_t>> active_namespaces();
+
+  std::string path_;
+  std::string name_;  // "nvme0": the context in every error message
+  std::uint32_t timeout_ms_;
+  int fd_ = -1;
+  bool ocp_absent_ = false;
+  std::array<bool, 9> over_unsupported_{};
+  std::array<bool, 9> under_unsupported_{};
+};
+
+}  // namespace nvmond
