@@ -147,6 +147,9 @@ struct DriveInfo {
   std::uint64_t capacity_bytes = 0;
 };
 
-inline double kelvin_to_celsius(double k) { return k - 273.15; }
+// NVMe reports whole Kelvin; nvme-cli and libnvme convert with 273, so the
+// same drive reads the same in Grafana as on the operator's console.
+inline double kelvin_to_celsius(double k) { return k - 273.0; }
+inline double celsius_to_kelvin(double c) { return c + 273.0; }
 
 }  // namespace nvmond

@@ -59,7 +59,7 @@ class ManualClock final : public Clock {
 // Seconds as double: the unit of every rate and exported duration.
 inline double seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
 inline Duration from_seconds(double s) {
-  return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
+  return std::chrono::round<Duration>(std::chrono::duration<double>(s));
 }
 
 }  // namespace nvmond

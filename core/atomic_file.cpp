@@ -1,0 +1,68 @@
+#include "core/atomic_file.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace nvmond {
+
+namespace {
+Error io_error(const std::string& path, const char* step, int err) {
+  return Error{"io", path + ": " + step + ": " + std::strerror(err)};
+}
+
+// Closes on scope exit so every early return releases the descriptor.
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+}  // namespace
+
+std::optional<Error> write_file_atomically(const std::string& path, std::string_view content) {
+  std::filesystem::path target(path);
+  std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
+  std::string tmp = (dir / ("." + target.filename().string() + ".tmp")).string();
+  {
+    Fd f{::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
+    if (f.fd < 0) return io_error(tmp, "open", errno);
+    std::size_t done = 0;
+    while (done < content.size()) {
+      ssize_t n = ::write(f.fd, content.data() + done, content.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return io_error(tmp, "write", errno);
+      done += static_cast<std::size_t>(n);
+    }
+    if (::fsync(f.fd) != 0) return io_error(tmp, "fsync", errno);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return io_error(path, "rename", err);
+  }
+  Fd d{::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+  if (d.fd < 0) return io_error(dir.string(), "open directory", errno);
+  if (::fsync(d.fd) != 0) return io_error(dir.string(), "fsync directory", errno);
+  return std::nullopt;
+}
+
+Result<std::string> read_whole_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    int err = errno;
+    if (err == ENOENT) return Error{"absent", path + ": no such file"};
+    return io_error(path, "open", err);
+  }
+  std::ostringstream out;
+  out << in.rdbuf();
+  if (in.bad()) return io_error(path, "read", errno);
+  return out.str();
+}
+
+}  // namespace nvmond

@@ -1,0 +1,296 @@
+// SimDevice / SimDeviceSource: the Device boundary over shared models, state
+// persistence across restarts, injected faults.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <thread>
+
+#include "collectors/sim/sim_device.hpp"
+#include "core/atomic_file.hpp"
+#include "sim_test_util.hpp"
+
+namespace nvmond {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+// A fresh temporary directory, removed with its contents at the end.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "nvmond-sim-XXXXXX").string();
+    path_ = ::mkdtemp(tmpl.data());
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+void expect_same(const SmartLog& a, const SmartLog& b) {
+  EXPECT_EQ(a.critical_warning, b.critical_warning);
+  EXPECT_EQ(a.composite_temperature_k, b.composite_temperature_k);
+  EXPECT_EQ(a.available_spare_pct, b.available_spare_pct);
+  EXPECT_EQ(a.percentage_used, b.percentage_used);
+  EXPECT_EQ(a.data_units_read, b.data_units_read);
+  EXPECT_EQ(a.data_units_written, b.data_units_written);
+  EXPECT_EQ(a.host_read_commands, b.host_read_commands);
+  EXPECT_EQ(a.host_write_commands, b.host_write_commands);
+  EXPECT_EQ(a.controller_busy_minutes, b.controller_busy_minutes);
+  EXPECT_EQ(a.power_cycles, b.power_cycles);
+  EXPECT_EQ(a.power_on_hours, b.power_on_hours);
+  EXPECT_EQ(a.warning_temperature_minutes, b.warning_temperature_minutes);
+  EXPECT_EQ(a.critical_temperature_minutes, b.critical_temperature_minutes);
+  EXPECT_EQ(a.sensor_temperature_k, b.sensor_temperature_k);
+  EXPECT_EQ(a.thermal_mgmt_t1_transitions, b.thermal_mgmt_t1_transitions);
+  EXPECT_EQ(a.thermal_mgmt_t2_transitions, b.thermal_mgmt_t2_transitions);
+  EXPECT_EQ(a.thermal_mgmt_t1_seconds, b.thermal_mgmt_t1_seconds);
+  EXPECT_EQ(a.thermal_mgmt_t2_seconds, b.thermal_mgmt_t2_seconds);
+}
+
+// A drive with a history: hours on, throttled, heavy writes and reads.
+void age(DriveModel& m, ManualClock& clock) {
+  clock.advance(5h);
+  m.advance_to(clock.wall());
+  test::run_workload(m, clock, 8min, 8 << 20, IoKind::write, true, [](const test::Sample&) {});
+  test::run_workload(m, clock, 50ms, 4096, IoKind::read, false, [](const test::Sample&) {});
+  m.set_over_threshold(1, 350);
+}
+
+TEST(SimState, SaveLoadRoundTripContinuesCounters) {
+  ManualClock clock;
+  SimDriveSpec spec = test::named("datacenter");
+  spec.background_write_bytes_per_s = 1e8;
+  DriveModel a(spec, clock.wall());
+  age(a, clock);
+  ASSERT_GT(a.smart().thermal_mgmt_t2_transitions, 0u);
+
+  DriveModel b(spec, clock.wall() - 100h);  // a restarted daemon, any start
+  ASSERT_FALSE(b.load_state(a.save_state()).has_value());
+  expect_same(a.smart(), b.smart());
+  EXPECT_EQ(b.thresholds().over_k[1], 350);
+  EXPECT_EQ(b.throttle_level(), a.throttle_level());
+  EXPECT_EQ(b.ocp()->physical_media_units_written, a.ocp()->physical_media_units_written);
+
+  // Both drives go on identically: the same hour of time and the same I/O.
+  for (DriveModel* m : {&a, &b}) {
+    m->advance_to(clock.wall() + 1h);
+    m->io(IoKind::write, 123'456'789, false);
+  }
+  expect_same(a.smart(), b.smart());
+  EXPECT_EQ(b.smart().power_on_hours, 6u);
+}
+
+TEST(SimState, RejectsAnotherDrivesStateAndGarbage) {
+  ManualClock clock;
+  DriveModel a(test::named("generic", "a", "SNA"), clock.wall());
+  DriveModel b(test::named("generic", "b", "SNB"), clock.wall());
+  a.io(IoKind::write, 1'000'000, true);
+  auto err = b.load_state(a.save_state());
+  ASSERT_TRUE(err.has_value());
+  EXPECT_EQ(err->reason, "decode");
+  EXPECT_NE(err->message.find("SNA"), std::string::npos) << err->message;
+  EXPECT_EQ(b.smart().data_units_written, 0u);  // untouched
+  auto garbage = b.load_state("{\"format\": \"nvmond-sim-drive\", \"version\": 1");
+  ASSERT_TRUE(garbage.has_value());
+  EXPECT_EQ(garbage->reason, "decode");
+  EXPECT_EQ(b.load_state("{}")->reason, "decode");
+}
+
+TEST(SimState, FileHelpersWriteAtomicallyAndReportAbsence) {
+  TempDir dir;
+  ManualClock clock;
+  DriveModel a(test::named("consumer"), clock.wall());
+  a.io(IoKind::write, 5'000'000'000, true);
+  const std::string path = (dir.path() / "state.json").string();
+  auto missing = load_state_file(a, path);
+  ASSERT_TRUE(missing.has_value());
+  EXPECT_EQ(missing->reason, "absent");
+  ASSERT_FALSE(save_state_file(a, path).has_value());
+  ASSERT_FALSE(save_state_file(a, path).has_value());  // replaces
+  // Only the target remains: no temporary left behind.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator{}), 1);
+  DriveModel b(test::named("consumer"), clock.wall());
+  ASSERT_FALSE(load_state_file(b, path).has_value());
+  EXPECT_EQ(b.smart().data_units_written, a.smart().data_units_written);
+  auto unwritable = save_state_file(a, (dir.path() / "no" / "such" / "dir.json").string());
+  ASSERT_TRUE(unwritable.has_value());
+  EXPECT_EQ(unwritable->reason, "io");
+}
+
+std::vector<SimDriveSpec> two_drives() {
+  return {test::named("datacenter", "dc0", "SNDC0"), test::named("consumer", "c0", "SNC0")};
+}
+
+TEST(SimSource, ScanGivesHandlesOverTheSameModels) {
+  ManualClock clock;
+  SimDeviceSource source(two_drives(), clock);
+  auto handles = source.scan();
+  ASSERT_EQ(handles.size(), 2u);
+  EXPECT_EQ(handles[0].path, "sim:dc0");
+  EXPECT_EQ(handles[1].path, "sim:c0");
+  source.model("SNC0")->io(IoKind::write, 1'024'000, true);  // the workload engine's view
+  auto smart = handles[1].device->read_smart();
+  ASSERT_TRUE(smart.ok());
+  EXPECT_EQ(smart->data_units_written, 2u);
+  // A later scan sees the same drive, not a new one.
+  auto again = source.scan();
+  EXPECT_EQ(again[1].device->read_smart()->data_units_written, 2u);
+  EXPECT_EQ(source.model("nope"), nullptr);
+
+  auto info = handles[0].device->identify();
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->serial, "SNDC0");
+  EXPECT_EQ(info->path, "sim:dc0");
+  EXPECT_EQ(info->backend, "sim");
+  EXPECT_EQ(info->capacity_bytes, 3'840'000'000'000ULL);
+  EXPECT_EQ(info->controller.wctemp_k, 351);
+  EXPECT_EQ(info->controller.cctemp_k, 358);
+  EXPECT_TRUE(handles[0].device->read_ocp()->has_value());
+  EXPECT_FALSE(handles[1].device->read_ocp()->has_value());
+  EXPECT_EQ(handles[0].device->read_temperature_thresholds()->over_k[0], 351);
+}
+
+TEST(SimSource, EveryCallAdvancesTheModelToTheClock) {
+  ManualClock clock;
+  SimDeviceSource source(two_drives(), clock);
+  auto handles = source.scan();
+  clock.advance(2h + 30min);
+  EXPECT_EQ(handles[0].device->read_smart()->power_on_hours, 2u);
+  EXPECT_EQ(source.model("SNDC0")->now(), clock.wall());
+}
+
+TEST(SimSource, DuplicateSerialIsAConfigError) {
+  ManualClock clock;
+  auto specs = two_drives();
+  specs[1].serial = specs[0].serial;
+  EXPECT_THROW(SimDeviceSource(specs, clock), ConfigError);
+}
+
+TEST(SimSource, StateDirectorySurvivesARestart) {
+  TempDir dir;
+  ManualClock clock;
+  u128 written = 0;
+  {
+    SimDeviceSource first(two_drives(), clock, dir.path());
+    clock.advance(3h);
+    first.model("SNC0")->advance_to(clock.wall());
+    first.model("SNC0")->io(IoKind::write, 7'000'000'000, true);
+    written = first.scan()[1].device->read_smart()->data_units_written;
+    EXPECT_TRUE(first.save_all().empty());
+  }
+  EXPECT_TRUE(fs::exists(SimDeviceSource::state_file(dir.path(), "SNC0")));
+  clock.advance(2h);
+  SimDeviceSource second(two_drives(), clock, dir.path());
+  auto smart = second.scan()[1].device->read_smart();
+  ASSERT_TRUE(smart.ok());
+  EXPECT_EQ(smart->data_units_written, written);
+  EXPECT_EQ(smart->power_on_hours, 5u);  // 3 h before, 2 h while "down"
+}
+
+TEST(SimSource, ClockBehindTheSavedStateRebasesTime) {
+  TempDir dir;
+  ManualClock clock;
+  {
+    SimDeviceSource first(two_drives(), clock, dir.path());
+    clock.advance(10h);
+    first.scan()[0].device->read_smart();
+    first.save_all();
+  }
+  clock.advance(-9h);  // an accelerated demo restarted from real time
+  SimDeviceSource second(two_drives(), clock, dir.path());
+  auto device = std::move(second.scan()[0].device);
+  EXPECT_EQ(device->read_smart()->power_on_hours, 10u);
+  clock.advance(1h);
+  EXPECT_EQ(device->read_smart()->power_on_hours, 11u);
+}
+
+TEST(SimSource, CorruptStateFileStartsFresh) {
+  TempDir dir;
+  ManualClock clock;
+  std::ofstream(SimDeviceSource::state_file(dir.path(), "SNDC0")) << "{ not json";
+  SimDeviceSource source(two_drives(), clock, dir.path());
+  EXPECT_EQ(source.scan()[0].device->read_smart()->data_units_written, 0u);
+}
+
+// Waits until a call is parked inside the hung drive. The bound only stops a
+// broken build from spinning forever; the assertions follow it.
+void wait_until_parked(const DriveModel& model) {
+  const auto give_up = std::chrono::steady_clock::now() + 30s;
+  while (model.hung_calls() == 0 && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::yield();
+  }
+}
+
+TEST(SimFaults, FailReturnsAnIoErrorWithContext) {
+  ManualClock clock;
+  auto specs = two_drives();
+  specs[0].fault = SimFault::fail;
+  SimDeviceSource source(specs, clock);
+  auto handles = source.scan();
+  auto smart = handles[0].device->read_smart();
+  ASSERT_FALSE(smart.ok());
+  EXPECT_EQ(smart.error().reason, "io");
+  EXPECT_EQ(smart.error().message, "sim:dc0: get-log SMART: injected failure");
+  EXPECT_FALSE(handles[0].device->identify().ok());
+  EXPECT_FALSE(handles[0].device->read_ocp().ok());
+  EXPECT_FALSE(handles[0].device->read_temperature_thresholds().ok());
+  EXPECT_TRUE(handles[1].device->read_smart().ok());  // only its own drive
+  source.model("SNDC0")->set_fault(SimFault::none);
+  EXPECT_TRUE(handles[0].device->read_smart().ok());
+}
+
+TEST(SimFaults, HangBlocksTheCallerUntilTheFaultClears) {
+  ManualClock clock;
+  auto specs = two_drives();
+  specs[0].fault = SimFault::hang;
+  specs[0].hang = 1h;
+  SimDeviceSource source(specs, clock);
+  auto model = source.model("SNDC0");
+  auto handles = source.scan();
+  Device& hung = *handles[0].device;
+  auto pending = std::async(std::launch::async, [&] { return hung.read_smart(); });
+  wait_until_parked(*model);
+  ASSERT_EQ(model->hung_calls(), 1);
+  EXPECT_EQ(pending.wait_for(0s), std::future_status::timeout);
+  EXPECT_TRUE(handles[1].device->read_smart().ok());  // other drives answer meanwhile
+  model->set_fault(SimFault::none);
+  auto smart = pending.get();
+  EXPECT_TRUE(smart.ok());
+  EXPECT_EQ(model->hung_calls(), 0);
+}
+
+TEST(SimFaults, HangThatTurnsIntoFailureReturnsTheError) {
+  ManualClock clock;
+  auto specs = two_drives();
+  specs[0].fault = SimFault::hang;
+  SimDeviceSource source(specs, clock);
+  auto model = source.model("SNDC0");
+  auto handles = source.scan();
+  Device& hung = *handles[0].device;
+  auto pending = std::async(std::launch::async, [&] { return hung.identify(); });
+  wait_until_parked(*model);
+  ASSERT_EQ(model->hung_calls(), 1);
+  model->set_fault(SimFault::fail);
+  auto info = pending.get();
+  ASSERT_FALSE(info.ok());
+  EXPECT_EQ(info.error().message, "sim:dc0: identify: injected failure");
+}
+
+TEST(SimFaults, ReleasedHangsNeverBlockAgain) {
+  ManualClock clock;
+  auto specs = two_drives();
+  specs[0].fault = SimFault::hang;
+  SimDeviceSource source(specs, clock);
+  source.model("SNDC0")->release_hangs();
+  EXPECT_TRUE(source.scan()[0].device->read_smart().ok());  // would block an hour otherwise
+}
+
+}  // namespace
+}  // namespace nvmond
