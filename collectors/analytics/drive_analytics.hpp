@@ -1,0 +1,70 @@
+#pragma once
+// One drive's derived health: wear rate against its rating and thermal
+// throttling, kept across restarts through the Store.
+//
+// Per poll the daemon calls update(); it persists the sample, the thermal
+// events and the detector state in one transaction, then recomputes the view.
+// The view is plain data; analytics_metric_families() (metrics.hpp) turns
+// views into Prometheus families.
+//
+// Not thread-safe: one DriveAnalytics per drive, driven by that drive's poller.
+// The Store is shared and must outlive it.
+#include <optional>
+#include <string>
+
+#include "collectors/analytics/config.hpp"
+#include "collectors/analytics/thermal.hpp"
+#include "collectors/analytics/wear.hpp"
+#include "collectors/health.hpp"
+#include "daemon/store/store.hpp"
+
+namespace nvmond {
+
+struct ThermalView {
+  bool throttling = false;
+  int level = 0;  // current level, 0 when not throttling
+  SourceMask active_sources = 0;
+  std::optional<WallTime> current_start;    // start of the open event
+  std::optional<double> last_peak_celsius;  // newest event, open or closed
+  std::uint64_t events = 0;                 // merged events
+  std::array<std::uint64_t, kThrottleSourceCount> source_events{};
+  std::array<double, kThrottleSourceCount> source_seconds{};
+  std::array<std::uint64_t, kMaxThrottleLevel + 1> level_events{};
+  std::array<double, kMaxThrottleLevel + 1> level_seconds{};
+};
+
+struct AnalyticsView {
+  std::string serial;
+  std::string model;
+  WallTime updated{};  // time of the snapshot behind this view
+  WearView wear;
+  ThermalView thermal;
+};
+
+class DriveAnalytics {
+ public:
+  explicit DriveAnalytics(Store& store) : store_(store) {}
+
+  // The first call for a drive identity (serial + model) restores its state
+  // from the Store, whatever its path now. A snapshot not newer than the last
+  // one is ignored. On a store error the in-memory analytics still advance
+  // and view() holds the new view; the error (with context) is returned so
+  // the daemon can count it.
+  Result<AnalyticsView> update(const DriveInfo& info, const HealthSnapshot& snap,
+                               const AnalyticsConfig& config, const DriveRating& rating = {});
+
+  const AnalyticsView& view() const { return view_; }
+
+ private:
+  StoreStatus restore(const DriveKey& key);
+
+  Store& store_;
+  std::optional<DriveKey> key_;  // set once restored
+  std::optional<SampleRecord> last_;
+  ThermalDetector thermal_;
+  AnalyticsView view_;
+};
+
+ThermalView thermal_view(const ThermalState& s);
+
+}  // namespace nvmond
