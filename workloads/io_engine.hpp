@@ -1,0 +1,86 @@
+#pragma once
+// The IoEngine boundary: submit and reap block I/O against one target, in the
+// style of fio's engines (prepare/queue/commit/reap). Engines are thin: the
+// runner owns the I/O units and buffers and does all accounting (latency,
+// counters, short-I/O resubmission, verification).
+//
+// Thread-safety: one engine instance per worker thread, used only by that
+// thread from setup() on (io_uring rings are created single-issuer).
+#include <sys/uio.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "core/clock.hpp"
+#include "core/result.hpp"
+
+namespace nvmond {
+
+enum class IoOp : std::uint8_t { read = 0, write = 1 };
+inline constexpr int kIoOpCount = 2;
+inline const char* op_name(IoOp op) { return op == IoOp::read ? "read" : "write"; }
+
+// One I/O in flight. Owned by the runner (a fixed array per worker, so no
+// allocation per I/O); its address is the completion token.
+struct IoUnit {
+  // What the engine submits.
+  IoOp op = IoOp::read;
+  std::uint16_t buffer = 0;  // index into the buffers given to setup()
+  std::uint32_t length = 0;  // bytes of this submission
+  std::uint64_t offset = 0;  // bytes into the target
+  std::byte* data = nullptr;  // inside buffers[buffer]
+  // Runner bookkeeping (engines leave these alone).
+  std::uint32_t total = 0;  // bytes of the whole I/O (differs from length after a short I/O)
+  std::uint32_t done = 0;
+  std::uint64_t start_offset = 0;
+  std::int64_t issue_ns = 0;
+  bool verify_read = false;
+};
+
+struct IoCompletion {
+  IoUnit* unit = nullptr;
+  std::int32_t result = 0;  // bytes transferred, or -errno
+};
+
+struct EngineSetup {
+  std::string target;
+  bool direct = true;
+  bool writable = false;
+  unsigned queue_depth = 1;
+  // Aligned buffers owned by the runner, valid until the engine is destroyed.
+  std::span<const iovec> buffers;
+};
+
+class IoEngine {
+ public:
+  virtual ~IoEngine() = default;
+  virtual std::string_view name() const = 0;
+  // Opens the target, creates queues, registers buffers. Error names target.
+  virtual std::optional<Error> setup(const EngineSetup& setup) = 0;
+  // Bytes addressable on the target (valid after setup()).
+  virtual std::uint64_t target_size() const = 0;
+  // Adds one I/O to the next submission batch; false when the queue is full
+  // (reap first). Never blocks.
+  virtual bool queue(IoUnit& unit) = 0;
+  // Hands the batch to the device. reap() also commits whatever is queued, so
+  // the hot loop calls queue()… reap() with one system call per batch.
+  virtual std::optional<Error> commit() = 0;
+  // Waits until at least `min` I/Os completed or `max_wait` passed (negative:
+  // no limit), then returns up to out.size() completions. A per-I/O failure is
+  // a completion with a negative result, never an Error; Error means the
+  // engine itself is broken.
+  virtual Result<std::size_t> reap(std::size_t min, Duration max_wait,
+                                   std::span<IoCompletion> out) = 0;
+  // Monotonic nanoseconds in the engine's time domain: the real monotonic clock
+  // for real devices, simulated time for the sim engine. Latencies, runtime and
+  // rate limits are measured in it.
+  virtual std::int64_t now_ns() const = 0;
+  // Sleeps for `d` of engine time (rate limiting with nothing in flight).
+  virtual void idle(Duration d) = 0;
+};
+
+}  // namespace nvmond

@@ -1,0 +1,249 @@
+#include "workloads/safety_guard.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/core.h>
+
+namespace nvmond {
+
+namespace fs = std::filesystem;
+
+SafetyConfig parse_safety(TableReader& t) {
+  SafetyConfig c;
+  c.allow_serials = t.strings("allow_serials");
+  c.allow_dirs = t.strings("allow_dirs");
+  for (const auto& d : c.allow_dirs) {
+    if (d.empty() || d.front() != '/') t.fail("allow_dirs", "\"" + d + "\" must be an absolute path");
+    if (d == "/") t.fail("allow_dirs", "\"/\" would allow writing any file");
+  }
+  t.finish();
+  return c;
+}
+
+namespace {
+
+struct Signature {
+  const char* name;
+  std::size_t offset;
+  std::string_view magic;
+};
+
+using namespace std::string_view_literals;
+// Offsets from the on-disk formats (as blkid/wipefs know them).
+const Signature kSignatures[] = {
+    {"gpt", 512, "EFI PART"sv},
+    {"gpt", 4096, "EFI PART"sv},
+    {"lvm2", 512, "LABELONE"sv},
+    {"lvm2", 0, "LABELONE"sv},
+    {"lvm2", 1024, "LABELONE"sv},
+    {"lvm2", 1536, "LABELONE"sv},
+    {"linux_raid", 4096, "\xfc\x4e\x2b\xa9"sv},
+    {"linux_raid", 0, "\xfc\x4e\x2b\xa9"sv},
+    {"luks", 0, "LUKS\xba\xbe"sv},
+    {"xfs", 0, "XFSB"sv},
+    {"ext4", 1080, "\x53\xef"sv},
+    {"f2fs", 1024, "\x10\x20\xf5\xf2"sv},
+    {"btrfs", 65600, "_BHRfS_M"sv},
+    {"swap", 4086, "SWAPSPACE2"sv},
+    {"swap", 4086, "SWAP-SPACE"sv},
+    {"swap", 65526, "SWAPSPACE2"sv},
+    {"ntfs", 3, "NTFS    "sv},
+    {"vfat", 82, "FAT32   "sv},
+    {"vfat", 54, "FAT16   "sv},
+    {"vfat", 54, "FAT12   "sv},
+    {"iso9660", 32769, "CD001"sv},
+    {"dos_mbr", 510, "\x55\xaa"sv},  // last: FAT/NTFS boot sectors carry it too
+};
+
+std::string read_line(const fs::path& p) {
+  std::ifstream in(p);
+  std::string s;
+  std::getline(in, s);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\t')) s.pop_back();
+  while (!s.empty() && s.front() == ' ') s.erase(s.begin());
+  return s;
+}
+
+Error refuse(const char* reason, std::string message) {
+  return Error{reason, std::move(message)};
+}
+
+}  // namespace
+
+std::optional<std::string> find_signature(std::span<const std::byte> head) {
+  for (const auto& s : kSignatures) {
+    if (s.offset + s.magic.size() > head.size()) continue;
+    if (std::memcmp(head.data() + s.offset, s.magic.data(), s.magic.size()) == 0) return s.name;
+  }
+  return std::nullopt;
+}
+
+SafetyGuard::SafetyGuard(SafetyConfig config, SystemRoots roots)
+    : config_(std::move(config)), roots_(std::move(roots)) {}
+
+std::optional<Error> SafetyGuard::check_write_target(const std::string& path) const {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return check_file(path);  // a file to be created
+    return refuse("unknown_device", fmt::format("{}: {}", path, std::strerror(errno)));
+  }
+  if (S_ISREG(st.st_mode)) return check_file(path);
+  if (!S_ISBLK(st.st_mode)) {
+    return refuse("unsupported_target", path + " is neither a block device nor a regular file");
+  }
+  const fs::path link = fs::path(roots_.sys) / "dev/block" /
+                        fmt::format("{}:{}", major(st.st_rdev), minor(st.st_rdev));
+  std::error_code ec;
+  const fs::path dev = fs::canonical(link, ec);
+  if (ec) return refuse("unknown_device", fmt::format("{}: no sysfs entry {}", path, link.string()));
+  return check_block_device(dev.filename().string(), path);
+}
+
+std::optional<Error> SafetyGuard::check_block_device(const std::string& name,
+                                                     const std::string& content_path) const {
+  std::error_code ec;
+  const fs::path classes = fs::path(roots_.sys) / "class/block";
+  const fs::path base = classes / name;
+  if (!fs::exists(base, ec)) return refuse("unknown_device", name + ": not in " + classes.string());
+
+  // The device, its partitions, and everything stacked on any of them.
+  std::vector<std::string> partitions;
+  for (const auto& e : fs::directory_iterator(base, ec)) {
+    if (e.is_directory(ec) && fs::exists(e.path() / "partition", ec)) {
+      partitions.push_back(e.path().filename().string());
+    }
+  }
+  std::sort(partitions.begin(), partitions.end());
+  std::vector<std::string> family{name};
+  family.insert(family.end(), partitions.begin(), partitions.end());
+  std::vector<std::pair<std::string, std::string>> holders;  // (holder, held)
+  for (std::size_t i = 0; i < family.size() && i < 256; ++i) {
+    const fs::path dir = classes / family[i] / "holders";
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+      const std::string h = e.path().filename().string();
+      holders.emplace_back(h, family[i]);
+      if (std::find(family.begin(), family.end(), h) == family.end()) family.push_back(h);
+    }
+  }
+
+  // Mounted: match major:minor of every family member against mountinfo.
+  std::vector<std::pair<std::string, std::string>> devnums;
+  for (const auto& m : family) devnums.emplace_back(read_line(classes / m / "dev"), m);
+  {
+    std::ifstream in(fs::path(roots_.proc) / "self/mountinfo");
+    std::string line;
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string id, parent, devnum, root, mountpoint;
+      fields >> id >> parent >> devnum >> root >> mountpoint;
+      for (const auto& [num, member] : devnums) {
+        if (!num.empty() && num == devnum) {
+          return refuse("mounted", fmt::format("{}: {} is mounted on {}", name, member, mountpoint));
+        }
+      }
+    }
+  }
+  {
+    std::ifstream in(fs::path(roots_.proc) / "swaps");
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string dev;
+      fields >> dev;
+      const std::string base_name = fs::path(dev).filename().string();
+      for (const auto& m : family) {
+        if (m == base_name) return refuse("swap", fmt::format("{}: {} is in use as swap", name, m));
+      }
+    }
+  }
+  if (!holders.empty()) {
+    return refuse("holder", fmt::format("{}: {} is held by {} (LVM, MD RAID or device-mapper)", name,
+                                        holders.front().second, holders.front().first));
+  }
+  if (!partitions.empty()) {
+    return refuse("has_partitions", fmt::format("{}: has partitions ({}{}); wipe the partition table first",
+                                                name, partitions.front(),
+                                                partitions.size() > 1 ? ", ..." : ""));
+  }
+  if (fs::exists(base / "partition", ec)) {
+    return refuse("partition", fmt::format("{}: is a partition; give the whole device", name));
+  }
+
+  std::vector<std::byte> head(68 * 1024);
+  const int fd = ::open(content_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return refuse("unknown_device", fmt::format("{}: cannot read {}: {}", name, content_path, std::strerror(errno)));
+  }
+  const ssize_t got = ::pread(fd, head.data(), head.size(), 0);
+  ::close(fd);
+  if (got < 0) {
+    return refuse("unknown_device", fmt::format("{}: reading {}: {}", name, content_path, std::strerror(errno)));
+  }
+  head.resize(static_cast<std::size_t>(got));
+  if (auto sig = find_signature(head)) {
+    return refuse("signature", fmt::format("{}: carries a {} signature; wipe it (wipefs -a) if the data may go", name, *sig));
+  }
+
+  // A loop device is the file behind it.
+  const std::string backing = read_line(base / "loop/backing_file");
+  if (!backing.empty()) {
+    if (auto e = check_file(backing)) {
+      return refuse(e->reason.c_str(), fmt::format("{}: loop device over {}", name, e->message));
+    }
+    return std::nullopt;
+  }
+  std::string serial = read_line(base / "device/serial");
+  if (serial.empty()) serial = read_line(base / "serial");
+  std::string wwid = read_line(base / "device/wwid");
+  if (wwid.empty()) wwid = read_line(base / "wwid");
+  if (serial.empty() && wwid.empty()) {
+    return refuse("no_serial", fmt::format("{}: has no serial or wwid to match [safety] allow_serials", name));
+  }
+  for (const auto& a : config_.allow_serials) {
+    if (a == serial || a == wwid) return std::nullopt;
+  }
+  return refuse("not_allowed", fmt::format("{}: serial \"{}\" is not in [safety] allow_serials", name,
+                                           serial.empty() ? wwid : serial));
+}
+
+std::optional<Error> SafetyGuard::check_file(const std::string& path) const {
+  std::error_code ec;
+  fs::path p = fs::absolute(path, ec);
+  // Resolve what exists (symlinks, ..) so a link cannot lead out of a directory.
+  fs::path resolved = fs::weakly_canonical(p, ec);
+  if (ec) return refuse("outside_allowed_dirs", path + ": cannot resolve path");
+  const std::string full = resolved.string();
+  bool inside = false;
+  for (const auto& d : config_.allow_dirs) {
+    const fs::path dir = fs::weakly_canonical(d, ec);
+    if (ec) continue;
+    std::string prefix = dir.string();
+    if (prefix.back() != '/') prefix += '/';
+    if (full.size() > prefix.size() && full.compare(0, prefix.size(), prefix) == 0) inside = true;
+  }
+  if (!inside) {
+    return refuse("outside_allowed_dirs", fmt::format("{} is outside [safety] allow_dirs", full));
+  }
+  std::ifstream in(fs::path(roots_.proc) / "swaps");
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string dev;
+    fields >> dev;
+    if (dev == full) return refuse("swap", full + " is an active swap file");
+  }
+  return std::nullopt;
+}
+
+}  // namespace nvmond
