@@ -1,0 +1,168 @@
+#include "daemon/daemon.hpp"
+
+#include <prometheus/counter.h>
+#include <prometheus/exposer.h>
+#include <prometheus/gauge.h>
+#include <prometheus/registry.h>
+#include <systemd/sd-daemon.h>
+
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <thread>
+#include <filesystem>
+
+#include "core/build_info.hpp"
+#include "core/config_reader.hpp"
+#include "core/log.hpp"
+
+namespace nvmond {
+
+std::unique_ptr<Clock> make_clock(const ClockSettings& s) {
+  if (!s.accelerated) return std::make_unique<SystemClock>();
+  return std::make_unique<AcceleratedClock>(s.start.value_or(std::chrono::system_clock::now()),
+                                            s.factor);
+}
+
+namespace {
+void ensure_state_dir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw ConfigError("state_dir " + dir + ": " + ec.message());
+}
+}  // namespace
+
+Daemon::Daemon(DaemonConfig config)
+    : signals_(io_, SIGINT, SIGTERM, SIGHUP),
+      watchdog_(io_),
+      config_(std::move(config)),
+      clock_(make_clock(config_.clock)),
+      published_(std::make_shared<PublishedMetrics>()),
+      self_(std::make_shared<prometheus::Registry>()) {
+  log::set_level(config_.log_level);
+  ensure_state_dir(config_.state_dir);
+  prometheus::BuildGauge()
+      .Name("nvmond_build_info")
+      .Help("nvmond version; always 1.")
+      .Register(*self_)
+      .Add({{"version", build::kVersion}})
+      .Set(1);
+  // Throws if the address cannot be bound: a start-up error, reported by main.
+  exposer_ = std::make_unique<prometheus::Exposer>(config_.listen, 2);
+  exposer_->RegisterCollectable(self_);
+  exposer_->RegisterCollectable(published_);
+  fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_);
+}
+
+namespace {
+// civetweb's listener polls with a 2 s quantum, so stopping the Exposer would
+// take up to 2 s: connecting to it wakes the listener so it sees the stop.
+void stop_exposer(std::unique_ptr<prometheus::Exposer>& exposer, const std::string& listen) {
+  std::atomic<bool> stopped{false};
+  std::thread waker([&] {
+    auto colon = listen.rfind(':');
+    std::string host = listen.substr(0, colon);
+    if (host.size() > 1 && host.front() == '[') host = host.substr(1, host.size() - 2);
+    if (host.empty() || host == "0.0.0.0") host = "127.0.0.1";
+    if (host == "::") host = "::1";
+    std::string port = listen.substr(colon + 1);
+    addrinfo hints{};
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* res = nullptr;
+    if (getaddrinfo(host.c_str(), port.c_str(), &hints, &res) != 0) return;
+    while (!stopped.load()) {
+      int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      if (fd >= 0) {
+        (void)connect(fd, res->ai_addr, res->ai_addrlen);
+        close(fd);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    freeaddrinfo(res);
+  });
+  exposer.reset();
+  stopped = true;
+  waker.join();
+}
+}  // namespace
+
+Daemon::~Daemon() {
+  // Pollers go before the loop they post to.
+  fleet_.reset();
+  stop_exposer(exposer_, config_.listen);
+}
+
+int Daemon::run() {
+  fleet_->start();
+  wait_signal();
+  log::info("serving metrics on http://{}/metrics", config_.listen);
+  sd_notify(0, "READY=1");
+  notify_status();
+  if (sd_watchdog_enabled(0, &watchdog_usec_) > 0) arm_watchdog();
+  io_.run();
+  sd_notify(0, "STOPPING=1");
+  log::info("stopped");
+  return 0;
+}
+
+void Daemon::wait_signal() {
+  signals_.async_wait([this](const boost::system::error_code& ec, int sig) {
+    if (ec) return;
+    if (sig == SIGHUP) {
+      reload();
+      wait_signal();
+      return;
+    }
+    log::info("received {}, stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    watchdog_.cancel();
+    fleet_.reset();
+    io_.stop();
+  });
+}
+
+void Daemon::reload() {
+  sd_notify(0, "RELOADING=1");
+  log::info("reloading {}", config_.file);
+  try {
+    DaemonConfig next = load_config(config_.file);
+    if (next.listen != config_.listen) {
+      log::warn("listen address changes need a restart; keeping {}", config_.listen);
+      next.listen = config_.listen;
+    }
+    if (next.clock.accelerated != config_.clock.accelerated || next.clock.factor != config_.clock.factor) {
+      log::warn("clock changes need a restart; keeping the running clock");
+      next.clock = config_.clock;
+    }
+    ensure_state_dir(next.state_dir);
+    fleet_.reset();  // the old pollers save their state and unpublish first
+    config_ = std::move(next);
+    log::set_level(config_.log_level);
+    fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_);
+    fleet_->start();
+    log::info("reloaded {}", config_.file);
+  } catch (const std::exception& e) {
+    log::error("reload rejected, keeping the running configuration: {}", e.what());
+  }
+  sd_notify(0, "READY=1");
+  notify_status();
+}
+
+void Daemon::notify_status() {
+  sd_notifyf(0, "STATUS=monitoring %zu drive(s), serving http://%s/metrics",
+             fleet_ ? fleet_->size() : 0, config_.listen.c_str());
+}
+
+void Daemon::arm_watchdog() {
+  watchdog_.expires_after(std::chrono::microseconds(watchdog_usec_ / 2));
+  watchdog_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    sd_notify(0, "WATCHDOG=1");
+    notify_status();
+    arm_watchdog();
+  });
+}
+
+}  // namespace nvmond

@@ -1,0 +1,48 @@
+#pragma once
+// Process lifecycle: event loop, signals (SIGTERM/SIGINT stop, SIGHUP reload),
+// the /metrics endpoint, and systemd notification (READY, STATUS, WATCHDOG).
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <memory>
+
+#include "daemon/config.hpp"
+#include "daemon/fleet.hpp"
+#include "daemon/published_metrics.hpp"
+
+namespace prometheus {
+class Exposer;
+class Registry;
+}  // namespace prometheus
+
+namespace nvmond {
+
+class Daemon {
+ public:
+  explicit Daemon(DaemonConfig config);
+  ~Daemon();
+  // Serves until SIGTERM/SIGINT. Returns the process exit code.
+  int run();
+
+ private:
+  void wait_signal();
+  void reload();
+  void notify_status();
+  void arm_watchdog();
+
+  boost::asio::io_context io_;
+  boost::asio::signal_set signals_;
+  boost::asio::steady_timer watchdog_;
+  DaemonConfig config_;
+  std::unique_ptr<Clock> clock_;
+  std::shared_ptr<PublishedMetrics> published_;
+  std::shared_ptr<prometheus::Registry> self_;
+  std::unique_ptr<prometheus::Exposer> exposer_;
+  std::unique_ptr<Fleet> fleet_;
+  std::uint64_t watchdog_usec_ = 0;
+};
+
+std::unique_ptr<Clock> make_clock(const ClockSettings& s);
+
+}  // namespace nvmond

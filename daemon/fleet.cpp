@@ -1,0 +1,91 @@
+#include "daemon/fleet.hpp"
+
+#include "collectors/nvme/libnvme_source.hpp"
+#include "collectors/sim/sim_device.hpp"
+
+#include "core/log.hpp"
+
+namespace nvmond {
+
+Fleet::Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Clock& clock,
+             PublishedMetrics& out)
+    : io_(io), config_(config), clock_(clock), out_(out), rescan_timer_(io) {
+  const auto& c = config_.collection;
+  if (config_.nvme) {
+    Source s;
+    s.source = std::make_unique<LibnvmeSource>(
+        config_.nvme->selection, std::chrono::duration_cast<std::chrono::milliseconds>(c.command_timeout));
+    s.interval = config_.nvme->poll_interval.value_or(c.poll_interval);
+    sources_.push_back(std::move(s));
+  }
+  if (!config_.sims.empty()) {
+    std::vector<SimDriveSpec> specs;
+    Source s;
+    s.interval = c.poll_interval;
+    for (const auto& sim : config_.sims) {
+      specs.push_back(sim.spec);
+      if (sim.poll_interval) s.interval_by_path["sim:" + sim.spec.name] = *sim.poll_interval;
+    }
+    auto source = std::make_unique<SimDeviceSource>(specs, clock_, config_.state_dir);
+    auto* raw = source.get();
+    // A restart (even kill -9) must continue the simulated drives' lives, so
+    // each drive's state is saved after each poll, from the poller's thread.
+    s.observer = [raw, dir = config_.state_dir](const DriveInfo& info, const HealthSnapshot&) {
+      if (auto model = raw->model(info.serial)) {
+        if (auto err = save_state_file(*model, SimDeviceSource::state_file(dir, info.serial))) {
+          log::warn("{}: saving simulated drive state: {}", info.path, err->message);
+        }
+      }
+      return std::vector<prometheus::MetricFamily>{};
+    };
+    s.source = std::move(source);
+    sources_.push_back(std::move(s));
+  }
+}
+
+Fleet::~Fleet() { rescan_timer_.cancel(); }
+
+void Fleet::start() {
+  rescan();
+  arm_rescan();
+}
+
+void Fleet::arm_rescan() {
+  rescan_timer_.expires_after(config_.collection.rescan_interval);
+  rescan_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    rescan();
+    arm_rescan();
+  });
+}
+
+void Fleet::rescan() {
+  for (auto& src : sources_) {
+    for (auto& handle : src.source->scan()) {
+      auto it = pollers_.find(handle.path);
+      // A controller that vanished and came back gets a fresh handle; one that
+      // is still answering keeps its poller (and its counters).
+      if (it != pollers_.end() && (it->second->up() || it->second->last_error_reason() != "absent")) {
+        continue;
+      }
+      if (it != pollers_.end()) pollers_.erase(it);
+      PollSettings ps;
+      auto ov = src.interval_by_path.find(handle.path);
+      ps.interval = ov != src.interval_by_path.end() ? ov->second : src.interval;
+      ps.timeout = config_.collection.command_timeout;
+      log::info("{}: polling every {:.3g} s", handle.path, seconds(ps.interval));
+      auto poller = std::make_unique<DevicePoller>(io_, handle.path, std::move(handle.device), ps,
+                                                   clock_, out_, src.observer);
+      poller->start();
+      pollers_.emplace(handle.path, std::move(poller));
+    }
+  }
+}
+
+std::size_t Fleet::up_count() const {
+  std::size_t n = 0;
+  for (const auto& [path, p] : pollers_) n += p->up() ? 1 : 0;
+  return n;
+}
+
+}  // namespace nvmond

@@ -1,0 +1,47 @@
+#pragma once
+// The drives one configuration describes: their sources (libnvme, simulated),
+// one poller per controller, and the rescan that picks up controllers that
+// appear later. A reload builds a new Fleet and drops the old one.
+//
+// Thread-safety: event-loop thread only.
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "daemon/config.hpp"
+#include "daemon/poller.hpp"
+
+namespace nvmond {
+
+class Fleet {
+ public:
+  Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Clock& clock,
+        PublishedMetrics& out);
+  ~Fleet();
+  void start();
+  std::size_t size() const { return pollers_.size(); }
+  std::size_t up_count() const;
+
+ private:
+  struct Source {
+    std::unique_ptr<DeviceSource> source;
+    std::map<std::string, Duration> interval_by_path;  // per-device overrides
+    Duration interval;
+    PollObserver observer;
+  };
+  void rescan();
+  void arm_rescan();
+
+  boost::asio::io_context& io_;
+  const DaemonConfig& config_;
+  const Clock& clock_;
+  PublishedMetrics& out_;
+  std::vector<Source> sources_;
+  std::map<std::string, std::unique_ptr<DevicePoller>> pollers_;
+  boost::asio::steady_timer rescan_timer_;
+};
+
+}  // namespace nvmond

@@ -1,0 +1,257 @@
+#include "daemon/poller.hpp"
+
+#include <boost/asio/post.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "core/log.hpp"
+#include "daemon/health_metrics.hpp"
+
+namespace nvmond {
+namespace {
+std::atomic<int> g_abandoned{0};
+}  // namespace
+
+int DevicePoller::abandoned_threads() { return g_abandoned.load(); }
+
+struct DevicePoller::Outcome {
+  std::optional<Error> error;
+  std::optional<DriveInfo> info;  // set when (re-)identified
+  std::optional<HealthSnapshot> snapshot;
+  std::vector<prometheus::MetricFamily> families;
+  double duration_s = 0;
+};
+
+// Shared between the poller and its thread so that a thread stuck in a device
+// command can outlive the poller: it then finds `alive` false and drops its
+// result instead of touching freed state.
+struct DevicePoller::Worker {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool requested = false;
+  bool stopping = false;
+  bool alive = true;
+  bool busy = false;
+  bool need_identify = true;
+  std::optional<DriveInfo> info;
+  std::unique_ptr<Device> device;
+  PollObserver observer;
+  const Clock* clock = nullptr;
+  std::function<void(std::shared_ptr<Outcome>)> deliver;  // posts to the event loop
+  std::thread thread;
+
+  void loop() {
+    std::unique_lock lock(mu);
+    for (;;) {
+      cv.wait(lock, [&] { return requested || stopping; });
+      if (stopping) return;
+      requested = false;
+      busy = true;
+      bool identify = need_identify;
+      lock.unlock();
+      auto outcome = poll_once(identify);
+      lock.lock();
+      busy = false;
+      if (!alive) return;
+      need_identify = outcome->error.has_value();
+      deliver(std::move(outcome));
+    }
+  }
+
+  std::shared_ptr<Outcome> poll_once(bool identify) {
+    auto out = std::make_shared<Outcome>();
+    auto t0 = std::chrono::steady_clock::now();
+    auto finish = [&] {
+      out->duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      return out;
+    };
+    if (identify || !info) {
+      auto id = device->identify();
+      if (!id) {
+        out->error = id.error();
+        return finish();
+      }
+      info = *id;
+      out->info = *id;
+    }
+    auto smart = device->read_smart();
+    if (!smart) {
+      out->error = smart.error();
+      return finish();
+    }
+    HealthSnapshot snap;
+    snap.taken = clock->wall();
+    snap.smart = *smart;
+    if (auto ocp = device->read_ocp()) {
+      snap.ocp = *ocp;
+    } else {
+      log::warn("{}: {}", info->path, ocp.error().message);  // optional log: keep the rest
+    }
+    if (auto th = device->read_temperature_thresholds()) {
+      snap.thresholds = *th;
+    } else {
+      log::debug("{}: {}", info->path, th.error().message);
+    }
+    if (observer) out->families = observer(*info, snap);
+    out->snapshot = std::move(snap);
+    return finish();
+  }
+};
+
+DevicePoller::DevicePoller(boost::asio::io_context& io, std::string path,
+                           std::unique_ptr<Device> device, PollSettings settings,
+                           const Clock& clock, PublishedMetrics& out, PollObserver observer)
+    : io_(io),
+      path_(std::move(path)),
+      settings_(settings),
+      clock_(clock),
+      out_(out),
+      worker_(std::make_shared<Worker>()),
+      tick_(io),
+      deadline_(io) {
+  worker_->device = std::move(device);
+  worker_->observer = std::move(observer);
+  worker_->clock = &clock_;
+  // The handler may run after this poller is gone (a reload destroys pollers
+  // while the loop keeps running): the weak token tells.
+  std::weak_ptr<int> token = token_;
+  worker_->deliver = [this, &io, token](std::shared_ptr<Outcome> o) {
+    boost::asio::post(io, [this, token, o = std::move(o)]() mutable {
+      if (!token.expired()) on_outcome(std::move(o));
+    });
+  };
+}
+
+DevicePoller::~DevicePoller() {
+  tick_.cancel();
+  deadline_.cancel();
+  out_.remove(path_);
+  bool detach = false;
+  {
+    std::lock_guard lock(worker_->mu);
+    worker_->alive = false;
+    worker_->stopping = true;
+    detach = worker_->busy;
+  }
+  worker_->cv.notify_all();
+  if (!worker_->thread.joinable()) return;
+  if (detach) {
+    // Stuck in a device command: the thread keeps the shared Worker alive and
+    // exits when (if) the command returns.
+    log::warn("{}: device command still running at shutdown; not waiting for it", path_);
+    worker_->thread.detach();
+    ++g_abandoned;
+  } else {
+    worker_->thread.join();
+  }
+}
+
+void DevicePoller::start() {
+  auto w = worker_;
+  worker_->thread = std::thread([w] { w->loop(); });
+  publish();
+  arm_tick(Duration::zero());
+}
+
+void DevicePoller::arm_tick(Duration delay) {
+  tick_.expires_after(clock_.to_real(delay));
+  tick_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) on_tick();
+  });
+}
+
+void DevicePoller::on_tick() {
+  arm_tick(settings_.interval);
+  if (in_flight_) {
+    log::debug("{}: previous poll still running, skipping this one", path_);
+    return;
+  }
+  in_flight_ = true;
+  deadline_passed_ = false;
+  {
+    std::lock_guard lock(worker_->mu);
+    worker_->requested = true;
+  }
+  worker_->cv.notify_one();
+  // The deadline is real time: a command timeout is about the device, not
+  // about simulated drive time.
+  deadline_.expires_after(settings_.timeout);
+  deadline_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) on_deadline();
+  });
+}
+
+void DevicePoller::on_deadline() {
+  if (!in_flight_) return;
+  deadline_passed_ = true;
+  record_failure(Error{"timeout", fmt::format("{}: no answer within {:.3g} s", path_,
+                                              seconds(settings_.timeout))});
+}
+
+void DevicePoller::on_outcome(std::shared_ptr<Outcome> o) {
+  bool late = deadline_passed_;
+  in_flight_ = false;
+  deadline_passed_ = false;
+  deadline_.cancel();
+  last_duration_s_ = o->duration_s;
+  ++polls_;
+  if (o->info) info_ = *o->info;
+  if (o->error) {
+    if (!late) record_failure(*o->error);
+    return;
+  }
+  if (late) log::info("{}: answered again after {:.3g} s", path_, o->duration_s);
+  if (!up_) log::info("{}: up ({} {})", path_, info_->model, info_->serial);
+  up_ = true;
+  last_error_ = {};
+  last_success_unix_ = seconds(o->snapshot->taken.time_since_epoch());
+  MetricSet set;
+  add_health(*info_, *o->snapshot, {{"serial", info_->serial}}, set);
+  health_ = set.take();
+  health_.insert(health_.end(), std::make_move_iterator(o->families.begin()),
+                 std::make_move_iterator(o->families.end()));
+  publish();
+}
+
+void DevicePoller::record_failure(const Error& error) {
+  ++errors_by_reason_[error.reason];
+  if (up_ || last_error_.message != error.message) log::error("{}", error.message);
+  up_ = false;
+  last_error_ = error;
+  health_.clear();  // stale values would lie; the series go away until it answers
+  publish();
+}
+
+std::string DevicePoller::serial_label() const {
+  return info_ ? info_->serial : "unknown:" + path_;
+}
+
+void DevicePoller::publish() {
+  Labels id{{"serial", serial_label()}};
+  MetricSet set;
+  if (info_) add_drive_info(*info_, id, set);
+  set.gauge("nvme_up", "1 if the last poll of the drive succeeded, 0 otherwise.", id, up_ ? 1 : 0);
+  set.counter("nvmond_collections_total", "Polls of a drive that completed (ok or not).", id,
+              static_cast<double>(polls_));
+  set.gauge("nvmond_collection_duration_seconds", "Duration of the last poll of a drive.", id,
+            last_duration_s_);
+  if (last_success_unix_ > 0) {
+    set.gauge("nvmond_last_collection_timestamp_seconds",
+              "Clock time of the last successful poll of a drive (Unix seconds).", id,
+              last_success_unix_);
+  }
+  for (const auto& [reason, n] : errors_by_reason_) {
+    Labels l = id;
+    l.push_back({"reason", reason});
+    set.counter("nvmond_collection_errors_total", "Failed polls of a drive, by reason.", l,
+                static_cast<double>(n));
+  }
+  auto fams = set.take();
+  fams.insert(fams.end(), health_.begin(), health_.end());
+  out_.publish(path_, std::move(fams));
+}
+
+}  // namespace nvmond

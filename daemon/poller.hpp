@@ -1,0 +1,88 @@
+#pragma once
+// Polls one device on its own interval. The device commands run on a worker
+// thread owned by this poller; the event loop only arms timers and publishes.
+// A command that has not returned by its deadline marks the device down
+// (reason "timeout") without waiting for it; a hung device therefore costs one
+// stuck thread and affects only its own series.
+//
+// Thread-safety: every public method is called on the event loop's thread.
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "collectors/device.hpp"
+#include "core/clock.hpp"
+#include "daemon/metric_set.hpp"
+#include "daemon/published_metrics.hpp"
+
+namespace nvmond {
+
+struct PollSettings {
+  Duration interval = std::chrono::seconds(10);
+  Duration timeout = std::chrono::seconds(5);
+};
+
+// Runs on the worker thread after every successful poll and returns extra
+// families for the device (wear and thermal analytics, persistence).
+using PollObserver = std::function<std::vector<prometheus::MetricFamily>(
+    const DriveInfo&, const HealthSnapshot&)>;
+
+class DevicePoller {
+ public:
+  DevicePoller(boost::asio::io_context& io, std::string path, std::unique_ptr<Device> device,
+               PollSettings settings, const Clock& clock, PublishedMetrics& out,
+               PollObserver observer);
+  ~DevicePoller();
+  DevicePoller(const DevicePoller&) = delete;
+  DevicePoller& operator=(const DevicePoller&) = delete;
+
+  void start();
+  const std::string& path() const { return path_; }
+  bool up() const { return up_; }
+  const std::string& last_error_reason() const { return last_error_.reason; }
+  // True while a device command has been running past its deadline.
+  bool stuck() const { return in_flight_ && deadline_passed_; }
+  // Worker threads left behind, blocked in a device command, by destroyed
+  // pollers. main() must not wait for them at exit.
+  static int abandoned_threads();
+
+ private:
+  struct Outcome;
+  struct Worker;
+  void arm_tick(Duration delay);
+  void on_tick();
+  void on_outcome(std::shared_ptr<Outcome> outcome);
+  void on_deadline();
+  void record_failure(const Error& error);
+  void publish();
+  std::string serial_label() const;
+
+  boost::asio::io_context& io_;
+  std::string path_;
+  PollSettings settings_;
+  const Clock& clock_;
+  PublishedMetrics& out_;
+  std::shared_ptr<int> token_ = std::make_shared<int>(0);
+  std::shared_ptr<Worker> worker_;
+  boost::asio::steady_timer tick_;
+  boost::asio::steady_timer deadline_;
+
+  // Event-loop state.
+  bool in_flight_ = false;
+  bool deadline_passed_ = false;
+  bool up_ = false;
+  Error last_error_;
+  std::optional<DriveInfo> info_;
+  std::vector<prometheus::MetricFamily> health_;  // from the last good poll
+  double last_duration_s_ = 0;
+  double last_success_unix_ = 0;
+  std::uint64_t polls_ = 0;
+  std::map<std::string, std::uint64_t> errors_by_reason_;
+};
+
+}  // namespace nvmond

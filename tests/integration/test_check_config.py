@@ -1,0 +1,55 @@
+"""`nvmond --check-config` and `nvmonctl check-config`: exit status and
+file:line:col messages for syntax and semantic errors."""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from nvmond_harness import NVMOND, NVMONCTL, SOURCE_DIR  # noqa: E402
+
+CASES = [
+    # (name, config text, expected message regex)
+    ("syntax", '[daemon]\nlisten = "127.0.0.1:1\n', r":2:\d+: "),
+    ("unknown key", '[collection]\npoll_interval = "1s"\npoll_intervall = "2s"\n',
+     r':3:1: unknown key "collection\.poll_intervall"'),
+    ("negative interval", '[collection]\n\npoll_interval = -5\n',
+     r":3:17: collection\.poll_interval: must not be negative"),
+    ("zero interval", '[collection]\nrescan_interval = "0s"\n',
+     r":2:19: collection\.rescan_interval: must be greater than zero"),
+    ("duplicate device", '[[sim]]\nname = "a"\nserial = "X"\n[[sim]]\nname = "b"\nserial = "X"\n',
+     r':6:10: sim\[1\]\.serial: duplicate device: serial "X" is already used by sim\[0\]'),
+    ("bad choice", '[[sim]]\nname = "a"\nserial = "X"\nprofile = "laptop"\n',
+     r':4:11: .*"laptop" is not one of'),
+    ("bad nvme selection", '[nvme]\ndevices = 3\n', r":2:\d+: "),
+]
+
+
+class CheckConfigTest(unittest.TestCase):
+    def run_check(self, argv, text):
+        with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
+            f.write(text)
+        try:
+            return f.name, subprocess.run(argv + [f.name], capture_output=True, text=True)
+        finally:
+            pass
+
+    def test_errors_carry_file_line_col(self):
+        for name, text, rx in CASES:
+            for argv in ([NVMOND, "--check-config"], [NVMONCTL, "check-config"]):
+                with self.subTest(case=name, tool=argv[0]):
+                    path, r = self.run_check(argv, text)
+                    self.assertNotEqual(r.returncode, 0)
+                    self.assertRegex(r.stderr, "^" + path.replace(".", r"\.") + rx)
+
+    def test_shipped_configs_are_valid(self):
+        for rel in ("examples/demo.toml", "systemd/nvmond.toml"):
+            with self.subTest(config=rel):
+                r = subprocess.run([NVMOND, "--check-config", os.path.join(SOURCE_DIR, rel)],
+                                   capture_output=True, text=True)
+                self.assertEqual(r.returncode, 0, r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,137 @@
+"""Tier 2: the built nvmond on simulated drives, scraped over HTTP.
+
+Covers the monitoring core's acceptance: values on /metrics, promtool lint,
+a hung drive that neither blocks scrapes nor the other drives, SIGHUP with a
+broken config (old one keeps serving) and with a good one, SIGTERM exit 0.
+"""
+import math
+import signal
+import statistics
+import subprocess
+import sys
+import time
+import unittest
+
+sys.path.insert(0, __import__("os").path.dirname(__file__))
+from nvmond_harness import Daemon, value, has_series, wait_for  # noqa: E402
+
+CONFIG = """
+[daemon]
+listen = "127.0.0.1:@PORT@"
+state_dir = "@STATE@"
+
+[collection]
+poll_interval = "200ms"
+command_timeout = "1s"
+
+[[sim]]
+name = "a"
+serial = "SIM-A"
+profile = "datacenter"
+capacity = "3.84TB"
+write_rate = "200MB"
+
+[[sim]]
+name = "b"
+serial = "SIM-B"
+profile = "consumer"
+capacity = "2TB"
+
+[[sim]]
+name = "stuck"
+serial = "SIM-HANG"
+profile = "generic"
+fault = "hang"
+hang = "10s"
+"""
+
+DATA_UNIT = 512000
+
+
+class DaemonTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.d = Daemon(CONFIG).start()
+        # Both healthy drives answered and the hung one timed out at least once.
+        cls.d.wait_metric(
+            lambda m: has_series(m, "nvme_up", serial="SIM-A") and value(m, "nvme_up", serial="SIM-A") == 1
+            and has_series(m, "nvme_up", serial="SIM-B") and value(m, "nvme_up", serial="SIM-B") == 1
+            and has_series(m, "nvmond_collection_errors_total", reason="timeout"),
+            20, "two drives up and one timed out")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.d.stop()
+
+    def test_identity_and_capacity(self):
+        m = self.d.metrics()
+        self.assertEqual(value(m, "nvme_device_info", serial="SIM-A", backend="sim", path="sim:a"), 1)
+        self.assertEqual(value(m, "nvme_capacity_bytes", serial="SIM-A"), 3.84e12)
+        self.assertEqual(value(m, "nvme_capacity_bytes", serial="SIM-B"), 2e12)
+        t = value(m, "nvme_temperature_celsius", serial="SIM-B", sensor="composite")
+        self.assertTrue(0 < t < 100, t)
+
+    def test_written_bytes_follow_the_clock(self):
+        # Between two polls, the datacenter drive's counter grows by its
+        # background write rate times the clock time between the polls.
+        def sample():
+            m = self.d.metrics()
+            return (value(m, "nvmond_last_collection_timestamp_seconds", serial="SIM-A"),
+                    value(m, "nvme_data_written_bytes_total", serial="SIM-A"))
+        t0, w0 = sample()
+        t1, w1 = wait_for(lambda: (lambda s: s if s[0] >= t0 + 1.0 else None)(sample()), 10, "polls 1 s apart")
+        expected = 200e6 * (t1 - t0)
+        self.assertLessEqual(abs((w1 - w0) - expected), 2 * DATA_UNIT + expected * 0.01,
+                             f"wrote {w1 - w0} in {t1 - t0}s, expected {expected}")
+        self.assertEqual(w1 % DATA_UNIT, 0)
+
+    def test_hung_drive_marks_only_itself_down_and_scrapes_stay_fast(self):
+        m = self.d.metrics()
+        self.assertEqual(value(m, "nvme_up", serial="unknown:sim:stuck"), 0)
+        self.assertGreaterEqual(value(m, "nvmond_collection_errors_total", reason="timeout"), 1)
+        self.assertEqual(value(m, "nvme_up", serial="SIM-A"), 1)
+        latencies = []
+        for _ in range(20):
+            t = time.monotonic()
+            self.d.scrape()
+            latencies.append(time.monotonic() - t)
+        print(f"scrape latency with a drive hung for 10 s: median {statistics.median(latencies)*1e3:.1f} ms,"
+              f" max {max(latencies)*1e3:.1f} ms")
+        self.assertLess(statistics.median(latencies), 0.050)
+        self.assertLess(max(latencies), 1.0)
+
+    def test_promtool_lints_the_scrape(self):
+        r = subprocess.run(["promtool", "check", "metrics"], input=self.d.scrape(), text=True,
+                           capture_output=True)
+        self.assertEqual((r.returncode, r.stdout + r.stderr), (0, ""))
+
+    def test_zz_reload_then_sigterm(self):
+        d = self.d
+        good = open(d.config).read()
+        mark = len(d.log_text())
+        # A broken config: rejected, the running one keeps serving.
+        with open(d.config, "w") as f:
+            f.write(good.replace('poll_interval = "200ms"', 'poll_interval = "-1s"'))
+        d.signal(signal.SIGHUP)
+        d.wait_log(r"reload rejected.*nvmond\.toml:\d+:\d+: collection\.poll_interval: must not be negative", 10, mark)
+        m = d.metrics()
+        self.assertEqual(value(m, "nvme_up", serial="SIM-A"), 1)
+        self.assertFalse(d.exited())
+        # A good config with one more drive: picked up.
+        with open(d.config, "w") as f:
+            f.write(good + '\n[[sim]]\nname = "c"\nserial = "SIM-C"\nprofile = "generic"\n')
+        d.signal(signal.SIGHUP)
+        d.wait_metric(lambda m: has_series(m, "nvme_up", serial="SIM-C") and value(m, "nvme_up", serial="SIM-C") == 1,
+                      10, "the reloaded drive SIM-C")
+        # SIGTERM: clean exit within 2 s even with a drive hung in a command.
+        t = time.monotonic()
+        d.signal(signal.SIGTERM)
+        rc = d.proc.wait(5)
+        elapsed = time.monotonic() - t
+        print(f"SIGTERM to exit: {elapsed*1e3:.0f} ms")
+        self.assertEqual(rc, 0, d.log_text())
+        self.assertLess(elapsed, 2.0)
+
+
+if __name__ == "__main__":
+    unittest.main()
