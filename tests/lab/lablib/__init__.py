@@ -1,0 +1,1 @@
+"""Host side of the QEMU NVMe lab (tests/lab/lab.py)."""

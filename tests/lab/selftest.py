@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Offline test of the lab's checks: they pass on a recorded run
+(fixtures/results.json, made by `lab.py run` with nvmond; see fixtures/README)
+and each doctored copy of it makes the intended scenario fail.
+Exit 0 when every case behaves, 1 otherwise."""
+from __future__ import annotations
+
+import copy
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Callable
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from lablib import checks  # noqa: E402
+
+FIXTURE = HERE / "fixtures" / "results.json"
+S0, S1 = "LABSN0001", "LABSN0002"
+
+
+def edit_metric(block: str, name: str, labels: dict[str, str],
+                fn: Callable[[str], str | None]) -> Callable[[dict], None]:
+    """Rewrites the matching sample lines of a metrics block (None deletes the line)."""
+    def apply(r: dict) -> None:
+        b = r["transcript"]["blocks"][block]
+        out, hits = [], 0
+        for line in b["text"].splitlines():
+            if (line.startswith(name + "{")
+                    and all(f'{k}="{v}"' in line for k, v in labels.items())):
+                hits += 1
+                new = fn(line)
+                if new is not None:
+                    out.append(new)
+            else:
+                out.append(line)
+        assert hits == 1, f"{block}: {hits} lines match {name}{labels}"
+        b["text"] = "\n".join(out)
+    return apply
+
+
+def add_value(delta: float) -> Callable[[str], str]:
+    def fn(line: str) -> str:
+        head, _, v = line.rpartition(" ")
+        return f"{head} {float(v) + delta}"
+    return fn
+
+
+def set_value(v: float) -> Callable[[str], str]:
+    return lambda line: f"{line.rpartition(' ')[0]} {v}"
+
+
+def append_line(block: str, line: str) -> Callable[[dict], None]:
+    def apply(r: dict) -> None:
+        r["transcript"]["blocks"][block]["text"] += "\n" + line
+    return apply
+
+
+def edit_smart(block: str, key: str, delta: int) -> Callable[[dict], None]:
+    def apply(r: dict) -> None:
+        b = r["transcript"]["blocks"][block]
+        j = json.loads(b["text"])
+        j[key] = str(int(j[key]) + delta) if isinstance(j[key], str) else j[key] + delta
+        b["text"] = json.dumps(j, indent=2)
+    return apply
+
+
+def edit_marker(event: str, text: str) -> Callable[[dict], None]:
+    def apply(r: dict) -> None:
+        for m in r["transcript"]["markers"]:
+            if m["event"] == event:
+                m["text"] = text
+                m["args"] = dict(re.findall(r"(\w[\w-]*)=(\S*)", text))
+    return apply
+
+
+def drop_block(block: str) -> Callable[[dict], None]:
+    return lambda r: r["transcript"]["blocks"].pop(block)
+
+
+# (what is doctored, the doctoring, the scenario that must then fail)
+CASES: list[tuple[str, Callable[[dict], None], str]] = [
+    ("data written off by one data unit",
+     edit_metric("metrics.A", "nvme_data_written_bytes_total", {"serial": S0}, add_value(512000)),
+     "smart"),
+    ("composite temperature off by 1 degree",
+     edit_metric("metrics.A", "nvme_temperature_celsius", {"serial": S1, "sensor": "composite"},
+                 add_value(1)), "smart"),
+    ("a SMART series missing",
+     edit_metric("metrics.A", "nvme_media_errors_total", {"serial": S1}, lambda _: None), "smart"),
+    ("a series the table does not know",
+     append_line("metrics.A", f'nvme_mystery_total{{serial="{S0}"}} 0'), "smart"),
+    ("a known name with a label set no row describes",
+     append_line("metrics.A", f'nvme_temperature_celsius{{serial="{S0}",sensor="9"}} 20'),
+     "smart"),
+    ("an OCP series from a drive without the C0 log",
+     append_line("metrics.A", f'nvme_ocp_refreshes_total{{serial="{S0}"}} 0'), "smart"),
+    ("WCTEMP limit wrong",
+     edit_metric("metrics.A", "nvme_temperature_limit_celsius", {"serial": S0, "limit": "warning"},
+                 add_value(-10)), "smart"),
+    ("firmware label wrong",
+     edit_metric("metrics.A", "nvme_device_info", {"serial": S0},
+                 lambda l: re.sub(r'firmware="[^"]*"', 'firmware="0.0"', l)), "smart"),
+    ("data units delta not matching the bytes written",
+     edit_smart("smart.A1.nvme0", "data_units_written", 3), "smart"),
+    ("nvme-cli evidence missing", drop_block("smart.A2.nvme1"), "smart"),
+    ("temperature bit not exported",
+     edit_metric("metrics.C1", "nvme_critical_warning", {"serial": S0, "bit": "temperature"},
+                 set_value(0)), "thermal"),
+    ("QMP-raised read_only bit not exported",
+     edit_metric("metrics.C2", "nvme_critical_warning", {"serial": S1, "bit": "read_only"},
+                 set_value(0)), "thermal"),
+    ("temperature bit stuck after restore",
+     edit_metric("metrics.C3", "nvme_critical_warning", {"serial": S0, "bit": "temperature"},
+                 set_value(1)), "thermal"),
+    ("removed drive still up",
+     edit_metric("metrics.B1", "nvme_up", {"serial": S1}, set_value(1)), "failure"),
+    ("remaining drive's counter frozen",
+     lambda r: r["transcript"]["blocks"]["metrics.B2"].update(
+         text=r["transcript"]["blocks"]["metrics.B1"]["text"]), "failure"),
+    ("a scrape failed during removal", edit_marker("scrapes-B", "ok=12 fail=1"), "failure"),
+]
+
+
+def outcome(results: dict, scenario: str) -> checks.Report:
+    return checks.SCENARIOS[scenario](results)
+
+
+def main() -> int:
+    if not FIXTURE.is_file():
+        print(f"no fixture {FIXTURE}")
+        return 1
+    base = json.loads(FIXTURE.read_text())
+    bad = 0
+    for scenario in ("boot", "smart", "thermal", "failure"):
+        rep = outcome(base, scenario)
+        if not rep.ok:
+            bad += 1
+            print(f"UNEXPECTED: recorded run fails {scenario}:\n{rep.render(scenario)}")
+    for what, doctor, scenario in CASES:
+        r = copy.deepcopy(base)
+        doctor(r)
+        rep = outcome(r, scenario)
+        caught = not rep.ok and rep.skipped is None
+        print(f"{'ok  ' if caught else 'MISS'} {scenario}: {what}")
+        if not caught:
+            bad += 1
+            print(rep.render(scenario))
+        else:
+            print("\n".join(f"       {l.strip()}" for l in rep.lines if "FAIL" in l))
+    print(f"{len(CASES)} doctored cases, {bad} problems")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
