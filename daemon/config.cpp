@@ -70,6 +70,17 @@ void read_clock(TableReader& t, ClockSettings& s) {
   t.finish();
 }
 
+DriveRating rating_of(const SimDriveSpec& spec) {
+  DriveRating r;
+  if (spec.rated_tbw_bytes > 0) {
+    r.rated_tbw_bytes = static_cast<std::uint64_t>(spec.rated_tbw_bytes);
+  } else if (spec.rated_dwpd > 0) {
+    r.rated_dwpd = spec.rated_dwpd;
+    r.warranty_years = spec.warranty_years;
+  }
+  return r;
+}
+
 std::optional<Duration> optional_interval(TableReader& t) {
   if (!t.node("poll_interval")) return std::nullopt;
   return positive(t, "poll_interval", Duration::zero());
@@ -107,8 +118,20 @@ DaemonConfig load_config(const std::string& path) {
       t.fail("name", fmt::format("duplicate device: name \"{}\" is already used by {}",
                                  s.spec.name, it->second));
     }
+    c.ratings[s.spec.serial] = rating_of(s.spec);
     c.sims.push_back(std::move(s));
   }
+  // [[drive]]: per-drive settings of real drives, keyed by serial.
+  for (auto& t : r.array_of_tables("drive")) {
+    auto serial = t.string("serial");
+    if (!serial) t.fail_here(t.where() + ": serial is required");
+    if (c.ratings.count(*serial) != 0) {
+      t.fail("serial", fmt::format("duplicate device: serial \"{}\" is configured twice", *serial));
+    }
+    c.ratings[*serial] = read_drive_rating(t);
+    t.finish();
+  }
+  c.analytics = read_analytics_config(r);
   r.finish();
   return c;
 }

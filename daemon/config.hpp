@@ -2,10 +2,12 @@
 // The daemon's configuration: one TOML file, validated whole before anything
 // runs (so a bad SIGHUP reload changes nothing). Every error names
 // file:line:col. Keys are documented in README.md ("Configuration").
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "collectors/analytics/config.hpp"
 #include "collectors/nvme/libnvme_source.hpp"
 #include "collectors/sim/sim_drive_spec.hpp"
 #include "core/clock.hpp"
@@ -46,6 +48,9 @@ struct DaemonConfig {
   ClockSettings clock;
   std::optional<NvmeSettings> nvme;  // absent: no real devices
   std::vector<SimSettings> sims;
+  AnalyticsConfig analytics;
+  // Endurance ratings by serial, from [[drive]] tables and [[sim]] specs.
+  std::map<std::string, DriveRating> ratings;
 };
 
 // Throws ConfigError ("file:line:col: message") on any syntax or semantic error.

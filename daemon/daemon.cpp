@@ -18,13 +18,15 @@
 #include "core/build_info.hpp"
 #include "core/config_reader.hpp"
 #include "core/log.hpp"
+#include "daemon/store/sqlite_store.hpp"
 
 namespace nvmond {
 
-std::unique_ptr<Clock> make_clock(const ClockSettings& s) {
+std::unique_ptr<Clock> make_clock(const ClockSettings& s, std::optional<WallTime> resume_at) {
   if (!s.accelerated) return std::make_unique<SystemClock>();
-  return std::make_unique<AcceleratedClock>(s.start.value_or(std::chrono::system_clock::now()),
-                                            s.factor);
+  WallTime start = s.start.value_or(std::chrono::system_clock::now());
+  if (resume_at && *resume_at > start) start = *resume_at;
+  return std::make_unique<AcceleratedClock>(start, s.factor);
 }
 
 namespace {
@@ -33,17 +35,34 @@ void ensure_state_dir(const std::string& dir) {
   std::filesystem::create_directories(dir, ec);
   if (ec) throw ConfigError("state_dir " + dir + ": " + ec.message());
 }
+
+std::unique_ptr<Store> open_store(const std::string& dir) {
+  ensure_state_dir(dir);
+  auto store = SqliteStore::open(dir);
+  if (!store) throw ConfigError(store.error().message);
+  return std::move(*store);
+}
+
+std::optional<WallTime> newest_record(Store& store) {
+  auto t = store.latest_sample_time();
+  if (!t) {
+    log::warn("{}", t.error().message);
+    return std::nullopt;
+  }
+  return *t;
+}
 }  // namespace
 
 Daemon::Daemon(DaemonConfig config)
     : signals_(io_, SIGINT, SIGTERM, SIGHUP),
       watchdog_(io_),
+      compaction_(io_),
       config_(std::move(config)),
-      clock_(make_clock(config_.clock)),
+      store_(open_store(config_.state_dir)),
+      clock_(make_clock(config_.clock, newest_record(*store_))),
       published_(std::make_shared<PublishedMetrics>()),
       self_(std::make_shared<prometheus::Registry>()) {
   log::set_level(config_.log_level);
-  ensure_state_dir(config_.state_dir);
   prometheus::BuildGauge()
       .Name("nvmond_build_info")
       .Help("nvmond version; always 1.")
@@ -54,7 +73,7 @@ Daemon::Daemon(DaemonConfig config)
   exposer_ = std::make_unique<prometheus::Exposer>(config_.listen, 2);
   exposer_->RegisterCollectable(self_);
   exposer_->RegisterCollectable(published_);
-  fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_);
+  fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_, *store_);
 }
 
 namespace {
@@ -102,6 +121,7 @@ int Daemon::run() {
   sd_notify(0, "READY=1");
   notify_status();
   if (sd_watchdog_enabled(0, &watchdog_usec_) > 0) arm_watchdog();
+  arm_compaction();
   io_.run();
   sd_notify(0, "STOPPING=1");
   log::info("stopped");
@@ -118,6 +138,7 @@ void Daemon::wait_signal() {
     }
     log::info("received {}, stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
     watchdog_.cancel();
+    compaction_.cancel();
     fleet_.reset();
     io_.stop();
   });
@@ -136,11 +157,13 @@ void Daemon::reload() {
       log::warn("clock changes need a restart; keeping the running clock");
       next.clock = config_.clock;
     }
-    ensure_state_dir(next.state_dir);
+    std::unique_ptr<Store> store;
+    if (next.state_dir != config_.state_dir) store = open_store(next.state_dir);
     fleet_.reset();  // the old pollers save their state and unpublish first
+    if (store) store_ = std::move(store);
     config_ = std::move(next);
     log::set_level(config_.log_level);
-    fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_);
+    fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_, *store_);
     fleet_->start();
     log::info("reloaded {}", config_.file);
   } catch (const std::exception& e) {
@@ -148,6 +171,19 @@ void Daemon::reload() {
   }
   sd_notify(0, "READY=1");
   notify_status();
+}
+
+// Raw samples older than the retention are folded to hourly ones; run every
+// clock hour so an accelerated clock compacts as often as a real one would.
+void Daemon::arm_compaction() {
+  compaction_.expires_after(clock_->to_real(std::chrono::hours(1)));
+  compaction_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    if (auto r = store_->compact(clock_->wall(), config_.analytics.retention); !r) {
+      log::warn("compacting history: {}", r.error().message);
+    }
+    arm_compaction();
+  });
 }
 
 void Daemon::notify_status() {

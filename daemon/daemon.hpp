@@ -10,6 +10,7 @@
 #include "daemon/config.hpp"
 #include "daemon/fleet.hpp"
 #include "daemon/published_metrics.hpp"
+#include "daemon/store/store.hpp"
 
 namespace prometheus {
 class Exposer;
@@ -30,11 +31,14 @@ class Daemon {
   void reload();
   void notify_status();
   void arm_watchdog();
+  void arm_compaction();
 
   boost::asio::io_context io_;
   boost::asio::signal_set signals_;
   boost::asio::steady_timer watchdog_;
+  boost::asio::steady_timer compaction_;
   DaemonConfig config_;
+  std::unique_ptr<Store> store_;
   std::unique_ptr<Clock> clock_;
   std::shared_ptr<PublishedMetrics> published_;
   std::shared_ptr<prometheus::Registry> self_;
@@ -43,6 +47,8 @@ class Daemon {
   std::uint64_t watchdog_usec_ = 0;
 };
 
-std::unique_ptr<Clock> make_clock(const ClockSettings& s);
+// `resume_at`: for an accelerated clock, the newest recorded time, so that a
+// restarted simulation continues its history instead of rewinding it.
+std::unique_ptr<Clock> make_clock(const ClockSettings& s, std::optional<WallTime> resume_at);
 
 }  // namespace nvmond

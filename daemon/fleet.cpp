@@ -1,5 +1,7 @@
 #include "daemon/fleet.hpp"
 
+#include "collectors/analytics/drive_analytics.hpp"
+#include "collectors/analytics/metrics.hpp"
 #include "collectors/nvme/libnvme_source.hpp"
 #include "collectors/sim/sim_device.hpp"
 
@@ -8,8 +10,8 @@
 namespace nvmond {
 
 Fleet::Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Clock& clock,
-             PublishedMetrics& out)
-    : io_(io), config_(config), clock_(clock), out_(out), rescan_timer_(io) {
+             PublishedMetrics& out, Store& store)
+    : io_(io), config_(config), clock_(clock), out_(out), store_(store), rescan_timer_(io) {
   const auto& c = config_.collection;
   if (config_.nvme) {
     Source s;
@@ -70,16 +72,35 @@ void Fleet::rescan() {
       }
       if (it != pollers_.end()) pollers_.erase(it);
       PollSettings ps;
+      // One analytics state per poller: it restores the drive's history from
+      // the store by serial+model on its first poll, wherever the drive sits.
       auto ov = src.interval_by_path.find(handle.path);
       ps.interval = ov != src.interval_by_path.end() ? ov->second : src.interval;
       ps.timeout = config_.collection.command_timeout;
       log::info("{}: polling every {:.3g} s", handle.path, seconds(ps.interval));
       auto poller = std::make_unique<DevicePoller>(io_, handle.path, std::move(handle.device), ps,
-                                                   clock_, out_, src.observer);
+                                                   clock_, out_, observer_for(src));
       poller->start();
       pollers_.emplace(handle.path, std::move(poller));
     }
   }
+}
+
+PollObserver Fleet::observer_for(const Source& source) const {
+  auto analytics = std::make_shared<DriveAnalytics>(store_);
+  const DaemonConfig& config = config_;
+  return [analytics, &config, extra = source.observer](const DriveInfo& info,
+                                                       const HealthSnapshot& snap) {
+    std::vector<prometheus::MetricFamily> out;
+    if (extra) out = extra(info, snap);
+    auto rating = config.ratings.find(info.serial);
+    auto view = analytics->update(info, snap, config.analytics,
+                                  rating != config.ratings.end() ? rating->second : DriveRating{});
+    if (!view) log::warn("{}: recording history: {}", info.path, view.error().message);
+    auto fams = analytics_metric_families(std::span(&analytics->view(), 1));
+    out.insert(out.end(), std::make_move_iterator(fams.begin()), std::make_move_iterator(fams.end()));
+    return out;
+  };
 }
 
 std::size_t Fleet::up_count() const {

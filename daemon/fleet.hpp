@@ -12,14 +12,16 @@
 #include <string>
 
 #include "daemon/config.hpp"
+#include "daemon/store/store.hpp"
 #include "daemon/poller.hpp"
 
 namespace nvmond {
 
 class Fleet {
  public:
+  // `store` keeps wear and thermal history; it must outlive the Fleet.
   Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Clock& clock,
-        PublishedMetrics& out);
+        PublishedMetrics& out, Store& store);
   ~Fleet();
   void start();
   std::size_t size() const { return pollers_.size(); }
@@ -34,11 +36,13 @@ class Fleet {
   };
   void rescan();
   void arm_rescan();
+  PollObserver observer_for(const Source& source) const;
 
   boost::asio::io_context& io_;
   const DaemonConfig& config_;
   const Clock& clock_;
   PublishedMetrics& out_;
+  Store& store_;
   std::vector<Source> sources_;
   std::map<std::string, std::unique_ptr<DevicePoller>> pollers_;
   boost::asio::steady_timer rescan_timer_;

@@ -206,6 +206,14 @@ Result<std::optional<SampleRecord>> SqliteStore::last_sample(const DriveKey& dri
   return one_sample(st, "reading last sample of " + describe(drive));
 }
 
+Result<std::optional<WallTime>> SqliteStore::latest_sample_time() {
+  std::lock_guard lock(mu_);
+  Stmt st(db_, "SELECT MAX(time_ns) FROM samples");
+  if (!st.ok() || st.step() != SQLITE_ROW) return st.error("reading the newest sample time");
+  if (st.is_null(0)) return std::optional<WallTime>{};
+  return std::optional<WallTime>{from_ns(st.int64(0))};
+}
+
 Result<std::optional<SampleRecord>> SqliteStore::first_sample_since(const DriveKey& drive,
                                                                     std::int64_t segment,
                                                                     WallTime since) {

@@ -42,6 +42,7 @@ class SqliteStore final : public Store {
 
   StoreStatus commit(const PollRecord& record) override;
   Result<std::optional<SampleRecord>> last_sample(const DriveKey& drive) override;
+  Result<std::optional<WallTime>> latest_sample_time() override;
   Result<std::optional<SampleRecord>> first_sample_since(const DriveKey& drive, std::int64_t segment,
                                                          WallTime since) override;
   Result<std::vector<SampleRecord>> samples(const DriveKey& drive, WallTime from,

@@ -94,6 +94,9 @@ class Store {
 
   // The newest sample of the drive, any segment.
   virtual Result<std::optional<SampleRecord>> last_sample(const DriveKey& drive) = 0;
+  // Time of the newest sample of any drive: where an accelerated clock
+  // resumes after a restart, so history never runs backwards.
+  virtual Result<std::optional<WallTime>> latest_sample_time() = 0;
   // The oldest sample of `segment` taken at or after `since`.
   virtual Result<std::optional<SampleRecord>> first_sample_since(const DriveKey& drive,
                                                                  std::int64_t segment,

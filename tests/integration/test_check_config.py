@@ -23,6 +23,10 @@ CASES = [
     ("bad choice", '[[sim]]\nname = "a"\nserial = "X"\nprofile = "laptop"\n',
      r':4:11: .*"laptop" is not one of'),
     ("bad nvme selection", '[nvme]\ndevices = 3\n', r":2:\d+: "),
+    ("drive rated twice", '[[drive]]\nserial = "X"\nrated_dwpd = 1\n[[drive]]\nserial = "X"\nrated_tbw = "600TB"\n',
+     r':5:10: drive\[1\]\.serial: duplicate device: serial "X" is configured twice'),
+    ("drive without serial", '[[drive]]\nrated_dwpd = 1\n', r":1:1: drive\[0\]: serial is required"),
+    ("unknown analytics key", '[thermal]\nthreshold = 70\n', r':2:1: unknown key "thermal\.threshold"'),
 ]
 
 

@@ -121,7 +121,19 @@ FIELDS: list[Field] = [
 # Per-drive nvme_* series that are not one field of a page nvme-cli can show;
 # checks.py verifies nvme_up and nvme_device_info itself. Derived series
 # (DWPD, throttle events, ...) belong here once nvmond exports them.
-NOT_SMART_FIELDS: set[str] = {"nvme_up", "nvme_device_info"}
+NOT_SMART_FIELDS: set[str] = {
+    "nvme_up", "nvme_device_info",
+    # Derived by nvmond's wear and thermal analytics (collectors/analytics),
+    # not single fields of a log page; the thermal scenario checks the events.
+    "nvme_dwpd", "nvme_dwpd_window_covered_seconds", "nvme_endurance_used_ratio",
+    "nvme_host_write_rate_bytes_per_second", "nvme_projected_wearout_timestamp_seconds",
+    "nvme_rated_dwpd", "nvme_rated_endurance_bytes", "nvme_rated_endurance_info",
+    "nvme_thermal_throttle_events_total", "nvme_thermal_throttle_last_peak_celsius",
+    "nvme_thermal_throttle_level", "nvme_thermal_throttle_level_events_total",
+    "nvme_thermal_throttle_level_seconds_total", "nvme_thermal_throttle_merged_events_total",
+    "nvme_thermal_throttle_seconds_total", "nvme_thermal_throttling",
+    "nvme_write_amplification_ratio", "nvme_write_rate_over_rating",
+}
 
 # Log pages QEMU 7.2 does not have: nvmond must not export series for them.
 ABSENT_ON_QEMU_PREFIXES = ("nvme_ocp_",)
