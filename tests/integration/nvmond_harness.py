@@ -79,10 +79,10 @@ class Daemon:
         with open(self.config, "w") as f:
             f.write(text)
 
-    def start(self):
+    def start(self, env=None):
         self.log = open(self.log_path, "ab")
         self.proc = subprocess.Popen([NVMOND, "--config", self.config], stdout=self.log,
-                                     stderr=subprocess.STDOUT)
+                                     stderr=subprocess.STDOUT, env=dict(os.environ, **(env or {})))
         wait_for(lambda: self.try_scrape() is not None or self.exited(), 20, "nvmond to serve")
         if self.exited():
             raise AssertionError(f"nvmond exited with {self.proc.returncode}:\n{self.log_text()}")
