@@ -11,16 +11,17 @@ constexpr double kMinute = 60.0;
 constexpr double kHour = 3600.0;
 constexpr double kDataUnit = static_cast<double>(kDataUnitBytes);
 
-// One row per scalar SMART field: the single place that says which metric a
-// field becomes and how it is converted to base units.
-struct SmartMetric {
+// One row per scalar field of a log page: the single place that says which
+// metric a field becomes and how it is converted to base units.
+template <typename Log>
+struct FieldMetric {
   const char* name;
   const char* help;
   MetricType type;
-  double (*value)(const SmartLog&);
+  double (*value)(const Log&);
 };
 
-const SmartMetric kSmartMetrics[] = {
+const FieldMetric<SmartLog> kSmartMetrics[] = {
     {"nvme_available_spare_ratio", "Remaining spare capacity (SMART Available Spare / 100).",
      MetricType::Gauge, [](const SmartLog& s) { return s.available_spare_pct / 100.0; }},
     {"nvme_available_spare_threshold_ratio",
@@ -72,14 +73,7 @@ const WarningBit kWarningBits[] = {
     {kWarnVolatileBackup, "volatile_backup"}, {kWarnPmr, "pmr"},
 };
 
-struct OcpMetric {
-  const char* name;
-  const char* help;
-  MetricType type;
-  double (*value)(const OcpSmartLog&);
-};
-
-const OcpMetric kOcpMetrics[] = {
+const FieldMetric<OcpSmartLog> kOcpMetrics[] = {
     {"nvme_ocp_physical_media_written_bytes_total", "Bytes written to NAND (OCP C0).",
      MetricType::Counter, [](const OcpSmartLog& o) { return to_double(o.physical_media_units_written); }},
     {"nvme_ocp_physical_media_read_bytes_total", "Bytes read from NAND (OCP C0).",
@@ -128,10 +122,12 @@ Labels with(const Labels& base, const char* name, std::string value) {
   return out;
 }
 
-void add(MetricSet& out, const char* name, const char* help, MetricType type, const Labels& l,
-         double v) {
-  if (type == MetricType::Counter) out.counter(name, help, l, v);
-  else out.gauge(name, help, l, v);
+template <typename Log, std::size_t N>
+void add_fields(MetricSet& out, const FieldMetric<Log> (&rows)[N], const Labels& id, const Log& log) {
+  for (const auto& m : rows) {
+    if (m.type == MetricType::Counter) out.counter(m.name, m.help, id, m.value(log));
+    else out.gauge(m.name, m.help, id, m.value(log));
+  }
 }
 
 void add_temperature(MetricSet& out, const Labels& id, const char* sensor, std::uint16_t kelvin) {
@@ -174,7 +170,7 @@ void add_health(const DriveInfo& /*info*/, const HealthSnapshot& snap, const Lab
     out.gauge("nvme_critical_warning", "SMART critical warning bits, one series per bit (0/1).",
               with(id, "bit", bit.label), (s.critical_warning & bit.mask) != 0 ? 1 : 0);
   }
-  for (const auto& m : kSmartMetrics) add(out, m.name, m.help, m.type, id, m.value(s));
+  add_fields(out, kSmartMetrics, id, s);
 
   const std::pair<const char*, std::pair<std::uint32_t, std::uint32_t>> tmt[] = {
       {"1", {s.thermal_mgmt_t1_transitions, s.thermal_mgmt_t1_seconds}},
@@ -202,9 +198,7 @@ void add_health(const DriveInfo& /*info*/, const HealthSnapshot& snap, const Lab
     }
   }
 
-  if (snap.ocp) {
-    for (const auto& m : kOcpMetrics) add(out, m.name, m.help, m.type, id, m.value(*snap.ocp));
-  }
+  if (snap.ocp) add_fields(out, kOcpMetrics, id, *snap.ocp);
 }
 
 }  // namespace nvmond

@@ -1,0 +1,88 @@
+// The exporter's side of the field table: a decoded fixture page becomes
+// series in base units, exposition text as a scrape shows it.
+#include <gtest/gtest.h>
+#include <prometheus/text_serializer.h>
+
+#include <cmath>
+#include <fstream>
+#include <iterator>
+
+#include "collectors/nvme/decode.hpp"
+#include "daemon/health_metrics.hpp"
+
+namespace nvmond {
+namespace {
+
+std::vector<std::uint8_t> fixture(const std::string& name) {
+  std::ifstream f(std::string(NVMOND_FIXTURES) + "/nvme/" + name, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), {}};
+}
+
+std::string exposition(const HealthSnapshot& snap) {
+  DriveInfo info;
+  info.serial = "SN-TEST-0001";
+  MetricSet set;
+  add_health(info, snap, {{"serial", info.serial}}, set);
+  return prometheus::TextSerializer().Serialize(set.take());
+}
+
+class HealthMetricsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto smart = decode_smart_log(fixture("smart_full.bin"));
+    ASSERT_TRUE(smart) << smart.error().message;
+    snap_.smart = *smart;
+  }
+  bool has(const std::string& line) const { return text_.find("\n" + line + "\n") != std::string::npos; }
+  // The sample value of `series` (name and labels), NaN if absent.
+  double value(const std::string& series) const {
+    auto at = text_.find("\n" + series + " ");
+    if (at == std::string::npos) return std::nan("");
+    return std::stod(text_.substr(at + series.size() + 2));
+  }
+  HealthSnapshot snap_;
+  std::string text_;
+};
+
+TEST_F(HealthMetricsTest, ConvertsEveryFieldToBaseUnits) {
+  text_ = exposition(snap_);
+  const std::string id = "{serial=\"SN-TEST-0001\"";
+  // 345 K composite, sensors 1, 2, 5 present; absent sensors are not exported.
+  EXPECT_TRUE(has("nvme_temperature_celsius" + id + ",sensor=\"composite\"} 72")) << text_;
+  EXPECT_TRUE(has("nvme_temperature_celsius" + id + ",sensor=\"5\"} 79"));
+  EXPECT_EQ(text_.find("sensor=\"3\""), std::string::npos);
+  // Critical warning 0x0A: temperature and read-only.
+  EXPECT_TRUE(has("nvme_critical_warning" + id + ",bit=\"temperature\"} 1"));
+  EXPECT_TRUE(has("nvme_critical_warning" + id + ",bit=\"read_only\"} 1"));
+  EXPECT_TRUE(has("nvme_critical_warning" + id + ",bit=\"spare\"} 0"));
+  EXPECT_TRUE(has("nvme_percentage_used_ratio" + id + "} 1.23"));
+  EXPECT_TRUE(has("nvme_available_spare_ratio" + id + "} 0.87"));
+  // Minutes and hours become seconds.
+  EXPECT_TRUE(has("nvme_controller_busy_seconds_total" + id + "} 259260"));
+  EXPECT_TRUE(has("nvme_power_on_seconds_total" + id + "} 94608000"));
+  EXPECT_TRUE(has("nvme_warning_temperature_seconds_total" + id + "} 74040"));
+  EXPECT_TRUE(has("nvme_thermal_management_seconds_total" + id + ",level=\"2\"} 90"));
+  EXPECT_TRUE(has("nvme_thermal_management_transitions_total" + id + ",level=\"1\"} 11"));
+  // Data units (2^64 + 12345) x 512000 bytes, as float64.
+  double written = (18446744073709551616.0 + 12345) * 512000;
+  EXPECT_DOUBLE_EQ(value("nvme_data_written_bytes_total" + id + "}"), written);
+  EXPECT_NE(text_.find("# TYPE nvme_data_written_bytes_total counter"), std::string::npos);
+  EXPECT_EQ(text_.find("nvme_ocp_"), std::string::npos) << "no OCP series without the C0 log";
+}
+
+TEST_F(HealthMetricsTest, OcpLogAddsItsSeries) {
+  auto ocp = decode_ocp_smart_log(fixture("ocp_smart.bin"));
+  ASSERT_TRUE(ocp) << ocp.error().message;
+  snap_.ocp = *ocp;
+  text_ = exposition(snap_);
+  const std::string id = "{serial=\"SN-TEST-0001\"}";
+  EXPECT_TRUE(has("nvme_ocp_thermal_throttling_events_total" + id + " 13")) << text_;
+  EXPECT_TRUE(has("nvme_ocp_thermal_throttling_status" + id + " 2"));
+  EXPECT_TRUE(has("nvme_ocp_capacitor_health_ratio" + id + " 0.17"));
+  EXPECT_DOUBLE_EQ(value("nvme_ocp_endurance_estimate_bytes" + id), 7e15);
+  EXPECT_DOUBLE_EQ(value("nvme_ocp_physical_media_written_bytes_total" + id),
+                   18446744073709551616.0 + 1000);
+}
+
+}  // namespace
+}  // namespace nvmond
