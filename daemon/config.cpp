@@ -132,6 +132,9 @@ DaemonConfig load_config(const std::string& path) {
     t.finish();
   }
   c.analytics = read_analytics_config(r);
+  std::vector<std::string> sim_serials;
+  for (const auto& s : c.sims) sim_serials.push_back(s.spec.serial);
+  c.jobs = read_jobs_config(r, sim_serials);
   r.finish();
   return c;
 }

@@ -12,6 +12,7 @@
 #include "collectors/sim/sim_drive_spec.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"
+#include "daemon/jobs_config.hpp"
 
 namespace nvmond {
 
@@ -49,6 +50,7 @@ struct DaemonConfig {
   std::optional<NvmeSettings> nvme;  // absent: no real devices
   std::vector<SimSettings> sims;
   AnalyticsConfig analytics;
+  JobsConfig jobs;  // [[job]] workloads started with the daemon, [safety]
   // Endurance ratings by serial, from [[drive]] tables and [[sim]] specs.
   std::map<std::string, DriveRating> ratings;
 };

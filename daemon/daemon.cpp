@@ -109,13 +109,26 @@ void stop_exposer(std::unique_ptr<prometheus::Exposer>& exposer, const std::stri
 }  // namespace
 
 Daemon::~Daemon() {
-  // Pollers go before the loop they post to.
-  fleet_.reset();
+  stop_all();
   stop_exposer(exposer_, config_.listen);
+}
+
+// Jobs before the drives they write to, pollers before the loop they post to.
+void Daemon::stop_all() {
+  jobs_.reset();
+  fleet_.reset();
+}
+
+void Daemon::start_jobs() {
+  jobs_ = std::make_unique<JobScheduler>(io_, config_.jobs,
+                                         job_engine_factory(fleet_->sim_source(), *clock_),
+                                         *published_);
+  jobs_->start();
 }
 
 int Daemon::run() {
   fleet_->start();
+  start_jobs();
   wait_signal();
   log::info("serving metrics on http://{}/metrics", config_.listen);
   sd_notify(0, "READY=1");
@@ -139,7 +152,7 @@ void Daemon::wait_signal() {
     log::info("received {}, stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
     watchdog_.cancel();
     compaction_.cancel();
-    fleet_.reset();
+    stop_all();
     io_.stop();
   });
 }
@@ -159,12 +172,16 @@ void Daemon::reload() {
     }
     std::unique_ptr<Store> store;
     if (next.state_dir != config_.state_dir) store = open_store(next.state_dir);
-    fleet_.reset();  // the old pollers save their state and unpublish first
+    // Reload restarts every job from zero; the old pollers save their state
+    // first. The old jobs' series go: the new run republishes its own.
+    stop_all();
+    for (const auto& job : config_.jobs.jobs) published_->remove(JobScheduler::metrics_key(job.name));
     if (store) store_ = std::move(store);
     config_ = std::move(next);
     log::set_level(config_.log_level);
     fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_, *store_);
     fleet_->start();
+    start_jobs();
     log::info("reloaded {}", config_.file);
   } catch (const std::exception& e) {
     log::error("reload rejected, keeping the running configuration: {}", e.what());

@@ -9,6 +9,7 @@
 
 #include "daemon/config.hpp"
 #include "daemon/fleet.hpp"
+#include "daemon/job_scheduler.hpp"
 #include "daemon/published_metrics.hpp"
 #include "daemon/store/store.hpp"
 
@@ -32,6 +33,8 @@ class Daemon {
   void notify_status();
   void arm_watchdog();
   void arm_compaction();
+  void start_jobs();
+  void stop_all();
 
   boost::asio::io_context io_;
   boost::asio::signal_set signals_;
@@ -44,6 +47,8 @@ class Daemon {
   std::shared_ptr<prometheus::Registry> self_;
   std::unique_ptr<prometheus::Exposer> exposer_;
   std::unique_ptr<Fleet> fleet_;
+  // Sim jobs drive the Fleet's drive models: destroyed before the Fleet.
+  std::unique_ptr<JobScheduler> jobs_;
   std::uint64_t watchdog_usec_ = 0;
 };
 

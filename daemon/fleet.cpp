@@ -30,6 +30,7 @@ Fleet::Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Cloc
     }
     auto source = std::make_unique<SimDeviceSource>(specs, clock_, config_.state_dir);
     auto* raw = source.get();
+    sim_source_ = raw;
     // A restart (even kill -9) must continue the simulated drives' lives, so
     // each drive's state is saved after each poll, from the poller's thread.
     s.observer = [raw, dir = config_.state_dir](const DriveInfo& info, const HealthSnapshot&) {

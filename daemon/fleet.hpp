@@ -17,6 +17,8 @@
 
 namespace nvmond {
 
+class SimDeviceSource;
+
 class Fleet {
  public:
   // `store` keeps wear and thermal history; it must outlive the Fleet.
@@ -26,6 +28,8 @@ class Fleet {
   void start();
   std::size_t size() const { return pollers_.size(); }
   std::size_t up_count() const;
+  // The [[sim]] drives (nullptr without any); valid while this Fleet lives.
+  const SimDeviceSource* sim_source() const { return sim_source_; }
 
  private:
   struct Source {
@@ -44,6 +48,7 @@ class Fleet {
   PublishedMetrics& out_;
   Store& store_;
   std::vector<Source> sources_;
+  SimDeviceSource* sim_source_ = nullptr;
   std::map<std::string, std::unique_ptr<DevicePoller>> pollers_;
   boost::asio::steady_timer rescan_timer_;
 };

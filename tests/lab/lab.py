@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Tier-3 lab: nvmond on a real Linux kernel driving QEMU's emulated NVMe.
 
-  lab.py run   --nvmond PATH --workdir DIR   boots one guest, runs guest/scenario.sh,
+  lab.py run   --nvmond PATH --nvmonctl PATH --workdir DIR
+                                             boots one guest, runs guest/scenario.sh,
                                              answers its requests over QMP and writes
                                              DIR/results.json (exit 77: lab unavailable)
   lab.py check SCENARIO --results FILE       judges one scenario from results.json
@@ -44,7 +45,15 @@ GUEST_ENV = {
     # spare | reliability | read_only | volatile_backup; temperature comes from FID 04h.
     "QMP_WARNING": str(0x01 | 0x04 | 0x08 | 0x10),
     "WORKLOAD_CMD": "",
+    # Phase W job (guest/workload.sh, the default WORKLOAD_CMD with nvmonctl):
+    # random 4 KiB writes at QD8 through io_uring, away from phase A's first 64 MiB.
+    "WORKLOAD_BS": "4KiB",
+    "WORKLOAD_QD": "8",
+    "WORKLOAD_OFFSET": "128MiB",
+    "WORKLOAD_RANGE": "64MiB",
+    "WORKLOAD_BYTES": "8MiB",
 }
+DEFAULT_WORKLOAD_CMD = "sh /lab/workload.sh"
 
 
 def log(msg: str) -> None:
@@ -62,7 +71,8 @@ def find_kernel(arg: str | None) -> tuple[Path, Path]:
                             " (apt-get install linux-image-amd64)")
 
 
-def build_initramfs(out: Path, moddir: Path, nvmond: Path | None, env: dict[str, str]) -> int:
+def build_initramfs(out: Path, moddir: Path, nvmond: Path | None, nvmonctl: Path | None,
+                    env: dict[str, str]) -> int:
     img = initramfs.Initramfs()
     for d in ("/proc", "/sys", "/dev", "/tmp", "/run", "/etc", "/root"):
         img.mkdir(d)
@@ -72,6 +82,8 @@ def build_initramfs(out: Path, moddir: Path, nvmond: Path | None, env: dict[str,
     initramfs.add_binary(img, "/usr/sbin/nvme", shutil.which("nvme") or "/usr/sbin/nvme")
     if nvmond:
         initramfs.add_binary(img, "/usr/sbin/nvmond", nvmond)
+    if nvmonctl:
+        initramfs.add_binary(img, "/usr/bin/nvmonctl", nvmonctl)
     order = initramfs.module_load_order(moddir, MODULES)
     loaded = []
     for rel in order:
@@ -80,7 +92,7 @@ def build_initramfs(out: Path, moddir: Path, nvmond: Path | None, env: dict[str,
         loaded.append(name)
     img.add_bytes("/lib/modules/load-order", ("\n".join(loaded) + "\n").encode())
     img.add_file("/init", HERE / "guest" / "init", 0o755)
-    for f in ("lib.sh", "scenario.sh"):
+    for f in ("lib.sh", "scenario.sh", "workload.sh"):
         img.add_file(f"/lab/{f}", HERE / "guest" / f, 0o644)
     env_text = "".join(f"{k}='{v}'\n" for k, v in env.items())
     img.add_bytes("/lab/lab.env", env_text.encode())
@@ -161,6 +173,10 @@ def boot_and_drive(args: argparse.Namespace, work: Path, results_path: Path) -> 
     if nvmond and not nvmond.is_file():
         log(f"nvmond binary {nvmond} does not exist")
         return 2
+    nvmonctl = Path(args.nvmonctl).resolve() if args.nvmonctl else None
+    if nvmonctl and not nvmonctl.is_file():
+        log(f"nvmonctl binary {nvmonctl} does not exist")
+        return 2
 
     t_start = time.monotonic()
     deadline = t_start + args.timeout
@@ -168,8 +184,10 @@ def boot_and_drive(args: argparse.Namespace, work: Path, results_path: Path) -> 
     env = dict(GUEST_ENV, HAVE_NVMOND="1" if nvmond else "0")
     if args.workload_cmd:
         env["WORKLOAD_CMD"] = args.workload_cmd
+    elif nvmonctl:
+        env["WORKLOAD_CMD"] = DEFAULT_WORKLOAD_CMD
     initrd = work / "initramfs.cpio"
-    size = build_initramfs(initrd, moddir, nvmond, env)
+    size = build_initramfs(initrd, moddir, nvmond, nvmonctl, env)
     t_built = time.monotonic()
     log(f"initramfs {size / 2**20:.1f} MiB in {t_built - t_start:.1f} s; kernel {kernel}")
 
@@ -216,6 +234,7 @@ def boot_and_drive(args: argparse.Namespace, work: Path, results_path: Path) -> 
     results = {
         "config": {"serials": SERIALS, "env": env, "kernel": str(kernel),
                    "nvmond": str(nvmond) if nvmond else None,
+                   "nvmonctl": str(nvmonctl) if nvmonctl else None,
                    "image_mib": args.image_mib},
         "controllers": [{"qdev_id": c.qdev_id, "serial": c.serial} for c in controllers],
         "transcript": parser.t.__dict__,
@@ -274,6 +293,8 @@ def main() -> int:
     r.add_argument("--kernel", help="kernel image (default newest /boot/vmlinuz-*)")
     r.add_argument("--timeout", type=float, default=420.0, help="hard limit for the whole run, s")
     r.add_argument("--image-mib", type=int, default=256)
+    r.add_argument("--nvmonctl", help="nvmonctl binary: phase W runs an io_uring job with it"
+                   " (guest/workload.sh) unless --workload-cmd says otherwise")
     r.add_argument("--workload-cmd", default="",
                    help="guest command for phase W; must print bytes_written=N")
     r.add_argument("-v", "--verbose", action="store_true", help="echo the guest console")

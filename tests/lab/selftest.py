@@ -80,6 +80,19 @@ def drop_block(block: str) -> Callable[[dict], None]:
     return lambda r: r["transcript"]["blocks"].pop(block)
 
 
+def edit_text(block: str, pattern: str, repl: str) -> Callable[[dict], None]:
+    """Regex-substitutes a block's text; the pattern must match exactly once."""
+    def apply(r: dict) -> None:
+        b = r["transcript"]["blocks"][block]
+        b["text"], n = re.subn(pattern, repl, b["text"])
+        assert n == 1, f"{block}: {n} matches of {pattern!r}"
+    return apply
+
+
+def set_rc(block: str, rc: int) -> Callable[[dict], None]:
+    return lambda r: r["transcript"]["blocks"][block].update(rc=rc)
+
+
 # (what is doctored, the doctoring, the scenario that must then fail)
 CASES: list[tuple[str, Callable[[dict], None], str]] = [
     ("data written off by one data unit",
@@ -121,6 +134,20 @@ CASES: list[tuple[str, Callable[[dict], None], str]] = [
      lambda r: r["transcript"]["blocks"]["metrics.B2"].update(
          text=r["transcript"]["blocks"]["metrics.B1"]["text"]), "failure"),
     ("a scrape failed during removal", edit_marker("scrapes-B", "ok=12 fail=1"), "failure"),
+    ("job wrote a data unit more than the controller counted",
+     edit_smart("smart.W1.nvme0", "data_units_written", -1), "workload"),
+    ("job claims twice the bytes it wrote",
+     edit_text("workload", r"bytes_written=(\d+)",
+               lambda m: f"bytes_written={2 * int(m.group(1))}"), "workload"),
+    ("a write command more than the job's I/Os",
+     edit_smart("smart.W1.nvme0", "host_write_commands", 1), "workload"),
+    ("the other controller was written during the job",
+     edit_smart("smart.W1.nvme1", "data_units_written", 1), "workload"),
+    ("the job on a not-allowed serial was not refused",
+     edit_text("workload", r"refused_rc=1", "refused_rc=0"), "workload"),
+    ("nvmonctl run-job exited non-zero", set_rc("workload", 3), "workload"),
+    ("no summary from the job", edit_text("workload", r"bytes_written=\d+", "bytes_written="),
+     "workload"),
 ]
 
 
@@ -134,7 +161,7 @@ def main() -> int:
         return 1
     base = json.loads(FIXTURE.read_text())
     bad = 0
-    for scenario in ("boot", "smart", "thermal", "failure"):
+    for scenario in ("boot", "smart", "thermal", "failure", "workload"):
         rep = outcome(base, scenario)
         if not rep.ok:
             bad += 1

@@ -81,14 +81,16 @@ if [ "$HAVE_NVMOND" = 1 ]; then
   for d in $D0 $D1; do block "smart.A2.$d" smart $d; done
 fi
 
-# --- W: workload through nvmond's io_uring engine (issue 4 hook) ------------
-# WORKLOAD_CMD runs in the guest against /dev/nvme0n1; it must print
-# "bytes_written=N". Empty until nvmond grows a CLI for one-shot jobs.
+# --- W: workload through nvmond's io_uring engine ---------------------------
+# WORKLOAD_CMD (default with nvmonctl: guest/workload.sh) writes to
+# /dev/nvme0n1 only and prints "bytes_written=N" (and write_ops=N); nothing
+# else writes while it runs (nvmond only reads), so both controllers' SMART
+# counters around it are the job's alone.
 if [ -n "$WORKLOAD_CMD" ]; then
   echo "LAB: phase W"
-  block smart.W0.$D0 smart $D0
+  for d in $D0 $D1; do block "smart.W0.$d" smart $d; done
   block workload sh -c "$WORKLOAD_CMD"
-  block smart.W1.$D0 smart $D0
+  for d in $D0 $D1; do block "smart.W1.$d" smart $d; done
 fi
 
 if [ "$HAVE_NVMOND" != 1 ]; then

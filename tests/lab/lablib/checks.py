@@ -359,17 +359,56 @@ def check_failure(lab: Lab, rep: Report) -> None:
 
 @_guard
 def check_workload(lab: Lab, rep: Report) -> None:
-    """Phase W (issue 4 hook): data units written by a job of nvmond's io_uring
-    engine match the bytes the job says it wrote."""
+    """Phase W: an io_uring job of nvmonctl (the engine nvmond runs) wrote to
+    nvme0n1; the controller's data units written grew by the job's bytes
+    (floor..ceil of bytes/512000, QEMU's rounding), its write commands by the
+    job's write I/Os where the job reports them (one command per I/O of at most
+    MDTS), and the other controller did not move. With guest/workload.sh also:
+    a job aimed at the other controller, whose serial [safety] does not allow,
+    was refused before any I/O."""
     if not lab.has("workload"):
-        rep.skipped = "no WORKLOAD_CMD in this run (lab.py run --workload-cmd ...)"
+        rep.skipped = "no WORKLOAD_CMD in this run (lab.py run --nvmonctl ... or --workload-cmd ...)"
         return
-    s0 = lab.r["config"]["serials"][0]
-    d0 = lab.dev_of[s0]
-    m = re.search(r"bytes_written=(\d+)", lab.text("workload"))
-    rep.check(m is not None, "workload printed bytes_written=N")
-    if m:
-        _data_units_delta(rep, lab, d0, f"smart.W0.{d0}", f"smart.W1.{d0}", int(m.group(1)))
+    s0, s1 = lab.r["config"]["serials"]
+    d0, d1 = lab.dev_of[s0], lab.dev_of[s1]
+    rep.check(not lab.guest_failures("W"), "guest phase W", "; ".join(lab.guest_failures("W")))
+    text = lab.text("workload")
+    m = re.search(r"bytes_written=(\d+)", text)
+    rep.check(m is not None and int(m.group(1)) > 0, "workload printed bytes_written=N > 0",
+              m.group(0) if m else text[-300:])
+    if not m:
+        return
+    written = int(m.group(1))
+    _data_units_delta(rep, lab, d0, f"smart.W0.{d0}", f"smart.W1.{d0}", written)
+    ops = re.search(r"write_ops=(\d+)", text)
+    if ops:
+        n = int(ops.group(1))
+        cmds = (lab.smart(f"smart.W1.{d0}")["host_write_commands"]
+                - lab.smart(f"smart.W0.{d0}")["host_write_commands"])
+        if re.search(r"^nomerges=2$", text, re.M):
+            rep.check(cmds == n, f"host write commands on {d0} grew by {cmds}",
+                      f"the job reports {n} write I/Os (block-layer merging off)")
+        else:
+            # Merging on: adjacent in-flight writes may become one command (MDTS 512 KiB).
+            lo = -(-written // (512 * 1024))
+            rep.check(lo <= cmds <= n, f"host write commands on {d0} grew by {cmds}",
+                      f"expected {lo}..{n} for {n} write I/Os (block-layer merging on)")
+    if lab.has(f"smart.W0.{d1}"):
+        untouched = (lab.smart(f"smart.W1.{d1}")["data_units_written"]
+                     - lab.smart(f"smart.W0.{d1}")["data_units_written"])
+        rep.check(untouched == 0, f"data units written on {d1} (not the job's target) unchanged",
+                  f"moved by {untouched}")
+    refused = re.search(r"refused_rc=(\d+)", text)
+    if refused:
+        rep.check(refused.group(1) == "1" and '"reason":"not_allowed"' in text,
+                  f"a job on {d1} (serial {s1} not in allow_serials) was refused: exit 1, not_allowed",
+                  f"exit {refused.group(1)}")
+    summary = re.search(r'^\{.*"job":.*\}$', text, re.M)
+    if summary:
+        j = json.loads(summary.group(0))
+        rep.info(f"job {j.get('job')}: {j['write']['ops']} writes, {j['write']['iops']:.0f} IOPS, "
+                 f"p99 {j['write']['latency_seconds']['p99'] * 1e6:.0f} us "
+                 f"over {j.get('elapsed_seconds', 0):.2f} s (TCG guest)")
 
 
 @_guard

@@ -1,0 +1,134 @@
+#include "daemon/job_scheduler.hpp"
+
+#include "core/log.hpp"
+#include "daemon/metric_set.hpp"
+#include "workloads/sim_engine.hpp"
+#include "workloads/workload_metrics.hpp"
+
+namespace nvmond {
+
+EngineFactory job_engine_factory(const SimDeviceSource* sims, const Clock& clock) {
+  return sims ? make_engine_factory(*sims, clock) : default_engine_factory();
+}
+
+JobScheduler::JobScheduler(boost::asio::io_context& io, JobsConfig config, EngineFactory factory,
+                           PublishedMetrics& out, Duration publish_interval, SystemRoots roots)
+    : io_(io),
+      guard_(std::move(config.safety), std::move(roots)),
+      factory_(std::move(factory)),
+      out_(out),
+      interval_(publish_interval),
+      timer_(io) {
+  for (auto& spec : config.jobs) {
+    auto job = std::make_unique<Job>();
+    job->runner = std::make_unique<JobRunner>(std::move(spec), factory_, &guard_);
+    jobs_.push_back(std::move(job));
+  }
+}
+
+JobScheduler::~JobScheduler() {
+  timer_.cancel();
+  stop();
+  for (auto& job : jobs_) {
+    if (job->started && !job->collected) collect(*job);
+  }
+}
+
+void JobScheduler::start() {
+  for (auto& job : jobs_) {
+    if (job->started) continue;
+    Job* j = job.get();
+    log::info("job {}: starting {} on {} ({})", j->runner->spec().name, j->runner->spec().engine,
+              j->runner->spec().target, j->runner->spec().writes() ? "writes" : "read-only");
+    j->started = true;
+    publish(*j);
+    j->thread = std::thread([j] {
+      RunResult r = j->runner->run();
+      j->result = std::move(r);
+      j->done.store(true, std::memory_order_release);
+    });
+  }
+  arm();
+}
+
+void JobScheduler::stop() {
+  stopping_ = true;
+  for (auto& job : jobs_) job->runner->stop();
+}
+
+std::size_t JobScheduler::running() const {
+  std::size_t n = 0;
+  for (const auto& job : jobs_) n += job->started && !job->collected ? 1 : 0;
+  return n;
+}
+
+const RunResult* JobScheduler::result(const std::string& name) const {
+  for (const auto& job : jobs_) {
+    if (job->collected && job->runner->spec().name == name && job->result) return &*job->result;
+  }
+  return nullptr;
+}
+
+void JobScheduler::unpublish() {
+  for (const auto& job : jobs_) out_.remove(metrics_key(job->runner->spec().name));
+}
+
+void JobScheduler::arm() {
+  timer_.expires_after(interval_);
+  timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;  // cancelled: `this` may be gone
+    tick();
+  });
+}
+
+void JobScheduler::tick() {
+  bool any = false;
+  for (auto& job : jobs_) {
+    if (!job->started || job->collected) continue;
+    if (job->done.load(std::memory_order_acquire)) {
+      collect(*job);
+    } else {
+      publish(*job);
+      any = true;
+    }
+  }
+  if (any) arm();
+}
+
+void JobScheduler::publish(Job& job) {
+  RunSnapshot snap = job.runner->snapshot();
+  const bool finished = job.collected;
+  // Before the runner's first aggregation (about a second) its snapshot is empty.
+  snap.job = job.runner->spec().name;
+  snap.running = !finished;
+  auto families = render_workload_metrics(std::span<const RunSnapshot>(&snap, 1));
+  MetricSet extra;
+  extra.gauge("nvmond_workload_failed",
+              "1 if the workload was refused by the safety guard or could not start.",
+              {{"job", snap.job}}, finished && job.result && job.result->failure ? 1.0 : 0.0);
+  for (auto& f : extra.take()) families.push_back(std::move(f));
+  out_.publish(metrics_key(snap.job), std::move(families));
+}
+
+void JobScheduler::collect(Job& job) {
+  if (job.thread.joinable()) job.thread.join();
+  job.collected = true;
+  publish(job);
+  const std::string& name = job.runner->spec().name;
+  if (!job.result) return;
+  const RunResult& r = *job.result;
+  if (r.failure) {
+    log::error("job {}: {} ({})", name, r.failure->message, r.failure->reason);
+    return;
+  }
+  const double secs = seconds(r.elapsed);
+  const auto& rd = r.op[static_cast<int>(IoOp::read)];
+  const auto& wr = r.op[static_cast<int>(IoOp::write)];
+  log::info("job {}: {} after {:.3g} s: read {} B in {} I/Os, wrote {} B in {} I/Os, {} errors", name,
+            stopping_ ? "stopped" : "done", secs, rd.bytes, rd.ops, wr.bytes, wr.ops, r.total_errors());
+  if (r.total_errors() > 0 || r.verify_failures > 0) {
+    log::warn("job {}: {} I/O errors, {} verify mismatches", name, r.total_errors(), r.verify_failures);
+  }
+}
+
+}  // namespace nvmond

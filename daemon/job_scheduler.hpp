@@ -1,0 +1,94 @@
+#pragma once
+// Runs the configured workloads inside the daemon and publishes their live
+// numbers. Each job gets its own thread running a JobRunner (whose workers
+// start their own threads); the event-loop side republishes every job's
+// snapshot once per `publish_interval` under the key "job:<name>" and, once a
+// job's thread is done, joins it, logs its result and publishes its final
+// numbers (nvmond_workload_running 0), which stay published.
+//
+//   nvmond_workload_*{job,...}          see workloads/workload_metrics.hpp
+//   nvmond_workload_failed{job}         gauge: 1 if the job was refused by the
+//                                       safety guard or could not start
+//
+// All jobs start at start() and run once (to their runtime/bytes budget).
+// Destruction stops every job (JobRunner::stop), joins, and publishes the final
+// numbers: it returns within about one I/O's latency, so SIGTERM and reload
+// never wait for a job's budget.
+//
+// Thread-safety: the public methods are for the event-loop thread. `factory`
+// (and what it references: the simulated drives, the clock) and `out` must
+// outlive the scheduler.
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "daemon/jobs_config.hpp"
+#include "daemon/published_metrics.hpp"
+#include "workloads/runner.hpp"
+#include "workloads/safety_guard.hpp"
+
+namespace nvmond {
+
+class SimDeviceSource;
+
+// The engines a daemon's jobs use: the simulated drives of `sims` for
+// engine = "sim" (nullptr: no [[sim]] drives, so no sim jobs passed the
+// config), UringEngine otherwise. Both referenced objects must outlive the jobs.
+EngineFactory job_engine_factory(const SimDeviceSource* sims, const Clock& clock);
+
+class JobScheduler {
+ public:
+  JobScheduler(boost::asio::io_context& io, JobsConfig config, EngineFactory factory,
+               PublishedMetrics& out, Duration publish_interval = std::chrono::seconds(1),
+               SystemRoots roots = {});
+  ~JobScheduler();
+  JobScheduler(const JobScheduler&) = delete;
+  JobScheduler& operator=(const JobScheduler&) = delete;
+
+  // Starts every job on its own thread and the publish timer. Once only.
+  void start();
+  // Asks every job to stop issuing I/O; returns at once. Their final numbers
+  // are published when the event loop (or the destructor) collects them.
+  void stop();
+
+  std::size_t size() const { return jobs_.size(); }
+  // Jobs started and not yet collected.
+  std::size_t running() const;
+  // The result of a finished, collected job; nullopt while it runs or if unknown.
+  const RunResult* result(const std::string& name) const;
+  // Removes every "job:<name>" key from `out` (a reload that drops jobs).
+  void unpublish();
+
+  static std::string metrics_key(const std::string& job) { return "job:" + job; }
+
+ private:
+  struct Job {
+    std::unique_ptr<JobRunner> runner;
+    std::thread thread;
+    std::atomic<bool> done{false};     // set by the job thread after `result`
+    std::optional<RunResult> result;   // written by the job thread, read after done
+    bool started = false;
+    bool collected = false;
+  };
+  void tick();
+  void arm();
+  void publish(Job& job);
+  void collect(Job& job);
+
+  boost::asio::io_context& io_;
+  SafetyGuard guard_;
+  EngineFactory factory_;
+  PublishedMetrics& out_;
+  Duration interval_;
+  boost::asio::steady_timer timer_;
+  std::vector<std::unique_ptr<Job>> jobs_;
+  bool stopping_ = false;
+};
+
+}  // namespace nvmond

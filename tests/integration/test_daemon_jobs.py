@@ -1,0 +1,64 @@
+"""A workload the daemon runs on a simulated drive heats that drive: on an
+accelerated clock the datacenter profile under sequential writes crosses
+70 C, the analytics see it throttling, and the job's throughput falls to the
+drive's throttled rate, all on one /metrics endpoint."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from nvmond_harness import Daemon, value, has_series  # noqa: E402
+
+CONFIG = """
+[daemon]
+listen = "127.0.0.1:@PORT@"
+state_dir = "@STATE@"
+
+[clock]
+mode = "accelerated"
+factor = 20
+
+[collection]
+poll_interval = "10s"
+
+[[sim]]
+name = "dc"
+serial = "SIM-DC"
+profile = "datacenter"
+
+[[job]]
+name = "seqwrite"
+target = "sim:SIM-DC"
+engine = "sim"
+pattern = "sequential"
+bs = "8MiB"
+read_pct = 0
+queue_depth = 4
+runtime = "30m"
+"""
+
+
+class DaemonJobTest(unittest.TestCase):
+    def test_sim_job_heats_the_drive_until_it_throttles(self):
+        d = Daemon(CONFIG).start()
+        try:
+            def rate(m):
+                return value(m, "nvmond_workload_throughput_bytes_per_second", job="seqwrite", op="write")
+            # Cool drive: the job writes at the drive's full sequential rate.
+            m = d.wait_metric(lambda m: has_series(m, "nvmond_workload_throughput_bytes_per_second")
+                              and rate(m) > 1000e6, 30, "the unthrottled rate (> 1 GB/s)")
+            self.assertEqual(value(m, "nvmond_workload_running", job="seqwrite"), 1)
+            # The job's heat crosses 70 C and the analytics see the drive throttling...
+            m = d.wait_metric(
+                lambda m: has_series(m, "nvme_thermal_throttling", serial="SIM-DC")
+                and value(m, "nvme_thermal_throttling", serial="SIM-DC") == 1, 60,
+                "the job to make the drive throttle")
+            self.assertGreaterEqual(value(m, "nvme_temperature_celsius", serial="SIM-DC", sensor="composite"), 70)
+            # ...and the job now runs at the throttled rate (800, then 650 MB/s).
+            d.wait_metric(lambda m: 500e6 < rate(m) <= 820e6, 60, "the throttled rate")
+        finally:
+            self.assertEqual(d.stop(), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,230 @@
+// JobScheduler: jobs run on their own threads, the event loop publishes their
+// numbers under "job:<name>", the simulated drives feel the workload, refusals
+// are published, and destruction stops a job that would run for hours.
+#include "daemon/job_scheduler.hpp"
+
+#include <gtest/gtest.h>
+
+#include <prometheus/metric_family.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <map>
+
+#include "collectors/sim/sim_device.hpp"
+#include "workloads/sim_engine.hpp"
+
+namespace nvmond {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+// Runs the event loop until `done` holds; false at the deadline (a hang is a
+// failure, never a wait that "usually" suffices).
+bool run_until(boost::asio::io_context& io, const std::function<bool()>& done,
+               std::chrono::seconds limit = 60s) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    io.restart();
+    io.run_for(5ms);
+  }
+  return true;
+}
+
+// The value of the one sample of `name` whose labels include `labels`; NaN if none.
+double sample(const std::vector<prometheus::MetricFamily>& fams, const std::string& name,
+              const std::map<std::string, std::string>& labels) {
+  for (const auto& f : fams) {
+    if (f.name != name) continue;
+    for (const auto& m : f.metric) {
+      std::size_t hits = 0;
+      for (const auto& l : m.label) {
+        auto it = labels.find(l.name);
+        if (it != labels.end() && it->second == l.value) ++hits;
+      }
+      if (hits != labels.size()) continue;
+      return f.type == prometheus::MetricType::Counter ? m.counter.value : m.gauge.value;
+    }
+  }
+  return std::nan("");
+}
+
+SimDriveSpec drive(const std::string& serial) {
+  SimDriveSpec spec = sim_profile("datacenter");
+  spec.name = "d" + serial;
+  spec.serial = serial;
+  return spec;
+}
+
+JobSpec sim_job(const std::string& name, const std::string& serial, double read_pct) {
+  JobSpec j;
+  j.name = name;
+  j.engine = "sim";
+  j.target = "sim:" + serial;
+  j.read_pct = read_pct;
+  j.pattern = AccessPattern::sequential;
+  j.block_sizes = {{128 * 1024, 1}};
+  j.queue_depth = 8;
+  return j;
+}
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "nvmond-jobs-XXXXXX").string();
+    path = ::mkdtemp(tmpl.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+TEST(JobScheduler, SimJobsArePublishedAndMoveTheirDrivesCounters) {
+  ManualClock clock;
+  SimDeviceSource source({drive("SIM0"), drive("SIM1")}, clock);
+  auto m0 = source.model("SIM0");
+  auto m1 = source.model("SIM1");
+  const SmartLog before0 = m0->smart();
+  const SmartLog before1 = m1->smart();
+
+  JobsConfig config;
+  config.jobs.push_back(sim_job("fill", "SIM0", 0));
+  config.jobs.back().bytes = 40u << 20;
+  config.jobs.push_back(sim_job("scan", "SIM1", 100));
+  config.jobs.back().bytes = 24u << 20;
+
+  boost::asio::io_context io;
+  PublishedMetrics out;
+  JobScheduler jobs(io, config, job_engine_factory(&source, clock), out, 10ms);
+  jobs.start();
+  EXPECT_EQ(jobs.running(), 2u);
+  ASSERT_TRUE(run_until(io, [&] { return jobs.running() == 0; }));
+
+  const RunResult* fill = jobs.result("fill");
+  const RunResult* scan = jobs.result("scan");
+  ASSERT_NE(fill, nullptr);
+  ASSERT_NE(scan, nullptr);
+  ASSERT_FALSE(fill->failure) << fill->failure->message;
+  ASSERT_FALSE(scan->failure) << scan->failure->message;
+
+  // What the scrape sees is what the runs did, one series per job.
+  const auto fams = out.Collect();
+  const double fill_bytes = sample(fams, "nvmond_workload_bytes_total", {{"job", "fill"}, {"op", "write"}});
+  const double scan_bytes = sample(fams, "nvmond_workload_bytes_total", {{"job", "scan"}, {"op", "read"}});
+  EXPECT_EQ(fill_bytes, static_cast<double>(fill->op[1].bytes));
+  EXPECT_EQ(scan_bytes, static_cast<double>(scan->op[0].bytes));
+  EXPECT_EQ(sample(fams, "nvmond_workload_bytes_total", {{"job", "fill"}, {"op", "read"}}), 0.0);
+  EXPECT_EQ(sample(fams, "nvmond_workload_running", {{"job", "fill"}}), 0.0);
+  EXPECT_EQ(sample(fams, "nvmond_workload_running", {{"job", "scan"}}), 0.0);
+  EXPECT_EQ(sample(fams, "nvmond_workload_failed", {{"job", "fill"}}), 0.0);
+
+  // The drives' SMART counters moved by the jobs' bytes (data units of
+  // 512,000 bytes, cumulative and rounded up), each on its own drive only.
+  const u128 written = m0->smart().data_units_written - before0.data_units_written;
+  EXPECT_GE(written, u128(static_cast<std::uint64_t>(fill_bytes) / 512000));
+  EXPECT_LE(written, u128(static_cast<std::uint64_t>(fill_bytes) / 512000 + 1));
+  const u128 read = m1->smart().data_units_read - before1.data_units_read;
+  EXPECT_GE(read, u128(static_cast<std::uint64_t>(scan_bytes) / 512000));
+  EXPECT_LE(read, u128(static_cast<std::uint64_t>(scan_bytes) / 512000 + 1));
+  EXPECT_EQ(m1->smart().data_units_written, before1.data_units_written);
+  EXPECT_EQ(m0->smart().data_units_read, before0.data_units_read);
+}
+
+TEST(JobScheduler, LiveNumbersWhileRunningAndDestructionStopsALongJob) {
+  ManualClock clock;
+  SimDeviceSource source({drive("SIM0")}, clock);
+  JobsConfig config;
+  config.jobs.push_back(sim_job("soak", "SIM0", 0));
+  config.jobs.back().runtime = std::chrono::hours(24 * 365);  // simulated; far beyond this test
+
+  boost::asio::io_context io;
+  PublishedMetrics out;
+  double live_bytes = 0;
+  {
+    JobScheduler jobs(io, config, make_engine_factory(source, clock), out, 10ms);
+    jobs.start();
+    // The runner merges its workers' counters about once a second.
+    ASSERT_TRUE(run_until(io, [&] {
+      live_bytes = sample(out.Collect(), "nvmond_workload_bytes_total", {{"job", "soak"}, {"op", "write"}});
+      return live_bytes > 0;
+    }));
+    EXPECT_EQ(sample(out.Collect(), "nvmond_workload_running", {{"job", "soak"}}), 1.0);
+    EXPECT_EQ(jobs.running(), 1u);
+  }  // ~JobScheduler: stop, join, final numbers
+  const auto fams = out.Collect();
+  EXPECT_EQ(sample(fams, "nvmond_workload_running", {{"job", "soak"}}), 0.0);
+  EXPECT_GE(sample(fams, "nvmond_workload_bytes_total", {{"job", "soak"}, {"op", "write"}}), live_bytes);
+  // The timer's pending handler runs after the scheduler is gone: it must not touch it.
+  io.restart();
+  io.poll();
+}
+
+TEST(JobScheduler, RefusedJobIsPublishedAsFailedAndWritesNothing) {
+  TempDir dir;
+  SystemClock clock;
+  const fs::path target = dir.path / "scratch.bin";
+  JobsConfig config;
+  JobSpec j;
+  j.name = "refused";
+  j.target = target.string();
+  j.read_pct = 0;
+  j.file_size = 1 << 20;
+  j.bytes = 1 << 20;
+  config.jobs.push_back(j);
+  config.safety.allow_dirs = {(dir.path / "elsewhere").string()};
+
+  boost::asio::io_context io;
+  PublishedMetrics out;
+  JobScheduler jobs(io, config, job_engine_factory(nullptr, clock), out, 10ms);
+  jobs.start();
+  ASSERT_TRUE(run_until(io, [&] { return jobs.running() == 0; }));
+  const RunResult* r = jobs.result("refused");
+  ASSERT_NE(r, nullptr);
+  ASSERT_TRUE(r->failure);
+  EXPECT_EQ(r->failure->reason, "outside_allowed_dirs");
+  const auto fams = out.Collect();
+  EXPECT_EQ(sample(fams, "nvmond_workload_failed", {{"job", "refused"}}), 1.0);
+  EXPECT_EQ(sample(fams, "nvmond_workload_running", {{"job", "refused"}}), 0.0);
+  EXPECT_EQ(sample(fams, "nvmond_workload_bytes_total", {{"job", "refused"}, {"op", "write"}}), 0.0);
+  EXPECT_FALSE(fs::exists(target));
+}
+
+TEST(JobScheduler, IoUringJobOnAnAllowedFileWritesIt) {
+  TempDir dir;
+  SystemClock clock;
+  const fs::path target = dir.path / "scratch.bin";
+  JobsConfig config;
+  JobSpec j;
+  j.name = "file";
+  j.target = target.string();
+  j.read_pct = 0;
+  j.queue_depth = 4;
+  j.file_size = 4 << 20;
+  j.bytes = 1 << 20;
+  config.jobs.push_back(j);
+  config.safety.allow_dirs = {dir.path.string()};
+
+  boost::asio::io_context io;
+  PublishedMetrics out;
+  JobScheduler jobs(io, config, job_engine_factory(nullptr, clock), out, 10ms);
+  jobs.start();
+  ASSERT_TRUE(run_until(io, [&] { return jobs.running() == 0; }));
+  const RunResult* r = jobs.result("file");
+  ASSERT_NE(r, nullptr);
+  if (r->failure && r->failure->message.find("io_uring") != std::string::npos) {
+    GTEST_SKIP() << "io_uring unavailable: " << r->failure->message;
+  }
+  ASSERT_FALSE(r->failure) << r->failure->message;
+  EXPECT_EQ(fs::file_size(target), 4u << 20);
+  EXPECT_EQ(sample(out.Collect(), "nvmond_workload_bytes_total", {{"job", "file"}, {"op", "write"}}),
+            static_cast<double>(r->op[1].bytes));
+  EXPECT_GT(r->op[1].bytes, 0u);
+}
+
+}  // namespace
+}  // namespace nvmond

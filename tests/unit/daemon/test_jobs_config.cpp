@@ -1,0 +1,89 @@
+// read_jobs_config: [[job]] and [safety] in the daemon's file, with positions.
+#include "daemon/jobs_config.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace nvmond {
+namespace {
+
+using ::testing::HasSubstr;
+
+JobsConfig read(const std::string& text, const std::vector<std::string>& sims = {"SIM0"}) {
+  toml::table root = toml::parse(std::string_view(text), std::string_view("nvmond.toml"));
+  TableReader r(root, "nvmond.toml", "");
+  JobsConfig c = read_jobs_config(r, sims);
+  r.finish();  // whatever the caller did not read
+  return c;
+}
+
+std::string error_of(const std::string& text, const std::vector<std::string>& sims = {"SIM0"}) {
+  try {
+    read(text, sims);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(JobsConfig, ReadsJobsAndSafety) {
+  JobsConfig c = read(R"(
+[[job]]
+name = "soak"
+target = "sim:SIM0"
+engine = "sim"
+read_pct = 0
+runtime = "10h"
+
+[[job]]
+name = "scratch"
+target = "/var/lib/nvmond/scratch/a"
+bytes = "1GiB"
+
+[safety]
+allow_serials = ["S1", "S2"]
+allow_dirs = ["/var/lib/nvmond/scratch"]
+)");
+  ASSERT_EQ(c.jobs.size(), 2u);
+  EXPECT_EQ(c.jobs[0].name, "soak");
+  EXPECT_EQ(c.jobs[0].engine, "sim");
+  EXPECT_EQ(c.jobs[1].engine, "io_uring");
+  EXPECT_EQ(c.safety.allow_serials, (std::vector<std::string>{"S1", "S2"}));
+  EXPECT_EQ(c.safety.allow_dirs, (std::vector<std::string>{"/var/lib/nvmond/scratch"}));
+}
+
+TEST(JobsConfig, NoJobsIsFine) {
+  JobsConfig c = read("");
+  EXPECT_TRUE(c.jobs.empty());
+  EXPECT_TRUE(c.safety.allow_serials.empty());
+}
+
+TEST(JobsConfig, LeavesOtherKeysToTheCaller) {
+  EXPECT_THAT(error_of("[daemon]\nlisten = \"x\"\n[[job]]\nname = \"a\"\ntarget = \"/tmp/f\"\n"),
+              HasSubstr("daemon"));
+}
+
+TEST(JobsConfig, DuplicateNamesArePositioned) {
+  EXPECT_THAT(error_of("[[job]]\nname = \"a\"\ntarget = \"/tmp/f\"\n"
+                       "[[job]]\nname = \"a\"\ntarget = \"/tmp/g\"\n"),
+              HasSubstr("nvmond.toml:5:8: job[1].name: duplicate job: name \"a\" is already used by job[0]"));
+}
+
+TEST(JobsConfig, SimTargetNeedsTheSimEngine) {
+  EXPECT_THAT(error_of("[[job]]\nname = \"a\"\ntarget = \"sim:SIM0\"\n"),
+              HasSubstr("nvmond.toml:3:10: job[0].target: a \"sim:SERIAL\" target needs engine = \"sim\""));
+}
+
+TEST(JobsConfig, SimJobMustNameAConfiguredDrive) {
+  EXPECT_THAT(error_of("[[job]]\nname = \"a\"\ntarget = \"sim:NOPE\"\nengine = \"sim\"\n"),
+              HasSubstr("nvmond.toml:3:10: job[0].target: no [[sim]] drive has serial \"NOPE\""));
+}
+
+TEST(JobsConfig, JobAndSafetyErrorsArePositioned) {
+  EXPECT_THAT(error_of("[[job]]\nname = \"a\"\ntarget = \"/tmp/f\"\nqueue_depht = 4\n"),
+              HasSubstr("nvmond.toml:4:1:"));
+  EXPECT_THAT(error_of("[safety]\nallow_serial = [\"x\"]\n"), HasSubstr("nvmond.toml:2:1:"));
+}
+
+}  // namespace
+}  // namespace nvmond
