@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 
@@ -137,6 +138,17 @@ DaemonConfig load_config(const std::string& path) {
   c.jobs = read_jobs_config(r, sim_serials);
   r.finish();
   return c;
+}
+
+int check_config_command(const std::string& path) {
+  try {
+    load_config(path);
+    std::printf("%s: ok\n", path.c_str());
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  }
 }
 
 }  // namespace nvmond

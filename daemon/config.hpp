@@ -58,4 +58,8 @@ struct DaemonConfig {
 // Throws ConfigError ("file:line:col: message") on any syntax or semantic error.
 DaemonConfig load_config(const std::string& path);
 
+// `nvmond --check-config` and `nvmonctl check-config`: prints "PATH: ok" and
+// returns 0, or prints the error to stderr and returns 1.
+int check_config_command(const std::string& path);
+
 }  // namespace nvmond

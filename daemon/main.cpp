@@ -21,16 +21,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", nvmond::build::kVersion);
   CLI11_PARSE(app, argc, argv);
 
-  if (!check_path.empty()) {
-    try {
-      nvmond::load_config(check_path);
-      std::printf("%s: ok\n", check_path.c_str());
-      return 0;
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "%s\n", e.what());
-      return 1;
-    }
-  }
+  if (!check_path.empty()) return nvmond::check_config_command(check_path);
   if (config_path.empty()) {
     std::fprintf(stderr, "nvmond: --config FILE is required (or --check-config FILE)\n");
     return 2;

@@ -35,16 +35,7 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
 
-  if (*check) {
-    try {
-      nvmond::load_config(check_path);
-      std::printf("%s: ok\n", check_path.c_str());
-      return 0;
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "%s\n", e.what());
-      return 1;
-    }
-  }
+  if (*check) return nvmond::check_config_command(check_path);
   if (*run_job) {
     // Sim targets need a daemon's simulated drives; here the default factory
     // gives io_uring jobs their engine and fails "sim" jobs at setup, naming them.
