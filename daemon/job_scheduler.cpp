@@ -105,7 +105,7 @@ void JobScheduler::publish(Job& job) {
   MetricSet extra;
   extra.gauge("nvmond_workload_failed",
               "1 if the workload was refused by the safety guard or could not start.",
-              {{"job", snap.job}}, finished && job.result && job.result->failure ? 1.0 : 0.0);
+              {{kWorkloadLabel, snap.job}}, finished && job.result && job.result->failure ? 1.0 : 0.0);
   for (auto& f : extra.take()) families.push_back(std::move(f));
   out_.publish(metrics_key(snap.job), std::move(families));
 }

@@ -6,8 +6,8 @@
 // job's thread is done, joins it, logs its result and publishes its final
 // numbers (nvmond_workload_running 0), which stay published.
 //
-//   nvmond_workload_*{job,...}          see workloads/workload_metrics.hpp
-//   nvmond_workload_failed{job}         gauge: 1 if the job was refused by the
+//   nvmond_workload_*{workload,...}          see workloads/workload_metrics.hpp
+//   nvmond_workload_failed{workload}         gauge: 1 if the job was refused by the
 //                                       safety guard or could not start
 //
 // All jobs start at start() and run once (to their runtime/bytes budget).

@@ -30,7 +30,7 @@ using prometheus::MetricFamily;
 using prometheus::MetricType;
 
 std::vector<ClientMetric::Label> labels(const RunSnapshot& run, int op) {
-  return {{"job", run.job}, {"op", op_name(static_cast<IoOp>(op))}};
+  return {{kWorkloadLabel, run.job}, {"op", op_name(static_cast<IoOp>(op))}};
 }
 
 // One family per metric: a field accessor and the family's type and help.
@@ -70,7 +70,7 @@ std::vector<MetricFamily> render_workload_metrics(std::span<const RunSnapshot> r
 
   for (const auto& run : runs) {
     ClientMetric r;
-    r.label = {{"job", run.job}};
+    r.label = {{kWorkloadLabel, run.job}};
     r.gauge.value = run.running ? 1 : 0;
     running.metric.push_back(std::move(r));
     for (int op = 0; op < kIoOpCount; ++op) {

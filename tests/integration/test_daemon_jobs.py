@@ -43,11 +43,11 @@ class DaemonJobTest(unittest.TestCase):
         d = Daemon(CONFIG).start()
         try:
             def rate(m):
-                return value(m, "nvmond_workload_throughput_bytes_per_second", job="seqwrite", op="write")
+                return value(m, "nvmond_workload_throughput_bytes_per_second", workload="seqwrite", op="write")
             # Cool drive: the job writes at the drive's full sequential rate.
             m = d.wait_metric(lambda m: has_series(m, "nvmond_workload_throughput_bytes_per_second")
                               and rate(m) > 1000e6, 30, "the unthrottled rate (> 1 GB/s)")
-            self.assertEqual(value(m, "nvmond_workload_running", job="seqwrite"), 1)
+            self.assertEqual(value(m, "nvmond_workload_running", workload="seqwrite"), 1)
             # The job's heat crosses 70 C and the analytics see the drive throttling...
             m = d.wait_metric(
                 lambda m: has_series(m, "nvme_thermal_throttling", serial="SIM-DC")

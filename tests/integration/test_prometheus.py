@@ -7,10 +7,13 @@ time; the heatsink drive under light writes stays cool. Prometheus evaluates
 on wall time, so the rules are loaded with every `for:` shortened to 2s (the
 expressions, labels and annotations are the shipped ones).
 
-Proves: the example scrape config works against the real daemon (target up,
-nvme_up per serial through the PromQL API), the rules load in a real server,
-and NvmeThermalThrottling goes pending -> firing for the throttling drive
-while the heatsink drive has no thermal alert.
+Proves: the example scrape config (grafana/prometheus.yml, only the target
+and intervals replaced) works against the real daemon (target up, nvme_up per
+serial through the PromQL API), the rules load in a real server,
+NvmeThermalThrottling goes pending -> firing for the throttling drive while
+the heatsink drive has no thermal alert, and a running workload's series keep
+their `workload` label next to the scrape's own `job` (nothing is renamed to
+exported_job).
 
 Every wait polls the HTTP API against a deadline; both processes are killed on
 every exit path. Loopback only.
@@ -26,13 +29,17 @@ import unittest
 import urllib.parse
 import urllib.request
 
+import yaml
+
 sys.path.insert(0, os.path.dirname(__file__))
 from nvmond_harness import SOURCE_DIR, Daemon, free_port, wait_for  # noqa: E402
 
 PROMETHEUS = shutil.which("prometheus") or "/usr/bin/prometheus"
 RULES_DIR = os.path.join(SOURCE_DIR, "grafana", "rules")
+SHIPPED_CONFIG = os.path.join(SOURCE_DIR, "grafana", "prometheus.yml")
 
-HOT, COOL = "PROM-DC", "PROM-HS"
+HOT, COOL, LOAD = "PROM-DC", "PROM-HS", "PROM-WL"
+WORKLOAD = "prom-reads"
 CONFIG = f"""
 [daemon]
 listen = "127.0.0.1:@PORT@"
@@ -58,20 +65,34 @@ name = "hs0"
 serial = "{COOL}"
 profile = "consumer-heatsink"
 write_rate = "150MB"
+
+# A light read workload on a drive of its own, for its series' labels.
+[[sim]]
+name = "wl0"
+serial = "{LOAD}"
+profile = "generic"
+
+[[job]]
+name = "{WORKLOAD}"
+target = "sim:{LOAD}"
+engine = "sim"
+pattern = "random"
+bs = "4KiB"
+read_pct = 100
+queue_depth = 1
+runtime = "30m"
 """
 
-PROMETHEUS_CONFIG = """
-global:
-  scrape_interval: 1s
-  scrape_timeout: 900ms
-  evaluation_interval: 1s
-rule_files: [{rules}]
-scrape_configs:
-  - job_name: nvmond
-    honor_labels: true
-    static_configs:
-      - targets: ["127.0.0.1:{port}"]
-"""
+
+def prometheus_config(rule_paths, nvmond_port):
+    """grafana/prometheus.yml as shipped, pointed at this nvmond, 1 s intervals."""
+    with open(SHIPPED_CONFIG) as f:
+        doc = yaml.safe_load(f)
+    doc["global"] = {"scrape_interval": "1s", "scrape_timeout": "900ms", "evaluation_interval": "1s"}
+    doc["rule_files"] = rule_paths
+    (scrape,) = [c for c in doc["scrape_configs"] if c["job_name"] == "nvmond"]
+    scrape["static_configs"] = [{"targets": [f"127.0.0.1:{nvmond_port}"]}]
+    return yaml.safe_dump(doc)
 
 
 def shortened_rules(text):
@@ -93,10 +114,10 @@ class Prometheus:
                 path = os.path.join(workdir, name)
                 with open(path, "w") as f:
                     f.write(text)
-                rules.append(json.dumps(path))
+                rules.append(path)
         self.config = os.path.join(workdir, "prometheus.yml")
         with open(self.config, "w") as f:
-            f.write(PROMETHEUS_CONFIG.format(rules=", ".join(rules), port=nvmond_port))
+            f.write(prometheus_config(rules, nvmond_port))
         self.log_path = os.path.join(workdir, "prometheus.log")
         self.proc = None
 
@@ -229,6 +250,23 @@ class PrometheusTest(unittest.TestCase):
         cool_thermal = [a for a in alerts() if a["labels"].get("serial") == COOL
                         and re.match(r"Nvme(Thermal|Temperature)", a["labels"]["alertname"])]
         self.assertEqual(cool_thermal, [])
+
+    def test_4_workload_series_keep_their_label_beside_the_scrape_job(self):
+        query = f'nvmond_workload_running{{workload="{WORKLOAD}"}}'
+
+        def running():
+            data = self.p.api("query", query=query)
+            return data["result"] if data and data["result"] else None
+        try:
+            (series,) = wait_for(running, 30, f"{query} in PromQL")
+        except AssertionError as e:
+            raise AssertionError(str(e) + self.diagnose())
+        self.assertEqual(series["metric"].get("job"), "nvmond")
+        self.assertEqual(series["metric"].get("workload"), WORKLOAD)
+        self.assertEqual(series["value"][1], "1")
+        # No label of nvmond's collided with a target label and got renamed.
+        clashes = self.p.api("query", query='{exported_job=~".+"} or {exported_instance=~".+"}')
+        self.assertEqual(clashes["result"], [])
 
 
 if __name__ == "__main__":

@@ -193,6 +193,41 @@ class RulesTest(unittest.TestCase):
                 self.assertIn("$labels.serial", where, f"{name} does not name the drive")
             self.assertIn(name, tested, f"{name} has no promtool test showing it fire")
 
+    def test_workloads_are_told_apart_by_workload_not_job(self):
+        # nvmond names a workload in its `workload` label; `job` on those
+        # series is Prometheus's scrape job, the same for every workload, so
+        # matching, grouping or naming workloads by it merges them.
+        wrong = [
+            (re.compile(r"\$labels\.job\b"), "names the workload by $labels.job"),
+            (re.compile(r"\{\{\s*job\s*\}\}"), "legend {{job}}"),
+            (re.compile(r"\$\{?job\b"), "variable $job"),
+            (re.compile(r"\bjob\s*(=~|!~|!=|=)\s*(\\?\"|')?%[qsv]"), "matches job against a workload name"),
+            (re.compile(r",\s*job\s*\)"), "label_values(..., job)"),
+        ]
+        grouping = re.compile(r"\b(?:on|by)\s*\(([^()]*)\)")
+        texts, bad = [], []
+        for path, r in rules():
+            name = r.get("alert") or r.get("record")
+            if "workload" not in name and "workload" not in r["expr"]:
+                continue
+            texts.append((name, r["expr"]))
+            texts += [(f"{name} {k}", v) for k, v in r.get("annotations", {}).items()]
+            if "record" in r and r.get("labels") and ("workload" not in r["labels"] or "job" in r["labels"]):
+                bad.append(f"{name}: labels {sorted(r['labels'])} (want workload, not job)")
+        for path in DASHBOARDS:
+            with open(path) as f:
+                text = f.read()
+            if "nvmond_workload" in text:
+                texts.append((os.path.basename(path), text))
+        self.assertTrue(texts)
+        bad += [f"{where}: {why}" for where, text in texts for rx, why in wrong if rx.search(text)]
+        for where, text in texts:
+            for g in grouping.findall(text):
+                labels = {l.strip() for l in g.split(",")}
+                if "job" in labels and "workload" not in labels:
+                    bad.append(f"{where}: groups workloads by ({g}) without workload")
+        self.assertFalse(bad, "\n".join(bad))
+
 
 class DashboardJsonTest(unittest.TestCase):
     def provisioned_uid(self):
@@ -304,7 +339,7 @@ class MetricNamesTest(unittest.TestCase):
                          {"nvme_a_total", "b:c"})
         self.assertEqual(metric_names('(nvme_x{limit="warning"} > 0) - ignoring(limit, sensor) nvme_y'),
                          {"nvme_x", "nvme_y"})
-        self.assertEqual(metric_names('histogram_quantile(0.99, sum by (le) (rate(h_bucket{job=~"$job"}[$__rate_interval])))'),
+        self.assertEqual(metric_names('histogram_quantile(0.99, sum by (le) (rate(h_bucket{workload=~"$workload"}[$__rate_interval])))'),
                          {"h_bucket"})
 
     def test_every_metric_name_is_exported(self):

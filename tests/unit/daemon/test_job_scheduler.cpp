@@ -114,14 +114,14 @@ TEST(JobScheduler, SimJobsArePublishedAndMoveTheirDrivesCounters) {
 
   // What the scrape sees is what the runs did, one series per job.
   const auto fams = out.Collect();
-  const double fill_bytes = sample(fams, "nvmond_workload_bytes_total", {{"job", "fill"}, {"op", "write"}});
-  const double scan_bytes = sample(fams, "nvmond_workload_bytes_total", {{"job", "scan"}, {"op", "read"}});
+  const double fill_bytes = sample(fams, "nvmond_workload_bytes_total", {{"workload", "fill"}, {"op", "write"}});
+  const double scan_bytes = sample(fams, "nvmond_workload_bytes_total", {{"workload", "scan"}, {"op", "read"}});
   EXPECT_EQ(fill_bytes, static_cast<double>(fill->op[1].bytes));
   EXPECT_EQ(scan_bytes, static_cast<double>(scan->op[0].bytes));
-  EXPECT_EQ(sample(fams, "nvmond_workload_bytes_total", {{"job", "fill"}, {"op", "read"}}), 0.0);
-  EXPECT_EQ(sample(fams, "nvmond_workload_running", {{"job", "fill"}}), 0.0);
-  EXPECT_EQ(sample(fams, "nvmond_workload_running", {{"job", "scan"}}), 0.0);
-  EXPECT_EQ(sample(fams, "nvmond_workload_failed", {{"job", "fill"}}), 0.0);
+  EXPECT_EQ(sample(fams, "nvmond_workload_bytes_total", {{"workload", "fill"}, {"op", "read"}}), 0.0);
+  EXPECT_EQ(sample(fams, "nvmond_workload_running", {{"workload", "fill"}}), 0.0);
+  EXPECT_EQ(sample(fams, "nvmond_workload_running", {{"workload", "scan"}}), 0.0);
+  EXPECT_EQ(sample(fams, "nvmond_workload_failed", {{"workload", "fill"}}), 0.0);
 
   // The drives' SMART counters moved by the jobs' bytes (data units of
   // 512,000 bytes, cumulative and rounded up), each on its own drive only.
@@ -150,15 +150,15 @@ TEST(JobScheduler, LiveNumbersWhileRunningAndDestructionStopsALongJob) {
     jobs.start();
     // The runner merges its workers' counters about once a second.
     ASSERT_TRUE(run_until(io, [&] {
-      live_bytes = sample(out.Collect(), "nvmond_workload_bytes_total", {{"job", "soak"}, {"op", "write"}});
+      live_bytes = sample(out.Collect(), "nvmond_workload_bytes_total", {{"workload", "soak"}, {"op", "write"}});
       return live_bytes > 0;
     }));
-    EXPECT_EQ(sample(out.Collect(), "nvmond_workload_running", {{"job", "soak"}}), 1.0);
+    EXPECT_EQ(sample(out.Collect(), "nvmond_workload_running", {{"workload", "soak"}}), 1.0);
     EXPECT_EQ(jobs.running(), 1u);
   }  // ~JobScheduler: stop, join, final numbers
   const auto fams = out.Collect();
-  EXPECT_EQ(sample(fams, "nvmond_workload_running", {{"job", "soak"}}), 0.0);
-  EXPECT_GE(sample(fams, "nvmond_workload_bytes_total", {{"job", "soak"}, {"op", "write"}}), live_bytes);
+  EXPECT_EQ(sample(fams, "nvmond_workload_running", {{"workload", "soak"}}), 0.0);
+  EXPECT_GE(sample(fams, "nvmond_workload_bytes_total", {{"workload", "soak"}, {"op", "write"}}), live_bytes);
   // The timer's pending handler runs after the scheduler is gone: it must not touch it.
   io.restart();
   io.poll();
@@ -188,9 +188,9 @@ TEST(JobScheduler, RefusedJobIsPublishedAsFailedAndWritesNothing) {
   ASSERT_TRUE(r->failure);
   EXPECT_EQ(r->failure->reason, "outside_allowed_dirs");
   const auto fams = out.Collect();
-  EXPECT_EQ(sample(fams, "nvmond_workload_failed", {{"job", "refused"}}), 1.0);
-  EXPECT_EQ(sample(fams, "nvmond_workload_running", {{"job", "refused"}}), 0.0);
-  EXPECT_EQ(sample(fams, "nvmond_workload_bytes_total", {{"job", "refused"}, {"op", "write"}}), 0.0);
+  EXPECT_EQ(sample(fams, "nvmond_workload_failed", {{"workload", "refused"}}), 1.0);
+  EXPECT_EQ(sample(fams, "nvmond_workload_running", {{"workload", "refused"}}), 0.0);
+  EXPECT_EQ(sample(fams, "nvmond_workload_bytes_total", {{"workload", "refused"}, {"op", "write"}}), 0.0);
   EXPECT_FALSE(fs::exists(target));
 }
 
@@ -221,7 +221,7 @@ TEST(JobScheduler, IoUringJobOnAnAllowedFileWritesIt) {
   }
   ASSERT_FALSE(r->failure) << r->failure->message;
   EXPECT_EQ(fs::file_size(target), 4u << 20);
-  EXPECT_EQ(sample(out.Collect(), "nvmond_workload_bytes_total", {{"job", "file"}, {"op", "write"}}),
+  EXPECT_EQ(sample(out.Collect(), "nvmond_workload_bytes_total", {{"workload", "file"}, {"op", "write"}}),
             static_cast<double>(r->op[1].bytes));
   EXPECT_GT(r->op[1].bytes, 0u);
 }

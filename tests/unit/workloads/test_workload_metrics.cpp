@@ -71,18 +71,40 @@ TEST(WorkloadMetrics, ExpositionText) {
   std::vector<RunSnapshot> runs{sample_run()};
   const std::string text = prometheus::TextSerializer().Serialize(render_workload_metrics(runs));
   for (const char* line : {
-           "nvmond_workload_ops_total{job=\"wsat\",op=\"write\"} 3\n",
-           "nvmond_workload_bytes_total{job=\"wsat\",op=\"write\"} 12288\n",
-           "nvmond_workload_errors_total{job=\"wsat\",op=\"write\"} 1\n",
-           "nvmond_workload_iops{job=\"wsat\",op=\"write\"} 1500\n",
-           "nvmond_workload_throughput_bytes_per_second{job=\"wsat\",op=\"write\"} 6144000\n",
-           "nvmond_workload_latency_seconds_bucket{job=\"wsat\",op=\"write\",le=\"+Inf\"} 3\n",
-           "nvmond_workload_latency_seconds_count{job=\"wsat\",op=\"write\"} 3\n",
-           "nvmond_workload_running{job=\"wsat\"} 1\n",
+           "nvmond_workload_ops_total{workload=\"wsat\",op=\"write\"} 3\n",
+           "nvmond_workload_bytes_total{workload=\"wsat\",op=\"write\"} 12288\n",
+           "nvmond_workload_errors_total{workload=\"wsat\",op=\"write\"} 1\n",
+           "nvmond_workload_iops{workload=\"wsat\",op=\"write\"} 1500\n",
+           "nvmond_workload_throughput_bytes_per_second{workload=\"wsat\",op=\"write\"} 6144000\n",
+           "nvmond_workload_latency_seconds_bucket{workload=\"wsat\",op=\"write\",le=\"+Inf\"} 3\n",
+           "nvmond_workload_latency_seconds_count{workload=\"wsat\",op=\"write\"} 3\n",
+           "nvmond_workload_running{workload=\"wsat\"} 1\n",
            "# TYPE nvmond_workload_ops_total counter\n",
            "# TYPE nvmond_workload_latency_seconds histogram\n"}) {
     EXPECT_NE(text.find(line), std::string::npos) << line << "\nin\n" << text;
   }
+}
+
+// `job` and `instance` are the target labels Prometheus attaches to every
+// scraped series: a workload series carrying either would clash with them
+// (renamed to exported_job, or overwritten with honor_labels).
+TEST(WorkloadMetrics, NoSeriesCarriesAPrometheusTargetLabel) {
+  std::vector<RunSnapshot> runs{sample_run()};
+  const auto fams = render_workload_metrics(runs);
+  std::size_t named = 0;
+  for (const auto& f : fams) {
+    for (const auto& m : f.metric) {
+      for (const auto& l : m.label) {
+        EXPECT_NE(l.name, "job") << f.name;
+        EXPECT_NE(l.name, "instance") << f.name;
+      }
+      ASSERT_FALSE(m.label.empty()) << f.name;
+      EXPECT_EQ(m.label[0].name, "workload") << f.name;
+      EXPECT_EQ(m.label[0].value, "wsat") << f.name;
+      ++named;
+    }
+  }
+  EXPECT_GT(named, 0u);
 }
 
 }  // namespace
