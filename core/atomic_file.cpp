@@ -28,7 +28,12 @@ struct Fd {
 std::optional<Error> write_file_atomically(const std::string& path, std::string_view content) {
   std::filesystem::path target(path);
   std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
-  std::string tmp = (dir / ("." + target.filename().string() + ".tmp")).string();
+  // Built by appending: GCC 12 at -O3 raises a false -Wrestrict on
+  // `"." + str + ".tmp"` (GCC bug 105329).
+  std::string name = ".";
+  name += target.filename().string();
+  name += ".tmp";
+  std::string tmp = (dir / name).string();
   {
     Fd f{::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
     if (f.fd < 0) return io_error(tmp, "open", errno);

@@ -8,28 +8,11 @@
 
 #include "collectors/health.hpp"
 #include "core/clock.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace nvmond::testing {
 
-// A fresh directory removed with everything in it when the test ends.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "nvmond-analytics-XXXXXX").string();
-    if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using test::TempDir;
 
 inline DriveInfo drive(const std::string& serial, const std::string& path,
                        std::uint64_t capacity = 1'000'000'000'000) {

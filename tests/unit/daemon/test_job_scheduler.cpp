@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/temp_dir.hpp"
+
 #include <prometheus/metric_family.h>
 #include <unistd.h>
 
@@ -72,17 +74,7 @@ JobSpec sim_job(const std::string& name, const std::string& serial, double read_
   return j;
 }
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "nvmond-jobs-XXXXXX").string();
-    path = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
+using test::TempDir;
 
 TEST(JobScheduler, SimJobsArePublishedAndMoveTheirDrivesCounters) {
   ManualClock clock;
@@ -167,7 +159,7 @@ TEST(JobScheduler, LiveNumbersWhileRunningAndDestructionStopsALongJob) {
 TEST(JobScheduler, RefusedJobIsPublishedAsFailedAndWritesNothing) {
   TempDir dir;
   SystemClock clock;
-  const fs::path target = dir.path / "scratch.bin";
+  const fs::path target = fs::path(dir.path()) / "scratch.bin";
   JobsConfig config;
   JobSpec j;
   j.name = "refused";
@@ -176,7 +168,7 @@ TEST(JobScheduler, RefusedJobIsPublishedAsFailedAndWritesNothing) {
   j.file_size = 1 << 20;
   j.bytes = 1 << 20;
   config.jobs.push_back(j);
-  config.safety.allow_dirs = {(dir.path / "elsewhere").string()};
+  config.safety.allow_dirs = {(fs::path(dir.path()) / "elsewhere").string()};
 
   boost::asio::io_context io;
   PublishedMetrics out;
@@ -197,7 +189,7 @@ TEST(JobScheduler, RefusedJobIsPublishedAsFailedAndWritesNothing) {
 TEST(JobScheduler, IoUringJobOnAnAllowedFileWritesIt) {
   TempDir dir;
   SystemClock clock;
-  const fs::path target = dir.path / "scratch.bin";
+  const fs::path target = fs::path(dir.path()) / "scratch.bin";
   JobsConfig config;
   JobSpec j;
   j.name = "file";
@@ -207,7 +199,7 @@ TEST(JobScheduler, IoUringJobOnAnAllowedFileWritesIt) {
   j.file_size = 4 << 20;
   j.bytes = 1 << 20;
   config.jobs.push_back(j);
-  config.safety.allow_dirs = {dir.path.string()};
+  config.safety.allow_dirs = {dir.path()};
 
   boost::asio::io_context io;
   PublishedMetrics out;

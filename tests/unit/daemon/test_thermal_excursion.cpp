@@ -6,15 +6,13 @@
 // The whole chain is the real one: DriveModel physics -> SimDevice (the
 // Device boundary) -> DriveAnalytics -> SqliteStore and Prometheus families.
 #include <gtest/gtest.h>
-#include <stdlib.h>
-
-#include <filesystem>
 
 #include "collectors/analytics/drive_analytics.hpp"
 #include "collectors/analytics/metrics.hpp"
 #include "collectors/sim/drive_model.hpp"
 #include "collectors/sim/sim_device.hpp"
 #include "daemon/store/sqlite_store.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace nvmond {
 namespace {
@@ -34,13 +32,13 @@ struct Excursion {
 
 class Bench {
  public:
-  explicit Bench(const std::string& profile) : dir_(make_dir()) {
+  explicit Bench(const std::string& profile) {
     SimDriveSpec spec = sim_profile(profile);
     spec.name = "d0";
     spec.serial = "SN-" + profile;
     model_ = std::make_shared<DriveModel>(spec, clock_.wall());
     device_ = std::make_unique<SimDevice>(model_, clock_);
-    auto store = SqliteStore::open(dir_);
+    auto store = SqliteStore::open(dir_.path());
     if (!store) throw std::runtime_error(store.error().message);
     store_ = std::move(*store);
     analytics_ = std::make_unique<DriveAnalytics>(*store_);
@@ -51,7 +49,6 @@ class Bench {
   ~Bench() {
     analytics_.reset();
     store_.reset();
-    std::filesystem::remove_all(dir_);
   }
 
   // Sustained sequential writes for `span`, polling every kPoll.
@@ -102,12 +99,7 @@ class Bench {
   DriveKey key() const { return {info_.serial, info_.model}; }
 
  private:
-  static std::string make_dir() {
-    std::string t = (std::filesystem::temp_directory_path() / "nvmond-excursion-XXXXXX").string();
-    if (mkdtemp(t.data()) == nullptr) throw std::runtime_error("mkdtemp");
-    return t;
-  }
-  std::string dir_;
+  test::TempDir dir_{"nvmond-excursion"};
   ManualClock clock_;
   std::shared_ptr<DriveModel> model_;
   std::unique_ptr<SimDevice> device_;

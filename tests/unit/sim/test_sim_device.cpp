@@ -2,6 +2,8 @@
 // persistence across restarts, injected faults.
 #include <gtest/gtest.h>
 
+#include "tests/support/temp_dir.hpp"
+
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -18,20 +20,8 @@ namespace {
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
+using test::TempDir;
 
-// A fresh temporary directory, removed with its contents at the end.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "nvmond-sim-XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 void expect_same(const SmartLog& a, const SmartLog& b) {
   EXPECT_EQ(a.critical_warning, b.critical_warning);
@@ -108,7 +98,7 @@ TEST(SimState, FileHelpersWriteAtomicallyAndReportAbsence) {
   ManualClock clock;
   DriveModel a(test::named("consumer"), clock.wall());
   a.io(IoKind::write, 5'000'000'000, true);
-  const std::string path = (dir.path() / "state.json").string();
+  const std::string path = (fs::path(dir.path()) / "state.json").string();
   auto missing = load_state_file(a, path);
   ASSERT_TRUE(missing.has_value());
   EXPECT_EQ(missing->reason, "absent");
@@ -119,7 +109,7 @@ TEST(SimState, FileHelpersWriteAtomicallyAndReportAbsence) {
   DriveModel b(test::named("consumer"), clock.wall());
   ASSERT_FALSE(load_state_file(b, path).has_value());
   EXPECT_EQ(b.smart().data_units_written, a.smart().data_units_written);
-  auto unwritable = save_state_file(a, (dir.path() / "no" / "such" / "dir.json").string());
+  auto unwritable = save_state_file(a, (fs::path(dir.path()) / "no" / "such" / "dir.json").string());
   ASSERT_TRUE(unwritable.has_value());
   EXPECT_EQ(unwritable->reason, "io");
 }

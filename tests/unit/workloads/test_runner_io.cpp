@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/temp_dir.hpp"
+
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -19,22 +21,8 @@ namespace nvmond {
 namespace {
 
 namespace fs = std::filesystem;
+using test::TempDir;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "nvmond-wl-XXXXXX").string();
-    path_ = ::mkdtemp(t.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 JobSpec file_job(const std::string& path) {
   JobSpec j;
