@@ -220,15 +220,19 @@ class Worker {
     for (const auto& b : spec_.block_sizes) weight_total_ += b.weight;
     read_threshold_ = static_cast<std::uint64_t>(spec_.read_pct / 100.0 * 4294967296.0);
     const double share = 1.0 / spec_.threads;
-    // No bursts: I/Os are spaced evenly, as fio's default linear rate
-    // process does. A burst of even a few I/Os queues them behind each other
-    // and inflates the latency a fixed-rate (QoS) measurement reports.
+    // The bucket holds 10 ms of I/O. In steady state an I/O is admitted as
+    // soon as one token is there, so I/Os are already spaced evenly; the depth
+    // only lets a worker catch up after waking late. Measured at 20k IOPS on a
+    // loop device: a one-token bucket lost every late wake-up (13k IOPS
+    // delivered) without lowering latency, 1 ms delivered 18.8-19.3k, 10 ms
+    // 19.6-20.0k.
     if (spec_.rate_iops > 0) {
-      iops_limit_.emplace(spec_.rate_iops * share, 1.0);
+      const double r = spec_.rate_iops * share;
+      iops_limit_.emplace(r, std::max(1.0, r / 100));
     }
     if (spec_.rate_bytes_per_second > 0) {
-      bytes_limit_.emplace(spec_.rate_bytes_per_second * share,
-                           static_cast<double>(spec_.max_block_size()));
+      const double r = spec_.rate_bytes_per_second * share;
+      bytes_limit_.emplace(r, std::max<double>(spec_.max_block_size(), r / 100));
     }
     if (spec_.verify) written_.assign((chunk / align + 63) / 64, 0);
     return std::nullopt;

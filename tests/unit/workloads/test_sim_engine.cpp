@@ -67,6 +67,30 @@ TEST(SimEngine, QueueDepthOneLatencyIsServicePlusAccessLatency) {
             static_cast<double>(model->access_latency(IoKind::read).count()));
 }
 
+// "Write at N DWPD" endurance runs depend on the runner delivering the rate
+// it was asked for: on simulated time, exactly, whatever the queue depth.
+TEST(SimEngine, RateLimitedJobsDeliverTheirRateOnSimulatedTime) {
+  for (bool by_bytes : {false, true}) {
+    SCOPED_TRACE(by_bytes ? "rate_bytes" : "rate_iops");
+    ManualClock clock;
+    auto model = drive(clock);
+    JobSpec j = sim_job();
+    j.pattern = AccessPattern::random;
+    j.block_sizes = {{4096, 1}};
+    j.runtime = std::chrono::seconds(60);
+    if (by_bytes) j.rate_bytes_per_second = 20'000'000;  // ~4883 IOPS of 4 KiB
+    else j.rate_iops = 5000;
+    RunResult r = JobRunner(j, factory_for(model, clock), nullptr).run();
+    ASSERT_FALSE(r.failure) << r.failure->message;
+    const double secs = seconds(r.elapsed);
+    if (by_bytes) {
+      EXPECT_NEAR(static_cast<double>(r.op[1].bytes) / secs, 20e6, 20e6 * 0.01);
+    } else {
+      EXPECT_NEAR(static_cast<double>(r.op[1].ops) / secs, 5000, 50);
+    }
+  }
+}
+
 TEST(SimEngine, UnknownSerialFailsSetupWithTheSerial) {
   ManualClock clock;
   JobSpec j = sim_job();
