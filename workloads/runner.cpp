@@ -1,6 +1,7 @@
 #include "workloads/runner.hpp"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -489,6 +490,10 @@ RunResult JobRunner::run() {
   threads.reserve(n);
   for (unsigned i = 0; i < n; ++i) {
     threads.emplace_back([&, i] {
+      // The default 50 us timer slack lets a worker waiting for its next rate
+      // token oversleep by up to 50 us, which a fixed-rate (QoS) run reports
+      // as latency: at 20k IOPS QD4 the p50 fell from 55 to 40 us with 1 ns.
+      prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
       Worker w(spec_, i, *stats[i], stop_, seed);
       std::unique_ptr<IoEngine> engine = factory_ ? factory_(spec_) : nullptr;
       std::optional<Error> err;
