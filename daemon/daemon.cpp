@@ -204,8 +204,8 @@ void Daemon::arm_compaction() {
 }
 
 void Daemon::notify_status() {
-  sd_notifyf(0, "STATUS=monitoring %zu drive(s), serving http://%s/metrics",
-             fleet_ ? fleet_->size() : 0, config_.listen.c_str());
+  sd_notifyf(0, "STATUS=monitoring %zu drive(s) (%zu up), serving http://%s/metrics",
+             fleet_ ? fleet_->size() : 0, fleet_ ? fleet_->up_count() : 0, config_.listen.c_str());
 }
 
 void Daemon::arm_watchdog() {

@@ -69,10 +69,6 @@ const RunResult* JobScheduler::result(const std::string& name) const {
   return nullptr;
 }
 
-void JobScheduler::unpublish() {
-  for (const auto& job : jobs_) out_.remove(metrics_key(job->runner->spec().name));
-}
-
 void JobScheduler::arm() {
   timer_.expires_after(interval_);
   timer_.async_wait([this](const boost::system::error_code& ec) {

@@ -62,8 +62,6 @@ class JobScheduler {
   std::size_t running() const;
   // The result of a finished, collected job; nullopt while it runs or if unknown.
   const RunResult* result(const std::string& name) const;
-  // Removes every "job:<name>" key from `out` (a reload that drops jobs).
-  void unpublish();
 
   static std::string metrics_key(const std::string& job) { return "job:" + job; }
 

@@ -45,8 +45,6 @@ class DevicePoller {
   const std::string& path() const { return path_; }
   bool up() const { return up_; }
   const std::string& last_error_reason() const { return last_error_.reason; }
-  // True while a device command has been running past its deadline.
-  bool stuck() const { return in_flight_ && deadline_passed_; }
   // Worker threads left behind, blocked in a device command, by destroyed
   // pollers. main() must not wait for them at exit.
   static int abandoned_threads();
