@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/support/config_error.hpp"
+
 namespace nvmond {
 namespace {
 
@@ -18,12 +20,7 @@ JobsConfig read(const std::string& text, const std::vector<std::string>& sims = 
 }
 
 std::string error_of(const std::string& text, const std::vector<std::string>& sims = {"SIM0"}) {
-  try {
-    read(text, sims);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return test::config_error_of([&] { read(text, sims); });
 }
 
 TEST(JobsConfig, ReadsJobsAndSafety) {

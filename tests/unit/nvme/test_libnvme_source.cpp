@@ -1,6 +1,8 @@
 // Controller discovery against a fake /sys/class/nvme tree, the [nvme]
 // devices selection, and the libnvme device's error path without hardware.
 #include <gtest/gtest.h>
+
+#include "tests/support/config_error.hpp"
 #include <unistd.h>
 
 #include <filesystem>
@@ -99,12 +101,7 @@ NvmeSelection parse(const std::string& text) {
 }
 
 std::string parse_error(const std::string& text) {
-  try {
-    parse(text);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "no error";
+  return test::config_error_of([&] { parse(text); });
 }
 
 TEST(ParseNvmeSelection, AllSerialsAndPaths) {

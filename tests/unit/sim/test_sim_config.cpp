@@ -2,6 +2,8 @@
 // that point at file:line:col.
 #include <gtest/gtest.h>
 
+#include "tests/support/config_error.hpp"
+
 #include <unistd.h>
 
 #include <cstdlib>
@@ -39,12 +41,7 @@ class SimConfig : public ::testing::Test {
   }
   // The ConfigError message of parsing `text`, or "" if it parsed.
   std::string error_of(const std::string& text) {
-    try {
-      parse(text);
-    } catch (const ConfigError& e) {
-      return e.what();
-    }
-    return "";
+    return test::config_error_of([&] { parse(text); });
   }
   std::string path_;
   toml::table table_;
@@ -186,7 +183,7 @@ class SimConfigErrors : public SimConfig, public ::testing::WithParamInterface<B
 TEST_P(SimConfigErrors, PointAtTheOffendingValue) {
   const BadCase& c = GetParam();
   std::string err = error_of(std::string("[[sim]]\n") + c.body);
-  ASSERT_FALSE(err.empty()) << c.what << ": parsed without error";
+  ASSERT_NE(err, "(no error)") << c.what << ": parsed without error";
   EXPECT_EQ(err.rfind(path_ + ":" + c.where + ": ", 0), 0u) << err;
   EXPECT_NE(err.find(c.message), std::string::npos) << err;
 }

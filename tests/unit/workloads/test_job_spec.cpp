@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/config_error.hpp"
+
 #include "workloads/run_job_cli.hpp"
 
 namespace nvmond {
@@ -16,12 +18,7 @@ JobSpec parse_one(const std::string& body) {
 }
 
 std::string error_of(const std::string& body) {
-  try {
-    parse_one(body);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "no error";
+  return test::config_error_of([&] { parse_one(body); });
 }
 
 TEST(JobSpec, FixtureFileParsesEveryKey) {
