@@ -26,15 +26,19 @@ struct DevicePoller::Outcome {
 };
 
 // Shared between the poller and its thread so that a thread stuck in a device
-// command can outlive the poller: it then finds `alive` false and drops its
-// result instead of touching freed state.
+// command can outlive the poller. Only the device commands may be abandoned:
+// the observer (analytics, the store, sim state files) touches state the Fleet
+// owns, so the poller's destructor waits for it, and a thread that comes back
+// from a device command to find `alive` false exits without calling it.
 struct DevicePoller::Worker {
+  enum class Phase { idle, device, observing };
+
   std::mutex mu;
-  std::condition_variable cv;
+  std::condition_variable cv;  // requests for the thread; phase changes for the destructor
   bool requested = false;
   bool stopping = false;
   bool alive = true;
-  bool busy = false;
+  Phase phase = Phase::idle;
   bool need_identify = true;
   std::optional<DriveInfo> info;
   std::unique_ptr<Device> device;
@@ -49,19 +53,28 @@ struct DevicePoller::Worker {
       cv.wait(lock, [&] { return requested || stopping; });
       if (stopping) return;
       requested = false;
-      busy = true;
+      phase = Phase::device;
       bool identify = need_identify;
       lock.unlock();
-      auto outcome = poll_once(identify);
+      auto outcome = read_device(identify);
       lock.lock();
-      busy = false;
+      if (!alive) return;  // abandoned while in a device command: touch nothing
+      if (outcome->snapshot && observer) {
+        phase = Phase::observing;
+        lock.unlock();
+        outcome->families = observer(*info, *outcome->snapshot);
+        lock.lock();
+      }
+      phase = Phase::idle;
+      cv.notify_all();
       if (!alive) return;
       need_identify = outcome->error.has_value();
       deliver(std::move(outcome));
     }
   }
 
-  std::shared_ptr<Outcome> poll_once(bool identify) {
+  // Device commands only; runs without the lock.
+  std::shared_ptr<Outcome> read_device(bool identify) {
     auto out = std::make_shared<Outcome>();
     auto t0 = std::chrono::steady_clock::now();
     auto finish = [&] {
@@ -95,7 +108,6 @@ struct DevicePoller::Worker {
     } else {
       log::debug("{}: {}", info->path, th.error().message);
     }
-    if (observer) out->families = observer(*info, snap);
     out->snapshot = std::move(snap);
     return finish();
   }
@@ -131,12 +143,13 @@ DevicePoller::~DevicePoller() {
   out_.remove(path_);
   bool detach = false;
   {
-    std::lock_guard lock(worker_->mu);
+    std::unique_lock lock(worker_->mu);
     worker_->alive = false;
     worker_->stopping = true;
-    detach = worker_->busy;
+    worker_->cv.notify_all();
+    worker_->cv.wait(lock, [&] { return worker_->phase != Worker::Phase::observing; });
+    detach = worker_->phase == Worker::Phase::device;
   }
-  worker_->cv.notify_all();
   if (!worker_->thread.joinable()) return;
   if (detach) {
     // Stuck in a device command: the thread keeps the shared Worker alive and
