@@ -7,6 +7,7 @@
 // (identity for the system clock, d/factor for an accelerated one). Timers in
 // the daemon are armed with to_real(interval).
 #include <chrono>
+#include <cstdint>
 #include <mutex>
 
 namespace nvmond {
@@ -55,6 +56,15 @@ class ManualClock final : public Clock {
   mutable std::mutex mu_;
   WallTime now_;
 };
+
+// Nanoseconds since the Unix epoch: how clock times are stored (the SQLite
+// history, state files) and how simulated engines keep integer time.
+inline std::int64_t to_unix_ns(WallTime t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+inline WallTime from_unix_ns(std::int64_t ns) {
+  return WallTime{} + std::chrono::duration_cast<WallTime::duration>(std::chrono::nanoseconds(ns));
+}
 
 // Seconds as double: the unit of every rate and exported duration.
 inline double seconds(Duration d) { return std::chrono::duration<double>(d).count(); }

@@ -8,14 +8,6 @@
 
 namespace nvmond {
 
-namespace {
-std::int64_t to_ns(WallTime t) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
-}
-WallTime from_ns(std::int64_t ns) {
-  return WallTime{} + std::chrono::duration_cast<WallTime::duration>(std::chrono::nanoseconds(ns));
-}
-}  // namespace
 
 SimEngine::SimEngine(std::shared_ptr<DriveModel> model, const Clock& clock, std::string serial)
     : model_(std::move(model)), clock_(clock), serial_(std::move(serial)) {}
@@ -23,7 +15,7 @@ SimEngine::SimEngine(std::shared_ptr<DriveModel> model, const Clock& clock, std:
 std::optional<Error> SimEngine::setup(const EngineSetup& s) {
   if (!model_) return Error{"setup", "no simulated drive with serial \"" + serial_ + "\" (" + s.target + ")"};
   manual_ = clock_.to_real(std::chrono::seconds(1)).count() == 0;
-  now_ = busy_until_ = to_ns(clock_.wall());
+  now_ = busy_until_ = to_unix_ns(clock_.wall());
   capacity_ = s.queue_depth;
   queued_.reserve(capacity_);
   inflight_.reserve(capacity_);
@@ -44,7 +36,7 @@ std::optional<Error> SimEngine::commit() {
     const bool sequential = u->offset == last_end_;
     last_end_ = u->offset + u->length;
     const std::int64_t start = std::max(now_, busy_until_);
-    model_->advance_to(from_ns(start));
+    model_->advance_to(from_unix_ns(start));
     const Duration service = model_->io(kind, u->length, sequential);
     busy_until_ = start + service.count();
     inflight_.push_back({busy_until_ + model_->access_latency(kind).count(), u});
@@ -78,14 +70,14 @@ Result<std::size_t> SimEngine::reap(std::size_t min, Duration max_wait, std::spa
       ++i;
     }
   }
-  model_->advance_to(from_ns(now_));
+  model_->advance_to(from_unix_ns(now_));
   return n;
 }
 
 void SimEngine::wait_until(std::int64_t t) {
   if (t <= now_) return;
   if (!manual_) {
-    const std::int64_t clock_now = to_ns(clock_.wall());
+    const std::int64_t clock_now = to_unix_ns(clock_.wall());
     if (t > clock_now) std::this_thread::sleep_for(clock_.to_real(Duration(t - clock_now)));
   }
   now_ = t;

@@ -182,12 +182,6 @@ namespace {
 
 using nlohmann::json;
 
-std::int64_t ns(WallTime t) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
-}
-WallTime at(std::int64_t v) {
-  return WallTime{} + std::chrono::duration_cast<WallTime::duration>(std::chrono::nanoseconds(v));
-}
 
 }  // namespace
 
@@ -196,7 +190,7 @@ std::string encode_thermal_state(const ThermalState& s) {
   j["version"] = 1;
   if (s.last) {
     const auto& c = *s.last;
-    j["last"] = {{"time_ns", ns(c.time)},          {"tmt1_transitions", c.tmt1_transitions},
+    j["last"] = {{"time_ns", to_unix_ns(c.time)}, {"tmt1_transitions", c.tmt1_transitions},
                  {"tmt2_transitions", c.tmt2_transitions}, {"tmt1_seconds", c.tmt1_seconds},
                  {"tmt2_seconds", c.tmt2_seconds}, {"warning_minutes", c.warning_minutes},
                  {"critical_minutes", c.critical_minutes}};
@@ -206,7 +200,7 @@ std::string encode_thermal_state(const ThermalState& s) {
   j["level"] = s.level;
   if (s.open) {
     const auto& e = *s.open;
-    j["open"] = {{"start_ns", ns(e.start)}, {"last_seen_ns", ns(e.last_seen)}, {"peak_celsius", e.peak_celsius},
+    j["open"] = {{"start_ns", to_unix_ns(e.start)}, {"last_seen_ns", to_unix_ns(e.last_seen)}, {"peak_celsius", e.peak_celsius},
                  {"sources", e.sources},    {"level", e.level},                {"levels_seen", e.levels_seen}};
   }
   if (s.last_peak_celsius) j["last_peak_celsius"] = *s.last_peak_celsius;
@@ -226,7 +220,7 @@ std::optional<ThermalState> decode_thermal_state(std::string_view text) {
     if (j.contains("last")) {
       const auto& l = j.at("last");
       ThermalCounters c;
-      c.time = at(l.at("time_ns").get<std::int64_t>());
+      c.time = from_unix_ns(l.at("time_ns").get<std::int64_t>());
       c.tmt1_transitions = l.at("tmt1_transitions").get<std::uint32_t>();
       c.tmt2_transitions = l.at("tmt2_transitions").get<std::uint32_t>();
       c.tmt1_seconds = l.at("tmt1_seconds").get<std::uint32_t>();
@@ -241,8 +235,8 @@ std::optional<ThermalState> decode_thermal_state(std::string_view text) {
     if (j.contains("open")) {
       const auto& o = j.at("open");
       ThrottleEvent e;
-      e.start = at(o.at("start_ns").get<std::int64_t>());
-      e.last_seen = at(o.at("last_seen_ns").get<std::int64_t>());
+      e.start = from_unix_ns(o.at("start_ns").get<std::int64_t>());
+      e.last_seen = from_unix_ns(o.at("last_seen_ns").get<std::int64_t>());
       e.peak_celsius = o.at("peak_celsius").get<double>();
       e.sources = o.at("sources").get<SourceMask>();
       e.level = o.at("level").get<int>();

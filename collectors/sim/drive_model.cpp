@@ -453,7 +453,7 @@ std::string DriveModel::save_state() const {
       {"format", "nvmond-sim-drive"},
       {"version", kStateVersion},
       {"serial", spec_.serial},
-      {"time_ns", std::chrono::duration_cast<std::chrono::nanoseconds>(now_.time_since_epoch()).count()},
+      {"time_ns", to_unix_ns(now_)},
       {"counters",
        {{"host_read_bytes", to_string(c_.host_read_bytes)},
         {"host_write_bytes", to_string(c_.host_write_bytes)},
@@ -478,8 +478,7 @@ std::string DriveModel::save_state() const {
         {"level", p_.level},
         {"slc_used", p_.slc_used},
         {"written_since_purge", to_string(p_.written_since_purge)},
-        {"last_io_ns",
-         std::chrono::duration_cast<std::chrono::nanoseconds>(p_.last_io.time_since_epoch()).count()},
+        {"last_io_ns", to_unix_ns(p_.last_io)},
         {"background_elapsed_ns", p_.background_elapsed_ns}}},
       {"thresholds", {{"over_k", thresholds(thresholds_.over_k)}, {"under_k", thresholds(thresholds_.under_k)}}},
   };
@@ -502,8 +501,7 @@ std::optional<Error> DriveModel::load_state(const std::string& text) {
     if (j.at("serial").get<std::string>() != spec_.serial) {
       return Error{"decode", who + "state belongs to serial " + j.at("serial").get<std::string>()};
     }
-    time = WallTime{} + std::chrono::duration_cast<WallTime::duration>(
-                            std::chrono::nanoseconds(j.at("time_ns").get<std::int64_t>()));
+    time = from_unix_ns(j.at("time_ns").get<std::int64_t>());
     const json& jc = j.at("counters");
     auto big = [&](const char* key) { return u128_from_string(jc.at(key).get<std::string>()); };
     c.host_read_bytes = big("host_read_bytes");
@@ -529,8 +527,7 @@ std::optional<Error> DriveModel::load_state(const std::string& text) {
     p.level = std::clamp(jp.at("level").get<int>(), 0, static_cast<int>(spec_.throttle.size()));
     p.slc_used = std::min(jp.at("slc_used").get<std::uint64_t>(), spec_.slc_cache_bytes);
     p.written_since_purge = u128_from_string(jp.at("written_since_purge").get<std::string>());
-    p.last_io = WallTime{} + std::chrono::duration_cast<WallTime::duration>(
-                                 std::chrono::nanoseconds(jp.at("last_io_ns").get<std::int64_t>()));
+    p.last_io = from_unix_ns(jp.at("last_io_ns").get<std::int64_t>());
     p.background_elapsed_ns = jp.at("background_elapsed_ns").get<std::int64_t>();
     const json& jt = j.at("thresholds");
     for (std::size_t i = 0; i < 9; ++i) {

@@ -13,9 +13,7 @@
 namespace nvmond {
 namespace {
 
-using sqlite::from_ns;
 using sqlite::Stmt;
-using sqlite::to_ns;
 
 constexpr std::int64_t kHourNs = 3'600'000'000'000;
 
@@ -45,7 +43,7 @@ constexpr const char* kSampleColumns =
 
 SampleRecord read_sample(const Stmt& st) {
   SampleRecord s;
-  s.time = from_ns(st.int64(0));
+  s.time = from_unix_ns(st.int64(0));
   s.segment = st.int64(1);
   s.data_units_written = st.u128_at(2);
   s.data_units_read = st.u128_at(3);
@@ -145,7 +143,7 @@ StoreStatus SqliteStore::commit(const PollRecord& record) {
     if (!ins.ok()) return ins.error(context);
     for (const auto& s : record.samples) {
       ins.bind(1, drive_id);
-      ins.bind(2, to_ns(s.time));
+      ins.bind(2, to_unix_ns(s.time));
       ins.bind(3, s.segment);
       ins.bind_u128(4, s.data_units_written);
       ins.bind_u128(5, s.data_units_read);
@@ -168,8 +166,8 @@ StoreStatus SqliteStore::commit(const PollRecord& record) {
     if (!ins.ok()) return ins.error(context);
     for (const auto& e : record.events) {
       ins.bind(1, drive_id);
-      ins.bind(2, to_ns(e.start));
-      if (e.end) ins.bind(3, to_ns(*e.end));
+      ins.bind(2, to_unix_ns(e.start));
+      if (e.end) ins.bind(3, to_unix_ns(*e.end));
       else ins.bind_null(3);
       ins.bind(4, e.peak_celsius);
       ins.bind(5, join(e.sources));
@@ -211,7 +209,7 @@ Result<std::optional<WallTime>> SqliteStore::latest_sample_time() {
   Stmt st(db_, "SELECT MAX(time_ns) FROM samples");
   if (!st.ok() || st.step() != SQLITE_ROW) return st.error("reading the newest sample time");
   if (st.is_null(0)) return std::optional<WallTime>{};
-  return std::optional<WallTime>{from_ns(st.int64(0))};
+  return std::optional<WallTime>{from_unix_ns(st.int64(0))};
 }
 
 Result<std::optional<SampleRecord>> SqliteStore::first_sample_since(const DriveKey& drive,
@@ -225,7 +223,7 @@ Result<std::optional<SampleRecord>> SqliteStore::first_sample_since(const DriveK
   Stmt st(db_, sql.c_str());
   st.bind(1, drive.serial);
   st.bind(2, drive.model);
-  st.bind(3, to_ns(since));
+  st.bind(3, to_unix_ns(since));
   st.bind(4, segment);
   return one_sample(st, "reading window start of " + describe(drive));
 }
@@ -242,8 +240,8 @@ Result<std::vector<SampleRecord>> SqliteStore::samples(const DriveKey& drive, Wa
   if (!st.ok()) return st.error(context);
   st.bind(1, drive.serial);
   st.bind(2, drive.model);
-  st.bind(3, to_ns(from));
-  st.bind(4, to_ns(to));
+  st.bind(3, to_unix_ns(from));
+  st.bind(4, to_unix_ns(to));
   std::vector<SampleRecord> out;
   int rc;
   while ((rc = st.step()) == SQLITE_ROW) out.push_back(read_sample(st));
@@ -261,13 +259,13 @@ Result<std::vector<ThermalEventRecord>> SqliteStore::events(const DriveKey& driv
   if (!st.ok()) return st.error(context);
   st.bind(1, drive.serial);
   st.bind(2, drive.model);
-  st.bind(3, to_ns(since));
+  st.bind(3, to_unix_ns(since));
   std::vector<ThermalEventRecord> out;
   int rc;
   while ((rc = st.step()) == SQLITE_ROW) {
     ThermalEventRecord e;
-    e.start = from_ns(st.int64(0));
-    if (!st.is_null(1)) e.end = from_ns(st.int64(1));
+    e.start = from_unix_ns(st.int64(0));
+    if (!st.is_null(1)) e.end = from_unix_ns(st.int64(1));
     e.peak_celsius = st.real(2);
     e.sources = split(st.text(3));
     e.level = static_cast<int>(st.int64(4));
@@ -296,9 +294,9 @@ Result<std::optional<std::string>> SqliteStore::state(const DriveKey& drive, std
 Result<CompactionStats> SqliteStore::compact(WallTime now, const RetentionPolicy& policy) {
   std::lock_guard lock(mu_);
   const std::string context = "compacting " + path_;
-  const std::int64_t raw_cutoff = to_ns(now) - policy.raw.count();
+  const std::int64_t raw_cutoff = to_unix_ns(now) - policy.raw.count();
   const bool expire = policy.hourly.count() > 0;
-  const std::int64_t expire_cutoff = to_ns(now) - policy.hourly.count();
+  const std::int64_t expire_cutoff = to_unix_ns(now) - policy.hourly.count();
 
   std::vector<std::int64_t> ids;
   {

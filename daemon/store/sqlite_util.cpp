@@ -20,13 +20,6 @@ Result<std::monostate> exec(sqlite3* db, const char* sql, std::string_view conte
   return std::monostate{};
 }
 
-std::int64_t to_ns(WallTime t) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
-}
-
-WallTime from_ns(std::int64_t ns) {
-  return WallTime{} + std::chrono::duration_cast<WallTime::duration>(std::chrono::nanoseconds(ns));
-}
 
 Stmt::Stmt(sqlite3* db, const char* sql) : db_(db) {
   if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) stmt_ = nullptr;

@@ -20,8 +20,6 @@ Error error(sqlite3* db, std::string_view context);
 // Runs one or more statements with no results.
 Result<std::monostate> exec(sqlite3* db, const char* sql, std::string_view context);
 
-std::int64_t to_ns(WallTime t);
-WallTime from_ns(std::int64_t ns);
 
 class Stmt {
  public:
