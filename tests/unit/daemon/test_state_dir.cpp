@@ -25,6 +25,15 @@ std::string read_file(const std::filesystem::path& p) {
   return s.str();
 }
 
+PollRecord one_sample(const std::string& serial, WallTime t) {
+  PollRecord record;
+  record.drive = {serial, "Model"};
+  SampleRecord sample;
+  sample.time = t;
+  record.samples.push_back(sample);
+  return record;
+}
+
 TEST(StateDirLock, ASecondHolderIsRefusedWithTheDirectoryAndThePid) {
   TempDir dir;
   StateDirLock first(dir.path());
@@ -66,11 +75,7 @@ TEST(SqliteBackend, ACorruptDatabaseIsSetAsideUnchangedAndAFreshOneServes) {
   ASSERT_EQ(aside.size(), 1u);
   EXPECT_EQ(read_file(aside[0]), garbage);
 
-  PollRecord record;
-  record.drive = {"SN-FRESH", "Model"};
-  SampleRecord sample;
-  sample.time = clock.wall();
-  record.samples.push_back(sample);
+  const PollRecord record = one_sample("SN-FRESH", clock.wall());
   ASSERT_TRUE(store.commit(record));
   auto last = store.last_sample(record.drive);
   ASSERT_TRUE(last && *last);
@@ -82,11 +87,7 @@ TEST(SqliteBackend, ADatabaseLockedByAnotherProgramIsReportedAsLockedAndWritingR
   SqliteOptions quick;
   quick.busy_timeout = std::chrono::milliseconds(20);
   ResilientStore store(std::make_unique<SqliteBackend>(dir.path(), quick), clock);
-  PollRecord record;
-  record.drive = {"SN-LOCK", "Model"};
-  SampleRecord sample;
-  sample.time = clock.wall();
-  record.samples.push_back(sample);
+  PollRecord record = one_sample("SN-LOCK", clock.wall());
   ASSERT_TRUE(store.commit(record));
 
   // Another program (an sqlite3 shell, a backup) holds the write lock.
