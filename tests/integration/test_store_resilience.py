@@ -51,7 +51,9 @@ def sample_rows(state):
     if not os.path.exists(db):
         return 0
     try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as c:
+        # closing(): a connection left open would keep the daemon's last
+        # checkpoint from folding the WAL back into the file.
+        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)) as c:
             return c.execute("SELECT count(*) FROM samples").fetchone()[0]
     except sqlite3.Error:
         return 0
@@ -99,6 +101,29 @@ class StoreResilienceTest(unittest.TestCase):
                 self.assertEqual(f.read(), garbage, "the corrupt file must be kept as it was")
             wait_for(lambda: sample_rows(state) >= len(SERIALS), 20, "samples in the fresh database")
             self.assertEqual(d.log_text().count("history store failing"), 1, d.log_text())
+        finally:
+            d.stop()
+
+    def test_page_corruption_found_at_restart(self):
+        d = Daemon(CONFIG).start()
+        state = os.path.join(d.dir, "state")
+        try:
+            wait_for(lambda: sample_rows(state) >= 5 * len(SERIALS), 20, "some history")
+        finally:
+            self.assertEqual(d.stop(), 0)
+        db = os.path.join(state, "nvmond.db")
+        with open(db, "r+b") as f:
+            page = int.from_bytes(f.read(18)[16:18], "big")
+            size = os.path.getsize(db)
+            self.assertGreater(size, 2 * page)
+            f.seek(page)  # keep the header page: the damage is inside
+            f.write(b"\xa5" * (size - page))
+        d.start()
+        try:
+            m = self.serve_all_drives_despite_the_store(d, "corrupt")
+            self.assertEqual([(n, dict(l)) for (n, l) in m if ("serial", "") in l], [])
+            self.assertEqual(len(glob.glob(os.path.join(state, "nvmond.db.corrupt-*"))), 1, os.listdir(state))
+            wait_for(lambda: sample_rows(state) >= len(SERIALS), 20, "samples in the fresh database")
         finally:
             d.stop()
 
