@@ -2,6 +2,7 @@
 // The daemon's configuration: one TOML file, validated whole before anything
 // runs (so a bad SIGHUP reload changes nothing). Every error names
 // file:line:col. Keys are documented in README.md ("Configuration").
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -55,7 +56,13 @@ struct DaemonConfig {
   std::map<std::string, DriveRating> ratings;
 };
 
-// Throws ConfigError ("file:line:col: message") on any syntax or semantic error.
+// Each [[sim]] drive is a poller thread and a state file: past a few hundred
+// the simulation is a load test of the host, not a fleet.
+inline constexpr std::size_t kMaxSimDrives = 256;
+
+// Throws ConfigError ("file:line:col: message") on any syntax or semantic
+// error, for a path that is not a regular file, and for a configuration that
+// monitors no drive (no [[sim]] and no [nvme] devices; an empty file is one).
 DaemonConfig load_config(const std::string& path);
 
 // `nvmond --check-config` and `nvmonctl check-config`: prints "PATH: ok" and
