@@ -21,9 +21,6 @@ constexpr DurationRange kPollInterval{100ms, 24h};
 constexpr DurationRange kCommandTimeout{100ms, 1h};
 constexpr DurationRange kRescanInterval{1s, 24h};
 constexpr NumberRange kClockFactor{1, 1e7};
-// Polls on an accelerated clock still happen in real time: poll_interval /
-// factor below this would spin a core.
-constexpr Duration kMinRealPollInterval = 1ms;
 // Stored as int64 nanoseconds since 1970, which end in 2262.
 constexpr int kFirstStartYear = 1970;
 constexpr int kLastStartYear = 2200;
@@ -121,14 +118,7 @@ Duration shortest_poll(const DaemonConfig& c) {
 }
 
 void check_real_poll_rate(TableReader& root, const DaemonConfig& c) {
-  if (!c.clock.accelerated) return;
-  const Duration poll = shortest_poll(c);
-  if (seconds(poll) / c.clock.factor >= seconds(kMinRealPollInterval)) return;
-  root.table("clock")->fail(
-      "factor", fmt::format("{} makes a {} poll_interval poll every {:.3g} ms of real time; keep "
-                            "poll_interval / factor at least {}",
-                            c.clock.factor, format_duration(poll), seconds(poll) / c.clock.factor * 1e3,
-                            format_duration(kMinRealPollInterval)));
+  if (auto problem = real_poll_problem(c)) root.table("clock")->fail("factor", *problem);
 }
 
 bool selects_nothing(const NvmeSelection& s) { return !s.all && s.paths.empty() && s.serials.empty(); }
@@ -146,6 +136,16 @@ void require_drives(const toml::table& root, const DaemonConfig& c) {
 }
 
 }  // namespace
+
+std::optional<std::string> real_poll_problem(const DaemonConfig& c) {
+  if (!c.clock.accelerated) return std::nullopt;
+  const Duration poll = shortest_poll(c);
+  const double real_s = seconds(poll) / c.clock.factor;
+  if (real_s >= seconds(kMinRealPollInterval)) return std::nullopt;
+  return fmt::format("{} makes a {} poll_interval poll every {:.3g} ms of real time; keep "
+                     "poll_interval / factor at least {}",
+                     c.clock.factor, format_duration(poll), real_s * 1e3, format_duration(kMinRealPollInterval));
+}
 
 DaemonConfig load_config(const std::string& path) {
   toml::table root = parse_toml_file(path);

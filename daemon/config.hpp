@@ -60,6 +60,15 @@ struct DaemonConfig {
 // the simulation is a load test of the host, not a fleet.
 inline constexpr std::size_t kMaxSimDrives = 256;
 
+// Polls on an accelerated clock still happen in real time, every
+// poll_interval / factor: below this they would spin a core.
+inline constexpr Duration kMinRealPollInterval = std::chrono::milliseconds(1);
+
+// Why `c`'s clock would poll some drive faster than kMinRealPollInterval of
+// real time, or nullopt. load_config refuses such a file; a reload, which
+// keeps the running clock, checks its intervals against that clock.
+std::optional<std::string> real_poll_problem(const DaemonConfig& c);
+
 // Throws ConfigError ("file:line:col: message") on any syntax or semantic
 // error, for a path that is not a regular file, and for a configuration that
 // monitors no drive (no [[sim]] and no [nvme] devices; an empty file is one).

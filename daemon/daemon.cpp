@@ -170,6 +170,9 @@ void Daemon::reload() {
       log::warn("clock changes need a restart; keeping the running clock");
       next.clock = config_.clock;
     }
+    if (auto problem = real_poll_problem(next)) {
+      throw ConfigError(config_.file + ": with the running clock, factor " + *problem);
+    }
     // The history and the simulated drives' state live there: moving them
     // under a running daemon would split each drive's history in two.
     if (next.state_dir != config_.state_dir) {

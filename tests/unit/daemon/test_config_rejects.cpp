@@ -225,5 +225,21 @@ TEST_P(ConfigAccepts, ValuesAtTheBounds) {
 INSTANTIATE_TEST_SUITE_P(AtTheBounds, ConfigAccepts, ::testing::ValuesIn(accepted()),
                          [](const auto& row) { return row.param.name; });
 
+// A reload keeps the running clock, so the new file's intervals are checked
+// against that clock rather than against the [clock] table the file has.
+TEST(ConfigRejects, ReloadedIntervalsAreCheckedAgainstTheRunningClock) {
+  test::TempDir dir("nvmond-rejects");
+  const std::string path = dir.path() + "/nvmond.toml";
+  std::ofstream(path) << "[collection]\npoll_interval = \"100ms\"\n" + kSim;
+  DaemonConfig next = load_config(path);
+  EXPECT_EQ(real_poll_problem(next), std::nullopt);
+  next.clock.accelerated = true;
+  next.clock.factor = 60;  // 1.7 ms of real time
+  EXPECT_EQ(real_poll_problem(next), std::nullopt);
+  next.clock.factor = 1000;
+  EXPECT_EQ(real_poll_problem(next),
+            "1000 makes a 100ms poll_interval poll every 0.1 ms of real time; keep poll_interval / factor at least 1ms");
+}
+
 }  // namespace
 }  // namespace nvmond
