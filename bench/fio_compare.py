@@ -38,7 +38,11 @@ import time
 
 def run_child(argv):
     with tempfile.TemporaryFile() as out:
-        p = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE)
+        # Its own session, as fio's job processes make themselves (setsid) and
+        # as a systemd service is: with sched_autogroup a session is a CPU
+        # group, and on a busy machine one that shares its session with
+        # compilers waits milliseconds for the CPU after each wake-up.
+        p = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE, start_new_session=True)
         _, status, ru = os.wait4(p.pid, 0)
         p.returncode = os.waitstatus_to_exitcode(status)
         err = p.stderr.read().decode()
@@ -64,7 +68,7 @@ def block_stat(dev):
     return v[0] + v[4], v[10]
 
 
-def nvmond_run(args, target, c, runtime):
+def nvmond_run(binary, args, target, c, runtime):
     allow = os.path.dirname(os.path.realpath(args.backing_for.get(target, target)))
     job = f"""
 [safety]
@@ -86,7 +90,7 @@ direct = true
         f.write(job)
         path = f.name
     try:
-        text, cpu = run_child([args.nvmond, path])
+        text, cpu = run_child([binary, path])
     finally:
         os.unlink(path)
     r = json.loads(text.splitlines()[0])
@@ -125,8 +129,8 @@ def fio_run(target, c, runtime, fast):
 
 def one(args, tool, target, c, runtime):
     before = block_stat(target)
-    if tool == "nvmond":
-        r = nvmond_run(args, target, c, runtime)
+    if tool.startswith("nvmond"):
+        r = nvmond_run(args.nvmond if tool == "nvmond" else args.before, args, target, c, runtime)
     else:
         r = fio_run(target, c, runtime, tool == "fio-fast")
     after = block_stat(target)
@@ -182,12 +186,14 @@ def main():
     ap.add_argument("--runtime", type=int, help="seconds per run (quick 2, full 5)")
     ap.add_argument("--reps", type=int, help="interleaved repetitions (quick 3, full 7)")
     ap.add_argument("--only", help="run only cases whose name contains this")
+    ap.add_argument("--before", help="another nvmond_run_job binary (e.g. main's) to run as nvmond-before")
     ap.add_argument("--size-mib", type=int, default=512)
     ap.add_argument("--disk-dir", default=None)
     args = ap.parse_args()
     args.runtime = args.runtime or (2 if args.quick else 5)
     args.reps = args.reps or (3 if args.quick else 7)
-    args.tools = ["nvmond", "fio-fast"] + ([] if args.quick else ["fio-default"])
+    args.tools = (["nvmond", "fio-fast"] + ([] if args.quick else ["fio-default"])
+                  + (["nvmond-before"] if args.before else []))
     args.nvmond = os.path.join(args.build_dir, "bench", "nvmond_run_job")
     if not os.access(args.nvmond, os.X_OK):
         sys.exit(f"{args.nvmond} missing: build it first (ninja -C {args.build_dir} nvmond_run_job)")

@@ -9,8 +9,7 @@
 //
 // A caller that wakes late catches up, but never by more than `burst` units:
 // lateness beyond that is forgiven (the schedule restarts from now), so a
-// stalled worker never fires a long burst that would queue behind itself
-// and show up as latency.
+// stopped worker does not fire its whole backlog when it resumes.
 #include "core/clock.hpp"
 
 namespace nvmond {

@@ -4,7 +4,7 @@
 // takes the snapshots, this does no locking and no I/O.
 //
 //   nvmond_workload_latency_seconds{workload,op}               histogram, since run start (running only)
-//   nvmond_workload_interval_latency_seconds{workload,op}      summary: quantiles of the last
+//   nvmond_workload_interval_latency_seconds{workload,op,quantile}  summary: quantiles of the last
 //                                                              interval, sum/count since start (running only)
 //   nvmond_workload_ops_total{workload,op}                     counter
 //   nvmond_workload_bytes_total{workload,op}                   counter
