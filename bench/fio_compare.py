@@ -250,7 +250,7 @@ def main():
                     continue  # latency cases on the first target only
                 hist += run_case(args, tname, target, c)
         if hist:
-            print("\nnvmond's histogram_quantile() (2^(1/8) buckets) against its exact quantile, all runs:\n")
+            print("\nnvmond's histogram_quantile() on its exported buckets against its exact quantile, all runs:\n")
             for k in ("99", "99.9"):
                 errs = [abs(e) for q, e in hist if q == k]
                 print(f"- p{k}: median error {statistics.median(errs) * 100:.2f} %, "

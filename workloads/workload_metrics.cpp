@@ -92,7 +92,7 @@ const Scalar kScalars[] = {
 std::vector<MetricFamily> render_workload_metrics(std::span<const RunSnapshot> runs) {
   MetricFamily hist{"nvmond_workload_latency_seconds",
                     "Latency of workload I/Os (queue to completion) since the run started; "
-                    "buckets 2^(1/8) apart, while the workload runs.",
+                    "buckets 2^(1/16) apart, while the workload runs.",
                     MetricType::Histogram, {}};
   MetricFamily summary{"nvmond_workload_interval_latency_seconds",
                        "Latency of workload I/Os (queue to completion): quantiles over the last "
