@@ -62,12 +62,19 @@ SteadyStateResult evaluate_steady_state(std::span<const double> series, const St
     }
     return r;
   }
-  // Fixed length: the final window decides; walk back while windows pass.
+  // Fixed length: the final window decides. Walk back while the earlier
+  // windows pass too and the earlier rounds stay within the final window's
+  // band (average ± half the range limit): a slow drift passes every 5-round
+  // window on its own, but it is not the state the run ends in.
   r.window = window_ending(series.size() - 1);
   if (!r.window->ok()) return r;
   r.reached = true;
+  const double band = r.window->range_limit / 2;
   std::size_t entered = series.size() - 1;
-  while (entered >= w && window_ending(entered - 1).ok()) --entered;
+  while (entered >= w && window_ending(entered - 1).ok() &&
+         std::fabs(series[entered - w] - r.window->average) <= band) {
+    --entered;
+  }
   r.round = entered;
   return r;
 }

@@ -10,9 +10,10 @@
 // A test that runs until steady state checks every window that ends at a
 // round below max_rounds (25) and stops at the first that passes. A
 // fixed-length soak (max_rounds = 0) is judged on its final window; the round
-// it reports is where the run entered the steady state it ends in (the first
-// round from which every later window passes), so a FOB plateau that the
-// write cliff later breaks is not mistaken for it.
+// it reports is where the run entered the steady state it ends in: the first
+// round from which every later window passes and every value stays within the
+// final window's average ± half the range limit, so neither a FOB plateau the
+// write cliff later breaks nor a slow drift is mistaken for it.
 #include <cstddef>
 #include <optional>
 #include <span>
