@@ -40,6 +40,14 @@ struct SimSettings {
   std::optional<Duration> poll_interval;
 };
 
+// One [[soak]] table: a PTS test the daemon runs (daemon/soak_runner.hpp).
+struct SoakSpec {
+  std::string name;
+  std::string test;
+  std::string target;
+  std::map<std::string, std::string> params;
+};
+
 struct DaemonConfig {
   std::string file;
   std::string listen = "127.0.0.1:9947";
@@ -51,6 +59,7 @@ struct DaemonConfig {
   std::vector<SimSettings> sims;
   AnalyticsConfig analytics;
   JobsConfig jobs;  // [[job]] workloads started with the daemon, [safety]
+  std::vector<SoakSpec> soaks;  // [[soak]] PTS runs started with the daemon
   // Endurance ratings by serial, from [[drive]] tables and [[sim]] specs.
   std::map<std::string, DriveRating> ratings;
 };
