@@ -102,38 +102,36 @@ Duration Params::duration(const std::string& key, Duration def) {
   return x;
 }
 
-std::vector<std::uint64_t> Params::bytes_list(const std::string& key, const std::vector<std::uint64_t>& def) {
-  std::vector<std::uint64_t> x = def;
+// A comma-separated list, each item parsed by `one` (which calls bad() on a
+// bad item), recorded as the decimal values.
+template <typename T, typename Parse>
+std::vector<T> Params::list(const std::string& key, const std::vector<T>& def, Parse one) {
+  std::vector<T> x = def;
   if (auto v = take(key)) {
     x.clear();
-    for (const auto& item : split(*v)) {
-      auto b = parse_bytes(item);
-      if (!b || *b == 0) bad(key, *v, "not a list of sizes (e.g. 4KiB,8KiB)");
-      x.push_back(*b);
-    }
-    if (x.empty()) bad(key, *v, "empty list");
-  }
-  std::vector<std::string> s;
-  for (auto b : x) s.push_back(std::to_string(b));
-  effective_[key] = join(s);
-  return x;
-}
-
-std::vector<std::int64_t> Params::integer_list(const std::string& key, const std::vector<std::int64_t>& def) {
-  std::vector<std::int64_t> x = def;
-  if (auto v = take(key)) {
-    x.clear();
-    for (const auto& item : split(*v)) {
-      const auto n = to_integer(key, item);
-      if (n < 0) bad(key, *v, "negative value");
-      x.push_back(n);
-    }
+    for (const auto& item : split(*v)) x.push_back(one(*v, item));
     if (x.empty()) bad(key, *v, "empty list");
   }
   std::vector<std::string> s;
   for (auto n : x) s.push_back(std::to_string(n));
   effective_[key] = join(s);
   return x;
+}
+
+std::vector<std::uint64_t> Params::bytes_list(const std::string& key, const std::vector<std::uint64_t>& def) {
+  return list<std::uint64_t>(key, def, [&](const std::string& all, const std::string& item) {
+    auto b = parse_bytes(item);
+    if (!b || *b == 0) bad(key, all, "not a list of sizes (e.g. 4KiB,8KiB)");
+    return *b;
+  });
+}
+
+std::vector<std::int64_t> Params::integer_list(const std::string& key, const std::vector<std::int64_t>& def) {
+  return list<std::int64_t>(key, def, [&](const std::string& all, const std::string& item) {
+    const auto n = to_integer(key, item);
+    if (n < 0) bad(key, all, "negative value");
+    return n;
+  });
 }
 
 std::string Params::choice(const std::string& key, const std::string& def, const std::vector<std::string>& allowed) {

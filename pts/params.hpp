@@ -42,6 +42,8 @@ class Params {
 
  private:
   std::optional<std::string> take(const std::string& key);
+  template <typename T, typename Parse>
+  std::vector<T> list(const std::string& key, const std::vector<T>& def, Parse one);
   ParamMap given_;
   ParamMap effective_;
 };
