@@ -7,12 +7,19 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "core/config_reader.hpp"
 #include "daemon/http/security.hpp"
 #include "daemon/listen_address.hpp"
+#include "pts/test_plan.hpp"
 
 namespace nvmond {
+
+// [[soak]] tables; each one's test and parameters are checked here, so a
+// typo fails the config, not the run.
+std::vector<SoakSpec> read_soaks(TableReader& root);
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -155,7 +162,7 @@ std::optional<std::string> real_poll_problem(const DaemonConfig& c) {
                      c.clock.factor, format_duration(poll), real_s * 1e3, format_duration(kMinRealPollInterval));
 }
 
-DaemonConfig load_config(const std::string& path) {
+DaemonConfig load_config(const std::string& path, ConfigUse use) {
   toml::table root = parse_toml_file(path);
   TableReader r(root, path, "");
   DaemonConfig c;
@@ -205,6 +212,7 @@ DaemonConfig load_config(const std::string& path) {
   std::vector<std::string> sim_serials;
   for (const auto& s : c.sims) sim_serials.push_back(s.spec.serial);
   c.jobs = read_jobs_config(r, sim_serials);
+  c.soaks = read_soaks(r);
   r.finish();
   if (!c.web_config.empty()) {
     try {
@@ -214,8 +222,43 @@ DaemonConfig load_config(const std::string& path) {
     }
   }
   check_real_poll_rate(r, c);
-  require_drives(root, c);
+  if (use == ConfigUse::daemon) require_drives(root, c);
   return c;
+}
+
+std::vector<SoakSpec> read_soaks(TableReader& root) {
+  std::vector<SoakSpec> out;
+  std::set<std::string> names;
+  for (auto& t : root.array_of_tables("soak")) {
+    SoakSpec s;
+    auto name = t.string("name");
+    auto test = t.string("test");
+    auto target = t.string("target");
+    if (!name || !test || !target) t.fail_here(t.where() + ": name, test and target are required");
+    s.name = *name;
+    s.test = *t.choice("test", test_names());
+    s.target = *target;
+    if (!names.insert(s.name).second) t.fail("name", "duplicate soak name \"" + s.name + "\"");
+    if (const toml::node* p = t.node("params")) {
+      const toml::table* tbl = p->as_table();
+      if (tbl == nullptr) t.fail("params", "expected a table of KEY = VALUE");
+      for (const auto& [k, v] : *tbl) {
+        if (auto str = v.value<std::string>()) s.params[std::string(k.str())] = *str;
+        else if (auto i = v.value<std::int64_t>(); i && v.is_integer()) s.params[std::string(k.str())] = std::to_string(*i);
+        else if (auto d = v.value<double>()) s.params[std::string(k.str())] = fmt::format("{}", *d);
+        else if (auto b = v.value<bool>()) s.params[std::string(k.str())] = *b ? "true" : "false";
+        else t.fail("params", "parameter " + std::string(k.str()) + ": expected a string, number or boolean");
+      }
+    }
+    try {
+      build_plan(s.test, s.params, TargetFacts{1'000'000'000'000ULL, 1.0});
+    } catch (const ParamError& e) {
+      t.fail("params", e.what());
+    }
+    t.finish();
+    out.push_back(std::move(s));
+  }
+  return out;
 }
 
 int check_config_command(const std::string& path) {

@@ -46,6 +46,14 @@ struct SimSettings {
   std::optional<Duration> poll_interval;
 };
 
+// One [[soak]] table: a PTS test the daemon runs (daemon/soak_runner.hpp).
+struct SoakSpec {
+  std::string name;
+  std::string test;
+  std::string target;
+  std::map<std::string, std::string> params;
+};
+
 struct DaemonConfig {
   std::string file;
   std::string listen = "127.0.0.1:9947";
@@ -61,6 +69,7 @@ struct DaemonConfig {
   std::vector<SimSettings> sims;
   AnalyticsConfig analytics;
   JobsConfig jobs;  // [[job]] workloads started with the daemon, [safety]
+  std::vector<SoakSpec> soaks;  // [[soak]] PTS runs started with the daemon
   // Endurance ratings by serial, from [[drive]] tables and [[sim]] specs.
   std::map<std::string, DriveRating> ratings;
 };
@@ -81,7 +90,10 @@ std::optional<std::string> real_poll_problem(const DaemonConfig& c);
 // Throws ConfigError ("file:line:col: message") on any syntax or semantic
 // error, for a path that is not a regular file, and for a configuration that
 // monitors no drive (no [[sim]] and no [nvme] devices; an empty file is one).
-DaemonConfig load_config(const std::string& path);
+// A daemon must monitor something (an empty file is a mistake); a tool that
+// only reads [safety], [[sim]] or [[job]] from the same file need not.
+enum class ConfigUse { daemon, tool };
+DaemonConfig load_config(const std::string& path, ConfigUse use = ConfigUse::daemon);
 
 // `nvmond --check-config` and `nvmonctl check-config`: prints "PATH: ok" and
 // returns 0, or prints the error to stderr and returns 1.

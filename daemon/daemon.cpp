@@ -103,6 +103,7 @@ void Daemon::use_security() {
 
 // Jobs before the drives they write to, pollers before the loop they post to.
 void Daemon::stop_all() {
+  soaks_.reset();
   jobs_.reset();
   fleet_.reset();
 }
@@ -114,9 +115,17 @@ void Daemon::start_jobs() {
   jobs_->start();
 }
 
+void Daemon::start_soaks() {
+  soak_guard_ = std::make_unique<SafetyGuard>(config_.jobs.safety);
+  soaks_ = std::make_unique<SoakRunner>(config_.soaks, config_.state_dir, config_.sims, *soak_guard_,
+                                        fleet_->sim_source());
+  soaks_->start();
+}
+
 int Daemon::run() {
   fleet_->start();
   start_jobs();
+  start_soaks();
   wait_signal();
   log::info("serving metrics on {}://{}/metrics", scheme_of(config_), config_.listen);
   sd_notify(0, "READY=1");
@@ -177,6 +186,7 @@ void Daemon::reload() {
     fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_, *store_);
     fleet_->start();
     start_jobs();
+    start_soaks();
     log::info("reloaded {}", config_.file);
   } catch (const std::exception& e) {
     log::error("reload rejected, keeping the running configuration: {}", e.what());

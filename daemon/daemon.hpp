@@ -14,6 +14,7 @@
 #include "daemon/job_scheduler.hpp"
 #include "daemon/published_metrics.hpp"
 #include "daemon/state_lock.hpp"
+#include "daemon/soak_runner.hpp"
 #include "daemon/store/store.hpp"
 
 namespace prometheus {
@@ -41,6 +42,7 @@ class Daemon {
   void arm_watchdog();
   void arm_compaction();
   void start_jobs();
+  void start_soaks();
   void stop_all();
   std::unique_ptr<Store> open_store(const std::string& dir);
   void use_security();
@@ -65,6 +67,10 @@ class Daemon {
   std::unique_ptr<Fleet> fleet_;
   // Sim jobs drive the Fleet's drive models: destroyed before the Fleet.
   std::unique_ptr<JobScheduler> jobs_;
+  // [[soak]] PTS runs on their own thread; they drive the Fleet's sim models
+  // too, so they stop first. The guard outlives them.
+  std::unique_ptr<SafetyGuard> soak_guard_;
+  std::unique_ptr<SoakRunner> soaks_;
   std::uint64_t watchdog_usec_ = 0;
 };
 

@@ -35,6 +35,14 @@ struct BlockSizeWeight {
   std::uint32_t weight = 1;
 };
 
+// Skewed random access (PTS CBW): `access_pct` of the I/Os land in the next
+// `range_pct` of the job's range, zones laid out from its start. Set by the
+// PTS tests, not by [[job]] tables.
+struct AccessZoneWeight {
+  double access_pct = 100;
+  double range_pct = 100;
+};
+
 struct JobSpec {
   std::string name;
   std::string target;
@@ -54,6 +62,7 @@ struct JobSpec {
   bool verify = false;
   std::uint64_t file_size = 0;
   bool direct = true;
+  std::vector<AccessZoneWeight> zones;  // random pattern only; empty = uniform
 
   std::uint32_t max_block_size() const;
   bool writes() const { return read_pct < 100.0 || verify; }

@@ -241,7 +241,22 @@ class Worker {
       bytes_limit_.emplace(r, std::max<double>(spec_.max_block_size(), r * seconds(kCatchUp)));
     }
     if (spec_.verify) written_.assign((chunk / align + 63) / 64, 0);
+    plan_zones(align);
     return std::nullopt;
+  }
+
+  // Zone bounds in bytes of this worker's range, and cumulative access shares
+  // out of 2^32 (one draw picks the zone).
+  void plan_zones(std::uint64_t align) {
+    double start = 0, access = 0;
+    for (const auto& z : spec_.zones) {
+      const double end = std::min(100.0, start + z.range_pct);
+      const std::uint64_t zlo = lo_ + static_cast<std::uint64_t>(static_cast<double>(hi_ - lo_) * start / 100.0) / align * align;
+      const std::uint64_t zhi = lo_ + static_cast<std::uint64_t>(static_cast<double>(hi_ - lo_) * end / 100.0) / align * align;
+      access += z.access_pct;
+      if (zhi > zlo) zones_.push_back(Zone{zlo, zhi, static_cast<std::uint64_t>(std::min(access, 100.0) / 100.0 * 4294967295.0)});
+      start = end;
+    }
   }
 
   bool plan_next(Phase phase) {
@@ -277,7 +292,17 @@ class Worker {
     }
     const IoOp op = (rng_.next() >> 32) < read_threshold_ ? IoOp::read : IoOp::write;
     std::uint64_t off = 0;
-    if (spec_.pattern == AccessPattern::random) {
+    if (spec_.pattern == AccessPattern::random && !zones_.empty()) {
+      const std::uint64_t pick = rng_.next() >> 32;
+      const Zone* z = &zones_.back();
+      for (const auto& candidate : zones_) {
+        if (pick <= candidate.access_upto) {
+          z = &candidate;
+          break;
+        }
+      }
+      off = z->lo + rng_.below(std::max<std::uint64_t>(1, (z->hi - z->lo) / bs)) * bs;
+    } else if (spec_.pattern == AccessPattern::random) {
       off = lo_ + rng_.below((hi_ - lo_) / bs) * bs;
     } else {
       if (cursor_ + bs > hi_) cursor_ = lo_;
@@ -419,6 +444,11 @@ class Worker {
   std::vector<IoCompletion> completions_;
   unsigned inflight_ = 0;
 
+  struct Zone {
+    std::uint64_t lo, hi;
+    std::uint64_t access_upto;  // cumulative share, out of 2^32
+  };
+  std::vector<Zone> zones_;
   std::uint64_t lo_ = 0, hi_ = 0, cursor_ = 0;
   std::uint64_t budget_ = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t issued_ = 0;

@@ -178,37 +178,91 @@ double DriveModel::read_scale_locked() const {
   return std::min(1.0, write_cap_locked() / spec_.max_write_bytes_per_s);
 }
 
+// Valid data since the last purge: the written span, or the whole drive
+// when nobody said which LBAs are written.
+double DriveModel::span_locked() const {
+  const double cap = static_cast<double>(spec_.capacity_bytes);
+  if (p_.span_hi <= p_.span_lo) return cap;
+  return std::clamp(static_cast<double>(p_.span_hi - p_.span_lo), cap * 0.01, cap);
+}
+
 double DriveModel::gc_progress_locked() const {
-  double written = to_double(p_.written_since_purge) / static_cast<double>(spec_.capacity_bytes);
+  double written = to_double(p_.written_since_purge) / span_locked();
   return std::clamp((written - kGcCliffStart) / kGcCliffWidth, 0.0, 1.0);
+}
+
+// Greedy garbage collection under uniform random writes amplifies about
+// (1 + op) / (2 op) with `op` the spare fraction. The spec's steady WAF gives
+// the factory spare; an unwritten part of the LBA range adds to it.
+double DriveModel::op_waf_locked() const {
+  const double waf = spec_.steady_write_amplification;
+  if (waf <= 1.0) return waf;
+  const double op0 = 1.0 / (2.0 * waf - 1.0);
+  const double used = span_locked() / static_cast<double>(spec_.capacity_bytes);
+  const double op = (1.0 + op0) / used - 1.0;
+  return std::max(1.0, (1.0 + op) / (2.0 * op));
 }
 
 double DriveModel::random_write_iops_locked() const {
   double g = gc_progress_locked();
-  return spec_.random_write_iops + (spec_.steady_random_write_iops - spec_.random_write_iops) * g;
+  const double waf = spec_.steady_write_amplification;
+  const double steady = waf > 1.0 ? spec_.steady_random_write_iops * waf / op_waf_locked()
+                                  : spec_.steady_random_write_iops;
+  return spec_.random_write_iops + (std::min(steady, spec_.random_write_iops) - spec_.random_write_iops) * g;
 }
 
 double DriveModel::write_amplification_locked(bool sequential) const {
   if (sequential) return 1.0;
-  return 1.0 + (spec_.steady_write_amplification - 1.0) * gc_progress_locked();
+  return 1.0 + (op_waf_locked() - 1.0) * gc_progress_locked();
 }
 
-Duration DriveModel::write_time_locked(std::uint64_t bytes, bool sequential) {
+double DriveModel::write_seconds_locked(std::uint64_t bytes, std::uint64_t count, bool sequential,
+                                        std::uint64_t slc_used) const {
   const double cap = write_cap_locked();
   double t = 0;
-  std::uint64_t rest = bytes;
-  if (spec_.slc_cache_bytes > 0 && p_.slc_used < spec_.slc_cache_bytes) {
-    std::uint64_t cached = std::min<std::uint64_t>(rest, spec_.slc_cache_bytes - p_.slc_used);
+  std::uint64_t rest = bytes * count;
+  if (spec_.slc_cache_bytes > 0 && slc_used < spec_.slc_cache_bytes) {
+    std::uint64_t cached = std::min<std::uint64_t>(rest, spec_.slc_cache_bytes - slc_used);
     t += static_cast<double>(cached) / std::min(spec_.max_write_bytes_per_s, cap);
-    p_.slc_used += cached;
     rest -= cached;
   }
   if (rest > 0) {
     double bw = spec_.slc_cache_bytes > 0 ? spec_.post_cache_write_bytes_per_s : spec_.max_write_bytes_per_s;
     t += static_cast<double>(rest) / std::min(bw, cap);
   }
-  if (!sequential) t = std::max(t, 1.0 / random_write_iops_locked());
-  return to_duration(t);
+  if (!sequential) t = std::max(t, static_cast<double>(count) / random_write_iops_locked());
+  return t;
+}
+
+double DriveModel::read_seconds_locked(std::uint64_t bytes, std::uint64_t count, bool sequential) const {
+  double t = static_cast<double>(bytes * count) / (spec_.max_read_bytes_per_s * read_scale_locked());
+  if (!sequential) t = std::max(t, static_cast<double>(count) / spec_.random_read_iops);
+  return t;
+}
+
+void DriveModel::account_locked(IoKind kind, std::uint64_t bytes, std::uint64_t count, bool sequential,
+                                Duration service) {
+  const std::uint64_t total = bytes * count;
+  if (kind == IoKind::write) {
+    double waf = write_amplification_locked(sequential);
+    if (spec_.slc_cache_bytes > 0) {
+      p_.slc_used += std::min<std::uint64_t>(total, spec_.slc_cache_bytes - std::min(p_.slc_used, spec_.slc_cache_bytes));
+    }
+    c_.host_write_bytes += total;
+    c_.write_commands += count;
+    p_.written_since_purge += total;
+    double media = static_cast<double>(total) * waf + c_.media_write_fraction;
+    double whole = std::floor(media);
+    c_.media_write_bytes += static_cast<u128>(whole);
+    c_.media_write_fraction = media - whole;
+  } else {
+    c_.host_read_bytes += total;
+    c_.read_commands += count;
+  }
+  c_.busy_ns += static_cast<u128>(service.count());
+  p_.last_io = now_;
+  add_heat_locked(static_cast<double>(total), kind);
+  update_level_locked();
 }
 
 void DriveModel::add_heat_locked(double bytes, IoKind kind) {
@@ -218,37 +272,44 @@ void DriveModel::add_heat_locked(double bytes, IoKind kind) {
 }
 
 Duration DriveModel::io(IoKind kind, std::uint64_t bytes, bool sequential) {
+  return io_batch(kind, bytes, 1, sequential);
+}
+
+Duration DriveModel::io_batch(IoKind kind, std::uint64_t bytes, std::uint64_t count, bool sequential) {
   std::lock_guard lock(mu_);
   Duration service{};
-  if (kind == IoKind::write) {
-    double waf = write_amplification_locked(sequential);
-    service = write_time_locked(bytes, sequential);
-    c_.host_write_bytes += bytes;
-    c_.write_commands += 1;
-    p_.written_since_purge += bytes;
-    double media = static_cast<double>(bytes) * waf + c_.media_write_fraction;
-    double whole = std::floor(media);
-    c_.media_write_bytes += static_cast<u128>(whole);
-    c_.media_write_fraction = media - whole;
-  } else {
-    double t = static_cast<double>(bytes) / (spec_.max_read_bytes_per_s * read_scale_locked());
-    if (!sequential) t = std::max(t, 1.0 / spec_.random_read_iops);
-    service = to_duration(t);
-    c_.host_read_bytes += bytes;
-    c_.read_commands += 1;
+  if (bytes > 0 && count > 0) {
+    service = to_duration(kind == IoKind::write ? write_seconds_locked(bytes, count, sequential, p_.slc_used)
+                                                : read_seconds_locked(bytes, count, sequential));
   }
-  if (bytes == 0) service = Duration::zero();
-  c_.busy_ns += static_cast<u128>(service.count());
-  p_.last_io = now_;
-  add_heat_locked(static_cast<double>(bytes), kind);
-  update_level_locked();
+  account_locked(kind, bytes, count, sequential, service);
   return service;
+}
+
+Duration DriveModel::service_time(IoKind kind, std::uint64_t bytes, bool sequential) const {
+  std::lock_guard lock(mu_);
+  if (bytes == 0) return Duration::zero();
+  return to_duration(kind == IoKind::write ? write_seconds_locked(bytes, 1, sequential, p_.slc_used)
+                                           : read_seconds_locked(bytes, 1, sequential));
+}
+
+void DriveModel::note_write_range(std::uint64_t lo, std::uint64_t hi) {
+  std::lock_guard lock(mu_);
+  if (hi <= lo) return;
+  if (p_.span_hi <= p_.span_lo) {
+    p_.span_lo = lo;
+    p_.span_hi = hi;
+  } else {
+    p_.span_lo = std::min(p_.span_lo, lo);
+    p_.span_hi = std::max(p_.span_hi, hi);
+  }
 }
 
 void DriveModel::purge() {
   std::lock_guard lock(mu_);
   p_.slc_used = 0;
   p_.written_since_purge = 0;
+  p_.span_lo = p_.span_hi = 0;
 }
 
 Duration DriveModel::access_latency(IoKind kind) const {
@@ -479,7 +540,9 @@ std::string DriveModel::save_state() const {
         {"slc_used", p_.slc_used},
         {"written_since_purge", to_string(p_.written_since_purge)},
         {"last_io_ns", to_unix_ns(p_.last_io)},
-        {"background_elapsed_ns", p_.background_elapsed_ns}}},
+        {"background_elapsed_ns", p_.background_elapsed_ns},
+        {"span_lo", p_.span_lo},
+        {"span_hi", p_.span_hi}}},
       {"thresholds", {{"over_k", thresholds(thresholds_.over_k)}, {"under_k", thresholds(thresholds_.under_k)}}},
   };
   return j.dump(2);
@@ -529,6 +592,9 @@ std::optional<Error> DriveModel::load_state(const std::string& text) {
     p.written_since_purge = u128_from_string(jp.at("written_since_purge").get<std::string>());
     p.last_io = from_unix_ns(jp.at("last_io_ns").get<std::int64_t>());
     p.background_elapsed_ns = jp.at("background_elapsed_ns").get<std::int64_t>();
+    // Absent in states saved before spans were tracked: the whole drive.
+    p.span_lo = jp.value("span_lo", std::uint64_t{0});
+    p.span_hi = jp.value("span_hi", std::uint64_t{0});
     const json& jt = j.at("thresholds");
     for (std::size_t i = 0; i < 9; ++i) {
       const bool present = i == 0 || static_cast<int>(i) <= spec_.sensors;

@@ -49,6 +49,17 @@ class DriveModel {
   // Accounts one completed host command of `bytes` and returns its service
   // time (see above). bytes == 0 counts a command and takes no time.
   Duration io(IoKind kind, std::uint64_t bytes, bool sequential);
+  // `count` commands of `bytes` each at once, for simulated runs that move in
+  // steps of many commands (PTS rounds): the same accounting as `count` calls
+  // of io(), and the drive's total occupancy for them.
+  Duration io_batch(IoKind kind, std::uint64_t bytes, std::uint64_t count, bool sequential);
+  // Service time one command would take now, without doing it.
+  Duration service_time(IoKind kind, std::uint64_t bytes, bool sequential) const;
+  // The host writes the LBA range [lo, hi) (bytes). The span written since
+  // the last purge is the drive's valid data: what is never written is extra
+  // over-provisioning, so random writes on a smaller span amplify less and
+  // reach a higher steady state. Without calls the whole capacity counts.
+  void note_write_range(std::uint64_t lo, std::uint64_t hi);
   // Secure erase / format: back to fresh-out-of-box (empty SLC cache, no GC
   // backlog). Lifetime counters (SMART) are kept, as on a real drive.
   void purge();
@@ -120,6 +131,8 @@ class DriveModel {
     int level = 0;             // throttle level
     std::uint64_t slc_used = 0;
     u128 written_since_purge = 0;  // drives the GC cliff
+    std::uint64_t span_lo = 0;     // LBA bytes written since purge (note_write_range)
+    std::uint64_t span_hi = 0;     // span_hi == 0: unknown, the whole capacity
     WallTime last_io{};
     // Background load is emitted as round(rate × elapsed) so that any split
     // of the same span into advances writes the same bytes.
@@ -133,7 +146,12 @@ class DriveModel {
   double gc_progress_locked() const;   // 0 = FOB, 1 = steady state
   double random_write_iops_locked() const;
   double write_amplification_locked(bool sequential) const;
-  Duration write_time_locked(std::uint64_t bytes, bool sequential);
+  double span_locked() const;          // bytes of valid data the GC works on
+  double op_waf_locked() const;        // steady random WAF for the current span
+  double write_seconds_locked(std::uint64_t bytes, std::uint64_t count, bool sequential,
+                              std::uint64_t slc_used) const;
+  double read_seconds_locked(std::uint64_t bytes, std::uint64_t count, bool sequential) const;
+  void account_locked(IoKind kind, std::uint64_t bytes, std::uint64_t count, bool sequential, Duration service);
   void add_heat_locked(double bytes, IoKind kind);
   double sensor_celsius_locked(int sensor) const;  // 1..8
   std::uint8_t critical_warning_locked() const;

@@ -1,6 +1,8 @@
 // nvmonctl: the operator's command-line companion to nvmond.
 //
 //   nvmonctl check-config FILE   validate a daemon configuration (exit 0 ok, 1 invalid)
+//   nvmonctl test run TEST --target T --out DIR [--config FILE] [--set K=V]...
+//                                run one PTS test (daemon/test_run_cli.hpp)
 //   nvmonctl run-job FILE        run the [[job]] tables of FILE now, in this process,
 //                                through io_uring; one JSON summary line per job on
 //                                stdout. Exit codes: see workloads/run_job_cli.hpp
@@ -13,6 +15,7 @@
 
 #include "core/build_info.hpp"
 #include "daemon/config.hpp"
+#include "daemon/test_run_cli.hpp"
 #include "workloads/run_job_cli.hpp"
 
 int main(int argc, char** argv) {
@@ -33,7 +36,28 @@ int main(int argc, char** argv) {
   run_job->add_option("file", job_path, "TOML job file ([[job]] tables and one [safety] table)")
       ->required();
 
+  nvmond::TestRunArgs test_args;
+  auto* test = app.add_subcommand("test", "SNIA PTS tests as durable runs of rounds");
+  test->require_subcommand(1);
+  auto* test_run = test->add_subcommand("run", "Run one test in the foreground and write DIR/run.json");
+  test_run->add_option("test", test_args.test, "purge, precondition, iops, throughput, latency, wsat, mixed, vqd, cbw, slc, qos, endurance")
+      ->required();
+  test_run->add_option("--target", test_args.target, "block device, file, or sim:NAME ([[sim]] drive or profile)")
+      ->required();
+  test_run->add_option("--config", test_args.config, "TOML file with [safety] and [[sim]] tables");
+  test_run->add_option("--set", test_args.sets, "KEY=VALUE test parameter (repeatable)");
+  test_run->add_option("--out", test_args.out, "output directory: run.json, runs.db")->required();
+  test_run->add_option("--name", test_args.name, "the run's name in DIR/runs.db (default TEST@TARGET)");
+  test_run->add_flag("!--no-resume", test_args.resume,
+                     "close an unfinished run of this name as interrupted instead of resuming it");
+  test_run->footer("Exit 0 completed, 1 refused or failed, 2 bad arguments or config.");
+
   CLI11_PARSE(app, argc, argv);
+  if (*test_run) {
+    const int rc = nvmond::test_run_command(test_args, std::cout, std::cerr);
+    std::cout.flush();
+    return rc;
+  }
 
   if (*check) return nvmond::check_config_command(check_path);
   if (*run_job) {

@@ -52,6 +52,31 @@ CREATE TABLE drive_state(
   value TEXT NOT NULL,
   PRIMARY KEY(drive_id, key)) WITHOUT ROWID;
 )sql"},
+    // PTS runs and their rounds (pts/). A round is committed before the next
+    // starts; (run_id, idx) is unique, so a resumed run can neither lose nor
+    // repeat one. JSON columns hold the run.json objects as written.
+    {4, R"sql(
+CREATE TABLE pts_runs(
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,            -- [[soak]] name, or the foreground run's label
+  test TEXT NOT NULL,
+  target TEXT NOT NULL,          -- as given (/dev/nvme1n1, sim:dc0)
+  serial TEXT NOT NULL,
+  model TEXT NOT NULL,
+  status TEXT NOT NULL,          -- running | completed | interrupted | failed
+  started_ns INTEGER NOT NULL,
+  ended_ns INTEGER,
+  header TEXT NOT NULL,          -- JSON: parameters, target, purge, SMART before/after
+  checkpoint TEXT NOT NULL DEFAULT '');  -- simulated drive state after the last round
+CREATE INDEX pts_runs_open ON pts_runs(name) WHERE status = 'running';
+CREATE TABLE pts_rounds(
+  run_id INTEGER NOT NULL REFERENCES pts_runs(id),
+  idx INTEGER NOT NULL,
+  phase TEXT NOT NULL,
+  iops REAL NOT NULL,
+  data TEXT NOT NULL,            -- JSON: the run.json round object
+  PRIMARY KEY(run_id, idx)) WITHOUT ROWID;
+)sql"},
 };
 
 Result<int> user_version(sqlite3* db, const std::string& path) {

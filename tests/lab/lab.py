@@ -98,7 +98,7 @@ def build_initramfs(out: Path, moddir: Path, nvmond: Path | None, nvmonctl: Path
         loaded.append(name)
     img.add_bytes("/lib/modules/load-order", ("\n".join(loaded) + "\n").encode())
     img.add_file("/init", HERE / "guest" / "init", 0o755)
-    for f in ("lib.sh", "scenario.sh", "workload.sh"):
+    for f in ("lib.sh", "scenario.sh", "workload.sh", "pts.sh"):
         img.add_file(f"/lab/{f}", HERE / "guest" / f, 0o644)
     env_text = "".join(f"{k}='{v}'\n" for k, v in env.items())
     img.add_bytes("/lab/lab.env", env_text.encode())

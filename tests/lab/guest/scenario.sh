@@ -1,6 +1,7 @@
 # The lab scenario, run once per boot by /init. One boot serves every check:
 #   A  SMART equivalence: write a known amount, nvme-cli before/after, nvmond's /metrics
 #   W  (hook) a workload through nvmond's io_uring engine, data units compared
+#   P  PTS runs of nvmonctl: purge (NVMe Format), then a short WSAT; run.json
 #   C  thermal: over-temperature threshold below the composite temperature
 #      (Set Features FID 04h) and critical-warning bits raised over QMP
 #   B  device failure: the host removes the second controller (QMP device_del)
@@ -103,6 +104,13 @@ if [ -n "$WORKLOAD_CMD" ]; then
   for d in $D0 $D1; do block "smart.W0.$d" smart $d; done
   block workload $AS_UNIT sh -c "$WORKLOAD_CMD"
   for d in $D0 $D1; do block "smart.W1.$d" smart $d; done
+fi
+
+# --- P: PTS runs (purge, short WSAT) of nvmonctl on nvme0n1 ------------------
+# After W, whose data-units check must see the job's writes alone.
+if command -v nvmonctl > /dev/null 2>&1; then
+  echo "LAB: phase P"
+  block pts sh /lab/pts.sh
 fi
 
 if [ "$HAVE_NVMOND" != 1 ]; then

@@ -411,6 +411,56 @@ def check_workload(lab: Lab, rep: Report) -> None:
                  f"over {j.get('elapsed_seconds', 0):.2f} s (TCG guest)")
 
 
+def _run_json(text: str, name: str) -> dict | None:
+    m = re.search(rf"^RUNJSON-BEGIN {name}$(.*?)^RUNJSON-END {name}$", text, re.M | re.S)
+    if not m:
+        return None
+    try:
+        return json.loads(m.group(1))
+    except ValueError:
+        return None
+
+
+@_guard
+def check_pts(lab: Lab, rep: Report) -> None:
+    """Phase P: `nvmonctl test run purge` formatted nvme0n1 through libnvme
+    (NVMe Format, which QEMU 7.2 supports) and wrote run.json; a short WSAT
+    (3 rounds of 2 s) purged again and wrote one round per element with
+    random 4 KiB writes, on the real kernel driver and io_uring."""
+    if not lab.has("pts"):
+        rep.skipped = "no phase P in this run (needs nvmonctl in the guest)"
+        return
+    text = lab.text("pts")
+    rep.check(not lab.guest_failures("P"), "guest phase P", "; ".join(lab.guest_failures("P")))
+    purge = _run_json(text, "purge")
+    rep.check(purge is not None, "purge wrote run.json", text[-300:])
+    if purge:
+        rep.check(purge.get("status") == "completed", "purge run completed", str(purge.get("status")))
+        method = purge.get("purge", {}).get("method")
+        rep.check(method == "format", "purge used NVMe Format", f"{method}: {purge.get('purge')}")
+        rep.check(purge.get("target", {}).get("serial") == lab.r["config"]["serials"][0],
+                  "run.json names the drive by serial", str(purge.get("target")))
+    wsat = _run_json(text, "wsat")
+    rep.check(wsat is not None, "wsat wrote run.json", text[-300:])
+    if not wsat:
+        return
+    rep.check(wsat.get("status") == "completed", "wsat run completed", str(wsat.get("status")))
+    rounds = wsat.get("rounds", [])
+    rep.check(len(rounds) == 3 and [r["index"] for r in rounds] == [0, 1, 2], "wsat has rounds 0, 1, 2",
+              str([r.get("index") for r in rounds]))
+    writes = [r.get("ops", {}).get("write", {}) for r in rounds]
+    rep.check(all(w.get("ops", 0) > 0 and w.get("errors", 1) == 0 for w in writes),
+              "every round wrote without errors", str([(w.get("ops"), w.get("errors")) for w in writes]))
+    rep.check(wsat.get("purge", {}).get("method") == "format", "wsat purged with NVMe Format",
+              str(wsat.get("purge")))
+    before = wsat.get("drive", {}).get("smart_before", {}).get("data_units_written")
+    after = wsat.get("drive", {}).get("smart_after", {}).get("data_units_written")
+    rep.check(before is not None and after is not None and after > before,
+              "SMART data units written grew across the run", f"{before} -> {after}")
+    if rounds:
+        rep.info(f"wsat on QEMU NVMe: {[round(r['iops']) for r in rounds]} IOPS per round (TCG guest)")
+
+
 @_guard
 def check_boot(lab: Lab, rep: Report) -> None:
     """The run itself: the guest booted, finished, and QEMU exited."""
@@ -432,4 +482,5 @@ SCENARIOS: dict[str, Callable[[dict], Report]] = {
     "failure": check_failure,
     "workload": check_workload,
     "caps": check_caps,
+    "pts": check_pts,
 }

@@ -19,6 +19,8 @@ constexpr std::int64_t kStep = 10'000;  // ns between completions within a batch
 class StaggeredEngine final : public IoEngine {
  public:
   std::string_view name() const override { return "staggered"; }
+  // Completes in memory: no target to guard.
+  bool touches_real_media() const override { return false; }
   std::optional<Error> setup(const EngineSetup&) override { return std::nullopt; }
   std::uint64_t target_size() const override { return 1 << 20; }
   bool queue(IoUnit& u) override {

@@ -1,0 +1,56 @@
+#pragma once
+// The store's half of durable PTS runs: a run row (what ran, on what, and
+// how it ended) and its finished rounds. Plain text payloads (JSON written by
+// pts/), so the store knows nothing of tests.
+//
+// Thread-safety: implementations serialise on one connection. Errors are
+// values (reason "store"); "duplicate" when a round index is committed twice.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/result.hpp"
+
+namespace nvmond {
+
+struct RunRow {
+  std::int64_t id = 0;
+  std::string name;
+  std::string test;
+  std::string target;
+  std::string serial;
+  std::string model;
+  std::string status = "running";  // running | completed | interrupted | failed
+  std::int64_t started_ns = 0;
+  std::optional<std::int64_t> ended_ns;
+  std::string header;      // JSON
+  std::string checkpoint;  // simulated drive state after the last round
+};
+
+struct RoundRow {
+  std::int64_t index = 0;
+  std::string phase;
+  double iops = 0;
+  std::string data;  // JSON
+};
+
+class RunStore {
+ public:
+  virtual ~RunStore() = default;
+  // Returns the new run's id.
+  virtual Result<std::int64_t> create_run(const RunRow& run) = 0;
+  // One transaction: the round and the run's checkpoint. A second commit of
+  // the same index fails with reason "duplicate" and changes nothing.
+  virtual Result<std::monostate> commit_round(std::int64_t run, const RoundRow& round,
+                                              const std::string& checkpoint) = 0;
+  virtual Result<std::monostate> update_run(std::int64_t run, const std::string& status,
+                                            std::optional<std::int64_t> ended_ns,
+                                            const std::string& header) = 0;
+  // The newest run named `name` still marked running (a crash left it so).
+  virtual Result<std::optional<RunRow>> unfinished_run(const std::string& name) = 0;
+  virtual Result<std::vector<RoundRow>> rounds(std::int64_t run) = 0;
+};
+
+}  // namespace nvmond

@@ -1,0 +1,132 @@
+#include "daemon/store/sqlite_run_store.hpp"
+
+#include <fmt/core.h>
+
+#include "daemon/store/sqlite_schema.hpp"
+#include "daemon/store/sqlite_util.hpp"
+
+namespace nvmond {
+
+using sqlite::Stmt;
+
+Result<std::unique_ptr<SqliteRunStore>> SqliteRunStore::open_file(const std::string& path) {
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(path.c_str(), &db,
+                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  std::unique_ptr<SqliteRunStore> store(new SqliteRunStore(db, path));
+  if (rc != SQLITE_OK) return sqlite::error(db, "opening " + path);
+  sqlite3_busy_timeout(db, 5000);
+  if (auto r = sqlite::exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;",
+                            "configuring " + path);
+      !r) {
+    return r.error();
+  }
+  if (auto r = migrate_schema(db, path); !r) return r.error();
+  return store;
+}
+
+SqliteRunStore::~SqliteRunStore() { sqlite3_close_v2(db_); }
+
+Result<std::int64_t> SqliteRunStore::create_run(const RunRow& run) {
+  std::lock_guard lock(mu_);
+  const std::string context = fmt::format("recording {} run {} on {} in {}", run.test, run.name, run.target, path_);
+  Stmt st(db_,
+          "INSERT INTO pts_runs(name, test, target, serial, model, status, started_ns, header, checkpoint) "
+          "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+  if (!st.ok()) return st.error(context);
+  st.bind(1, run.name);
+  st.bind(2, run.test);
+  st.bind(3, run.target);
+  st.bind(4, run.serial);
+  st.bind(5, run.model);
+  st.bind(6, run.status);
+  st.bind(7, run.started_ns);
+  st.bind(8, run.header);
+  st.bind(9, run.checkpoint);
+  if (st.step() != SQLITE_DONE) return st.error(context);
+  return static_cast<std::int64_t>(sqlite3_last_insert_rowid(db_));
+}
+
+Result<std::monostate> SqliteRunStore::commit_round(std::int64_t run, const RoundRow& round,
+                                                    const std::string& checkpoint) {
+  std::lock_guard lock(mu_);
+  const std::string context = fmt::format("recording round {} of run {} in {}", round.index, run, path_);
+  sqlite::Transaction tx(db_);
+  if (auto r = tx.begin(context); !r) return r.error();
+  {
+    Stmt st(db_, "INSERT INTO pts_rounds(run_id, idx, phase, iops, data) VALUES(?1, ?2, ?3, ?4, ?5)");
+    if (!st.ok()) return st.error(context);
+    st.bind(1, run);
+    st.bind(2, round.index);
+    st.bind(3, round.phase);
+    st.bind(4, round.iops);
+    st.bind(5, round.data);
+    const int rc = st.step();
+    if (rc == SQLITE_CONSTRAINT) return Error{"duplicate", context + ": this round is already recorded"};
+    if (rc != SQLITE_DONE) return st.error(context);
+  }
+  if (!checkpoint.empty()) {
+    Stmt st(db_, "UPDATE pts_runs SET checkpoint = ?2 WHERE id = ?1");
+    if (!st.ok()) return st.error(context);
+    st.bind(1, run);
+    st.bind(2, checkpoint);
+    if (st.step() != SQLITE_DONE) return st.error(context);
+  }
+  if (auto r = tx.commit(context); !r) return r.error();
+  return std::monostate{};
+}
+
+Result<std::monostate> SqliteRunStore::update_run(std::int64_t run, const std::string& status,
+                                                  std::optional<std::int64_t> ended_ns, const std::string& header) {
+  std::lock_guard lock(mu_);
+  const std::string context = fmt::format("updating run {} in {}", run, path_);
+  Stmt st(db_, "UPDATE pts_runs SET status = ?2, ended_ns = ?3, header = ?4 WHERE id = ?1");
+  if (!st.ok()) return st.error(context);
+  st.bind(1, run);
+  st.bind(2, status);
+  if (ended_ns) st.bind(3, *ended_ns);
+  else st.bind_null(3);
+  st.bind(4, header);
+  if (st.step() != SQLITE_DONE) return st.error(context);
+  return std::monostate{};
+}
+
+Result<std::optional<RunRow>> SqliteRunStore::unfinished_run(const std::string& name) {
+  std::lock_guard lock(mu_);
+  const std::string context = fmt::format("looking up the unfinished run {} in {}", name, path_);
+  Stmt st(db_,
+          "SELECT id, name, test, target, serial, model, status, started_ns, header, checkpoint "
+          "FROM pts_runs WHERE name = ?1 AND status = 'running' ORDER BY id DESC LIMIT 1");
+  if (!st.ok()) return st.error(context);
+  st.bind(1, name);
+  const int rc = st.step();
+  if (rc == SQLITE_DONE) return std::optional<RunRow>{};
+  if (rc != SQLITE_ROW) return st.error(context);
+  RunRow r;
+  r.id = st.int64(0);
+  r.name = st.text(1);
+  r.test = st.text(2);
+  r.target = st.text(3);
+  r.serial = st.text(4);
+  r.model = st.text(5);
+  r.status = st.text(6);
+  r.started_ns = st.int64(7);
+  r.header = st.text(8);
+  r.checkpoint = st.text(9);
+  return std::optional<RunRow>{std::move(r)};
+}
+
+Result<std::vector<RoundRow>> SqliteRunStore::rounds(std::int64_t run) {
+  std::lock_guard lock(mu_);
+  const std::string context = fmt::format("reading the rounds of run {} from {}", run, path_);
+  Stmt st(db_, "SELECT idx, phase, iops, data FROM pts_rounds WHERE run_id = ?1 ORDER BY idx");
+  if (!st.ok()) return st.error(context);
+  st.bind(1, run);
+  std::vector<RoundRow> out;
+  int rc;
+  while ((rc = st.step()) == SQLITE_ROW) out.push_back(RoundRow{st.int64(0), st.text(1), st.real(2), st.text(3)});
+  if (rc != SQLITE_DONE) return st.error(context);
+  return out;
+}
+
+}  // namespace nvmond

@@ -1,0 +1,38 @@
+#include "daemon/test_targets.hpp"
+
+#include <fmt/core.h>
+
+#include "pts/device_target.hpp"
+#include "pts/sim_target.hpp"
+
+namespace nvmond {
+
+Result<std::unique_ptr<TestTarget>> open_test_target(const std::string& target, const std::vector<SimSettings>& sims,
+                                                     const SafetyGuard& guard, const SimDeviceSource* source) {
+  if (target.rfind("sim:", 0) != 0) {
+    auto t = DeviceTarget::open(target, guard);
+    if (!t) return t.error();
+    return std::unique_ptr<TestTarget>(std::move(*t));
+  }
+  const std::string key = target.substr(4);
+  for (const auto& s : sims) {
+    if (s.spec.name != key && s.spec.serial != key) continue;
+    std::shared_ptr<DriveModel> model = source ? source->model(s.spec.serial) : nullptr;
+    if (!model) model = std::make_shared<DriveModel>(s.spec, std::chrono::system_clock::now());
+    return std::unique_ptr<TestTarget>(std::make_unique<SimTarget>(model));
+  }
+  for (const auto& profile : sim_profile_names()) {
+    if (profile != key) continue;
+    SimDriveSpec spec = sim_profile(profile);
+    spec.name = profile;
+    spec.serial = "SIM-" + profile;
+    auto model = std::make_shared<DriveModel>(spec, std::chrono::system_clock::now());
+    return std::unique_ptr<TestTarget>(std::make_unique<SimTarget>(model));
+  }
+  std::string known;
+  for (const auto& p : sim_profile_names()) known += (known.empty() ? "" : ", ") + p;
+  return Error{"unknown_device",
+               fmt::format("no [[sim]] drive named \"{}\" and no such profile (profiles: {})", key, known)};
+}
+
+}  // namespace nvmond

@@ -1,0 +1,150 @@
+#include "pts/device_target.hpp"
+
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/core.h>
+
+#include <cstring>
+#include <fstream>
+#include <regex>
+
+#include "pts/purge.hpp"
+
+namespace nvmond {
+
+namespace {
+
+std::string read_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string s;
+  std::getline(in, s);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\n')) s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<DeviceTarget>> DeviceTarget::open(const std::string& path, const SafetyGuard& guard) {
+  std::unique_ptr<DeviceTarget> t(new DeviceTarget(path, guard));
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) return Error{"io", fmt::format("{}: {}", path, std::strerror(errno))};
+  TargetIdentity& id = t->identity_;
+  id.path = path;
+  if (S_ISBLK(st.st_mode)) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Error{"io", fmt::format("{}: {}", path, std::strerror(errno))};
+    std::uint64_t size = 0;
+    const int rc = ::ioctl(fd, BLKGETSIZE64, &size);
+    ::close(fd);
+    if (rc != 0) return Error{"io", fmt::format("{}: reading its size: {}", path, std::strerror(errno))};
+    id.capacity_bytes = size;
+    const std::string name = path.substr(path.rfind('/') + 1);
+    std::smatch m;
+    static const std::regex kNamespace("(nvme[0-9]+)n[0-9]+");
+    if (std::regex_match(name, m, kNamespace)) {
+      t->nvme_ = std::make_unique<LibnvmeDevice>("/dev/" + m[1].str(), std::chrono::seconds(10));
+      if (auto info = t->nvme_->identify()) {
+        id.serial = info->serial;
+        id.model = info->model;
+        id.firmware = info->firmware;
+        if (info->controller.wctemp_k) id.warning_temp_c = info->controller.wctemp_k - 273.15;
+        if (info->controller.cctemp_k) id.critical_temp_c = info->controller.cctemp_k - 273.15;
+      }
+    } else if (name.rfind("loop", 0) == 0) {
+      id.serial = "loop:" + read_line("/sys/block/" + name + "/loop/backing_file");
+      id.model = "Linux loop device";
+    } else {
+      id.serial = read_line("/sys/block/" + name + "/device/serial");
+      id.model = read_line("/sys/block/" + name + "/device/model");
+    }
+  } else if (S_ISREG(st.st_mode)) {
+    id.capacity_bytes = static_cast<std::uint64_t>(st.st_size);
+    id.serial = "file:" + path;
+    id.model = "regular file";
+  } else {
+    return Error{"unsupported_target", path + ": neither a block device nor a regular file"};
+  }
+  if (id.serial.empty()) id.serial = path;
+  if (id.capacity_bytes == 0) return Error{"io", path + ": size 0"};
+  return t;
+}
+
+Result<PurgeOutcome> DeviceTarget::purge() { return purge_target(path_, identity_.capacity_bytes); }
+
+std::optional<HealthSample> DeviceTarget::health() {
+  if (!nvme_) return std::nullopt;
+  auto s = nvme_->read_smart();
+  if (!s) return std::nullopt;
+  HealthSample h;
+  h.time = now();
+  h.temperature_c = s->composite_temperature_k - 273.15;
+  h.data_units_written = to_double(s->data_units_written);
+  h.percentage_used = s->percentage_used;
+  h.throttle_events = s->thermal_mgmt_t1_transitions;
+  return h;
+}
+
+void DeviceTarget::stop() {
+  std::lock_guard lock(mu_);
+  stopped_ = true;
+  if (running_) running_->stop();
+}
+
+JobSpec element_job(const Element& e, const std::string& path, std::uint64_t range_bytes,
+                    std::optional<std::uint64_t> max_bytes) {
+  JobSpec j;
+  j.name = e.label;
+  j.target = path;
+  j.pattern = e.pattern;
+  j.block_sizes = e.block_sizes;
+  j.read_pct = e.read_pct;
+  j.threads = e.threads;
+  j.queue_depth = e.queue_depth;
+  const std::uint64_t align = std::max<std::uint64_t>(4096, j.max_block_size()) * e.threads;
+  j.size = std::max(align, range_bytes / align * align);
+  j.runtime = e.duration;
+  if (max_bytes) j.bytes = std::max<std::uint64_t>(*max_bytes, j.max_block_size());
+  j.rate_bytes_per_second = e.rate_bytes_per_second;
+  for (const auto& z : e.zones) j.zones.push_back(AccessZoneWeight{z.access_pct, z.range_pct});
+  return j;
+}
+
+Result<Measurement> DeviceTarget::run(const Element& e, std::uint64_t range_bytes,
+                                      std::optional<std::uint64_t> max_bytes) {
+  JobRunner runner(element_job(e, path_, range_bytes, max_bytes), default_engine_factory(), &guard_);
+  {
+    std::lock_guard lock(mu_);
+    if (stopped_) {
+      Measurement m;
+      m.stopped = true;
+      return m;
+    }
+    running_ = &runner;
+  }
+  const auto before = health();
+  RunResult r = runner.run();
+  const auto after = health();
+  bool stopped = false;
+  {
+    std::lock_guard lock(mu_);
+    running_ = nullptr;
+    stopped = stopped_;
+  }
+  if (r.failure) return Error{r.failure->reason, r.failure->message};
+  Measurement m;
+  m.elapsed = r.elapsed;
+  m.op = std::move(r.op);
+  m.stopped = stopped;
+  for (const auto& h : {before, after}) {
+    if (!h || !h->temperature_c) continue;
+    m.temp_min_c = std::min(m.temp_min_c.value_or(*h->temperature_c), *h->temperature_c);
+    m.temp_max_c = std::max(m.temp_max_c.value_or(*h->temperature_c), *h->temperature_c);
+  }
+  return m;
+}
+
+}  // namespace nvmond

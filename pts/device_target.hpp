@@ -1,0 +1,47 @@
+#pragma once
+// A real block device or file as a PTS target: elements run through the
+// workload runner (io_uring, O_DIRECT), writes only where the safety guard
+// allows them; health and temperature come from the NVMe controller through
+// libnvme when the target is an NVMe namespace (/dev/nvmeXnY), and are
+// absent otherwise (a loop device or a file has no SMART log).
+#include <memory>
+#include <mutex>
+
+#include "collectors/nvme/libnvme_device.hpp"
+#include "pts/test_target.hpp"
+#include "workloads/runner.hpp"
+#include "workloads/safety_guard.hpp"
+
+namespace nvmond {
+
+class DeviceTarget final : public TestTarget {
+ public:
+  // `guard` must outlive the target. Fails when the size cannot be read.
+  static Result<std::unique_ptr<DeviceTarget>> open(const std::string& path, const SafetyGuard& guard);
+
+  TargetIdentity identity() const override { return identity_; }
+  bool simulated() const override { return false; }
+  std::optional<Error> check_destructive() const override { return guard_.check_write_target(path_); }
+  Result<PurgeOutcome> purge() override;
+  Result<Measurement> run(const Element& e, std::uint64_t range_bytes,
+                          std::optional<std::uint64_t> max_bytes) override;
+  std::optional<HealthSample> health() override;
+  WallTime now() const override { return std::chrono::system_clock::now(); }
+  void stop() override;
+
+ private:
+  DeviceTarget(std::string path, const SafetyGuard& guard) : path_(std::move(path)), guard_(guard) {}
+  std::string path_;
+  const SafetyGuard& guard_;
+  TargetIdentity identity_;
+  std::unique_ptr<LibnvmeDevice> nvme_;  // null unless an NVMe namespace
+  std::mutex mu_;
+  JobRunner* running_ = nullptr;  // guarded by mu_
+  bool stopped_ = false;          // guarded by mu_
+};
+
+// Jobs for an element: the runner's spec for `range_bytes` of the target.
+JobSpec element_job(const Element& e, const std::string& path, std::uint64_t range_bytes,
+                    std::optional<std::uint64_t> max_bytes);
+
+}  // namespace nvmond

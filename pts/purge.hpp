@@ -1,0 +1,19 @@
+#pragma once
+// Purging a real target before a test (PTS: return the drive to a known,
+// fresh state), strongest available method first:
+//   1. NVMe Format NVM with user-data erase (libnvme), on an NVMe namespace;
+//   2. deallocate the whole range: BLKDISCARD on a block device (the kernel
+//      turns it into NVMe Dataset Management / TRIM), hole punching on a file;
+//   3. zero-fill (BLKZEROOUT, or writing zeros to a file).
+// The outcome names what was done and why the stronger methods were not.
+#include <cstdint>
+#include <string>
+
+#include "core/result.hpp"
+#include "pts/test_target.hpp"
+
+namespace nvmond {
+
+Result<PurgeOutcome> purge_target(const std::string& path, std::uint64_t bytes);
+
+}  // namespace nvmond

@@ -1,0 +1,66 @@
+#pragma once
+// One finished round of one element, as stored and as written to run.json:
+// plain data with a JSON form that round-trips (the store keeps the JSON; a
+// resumed run reads its rounds back from it).
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/clock.hpp"
+#include "pts/test_plan.hpp"
+#include "pts/test_target.hpp"
+
+namespace nvmond {
+
+struct OpSummary {
+  std::uint64_t ops = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t errors = 0;
+  double iops = 0;
+  double bytes_per_second = 0;
+  // Seconds.
+  double mean = 0, min = 0, max = 0, p50 = 0, p90 = 0, p99 = 0, p999 = 0, p9999 = 0;
+};
+
+// Latency distribution bounds shared by every round (seconds, upper bounds;
+// the last bucket takes everything above): 1 µs … 10 s in 1-2-5 steps.
+const std::vector<double>& histogram_bounds();
+
+struct RoundRecord {
+  std::size_t index = 0;   // 0-based, unique per run, in execution order
+  int stage = 0;           // index in the plan's stages
+  int group = 0;           // 0: the run, 1: the comparison run
+  std::size_t round = 0;   // PTS round within its stage
+  std::size_t element_index = 0;
+  std::string phase;       // precondition | test
+  std::string label;
+  std::uint32_t bs = 0;    // the element's (first) block size
+  double read_pct = 0;
+  unsigned threads = 0, queue_depth = 0;
+  WallTime started_at{};
+  double seconds = 0;
+  double iops = 0;
+  double bytes_per_second = 0;
+  std::array<std::optional<OpSummary>, kIoOpCount> ops;
+  std::optional<double> temp_min_c, temp_max_c;
+  double throttled_seconds = 0;
+  std::uint64_t bytes_written = 0;
+  std::vector<std::uint64_t> histogram;  // counts per histogram_bounds() bucket, both ops
+
+  double mean_latency() const;  // seconds, over both ops
+};
+
+RoundRecord make_round(const Element& e, const Measurement& m, WallTime started);
+
+nlohmann::json to_json(const OpSummary& s);
+nlohmann::json to_json(const RoundRecord& r);
+// Throws nlohmann::json::exception on a malformed record.
+RoundRecord round_from_json(const nlohmann::json& j);
+
+std::string rfc3339(WallTime t);
+
+}  // namespace nvmond

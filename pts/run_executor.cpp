@@ -1,0 +1,237 @@
+#include "pts/run_executor.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "pts/run_json.hpp"
+#include "pts/slc_detector.hpp"
+
+namespace nvmond {
+
+using nlohmann::json;
+
+std::vector<const RoundRecord*> stage_rounds(const std::vector<RoundRecord>& rounds, std::size_t stage) {
+  std::vector<const RoundRecord*> out;
+  for (const auto& r : rounds) {
+    if (r.stage == static_cast<int>(stage)) out.push_back(&r);
+  }
+  return out;
+}
+
+std::vector<double> tracked_series(const Stage& stage, const std::vector<const RoundRecord*>& rounds) {
+  std::vector<double> y;
+  if (!stage.steady_state) return y;
+  const std::size_t e = stage.steady_state->element;
+  for (const RoundRecord* r : rounds) {
+    if (r->element_index != e) continue;
+    switch (stage.steady_state->variable) {
+      case TrackedVariable::iops: y.push_back(r->iops); break;
+      case TrackedVariable::bytes_per_second: y.push_back(r->bytes_per_second); break;
+      case TrackedVariable::mean_latency: y.push_back(r->mean_latency()); break;
+    }
+  }
+  return y;
+}
+
+RunExecutor::RunExecutor(TestPlan plan, TestTarget& target, RunStore& store, RunOptions options,
+                         ProgressFn progress)
+    : plan_(std::move(plan)), target_(target), store_(store), options_(std::move(options)),
+      progress_(std::move(progress)) {}
+
+void RunExecutor::stop() {
+  stop_.store(true);
+  target_.stop();
+}
+
+bool RunExecutor::stage_done(std::size_t s, const std::vector<RoundRecord>& rounds) const {
+  const Stage& stage = plan_.stages[s];
+  const auto mine = stage_rounds(rounds, s);
+  std::uint64_t written = 0;
+  for (const auto* r : mine) written += r->bytes_written;
+  if (stage.byte_budget && written >= *stage.byte_budget) return true;
+  const std::size_t per_round = stage.elements.size();
+  if (mine.size() % per_round != 0) return false;
+  const std::size_t complete = mine.size() / per_round;
+  if (stage.max_rounds > 0 && complete >= static_cast<std::size_t>(stage.max_rounds)) return true;
+  if (stage.steady_state && stage.steady_state->stop_when_reached) {
+    const auto y = tracked_series(stage, mine);
+    if (evaluate_steady_state(y, stage.steady_state->rule).reached) return true;
+  }
+  if (stage.slc) {
+    std::vector<double> bw;
+    for (const auto* r : mine) bw.push_back(r->bytes_per_second);
+    if (detect_slc_drop(bw, *stage.slc)) return true;
+  }
+  return false;
+}
+
+std::optional<Error> RunExecutor::open_run(json& header, std::vector<RoundRecord>& rounds, bool& resumed) {
+  auto existing = store_.unfinished_run(options_.name);
+  if (!existing) return existing.error();
+  const TargetIdentity id = target_.identity();
+  if (*existing) {
+    const RunRow& row = **existing;
+    const bool same = row.test == plan_.test && row.serial == id.serial;
+    if (options_.resume && same) {
+      try {
+        header = json::parse(row.header);
+        auto stored = store_.rounds(row.id);
+        if (!stored) return stored.error();
+        for (const auto& r : *stored) rounds.push_back(round_from_json(json::parse(r.data)));
+      } catch (const json::exception& e) {
+        return Error{"store", fmt::format("run {} ({}): unreadable record: {}", row.id, row.name, e.what())};
+      }
+      if (!row.checkpoint.empty()) {
+        if (auto err = target_.restore(row.checkpoint)) return err;
+      }
+      run_id_ = row.id;
+      resumed = true;
+      header["resumed"] = header.value("resumed", 0) + 1;
+      if (auto r = store_.update_run(run_id_, "running", std::nullopt, header.dump()); !r) return r.error();
+      return std::nullopt;
+    }
+    json old = json::parse(row.header, nullptr, false);
+    if (old.is_discarded()) old = json::object();
+    old["status"] = "interrupted";
+    if (auto r = store_.update_run(row.id, "interrupted", to_unix_ns(target_.now()), old.dump()); !r) {
+      return r.error();
+    }
+  }
+  const WallTime started = target_.now();
+  header = run_header(plan_, id, options_.target, target_.simulated(), started);
+  if (auto h = target_.health()) header["drive"]["smart_before"] = health_json(*h);
+  RunRow row;
+  row.name = options_.name;
+  row.test = plan_.test;
+  row.target = options_.target;
+  row.serial = id.serial;
+  row.model = id.model;
+  row.started_ns = to_unix_ns(started);
+  row.header = header.dump();
+  auto created = store_.create_run(row);
+  if (!created) return created.error();
+  run_id_ = *created;
+  header["run_id"] = std::to_string(run_id_);
+  if (plan_.purge) {
+    auto p = target_.purge();
+    if (!p) return p.error();
+    header["purge"] = {{"method", p->method}, {"detail", p->detail}};
+  }
+  if (auto r = store_.update_run(run_id_, "running", std::nullopt, header.dump()); !r) return r.error();
+  return std::nullopt;
+}
+
+RunOutcome RunExecutor::run() {
+  if (plan_.destructive) {
+    if (auto refusal = target_.check_destructive()) {
+      RunOutcome out;
+      out.status = "failed";
+      out.failure = refusal;
+      return out;
+    }
+  }
+  json header;
+  std::vector<RoundRecord> rounds;
+  bool resumed = false;
+  if (auto err = open_run(header, rounds, resumed)) {
+    RunOutcome out;
+    out.status = "failed";
+    out.failure = err;
+    return out;
+  }
+  for (std::size_t s = 0; s < plan_.stages.size(); ++s) {
+    const Stage& stage = plan_.stages[s];
+    if (stage_done(s, rounds)) continue;
+    auto mine = stage_rounds(rounds, s);
+    if (mine.empty() && stage.purge_before) {
+      auto p = target_.purge();
+      if (!p) return finish("failed", p.error(), header, rounds);
+      header["purges"].push_back({{"stage", s}, {"method", p->method}, {"detail", p->detail}});
+    }
+    std::uint64_t written = 0;
+    for (const auto* r : mine) written += r->bytes_written;
+    std::size_t next = mine.size();
+    const std::size_t per_round = stage.elements.size();
+    const std::uint64_t capacity = target_.identity().capacity_bytes;
+    while (!stage_done(s, rounds)) {
+      if (stop_.load()) return finish("stopped", std::nullopt, header, rounds);
+      const std::size_t e = next % per_round;
+      const Element& element = stage.elements[e];
+      std::optional<std::uint64_t> left;
+      if (stage.byte_budget) left = *stage.byte_budget - std::min(*stage.byte_budget, written);
+      const auto span = static_cast<std::uint64_t>(element.range_fraction * static_cast<double>(capacity));
+      const WallTime started = target_.now();
+      auto m = target_.run(element, span, left);
+      if (!m) return finish("failed", m.error(), header, rounds);
+      if (m->stopped) return finish("stopped", std::nullopt, header, rounds);
+      RoundRecord r = make_round(element, *m, started);
+      r.index = rounds.size();
+      r.stage = static_cast<int>(s);
+      r.group = stage.group;
+      r.round = next / per_round;
+      r.element_index = e;
+      r.phase = stage.phase;
+      for (const auto& o : r.ops) {
+        if (o && o->ops == 0 && o->errors > 0) {
+          return finish("failed", Error{"io", fmt::format("{}: every I/O of {} failed", options_.target, r.label)},
+                        header, rounds);
+        }
+      }
+      auto committed = store_.commit_round(run_id_, RoundRow{static_cast<std::int64_t>(r.index), r.phase, r.iops,
+                                                             to_json(r).dump()},
+                                           target_.checkpoint());
+      if (!committed) return finish("failed", committed.error(), header, rounds);
+      written += r.bytes_written;
+      const bool stalled = left && element.writes() && r.bytes_written == 0;
+      rounds.push_back(std::move(r));
+      if (stalled) {
+        return finish("failed", Error{"io", fmt::format("{}: {} wrote nothing in a whole round; its byte budget "
+                                                        "cannot be reached", options_.target, rounds.back().label)},
+                      header, rounds);
+      }
+      ++next;
+      if (progress_) {
+        const RoundRecord& last = rounds.back();
+        RunProgress p{rounds.size(), last.phase, last.label, last.round, last.stage, last.iops,
+                      last.bytes_per_second, std::nullopt, resumed};
+        if (stage.max_rounds > 0) {
+          const double left_elements = static_cast<double>(static_cast<std::size_t>(stage.max_rounds) * per_round - next);
+          p.eta_seconds = left_elements * seconds(element.duration);
+        } else if (left && last.bytes_per_second > 0) {
+          p.eta_seconds = static_cast<double>(*left - std::min(*left, last.bytes_written)) / last.bytes_per_second;
+        }
+        progress_(p);
+      }
+    }
+  }
+  if (auto h = target_.health()) header["drive"]["smart_after"] = health_json(*h);
+  return finish("completed", std::nullopt, header, rounds);
+}
+
+RunOutcome RunExecutor::finish(const std::string& status, std::optional<Error> failure, json& header,
+                               const std::vector<RoundRecord>& rounds) {
+  RunOutcome out;
+  out.status = status;
+  out.failure = failure;
+  out.run_id = run_id_;
+  // "stopped" (daemon shutdown, stop()) stays running in the store: the next
+  // start resumes it.
+  const std::string stored = status == "stopped" ? "running" : status;
+  const WallTime end = target_.now();
+  header["status"] = stored == "running" ? "running" : stored;
+  if (failure) header["failure"] = failure->message;
+  if (stored != "running") header["ended_at"] = rfc3339(end);
+  if (run_id_ != 0) {
+    auto r = store_.update_run(run_id_, stored, stored == "running" ? std::nullopt : std::optional(to_unix_ns(end)),
+                               header.dump());
+    if (!r && !out.failure) {
+      out.failure = r.error();
+      out.status = "failed";
+    }
+  }
+  out.run = build_run_json(plan_, header, rounds);
+  return out;
+}
+
+}  // namespace nvmond

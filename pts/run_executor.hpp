@@ -1,0 +1,83 @@
+#pragma once
+// Executes a TestPlan on a TestTarget as one durable run: the run row and
+// every finished round are committed to the RunStore before the next round
+// starts, so a crash loses at most the round in progress. A run of the same
+// name left "running" by a crash is resumed at its next round (after the
+// simulated drive is restored to its state after the last committed round),
+// or closed as interrupted when resume is off.
+//
+// Destructive plans are checked with the target's safety check before
+// anything touches the store or the device.
+//
+// Thread-safety: run() on one thread; stop() from any thread ends the element
+// in progress at its next I/O and leaves the run resumable.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "daemon/store/run_store.hpp"
+#include "pts/round_record.hpp"
+#include "pts/test_plan.hpp"
+#include "pts/test_target.hpp"
+
+namespace nvmond {
+
+struct RunOptions {
+  std::string name;    // the run's key in the store ([[soak]] name, or a label)
+  std::string target;  // as the user gave it
+  bool resume = true;  // resume an unfinished run of this name; false: close it as interrupted
+};
+
+struct RunProgress {
+  std::size_t index = 0;       // rounds committed so far (this one included)
+  std::string phase;
+  std::string label;
+  std::size_t round = 0;       // PTS round within its stage
+  int stage = 0;
+  double iops = 0;
+  double bytes_per_second = 0;
+  std::optional<double> eta_seconds;  // target time left in the current stage, when known
+  bool resumed = false;
+};
+
+struct RunOutcome {
+  std::string status;  // completed | interrupted | failed | stopped (resumable)
+  std::optional<Error> failure;
+  std::int64_t run_id = 0;
+  nlohmann::json run;  // the run.json object
+};
+
+class RunExecutor {
+ public:
+  using ProgressFn = std::function<void(const RunProgress&)>;
+  RunExecutor(TestPlan plan, TestTarget& target, RunStore& store, RunOptions options, ProgressFn progress = {});
+  RunOutcome run();
+  void stop();
+
+ private:
+  struct StageState;
+  std::optional<Error> open_run(nlohmann::json& header, std::vector<RoundRecord>& rounds, bool& resumed);
+  bool stage_done(std::size_t stage, const std::vector<RoundRecord>& rounds) const;
+  RunOutcome finish(const std::string& status, std::optional<Error> failure, nlohmann::json& header,
+                    const std::vector<RoundRecord>& rounds);
+
+  TestPlan plan_;
+  TestTarget& target_;
+  RunStore& store_;
+  RunOptions options_;
+  ProgressFn progress_;
+  std::atomic<bool> stop_{false};
+  std::int64_t run_id_ = 0;
+};
+
+// Rounds of one stage, in order.
+std::vector<const RoundRecord*> stage_rounds(const std::vector<RoundRecord>& rounds, std::size_t stage);
+// The tracked element's value per complete round of a stage.
+std::vector<double> tracked_series(const Stage& stage, const std::vector<const RoundRecord*>& rounds);
+
+}  // namespace nvmond

@@ -1,0 +1,279 @@
+#include "pts/run_json.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/build_info.hpp"
+#include "pts/run_executor.hpp"
+#include "pts/slc_detector.hpp"
+
+namespace nvmond {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr double kDataUnitBytes = 512'000;
+constexpr double kSecondsPerDay = 86'400;
+const char* kOpKeys[kIoOpCount] = {"read", "write"};
+
+json steady_state_json(const Stage& stage, const std::vector<const RoundRecord*>& rounds) {
+  const auto y = tracked_series(stage, rounds);
+  const auto r = evaluate_steady_state(y, stage.steady_state->rule);
+  json j = {{"variable", tracked_variable_name(stage.steady_state->variable)},
+            {"element", stage.elements[stage.steady_state->element].label},
+            {"window_rounds", stage.steady_state->rule.window},
+            {"max_rounds", stage.steady_state->rule.max_rounds},
+            {"rounds_evaluated", y.size()},
+            {"reached", r.reached}};
+  j["round"] = r.round ? json(*r.round) : json(nullptr);
+  if (r.window) {
+    const WindowCheck& w = *r.window;
+    j["window"] = {w.first, w.last};
+    j["average"] = w.average;
+    j["range"] = w.range;
+    j["range_limit"] = w.range_limit;
+    j["range_ok"] = w.range_ok;
+    j["slope"] = w.slope;
+    j["intercept"] = w.intercept;
+    j["slope_excursion"] = w.slope_excursion;
+    j["slope_excursion_limit"] = w.slope_excursion_limit;
+    j["slope_ok"] = w.slope_ok;
+  }
+  return j;
+}
+
+// Per element: the average over the steady-state window when there is one,
+// else the last round.
+json elements_json(const Stage& stage, const std::vector<const RoundRecord*>& rounds) {
+  std::size_t first = 0, last = rounds.empty() ? 0 : rounds.back()->round;
+  if (stage.steady_state) {
+    auto r = evaluate_steady_state(tracked_series(stage, rounds), stage.steady_state->rule);
+    if (r.reached && r.window) {
+      first = r.window->first;
+      last = r.window->last;
+    } else {
+      first = last;
+    }
+  } else {
+    first = last;
+  }
+  json out = json::array();
+  for (std::size_t e = 0; e < stage.elements.size(); ++e) {
+    double iops = 0, bps = 0, n = 0;
+    json ops = json::object();
+    for (const RoundRecord* r : rounds) {
+      if (r->element_index != e || r->round < first || r->round > last) continue;
+      iops += r->iops;
+      bps += r->bytes_per_second;
+      ++n;
+      for (int op = 0; op < kIoOpCount; ++op) {
+        if (r->ops[op]) ops[kOpKeys[op]] = to_json(*r->ops[op]);  // the window's last round
+      }
+    }
+    if (n == 0) continue;
+    const Element& el = stage.elements[e];
+    out.push_back({{"label", el.label}, {"bs", el.block_sizes[0].bytes}, {"read_pct", el.read_pct},
+                   {"threads", el.threads}, {"queue_depth", el.queue_depth}, {"iops", iops / n},
+                   {"bytes_per_second", bps / n}, {"rounds_averaged", n}, {"ops", ops}});
+  }
+  return out;
+}
+
+double quantile_of(const OpSummary& s, double q) {
+  const std::pair<double, double> points[] = {{0.5, s.p50}, {0.9, s.p90}, {0.99, s.p99}, {0.999, s.p999}, {0.9999, s.p9999}};
+  double best = s.p50, dist = 1;
+  for (const auto& [pq, v] : points) {
+    if (std::fabs(pq - q) < dist) {
+      dist = std::fabs(pq - q);
+      best = v;
+    }
+  }
+  return best;
+}
+
+// The run, the comparison run: rounds, preconditioning and results of one group.
+json group_json(const TestPlan& plan, const std::vector<RoundRecord>& rounds, int group) {
+  json j;
+  json list = json::array();
+  json pre = json::array();
+  std::vector<std::uint64_t> hist(histogram_bounds().size() + 1, 0);
+  bool any_hist = false;
+  for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+    const Stage& stage = plan.stages[s];
+    if (stage.group != group) continue;
+    const auto mine = stage_rounds(rounds, s);
+    if (stage.phase == "precondition") {
+      std::uint64_t bytes = 0;
+      double secs = 0;
+      for (const auto* r : mine) {
+        bytes += r->bytes_written;
+        secs += r->seconds;
+      }
+      pre.push_back({{"kind", stage.kind}, {"bytes", bytes}, {"seconds", secs},
+                     {"rounds", mine.empty() ? 0 : mine.back()->round + 1}});
+      continue;
+    }
+    if (stage.steady_state) j["steady_state"] = steady_state_json(stage, mine);
+    if (stage.elements.size() > 1 || !mine.empty()) j["elements"] = elements_json(stage, mine);
+    for (const auto* r : mine) {
+      for (std::size_t i = 0; i < hist.size() && i < r->histogram.size(); ++i) hist[i] += r->histogram[i];
+      any_hist = true;
+    }
+    if (stage.slc) {
+      std::vector<double> bw;
+      for (const auto* r : mine) bw.push_back(r->bytes_per_second);
+      json slc = {{"drop_fraction", stage.slc->drop_fraction}, {"drop_rounds", stage.slc->drop_rounds}};
+      json curve = json::array();
+      std::uint64_t written = 0;
+      for (const auto* r : mine) {
+        written += r->bytes_written;
+        curve.push_back({{"written_bytes", written}, {"bytes_per_second", r->bytes_per_second}});
+      }
+      slc["curve"] = curve;
+      if (auto drop = detect_slc_drop(bw, *stage.slc)) {
+        std::uint64_t cache = 0;
+        double before = 0, after = 0;
+        for (std::size_t i = 0; i < mine.size(); ++i) {
+          if (i < *drop) {
+            cache += mine[i]->bytes_written;
+            before += bw[i];
+          } else {
+            after += bw[i];
+          }
+        }
+        // The cache ran out inside the last fast round: count what it took at
+        // the fast speed (the rest of that round went at the slow one).
+        slc["cache_bytes"] = cache;
+        slc["found"] = true;
+        slc["before_bytes_per_second"] = before / static_cast<double>(*drop);
+        slc["after_bytes_per_second"] = after / static_cast<double>(mine.size() - *drop);
+      } else {
+        slc["found"] = false;
+      }
+      j["slc"] = slc;
+    }
+  }
+  for (const auto& r : rounds) {
+    if (r.group == group) list.push_back(to_json(r));
+  }
+  j["rounds"] = list;
+  if (!pre.empty()) j["preconditioning"] = pre;
+  if (any_hist) j["histogram"] = {{"bounds_s", histogram_bounds()}, {"counts", hist}};
+  return j;
+}
+
+}  // namespace
+
+json health_json(const HealthSample& h) {
+  json j = {{"time", rfc3339(h.time)}};
+  if (h.temperature_c) j["temperature_c"] = *h.temperature_c;
+  if (h.data_units_written) j["data_units_written"] = *h.data_units_written;
+  if (h.percentage_used) j["percentage_used"] = *h.percentage_used;
+  if (h.throttle_events) j["thermal_mgmt_t1_transitions"] = *h.throttle_events;
+  return j;
+}
+
+json run_header(const TestPlan& plan, const TargetIdentity& id, const std::string& target, bool simulated,
+                WallTime started) {
+  json t = {{"path", target}, {"serial", id.serial}, {"model", id.model}, {"firmware", id.firmware},
+            {"capacity_bytes", id.capacity_bytes}, {"tested_range_bytes", plan.tested_range_bytes}};
+  if (id.rated_dwpd > 0) t["rated_dwpd"] = id.rated_dwpd;
+  if (id.rated_endurance_bytes > 0) t["rated_endurance_bytes"] = id.rated_endurance_bytes;
+  if (id.warning_temp_c) t["warning_temp_c"] = *id.warning_temp_c;
+  if (id.critical_temp_c) t["critical_temp_c"] = *id.critical_temp_c;
+  json params = json::object();
+  for (const auto& [k, v] : plan.parameters) params[k] = v;
+  return {{"schema", "nvmond.run/1"}, {"run_id", ""},           {"test", plan.test},
+          {"status", "running"},      {"started_at", rfc3339(started)}, {"started_ns", to_unix_ns(started)},
+          {"nvmond_version", build::kVersion}, {"clock", simulated ? "simulated" : "system"},
+          {"target", t},              {"parameters", params},     {"drive", json::object()}};
+}
+
+json build_run_json(const TestPlan& plan, const json& header, const std::vector<RoundRecord>& rounds) {
+  json j = header;
+  json main = group_json(plan, rounds, 0);
+  for (auto& [k, v] : main.items()) j[k] = v;
+  if (!plan.compare_label.empty()) {
+    json nested = group_json(plan, rounds, 1);
+    nested["test"] = plan.test;
+    j["compare"] = {{"label", plan.compare_label}, {"run", nested}};
+  }
+  // QoS: the datasheet's quantiles against the last round's measurements.
+  if (!plan.qos.empty()) {
+    json checks = json::array();
+    bool pass = true, measured = false;
+    for (const auto& c : plan.qos) {
+      const RoundRecord* last = nullptr;
+      for (const auto& r : rounds) {
+        if (r.element_index == c.element && r.group == 0 && r.phase == "test") last = &r;
+      }
+      const auto& op = last ? last->ops[static_cast<int>(c.op)] : std::nullopt;
+      json cj = {{"op", op_name(c.op)}, {"bs", c.bs}, {"quantile", c.quantile}, {"limit_s", c.limit_seconds}};
+      if (op) {
+        const double v = quantile_of(*op, c.quantile);
+        cj["measured_s"] = v;
+        cj["pass"] = v <= c.limit_seconds;
+        pass = pass && v <= c.limit_seconds;
+        measured = true;
+      } else {
+        cj["pass"] = false;
+        pass = false;
+      }
+      checks.push_back(cj);
+    }
+    j["qos"] = {{"pass", pass && measured}, {"checks", checks}};
+  }
+  // What happened to the drive: temperatures, throttling (at round
+  // granularity), bytes written and the DWPD they amount to.
+  json drive = header.value("drive", json::object());
+  std::optional<double> tmin, tmax;
+  json events = json::array();
+  json timeline = json::array();
+  std::uint64_t written = 0;
+  const std::int64_t t0 = header.value("started_ns", std::int64_t{0});
+  json open;
+  for (const auto& r : rounds) {
+    written += r.bytes_written;
+    if (r.temp_min_c) tmin = std::min(tmin.value_or(*r.temp_min_c), *r.temp_min_c);
+    if (r.temp_max_c) tmax = std::max(tmax.value_or(*r.temp_max_c), *r.temp_max_c);
+    const WallTime end = r.started_at + std::chrono::duration_cast<WallTime::duration>(from_seconds(r.seconds));
+    if (r.throttled_seconds > 0) {
+      if (open.is_null()) open = {{"start", rfc3339(r.started_at)}, {"peak_c", r.temp_max_c.value_or(0)}, {"sources", {"throttle"}}, {"throttled_seconds", 0.0}};
+      open["end"] = rfc3339(end);
+      open["peak_c"] = std::max(open["peak_c"].get<double>(), r.temp_max_c.value_or(0));
+      open["throttled_seconds"] = open["throttled_seconds"].get<double>() + r.throttled_seconds;
+    } else if (!open.is_null()) {
+      events.push_back(open);
+      open = nullptr;
+    }
+    json point = {{"t", static_cast<double>(to_unix_ns(r.started_at) - t0) * 1e-9}, {"bytes_per_second", r.bytes_per_second}};
+    if (r.temp_max_c) point["temperature_c"] = *r.temp_max_c;
+    timeline.push_back(point);
+  }
+  if (!open.is_null()) events.push_back(open);
+  if (tmin && tmax) drive["temperature_c"] = {{"min", *tmin}, {"max", *tmax}};
+  drive["throttle_events"] = events;
+  double host = static_cast<double>(written);
+  if (drive.contains("smart_before") && drive.contains("smart_after") &&
+      drive["smart_before"].contains("data_units_written") && drive["smart_after"].contains("data_units_written")) {
+    host = (drive["smart_after"]["data_units_written"].get<double>() -
+            drive["smart_before"]["data_units_written"].get<double>()) * kDataUnitBytes;
+  }
+  drive["host_bytes_written"] = host;
+  const double capacity = header["target"].value("capacity_bytes", 0.0);
+  double elapsed = 0;
+  if (!rounds.empty()) {
+    const auto& last = rounds.back();
+    elapsed = static_cast<double>(to_unix_ns(last.started_at) - t0) * 1e-9 + last.seconds;
+  }
+  if (capacity > 0) {
+    drive["drive_writes"] = host / capacity;
+    drive["dwpd_spent"] = elapsed > 0 ? host / capacity / (elapsed / kSecondsPerDay) : 0.0;
+  }
+  j["drive"] = drive;
+  j["timeline"] = timeline;
+  return j;
+}
+
+}  // namespace nvmond

@@ -1,0 +1,146 @@
+#include "pts/sim_target.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace nvmond {
+
+namespace {
+
+constexpr Duration kSlice = std::chrono::milliseconds(100);
+
+// One kind of command of an element: its share of the commands and its
+// service and access time in the current slice.
+struct CommandClass {
+  IoKind kind;
+  std::uint64_t bytes;
+  double share;
+  double service_s = 0;
+  double access_s = 0;
+  double carry = 0;  // fractional commands carried to the next slice
+};
+
+std::vector<CommandClass> classes_of(const Element& e) {
+  double total_weight = 0;
+  for (const auto& b : e.block_sizes) total_weight += b.weight;
+  std::vector<CommandClass> out;
+  for (const auto& b : e.block_sizes) {
+    const double w = b.weight / total_weight;
+    if (e.read_pct > 0) out.push_back({IoKind::read, b.bytes, w * e.read_pct / 100.0});
+    if (e.read_pct < 100) out.push_back({IoKind::write, b.bytes, w * (100.0 - e.read_pct) / 100.0});
+  }
+  return out;
+}
+
+}  // namespace
+
+SimTarget::SimTarget(std::shared_ptr<DriveModel> model) : model_(std::move(model)) {}
+
+TargetIdentity SimTarget::identity() const {
+  const auto& s = model_->spec();
+  TargetIdentity t;
+  t.path = "sim:" + s.name;
+  t.serial = s.serial;
+  t.model = s.model;
+  t.firmware = s.firmware;
+  t.capacity_bytes = s.capacity_bytes;
+  t.rated_endurance_bytes = rated_endurance_bytes(s);
+  t.rated_dwpd = s.rated_dwpd;
+  t.warning_temp_c = s.warning_temp_c;
+  t.critical_temp_c = s.critical_temp_c;
+  return t;
+}
+
+Result<PurgeOutcome> SimTarget::purge() {
+  model_->purge();
+  return PurgeOutcome{"format", "simulated drive: NVMe Format (user data erase), back to fresh-out-of-box"};
+}
+
+std::optional<HealthSample> SimTarget::health() {
+  SmartLog s = model_->smart();
+  HealthSample h;
+  h.time = model_->now();
+  h.temperature_c = model_->composite_celsius();
+  h.data_units_written = to_double(s.data_units_written);
+  h.percentage_used = s.percentage_used;
+  h.throttled = model_->throttle_level() > 0;
+  h.throttle_events = s.thermal_mgmt_t1_transitions;
+  return h;
+}
+
+std::optional<Error> SimTarget::restore(const std::string& state) { return model_->load_state(state); }
+
+Result<Measurement> SimTarget::run(const Element& e, std::uint64_t range_bytes,
+                                   std::optional<std::uint64_t> max_bytes) {
+  Measurement m;
+  const bool sequential = e.pattern == AccessPattern::sequential;
+  const double in_flight = static_cast<double>(e.threads) * e.queue_depth;
+  std::vector<CommandClass> classes = classes_of(e);
+  double bytes_per_command = 0;
+  for (const auto& c : classes) bytes_per_command += c.share * static_cast<double>(c.bytes);
+  if (e.writes()) model_->note_write_range(0, range_bytes);
+
+  const WallTime start = model_->now();
+  const WallTime end = start + std::chrono::duration_cast<WallTime::duration>(e.duration);
+  const Duration slice = std::min(kSlice, std::max<Duration>(e.duration / 20, Duration(1'000'000)));
+  std::uint64_t written = 0;
+  WallTime t = start;
+  auto sample_temperature = [&] {
+    const double c = model_->composite_celsius();
+    m.temp_min_c = std::min(m.temp_min_c.value_or(c), c);
+    m.temp_max_c = std::max(m.temp_max_c.value_or(c), c);
+  };
+  sample_temperature();
+  while (t < end) {
+    if (stop_.load(std::memory_order_relaxed)) {
+      m.stopped = true;
+      break;
+    }
+    if (max_bytes && written >= *max_bytes) break;
+    const double span_s = seconds(std::min<Duration>(slice, end - t));
+    double mean_service = 0, mean_access = 0;
+    for (auto& c : classes) {
+      c.service_s = seconds(model_->service_time(c.kind, c.bytes, sequential));
+      c.access_s = seconds(model_->access_latency(c.kind));
+      mean_service += c.share * c.service_s;
+      mean_access += c.share * c.access_s;
+    }
+    double x = std::min(1.0 / mean_service, in_flight / (mean_service + mean_access));
+    if (e.rate_bytes_per_second > 0) x = std::min(x, e.rate_bytes_per_second / bytes_per_command);
+    const bool drive_bound = x >= 1.0 / mean_service * 0.999;
+    const double wait = std::max(0.0, in_flight / x - (mean_service + mean_access));
+    double busy_s = 0;
+    for (auto& c : classes) {
+      double want = x * span_s * c.share + c.carry;
+      if (max_bytes && c.kind == IoKind::write) {
+        // Whole commands up to the budget, the last one possibly past it (as
+        // the runner does), so a budget always ends.
+        const double left = static_cast<double>(*max_bytes - std::min(*max_bytes, written));
+        want = std::min(want, std::ceil(left / static_cast<double>(c.bytes)));
+      }
+      const auto n = static_cast<std::uint64_t>(std::floor(std::max(0.0, want)));
+      c.carry = want - static_cast<double>(n);
+      if (n == 0) continue;
+      busy_s += seconds(model_->io_batch(c.kind, c.bytes, n, sequential));
+      const int op = c.kind == IoKind::read ? 0 : 1;
+      m.op[op].ops += n;
+      m.op[op].bytes += n * c.bytes;
+      if (c.kind == IoKind::write) written += n * c.bytes;
+      const double latency = wait + c.service_s + c.access_s;
+      m.op[op].latency.record(static_cast<std::uint64_t>(std::llround(latency * 1e9)), n);
+    }
+    // A drive-bound slice lasts as long as the drive was busy (the SLC cache
+    // may have run out inside it); otherwise the slice's own length.
+    const double took = drive_bound && busy_s > 0 ? busy_s : span_s;
+    const WallTime next = t + std::chrono::duration_cast<WallTime::duration>(from_seconds(took));
+    model_->advance_to(next);
+    if (model_->throttle_level() > 0) m.throttled_seconds += took;
+    t = next;
+    sample_temperature();
+  }
+  m.elapsed = std::chrono::duration_cast<Duration>(t - start);
+  return m;
+}
+
+}  // namespace nvmond

@@ -1,0 +1,44 @@
+#pragma once
+// A simulated drive as a PTS target. Time is the drive model's own: each
+// element steps the model in slices of simulated time, as fast as the model
+// computes, so a 10-hour WSAT takes seconds of CPU.
+//
+// One slice (100 ms of drive time, shorter for short elements): the model's
+// service time per command of each kind and size gives the throughput
+// X = min(1 / mean service, N / (mean service + access latency)) with
+// N = threads × queue depth in flight (the drive serves one command at a
+// time), capped by a rate limit; that many commands are accounted on the
+// model (heat, SLC, wear, GC) and each is recorded at the latency Little's
+// law gives: the queueing wait N / X - (service + access) plus its own
+// service and access time. The drive has no per-command jitter, so latency
+// quantiles spread only as its state (throttling, GC, SLC) changes.
+#include <atomic>
+#include <memory>
+
+#include "collectors/sim/drive_model.hpp"
+#include "pts/test_target.hpp"
+
+namespace nvmond {
+
+class SimTarget final : public TestTarget {
+ public:
+  explicit SimTarget(std::shared_ptr<DriveModel> model);
+
+  TargetIdentity identity() const override;
+  bool simulated() const override { return true; }
+  std::optional<Error> check_destructive() const override { return std::nullopt; }
+  Result<PurgeOutcome> purge() override;
+  Result<Measurement> run(const Element& e, std::uint64_t range_bytes,
+                          std::optional<std::uint64_t> max_bytes) override;
+  std::optional<HealthSample> health() override;
+  WallTime now() const override { return model_->now(); }
+  void stop() override { stop_.store(true); }
+  std::string checkpoint() const override { return model_->save_state(); }
+  std::optional<Error> restore(const std::string& state) override;
+
+ private:
+  std::shared_ptr<DriveModel> model_;
+  std::atomic<bool> stop_{false};
+};
+
+}  // namespace nvmond

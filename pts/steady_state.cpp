@@ -1,0 +1,82 @@
+#include "pts/steady_state.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace nvmond {
+
+std::optional<std::string> validate(const SteadyStateRule& rule) {
+  if (rule.window != 4 && rule.window != 5) {
+    return "steady-state window must be 4 or 5 rounds (SNIA PTS), not " + std::to_string(rule.window);
+  }
+  if (!(rule.range_limit > 0) || !(rule.slope_limit > 0)) return "steady-state limits must be positive";
+  if (rule.max_rounds != 0 && rule.max_rounds < rule.window) {
+    return "steady-state max_rounds must be 0 (fixed length) or at least the window";
+  }
+  return std::nullopt;
+}
+
+WindowCheck check_window(std::span<const double> y, std::size_t first, const SteadyStateRule& rule) {
+  WindowCheck c;
+  c.first = first;
+  c.last = first + y.size() - 1;
+  const double n = static_cast<double>(y.size());
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    const double x = static_cast<double>(first + i);
+    sx += x;
+    sy += y[i];
+    sxx += x * x;
+    sxy += x * y[i];
+  }
+  c.average = sy / n;
+  const auto [lo, hi] = std::minmax_element(y.begin(), y.end());
+  c.range = *hi - *lo;
+  const double denom = n * sxx - sx * sx;
+  c.slope = denom != 0 ? (n * sxy - sx * sy) / denom : 0.0;
+  c.intercept = (sy - c.slope * sx) / n;
+  c.slope_excursion = std::fabs(c.slope) * (n - 1);
+  c.range_limit = rule.range_limit * std::fabs(c.average);
+  c.slope_excursion_limit = rule.slope_limit * std::fabs(c.average);
+  c.range_ok = c.range <= c.range_limit;
+  c.slope_ok = c.slope_excursion <= c.slope_excursion_limit;
+  return c;
+}
+
+SteadyStateResult evaluate_steady_state(std::span<const double> series, const SteadyStateRule& rule) {
+  SteadyStateResult r;
+  const auto w = static_cast<std::size_t>(rule.window);
+  if (w == 0 || series.size() < w) return r;
+  auto window_ending = [&](std::size_t last) {
+    return check_window(series.subspan(last + 1 - w, w), last + 1 - w, rule);
+  };
+  if (rule.max_rounds > 0) {
+    const std::size_t end = std::min(series.size(), static_cast<std::size_t>(rule.max_rounds));
+    for (std::size_t last = w - 1; last < end; ++last) {
+      r.window = window_ending(last);
+      if (r.window->ok()) {
+        r.reached = true;
+        r.round = last;
+        return r;
+      }
+    }
+    return r;
+  }
+  // Fixed length: the final window decides. Walk back while the earlier
+  // windows pass too and the earlier rounds stay within the final window's
+  // band (average ± half the range limit): a slow drift passes every 5-round
+  // window on its own, but it is not the state the run ends in.
+  r.window = window_ending(series.size() - 1);
+  if (!r.window->ok()) return r;
+  r.reached = true;
+  const double band = r.window->range_limit / 2;
+  std::size_t entered = series.size() - 1;
+  while (entered >= w && window_ending(entered - 1).ok() &&
+         std::fabs(series[entered - w] - r.window->average) <= band) {
+    --entered;
+  }
+  r.round = entered;
+  return r;
+}
+
+}  // namespace nvmond

@@ -1,0 +1,65 @@
+#pragma once
+// The SNIA PTS steady-state rule, as pure functions over a series of
+// per-round values (IOPS, bytes/s or latency of the tracked element).
+//
+// A window of N consecutive rounds (N = 5 by default; 4 is allowed) is in
+// steady state when, with avg the window's mean:
+//   range:  max(y) - min(y)                      <= 20 % of avg
+//   slope:  excursion of the least-squares line   <= 10 % of avg
+//           across the window, |slope| × (N - 1)
+// A test that runs until steady state checks every window that ends at a
+// round below max_rounds (25) and stops at the first that passes. A
+// fixed-length soak (max_rounds = 0) is judged on its final window; the round
+// it reports is where the run entered the steady state it ends in: the first
+// round from which every later window passes and every value stays within the
+// final window's average ± half the range limit, so neither a FOB plateau the
+// write cliff later breaks nor a slow drift is mistaken for it.
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+
+namespace nvmond {
+
+struct SteadyStateRule {
+  int window = 5;             // rounds; 4 or 5
+  double range_limit = 0.20;  // of the window average
+  double slope_limit = 0.10;  // of the window average
+  int max_rounds = 25;        // 0: fixed-length soak, no cap
+};
+
+// nullopt when the rule is one the specification allows.
+std::optional<std::string> validate(const SteadyStateRule& rule);
+
+// One window's numbers. Indices are rounds (0-based), both ends inclusive.
+struct WindowCheck {
+  std::size_t first = 0;
+  std::size_t last = 0;
+  double average = 0;
+  double range = 0;
+  double range_limit = 0;  // absolute: rule.range_limit × average
+  double slope = 0;        // per round, of y = intercept + slope × round
+  double intercept = 0;
+  double slope_excursion = 0;        // |slope| × (N - 1)
+  double slope_excursion_limit = 0;  // absolute: rule.slope_limit × average
+  bool range_ok = false;
+  bool slope_ok = false;
+  bool ok() const { return range_ok && slope_ok; }
+};
+
+// Checks rounds [first, first + window.size()) whose values are `window`.
+WindowCheck check_window(std::span<const double> window, std::size_t first, const SteadyStateRule& rule);
+
+struct SteadyStateResult {
+  bool reached = false;
+  std::optional<std::size_t> round;  // round at which steady state was reached
+  // The deciding window: the one that passed, else the last one checked
+  // (nullopt while the series is shorter than the window).
+  std::optional<WindowCheck> window;
+};
+
+// Steady state of `series` under `rule` (see the header comment for the two
+// modes). Pure; the series is every round so far, oldest first.
+SteadyStateResult evaluate_steady_state(std::span<const double> series, const SteadyStateRule& rule);
+
+}  // namespace nvmond

@@ -1,0 +1,353 @@
+#include "pts/test_plan.hpp"
+
+#include <fmt/core.h>
+
+#include <cmath>
+#include <functional>
+#include <map>
+
+namespace nvmond {
+
+namespace {
+
+constexpr std::uint64_t KiB = 1024;
+constexpr double kSecondsPerDay = 86'400;
+
+// PTS IOPS matrix, in the specification's order: R/W mix outer, block size
+// inner, largest block first.
+const std::vector<std::uint64_t> kIopsBlockSizes = {1024 * KiB, 128 * KiB, 64 * KiB, 32 * KiB,
+                                                    16 * KiB,   8 * KiB,   4 * KiB,  512};
+const std::vector<std::int64_t> kIopsReadPcts = {100, 95, 65, 50, 35, 5, 0};
+
+// CBW (PTS 2.0.1 test 13, from JEDEC JESD219's enterprise workload): block
+// sizes by share of I/Os, and three access ranges: half of the I/Os hit the
+// first 5 % of the range, 30 % the next 15 %, 20 % the remaining 80 %.
+const std::vector<BlockSizeWeight> kCbwBlockSizes = {
+    {512, 4},      {1024, 1},     {1536, 1},     {2048, 1},     {2560, 1},      {3072, 1},
+    {3584, 1},     {4096, 67},    {8192, 10},    {16384, 7},    {32768, 3},     {65536, 3}};
+const std::vector<AccessZone> kCbwZones = {{50, 5}, {30, 15}, {20, 80}};
+
+std::string mix_label(double read_pct) {
+  return fmt::format("{}/{}", static_cast<int>(read_pct), 100 - static_cast<int>(read_pct));
+}
+
+// Parameters every measuring test shares.
+struct Common {
+  unsigned threads;
+  unsigned queue_depth;
+  Duration round;
+  double range;
+  bool purge;
+  bool precondition;
+  SteadyStateRule rule;
+};
+
+Common common(Params& p, unsigned threads, unsigned qd, Duration round, bool purge, bool precondition,
+              int max_rounds) {
+  Common c;
+  c.threads = static_cast<unsigned>(p.integer("threads", threads, 1, 256));
+  c.queue_depth = static_cast<unsigned>(p.integer("queue_depth", qd, 1, 4096));
+  c.round = p.duration("round", round);
+  c.range = p.number("range", 1.0, 0.01, 1.0);
+  c.purge = p.boolean("purge", purge);
+  c.precondition = p.boolean("precondition", precondition);
+  c.rule.window = static_cast<int>(p.integer("window", 5, 4, 5));
+  c.rule.max_rounds = static_cast<int>(p.integer("max_rounds", max_rounds, 0, 1'000'000));
+  return c;
+}
+
+Element element(std::uint64_t bs, double read_pct, AccessPattern pattern, const Common& c) {
+  Element e;
+  e.block_sizes = {BlockSizeWeight{static_cast<std::uint32_t>(bs), 1}};
+  e.read_pct = read_pct;
+  e.pattern = pattern;
+  e.threads = c.threads;
+  e.queue_depth = c.queue_depth;
+  e.range_fraction = c.range;
+  e.duration = c.round;
+  e.label = pattern == AccessPattern::sequential
+                ? fmt::format("SEQ {} {}", block_size_label(bs), read_pct >= 100 ? "read" : read_pct <= 0 ? "write" : mix_label(read_pct))
+                : fmt::format("{} {}", block_size_label(bs), mix_label(read_pct));
+  return e;
+}
+
+// Workload-independent preconditioning: SEQ 128 KiB writes of `multiple` ×
+// the tested range, in rounds so that progress is durable.
+// `capacity` is the target's; `range_fraction` the part of it written.
+Stage wipc_stage(Params& p, const Common& c, std::uint64_t capacity, double range_fraction, int group) {
+  const double multiple = p.number("wipc_multiple", 2.0, 0.0, 100.0);
+  Common w = c;
+  w.threads = static_cast<unsigned>(p.integer("wipc_threads", 1, 1, 256));
+  w.queue_depth = static_cast<unsigned>(p.integer("wipc_queue_depth", 32, 1, 4096));
+  w.range = range_fraction;
+  Stage s;
+  s.phase = "precondition";
+  s.kind = "workload-independent";
+  s.group = group;
+  s.elements = {element(128 * KiB, 0, AccessPattern::sequential, w)};
+  s.max_rounds = 0;
+  s.byte_budget = static_cast<std::uint64_t>(multiple * static_cast<double>(capacity) * range_fraction);
+  return s;
+}
+
+std::size_t find_element(const std::vector<Element>& elements, std::uint64_t bs, double read_pct) {
+  for (std::size_t i = 0; i < elements.size(); ++i) {
+    if (elements[i].block_sizes[0].bytes == bs && elements[i].read_pct == read_pct) return i;
+  }
+  return elements.size() - 1;
+}
+
+Stage measured_stage(std::vector<Element> elements, const Common& c, std::size_t tracked, TrackedVariable var) {
+  if (auto err = validate(c.rule)) throw ParamError(*err);
+  Stage s;
+  s.kind = "workload-dependent";
+  s.elements = std::move(elements);
+  s.max_rounds = c.rule.max_rounds;
+  s.steady_state = SteadyStateTracking{c.rule, tracked, var, c.rule.max_rounds > 0};
+  return s;
+}
+
+void add_preparation(TestPlan& plan, Params& p, const Common& c) {
+  plan.purge = c.purge;
+  if (c.precondition) plan.stages.push_back(wipc_stage(p, c, plan.tested_range_bytes, c.range, 0));
+}
+
+using Builder = std::function<void(TestPlan&, Params&, const TargetFacts&)>;
+
+void purge_plan(TestPlan& plan, Params&, const TargetFacts&) { plan.purge = true; }
+
+void precondition_plan(TestPlan& plan, Params& p, const TargetFacts&) {
+  Common c = common(p, 1, 32, std::chrono::seconds(60), true, true, 25);
+  add_preparation(plan, p, c);
+}
+
+void iops_plan(TestPlan& plan, Params& p, const TargetFacts&) {
+  Common c = common(p, 4, 32, std::chrono::seconds(60), true, true, 25);
+  auto sizes = p.bytes_list("block_sizes", kIopsBlockSizes);
+  auto mixes = p.integer_list("read_pcts", kIopsReadPcts);
+  std::vector<Element> elements;
+  for (auto mix : mixes) {
+    if (mix > 100) throw ParamError("parameter read_pcts: a read share above 100");
+    for (auto bs : sizes) elements.push_back(element(bs, static_cast<double>(mix), AccessPattern::random, c));
+  }
+  add_preparation(plan, p, c);
+  const std::size_t tracked = find_element(elements, 4096, 0);
+  plan.stages.push_back(measured_stage(std::move(elements), c, tracked, TrackedVariable::iops));
+}
+
+void throughput_plan(TestPlan& plan, Params& p, const TargetFacts&) {
+  Common c = common(p, 1, 32, std::chrono::seconds(60), true, true, 25);
+  auto sizes = p.bytes_list("block_sizes", {128 * KiB, 1024 * KiB});
+  std::vector<Element> elements;
+  for (auto bs : sizes) {
+    elements.push_back(element(bs, 0, AccessPattern::sequential, c));
+    elements.push_back(element(bs, 100, AccessPattern::sequential, c));
+  }
+  add_preparation(plan, p, c);
+  const std::size_t tracked = elements.size() - 2;  // the largest block's writes
+  plan.stages.push_back(measured_stage(std::move(elements), c, tracked, TrackedVariable::bytes_per_second));
+}
+
+void latency_plan(TestPlan& plan, Params& p, const TargetFacts&) {
+  Common c = common(p, 1, 1, std::chrono::seconds(60), true, true, 25);
+  auto sizes = p.bytes_list("block_sizes", {512, 4 * KiB, 8 * KiB});
+  auto mixes = p.integer_list("read_pcts", {100, 65, 0});
+  std::vector<Element> elements;
+  for (auto mix : mixes) {
+    for (auto bs : sizes) elements.push_back(element(bs, static_cast<double>(mix), AccessPattern::random, c));
+  }
+  if (p.boolean("sweep", false)) {
+    for (auto t : p.integer_list("sweep_threads", {1, 2, 4})) {
+      for (auto q : p.integer_list("sweep_queue_depths", {1, 2, 4, 8, 16, 32})) {
+        Common s = c;
+        s.threads = static_cast<unsigned>(std::max<std::int64_t>(1, t));
+        s.queue_depth = static_cast<unsigned>(std::max<std::int64_t>(1, q));
+        Element e = element(4 * KiB, 65, AccessPattern::random, s);
+        e.label += fmt::format(" T{}Q{}", s.threads, s.queue_depth);
+        elements.push_back(e);
+      }
+    }
+  }
+  add_preparation(plan, p, c);
+  const std::size_t tracked = find_element(elements, 4096, 0);
+  plan.stages.push_back(measured_stage(std::move(elements), c, tracked, TrackedVariable::mean_latency));
+}
+
+void wsat_plan(TestPlan& plan, Params& p, const TargetFacts&) {
+  Common c = common(p, 4, 32, std::chrono::seconds(60), true, false, 0);
+  const auto bs = p.bytes("bs", 4 * KiB);
+  const double read_pct = p.number("read_pct", 0, 0, 99);
+  const auto rounds = static_cast<int>(p.integer("rounds", 600, 1, 1'000'000));
+  const double budget = p.number("capacity_multiple", 0, 0, 1000);
+  add_preparation(plan, p, c);
+  Stage s = measured_stage({element(bs, read_pct, AccessPattern::random, c)}, c, 0, TrackedVariable::iops);
+  s.kind = "test";
+  s.max_rounds = rounds;
+  s.steady_state->rule.max_rounds = 0;  // a fixed-length soak, judged at its end
+  s.steady_state->stop_when_reached = false;
+  if (budget > 0) s.byte_budget = static_cast<std::uint64_t>(budget * static_cast<double>(plan.tested_range_bytes) * c.range);
+  plan.stages.push_back(std::move(s));
+}
+
+void mixed_plan(TestPlan& plan, Params& p, const TargetFacts&) {
+  Common c = common(p, 4, 32, std::chrono::seconds(60), true, true, 25);
+  const auto bs = p.bytes("bs", 8 * KiB);
+  const double read_pct = p.number("read_pct", 70, 0, 100);
+  const double reduced = p.number("reduced_range", 0.75, 0, 1);
+  add_preparation(plan, p, c);
+  Element e = element(bs, read_pct, AccessPattern::random, c);
+  plan.stages.push_back(measured_stage({e}, c, 0, TrackedVariable::iops));
+  if (reduced <= 0 || reduced >= 1) return;
+  // The comparison run: purge again, then the same on a smaller range (the
+  // rest of the drive is extra over-provisioning).
+  const double fraction = c.range * reduced;
+  const std::size_t first = plan.stages.size();
+  if (c.precondition) plan.stages.push_back(wipc_stage(p, c, plan.tested_range_bytes, fraction, 1));
+  e.range_fraction = fraction;
+  e.label += fmt::format(" range {:.0f}%", fraction * 100);
+  Stage s = measured_stage({e}, c, 0, TrackedVariable::iops);
+  s.group = 1;
+  plan.stages.push_back(std::move(s));
+  plan.stages[first].purge_before = c.purge;
+  plan.compare_label = fmt::format("reduced range {:.0f}%", fraction * 100);
+}
+
+void vqd_plan(TestPlan& plan, Params& p, const TargetFacts&) {
+  Common c = common(p, 1, 1, std::chrono::seconds(60), true, true, 1);
+  const auto bs = p.bytes("bs", 8 * KiB);
+  const double read_pct = p.number("read_pct", 70, 0, 100);
+  std::vector<Element> elements;
+  for (auto t : p.integer_list("thread_counts", {1, 2, 4, 8})) {
+    for (auto q : p.integer_list("queue_depths", {1, 2, 4, 8, 16, 32})) {
+      Common s = c;
+      s.threads = static_cast<unsigned>(std::max<std::int64_t>(1, t));
+      s.queue_depth = static_cast<unsigned>(std::max<std::int64_t>(1, q));
+      Element e = element(bs, read_pct, AccessPattern::random, s);
+      e.label += fmt::format(" T{}Q{}", s.threads, s.queue_depth);
+      elements.push_back(e);
+    }
+  }
+  add_preparation(plan, p, c);
+  Stage s;
+  s.kind = "test";
+  s.elements = std::move(elements);
+  s.max_rounds = std::max(1, c.rule.max_rounds);
+  plan.stages.push_back(std::move(s));
+}
+
+void cbw_plan(TestPlan& plan, Params& p, const TargetFacts&) {
+  Common c = common(p, 4, 32, std::chrono::seconds(60), true, true, 25);
+  const double read_pct = p.number("read_pct", 60, 0, 100);
+  Element e = element(4 * KiB, read_pct, AccessPattern::random, c);
+  e.block_sizes = kCbwBlockSizes;
+  e.zones = kCbwZones;
+  e.label = "CBW " + mix_label(read_pct);
+  add_preparation(plan, p, c);
+  plan.stages.push_back(measured_stage({e}, c, 0, TrackedVariable::iops));
+}
+
+void slc_plan(TestPlan& plan, Params& p, const TargetFacts&) {
+  Common c = common(p, 1, 32, std::chrono::seconds(2), true, false, 0);
+  SlcDetection d;
+  d.drop_fraction = p.number("drop_fraction", 0.7, 0.05, 0.99);
+  d.drop_rounds = static_cast<int>(p.integer("drop_rounds", 3, 1, 1000));
+  const auto bs = p.bytes("bs", 128 * KiB);
+  add_preparation(plan, p, c);
+  Stage s;
+  s.kind = "test";
+  s.elements = {element(bs, 0, AccessPattern::sequential, c)};
+  s.max_rounds = c.rule.max_rounds;
+  s.byte_budget = static_cast<std::uint64_t>(static_cast<double>(plan.tested_range_bytes) * c.range);  // one pass at most
+  s.slc = d;
+  plan.stages.push_back(std::move(s));
+}
+
+void qos_plan(TestPlan& plan, Params& p, const TargetFacts&) {
+  Common c = common(p, 1, 1, std::chrono::seconds(60), false, false, 1);
+  const auto bs = p.bytes("bs", 4 * KiB);
+  // The quantiles every round records (run.json latency_s).
+  const double q = std::stod(p.choice("quantile", "0.999", {"0.5", "0.9", "0.99", "0.999", "0.9999"}));
+  const double read_limit = seconds(p.duration("read_limit", std::chrono::microseconds(500)));
+  const double write_limit = seconds(p.duration("write_limit", std::chrono::milliseconds(2)));
+  add_preparation(plan, p, c);
+  Stage s;
+  s.kind = "test";
+  s.elements = {element(bs, 100, AccessPattern::random, c), element(bs, 0, AccessPattern::random, c)};
+  s.max_rounds = std::max(1, c.rule.max_rounds);
+  plan.stages.push_back(std::move(s));
+  const auto b = static_cast<std::uint32_t>(bs);
+  plan.qos = {QosCheck{IoOp::read, b, q, read_limit, 0}, QosCheck{IoOp::write, b, q, write_limit, 1}};
+}
+
+void endurance_plan(TestPlan& plan, Params& p, const TargetFacts& t) {
+  Common c = common(p, 1, 8, std::chrono::hours(1), false, false, 0);
+  const double dwpd = p.number("dwpd", t.rated_dwpd > 0 ? t.rated_dwpd : 1.0, 0.001, 1000);
+  const Duration total = p.duration("duration", std::chrono::hours(24));
+  const auto bs = p.bytes("bs", 128 * KiB);
+  add_preparation(plan, p, c);
+  Element e = element(bs, 0, AccessPattern::random, c);
+  e.rate_bytes_per_second = dwpd * static_cast<double>(t.capacity_bytes) / kSecondsPerDay;
+  e.label += fmt::format(" {} DWPD", dwpd);
+  Stage s;
+  s.kind = "test";
+  s.elements = {e};
+  s.max_rounds = static_cast<int>(std::ceil(seconds(total) / seconds(c.round)));
+  plan.stages.push_back(std::move(s));
+}
+
+const std::map<std::string, Builder>& builders() {
+  static const std::map<std::string, Builder> m = {
+      {"purge", purge_plan},   {"precondition", precondition_plan}, {"iops", iops_plan},
+      {"throughput", throughput_plan}, {"latency", latency_plan}, {"wsat", wsat_plan},
+      {"mixed", mixed_plan},   {"vqd", vqd_plan},  {"cbw", cbw_plan},
+      {"slc", slc_plan},       {"qos", qos_plan},  {"endurance", endurance_plan}};
+  return m;
+}
+
+}  // namespace
+
+const char* tracked_variable_name(TrackedVariable v) {
+  switch (v) {
+    case TrackedVariable::iops: return "iops";
+    case TrackedVariable::bytes_per_second: return "bytes_per_second";
+    case TrackedVariable::mean_latency: return "mean_latency_s";
+  }
+  return "iops";
+}
+
+const std::vector<std::string>& test_names() {
+  static const std::vector<std::string> names = {"purge", "precondition", "iops", "throughput",
+                                                 "latency", "wsat", "mixed", "vqd", "cbw",
+                                                 "slc", "qos", "endurance"};
+  return names;
+}
+
+std::string block_size_label(std::uint64_t bytes) {
+  if (bytes % (1024 * KiB) == 0) return fmt::format("{}MiB", bytes / (1024 * KiB));
+  if (bytes % KiB == 0) return fmt::format("{}KiB", bytes / KiB);
+  if (bytes % 512 == 0) return fmt::format("{}KiB", static_cast<double>(bytes) / KiB);
+  return fmt::format("{}B", bytes);
+}
+
+TestPlan build_plan(const std::string& test, const ParamMap& params, const TargetFacts& target) {
+  auto it = builders().find(test);
+  if (it == builders().end()) {
+    std::string known;
+    for (const auto& n : test_names()) known += (known.empty() ? "" : ", ") + n;
+    throw ParamError("unknown test \"" + test + "\" (known: " + known + ")");
+  }
+  Params p(params);
+  TestPlan plan;
+  plan.test = test;
+  plan.tested_range_bytes = target.capacity_bytes;  // builders scale it by `range`
+  it->second(plan, p, target);
+  p.finish(test);
+  auto r = p.effective().find("range");
+  if (r != p.effective().end()) {
+    plan.tested_range_bytes = static_cast<std::uint64_t>(std::stod(r->second) * static_cast<double>(target.capacity_bytes));
+  }
+  plan.parameters = p.effective();
+  return plan;
+}
+
+}  // namespace nvmond

@@ -1,0 +1,107 @@
+#pragma once
+// A PTS test as plain data: what to do to the target before measuring
+// (purge), then stages of rounds. One round runs every element of its stage
+// once, in order; a stage ends at its round limit, its byte budget, steady
+// state of its tracked element, or (SLC test) once throughput has fallen and
+// stayed down. Built by build_plan() from the test's name, its parameters
+// and the facts of the target; pure and deterministic, so plans are unit
+// tested without a drive.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/clock.hpp"
+#include "pts/params.hpp"
+#include "pts/steady_state.hpp"
+#include "workloads/io_engine.hpp"
+#include "workloads/job_spec.hpp"
+
+namespace nvmond {
+
+// CBW's access ranges: `access_pct` of the I/Os land in the next
+// `range_pct` of the tested range (zones laid out in order from its start).
+struct AccessZone {
+  double access_pct = 100;
+  double range_pct = 100;
+};
+
+// One workload run for one round: what fio would call a job.
+struct Element {
+  std::string label;  // "4KiB 65/35", "SEQ 128KiB write"
+  std::vector<BlockSizeWeight> block_sizes{BlockSizeWeight{}};
+  double read_pct = 0;
+  AccessPattern pattern = AccessPattern::random;
+  unsigned threads = 1;
+  unsigned queue_depth = 1;
+  double range_fraction = 1.0;   // of the tested range, from its start
+  std::vector<AccessZone> zones;  // empty: uniform over the range
+  Duration duration = std::chrono::seconds(60);
+  double rate_bytes_per_second = 0;  // 0: unlimited
+  bool writes() const { return read_pct < 100; }
+};
+
+enum class TrackedVariable { iops, bytes_per_second, mean_latency };
+const char* tracked_variable_name(TrackedVariable v);
+
+struct SteadyStateTracking {
+  SteadyStateRule rule;
+  std::size_t element = 0;  // index in the stage's elements
+  TrackedVariable variable = TrackedVariable::iops;
+  bool stop_when_reached = true;  // false: fixed-length soak, judged at the end
+};
+
+// SLC cache test: the stage ends once a round's write throughput has stayed
+// below drop_fraction × the first round's for drop_rounds rounds.
+struct SlcDetection {
+  double drop_fraction = 0.7;
+  int drop_rounds = 3;
+};
+
+struct Stage {
+  std::string phase = "test";  // "precondition" | "test"
+  std::string kind;            // "workload-independent", "workload-dependent", "test"
+  int group = 0;               // 0: the run; 1: the comparison run (mixed test)
+  bool purge_before = false;
+  std::vector<Element> elements;
+  int max_rounds = 1;  // 0: no limit (a byte budget ends the stage)
+  std::optional<std::uint64_t> byte_budget;  // host bytes written in this stage
+  std::optional<SteadyStateTracking> steady_state;
+  std::optional<SlcDetection> slc;
+};
+
+struct QosCheck {
+  IoOp op = IoOp::read;
+  std::uint32_t bs = 4096;
+  double quantile = 0.999;
+  double limit_seconds = 0;
+  std::size_t element = 0;  // the element of the (single) test stage measured
+};
+
+struct TestPlan {
+  std::string test;
+  ParamMap parameters;  // every effective parameter, defaults included
+  bool destructive = true;
+  bool purge = false;    // before the first stage
+  std::vector<Stage> stages;
+  std::vector<QosCheck> qos;
+  std::string compare_label;  // non-empty: group 1 is a comparison run
+  std::uint64_t tested_range_bytes = 0;
+};
+
+// What a plan needs to know about the target.
+struct TargetFacts {
+  std::uint64_t capacity_bytes = 0;
+  double rated_dwpd = 0;  // 0: unknown
+};
+
+// Names accepted by build_plan, in documentation order.
+const std::vector<std::string>& test_names();
+
+// Throws ParamError for an unknown test, a bad value or an unknown key.
+TestPlan build_plan(const std::string& test, const ParamMap& params, const TargetFacts& target);
+
+// "4KiB", "0.5KiB", "1MiB": how PTS names block sizes.
+std::string block_size_label(std::uint64_t bytes);
+
+}  // namespace nvmond

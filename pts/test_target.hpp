@@ -1,0 +1,79 @@
+#pragma once
+// The boundary a PTS run works through: one target (a simulated drive, or a
+// block device or file through io_uring) that can run one element of a round,
+// purge itself, and report its identity, health and time. The executor above
+// it is the same for both, so the daemon and `nvmonctl test run` share it.
+//
+// Thread-safety: one run uses a target from one thread; stop() may be called
+// from any thread and makes the running element end at its next I/O.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/clock.hpp"
+#include "core/result.hpp"
+#include "pts/test_plan.hpp"
+#include "workloads/run_result.hpp"
+
+namespace nvmond {
+
+struct TargetIdentity {
+  std::string path;
+  std::string serial;
+  std::string model;
+  std::string firmware;
+  std::uint64_t capacity_bytes = 0;
+  double rated_dwpd = 0;
+  double rated_endurance_bytes = 0;
+  std::optional<double> warning_temp_c;
+  std::optional<double> critical_temp_c;
+};
+
+// What the drive's health log said at one moment (absent fields: unknown).
+struct HealthSample {
+  WallTime time{};
+  std::optional<double> temperature_c;
+  std::optional<double> data_units_written;  // 512 000-byte units
+  std::optional<int> percentage_used;
+  std::optional<bool> throttled;
+  std::optional<std::uint32_t> throttle_events;  // lifetime TMT1 transitions
+};
+
+// What one element of one round measured.
+struct Measurement {
+  Duration elapsed{};
+  std::array<OpTotals, kIoOpCount> op{};
+  std::optional<double> temp_min_c, temp_max_c;
+  double throttled_seconds = 0;
+  bool stopped = false;  // stop() cut it short: not a finished round
+};
+
+struct PurgeOutcome {
+  std::string method;  // format | sanitize | deallocate | zero-fill | none
+  std::string detail;
+};
+
+class TestTarget {
+ public:
+  virtual ~TestTarget() = default;
+  virtual TargetIdentity identity() const = 0;
+  virtual bool simulated() const = 0;
+  // nullopt: destructive tests may write here; else the refusal, before any I/O.
+  virtual std::optional<Error> check_destructive() const = 0;
+  virtual Result<PurgeOutcome> purge() = 0;
+  // Runs `e` on the first `range_bytes` of the target, at most `max_bytes`
+  // written when given.
+  virtual Result<Measurement> run(const Element& e, std::uint64_t range_bytes,
+                                  std::optional<std::uint64_t> max_bytes) = 0;
+  virtual std::optional<HealthSample> health() = 0;
+  // The target's time: simulated time for a simulated drive.
+  virtual WallTime now() const = 0;
+  virtual void stop() = 0;
+  // Simulated targets: the drive's state after the last finished round,
+  // stored with it so that a resumed run continues from exactly there.
+  virtual std::string checkpoint() const { return {}; }
+  virtual std::optional<Error> restore(const std::string&) { return std::nullopt; }
+};
+
+}  // namespace nvmond

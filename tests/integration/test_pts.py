@@ -1,0 +1,99 @@
+"""PTS tests end to end through `nvmonctl test run`: a 10-hour WSAT on a
+simulated datacenter drive in seconds, the extra over-provisioning
+comparison, and the safety guard refusing a destructive test before any I/O."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+
+NVMONCTL = os.environ["NVMONCTL"]
+
+
+def test_run(*args, timeout=300):
+    return subprocess.run([NVMONCTL, "test", "run", *args], capture_output=True, text=True, timeout=timeout)
+
+
+class ForegroundSimTest(unittest.TestCase):
+    def test_ten_hour_wsat_on_a_simulated_drive_runs_in_seconds(self):
+        out = tempfile.mkdtemp(prefix="pts-wsat-")
+        start = time.monotonic()
+        r = test_run("wsat", "--target", "sim:datacenter", "--out", out)
+        wall = time.monotonic() - start
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout[-2000:])
+        self.assertLess(wall, 60, "10 h of WSAT must take under a minute of wall time")
+        with open(os.path.join(out, "run.json")) as f:
+            run = json.load(f)
+        self.assertEqual(run["schema"], "nvmond.run/1")
+        self.assertEqual(run["status"], "completed")
+        self.assertEqual(run["clock"], "simulated")
+        rounds = run["rounds"]
+        self.assertEqual(len(rounds), 600)
+        self.assertEqual([r["index"] for r in rounds], list(range(600)))
+        self.assertAlmostEqual(sum(r["seconds"] for r in rounds) / 3600, 10, delta=0.05)
+        ss = run["steady_state"]
+        self.assertTrue(ss["reached"], ss)
+        self.assertEqual(ss["window_rounds"], 5)
+        fob = rounds[0]["iops"]
+        self.assertGreaterEqual(fob, 2 * ss["average"], f"FOB {fob:.0f} vs steady {ss['average']:.0f}")
+        # The cliff lies between FOB and the steady-state round.
+        self.assertGreater(ss["round"], 5)
+        # Per-op latency quantiles and the drive's temperature in every round.
+        w = rounds[-1]["ops"]["write"]
+        self.assertGreater(w["latency_s"]["p99.99"], 0)
+        self.assertIn("temperature_c", rounds[-1])
+        self.assertGreater(run["drive"]["host_bytes_written"], 0)
+        self.assertIn("round", r.stdout)  # progress lines
+        self.assertIn("ETA", r.stdout)
+        print(f"wsat: {wall:.1f} s wall, FOB {fob:.0f} IOPS, steady {ss['average']:.0f} IOPS "
+              f"from round {ss['round']}", file=sys.stderr)
+
+    def test_a_reduced_range_reaches_a_higher_steady_state(self):
+        out = tempfile.mkdtemp(prefix="pts-mixed-")
+        r = test_run("mixed", "--target", "sim:generic", "--out", out)
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout[-2000:])
+        with open(os.path.join(out, "run.json")) as f:
+            run = json.load(f)
+        full = run["steady_state"]
+        reduced = run["compare"]["run"]["steady_state"]
+        self.assertTrue(full["reached"], full)
+        self.assertTrue(reduced["reached"], reduced)
+        self.assertEqual(run["compare"]["label"], "reduced range 75%")
+        self.assertGreater(reduced["average"], 1.2 * full["average"])
+        self.assertEqual(run["preconditioning"][0]["kind"], "workload-independent")
+        print(f"mixed 8K 70/30: full {full['average']:.0f} IOPS, reduced {reduced['average']:.0f} IOPS",
+              file=sys.stderr)
+
+    def test_unknown_parameters_are_refused_by_name(self):
+        r = test_run("wsat", "--target", "sim:datacenter", "--set", "roundz=3", "--out", tempfile.mkdtemp())
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("roundz", r.stderr)
+
+
+class RefusedTargetTest(unittest.TestCase):
+    def test_a_destructive_test_on_a_refused_target_does_no_io(self):
+        d = tempfile.mkdtemp(prefix="pts-refuse-")
+        victim = os.path.join(d, "precious.img")
+        content = os.urandom(1 << 20)
+        with open(victim, "wb") as f:
+            f.write(content)
+        before = os.stat(victim)
+        config = os.path.join(d, "c.toml")
+        with open(config, "w") as f:
+            f.write('[safety]\nallow_dirs = ["/nonexistent/scratch"]\n')
+        r = test_run("wsat", "--target", victim, "--config", config, "--set", "rounds=1",
+                     "--set", "round=1s", "--out", os.path.join(d, "out"))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("refused", r.stderr)
+        self.assertIn("allow", r.stderr)  # the guard's reason: outside the allowed dirs
+        with open(victim, "rb") as f:
+            self.assertEqual(f.read(), content)
+        self.assertEqual(os.stat(victim).st_mtime_ns, before.st_mtime_ns)
+        self.assertFalse(os.path.exists(os.path.join(d, "out", "run.json")))
+
+
+if __name__ == "__main__":
+    unittest.main()

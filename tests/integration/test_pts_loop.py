@@ -1,0 +1,78 @@
+"""PTS tests with real I/O: io_uring on a loop device over a file in
+/dev/shm (needs root for losetup; skipped otherwise). A short IOPS matrix
+(one element per round, seconds long) with purge and preconditioning, and a
+short WSAT, each producing run.json."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+NVMONCTL = os.environ["NVMONCTL"]
+
+
+@unittest.skipUnless(os.geteuid() == 0 and shutil.which("losetup"), "needs root and losetup")
+class LoopDeviceTest(unittest.TestCase):
+    def setUp(self):
+        base = "/dev/shm" if os.path.isdir("/dev/shm") else None
+        self.dir = tempfile.mkdtemp(prefix="pts-loop-", dir=base)
+        self.img = os.path.join(self.dir, "disk.img")
+        with open(self.img, "wb") as f:
+            f.truncate(128 << 20)
+        self.loop = subprocess.run(["losetup", "--find", "--show", self.img], check=True,
+                                   capture_output=True, text=True).stdout.strip()
+        self.config = os.path.join(self.dir, "nvmond.toml")
+        with open(self.config, "w") as f:
+            f.write(f'[safety]\nallow_dirs = ["{self.dir}"]\n')
+
+    def tearDown(self):
+        subprocess.run(["losetup", "-d", self.loop])
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def run_test(self, test, *sets):
+        out = os.path.join(self.dir, test)
+        args = [NVMONCTL, "test", "run", test, "--target", self.loop, "--config", self.config, "--out", out]
+        for s in sets:
+            args += ["--set", s]
+        r = subprocess.run(args, capture_output=True, text=True, timeout=240)
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+        with open(os.path.join(out, "run.json")) as f:
+            return json.load(f)
+
+    def test_a_short_iops_matrix_on_a_loop_device(self):
+        run = self.run_test("iops", "block_sizes=4KiB", "read_pcts=65", "round=2s", "max_rounds=6",
+                            "threads=2", "queue_depth=8")
+        self.assertEqual(run["status"], "completed")
+        self.assertEqual(run["clock"], "system")
+        self.assertIn(run["purge"]["method"], ("deallocate", "zero-fill"))
+        pre = run["preconditioning"][0]
+        self.assertEqual(pre["kind"], "workload-independent")
+        self.assertGreaterEqual(pre["bytes"], 2 * (128 << 20))
+        tests = [r for r in run["rounds"] if r["phase"] == "test"]
+        self.assertGreaterEqual(len(tests), 5)  # the steady-state window at least
+        self.assertLessEqual(len(tests), 6)
+        for r in tests:
+            self.assertEqual(r["element"]["label"], "4KiB 65/35")
+            self.assertGreater(r["ops"]["read"]["ops"], 0)
+            self.assertGreater(r["ops"]["write"]["ops"], 0)
+            self.assertEqual(r["ops"]["write"]["errors"], 0)
+            self.assertAlmostEqual(r["seconds"], 2, delta=0.5)
+            lat = r["ops"]["read"]["latency_s"]
+            self.assertLessEqual(lat["p50"], lat["p99.99"])
+        self.assertEqual(len(run["elements"]), 1)
+        self.assertIn("reached", run["steady_state"])
+
+    def test_a_short_wsat_on_a_loop_device(self):
+        run = self.run_test("wsat", "rounds=3", "round=2s", "threads=2", "queue_depth=16")
+        self.assertEqual(run["status"], "completed")
+        self.assertEqual(len(run["rounds"]), 3)
+        for r in run["rounds"]:
+            self.assertGreater(r["ops"]["write"]["ops"], 0)
+            self.assertNotIn("read", r["ops"])
+        self.assertGreater(run["drive"]["host_bytes_written"], 0)
+        self.assertTrue(run["target"]["serial"].startswith("loop:"))
+
+
+if __name__ == "__main__":
+    unittest.main()

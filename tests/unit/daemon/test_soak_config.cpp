@@ -1,0 +1,66 @@
+// [[soak]] tables of the daemon's config: a test name and its parameters are
+// checked when the file loads, with file:line:col.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "daemon/config.hpp"
+#include "tests/support/config_error.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace nvmond {
+namespace {
+
+using ::testing::HasSubstr;
+
+DaemonConfig load(const test::TempDir& dir, const std::string& text) {
+  const std::string path = dir.path() + "/nvmond.toml";
+  std::ofstream(path) << text;
+  return load_config(path);
+}
+
+TEST(SoakConfig, ReadsNameTestTargetAndParameters) {
+  test::TempDir dir;
+  DaemonConfig c = load(dir, R"(
+[[sim]]
+name = "dc0"
+serial = "DC0"
+profile = "datacenter"
+
+[[soak]]
+name = "dc0-wsat"
+test = "wsat"
+target = "sim:dc0"
+params = { rounds = 600, round = "60s", range = 0.5, purge = true }
+)");
+  ASSERT_EQ(c.soaks.size(), 1u);
+  EXPECT_EQ(c.soaks[0].name, "dc0-wsat");
+  EXPECT_EQ(c.soaks[0].test, "wsat");
+  EXPECT_EQ(c.soaks[0].target, "sim:dc0");
+  EXPECT_EQ(c.soaks[0].params.at("rounds"), "600");
+  EXPECT_EQ(c.soaks[0].params.at("round"), "60s");
+  EXPECT_EQ(c.soaks[0].params.at("range"), "0.5");
+  EXPECT_EQ(c.soaks[0].params.at("purge"), "true");
+}
+
+TEST(SoakConfig, AnUnknownTestOrParameterFailsAtItsPosition) {
+  test::TempDir dir;
+  EXPECT_THAT(test::config_error_of([&] { load(dir, "[[soak]]\nname = \"a\"\ntest = \"wsatt\"\ntarget = \"sim:x\"\n"); }),
+              HasSubstr("nvmond.toml:3:"));
+  const std::string bad_param = test::config_error_of([&] {
+    load(dir, "[[soak]]\nname = \"a\"\ntest = \"wsat\"\ntarget = \"sim:x\"\nparams = { roundz = 3 }\n");
+  });
+  EXPECT_THAT(bad_param, HasSubstr("nvmond.toml:5:"));
+  EXPECT_THAT(bad_param, HasSubstr("roundz"));
+  EXPECT_THAT(test::config_error_of([&] {
+                load(dir, "[[soak]]\nname = \"a\"\ntest = \"wsat\"\ntarget = \"s\"\n"
+                          "[[soak]]\nname = \"a\"\ntest = \"iops\"\ntarget = \"s\"\n");
+              }),
+              HasSubstr("duplicate soak name"));
+  EXPECT_THAT(test::config_error_of([&] { load(dir, "[[soak]]\nname = \"a\"\ntest = \"wsat\"\n"); }),
+              HasSubstr("required"));
+}
+
+}  // namespace
+}  // namespace nvmond

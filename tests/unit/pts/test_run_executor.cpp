@@ -1,0 +1,161 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+
+#include "daemon/store/sqlite_run_store.hpp"
+#include "pts/device_target.hpp"
+#include "pts/run_executor.hpp"
+#include "pts/sim_target.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace nvmond {
+namespace {
+
+SimDriveSpec small_drive() {
+  SimDriveSpec s = sim_profile("datacenter");
+  s.name = "d0";
+  s.serial = "SN0";
+  s.capacity_bytes = 100'000'000'000ULL;  // 100 GB: the cliff within a few hours
+  return s;
+}
+
+struct Fixture {
+  test::TempDir dir{"pts-exec"};
+  std::unique_ptr<SqliteRunStore> store = std::move(*SqliteRunStore::open_file(dir.path() + "/runs.db"));
+  std::shared_ptr<DriveModel> model = std::make_shared<DriveModel>(small_drive(), WallTime{} + std::chrono::hours(480000));
+  SimTarget target{model};
+  TestPlan plan = build_plan("wsat", {{"rounds", "40"}, {"round", "5m"}}, TargetFacts{100'000'000'000ULL, 1.3});
+};
+
+TEST(RunExecutor, CommitsEveryRoundAndBuildsRunJson) {
+  Fixture f;
+  RunExecutor ex(f.plan, f.target, *f.store, RunOptions{"w", "sim:d0", true});
+  RunOutcome out = ex.run();
+  ASSERT_EQ(out.status, "completed") << (out.failure ? out.failure->message : "");
+  auto rounds = f.store->rounds(out.run_id);
+  ASSERT_TRUE(rounds);
+  ASSERT_EQ(rounds->size(), 40u);
+  EXPECT_EQ(out.run["rounds"].size(), 40u);
+  EXPECT_EQ(out.run["status"], "completed");
+  EXPECT_EQ(out.run["purge"]["method"], "format");
+  EXPECT_TRUE(out.run.contains("steady_state"));
+  // FOB is well above the end of the run on this drive.
+  EXPECT_GT(out.run["rounds"][0]["iops"].get<double>(), 2 * out.run["rounds"][39]["iops"].get<double>());
+  EXPECT_FALSE(f.store->unfinished_run("w").value());
+}
+
+TEST(RunExecutor, AStoppedRunResumesAtTheNextRoundWithoutLosingOrRepeatingOne) {
+  Fixture f;
+  {
+    RunExecutor* self = nullptr;
+    RunExecutor ex(f.plan, f.target, *f.store, RunOptions{"w", "sim:d0", true}, [&](const RunProgress& p) {
+      if (p.index == 13) self->stop();
+    });
+    self = &ex;
+    EXPECT_EQ(ex.run().status, "stopped");
+  }
+  auto open = f.store->unfinished_run("w");
+  ASSERT_TRUE(open && *open);
+  EXPECT_EQ(f.store->rounds((*open)->id)->size(), 13u);
+  // A fresh drive object stands for the daemon after kill -9: its state comes
+  // back from the run's checkpoint.
+  auto model = std::make_shared<DriveModel>(small_drive(), WallTime{} + std::chrono::hours(480000));
+  SimTarget fresh(model);
+  RunExecutor again(f.plan, fresh, *f.store, RunOptions{"w", "sim:d0", true});
+  RunOutcome out = again.run();
+  ASSERT_EQ(out.status, "completed");
+  EXPECT_EQ(out.run_id, (*open)->id);
+  auto rounds = f.store->rounds(out.run_id);
+  ASSERT_EQ(rounds->size(), 40u);
+  std::set<std::int64_t> idx;
+  for (const auto& r : *rounds) idx.insert(r.index);
+  EXPECT_EQ(idx.size(), 40u);
+  EXPECT_EQ(*idx.rbegin(), 39);
+  EXPECT_EQ(out.run["resumed"], 1);
+  // Continuous in drive time: round 13 starts where round 12 ended.
+  const auto& r12 = out.run["rounds"][12];
+  const auto& r13 = out.run["rounds"][13];
+  EXPECT_NEAR(static_cast<double>(r13["started_ns"].get<std::int64_t>() - r12["started_ns"].get<std::int64_t>()) * 1e-9,
+              r12["seconds"].get<double>(), 1e-3);
+}
+
+TEST(RunExecutor, WithoutResumeAnUnfinishedRunIsClosedAsInterrupted) {
+  Fixture f;
+  {
+    RunExecutor* self = nullptr;
+    RunExecutor ex(f.plan, f.target, *f.store, RunOptions{"w", "sim:d0", true}, [&](const RunProgress& p) {
+      if (p.index == 3) self->stop();
+    });
+    self = &ex;
+    ex.run();
+  }
+  const std::int64_t first = f.store->unfinished_run("w").value()->id;
+  SimTarget again(f.model);  // a stopped target stays stopped; a new run gets a new one
+  RunExecutor fresh(f.plan, again, *f.store, RunOptions{"w", "sim:d0", false});
+  RunOutcome out = fresh.run();
+  EXPECT_EQ(out.status, "completed");
+  EXPECT_NE(out.run_id, first);
+  EXPECT_EQ(f.store->rounds(first)->size(), 3u);
+}
+
+TEST(RunExecutor, ARoundIsNeverStoredTwice) {
+  Fixture f;
+  auto id = f.store->create_run(RunRow{0, "x", "wsat", "sim:d0", "SN0", "m", "running", 1, std::nullopt, "{}", ""});
+  ASSERT_TRUE(id);
+  ASSERT_TRUE(f.store->commit_round(*id, RoundRow{0, "test", 1.0, "{}"}, "state"));
+  auto again = f.store->commit_round(*id, RoundRow{0, "test", 2.0, "{}"}, "other");
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().reason, "duplicate");
+  EXPECT_EQ(f.store->rounds(*id)->size(), 1u);
+  EXPECT_EQ(f.store->unfinished_run("x").value()->checkpoint, "state");
+}
+
+TEST(RunExecutor, ARefusedTargetIsRefusedBeforeAnyIoOrRecord) {
+  test::TempDir dir{"pts-refuse"};
+  const std::string victim = dir.path() + "/disk.img";
+  {
+    std::ofstream f(victim);
+    f << std::string(1 << 20, 'x');
+  }
+  SafetyGuard guard(SafetyConfig{{}, {"/nonexistent"}});
+  auto target = DeviceTarget::open(victim, guard);
+  ASSERT_TRUE(target);
+  auto store = std::move(*SqliteRunStore::open_file(dir.path() + "/runs.db"));
+  TestPlan plan = build_plan("wsat", {{"rounds", "1"}, {"round", "1s"}}, TargetFacts{1 << 20, 0});
+  RunExecutor ex(plan, **target, *store, RunOptions{"r", victim, true});
+  RunOutcome out = ex.run();
+  EXPECT_EQ(out.status, "failed");
+  ASSERT_TRUE(out.failure);
+  EXPECT_EQ(out.failure->reason, "outside_allowed_dirs");
+  EXPECT_EQ(out.run_id, 0);
+  EXPECT_FALSE(store->unfinished_run("r").value());
+  std::ifstream in(victim);
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(content, std::string(1 << 20, 'x'));
+}
+
+TEST(SimTarget, ASmallerSpanReachesAHigherSteadyStateThanTheWholeDrive) {
+  auto run_at = [](double fraction) {
+    auto model = std::make_shared<DriveModel>(small_drive(), WallTime{} + std::chrono::hours(480000));
+    SimTarget t(model);
+    Element e;
+    e.block_sizes = {BlockSizeWeight{4096, 1}};
+    e.read_pct = 0;
+    e.threads = 4;
+    e.queue_depth = 32;
+    e.duration = std::chrono::hours(6);
+    e.range_fraction = fraction;
+    const auto span = static_cast<std::uint64_t>(fraction * 100e9);
+    t.run(e, span, std::nullopt);  // well past the cliff
+    e.duration = std::chrono::minutes(5);
+    auto m = t.run(e, span, std::nullopt);
+    return static_cast<double>(m->op[1].ops) / seconds(m->elapsed);
+  };
+  const double full = run_at(1.0);
+  const double reduced = run_at(0.75);
+  EXPECT_GT(reduced, 1.5 * full) << full << " vs " << reduced;
+}
+
+}  // namespace
+}  // namespace nvmond

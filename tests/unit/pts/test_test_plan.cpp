@@ -1,0 +1,165 @@
+#include <gtest/gtest.h>
+
+#include "pts/test_plan.hpp"
+
+namespace nvmond {
+namespace {
+
+const TargetFacts kDrive{3'840'000'000'000ULL, 1.3};
+
+const Stage& test_stage(const TestPlan& p) { return p.stages.back(); }
+
+TEST(TestPlan, IopsMatrixHasFiftySixElementsInTheSpecificationsOrder) {
+  TestPlan p = build_plan("iops", {}, kDrive);
+  const Stage& s = test_stage(p);
+  ASSERT_EQ(s.elements.size(), 56u);
+  const std::uint32_t sizes[] = {1048576, 131072, 65536, 32768, 16384, 8192, 4096, 512};
+  const double mixes[] = {100, 95, 65, 50, 35, 5, 0};
+  for (std::size_t m = 0; m < 7; ++m) {
+    for (std::size_t b = 0; b < 8; ++b) {
+      const Element& e = s.elements[m * 8 + b];
+      EXPECT_EQ(e.block_sizes.at(0).bytes, sizes[b]) << e.label;
+      EXPECT_EQ(e.read_pct, mixes[m]) << e.label;
+      EXPECT_EQ(e.threads, 4u);
+      EXPECT_EQ(e.queue_depth, 32u);
+      EXPECT_EQ(e.duration, std::chrono::seconds(60));
+      EXPECT_EQ(e.pattern, AccessPattern::random);
+    }
+  }
+  EXPECT_EQ(s.elements[0].label, "1MiB 100/0");
+  EXPECT_EQ(s.elements[55].label, "0.5KiB 0/100");
+  // Steady state is tracked on 4 KiB random writes, at most 25 rounds.
+  ASSERT_TRUE(s.steady_state);
+  EXPECT_EQ(s.elements[s.steady_state->element].label, "4KiB 0/100");
+  EXPECT_EQ(s.max_rounds, 25);
+  EXPECT_TRUE(s.steady_state->stop_when_reached);
+  // Purge, then SEQ 128 KiB writes of twice the range.
+  EXPECT_TRUE(p.purge);
+  ASSERT_EQ(p.stages.size(), 2u);
+  EXPECT_EQ(p.stages[0].kind, "workload-independent");
+  EXPECT_EQ(p.stages[0].elements.at(0).pattern, AccessPattern::sequential);
+  EXPECT_EQ(p.stages[0].elements.at(0).block_sizes.at(0).bytes, 131072u);
+  EXPECT_EQ(*p.stages[0].byte_budget, 2 * kDrive.capacity_bytes);
+}
+
+TEST(TestPlan, ParametersOverrideTheDefaultsAndAreRecorded) {
+  TestPlan p = build_plan("iops", {{"block_sizes", "4KiB"}, {"read_pcts", "0"}, {"round", "2s"},
+                                   {"threads", "1"}, {"queue_depth", "4"}, {"window", "4"},
+                                   {"precondition", "false"}},
+                          kDrive);
+  ASSERT_EQ(p.stages.size(), 1u);
+  ASSERT_EQ(p.stages[0].elements.size(), 1u);
+  EXPECT_EQ(p.stages[0].elements[0].duration, std::chrono::seconds(2));
+  EXPECT_EQ(p.stages[0].steady_state->rule.window, 4);
+  EXPECT_EQ(p.parameters.at("queue_depth"), "4");
+  EXPECT_EQ(p.parameters.at("max_rounds"), "25");  // a default is recorded too
+}
+
+TEST(TestPlan, UnknownParametersAndBadValuesAreRefusedByName) {
+  EXPECT_THROW(build_plan("iops", {{"treads", "4"}}, kDrive), ParamError);
+  EXPECT_THROW(build_plan("iops", {{"window", "3"}}, kDrive), ParamError);
+  EXPECT_THROW(build_plan("wsat", {{"round", "soon"}}, kDrive), ParamError);
+  EXPECT_THROW(build_plan("nosuch", {}, kDrive), ParamError);
+  try {
+    build_plan("wsat", {{"treads", "4"}}, kDrive);
+  } catch (const ParamError& e) {
+    EXPECT_NE(std::string(e.what()).find("treads"), std::string::npos);
+  }
+}
+
+TEST(TestPlan, CbwMixesBlockSizesAndAccessRangesAtSixtyFortyReadWrite) {
+  TestPlan p = build_plan("cbw", {}, kDrive);
+  const Element& e = test_stage(p).elements.at(0);
+  std::uint32_t total = 0, w4k = 0;
+  for (const auto& b : e.block_sizes) {
+    total += b.weight;
+    if (b.bytes == 4096) w4k = b.weight;
+  }
+  EXPECT_EQ(e.block_sizes.size(), 12u);
+  EXPECT_EQ(total, 100u);
+  EXPECT_EQ(w4k, 67u);
+  EXPECT_EQ(e.block_sizes.front().bytes, 512u);
+  EXPECT_EQ(e.block_sizes.back().bytes, 65536u);
+  ASSERT_EQ(e.zones.size(), 3u);
+  double access = 0, range = 0;
+  for (const auto& z : e.zones) {
+    access += z.access_pct;
+    range += z.range_pct;
+  }
+  EXPECT_DOUBLE_EQ(access, 100);
+  EXPECT_DOUBLE_EQ(range, 100);
+  EXPECT_DOUBLE_EQ(e.zones[0].access_pct, 50);
+  EXPECT_DOUBLE_EQ(e.zones[0].range_pct, 5);
+  EXPECT_EQ(e.read_pct, 60);
+}
+
+TEST(TestPlan, LatencyCasesAreThreeSizesByThreeMixesAtOneThreadQueueDepthOne) {
+  TestPlan p = build_plan("latency", {}, kDrive);
+  const Stage& s = test_stage(p);
+  ASSERT_EQ(s.elements.size(), 9u);
+  const char* labels[] = {"0.5KiB 100/0", "4KiB 100/0", "8KiB 100/0", "0.5KiB 65/35", "4KiB 65/35",
+                          "8KiB 65/35",   "0.5KiB 0/100", "4KiB 0/100", "8KiB 0/100"};
+  for (std::size_t i = 0; i < 9; ++i) {
+    EXPECT_EQ(s.elements[i].label, labels[i]);
+    EXPECT_EQ(s.elements[i].threads, 1u);
+    EXPECT_EQ(s.elements[i].queue_depth, 1u);
+  }
+  EXPECT_EQ(s.steady_state->variable, TrackedVariable::mean_latency);
+  TestPlan sweep = build_plan("latency", {{"sweep", "true"}}, kDrive);
+  EXPECT_EQ(test_stage(sweep).elements.size(), 9u + 3u * 6u);
+  EXPECT_EQ(test_stage(sweep).elements.back().label, "4KiB 65/35 T4Q32");
+}
+
+TEST(TestPlan, WsatIsSixHundredOneMinuteRoundsJudgedAtTheEnd) {
+  TestPlan p = build_plan("wsat", {}, kDrive);
+  ASSERT_EQ(p.stages.size(), 1u);  // purge, no preconditioning: the FOB is the point
+  EXPECT_TRUE(p.purge);
+  const Stage& s = p.stages[0];
+  EXPECT_EQ(s.max_rounds, 600);
+  EXPECT_EQ(s.elements.at(0).label, "4KiB 0/100");
+  EXPECT_FALSE(s.byte_budget);
+  EXPECT_FALSE(s.steady_state->stop_when_reached);
+  EXPECT_EQ(s.steady_state->rule.max_rounds, 0);
+  TestPlan budget = build_plan("wsat", {{"capacity_multiple", "4"}}, kDrive);
+  EXPECT_EQ(*budget.stages[0].byte_budget, 4 * kDrive.capacity_bytes);
+}
+
+TEST(TestPlan, MixedComparesAReducedRangeAfterAFreshPurge) {
+  TestPlan p = build_plan("mixed", {}, kDrive);
+  ASSERT_EQ(p.stages.size(), 4u);
+  EXPECT_EQ(p.stages[2].group, 1);
+  EXPECT_TRUE(p.stages[2].purge_before);
+  EXPECT_EQ(*p.stages[2].byte_budget, static_cast<std::uint64_t>(2 * 0.75 * 3.84e12));
+  EXPECT_DOUBLE_EQ(p.stages[3].elements.at(0).range_fraction, 0.75);
+  EXPECT_DOUBLE_EQ(p.stages[1].elements.at(0).range_fraction, 1.0);
+  EXPECT_EQ(p.stages[1].elements.at(0).label, "8KiB 70/30");
+  EXPECT_EQ(p.compare_label, "reduced range 75%");
+}
+
+TEST(TestPlan, EnduranceWritesTheTargetDwpdOfTheCapacity) {
+  TestPlan p = build_plan("endurance", {{"duration", "10h"}, {"round", "1h"}}, kDrive);
+  const Element& e = test_stage(p).elements.at(0);
+  EXPECT_NEAR(e.rate_bytes_per_second, 1.3 * 3.84e12 / 86400, 1);
+  EXPECT_EQ(test_stage(p).max_rounds, 10);
+}
+
+TEST(TestPlan, QosChecksReadAndWriteQuantilesAgainstTheDatasheet) {
+  TestPlan p = build_plan("qos", {{"read_limit", "300us"}}, kDrive);
+  ASSERT_EQ(p.qos.size(), 2u);
+  EXPECT_EQ(p.qos[0].op, IoOp::read);
+  EXPECT_DOUBLE_EQ(p.qos[0].limit_seconds, 300e-6);
+  EXPECT_DOUBLE_EQ(p.qos[1].limit_seconds, 2e-3);
+  EXPECT_DOUBLE_EQ(p.qos[1].quantile, 0.999);
+  EXPECT_EQ(test_stage(p).elements[p.qos[1].element].read_pct, 0);
+}
+
+TEST(TestPlan, EveryNamedTestBuildsWithItsDefaults) {
+  for (const auto& name : test_names()) {
+    TestPlan p = build_plan(name, {}, kDrive);
+    EXPECT_EQ(p.test, name);
+    for (const auto& s : p.stages) EXPECT_FALSE(s.elements.empty()) << name;
+  }
+}
+
+}  // namespace
+}  // namespace nvmond
