@@ -10,10 +10,10 @@
 #include "core/build_info.hpp"
 #include "core/config_reader.hpp"
 #include "core/log.hpp"
-#include "daemon/http/server.hpp"
-#include "daemon/metrics_endpoint.hpp"
 #include "daemon/store/resilient_store.hpp"
 #include "daemon/store/sqlite_backend.hpp"
+#include "daemon/http/server.hpp"
+#include "daemon/metrics_endpoint.hpp"
 
 namespace nvmond {
 

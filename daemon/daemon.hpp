@@ -43,8 +43,8 @@ class Daemon {
   void arm_compaction();
   void start_jobs();
   void stop_all();
-  void use_security();
   std::unique_ptr<Store> open_store(const std::string& dir);
+  void use_security();
 
   boost::asio::io_context io_;
   boost::asio::signal_set signals_;
