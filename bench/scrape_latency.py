@@ -23,6 +23,13 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "integration"))
 
 
+def cpu_seconds(pid):
+    """User + system CPU time of a process so far (/proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def percentile(sorted_values, q):
     return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
 
@@ -52,11 +59,17 @@ def main():
         h.wait_for(lambda: len(re.findall(r'^nvme_up\{serial="BENCH-\d+"\} 1$', d.scrape(), re.M)) == args.drives,
                    60, f"{args.drives} drives up")
         load_before = os.getloadavg()
+        # The daemon's CPU without scrapes (64 drives polled every second) ...
+        idle_cpu0, idle_t0 = cpu_seconds(d.proc.pid), time.monotonic()
+        time.sleep(5)  # a measurement window, not synchronisation
+        idle_rate = (cpu_seconds(d.proc.pid) - idle_cpu0) / (time.monotonic() - idle_t0)
+        # ... and with them: the difference is what the scrapes cost.
         conn = http.client.HTTPConnection("127.0.0.1", d.port, timeout=10)
         times = {"gzip": [], "identity": []}
-        sizes = {}
-        for i in range(args.scrapes):
-            for enc in ("gzip", "identity"):
+        sizes, cpu = {}, {}
+        for enc in ("gzip", "identity"):
+            cpu0, t0_all = cpu_seconds(d.proc.pid), time.monotonic()
+            for i in range(args.scrapes):
                 t0 = time.perf_counter()
                 conn.request("GET", "/metrics", headers={"Accept-Encoding": enc})
                 r = conn.getresponse()
@@ -68,6 +81,7 @@ def main():
                 if enc == "gzip" and i == 0:
                     text = gzip.decompress(body).decode()
                     series = sum(1 for line in text.splitlines() if line and not line.startswith("#"))
+            cpu[enc] = cpu_seconds(d.proc.pid) - cpu0 - idle_rate * (time.monotonic() - t0_all)
         conn.close()
         load_after = os.getloadavg()
         m = h.parse_metrics(d.scrape())
@@ -82,9 +96,11 @@ def main():
         t = sorted(times[enc])
         print(f"  {enc:8s} {sizes[enc] / 1024:7.1f} KiB  p50 {percentile(t, 0.5) * 1e3:6.2f} ms  "
               f"p99 {percentile(t, 0.99) * 1e3:6.2f} ms  max {t[-1] * 1e3:6.2f} ms  "
-              f"mean {statistics.mean(t) * 1e3:6.2f} ms")
+              f"mean {statistics.mean(t) * 1e3:6.2f} ms  nvmond CPU {cpu[enc] / args.scrapes * 1e3:5.2f} ms/scrape")
     print(f"  server side (nvmond_http_request_duration_seconds), all requests: mean "
           f"{srv_sum / max(srv_count, 1) * 1e3:.2f} ms over {srv_count:.0f}")
+    print(f"  (nvmond CPU per scrape: the daemon's CPU time during the scrapes minus its polling, "
+          f"{idle_rate * 100:.1f} % of a CPU, measured for 5 s before)")
     print(f"  load average before {load_before[0]:.2f}, after {load_after[0]:.2f} on {os.cpu_count()} CPUs"
           " (numbers from a busy machine are upper bounds)")
 

@@ -1,6 +1,7 @@
 #pragma once
 // Process lifecycle: event loop, signals (SIGTERM/SIGINT stop, SIGHUP reload),
-// the HTTP metrics endpoint (daemon/http, on its own thread), and systemd notification (READY, STATUS, WATCHDOG).
+// the HTTP metrics endpoint (daemon/http, on its own thread), and systemd
+// notification (READY, STATUS, WATCHDOG).
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>

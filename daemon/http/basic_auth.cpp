@@ -39,7 +39,8 @@ std::optional<std::string> base64_decode(std::string_view in) {
   return out;
 }
 
-// The bounded memory of verified credentials: a handful of scrapers use it.
+// The bounded memory of checked credentials: a handful of scrapers use it;
+// a guesser trying new passwords fills and clears it and pays bcrypt each time.
 constexpr std::size_t kMaxRemembered = 64;
 
 }  // namespace
@@ -88,20 +89,21 @@ Authenticator::Digest Authenticator::digest(const Credentials& c) {
   return d;
 }
 
-bool Authenticator::known_good(const Credentials& c) const {
+std::optional<bool> Authenticator::remembered(const Credentials& c) const {
   auto d = digest(c);
   std::lock_guard lock(mu_);
-  return good_.count(d) != 0;
+  auto it = outcomes_.find(d);
+  if (it == outcomes_.end()) return std::nullopt;
+  return it->second;
 }
 
 bool Authenticator::verify(const Credentials& c) {
   auto it = users_.find(c.user);
   bool ok = bcrypt_verify(c.password, it == users_.end() ? dummy_hash_ : it->second) && it != users_.end();
-  if (ok) {
-    std::lock_guard lock(mu_);
-    if (good_.size() >= kMaxRemembered) good_.clear();
-    good_.insert(digest(c));
-  }
+  auto d = digest(c);
+  std::lock_guard lock(mu_);
+  if (outcomes_.size() >= kMaxRemembered) outcomes_.clear();
+  outcomes_[d] = ok;
   return ok;
 }
 

@@ -1,13 +1,13 @@
 #pragma once
 // HTTP Basic authentication against bcrypt hashes (exporter-toolkit's
 // basic_auth_users). bcrypt is slow on purpose (tens of ms at cost 10), so
-// verify() belongs off the event loop; a credential that verified once is
-// remembered by its SHA-256, so a scraper's next requests cost a hash lookup.
+// verify() belongs off the event loop; the outcome for a credential is
+// remembered by its SHA-256 (as exporter-toolkit caches it), so a scraper's
+// next requests — right or misconfigured — cost a hash lookup, not a bcrypt.
 #include <array>
 #include <map>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 
@@ -31,8 +31,9 @@ class Authenticator {
   explicit Authenticator(std::map<std::string, std::string> users);
 
   bool enabled() const { return !users_.empty(); }
-  // True if these exact credentials verified before. Cheap. Thread-safe.
-  bool known_good(const Credentials& c) const;
+  // The outcome of an earlier verify() of these exact credentials, if
+  // remembered. Cheap. Thread-safe.
+  std::optional<bool> remembered(const Credentials& c) const;
   // The full check (bcrypt). An unknown user costs a bcrypt too, so timing
   // does not tell which user names exist. Thread-safe.
   bool verify(const Credentials& c);
@@ -44,7 +45,7 @@ class Authenticator {
   std::map<std::string, std::string> users_;
   std::string dummy_hash_;
   mutable std::mutex mu_;
-  std::set<Digest> good_;
+  std::map<Digest, bool> outcomes_;
 };
 
 }  // namespace nvmond::http

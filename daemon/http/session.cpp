@@ -153,7 +153,7 @@ void Session<Stream>::authorize() {
   auto value = req.header("authorization");
   auto creds = value ? parse_basic_authorization(*value) : std::nullopt;
   if (!creds) return answer(unauthorized());
-  if (security->auth->known_good(*creds)) return answer(ctx_.handler(req));
+  if (auto known = security->auth->remembered(*creds)) return answer(*known ? ctx_.handler(req) : unauthorized());
   if (ctx_.pending_auth >= ctx_.limits.max_pending_auth) {
     return answer(Response::text(503, "too many authentication checks in progress\n"));
   }

@@ -60,17 +60,19 @@ TEST(Bcrypt, NeverFallsBackToOtherCryptMethods) {
   EXPECT_FALSE(bcrypt_verify("x", des));
 }
 
-TEST(Authenticator, RemembersOnlyCredentialsThatVerified) {
+TEST(Authenticator, RemembersTheOutcomeOfEachCheckedCredential) {
   Authenticator a({{"prometheus", bcrypt("right")}});
   EXPECT_TRUE(a.enabled());
   Credentials good{"prometheus", "right"}, bad{"prometheus", "wrong"}, stranger{"mallory", "right"};
-  EXPECT_FALSE(a.known_good(good));
+  EXPECT_EQ(a.remembered(good), std::nullopt);
   EXPECT_FALSE(a.verify(bad));
-  EXPECT_FALSE(a.known_good(bad));
+  EXPECT_EQ(a.remembered(bad), false);
   EXPECT_FALSE(a.verify(stranger));
+  EXPECT_EQ(a.remembered(stranger), false);
+  EXPECT_EQ(a.remembered(good), std::nullopt);
   EXPECT_TRUE(a.verify(good));
-  EXPECT_TRUE(a.known_good(good));
-  EXPECT_FALSE(a.known_good(stranger));
+  EXPECT_EQ(a.remembered(good), true);
+  EXPECT_EQ(a.remembered(Credentials{"prometheus", "right "}), std::nullopt);
 }
 
 TEST(Authenticator, WithoutUsersIsDisabled) { EXPECT_FALSE(Authenticator({}).enabled()); }
