@@ -18,7 +18,8 @@
 #include "core/build_info.hpp"
 #include "core/config_reader.hpp"
 #include "core/log.hpp"
-#include "daemon/store/sqlite_store.hpp"
+#include "daemon/store/resilient_store.hpp"
+#include "daemon/store/sqlite_backend.hpp"
 
 namespace nvmond {
 
@@ -30,23 +31,10 @@ std::unique_ptr<Clock> make_clock(const ClockSettings& s, std::optional<WallTime
 }
 
 namespace {
-void ensure_state_dir(const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw ConfigError("state_dir " + dir + ": " + ec.message());
-}
-
-std::unique_ptr<Store> open_store(const std::string& dir) {
-  ensure_state_dir(dir);
-  auto store = SqliteStore::open(dir);
-  if (!store) throw ConfigError(store.error().message);
-  return std::move(*store);
-}
-
 std::optional<WallTime> newest_record(Store& store) {
   auto t = store.latest_sample_time();
   if (!t) {
-    log::warn("{}", t.error().message);
+    log::debug("{}", t.error().message);  // the store logged why
     return std::nullopt;
   }
   return *t;
@@ -58,11 +46,17 @@ Daemon::Daemon(DaemonConfig config)
       watchdog_(io_),
       compaction_(io_),
       config_(std::move(config)),
+      self_(std::make_shared<prometheus::Registry>()),
+      store_errors_(prometheus::BuildCounter()
+                        .Name("nvmond_store_errors_total")
+                        .Help("Failed attempts to open or use the history store, by reason.")
+                        .Register(*self_)),
+      lock_(std::make_unique<StateDirLock>(config_.state_dir)),
       store_(open_store(config_.state_dir)),
       clock_(make_clock(config_.clock, newest_record(*store_))),
-      published_(std::make_shared<PublishedMetrics>()),
-      self_(std::make_shared<prometheus::Registry>()) {
+      published_(std::make_shared<PublishedMetrics>()) {
   log::set_level(config_.log_level);
+  for (const char* reason : kStoreErrorReasons) store_errors_.Add({{"reason", reason}});
   prometheus::BuildGauge()
       .Name("nvmond_build_info")
       .Help("nvmond version; always 1.")
@@ -74,6 +68,15 @@ Daemon::Daemon(DaemonConfig config)
   exposer_->RegisterCollectable(self_);
   exposer_->RegisterCollectable(published_);
   fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_, *store_);
+}
+
+// The history behind a ResilientStore: a corrupt, full, read-only or locked
+// database never stops the monitoring.
+std::unique_ptr<Store> Daemon::open_store(const std::string& dir) {
+  return std::make_unique<ResilientStore>(std::make_unique<SqliteBackend>(dir), retry_clock_, StoreRetry{},
+                                          [this](const std::string& reason) {
+                                            store_errors_.Add({{"reason", reason}}).Increment();
+                                          });
 }
 
 namespace {
@@ -170,13 +173,20 @@ void Daemon::reload() {
       log::warn("clock changes need a restart; keeping the running clock");
       next.clock = config_.clock;
     }
+    std::unique_ptr<StateDirLock> lock;
     std::unique_ptr<Store> store;
-    if (next.state_dir != config_.state_dir) store = open_store(next.state_dir);
+    if (next.state_dir != config_.state_dir) {
+      lock = std::make_unique<StateDirLock>(next.state_dir);
+      store = open_store(next.state_dir);
+    }
     // Reload restarts every job from zero; the old pollers save their state
     // first. The old jobs' series go: the new run republishes its own.
     stop_all();
     for (const auto& job : config_.jobs.jobs) published_->remove(JobScheduler::metrics_key(job.name));
-    if (store) store_ = std::move(store);
+    if (store) {
+      store_ = std::move(store);
+      lock_ = std::move(lock);
+    }
     config_ = std::move(next);
     log::set_level(config_.log_level);
     fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_, *store_);
@@ -196,8 +206,9 @@ void Daemon::arm_compaction() {
   compaction_.expires_after(clock_->to_real(std::chrono::hours(1)));
   compaction_.async_wait([this](const boost::system::error_code& ec) {
     if (ec) return;
+    // A failing store has logged (once) and counted it already.
     if (auto r = store_->compact(clock_->wall(), config_.analytics.retention); !r) {
-      log::warn("compacting history: {}", r.error().message);
+      log::debug("compacting history: {}", r.error().message);
     }
     arm_compaction();
   });

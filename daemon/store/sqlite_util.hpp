@@ -1,6 +1,7 @@
 #pragma once
 // Thin RAII over the SQLite C API, private to daemon/store. Errors become
-// Error{"store", "<context>: <sqlite message>"}.
+// Error{reason, "<context>: <sqlite message>"}, reason one of "corrupt",
+// "full", "read_only", "locked", "io" (what an operator can act on).
 #include <sqlite3.h>
 
 #include <cstdint>
