@@ -127,7 +127,10 @@ class DebPackageTest(unittest.TestCase):
         cls.newer, cls.newer_version = bumped(cls.deb, os.path.join(cls.work, "out"))
         shutil.copy(cls.newer, os.path.join(cls.root, "tmp", "nvmond-upgrade.deb"))
         deps = depends(cls.deb)
-        r = chroot_run(cls.root, "apt-get install -y -qq --no-install-recommends " + " ".join(deps))
+        # The cached package lists may be older than the mirror (a point
+        # release moved a version): refresh them and retry once.
+        install = "apt-get install -y -qq --no-install-recommends " + " ".join(deps)
+        r = chroot_run(cls.root, f"{install} || (apt-get update -qq && {install})")
         if r.returncode != 0:
             raise AssertionError(f"installing the package's Depends ({deps}) from Debian failed:\n{r.stdout[-3000:]}")
 
