@@ -1,18 +1,10 @@
 #include "daemon/daemon.hpp"
 
-#include <prometheus/counter.h>
-#include <prometheus/exposer.h>
 #include <prometheus/gauge.h>
 #include <prometheus/registry.h>
 #include <systemd/sd-daemon.h>
 
-#include <netdb.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <atomic>
 #include <csignal>
-#include <thread>
 #include <filesystem>
 
 #include "core/build_info.hpp"
@@ -20,6 +12,8 @@
 #include "core/log.hpp"
 #include "daemon/store/resilient_store.hpp"
 #include "daemon/store/sqlite_backend.hpp"
+#include "daemon/http/server.hpp"
+#include "daemon/metrics_endpoint.hpp"
 
 namespace nvmond {
 
@@ -63,10 +57,11 @@ Daemon::Daemon(DaemonConfig config)
       .Register(*self_)
       .Add({{"version", build::kVersion}})
       .Set(1);
+  http_metrics_ = std::make_unique<http::HttpMetrics>(*self_);
   // Throws if the address cannot be bound: a start-up error, reported by main.
-  exposer_ = std::make_unique<prometheus::Exposer>(config_.listen, 2);
-  exposer_->RegisterCollectable(self_);
-  exposer_->RegisterCollectable(published_);
+  server_ = std::make_unique<http::Server>(config_.listen, MetricsEndpoint(self_, published_), *http_metrics_,
+                                           config_.security ? config_.security : http::open_security());
+  use_security();
   fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_, *store_);
 }
 
@@ -80,40 +75,30 @@ std::unique_ptr<Store> Daemon::open_store(const std::string& dir) {
 }
 
 namespace {
-// civetweb's listener polls with a 2 s quantum, so stopping the Exposer would
-// take up to 2 s: connecting to it wakes the listener so it sees the stop.
-void stop_exposer(std::unique_ptr<prometheus::Exposer>& exposer, const std::string& listen) {
-  std::atomic<bool> stopped{false};
-  std::thread waker([&] {
-    auto colon = listen.rfind(':');
-    std::string host = listen.substr(0, colon);
-    if (host.size() > 1 && host.front() == '[') host = host.substr(1, host.size() - 2);
-    if (host.empty() || host == "0.0.0.0") host = "127.0.0.1";
-    if (host == "::") host = "::1";
-    std::string port = listen.substr(colon + 1);
-    addrinfo hints{};
-    hints.ai_socktype = SOCK_STREAM;
-    addrinfo* res = nullptr;
-    if (getaddrinfo(host.c_str(), port.c_str(), &hints, &res) != 0) return;
-    while (!stopped.load()) {
-      int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-      if (fd >= 0) {
-        (void)connect(fd, res->ai_addr, res->ai_addrlen);
-        close(fd);
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    freeaddrinfo(res);
-  });
-  exposer.reset();
-  stopped = true;
-  waker.join();
-}
+std::string scheme_of(const DaemonConfig& c) { return c.security && c.security->tls ? "https" : "http"; }
 }  // namespace
 
 Daemon::~Daemon() {
   stop_all();
-  stop_exposer(exposer_, config_.listen);
+  server_->stop();
+}
+
+// Hands the current web config to the server and says in the log what an
+// operator exposing the endpoint should know.
+void Daemon::use_security() {
+  auto security = config_.security ? config_.security : http::open_security();
+  server_->set_security(security);
+  bool tls = security->tls != nullptr;
+  bool auth = security->auth->enabled();
+  if (!config_.web_config.empty()) {
+    log::info("web config {}: TLS {}, basic auth {} ({} user(s))", config_.web_config, tls ? "on" : "off",
+              auth ? "on" : "off", security->config.users.size());
+  }
+  if (!http::all_loopback(server_->endpoints()) && (!tls || !auth)) {
+    log::warn("metrics endpoint {} accepts connections from other hosts without {}; "
+              "set [daemon] web_config (tls_server_config, basic_auth_users)",
+              config_.listen, !tls && !auth ? "TLS or authentication" : !tls ? "TLS" : "authentication");
+  }
 }
 
 // Jobs before the drives they write to, pollers before the loop they post to.
@@ -133,7 +118,7 @@ int Daemon::run() {
   fleet_->start();
   start_jobs();
   wait_signal();
-  log::info("serving metrics on http://{}/metrics", config_.listen);
+  log::info("serving metrics on {}://{}/metrics", scheme_of(config_), config_.listen);
   sd_notify(0, "READY=1");
   notify_status();
   if (sd_watchdog_enabled(0, &watchdog_usec_) > 0) arm_watchdog();
@@ -189,6 +174,7 @@ void Daemon::reload() {
     }
     config_ = std::move(next);
     log::set_level(config_.log_level);
+    use_security();
     fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_, *store_);
     fleet_->start();
     start_jobs();
@@ -215,8 +201,9 @@ void Daemon::arm_compaction() {
 }
 
 void Daemon::notify_status() {
-  sd_notifyf(0, "STATUS=monitoring %zu drive(s) (%zu up), serving http://%s/metrics",
-             fleet_ ? fleet_->size() : 0, fleet_ ? fleet_->up_count() : 0, config_.listen.c_str());
+  sd_notifyf(0, "STATUS=monitoring %zu drive(s) (%zu up), serving %s://%s/metrics",
+             fleet_ ? fleet_->size() : 0, fleet_ ? fleet_->up_count() : 0, scheme_of(config_).c_str(),
+             config_.listen.c_str());
 }
 
 void Daemon::arm_watchdog() {

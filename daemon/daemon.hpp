@@ -1,6 +1,6 @@
 #pragma once
 // Process lifecycle: event loop, signals (SIGTERM/SIGINT stop, SIGHUP reload),
-// the /metrics endpoint, and systemd notification (READY, STATUS, WATCHDOG).
+// the HTTP metrics endpoint (daemon/http, on its own thread), and systemd notification (READY, STATUS, WATCHDOG).
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -17,11 +17,15 @@
 #include "daemon/store/store.hpp"
 
 namespace prometheus {
-class Exposer;
 class Registry;
 }  // namespace prometheus
 
 namespace nvmond {
+
+namespace http {
+class HttpMetrics;
+class Server;
+}  // namespace http
 
 class Daemon {
  public:
@@ -39,6 +43,7 @@ class Daemon {
   void start_jobs();
   void stop_all();
   std::unique_ptr<Store> open_store(const std::string& dir);
+  void use_security();
 
   boost::asio::io_context io_;
   boost::asio::signal_set signals_;
@@ -54,7 +59,9 @@ class Daemon {
   std::unique_ptr<Store> store_;
   std::unique_ptr<Clock> clock_;
   std::shared_ptr<PublishedMetrics> published_;
-  std::unique_ptr<prometheus::Exposer> exposer_;
+  // Declared before the server that counts into it.
+  std::unique_ptr<http::HttpMetrics> http_metrics_;
+  std::unique_ptr<http::Server> server_;
   std::unique_ptr<Fleet> fleet_;
   // Sim jobs drive the Fleet's drive models: destroyed before the Fleet.
   std::unique_ptr<JobScheduler> jobs_;

@@ -160,16 +160,21 @@ Result<CheckedTarget> SafetyGuard::open_device_for_write(const std::string& full
 Result<CheckedTarget> SafetyGuard::open_for_read(const std::string& full, const TargetAccess& access) const {
   // Reading cannot harm what it reads, so links are followed; the open is
   // non-blocking so a FIFO without a writer returns at once.
+  auto would_block = [&full](mode_t mode) {
+    return Error{"would_block", fmt::format("{} is {}; a read job on it could block forever (regular files, "
+                                            "block devices and NVMe namespaces only)", full, kind_of(mode))};
+  };
   UniqueFd fd(::open(full.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
-  if (!fd.valid()) return Error{"unknown_device", fmt::format("opening {}: {}", full, std::strerror(errno))};
   struct stat st{};
+  if (!fd.valid()) {
+    const int err = errno;
+    if (err == ENXIO && ::stat(full.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) return would_block(st.st_mode);
+    return Error{"unknown_device", fmt::format("opening {}: {}", full, std::strerror(err))};
+  }
   if (::fstat(fd.get(), &st) != 0) return Error{"io", fmt::format("stat of {}: {}", full, std::strerror(errno))};
   const bool ok = S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) ||
                   (S_ISCHR(st.st_mode) && is_nvme_generic(st.st_rdev));
-  if (!ok) {
-    return Error{"would_block", fmt::format("{} is {}; a read job on it could block forever (regular files, "
-                                            "block devices and NVMe namespaces only)", full, kind_of(st.st_mode))};
-  }
+  if (!ok) return would_block(st.st_mode);
   TargetAccess read = access;
   read.direct = access.direct && !S_ISCHR(st.st_mode);  // passthrough devices take no O_DIRECT
   return finish(std::move(fd), st, read, full);

@@ -9,24 +9,14 @@
 #include <filesystem>
 #include <system_error>
 
+#include "daemon/store/sqlite_util.hpp"
+
 namespace nvmond {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string reason_of(const std::error_code& ec) {
-  switch (ec.value()) {
-    case EROFS:
-    case EACCES:
-    case EPERM:
-      return "read_only";
-    case ENOSPC:
-    case EDQUOT:
-      return "full";
-    default:
-      return "io";
-  }
-}
+std::string reason_of(const std::error_code& ec) { return sqlite::reason_of_errno(ec.value()); }
 
 }  // namespace
 
@@ -42,7 +32,7 @@ Result<std::unique_ptr<Store>> SqliteBackend::open() {
     // SQLite's CANTOPEN keeps the errno of its last fallback, not the
     // cause; a directory we may not write is the usual one.
     if (e.reason == "io" && ::access(state_dir_.c_str(), W_OK) != 0) {
-      e.reason = reason_of(std::error_code(errno, std::generic_category()));
+      e.reason = sqlite::reason_of_errno(errno);
     }
     return e;
   }

@@ -6,6 +6,21 @@
 
 namespace nvmond::sqlite {
 
+std::string reason_of_errno(int err) {
+  switch (err) {
+    case EROFS:
+    case EACCES:
+    case EPERM:
+      return "read_only";
+    case ENOSPC:
+    case EDQUOT:
+      return "full";
+    default:
+      return "io";
+  }
+}
+
+namespace {
 std::string reason_of(sqlite3* db) {
   if (db == nullptr) return "io";
   switch (sqlite3_errcode(db)) {
@@ -24,18 +39,10 @@ std::string reason_of(sqlite3* db) {
   }
   // SQLite reports a file it may not create or write as CANTOPEN or IOERR;
   // the system errno says why.
-  switch (sqlite3_system_errno(db)) {
-    case EROFS:
-    case EACCES:
-    case EPERM:
-      return "read_only";
-    case ENOSPC:
-    case EDQUOT:
-      return "full";
-    default:
-      return "io";
-  }
+  return reason_of_errno(sqlite3_system_errno(db));
 }
+
+}  // namespace
 
 Error error(sqlite3* db, std::string_view context) {
   return Error{reason_of(db), fmt::format("{}: {} (sqlite error {})", context, sqlite3_errmsg(db),

@@ -17,6 +17,8 @@
 namespace nvmond::sqlite {
 
 Error error(sqlite3* db, std::string_view context);
+// The reason for a failed file operation's errno: "read_only", "full" or "io".
+std::string reason_of_errno(int err);
 
 // Runs one or more statements with no results.
 Result<std::monostate> exec(sqlite3* db, const char* sql, std::string_view context);

@@ -1,6 +1,7 @@
 // The state directory on real files: one daemon per directory (the lock), and
 // a corrupt history set aside, byte for byte, for a fresh one.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -22,6 +23,15 @@ std::string read_file(const std::filesystem::path& p) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+PollRecord one_sample(const std::string& serial, WallTime t) {
+  PollRecord record;
+  record.drive = {serial, "Model"};
+  SampleRecord sample;
+  sample.time = t;
+  record.samples.push_back(sample);
+  return record;
 }
 
 TEST(StateDirLock, ASecondHolderIsRefusedWithTheDirectoryAndThePid) {
@@ -65,14 +75,37 @@ TEST(SqliteBackend, ACorruptDatabaseIsSetAsideUnchangedAndAFreshOneServes) {
   ASSERT_EQ(aside.size(), 1u);
   EXPECT_EQ(read_file(aside[0]), garbage);
 
-  PollRecord record;
-  record.drive = {"SN-FRESH", "Model"};
-  SampleRecord sample;
-  sample.time = clock.wall();
-  record.samples.push_back(sample);
+  const PollRecord record = one_sample("SN-FRESH", clock.wall());
   ASSERT_TRUE(store.commit(record));
   auto last = store.last_sample(record.drive);
   ASSERT_TRUE(last && *last);
+}
+
+TEST(SqliteBackend, ADatabaseLockedByAnotherProgramIsReportedAsLockedAndWritingResumesAfter) {
+  TempDir dir;
+  ManualClock clock;
+  SqliteOptions quick;
+  quick.busy_timeout = std::chrono::milliseconds(20);
+  ResilientStore store(std::make_unique<SqliteBackend>(dir.path(), quick), clock);
+  PollRecord record = one_sample("SN-LOCK", clock.wall());
+  ASSERT_TRUE(store.commit(record));
+
+  // Another program (an sqlite3 shell, a backup) holds the write lock.
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open((std::filesystem::path(dir.path()) / SqliteStore::kFileName).c_str(), &other), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
+  record.samples[0].time += std::chrono::seconds(10);
+  auto blocked = store.commit(record);
+  ASSERT_FALSE(blocked);
+  EXPECT_EQ(blocked.error().reason, "locked") << blocked.error().message;
+  EXPECT_EQ(store.failing(), "locked");
+
+  ASSERT_EQ(sqlite3_exec(other, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(other);
+  clock.advance(std::chrono::seconds(1));
+  auto resumed = store.commit(record);
+  ASSERT_TRUE(resumed) << resumed.error().message;
+  EXPECT_FALSE(store.failing());
 }
 
 }  // namespace

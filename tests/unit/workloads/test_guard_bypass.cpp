@@ -2,8 +2,11 @@
 // real runner, io_uring engine and kernel: every one is refused before a byte
 // is written, and the files outside keep their contents.
 #include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -13,8 +16,10 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <iterator>
 #include <string>
@@ -239,6 +244,42 @@ TEST_F(GuardBypass, ReadsOfCharacterDevicesAndSocketsAreRefused) {
   j.read_pct = 100;
   j.file_size = 0;
   expect_refused_untouched(run(j), "would_block");
+
+  const std::string sock = scratch_ + "/sock";
+  UniqueFd s(::socket(AF_UNIX, SOCK_STREAM, 0));
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  ASSERT_LT(sock.size(), sizeof addr.sun_path);
+  std::memcpy(addr.sun_path, sock.c_str(), sock.size() + 1);
+  ASSERT_EQ(::bind(s.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(s.get(), 1), 0);
+  j.target = sock;
+  expect_refused_untouched(run(j), "would_block");
+}
+
+// NVMe generic namespaces (/dev/ngXnY) are the one kind of character device a
+// read job may use. None exists here, so a fake sysfs names /dev/zero's
+// device number ng0n1: the guard goes by the number the descriptor has.
+TEST_F(GuardBypass, ReadsOfNvmeGenericNamespacesAreAllowed) {
+  struct stat zero{};
+  ASSERT_EQ(::stat("/dev/zero", &zero), 0);
+  const fs::path sys = root_.path() + "/sys";
+  fs::create_directories(sys / "dev/char");
+  fs::create_directories(sys / "devices/ng0n1");
+  fs::create_directories(sys / "devices/zero");
+  const fs::path link = sys / "dev/char" / (std::to_string(major(zero.st_rdev)) + ":" +
+                                            std::to_string(minor(zero.st_rdev)));
+  fs::create_directory_symlink("../../devices/ng0n1", link);
+  const TargetAccess read{false, true, 0};
+  auto opened = SafetyGuard(SafetyConfig{}, SystemRoots{sys.string(), "/proc"}).open_target("/dev/zero", read);
+  ASSERT_TRUE(opened) << opened.error().message;
+  EXPECT_TRUE(opened->fd.valid());
+
+  fs::remove(link);
+  fs::create_directory_symlink("../../devices/zero", link);
+  auto refused = SafetyGuard(SafetyConfig{}, SystemRoots{sys.string(), "/proc"}).open_target("/dev/zero", read);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().reason, "would_block");
 }
 
 TEST_F(GuardBypass, EveryRealMediaJobNeedsTheGuardEvenAReadOnlyOne) {
