@@ -161,7 +161,9 @@ block smart.B.$D0 cat /tmp/smart.B.json
 # Wait for the poll that saw the whole write, not just any change: a poll
 # landing mid-write also changes the value, and that scrape would be judged
 # against nvme-cli's reading after the write.
-units=$(sed -n 's/.*"data_units_written" *: *\([0-9]*\).*/\1/p' /tmp/smart.B.json)
+# nvme-cli prints this counter as a JSON string ("164").
+units=$(sed -n 's/.*"data_units_written" *: *"\{0,1\}\([0-9][0-9]*\).*/\1/p' /tmp/smart.B.json)
+[ -n "$units" ] || { echo "LAB: fail no data_units_written in smart.B"; units=999999999; }
 wait_until 30 metric_at_least $((units * 512000)) nvme_data_written_bytes_total serial="$S0" \
   || echo "LAB: fail data written of $S0 did not reach nvme-cli's $((units * 512000)) after the removal"
 block metrics.B2 cat /tmp/metrics.txt
