@@ -1,17 +1,30 @@
 #!/usr/bin/env python3
-"""A/B benchmark: nvmond's io_uring engine against fio on the same targets.
+"""A/B benchmark: nvmond's io_uring engine against fio on the same target.
 
-Targets: a loop device over a file in tmpfs (/dev/shm) and a file on disk.
-Jobs: 4 KiB random read and random write at QD32, 1 and 2 threads; then
-latency agreement at QD1 and at a fixed rate below saturation.
-fio runs twice: with default io_uring options and with its fastest ones
-(fixedbufs, registerfiles, no hipri, no sqthread_poll). Runs are interleaved
-A/B/C for several rounds; CPU time of each run comes from wait4() on the child
-process (user + system), the same way for both tools.
+One command, as root (it makes a loop device over a file in /dev/shm):
+  bench/fio_compare.py --build-dir build --quick     # < 5 minutes
+  bench/fio_compare.py --build-dir build             # full: more and longer runs, a disk file too
 
-Usage (as root for the loop device):
-  bench/fio_compare.py --build-dir build-workloads [--runtime 3] [--rounds 3]
-Prints a Markdown table; not part of the test suite.
+Cases (4 KiB random read unless named): QD1; QD1 at 5k IOPS; QD4 at 10k and
+20k IOPS; QD8 at 40k IOPS; 70/30 random read/write at QD8; sequential 128 KiB
+read at QD8; QD32 (throughput and CPU). fio runs with its fastest io_uring
+options (fixedbufs, registerfiles, no hipri, no sqthread_poll) and, in full
+mode, with its defaults too. Each repetition runs every tool once on the same
+target, one after the other; a case's ratios are computed within each
+repetition (nvmond over the fio-fast run next to it) and the table shows the
+median of those ratios, so slow drifts of a shared machine cancel.
+
+Latency is fio's total latency (lat_ns = slat + clat, from the moment the I/O
+is prepared to its completion) and nvmond's (from just before queue() to the
+I/O's own completion). "blk mean" is the block layer's own mean for the
+requests of the run: the delta of time_in_queue (ms, field 11 of
+/sys/block/loopN/stat) over the delta of completed reads + writes;
+"- blk" is the tool's mean latency minus it: the time the tool adds around the
+block layer (submission, wake-up, reaping).
+CPU is user+system seconds of the whole child (wait4), per million I/Os.
+For nvmond it also prints what histogram_quantile() would read from the
+exported buckets against the exact p99 / p99.9.
+Prints Markdown; not part of the test suite.
 """
 import argparse
 import json
@@ -20,20 +33,42 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
+
 
 def run_child(argv):
     with tempfile.TemporaryFile() as out:
-        p = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE)
+        # Its own session, as fio's job processes make themselves (setsid) and
+        # as a systemd service is: with sched_autogroup a session is a CPU
+        # group, and on a busy machine one that shares its session with
+        # compilers waits milliseconds for the CPU after each wake-up.
+        p = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE, start_new_session=True)
         _, status, ru = os.wait4(p.pid, 0)
         p.returncode = os.waitstatus_to_exitcode(status)
         err = p.stderr.read().decode()
         out.seek(0)
         text = out.read().decode()
-    if p.returncode not in (0,):
+    if p.returncode != 0:
         raise RuntimeError(f"{argv[0]} failed ({p.returncode}): {err[-2000:]}")
     return text, ru.ru_utime + ru.ru_stime
 
-def nvmond_run(args, target, op, threads, qd, runtime, rate_iops=0, direct=True):
+
+class Case:
+    def __init__(self, name, qd, rw="randread", bs=4096, rate=0, threads=1, mix=100, lat=True):
+        self.name, self.qd, self.rw, self.bs, self.rate = name, qd, rw, bs, rate
+        self.threads, self.mix, self.lat = threads, mix, lat
+
+
+def block_stat(dev):
+    """(completed requests, time_in_queue ms) of a block device, or None."""
+    if not dev or not dev.startswith("/dev/"):
+        return None
+    with open(f"/sys/block/{os.path.basename(dev)}/stat") as f:
+        v = [int(x) for x in f.read().split()]
+    return v[0] + v[4], v[10]
+
+
+def nvmond_run(binary, args, target, c, runtime):
     allow = os.path.dirname(os.path.realpath(args.backing_for.get(target, target)))
     job = f"""
 [safety]
@@ -41,133 +76,200 @@ allow_dirs = ["{allow}"]
 [[job]]
 name = "bench"
 target = "{target}"
-bs = "4KiB"
-read_pct = {100 if op == 'read' else 0}
-threads = {threads}
-queue_depth = {qd}
+bs = "{c.bs // 1024}KiB"
+read_pct = {c.mix if c.rw != 'randwrite' else 0}
+pattern = "{'sequential' if c.rw == 'read' else 'random'}"
+threads = {c.threads}
+queue_depth = {c.qd}
 runtime = "{runtime}s"
-direct = {'true' if direct else 'false'}
+direct = true
 """
-    if rate_iops:
-        job += f"rate_iops = {rate_iops}\n"
+    if c.rate:
+        job += f"rate_iops = {c.rate}\n"
     with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
         f.write(job)
         path = f.name
     try:
-        text, cpu = run_child([args.nvmond, path])
+        text, cpu = run_child([binary, path])
     finally:
         os.unlink(path)
     r = json.loads(text.splitlines()[0])
-    o = r[op]
-    lat = o["latency_seconds"]
-    return {"iops": o["iops"], "ios": o["ops"], "cpu": cpu,
-            "p50": lat["p50"], "p99": lat["p99"], "p99.9": lat["p99.9"]}
+    ops = r["read"]["ops"] + r["write"]["ops"]
+    op = "write" if c.rw == "randwrite" else "read"
+    lat = r[op]["latency_seconds"]
+    mean = sum(r[o]["latency_seconds"]["mean"] * r[o]["ops"] for o in ("read", "write")) / max(ops, 1)
+    hq = lat.get("histogram_quantile", {})
+    return {"iops": ops / r["elapsed_seconds"], "ios": ops, "cpu": cpu, "mean": mean,
+            "p50": lat["p50"], "p99": lat["p99"], "p99.9": lat["p99.9"],
+            "h99": hq.get("p99"), "h99.9": hq.get("p99.9")}
 
-def fio_run(target, op, threads, qd, runtime, fast, rate_iops=0, direct=True):
-    argv = ["fio", "--name=bench", f"--filename={target}", "--ioengine=io_uring",
-            f"--direct={1 if direct else 0}", "--bs=4k", f"--rw={'randread' if op == 'read' else 'randwrite'}",
-            f"--iodepth={qd}", f"--numjobs={threads}", "--group_reporting", "--time_based",
-            f"--runtime={runtime}", "--output-format=json", "--lat_percentiles=1",
-            "--percentile_list=50:99:99.9", "--norandommap", "--randrepeat=0"]
+
+def fio_run(target, c, runtime, fast):
+    rw = {"randread": "randread", "randwrite": "randwrite", "randrw": "randrw", "read": "read"}[c.rw]
+    argv = ["fio", "--name=bench", f"--filename={target}", "--ioengine=io_uring", "--direct=1",
+            f"--bs={c.bs}", f"--rw={rw}", f"--iodepth={c.qd}", f"--numjobs={c.threads}",
+            "--group_reporting", "--time_based", f"--runtime={runtime}", "--output-format=json",
+            "--lat_percentiles=1", "--percentile_list=50:99:99.9", "--norandommap", "--randrepeat=0"]
+    if c.rw == "randrw":
+        argv.append(f"--rwmixread={c.mix}")
     if fast:
         argv += ["--fixedbufs=1", "--registerfiles=1", "--hipri=0", "--sqthread_poll=0"]
-    if rate_iops:
-        argv += [f"--rate_iops={rate_iops // threads}"]
+    if c.rate:
+        argv.append(f"--rate_iops={c.rate // c.threads}")
     text, cpu = run_child(argv)
-    j = json.loads(text[text.index("{"):])
-    o = j["jobs"][0][op]
-    pct = o["lat_ns"].get("percentile", {})
-    def p(key):
-        return pct.get(key, 0) * 1e-9
-    return {"iops": o["iops"], "ios": o["total_ios"], "cpu": cpu,
-            "p50": p("50.000000"), "p99": p("99.000000"), "p99.9": p("99.900000")}
+    j = json.loads(text[text.index("{"):])["jobs"][0]
+    op = "write" if c.rw == "randwrite" else "read"
+    pct = j[op]["lat_ns"].get("percentile", {})
+    ios = j["read"]["total_ios"] + j["write"]["total_ios"]
+    mean = sum(j[o]["lat_ns"]["mean"] * j[o]["total_ios"] for o in ("read", "write")) / max(ios, 1) * 1e-9
+    return {"iops": j["read"]["iops"] + j["write"]["iops"], "ios": ios, "cpu": cpu, "mean": mean,
+            "p50": pct.get("50.000000", 0) * 1e-9, "p99": pct.get("99.000000", 0) * 1e-9,
+            "p99.9": pct.get("99.900000", 0) * 1e-9}
 
-TOOLS = ["nvmond", "fio-default", "fio-fast"]
 
-def one(args, tool, target, op, threads, qd, runtime, rate=0, direct=True):
-    if tool == "nvmond":
-        return nvmond_run(args, target, op, threads, qd, runtime, rate, direct)
-    return fio_run(target, op, threads, qd, runtime, tool == "fio-fast", rate, direct)
+def one(args, tool, target, c, runtime):
+    before = block_stat(target)
+    if tool.startswith("nvmond"):
+        r = nvmond_run(args.nvmond if tool == "nvmond" else args.before, args, target, c, runtime)
+    else:
+        r = fio_run(target, c, runtime, tool == "fio-fast")
+    after = block_stat(target)
+    if before and after and after[0] > before[0]:
+        r["blk"] = (after[1] - before[1]) * 1e-3 / (after[0] - before[0])
+    return r
 
-def ab(args, target, op, threads, qd, runtime, rate=0, direct=True):
-    res = {t: [] for t in TOOLS}
-    for _ in range(args.rounds):
-        for t in TOOLS:
-            res[t].append(one(args, t, target, op, threads, qd, runtime, rate, direct))
-    return res
 
-def med(rs, key):
-    return statistics.median(r[key] for r in rs)
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else float("nan")
 
-def cpu_per_mio(rs):
-    return statistics.median(r["cpu"] / r["ios"] * 1e6 for r in rs)
+
+def us(x):
+    return f"{x * 1e6:.1f}"
+
+
+def run_case(args, tname, target, c):
+    res = {t: [] for t in args.tools}
+    for _ in range(args.reps):
+        for t in args.tools:
+            res[t].append(one(args, t, target, c, args.runtime))
+    base = res["fio-fast"]
+    rows = []
+    for t in args.tools:
+        rs = res[t]
+        def ratio(key):
+            return med([a[key] / b[key] if b[key] else None for a, b in zip(rs, base)])
+        cpu = [a["cpu"] / a["ios"] * 1e6 for a in rs]
+        cpu_base = [b["cpu"] / b["ios"] * 1e6 for b in base]
+        extra = [a["mean"] - a["blk"] if "blk" in a else None for a in rs]
+        row = (f"| {tname} | {c.name} | {t} | {med([a['iops'] for a in rs]):,.0f} | "
+               f"{us(med([a['p50'] for a in rs]))} | {us(med([a['p99'] for a in rs]))} | "
+               f"{us(med([a['p99.9'] for a in rs]))} | {us(med([a['mean'] for a in rs]))} | "
+               f"{us(med(extra))} | {med(cpu):.2f} | {ratio('iops'):.2f} | {ratio('p50'):.3f} | "
+               f"{ratio('p99'):.3f} | {ratio('p99.9'):.3f} | "
+               f"{med([a / b for a, b in zip(cpu, cpu_base)]):.2f} | "
+               f"{(med([a['iops'] for a in rs]) / c.rate) if c.rate else float('nan'):.3f} |")
+        rows.append(row)
+        print(row, flush=True)
+    hist = []
+    for a in res["nvmond"]:
+        for k in ("99", "99.9"):
+            if a.get("h" + k) and a["p" + k]:
+                hist.append((k, a["h" + k] / a["p" + k] - 1))
+    return hist
+
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build-dir", default="build-workloads")
-    ap.add_argument("--runtime", type=int, default=3)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build-dir", default="build")
+    ap.add_argument("--quick", action="store_true", help="3 repetitions of 2 s, loop device only (< 5 min)")
+    ap.add_argument("--runtime", type=int, help="seconds per run (quick 2, full 5)")
+    ap.add_argument("--reps", type=int, help="interleaved repetitions (quick 3, full 7)")
+    ap.add_argument("--only", help="run only cases whose name contains this")
+    ap.add_argument("--before", help="another nvmond_run_job binary (e.g. main's) to run as nvmond-before")
     ap.add_argument("--size-mib", type=int, default=512)
     ap.add_argument("--disk-dir", default=None)
     args = ap.parse_args()
+    args.runtime = args.runtime or (2 if args.quick else 5)
+    args.reps = args.reps or (3 if args.quick else 7)
+    args.tools = (["nvmond", "fio-fast"] + ([] if args.quick else ["fio-default"])
+                  + (["nvmond-before"] if args.before else []))
     args.nvmond = os.path.join(args.build_dir, "bench", "nvmond_run_job")
+    if not os.access(args.nvmond, os.X_OK):
+        sys.exit(f"{args.nvmond} missing: build it first (ninja -C {args.build_dir} nvmond_run_job)")
     args.backing_for = {}
+
+    cases = [
+        Case("QD1", 1),
+        Case("QD1 at 5k IOPS", 1, rate=5000),
+        Case("QD4 at 10k IOPS", 4, rate=10000),
+        Case("QD4 at 20k IOPS", 4, rate=20000),
+        Case("QD8 at 40k IOPS", 8, rate=40000),
+        Case("randrw 70/30 QD8 (read lat)", 8, rw="randrw", mix=70),
+        Case("seq read 128 KiB QD8", 8, rw="read", bs=128 * 1024),
+        Case("QD32", 32),
+    ]
+    if not args.quick:
+        cases += [Case("randwrite QD32", 32, rw="randwrite"), Case("QD32 x2", 32, threads=2)]
+    if args.only:
+        cases = [c for c in cases if args.only in c.name]
+
     shm_dir = tempfile.mkdtemp(prefix="nvmond-bench-", dir="/dev/shm")
-    disk_dir = args.disk_dir or tempfile.mkdtemp(prefix="nvmond-bench-", dir=os.path.abspath(args.build_dir))
     shm_file = os.path.join(shm_dir, "loop.img")
-    disk_file = os.path.join(disk_dir, "target.img")
-    for f in (shm_file, disk_file):
-        subprocess.run(["dd", "if=/dev/urandom", f"of={f}", "bs=1M", f"count={args.size_mib}",
-                        "status=none"], check=True)
+    made = [shm_file]
+    subprocess.run(["dd", "if=/dev/urandom", f"of={shm_file}", "bs=1M", f"count={args.size_mib}",
+                    "status=none"], check=True)
     loop = subprocess.run(["losetup", "-f", "--show", shm_file], capture_output=True, text=True)
     targets = []
     if loop.returncode == 0:
         dev = loop.stdout.strip()
         args.backing_for[dev] = shm_file
-        targets.append(("loop over tmpfs", dev, True))
+        targets.append(("loop/tmpfs", dev))
     else:
         print(f"(no loop device: {loop.stderr.strip()})", file=sys.stderr)
-    targets.append(("file on disk", disk_file, True))
+    disk_dir = None
+    if not args.quick or not targets:
+        disk_dir = args.disk_dir or tempfile.mkdtemp(prefix="nvmond-bench-", dir=os.path.abspath(args.build_dir))
+        disk_file = os.path.join(disk_dir, "target.img")
+        subprocess.run(["dd", "if=/dev/urandom", f"of={disk_file}", "bs=1M", f"count={args.size_mib}",
+                        "status=none"], check=True)
+        made.append(disk_file)
+        targets.append(("file on disk", disk_file))
+    load = os.getloadavg()
+    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs, "
+          f"load average {load[0]:.1f} at start; {args.runtime} s per run, {args.reps} interleaved "
+          f"repetitions; medians, ratios vs fio-fast are medians of per-repetition ratios\n")
+    print("| target | case | tool | IOPS | p50 µs | p99 µs | p99.9 µs | mean µs | mean - blk µs | "
+          "CPU s/M I/O | IOPS x | p50 x | p99 x | p99.9 x | CPU x | rate delivered |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    hist = []
     try:
-        print(f"runtime {args.runtime}s per run, {args.rounds} interleaved rounds, medians\n")
-        print("| target | job | tool | IOPS | CPU s / M I/O | IOPS vs fio-fast | CPU vs fio-fast |")
-        print("|---|---|---|---:|---:|---:|---:|")
-        for tname, target, direct in targets:
-            for op in ("read", "write"):
-                for threads in (1, 2):
-                    res = ab(args, target, op, threads, 32, args.runtime, 0, direct)
-                    base_iops = med(res["fio-fast"], "iops")
-                    base_cpu = cpu_per_mio(res["fio-fast"])
-                    for t in TOOLS:
-                        iops = med(res[t], "iops")
-                        cpu = cpu_per_mio(res[t])
-                        print(f"| {tname} | rand{op} 4k QD32 x{threads} | {t} | {iops:,.0f} | {cpu:.3f} | "
-                              f"{iops / base_iops:.2f} | {cpu / base_cpu:.2f} |", flush=True)
-        print("\nLatency agreement (4 KiB random read, loop over tmpfs unless absent)\n")
-        print("| case | tool | p50 µs | p99 µs | p99.9 µs | p50 vs fio-fast | p99 vs fio-fast | p99.9 vs fio-fast |")
-        print("|---|---|---:|---:|---:|---:|---:|---:|")
-        tname, target, direct = targets[0]
-        for case, qd, rate in (("QD1", 1, 0), ("QD4 at 20k IOPS", 4, 20000)):
-            res = ab(args, target, "read", 1, qd, args.runtime, rate, direct)
-            base = {k: med(res["fio-fast"], k) for k in ("p50", "p99", "p99.9")}
-            for t in TOOLS:
-                v = {k: med(res[t], k) for k in ("p50", "p99", "p99.9")}
-                print(f"| {case} | {t} | {v['p50']*1e6:.1f} | {v['p99']*1e6:.1f} | {v['p99.9']*1e6:.1f} | "
-                      f"{v['p50']/base['p50']:.3f} | {v['p99']/base['p99']:.3f} | {v['p99.9']/base['p99.9']:.3f} |",
-                      flush=True)
+        for tname, target in targets:
+            for c in cases:
+                if tname != targets[0][0] and c.threads == 1 and c.qd != 32:
+                    continue  # latency cases on the first target only
+                hist += run_case(args, tname, target, c)
+        if hist:
+            print("\nnvmond's histogram_quantile() on its exported buckets against its exact quantile, all runs:\n")
+            for k in ("99", "99.9"):
+                errs = [abs(e) for q, e in hist if q == k]
+                print(f"- p{k}: median error {statistics.median(errs) * 100:.2f} %, "
+                      f"max {max(errs) * 100:.2f} % over {len(errs)} runs")
+        print(f"\nload average at end {os.getloadavg()[0]:.1f}")
     finally:
         if loop.returncode == 0:
             subprocess.run(["losetup", "-d", loop.stdout.strip()])
-        for f in (shm_file, disk_file):
+        for f in made:
             try:
                 os.unlink(f)
             except OSError:
                 pass
-        for d in (shm_dir,) + ((disk_dir,) if not args.disk_dir else ()):
+        for d in [shm_dir] + ([disk_dir] if disk_dir and not args.disk_dir else []):
             try:
                 os.rmdir(d)
             except OSError:
                 pass
+
 
 if __name__ == "__main__":
     main()

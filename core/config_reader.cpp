@@ -2,8 +2,10 @@
 
 #include <fmt/core.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 
 namespace nvmond {
 
@@ -12,15 +14,57 @@ std::string position(const std::string& file, const toml::source_region& where) 
   return fmt::format("{}:{}:{}", file, where.begin.line, where.begin.column);
 }
 
-// Splits "12.5MiB" into 12.5 and "MiB".
+// Splits "12.5MiB" into 12.5 and "MiB". strtod would also take "nan", "inf"
+// and hex floats: a value must start like a decimal number.
 bool split_number(std::string_view text, double& value, std::string& suffix) {
   std::string s(text);
+  std::size_t digits = s.find_first_not_of("+-");
+  if (digits == std::string::npos || digits > 1 || !(std::isdigit(static_cast<unsigned char>(s[digits])) || s[digits] == '.')) {
+    return false;
+  }
+  if (s.compare(digits, 2, "0x") == 0 || s.compare(digits, 2, "0X") == 0) return false;
   char* end = nullptr;
   value = std::strtod(s.c_str(), &end);
   if (end == s.c_str()) return false;
   suffix.assign(end);
   while (!suffix.empty() && suffix.front() == ' ') suffix.erase(suffix.begin());
-  return std::isfinite(value);
+  return std::isfinite(value);  // "1e999" overflows strtod to inf
+}
+
+// A duration string in nanoseconds, as a double so that "1e300s" is seen as
+// too large instead of wrapping. nullopt when malformed.
+std::optional<double> duration_ns(std::string_view text) {
+  double v = 0;
+  std::string unit;
+  if (!split_number(text, v, unit)) return std::nullopt;
+  static const std::pair<const char*, double> units[] = {
+      {"", 1e9}, {"s", 1e9}, {"ms", 1e6}, {"us", 1e3}, {"m", 60e9}, {"h", 3600e9}, {"d", 86400e9}};
+  for (const auto& [name, scale] : units) {
+    if (unit == name) return v * scale;
+  }
+  return std::nullopt;
+}
+
+// A size string in bytes, as a double (may be negative or beyond 2^64, for
+// the range check to name). nullopt when malformed.
+std::optional<double> byte_count(std::string_view text) {
+  double v = 0;
+  std::string unit;
+  if (!split_number(text, v, unit)) return std::nullopt;
+  static const std::pair<const char*, double> units[] = {
+      {"", 1},         {"B", 1},          {"KiB", 1024.0},  {"MiB", 1048576.0},
+      {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}, {"kB", 1e3}, {"KB", 1e3},
+      {"MB", 1e6},     {"GB", 1e9},       {"TB", 1e12},     {"PB", 1e15}};
+  for (const auto& [name, scale] : units) {
+    if (unit == name) return v * scale;
+  }
+  return std::nullopt;
+}
+
+bool in_range(double v, double lo, double hi) { return v >= lo && v <= hi; }
+
+std::string with_unit(double v, std::string_view unit) {
+  return unit.empty() ? fmt::format("{}", v) : fmt::format("{} {}", v, unit);
 }
 }  // namespace
 
@@ -29,32 +73,45 @@ ConfigError::ConfigError(const std::string& file, const toml::source_region& whe
     : std::runtime_error(position(file, where) + ": " + msg) {}
 
 std::optional<Duration> parse_duration(std::string_view text) {
-  double v = 0;
-  std::string unit;
-  if (!split_number(text, v, unit)) return std::nullopt;
-  double scale = 0;
-  if (unit.empty() || unit == "s") scale = 1;
-  else if (unit == "ms") scale = 1e-3;
-  else if (unit == "us") scale = 1e-6;
-  else if (unit == "m") scale = 60;
-  else if (unit == "h") scale = 3600;
-  else if (unit == "d") scale = 86400;
-  else return std::nullopt;
-  return from_seconds(v * scale);
+  auto ns = duration_ns(text);
+  if (!ns || !in_range(*ns, static_cast<double>(Duration::min().count()), 9.2e18)) return std::nullopt;
+  return Duration(std::llround(*ns));
 }
 
 std::optional<std::uint64_t> parse_bytes(std::string_view text) {
-  double v = 0;
-  std::string unit;
-  if (!split_number(text, v, unit) || v < 0) return std::nullopt;
-  static const std::pair<const char*, double> units[] = {
-      {"", 1},         {"B", 1},          {"KiB", 1024.0},  {"MiB", 1048576.0},
-      {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}, {"kB", 1e3}, {"KB", 1e3},
-      {"MB", 1e6},     {"GB", 1e9},       {"TB", 1e12},     {"PB", 1e15}};
-  for (const auto& [name, scale] : units) {
-    if (unit == name) return static_cast<std::uint64_t>(std::llround(v * scale));
+  auto b = byte_count(text);
+  if (!b || !in_range(*b, 0, 1.8e19)) return std::nullopt;
+  return static_cast<std::uint64_t>(std::llround(*b));
+}
+
+std::string format_duration(Duration d) {
+  static const std::pair<const char*, std::int64_t> units[] = {
+      {"d", 86'400'000'000'000}, {"h", 3'600'000'000'000}, {"m", 60'000'000'000},
+      {"s", 1'000'000'000},      {"ms", 1'000'000},        {"us", 1'000}};
+  for (const auto& [name, ns] : units) {
+    if (d.count() != 0 && d.count() % ns == 0) return fmt::format("{}{}", d.count() / ns, name);
   }
-  return std::nullopt;
+  return d.count() == 0 ? "0s" : fmt::format("{}ns", d.count());
+}
+
+std::string format_bytes(std::uint64_t bytes) {
+  // The unit that leaves the shortest number; SI first on a tie ("512kB", not "500KiB").
+  static const std::pair<const char*, std::uint64_t> units[] = {
+      {"EB", 1'000'000'000'000'000'000}, {"EiB", 1ULL << 60}, {"PB", 1'000'000'000'000'000},
+      {"PiB", 1ULL << 50},               {"TB", 1'000'000'000'000}, {"TiB", 1ULL << 40},
+      {"GB", 1'000'000'000},             {"GiB", 1ULL << 30}, {"MB", 1'000'000},
+      {"MiB", 1ULL << 20},               {"kB", 1'000},       {"KiB", 1ULL << 10}};
+  std::string best = fmt::format("{}", bytes);
+  std::size_t best_digits = best.size();
+  for (const auto& [name, scale] : units) {
+    if (bytes == 0 || bytes % scale != 0) continue;
+    std::string digits = fmt::format("{}", bytes / scale);
+    if (digits.size() < best_digits) {
+      best_digits = digits.size();
+      best = digits + name;
+    }
+  }
+  return best;
 }
 
 TableReader::TableReader(const toml::table& table, std::string file, std::string where)
@@ -78,6 +135,11 @@ void TableReader::fail_here(const std::string& message) const {
   throw ConfigError(file_, table_->source(), message);
 }
 
+void TableReader::fail_range(std::string_view key, const std::string& shown, const std::string& lo,
+                             const std::string& hi) const {
+  fail(key, fmt::format("{} is out of range: must be between {} and {}", shown, lo, hi));
+}
+
 std::optional<std::string> TableReader::string(std::string_view key) {
   const toml::node* n = take(key);
   if (n == nullptr) return std::nullopt;
@@ -88,14 +150,19 @@ std::optional<std::string> TableReader::string(std::string_view key) {
 std::optional<double> TableReader::number(std::string_view key) {
   const toml::node* n = take(key);
   if (n == nullptr) return std::nullopt;
-  if (n->is_integer()) return static_cast<double>(*n->value<std::int64_t>());
-  if (n->is_floating_point()) return *n->value<double>();
-  fail(key, "expected a number");
+  double v = 0;
+  if (n->is_integer()) v = static_cast<double>(*n->value<std::int64_t>());
+  else if (n->is_floating_point()) v = *n->value<double>();
+  else fail(key, "expected a number");
+  if (!std::isfinite(v)) fail(key, fmt::format("must be a finite number, not {}", v));
+  return v;
 }
 
-std::optional<double> TableReader::number_in(std::string_view key, double lo, double hi) {
+std::optional<double> TableReader::number(std::string_view key, const NumberRange& range) {
   auto v = number(key);
-  if (v && (*v < lo || *v > hi)) fail(key, fmt::format("must be between {} and {}", lo, hi));
+  if (v && !in_range(*v, range.lo, range.hi)) {
+    fail_range(key, with_unit(*v, range.unit), fmt::format("{}", range.lo), with_unit(range.hi, range.unit));
+  }
   return v;
 }
 
@@ -106,6 +173,14 @@ std::optional<std::int64_t> TableReader::integer(std::string_view key) {
   fail(key, "expected an integer");
 }
 
+std::optional<std::int64_t> TableReader::integer(std::string_view key, const IntegerRange& range) {
+  auto v = integer(key);
+  if (v && (*v < range.lo || *v > range.hi)) {
+    fail_range(key, std::to_string(*v), std::to_string(range.lo), std::to_string(range.hi));
+  }
+  return v;
+}
+
 std::optional<bool> TableReader::boolean(std::string_view key) {
   const toml::node* n = take(key);
   if (n == nullptr) return std::nullopt;
@@ -113,29 +188,67 @@ std::optional<bool> TableReader::boolean(std::string_view key) {
   fail(key, "expected true or false");
 }
 
-std::optional<Duration> TableReader::duration(std::string_view key) {
+std::optional<Duration> TableReader::duration(std::string_view key, const DurationRange& range) {
   const toml::node* n = take(key);
   if (n == nullptr) return std::nullopt;
-  std::optional<Duration> d;
-  if (n->is_integer() || n->is_floating_point()) d = from_seconds(*n->value<double>());
-  else if (n->is_string()) d = parse_duration(*n->value<std::string>());
-  if (!d) fail(key, "expected a duration such as 10, \"500ms\", \"10s\", \"5m\", \"1h\"");
-  if (d->count() < 0) fail(key, "must not be negative");
-  return d;
+  std::optional<double> ns;
+  std::string shown;
+  if (n->is_integer() || n->is_floating_point()) {
+    const double s = *n->value<double>();
+    if (!std::isfinite(s)) fail(key, fmt::format("must be a finite duration, not {}", s));
+    ns = s * 1e9;
+    shown = fmt::format("{}s", s);
+  } else if (n->is_string()) {
+    shown = *n->value<std::string>();
+    ns = duration_ns(shown);
+  }
+  if (!ns) fail(key, "expected a duration such as 10, \"500ms\", \"10s\", \"5m\", \"1h\"");
+  const double rounded = std::round(*ns);
+  if (!in_range(rounded, static_cast<double>(range.lo.count()), static_cast<double>(range.hi.count()))) {
+    fail_range(key, shown, format_duration(range.lo), format_duration(range.hi));
+  }
+  return Duration(static_cast<std::int64_t>(rounded));
 }
 
-std::optional<std::uint64_t> TableReader::bytes(std::string_view key) {
+std::optional<std::uint64_t> TableReader::bytes(std::string_view key, const ByteRange& range) {
   const toml::node* n = take(key);
   if (n == nullptr) return std::nullopt;
+  std::optional<double> b;
+  std::string shown;
   if (n->is_integer()) {
-    auto v = *n->value<std::int64_t>();
-    if (v < 0) fail(key, "must not be negative");
-    return static_cast<std::uint64_t>(v);
+    b = static_cast<double>(*n->value<std::int64_t>());
+    shown = std::to_string(*n->value<std::int64_t>());
+  } else if (n->is_string()) {
+    shown = *n->value<std::string>();
+    b = byte_count(shown);
   }
-  if (n->is_string()) {
-    if (auto b = parse_bytes(*n->value<std::string>())) return b;
+  if (!b) fail(key, "expected a size such as 4096, \"4KiB\", \"3.84TB\"");
+  if (!in_range(*b, static_cast<double>(range.lo), static_cast<double>(range.hi))) {
+    fail_range(key, shown, format_bytes(range.lo), format_bytes(range.hi));
   }
-  fail(key, "expected a size such as 4096, \"4KiB\", \"3.84TB\"");
+  return static_cast<std::uint64_t>(std::llround(*b));
+}
+
+std::optional<double> TableReader::rate(std::string_view key, const ByteRange& range) {
+  const toml::node* n = take(key);
+  if (n == nullptr) return std::nullopt;
+  std::optional<double> v;
+  std::string shown;
+  if (n->is_integer() || n->is_floating_point()) {
+    v = *n->value<double>();
+    if (!std::isfinite(*v)) fail(key, fmt::format("must be a finite rate, not {}", *v));
+    shown = fmt::format("{}", *v);
+  } else if (n->is_string()) {
+    shown = *n->value<std::string>();
+    std::string s = shown;
+    if (s.size() > 2 && s.ends_with("/s")) s.resize(s.size() - 2);
+    v = byte_count(s);
+  }
+  if (!v) fail(key, "expected bytes per second such as 50000000 or \"50MB/s\"");
+  if (!in_range(*v, static_cast<double>(range.lo), static_cast<double>(range.hi))) {
+    fail_range(key, shown, range.lo == 0 ? "0" : format_bytes(range.lo) + "/s", format_bytes(range.hi) + "/s");
+  }
+  return v;
 }
 
 std::optional<std::string> TableReader::choice(std::string_view key,
@@ -193,6 +306,15 @@ void TableReader::finish() const {
 }
 
 toml::table parse_toml_file(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec) throw ConfigError(fmt::format("{}: cannot read the configuration: {}", path, ec.message()));
+  if (std::filesystem::is_directory(status)) {
+    throw ConfigError(fmt::format("{}: is a directory, not a configuration file", path));
+  }
+  if (!std::filesystem::is_regular_file(status)) {
+    throw ConfigError(fmt::format("{}: not a regular file", path));
+  }
   try {
     return toml::parse_file(path);
   } catch (const toml::parse_error& e) {

@@ -25,10 +25,44 @@ class ConfigError : public std::runtime_error {
   explicit ConfigError(const std::string& msg) : std::runtime_error(msg) {}
 };
 
-// "500ms", "10s", "5m", "2h", "7d" or a bare number of seconds.
+// "500ms", "10s", "5m", "2h", "7d" or a bare number of seconds. nullopt when
+// malformed or beyond what a Duration holds (about 292 years).
 std::optional<Duration> parse_duration(std::string_view text);
-// "4096", "4KiB", "1MiB", "3.84TB", "512GB" (SI and IEC suffixes).
+// "4096", "4KiB", "1MiB", "3.84TB", "512GB" (SI and IEC suffixes). nullopt
+// when malformed, negative or beyond 2^64.
 std::optional<std::uint64_t> parse_bytes(std::string_view text);
+
+// What a numeric key accepts, declared once beside the key (a table per
+// area): finite and in [lo, hi]. `unit` (as the README writes it) follows the
+// bounds in messages: "must be between -40 and 100 °C".
+struct NumberRange {
+  double lo;
+  double hi;
+  std::string_view unit = {};
+};
+struct IntegerRange {
+  std::int64_t lo;
+  std::int64_t hi;
+};
+struct DurationRange {
+  Duration lo;
+  Duration hi;
+};
+// Bytes, and bytes per second for rates.
+struct ByteRange {
+  std::uint64_t lo;
+  std::uint64_t hi;
+};
+
+// For the keys that have no narrower physical bound: whatever the types hold
+// without overflow (100 years; 1 EiB).
+inline constexpr DurationRange kAnyDuration{Duration::zero(), std::chrono::hours(24 * 36500)};
+inline constexpr ByteRange kAnyBytes{0, 1ULL << 60};
+
+// "100ms", "1d", "90us": the largest unit that divides `d`.
+std::string format_duration(Duration d);
+// "64MiB", "1PB", "4096": IEC or SI when one divides `bytes`, else plain bytes.
+std::string format_bytes(std::uint64_t bytes);
 
 class TableReader {
  public:
@@ -36,13 +70,19 @@ class TableReader {
   TableReader(const toml::table& table, std::string file, std::string where);
 
   std::optional<std::string> string(std::string_view key);
-  std::optional<double> number(std::string_view key);  // integer or float
+  // Integer or float; nan and inf are errors, so is a value outside `range`.
+  std::optional<double> number(std::string_view key, const NumberRange& range);
+  std::optional<double> number(std::string_view key);  // finite, any value
+  std::optional<std::int64_t> integer(std::string_view key, const IntegerRange& range);
   std::optional<std::int64_t> integer(std::string_view key);
   std::optional<bool> boolean(std::string_view key);
-  // Number of seconds or a duration string; negative is an error.
-  std::optional<Duration> duration(std::string_view key);
-  // Integer bytes or a size string; negative is an error.
-  std::optional<std::uint64_t> bytes(std::string_view key);
+  // Number of seconds or a duration string, in `range`.
+  std::optional<Duration> duration(std::string_view key, const DurationRange& range = kAnyDuration);
+  // Integer bytes or a size string, in `range`.
+  std::optional<std::uint64_t> bytes(std::string_view key, const ByteRange& range = kAnyBytes);
+  // Bytes per second: a number, or a size string with an optional "/s"
+  // ("50MB/s", "50MB"), in `range`.
+  std::optional<double> rate(std::string_view key, const ByteRange& range);
   // One of `allowed`; anything else is an error listing the choices.
   std::optional<std::string> choice(std::string_view key, const std::vector<std::string>& allowed);
   std::optional<TableReader> table(std::string_view key);
@@ -51,11 +91,16 @@ class TableReader {
   // The raw node, for shapes the getters above don't cover.
   const toml::node* node(std::string_view key);
 
-  // Number getters that also enforce a range.
-  std::optional<double> number_in(std::string_view key, double lo, double hi);
+  // Kept for callers written before NumberRange.
+  std::optional<double> number_in(std::string_view key, double lo, double hi) {
+    return number(key, NumberRange{lo, hi});
+  }
 
   [[noreturn]] void fail(std::string_view key, const std::string& message) const;
   [[noreturn]] void fail_here(const std::string& message) const;
+  // "VALUE is out of range: must be between LO and HI".
+  [[noreturn]] void fail_range(std::string_view key, const std::string& shown, const std::string& lo,
+                               const std::string& hi) const;
   // Throws ConfigError for the first key that no getter read.
   void finish() const;
 
@@ -72,6 +117,8 @@ class TableReader {
 };
 
 // Parses a whole file; syntax errors become ConfigError with toml++'s position.
+// Anything but a regular file (a directory, a FIFO) or a missing file is a
+// ConfigError naming the path.
 toml::table parse_toml_file(const std::string& path);
 
 }  // namespace nvmond

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -9,9 +10,33 @@
 
 #include "core/config_reader.hpp"
 #include "daemon/http/security.hpp"
+#include "daemon/listen_address.hpp"
 
 namespace nvmond {
 namespace {
+
+using namespace std::chrono_literals;
+
+// Bounds of the daemon's own keys (README "Configuration"). Polling faster
+// than 100 ms only burns CPU and floods the log; a rescan is a sysfs walk.
+constexpr DurationRange kPollInterval{100ms, 24h};
+constexpr DurationRange kCommandTimeout{100ms, 1h};
+constexpr DurationRange kRescanInterval{1s, 24h};
+constexpr NumberRange kClockFactor{1, 1e7};
+// Stored as int64 nanoseconds since 1970, which end in 2262.
+constexpr int kFirstStartYear = 1970;
+constexpr int kLastStartYear = 2200;
+
+struct IntervalKey {
+  const char* key;
+  Duration CollectionSettings::*field;
+  DurationRange range;
+};
+constexpr IntervalKey kCollectionKeys[] = {
+    {"poll_interval", &CollectionSettings::poll_interval, kPollInterval},
+    {"command_timeout", &CollectionSettings::command_timeout, kCommandTimeout},
+    {"rescan_interval", &CollectionSettings::rescan_interval, kRescanInterval},
+};
 
 std::string default_state_dir() {
   // systemd's StateDirectory= exports the path; it may list several.
@@ -34,10 +59,14 @@ WallTime to_wall(const toml::date_time& dt) {
 
 void read_daemon(TableReader& t, DaemonConfig& c) {
   if (auto v = t.string("listen")) {
-    if (v->find(':') == std::string::npos) t.fail("listen", "expected HOST:PORT, e.g. 127.0.0.1:9947");
+    ListenParse parsed = parse_listen_address(*v);
+    if (!parsed.address) t.fail("listen", fmt::format("\"{}\": {}", *v, parsed.problem));
     c.listen = *v;
   }
-  if (auto v = t.string("state_dir")) c.state_dir = *v;
+  if (auto v = t.string("state_dir")) {
+    if (v->empty()) t.fail("state_dir", "must not be empty");
+    c.state_dir = *v;
+  }
   if (auto v = t.string("web_config")) {
     if (v->empty()) t.fail("web_config", "must name a file");
     // Relative to the configuration file, so a unit and a test agree on it.
@@ -50,30 +79,24 @@ void read_daemon(TableReader& t, DaemonConfig& c) {
   t.finish();
 }
 
-Duration positive(TableReader& t, std::string_view key, Duration fallback) {
-  auto d = t.duration(key);
-  if (!d) return fallback;
-  if (d->count() == 0) t.fail(key, "must be greater than zero");
-  return *d;
-}
-
 void read_collection(TableReader& t, CollectionSettings& s) {
-  s.poll_interval = positive(t, "poll_interval", s.poll_interval);
-  s.command_timeout = positive(t, "command_timeout", s.command_timeout);
-  s.rescan_interval = positive(t, "rescan_interval", s.rescan_interval);
+  for (const auto& k : kCollectionKeys) {
+    if (auto d = t.duration(k.key, k.range)) s.*k.field = *d;
+  }
   t.finish();
 }
 
 void read_clock(TableReader& t, ClockSettings& s) {
   auto mode = t.choice("mode", {"system", "accelerated"});
   s.accelerated = mode && *mode == "accelerated";
-  if (auto f = t.number("factor")) {
-    if (*f <= 0) t.fail("factor", "must be greater than zero");
-    s.factor = *f;
-  }
+  if (auto f = t.number("factor", kClockFactor)) s.factor = *f;
   if (const toml::node* n = t.node("start")) {
     if (!n->is_date_time()) t.fail("start", "expected an offset date-time, e.g. 2026-01-01T00:00:00Z");
-    s.start = to_wall(*n->value<toml::date_time>());
+    const auto dt = *n->value<toml::date_time>();
+    if (dt.date.year < kFirstStartYear || dt.date.year >= kLastStartYear) {
+      t.fail("start", fmt::format("must be between {}-01-01 and {}-01-01", kFirstStartYear, kLastStartYear));
+    }
+    s.start = to_wall(dt);
   }
   if (!s.accelerated && s.factor != 1) t.fail("factor", "only meaningful with mode = \"accelerated\"");
   t.finish();
@@ -91,11 +114,46 @@ DriveRating rating_of(const SimDriveSpec& spec) {
 }
 
 std::optional<Duration> optional_interval(TableReader& t) {
-  if (!t.node("poll_interval")) return std::nullopt;
-  return positive(t, "poll_interval", Duration::zero());
+  return t.duration("poll_interval", kPollInterval);
+}
+
+// The shortest poll interval any drive uses, in clock time.
+Duration shortest_poll(const DaemonConfig& c) {
+  Duration d = c.collection.poll_interval;
+  if (c.nvme && c.nvme->poll_interval) d = std::min(d, *c.nvme->poll_interval);
+  for (const auto& s : c.sims) d = std::min(d, s.poll_interval.value_or(d));
+  return d;
+}
+
+void check_real_poll_rate(TableReader& root, const DaemonConfig& c) {
+  if (auto problem = real_poll_problem(c)) root.table("clock")->fail("factor", *problem);
+}
+
+bool selects_nothing(const NvmeSelection& s) { return !s.all && s.paths.empty() && s.serials.empty(); }
+
+// A daemon that monitors nothing is a mistake (an empty or truncated file, a
+// lost include), not a configuration: refuse it at start and on reload.
+void require_drives(const toml::table& root, const DaemonConfig& c) {
+  if (!c.sims.empty() || (c.nvme && !selects_nothing(c.nvme->selection))) return;
+  if (root.empty()) {
+    throw ConfigError(fmt::format("{}:1:1: the file is empty: no drives to monitor", c.file));
+  }
+  throw ConfigError(fmt::format(
+      "{}:1:1: no drives to monitor: set [nvme] devices = \"all\" (or a list) or add a [[sim]] table",
+      c.file));
 }
 
 }  // namespace
+
+std::optional<std::string> real_poll_problem(const DaemonConfig& c) {
+  if (!c.clock.accelerated) return std::nullopt;
+  const Duration poll = shortest_poll(c);
+  const double real_s = seconds(poll) / c.clock.factor;
+  if (real_s >= seconds(kMinRealPollInterval)) return std::nullopt;
+  return fmt::format("{} makes a {} poll_interval poll every {:.3g} ms of real time; keep "
+                     "poll_interval / factor at least {}",
+                     c.clock.factor, format_duration(poll), real_s * 1e3, format_duration(kMinRealPollInterval));
+}
 
 DaemonConfig load_config(const std::string& path) {
   toml::table root = parse_toml_file(path);
@@ -115,6 +173,9 @@ DaemonConfig load_config(const std::string& path) {
   }
   std::map<std::string, std::string> seen_serials, seen_names;
   for (auto& t : r.array_of_tables("sim")) {
+    if (c.sims.size() == kMaxSimDrives) {
+      t.fail_here(fmt::format("{}: at most {} simulated drives", t.where(), kMaxSimDrives));
+    }
     SimSettings s;
     s.spec = parse_sim_drive(t);
     s.poll_interval = optional_interval(t);
@@ -152,6 +213,8 @@ DaemonConfig load_config(const std::string& path) {
       throw ConfigError(e.what());
     }
   }
+  check_real_poll_rate(r, c);
+  require_drives(root, c);
   return c;
 }
 

@@ -2,6 +2,7 @@
 // The daemon's configuration: one TOML file, validated whole before anything
 // runs (so a bad SIGHUP reload changes nothing). Every error names
 // file:line:col. Keys are documented in README.md ("Configuration").
+#include <cstddef>
 #include <map>
 #include <memory>
 #include <optional>
@@ -64,7 +65,22 @@ struct DaemonConfig {
   std::map<std::string, DriveRating> ratings;
 };
 
-// Throws ConfigError ("file:line:col: message") on any syntax or semantic error.
+// Each [[sim]] drive is a poller thread and a state file: past a few hundred
+// the simulation is a load test of the host, not a fleet.
+inline constexpr std::size_t kMaxSimDrives = 256;
+
+// Polls on an accelerated clock still happen in real time, every
+// poll_interval / factor: below this they would spin a core.
+inline constexpr Duration kMinRealPollInterval = std::chrono::milliseconds(1);
+
+// Why `c`'s clock would poll some drive faster than kMinRealPollInterval of
+// real time, or nullopt. load_config refuses such a file; a reload, which
+// keeps the running clock, checks its intervals against that clock.
+std::optional<std::string> real_poll_problem(const DaemonConfig& c);
+
+// Throws ConfigError ("file:line:col: message") on any syntax or semantic
+// error, for a path that is not a regular file, and for a configuration that
+// monitors no drive (no [[sim]] and no [nvme] devices; an empty file is one).
 DaemonConfig load_config(const std::string& path);
 
 // `nvmond --check-config` and `nvmonctl check-config`: prints "PATH: ok" and

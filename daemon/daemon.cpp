@@ -158,20 +158,19 @@ void Daemon::reload() {
       log::warn("clock changes need a restart; keeping the running clock");
       next.clock = config_.clock;
     }
-    std::unique_ptr<StateDirLock> lock;
-    std::unique_ptr<Store> store;
+    if (auto problem = real_poll_problem(next)) {
+      throw ConfigError(config_.file + ": with the running clock, factor " + *problem);
+    }
+    // The history and the simulated drives' state live there: moving them
+    // under a running daemon would split each drive's history in two.
     if (next.state_dir != config_.state_dir) {
-      lock = std::make_unique<StateDirLock>(next.state_dir);
-      store = open_store(next.state_dir);
+      log::warn("state_dir changes need a restart; keeping {}", config_.state_dir);
+      next.state_dir = config_.state_dir;
     }
     // Reload restarts every job from zero; the old pollers save their state
     // first. The old jobs' series go: the new run republishes its own.
     stop_all();
     for (const auto& job : config_.jobs.jobs) published_->remove(JobScheduler::metrics_key(job.name));
-    if (store) {
-      store_ = std::move(store);
-      lock_ = std::move(lock);
-    }
     config_ = std::move(next);
     log::set_level(config_.log_level);
     use_security();

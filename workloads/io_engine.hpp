@@ -37,13 +37,17 @@ struct IoUnit {
   std::uint32_t total = 0;  // bytes of the whole I/O (differs from length after a short I/O)
   std::uint32_t done = 0;
   std::uint64_t start_offset = 0;
-  std::int64_t issue_ns = 0;
+  std::int64_t issue_ns = 0;  // engine time just before queue() of its first submission
   bool verify_read = false;
 };
 
 struct IoCompletion {
   IoUnit* unit = nullptr;
   std::int32_t result = 0;  // bytes transferred, or -errno
+  // Engine time (now_ns()) at which the engine saw this completion: each one
+  // is stamped on its own, never once per batch, so an I/O's latency is
+  // done_ns - issue_ns however many others were reaped with it.
+  std::int64_t done_ns = 0;
 };
 
 struct EngineSetup {

@@ -15,21 +15,27 @@ std::uint32_t JobSpec::max_block_size() const {
 
 namespace {
 
-constexpr std::uint64_t kMaxBlock = 64ULL << 20;  // io_uring/O_DIRECT: keep one I/O sane
+// Every numeric key's bound, declared once (README "How to run a soak").
+constexpr ByteRange kBlock{1, 64ULL << 20};  // io_uring/O_DIRECT: keep one I/O sane
+constexpr IntegerRange kWeight{1, 1'000'000};
+constexpr IntegerRange kThreads{1, 1024};
+constexpr IntegerRange kQueueDepth{1, 4096};
+constexpr NumberRange kReadPct{0, 100, "%"};
+constexpr ByteRange kExtent{0, 1ULL << 50};  // offset, size, file_size: 1 PiB
+constexpr DurationRange kRuntime{std::chrono::milliseconds(1), std::chrono::hours(24 * 365)};
+constexpr ByteRange kTotalBytes{1, 1ULL << 60};
+constexpr NumberRange kRateIops{0, 1e9, "IOPS"};
+constexpr ByteRange kRateBytes{0, 1'000'000'000'000};  // 1 TB/s
 
 std::uint32_t block_size(TableReader& t, std::string_view key, bool direct) {
-  auto b = t.bytes(key);
+  auto b = t.bytes(key, kBlock);
   if (!b) t.fail_here(fmt::format("{}: missing \"{}\"", t.where(), key));
-  if (*b == 0 || *b > kMaxBlock) t.fail(key, "must be between 1 byte and 64MiB");
   if (direct && *b % 512 != 0) t.fail(key, "must be a multiple of 512 bytes with direct = true");
   return static_cast<std::uint32_t>(*b);
 }
 
-unsigned positive(TableReader& t, std::string_view key, unsigned fallback, unsigned hi) {
-  auto v = t.integer(key);
-  if (!v) return fallback;
-  if (*v < 1 || *v > hi) t.fail(key, fmt::format("must be between 1 and {}", hi));
-  return static_cast<unsigned>(*v);
+unsigned count(TableReader& t, std::string_view key, unsigned fallback, const IntegerRange& range) {
+  return static_cast<unsigned>(t.integer(key, range).value_or(fallback));
 }
 
 }  // namespace
@@ -60,10 +66,8 @@ JobSpec parse_job(TableReader& t) {
     for (auto& e : t.array_of_tables("bs_mix")) {
       BlockSizeWeight w;
       w.bytes = block_size(e, "bs", j.direct);
-      auto weight = e.integer("weight");
-      if (!weight || *weight < 1 || *weight > 1'000'000) {
-        e.fail_here(e.where() + ": \"weight\" must be an integer between 1 and 1000000");
-      }
+      auto weight = e.integer("weight", kWeight);
+      if (!weight) e.fail_here(e.where() + ": missing \"weight\"");
       w.weight = static_cast<std::uint32_t>(*weight);
       e.finish();
       j.block_sizes.push_back(w);
@@ -71,22 +75,20 @@ JobSpec parse_job(TableReader& t) {
     if (j.block_sizes.empty()) t.fail("bs_mix", "must list at least one block size");
   }
 
-  j.read_pct = t.number_in("read_pct", 0, 100).value_or(100.0);
-  j.threads = positive(t, "threads", 1, 1024);
-  j.queue_depth = positive(t, "queue_depth", 1, 4096);
-  j.offset = t.bytes("offset").value_or(0);
-  j.size = t.bytes("size").value_or(0);
-  j.runtime = t.duration("runtime");
-  j.bytes = t.bytes("bytes");
-  if (j.runtime && j.runtime->count() == 0) t.fail("runtime", "must be positive");
-  if (j.bytes && *j.bytes == 0) t.fail("bytes", "must be positive");
-  j.rate_iops = t.number_in("rate_iops", 0, 1e9).value_or(0);
-  j.rate_bytes_per_second = static_cast<double>(t.bytes("rate_bytes").value_or(0));
+  j.read_pct = t.number("read_pct", kReadPct).value_or(100.0);
+  j.threads = count(t, "threads", 1, kThreads);
+  j.queue_depth = count(t, "queue_depth", 1, kQueueDepth);
+  j.offset = t.bytes("offset", kExtent).value_or(0);
+  j.size = t.bytes("size", kExtent).value_or(0);
+  j.runtime = t.duration("runtime", kRuntime);
+  j.bytes = t.bytes("bytes", kTotalBytes);
+  j.rate_iops = t.number("rate_iops", kRateIops).value_or(0);
+  j.rate_bytes_per_second = t.rate("rate_bytes", kRateBytes).value_or(0);
   if (auto d = t.choice("data", {"random", "zeros"})) {
     j.data = *d == "random" ? DataPattern::random : DataPattern::zeros;
   }
   j.verify = t.boolean("verify").value_or(false);
-  j.file_size = t.bytes("file_size").value_or(0);
+  j.file_size = t.bytes("file_size", kExtent).value_or(0);
 
   const std::uint32_t align = j.direct ? 512 : 1;
   if (j.offset % align != 0) t.fail("offset", "must be a multiple of 512 bytes with direct = true");

@@ -115,6 +115,17 @@ std::uint64_t LatencyHistogram::count_at_or_below(std::uint64_t ns) const {
   return n;
 }
 
+void LatencyHistogram::counts_at_or_below(std::span<const std::uint64_t> sorted_ns,
+                                          std::span<std::uint64_t> out) const {
+  std::uint64_t n = 0;
+  std::size_t i = 0;
+  for (std::size_t b = 0; b < sorted_ns.size(); ++b) {
+    const std::size_t last = histogram_layout::index_of(sorted_ns[b]);
+    for (; i <= last; ++i) n += counts_[i];
+    out[b] = n;
+  }
+}
+
 LatencyRecorder::LatencyRecorder()
     : counts_(std::make_unique<std::atomic<std::uint64_t>[]>(histogram_layout::kCounts)) {
   for (std::size_t i = 0; i < histogram_layout::kCounts; ++i) {

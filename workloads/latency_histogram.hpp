@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 namespace nvmond {
@@ -63,6 +64,8 @@ class LatencyHistogram {
   // Samples <= ns (by bucket: a bucket counts if its lowest value <= ns), for
   // cumulative Prometheus buckets.
   std::uint64_t count_at_or_below(std::uint64_t ns) const;
+  // The same for many ascending bounds in one pass: out[i] for sorted_ns[i].
+  void counts_at_or_below(std::span<const std::uint64_t> sorted_ns, std::span<std::uint64_t> out) const;
   const std::vector<std::uint64_t>& counts() const { return counts_; }
 
  private:

@@ -5,6 +5,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "workloads/workload_metrics.hpp"
+
 namespace nvmond {
 
 JobFile load_job_file(const std::string& path) {
@@ -46,6 +48,13 @@ std::string result_json(const RunResult& r, bool with_timeline) {
         {"p50", 0.5},    {"p90", 0.9},       {"p99", 0.99},
         {"p99.9", 0.999}, {"p99.99", 0.9999}, {"p99.999", 0.99999}};
     for (const auto& [key, q] : kPoints) lat[key] = t.latency.quantile(q) * 1e-9;
+    // What a dashboard's histogram_quantile() would read from the metric's
+    // buckets, so the benchmark can state the bucket layout's error.
+    if (t.latency.count() > 0) {
+      const auto buckets = latency_buckets_of(t.latency);
+      lat["histogram_quantile"] = {{"p99", histogram_quantile(0.99, buckets)},
+                                   {"p99.9", histogram_quantile(0.999, buckets)}};
+    }
     o["latency_seconds"] = lat;
     j[op_name(static_cast<IoOp>(op))] = o;
   }

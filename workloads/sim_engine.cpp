@@ -63,7 +63,8 @@ Result<std::size_t> SimEngine::reap(std::size_t min, Duration max_wait, std::spa
   std::size_t n = 0;
   for (std::size_t i = 0; i < inflight_.size() && n < out.size();) {
     if (inflight_[i].done_ns <= now_) {
-      out[n++] = IoCompletion{inflight_[i].unit, static_cast<std::int32_t>(inflight_[i].unit->length)};
+      out[n++] = IoCompletion{inflight_[i].unit, static_cast<std::int32_t>(inflight_[i].unit->length),
+                              inflight_[i].done_ns};
       inflight_[i] = inflight_.back();
       inflight_.pop_back();
     } else {

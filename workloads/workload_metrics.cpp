@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <cmath>
 #include <limits>
 
 namespace nvmond {
@@ -9,13 +10,45 @@ namespace nvmond {
 const std::vector<double>& workload_latency_buckets() {
   static const std::vector<double> b = [] {
     std::vector<double> v;
-    for (double decade = 1e-5; decade < 10.0; decade *= 10) {
-      for (double m : {1.0, 2.0, 5.0}) v.push_back(decade * m);
+    for (int k = kLatencyBucketLowestStep; k <= kLatencyBucketHighestStep; ++k) {
+      v.push_back(std::exp2(static_cast<double>(k) / kLatencyBucketsPerOctave));
     }
-    v.push_back(10.0);
     return v;
   }();
   return b;
+}
+
+double histogram_quantile(double q, std::span<const prometheus::ClientMetric::Bucket> buckets) {
+  if (buckets.empty() || !std::isinf(buckets.back().upper_bound)) return std::nan("");
+  const auto total = static_cast<double>(buckets.back().cumulative_count);
+  if (total == 0) return std::nan("");
+  const double rank = q * total;
+  std::size_t i = 0;
+  while (i + 1 < buckets.size() && static_cast<double>(buckets[i].cumulative_count) < rank) ++i;
+  // Prometheus returns the highest finite bound for ranks in the +Inf bucket.
+  if (i + 1 == buckets.size()) return buckets.size() > 1 ? buckets[i - 1].upper_bound : 0.0;
+  const double lo = i == 0 ? 0.0 : buckets[i - 1].upper_bound;
+  const double below = i == 0 ? 0.0 : static_cast<double>(buckets[i - 1].cumulative_count);
+  const double in = static_cast<double>(buckets[i].cumulative_count) - below;
+  if (in == 0) return buckets[i].upper_bound;
+  return lo + (buckets[i].upper_bound - lo) * (rank - below) / in;
+}
+
+std::vector<prometheus::ClientMetric::Bucket> latency_buckets_of(const LatencyHistogram& h) {
+  static const std::vector<std::uint64_t> bounds_ns = [] {
+    std::vector<std::uint64_t> v;
+    for (double le : workload_latency_buckets()) v.push_back(static_cast<std::uint64_t>(le * 1e9));
+    return v;
+  }();
+  std::vector<std::uint64_t> counts(bounds_ns.size());
+  h.counts_at_or_below(bounds_ns, counts);
+  std::vector<prometheus::ClientMetric::Bucket> out;
+  out.reserve(counts.size() + 1);
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    out.push_back({counts[i], workload_latency_buckets()[i]});
+  }
+  out.push_back({h.count(), std::numeric_limits<double>::infinity()});
+  return out;
 }
 
 const std::vector<double>& workload_latency_quantiles() {
@@ -58,11 +91,13 @@ const Scalar kScalars[] = {
 
 std::vector<MetricFamily> render_workload_metrics(std::span<const RunSnapshot> runs) {
   MetricFamily hist{"nvmond_workload_latency_seconds",
-                    "Completion latency of workload I/Os since the run started.",
+                    "Latency of workload I/Os (queue to completion) since the run started; "
+                    "buckets 2^(1/16) apart, while the workload runs.",
                     MetricType::Histogram, {}};
-  MetricFamily quant{"nvmond_workload_latency_quantile_seconds",
-                     "Latency quantiles of workload I/Os over the last interval.",
-                     MetricType::Gauge, {}};
+  MetricFamily summary{"nvmond_workload_interval_latency_seconds",
+                       "Latency of workload I/Os (queue to completion): quantiles over the last "
+                       "interval (within 0.05 %), sum and count since the run started.",
+                       MetricType::Summary, {}};
   MetricFamily running{"nvmond_workload_running", "1 while the workload is running.",
                        MetricType::Gauge, {}};
   std::vector<MetricFamily> scalars;
@@ -75,25 +110,25 @@ std::vector<MetricFamily> render_workload_metrics(std::span<const RunSnapshot> r
     running.metric.push_back(std::move(r));
     for (int op = 0; op < kIoOpCount; ++op) {
       const RunSnapshot::Op& o = run.op[op];
-      ClientMetric h;
-      h.label = labels(run, op);
-      h.histogram.sample_count = o.latency.count();
-      h.histogram.sample_sum = o.latency.sum_ns() * 1e-9;
-      for (double le : workload_latency_buckets()) {
-        h.histogram.bucket.push_back(
-            {o.latency.count_at_or_below(static_cast<std::uint64_t>(le * 1e9)), le});
-      }
-      h.histogram.bucket.push_back({o.latency.count(), std::numeric_limits<double>::infinity()});
-      hist.metric.push_back(std::move(h));
+      // The fine layout costs ~200 series per op: only running workloads carry it.
+      if (run.running) {
+        ClientMetric h;
+        h.label = labels(run, op);
+        h.histogram.sample_count = o.latency.count();
+        h.histogram.sample_sum = o.latency.sum_ns() * 1e-9;
+        h.histogram.bucket = latency_buckets_of(o.latency);
+        hist.metric.push_back(std::move(h));
 
-      if (o.interval_latency.count() > 0) {
-        for (double q : workload_latency_quantiles()) {
-          ClientMetric g;
-          g.label = labels(run, op);
-          g.label.push_back({"quantile", fmt::format("{}", q)});
-          g.gauge.value = o.interval_latency.quantile(q) * 1e-9;
-          quant.metric.push_back(std::move(g));
+        ClientMetric q;
+        q.label = labels(run, op);
+        q.summary.sample_count = o.latency.count();
+        q.summary.sample_sum = o.latency.sum_ns() * 1e-9;
+        if (o.interval_latency.count() > 0) {
+          for (double quantile : workload_latency_quantiles()) {
+            q.summary.quantile.push_back({quantile, o.interval_latency.quantile(quantile) * 1e-9});
+          }
         }
+        summary.metric.push_back(std::move(q));
       }
       for (std::size_t i = 0; i < scalars.size(); ++i) {
         ClientMetric m;
@@ -106,8 +141,8 @@ std::vector<MetricFamily> render_workload_metrics(std::span<const RunSnapshot> r
     }
   }
   std::vector<MetricFamily> out;
-  out.push_back(std::move(hist));
-  out.push_back(std::move(quant));
+  if (!hist.metric.empty()) out.push_back(std::move(hist));
+  if (!summary.metric.empty()) out.push_back(std::move(summary));
   for (auto& s : scalars) out.push_back(std::move(s));
   out.push_back(std::move(running));
   return out;

@@ -145,40 +145,55 @@ constexpr Profile kProfiles[] = {
     {"generic", generic},
 };
 
+// Every numeric key's bound, declared once (README "Simulated drives"). Wide
+// enough for any drive on the market, narrow enough that the thermal model's
+// arithmetic stays finite and meaningful.
+constexpr NumberRange kTemperature{-40, 200, "°C"};
+constexpr NumberRange kAmbient{-40, 100, "°C"};
+constexpr NumberRange kMbps{0.001, 1e6, "MB/s"};
+constexpr NumberRange kIops{1, 1e9, "IOPS"};
+constexpr NumberRange kRatedDwpd{0.001, 1000, "DWPD"};
+constexpr NumberRange kWarrantyYears{0.1, 50, "years"};
+constexpr NumberRange kRatedTbw{0.001, 1e6, "TB"};
+constexpr NumberRange kWriteDwpd{0, 1000, "DWPD"};
+constexpr IntegerRange kSensors{1, 8};
+constexpr ByteRange kCapacity{kDataUnitBytes, 1'000'000'000'000'000};  // 1 PB
+constexpr ByteRange kBackgroundRate{0, 1'000'000'000'000};            // 1 TB/s; also <= max_*_mbps
+
 // Plain numeric keys: config name, field, config unit → base unit, range.
 struct NumberField {
   const char* key;
   double SimDriveSpec::*field;
   double scale;
-  double lo;
-  double hi;
+  NumberRange range;
 };
 constexpr NumberField kNumberFields[] = {
-    {"warning_temp_c", &SimDriveSpec::warning_temp_c, 1, -40, 200},
-    {"critical_temp_c", &SimDriveSpec::critical_temp_c, 1, -40, 200},
-    {"ambient_c", &SimDriveSpec::ambient_c, 1, -40, 100},
-    {"thermal_resistance_c_per_w", &SimDriveSpec::thermal_resistance_c_per_w, 1, 0.01, 1000},
-    {"idle_power_w", &SimDriveSpec::idle_power_w, 1, 0, 1000},
-    {"power_per_gbps_w", &SimDriveSpec::power_per_gbps_w, 1, 0, 1000},
-    {"hysteresis_c", &SimDriveSpec::hysteresis_c, 1, 0, 50},
-    {"max_write_mbps", &SimDriveSpec::max_write_bytes_per_s, kMB, 0.001, 1e6},
-    {"max_read_mbps", &SimDriveSpec::max_read_bytes_per_s, kMB, 0.001, 1e6},
-    {"post_cache_write_mbps", &SimDriveSpec::post_cache_write_bytes_per_s, kMB, 0.001, 1e6},
-    {"random_read_iops", &SimDriveSpec::random_read_iops, 1, 1, 1e9},
-    {"random_write_iops", &SimDriveSpec::random_write_iops, 1, 1, 1e9},
-    {"steady_random_write_iops", &SimDriveSpec::steady_random_write_iops, 1, 1, 1e9},
-    {"steady_write_amplification", &SimDriveSpec::steady_write_amplification, 1, 1, 100},
+    {"warning_temp_c", &SimDriveSpec::warning_temp_c, 1, kTemperature},
+    {"critical_temp_c", &SimDriveSpec::critical_temp_c, 1, kTemperature},
+    {"ambient_c", &SimDriveSpec::ambient_c, 1, kAmbient},
+    {"thermal_resistance_c_per_w", &SimDriveSpec::thermal_resistance_c_per_w, 1, {0.01, 1000, "°C/W"}},
+    {"idle_power_w", &SimDriveSpec::idle_power_w, 1, {0, 1000, "W"}},
+    {"power_per_gbps_w", &SimDriveSpec::power_per_gbps_w, 1, {0, 1000, "W per GB/s"}},
+    {"hysteresis_c", &SimDriveSpec::hysteresis_c, 1, {0, 50, "°C"}},
+    {"max_write_mbps", &SimDriveSpec::max_write_bytes_per_s, kMB, kMbps},
+    {"max_read_mbps", &SimDriveSpec::max_read_bytes_per_s, kMB, kMbps},
+    {"post_cache_write_mbps", &SimDriveSpec::post_cache_write_bytes_per_s, kMB, kMbps},
+    {"random_read_iops", &SimDriveSpec::random_read_iops, 1, kIops},
+    {"random_write_iops", &SimDriveSpec::random_write_iops, 1, kIops},
+    {"steady_random_write_iops", &SimDriveSpec::steady_random_write_iops, 1, kIops},
+    {"steady_write_amplification", &SimDriveSpec::steady_write_amplification, 1, {1, 100}},
 };
 
 struct DurationField {
   const char* key;
   Duration SimDriveSpec::*field;
+  DurationRange range;
 };
 constexpr DurationField kDurationFields[] = {
-    {"thermal_time_constant", &SimDriveSpec::thermal_time_constant},
-    {"read_latency", &SimDriveSpec::read_latency},
-    {"write_latency", &SimDriveSpec::write_latency},
-    {"hang", &SimDriveSpec::hang},
+    {"thermal_time_constant", &SimDriveSpec::thermal_time_constant, {std::chrono::seconds(1), std::chrono::hours(24)}},
+    {"read_latency", &SimDriveSpec::read_latency, {std::chrono::microseconds(1), std::chrono::seconds(10)}},
+    {"write_latency", &SimDriveSpec::write_latency, {std::chrono::microseconds(1), std::chrono::seconds(10)}},
+    {"hang", &SimDriveSpec::hang, {std::chrono::milliseconds(1), std::chrono::hours(24)}},
 };
 
 // Identity strings: NVMe field width, and a charset that is safe in a device
@@ -207,24 +222,6 @@ bool printable(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
 }
 
-// Bytes per second: an integer or float, or a size string with an optional
-// "/s" ("50MB/s", "50MB").
-std::optional<double> rate(TableReader& t, std::string_view key) {
-  const toml::node* n = t.node(key);
-  if (n == nullptr) return std::nullopt;
-  std::optional<double> v;
-  if (n->is_integer() || n->is_floating_point()) {
-    v = *n->value<double>();
-  } else if (n->is_string()) {
-    std::string s = *n->value<std::string>();
-    if (s.size() > 2 && s.ends_with("/s")) s.resize(s.size() - 2);
-    if (auto b = parse_bytes(s)) v = static_cast<double>(*b);
-  }
-  if (!v) t.fail(key, "expected bytes per second such as 50000000 or \"50MB/s\"");
-  if (*v < 0) t.fail(key, "must not be negative");
-  return v;
-}
-
 void read_throttle(TableReader& t, SimDriveSpec& s) {
   const toml::node* n = t.node("throttle");
   if (n == nullptr) return;
@@ -234,8 +231,8 @@ void read_throttle(TableReader& t, SimDriveSpec& s) {
   }
   std::vector<ThrottleLevel> levels;
   for (TableReader& level : t.array_of_tables("throttle")) {
-    auto at = level.number_in("at_c", -40, 200);
-    auto mbps = level.number_in("write_mbps", 0.001, 1e6);
+    auto at = level.number("at_c", kTemperature);
+    auto mbps = level.number("write_mbps", kMbps);
     level.finish();  // first: a typo explains a missing key better
     if (!at) level.fail_here(level.where() + ": missing at_c");
     if (!mbps) level.fail_here(level.where() + ": missing write_mbps");
@@ -251,18 +248,20 @@ void read_throttle(TableReader& t, SimDriveSpec& s) {
 }
 
 void read_endurance(TableReader& t, SimDriveSpec& s) {
-  auto dwpd = t.number_in("rated_dwpd", 0.001, 1000);
-  auto years = t.number_in("warranty_years", 0.1, 50);
-  const toml::node* tbw_node = t.node("rated_tbw");
+  auto dwpd = t.number("rated_dwpd", kRatedDwpd);
+  auto years = t.number("warranty_years", kWarrantyYears);
+  const toml::node* tbw_node = t.raw().get("rated_tbw");
   if (tbw_node != nullptr) {
     if (dwpd || years) t.fail("rated_tbw", "give either rated_tbw or rated_dwpd + warranty_years");
+    // A number is terabytes, a string a size ("600TB").
     std::optional<double> tbw;
-    if (tbw_node->is_integer() || tbw_node->is_floating_point()) {
-      tbw = *tbw_node->value<double>() * kTB;
-    } else if (tbw_node->is_string()) {
-      if (auto b = parse_bytes(*tbw_node->value<std::string>())) tbw = static_cast<double>(*b);
+    if (tbw_node->is_string()) {
+      auto b = t.bytes("rated_tbw", {static_cast<std::uint64_t>(kRatedTbw.lo * kTB),
+                                      static_cast<std::uint64_t>(kRatedTbw.hi * kTB)});
+      tbw = static_cast<double>(*b);
+    } else {
+      tbw = *t.number("rated_tbw", kRatedTbw) * kTB;
     }
-    if (!tbw || *tbw <= 0) t.fail("rated_tbw", "expected terabytes written such as 600 or \"600TB\"");
     s.rated_tbw_bytes = *tbw;
     if (s.warranty_years > 0) s.rated_dwpd = *tbw / (static_cast<double>(s.capacity_bytes) * 365 * s.warranty_years);
     return;
@@ -275,14 +274,25 @@ void read_endurance(TableReader& t, SimDriveSpec& s) {
 }
 
 void read_background(TableReader& t, SimDriveSpec& s) {
-  auto write_rate = rate(t, "write_rate");
-  auto write_dwpd = t.number_in("write_dwpd", 0, 1000);
+  auto write_rate = t.rate("write_rate", kBackgroundRate);
+  auto write_dwpd = t.number("write_dwpd", kWriteDwpd);
   if (write_rate && write_dwpd) t.fail("write_dwpd", "give either write_rate or write_dwpd");
   if (write_rate) s.background_write_bytes_per_s = *write_rate;
   if (write_dwpd) {
     s.background_write_bytes_per_s = *write_dwpd * static_cast<double>(s.capacity_bytes) / kSecondsPerDay;
   }
-  if (auto r = rate(t, "read_rate")) s.background_read_bytes_per_s = *r;
+  if (auto r = t.rate("read_rate", kBackgroundRate)) s.background_read_bytes_per_s = *r;
+  // Background load is not throttled (drive_model.cpp): a drive cannot be
+  // asked to sustain more than it can write or read at all.
+  if (s.background_write_bytes_per_s > s.max_write_bytes_per_s) {
+    t.fail(write_rate ? "write_rate" : "write_dwpd",
+           fmt::format("{:.6g} MB/s is more than the drive writes (max_write_mbps = {:.6g})",
+                       s.background_write_bytes_per_s / kMB, s.max_write_bytes_per_s / kMB));
+  }
+  if (s.background_read_bytes_per_s > s.max_read_bytes_per_s) {
+    t.fail("read_rate", fmt::format("{:.6g} MB/s is more than the drive reads (max_read_mbps = {:.6g})",
+                                    s.background_read_bytes_per_s / kMB, s.max_read_bytes_per_s / kMB));
+  }
 }
 
 }  // namespace
@@ -325,30 +335,21 @@ SimDriveSpec parse_sim_drive(TableReader& t) {
   if (s.name.empty()) t.fail_here(t.where() + ": missing name");
   if (s.serial.empty()) t.fail_here(t.where() + ": missing serial");
 
-  if (auto cap = t.bytes("capacity")) {
-    if (*cap < kDataUnitBytes) t.fail("capacity", "must be at least 512000 bytes");
-    s.capacity_bytes = *cap;
-  }
+  if (auto cap = t.bytes("capacity", kCapacity)) s.capacity_bytes = *cap;
   read_endurance(t, s);
 
-  if (auto n = t.integer("sensors")) {
-    if (*n < 1 || *n > 8) t.fail("sensors", "must be between 1 and 8");
-    s.sensors = static_cast<int>(*n);
-  }
+  if (auto n = t.integer("sensors", kSensors)) s.sensors = static_cast<int>(*n);
   for (const auto& f : kNumberFields) {
-    if (auto v = t.number_in(f.key, f.lo, f.hi)) s.*f.field = *v * f.scale;
+    if (auto v = t.number(f.key, f.range)) s.*f.field = *v * f.scale;
   }
   for (const auto& f : kDurationFields) {
-    if (auto v = t.duration(f.key)) s.*f.field = *v;
-  }
-  if (s.thermal_time_constant <= Duration::zero()) {
-    t.fail("thermal_time_constant", "must be positive");
+    if (auto v = t.duration(f.key, f.range)) s.*f.field = *v;
   }
   if (s.critical_temp_c <= s.warning_temp_c) {
     t.fail(t.node("critical_temp_c") ? "critical_temp_c" : "warning_temp_c",
            "critical_temp_c must be above warning_temp_c");
   }
-  if (auto v = t.bytes("slc_cache")) s.slc_cache_bytes = *v;
+  if (auto v = t.bytes("slc_cache", {0, kCapacity.hi})) s.slc_cache_bytes = *v;
   read_throttle(t, s);
   read_background(t, s);
   if (auto v = t.boolean("has_ocp")) s.has_ocp = *v;

@@ -3,11 +3,13 @@ accelerated clock the datacenter profile under sequential writes crosses
 70 C, the analytics see it throttling, and the job's throughput falls to the
 drive's throttled rate, all on one /metrics endpoint."""
 import os
+import re
+import subprocess
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import Daemon, value, has_series  # noqa: E402
+from nvmond_harness import Daemon, value, has_series, wait_for  # noqa: E402
 
 CONFIG = """
 [daemon]
@@ -56,6 +58,22 @@ class DaemonJobTest(unittest.TestCase):
             self.assertGreaterEqual(value(m, "nvme_temperature_celsius", serial="SIM-DC", sensor="composite"), 70)
             # ...and the job now runs at the throttled rate (800, then 650 MB/s).
             d.wait_metric(lambda m: 500e6 < rate(m) <= 820e6, 60, "the throttled rate")
+        finally:
+            self.assertEqual(d.stop(), 0)
+
+    def test_scrape_of_a_running_workload_passes_promtool(self):
+        # Latency quantiles are published from the runner's first interval on
+        # (about a second in): poll until a scrape carries them, then lint
+        # that very scrape.
+        d = Daemon(CONFIG).start()
+        try:
+            quantile = re.compile(r'^nvmond_workload_\w+\{[^}]*workload="seqwrite"[^}]*quantile="', re.M)
+            text = wait_for(lambda: (lambda t: t if t and quantile.search(t) else None)(d.try_scrape()),
+                            30, "latency quantiles of the running workload")
+            self.assertIn('nvmond_workload_running{workload="seqwrite"} 1', text)
+            r = subprocess.run(["promtool", "check", "metrics"], input=text, text=True, capture_output=True)
+            self.assertEqual((r.returncode, r.stdout + r.stderr), (0, ""))
+            self.assertIn("# TYPE nvmond_workload_interval_latency_seconds summary", text)
         finally:
             self.assertEqual(d.stop(), 0)
 

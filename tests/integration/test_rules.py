@@ -150,6 +150,8 @@ def documented_workload_names():
         names.add(name)
         if kind == "histogram":
             names |= {name + "_bucket", name + "_sum", name + "_count"}
+        if kind == "summary":
+            names |= {name + "_sum", name + "_count"}
     return names
 
 

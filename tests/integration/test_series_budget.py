@@ -68,6 +68,7 @@ class SeriesBudgetTest(unittest.TestCase):
             # the worst one throttling with its event's peak published.
             def complete(m):
                 serials = {dict(l).get("serial") for n, l in m if n == "nvme_up"}
+                # A drive not yet identified is up under its path alone (no serial).
                 return (serials == set(SERIALS)
                         and all(has_series(m, "nvme_dwpd", serial=s, window="1d") for s in SERIALS)
                         and value(m, "nvme_thermal_throttling", serial=WORST) == 1

@@ -37,6 +37,11 @@ TEST(ParseDuration, AcceptsUnitsAndBareSeconds) {
   EXPECT_EQ(parse_duration("1.5"), std::chrono::milliseconds(1500));
   EXPECT_FALSE(parse_duration("10 parsecs"));
   EXPECT_FALSE(parse_duration("soon"));
+  // Too large to hold is refused, not wrapped into a negative duration.
+  EXPECT_FALSE(parse_duration("1e300s"));
+  EXPECT_FALSE(parse_duration("nan"));
+  EXPECT_FALSE(parse_duration("inf"));
+  EXPECT_FALSE(parse_duration("0x10s"));
 }
 
 TEST(ParseBytes, AcceptsSiAndIecSuffixes) {
@@ -47,6 +52,9 @@ TEST(ParseBytes, AcceptsSiAndIecSuffixes) {
   EXPECT_EQ(parse_bytes("512GB"), 512000000000u);
   EXPECT_FALSE(parse_bytes("-1"));
   EXPECT_FALSE(parse_bytes("4 potatoes"));
+  EXPECT_FALSE(parse_bytes("1e300MB"));
+  EXPECT_FALSE(parse_bytes("nan"));
+  EXPECT_FALSE(parse_bytes("20EiB"));
 }
 
 class TableReaderTest : public ::testing::Test {

@@ -52,7 +52,7 @@ TEST(JobSpec, FixtureFileParsesEveryKey) {
 
 TEST(JobSpec, ErrorsCarryFileLineAndColumn) {
   EXPECT_EQ(error_of("name = \"a\"\ntarget = \"/x\"\nqueue_depth = 0\n"),
-            "job.toml:4:15: job[0].queue_depth: must be between 1 and 4096");
+            "job.toml:4:15: job[0].queue_depth: 0 is out of range: must be between 1 and 4096");
   EXPECT_EQ(error_of("name = \"a\"\ntarget = \"/x\"\nbs = \"4KB\"\n"),
             "job.toml:4:6: job[0].bs: must be a multiple of 512 bytes with direct = true");
   EXPECT_EQ(error_of("name = \"a\"\ntarget = \"/x\"\niodepth = 4\n"),
