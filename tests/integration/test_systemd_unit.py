@@ -12,7 +12,10 @@
 
 That the capability set is enough for the admin commands nvmond sends is
 shown in the QEMU lab (lab_caps: the guest's nvmond runs with the unit's
-CapabilityBoundingSet and still reads SMART).
+CapabilityBoundingSet and still reads SMART); that systemd really starts
+nvmond under the whole unit (seccomp, ProtectSystem, io_uring jobs) is
+shown by the package test, which boots the installed package under
+systemd-nspawn (tests/package/unit_boot.py).
 """
 import os
 import re

@@ -4,10 +4,13 @@ cpack builds the .deb from the build tree; a fresh bookworm chroot (minbase
 plus systemd, so systemd-analyze is there) gets the package's Depends from
 the Debian mirror, then the package by `dpkg -i`. Proves: it installs,
 `nvmond --version` runs from it, the installed unit passes `systemd-analyze
-verify`, the configuration is a conffile that validates, and the state
-directory survives a reinstall, an upgrade to a newer version, `dpkg -r`
-and a plain purge (history is kept), while a purge with
-NVMOND_PURGE_HISTORY=yes deletes it.
+verify`, the configuration is a conffile that validates; booted under
+systemd-nspawn (unit_boot.py) the unit starts nvmond with only
+CAP_SYS_ADMIN and its seccomp filter, which reads a simulated drive and runs
+io_uring jobs (outside the state directory only with README's
+ReadWritePaths drop-in); and the state directory survives a reinstall, an
+upgrade to a newer version, `dpkg -r` and a plain purge (history is kept),
+while a purge with NVMOND_PURGE_HISTORY=yes deletes it.
 
 The chroot is built once and cached as a tarball
 ($NVMOND_CHROOT_CACHE, default /var/cache/nvmond-tests/bookworm.tar), with
@@ -23,6 +26,9 @@ import subprocess
 import sys
 import tempfile
 import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+import unit_boot  # noqa: E402
 
 BUILD_DIR = os.environ.get("NVMOND_BUILD_DIR", "build")
 CACHE = os.environ.get("NVMOND_CHROOT_CACHE", "/var/cache/nvmond-tests/bookworm.tar")
@@ -121,7 +127,10 @@ class DebPackageTest(unittest.TestCase):
         cls.newer, cls.newer_version = bumped(cls.deb, os.path.join(cls.work, "out"))
         shutil.copy(cls.newer, os.path.join(cls.root, "tmp", "nvmond-upgrade.deb"))
         deps = depends(cls.deb)
-        r = chroot_run(cls.root, "apt-get install -y -qq --no-install-recommends " + " ".join(deps))
+        # The cached package lists may be older than the mirror (a point
+        # release moved a version): refresh them and retry once.
+        install = "apt-get install -y -qq --no-install-recommends " + " ".join(deps)
+        r = chroot_run(cls.root, f"{install} || (apt-get update -qq && {install})")
         if r.returncode != 0:
             raise AssertionError(f"installing the package's Depends ({deps}) from Debian failed:\n{r.stdout[-3000:]}")
 
@@ -160,16 +169,26 @@ class DebPackageTest(unittest.TestCase):
         self.sh("nvmond --check-config /etc/nvmond/nvmond.toml")
         self.assertTrue(os.path.isdir(self.path("/var/lib/nvmond")), "postinst creates the state directory")
 
+        # The unit as systemd runs it; it leaves a real history behind.
+        if unit_boot.available():
+            self.check_unit_under_systemd()
+        else:
+            print("NOT CHECKED: systemd-nspawn is not installed (scripts/setup installs systemd-container); "
+                  "the unit was not started under systemd")
+            with open(self.path("/var/lib/nvmond/nvmond.db"), "wb") as f:
+                f.write(b"history")
+
         # History and an operator's edit survive a reinstall and an upgrade.
-        with open(self.path("/var/lib/nvmond/nvmond.db"), "w") as f:
-            f.write("history")
+        with open(self.path("/var/lib/nvmond/nvmond.db"), "rb") as f:
+            history = f.read()
+        self.assertTrue(history)
         with open(self.path("/etc/nvmond/nvmond.toml"), "a") as f:
             f.write("# edited by the operator\n")
         self.sh("dpkg -i /tmp/nvmond.deb")
         self.sh("dpkg -i /tmp/nvmond-upgrade.deb")
         self.assertEqual(self.sh("dpkg-query -W -f='${Version}' nvmond").stdout.strip(), self.newer_version)
-        with open(self.path("/var/lib/nvmond/nvmond.db")) as f:
-            self.assertEqual(f.read(), "history")
+        with open(self.path("/var/lib/nvmond/nvmond.db"), "rb") as f:
+            self.assertEqual(f.read(), history)
         with open(self.path("/etc/nvmond/nvmond.toml")) as f:
             self.assertIn("# edited by the operator", f.read())
 
@@ -186,6 +205,33 @@ class DebPackageTest(unittest.TestCase):
         self.sh("dpkg -i /tmp/nvmond.deb")
         self.sh("dpkg -P nvmond", env={"NVMOND_PURGE_HISTORY": "yes"})
         self.assertFalse(os.path.exists(self.path("/var/lib/nvmond")))
+
+    def check_unit_under_systemd(self):
+        """Boots the chroot with systemd as PID 1: nvmond runs under every
+        restriction of the installed unit, reads its drive, runs io_uring
+        in the state directory; a job outside it is refused by
+        ProtectSystem=strict until README's ReadWritePaths drop-in."""
+        unit_boot.prepare(self.root)
+        first = unit_boot.boot(self.root)
+        log = first["log"]
+        self.assertEqual(first["state"], {"ActiveState": "active", "NRestarts": "0"}, log)
+        for cap in ("CapBnd", "CapPrm", "CapEff"):
+            self.assertEqual(int(first["status"][cap], 16), 1 << 21, f"{cap}: only CAP_SYS_ADMIN\n{log}")
+        self.assertEqual(first["status"].get("Seccomp"), "2", "a seccomp filter is on")
+        self.assertEqual(first["status"].get("NoNewPrivs"), "1")
+        m = first["metrics"]
+        self.assertEqual(m.get(f'nvme_up{{serial="{unit_boot.SERIAL}"}}'), 1, log)
+        self.assertGreater(m.get('nvmond_workload_ops_total{workload="state-dir",op="write"}', 0), 0, log)
+        self.assertEqual(m.get('nvmond_workload_failed{workload="state-dir"}'), 0, log)
+        self.assertEqual(m.get('nvmond_workload_failed{workload="outside"}'), 1, log)
+        self.assertIn("Read-only file system", log)
+
+        unit_boot.add_read_write_drop_in(self.root)
+        second = unit_boot.boot(self.root)
+        m = second["metrics"]
+        self.assertGreater(m.get('nvmond_workload_ops_total{workload="outside",op="write"}', 0), 0, second["log"])
+        self.assertEqual(m.get('nvmond_workload_failed{workload="outside"}'), 0, second["log"])
+        self.assertTrue(os.path.getsize(self.path("/var/lib/nvmond/nvmond.db")) > 0)
 
 
 if __name__ == "__main__":

@@ -64,12 +64,12 @@ metric_is() {
   [ -n "$_got" ] && awk -v a="$_got" -v b="$_want" 'BEGIN { exit !(a + 0 == b + 0) }'
 }
 
-# metric_changed OLD NAME LABEL=VALUE...: scrapes; true once the value differs from OLD.
-metric_changed() {
-  _old=$1; shift
+# metric_at_least MIN NAME LABEL=VALUE...: scrapes; true once the value is >= MIN.
+metric_at_least() {
+  _min=$1; shift
   scrape || return 1
   _got=$(mval "$@")
-  [ -n "$_got" ] && [ "$_got" != "$_old" ]
+  [ -n "$_got" ] && awk -v a="$_got" -v b="$_min" 'BEGIN { exit !(a + 0 >= b + 0) }'
 }
 
 # sysfs keeps the Identify string's space padding; nvmond's labels are trimmed.

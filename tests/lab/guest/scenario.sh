@@ -158,16 +158,22 @@ echo "LAB: phase B"
 SCRAPE_OK=0
 SCRAPE_FAIL=0
 scrape
-before=$(mval nvme_data_written_bytes_total serial="$S0")
 echo "LAB: request remove serial=$S1"
 wait_until 60 sh -c "! test -e /sys/class/nvme/$D1" || echo "LAB: fail $D1 still present"
 echo "LAB: removed present=$(ls /sys/class/nvme | tr '\n' ' ')"
 wait_until 30 metric_is 0 nvme_up serial="$S1" || echo "LAB: fail nvme_up of $S1 never went to 0"
 block metrics.B1 cat /tmp/metrics.txt
 block write.B write_direct $D0 "$WRITE_AFTER_REMOVE_MIB"
-block smart.B.$D0 smart $D0
-wait_until 30 metric_changed "$before" nvme_data_written_bytes_total serial="$S0" \
-  || echo "LAB: fail data written of $S0 did not move after the removal"
+smart $D0 > /tmp/smart.B.json
+block smart.B.$D0 cat /tmp/smart.B.json
+# Wait for the poll that saw the whole write, not just any change: a poll
+# landing mid-write also changes the value, and that scrape would be judged
+# against nvme-cli's reading after the write.
+# nvme-cli prints this counter as a JSON string ("164").
+units=$(sed -n 's/.*"data_units_written" *: *"\{0,1\}\([0-9][0-9]*\).*/\1/p' /tmp/smart.B.json)
+[ -n "$units" ] || { echo "LAB: fail no data_units_written in smart.B"; units=999999999; }
+wait_until 30 metric_at_least $((units * 512000)) nvme_data_written_bytes_total serial="$S0" \
+  || echo "LAB: fail data written of $S0 did not reach nvme-cli's $((units * 512000)) after the removal"
 block metrics.B2 cat /tmp/metrics.txt
 block smart.B2.$D0 smart $D0
 echo "LAB: scrapes-B ok=$SCRAPE_OK fail=$SCRAPE_FAIL"
