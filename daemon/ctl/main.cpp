@@ -6,12 +6,15 @@
 //                                stdout. Exit codes: see workloads/run_job_cli.hpp
 //                                (0 ok, 1 refused/failed to start, 2 invalid file,
 //                                3 I/O errors or verify mismatches).
+//   nvmonctl report RUN [--html FILE]      a run's HTML report (daemon/ctl/report_commands.hpp)
+//   nvmonctl compare RUN RUN… [--html FILE] runs side by side, table and overlaid charts
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <iostream>
 
 #include "core/build_info.hpp"
+#include "daemon/ctl/report_commands.hpp"
 #include "daemon/config.hpp"
 #include "workloads/run_job_cli.hpp"
 
@@ -33,7 +36,11 @@ int main(int argc, char** argv) {
   run_job->add_option("file", job_path, "TOML job file ([[job]] tables and one [safety] table)")
       ->required();
 
+  const nvmond::ReportCommands report_commands(app);
+
   CLI11_PARSE(app, argc, argv);
+
+  if (report_commands.selected()) return report_commands.run(std::cout, std::cerr);
 
   if (*check) return nvmond::check_config_command(check_path);
   if (*run_job) {
