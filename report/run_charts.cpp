@@ -28,6 +28,8 @@ struct Quantile {
 constexpr Quantile kQuantiles[] = {
     {"p50", &Latency::p50}, {"p99", &Latency::p99}, {"p99.9", &Latency::p999}, {"p99.99", &Latency::p9999}};
 
+// The window, and with `bands` (a single run's IOPS chart) its average, the
+// ±10 %/±20 % bands and the fitted line.
 void add_steady_state(Chart& c, const RunRecord& run, const std::string& color, const std::string& label, bool bands) {
   if (!run.steady_state) return;
   const auto& s = *run.steady_state;
@@ -35,15 +37,15 @@ void add_steady_state(Chart& c, const RunRecord& run, const std::string& color, 
   const std::string who = label.empty() ? "" : label + ": ";
   c.spans.push_back({"steady-state", who + (s.reached ? "steady-state window" : "last window (not steady)"),
                      s.window_from, s.window_to, color, 0.22});
-  if (bands && std::isfinite(s.average)) {
+  // Overlaid runs show only their windows: per-run averages and fits would bury the data.
+  if (!bands) return;
+  if (std::isfinite(s.average)) {
     c.bands.push_back({"±20 % of window average", s.average * 0.8, s.average * 1.2, kBandColor, 0.08});
     c.bands.push_back({"±10 % of window average", s.average * 0.9, s.average * 1.1, kBandColor, 0.14});
-  }
-  if (std::isfinite(s.average)) {
-    c.lines.push_back({who + "window average", s.average, false, color, Dash::dashed});
+    c.lines.push_back({"window average", s.average, false, color, Dash::dashed});
   }
   if (std::isfinite(s.slope) && std::isfinite(s.intercept)) {
-    Series fit{who + "fitted line over window", bands ? "#000000" : color, {}, Dash::solid, false, 2.6};
+    Series fit{"fitted line over window", "#000000", {}, Dash::solid, false, 2.6};
     fit.points = {{s.window_from, s.intercept + s.slope * s.window_from},
                   {s.window_to, s.intercept + s.slope * s.window_to}};
     c.series.push_back(std::move(fit));
@@ -119,7 +121,9 @@ std::optional<Chart> steady_state_window(const RunRecord& run, const std::string
   if (!run.steady_state || std::isnan(run.steady_state->window_from)) return std::nullopt;
   const auto& ss = *run.steady_state;
   const double len = ss.window_to - ss.window_from + 1;
-  const double from = ss.window_from - len, to = ss.window_to + 1;
+  double first = ss.window_from;
+  for (const auto& r : run.rounds) first = std::min(first, static_cast<double>(r.index));
+  const double from = std::max(first, ss.window_from - len), to = ss.window_to + 1;
   const bool bw = tracks_bandwidth(run);
   Chart c;
   c.id = id;
@@ -171,9 +175,7 @@ std::optional<Chart> latency_per_round(const std::vector<RunView>& runs, const s
         if (has_values) c.series.push_back(std::move(s));
       }
     }
-    add_steady_state(c, *v.run, kSteadyColor, "", false);
-    c.lines.clear();  // the throughput average means nothing on a latency axis
-    std::erase_if(c.series, [](const Series& s) { return s.name.find("fitted") != std::string::npos; });
+    add_steady_state(c, *v.run, kSteadyColor, "", false);  // the window only: no IOPS lines on a latency axis
   }
   if (c.series.empty()) return std::nullopt;
   return c;

@@ -65,7 +65,10 @@ Table summary_table(const std::vector<RunView>& views) {
 std::vector<RunView> compare_views(const std::vector<RunRecord>& runs) {
   std::vector<RunView> views;
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    views.push_back({&runs[i], fmt::format("#{} {}", i + 1, drive_name(runs[i])), palette(i)});
+    // Short legend text; the summary table maps it to the drive and firmware.
+    const auto& r = runs[i];
+    views.push_back({&r, fmt::format("#{} {} {}", i + 1, r.test, r.target.serial.empty() ? r.target.path : r.target.serial),
+                     palette(i)});
   }
   return views;
 }

@@ -24,7 +24,9 @@ using detail::plottable;
 using detail::dash_attr;
 
 constexpr double kFontSize = 13;
-constexpr double kCharWidth = 7.2;  // average glyph advance of sans-serif at kFontSize
+// Average glyph advance of sans-serif at kFontSize, on the wide side (DejaVu
+// Sans, the usual Linux default, is wider than Arial), so legends never overlap.
+constexpr double kCharWidth = 8.0;
 
 double text_width(const std::string& s) {
   // UTF-8 continuation bytes do not advance.

@@ -227,11 +227,11 @@ TEST(ReportCli, CompareTableHasOneRowPerRunAndTheHtmlOverlaysThem) {
       << err.str();
   const auto text = out.str();
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);
-  EXPECT_THAT(text, HasSubstr("#1 Acme DC7450 3.84TB (S7XKNE0W500123)"));
+  EXPECT_THAT(text, HasSubstr("#1 wsat S7XKNE0W500123  wsat  Acme DC7450 3.84TB (S7XKNE0W500123)"));
   EXPECT_THAT(text, HasSubstr("#2 "));
   const auto html = *read_whole_file(dir.path() + "/c.html");
   const auto svg = test::svg_by_id(html, "throughput");
-  EXPECT_EQ(test::series_points(svg, "#1 Acme DC7450 3.84TB (S7XKNE0W500123)").size(), 600u);
+  EXPECT_EQ(test::series_points(svg, "#1 wsat S7XKNE0W500123").size(), 600u);
   EXPECT_EQ(test::tags(svg, "<rect class=\"x-span steady-state\"").size(), 2u);
   // Only the throttling drive has throttle spans.
   EXPECT_GT(test::tags(test::svg_by_id(html, "temperature"), "<rect class=\"x-span throttle\"").size(), 0u);
