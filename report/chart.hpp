@@ -84,8 +84,8 @@ struct Chart {
   // A bar chart when non-empty: x is then categorical (one slot per bar).
   std::vector<Bar> bars;
   std::string bar_color = "#4472c4";
-  int width = 960;
-  int height = 360;
+  int width = 900;
+  int height = 380;
   // Charts that share an x axis (throughput and temperature over time) fix
   // the plot's left edge so their time scales line up on the page.
   double plot_left = std::numeric_limits<double>::quiet_NaN();

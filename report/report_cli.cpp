@@ -1,5 +1,6 @@
 #include "report/report_cli.hpp"
 
+#include <filesystem>
 #include <ostream>
 
 #include "core/atomic_file.hpp"
@@ -23,6 +24,12 @@ int write_html(const std::string& path, const std::string& html, std::ostream& o
 }
 
 }  // namespace
+
+std::optional<Error> write_report_beside(const std::string& run_dir) {
+  auto record = load_run((std::filesystem::path(run_dir) / "run.json").string());
+  if (!record) return record.error();
+  return write_file_atomically((std::filesystem::path(run_dir) / "report.html").string(), render_run_report(*record));
+}
 
 int report_command(const std::string& run, const std::optional<std::string>& html_path, std::ostream& out,
                    std::ostream& err) {

@@ -14,11 +14,18 @@
 #include <string>
 #include <vector>
 
+#include "core/result.hpp"
+
 namespace nvmond::report {
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitWriteFailed = 1;
 inline constexpr int kExitBadRun = 2;
+
+// Renders DIR/run.json into DIR/report.html, for the writers of runs to call
+// when a run ends (`nvmonctl test run --out DIR`, the daemon's state
+// directory). nullopt on success.
+std::optional<Error> write_report_beside(const std::string& run_dir);
 
 // Without `html_path`: prints the run's summary line (the compare table) on `out`.
 int report_command(const std::string& run, const std::optional<std::string>& html_path, std::ostream& out,

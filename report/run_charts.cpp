@@ -62,14 +62,23 @@ double run_end(const RunRecord& run) {
   return end;
 }
 
+bool has_values(const Series& s) {
+  return std::any_of(s.points.begin(), s.points.end(), [](const Point& p) { return std::isfinite(p.y); });
+}
+
 // Both time charts get the same x range and plot edge, so they align.
-void time_axis(Chart& c, const std::vector<RunView>& runs) {
+Chart time_chart(const std::vector<RunView>& runs, const std::string& id, const std::string& title) {
+  Chart c;
+  c.id = id;
+  c.title = title;
+  c.height = 330;
   double end = 0;
   for (const auto& v : runs) end = std::max(end, run_end(*v.run));
   c.x = Axis{"Elapsed time (h:mm)", ScaleKind::linear, TickFormat::elapsed};
   c.x.max = resolve_axis(c.x, 0.0, end > 0 ? end : 1.0).hi;
   c.x.min = 0.0;
-  c.plot_left = 96;
+  c.plot_left = 124;  // room for "2.5 GB/s" and "100 °C" tick labels
+  return c;
 }
 
 void add_throttle_spans(Chart& c, const RunView& v, bool overlaid) {
@@ -128,7 +137,7 @@ std::optional<Chart> steady_state_window(const RunRecord& run, const std::string
   Chart c;
   c.id = id;
   c.title = "Steady-state window";
-  c.height = 320;
+  c.height = 340;
   c.x = Axis{"Round", ScaleKind::linear, TickFormat::plain};
   c.x.min = from;
   c.x.max = to;
@@ -171,8 +180,8 @@ std::optional<Chart> latency_per_round(const std::vector<RunView>& runs, const s
           const auto& op = op_name[0] == 'w' ? r.ops.write : r.ops.read;
           if (op) s.points.push_back({double(r.index), op->latency.*q.field});
         }
-        const bool has_values = std::any_of(s.points.begin(), s.points.end(), [](const Point& p) { return p.y > 0; });
-        if (has_values) c.series.push_back(std::move(s));
+        const bool plottable = std::any_of(s.points.begin(), s.points.end(), [](const Point& p) { return p.y > 0; });
+        if (plottable) c.series.push_back(std::move(s));
       }
     }
     add_steady_state(c, *v.run, kSteadyColor, "", false);  // the window only: no IOPS lines on a latency axis
@@ -183,11 +192,7 @@ std::optional<Chart> latency_per_round(const std::vector<RunView>& runs, const s
 
 std::optional<Chart> throughput_over_time(const std::vector<RunView>& runs, const std::string& id) {
   const bool overlaid = runs.size() > 1;
-  Chart c;
-  c.id = id;
-  c.title = "Throughput over time";
-  c.height = 300;
-  time_axis(c, runs);
+  Chart c = time_chart(runs, id, "Throughput over time");
   c.y = Axis{"Throughput", ScaleKind::linear, TickFormat::bytes_per_second};
   for (const auto& v : runs) {
     Series s{overlaid ? v.label : "throughput", v.color, {}};
@@ -196,8 +201,7 @@ std::optional<Chart> throughput_over_time(const std::vector<RunView>& runs, cons
     } else {
       for (const auto& r : v.run->rounds) s.points.push_back({r.start + r.seconds / 2, r.bytes_per_second});
     }
-    const bool has = std::any_of(s.points.begin(), s.points.end(), [](const Point& p) { return std::isfinite(p.y); });
-    if (has) c.series.push_back(std::move(s));
+    if (has_values(s)) c.series.push_back(std::move(s));
     add_throttle_spans(c, v, overlaid);
   }
   if (c.series.empty()) return std::nullopt;
@@ -206,11 +210,7 @@ std::optional<Chart> throughput_over_time(const std::vector<RunView>& runs, cons
 
 std::optional<Chart> temperature_over_time(const std::vector<RunView>& runs, const std::string& id) {
   const bool overlaid = runs.size() > 1;
-  Chart c;
-  c.id = id;
-  c.title = "Composite temperature and throttling";
-  c.height = 300;
-  time_axis(c, runs);
+  Chart c = time_chart(runs, id, "Composite temperature and throttling");
   c.y = Axis{"Composite temperature (°C)", ScaleKind::linear, TickFormat::plain};
   c.y.include_zero = false;
   std::vector<double> seen;
@@ -223,8 +223,7 @@ std::optional<Chart> temperature_over_time(const std::vector<RunView>& runs, con
         if (r.temperature_c) s.points.push_back({r.start + r.seconds / 2, r.temperature_c->max});
       }
     }
-    const bool has = std::any_of(s.points.begin(), s.points.end(), [](const Point& p) { return std::isfinite(p.y); });
-    if (has) c.series.push_back(std::move(s));
+    if (has_values(s)) c.series.push_back(std::move(s));
     add_throttle_spans(c, v, overlaid);
     const auto& t = v.run->target;
     for (const auto& [name, value, color] : {std::tuple{"WCTEMP", t.warning_temp_c, "#e69f00"},
@@ -274,14 +273,16 @@ std::optional<Chart> latency_vs_queue_depth(const RunRecord& run, const std::str
 }
 
 std::optional<Chart> latency_histogram(const RunRecord& run, const std::string& id) {
-  if (!run.histogram || run.histogram->counts.empty()) return std::nullopt;
+  if (!run.histogram || run.histogram->counts.empty() || run.histogram->bounds_s.empty()) return std::nullopt;
   Chart c;
   c.id = id;
   c.title = "Latency distribution";
   c.x = Axis{"Latency bucket (upper bound)", ScaleKind::linear, TickFormat::plain};
   c.y = Axis{"I/Os (log scale)", ScaleKind::log10, TickFormat::si};
-  for (std::size_t i = 0; i < run.histogram->counts.size(); ++i) {
-    c.bars.push_back({"≤ " + seconds(run.histogram->bounds_s[i]), run.histogram->counts[i]});
+  const auto& h = *run.histogram;
+  for (std::size_t i = 0; i < h.counts.size(); ++i) {
+    const bool overflow = i >= h.bounds_s.size();
+    c.bars.push_back({overflow ? "> " + seconds(h.bounds_s.back()) : "≤ " + seconds(h.bounds_s[i]), h.counts[i]});
   }
   return c;
 }

@@ -172,6 +172,7 @@ class Decoder {
     d.smart_before = printed_fields(n.object("smart_before"));
     d.smart_after = printed_fields(n.object("smart_after"));
     d.host_bytes_written = n.number("host_bytes_written");
+    d.drive_writes = n.number("drive_writes");
     d.dwpd_spent = n.number("dwpd_spent");
     return d;
   }
@@ -194,9 +195,9 @@ void decode_sections(const Node& root, const Decoder& d, RunRecord& r, const std
   }
   if (const auto h = root.object("histogram")) {
     r.histogram = Histogram{Decoder::numbers(*h, "bounds_s"), Decoder::numbers(*h, "counts")};
-    if (r.histogram->bounds_s.size() != r.histogram->counts.size()) {
-      h->fail("bounds_s and counts differ in length");
-    }
+    // One count per bound, plus optionally the overflow bucket above the last bound.
+    const auto nb = r.histogram->bounds_s.size(), nc = r.histogram->counts.size();
+    if (nc != nb && nc != nb + 1) h->fail("counts must have one entry per bound (plus one for the overflow)");
   }
   if (const auto s = root.object("slc")) {
     Slc slc{s->number("cache_bytes"), s->number("before_bytes_per_second"), s->number("after_bytes_per_second"), {}};

@@ -74,7 +74,7 @@ struct ElementResult {
 
 struct Histogram {
   std::vector<double> bounds_s;
-  std::vector<double> counts;
+  std::vector<double> counts;  // counts[i]: latency in (bounds_s[i-1], bounds_s[i]]; an extra last one: above all
 };
 
 struct SlcPoint {
@@ -109,7 +109,9 @@ struct Drive {
   std::vector<ThrottleEvent> throttle_events;
   // SMART fields as printed values, in the order of the file.
   std::vector<std::pair<std::string, std::string>> smart_before, smart_after;
-  double host_bytes_written = kAbsent, dwpd_spent = kAbsent;
+  double host_bytes_written = kAbsent;
+  double drive_writes = kAbsent;  // host bytes written / capacity, over the whole run
+  double dwpd_spent = kAbsent;    // drive writes per day at the run's pace
 };
 
 struct TimelinePoint {

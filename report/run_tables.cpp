@@ -96,11 +96,12 @@ Facts wear_facts(const RunRecord& run) {
   if (!run.drive) return f;
   const auto& d = *run.drive;
   if (std::isfinite(d.host_bytes_written)) add(f, "Host bytes written", bytes(d.host_bytes_written));
+  if (std::isfinite(d.drive_writes)) add(f, "Drive writes", num(d.drive_writes, 3) + " × capacity");
   if (std::isfinite(d.dwpd_spent)) {
-    std::string v = num(d.dwpd_spent, 3) + " drive writes";
+    std::string v = num(d.dwpd_spent, 2) + " drive writes per day at this run's pace";
     if (std::isfinite(run.target.rated_dwpd) && run.target.rated_dwpd > 0) {
-      v += " (" + num(d.dwpd_spent / run.target.rated_dwpd, 2) + " days of the rated " +
-           num(run.target.rated_dwpd, 2) + " DWPD budget)";
+      v += " (" + num(100 * d.dwpd_spent / run.target.rated_dwpd, 0) + " % of the rated " +
+           num(run.target.rated_dwpd, 2) + " DWPD)";
     }
     add(f, "DWPD spent", v);
   }

@@ -23,10 +23,10 @@ using detail::Frame;
 using detail::plottable;
 using detail::dash_attr;
 
-constexpr double kFontSize = 13;
+constexpr double kFontSize = 15;  // 11 px (8.5 pt) once a 900-wide chart fits an A4 page
 // Average glyph advance of sans-serif at kFontSize, on the wide side (DejaVu
 // Sans, the usual Linux default, is wider than Arial), so legends never overlap.
-constexpr double kCharWidth = 8.0;
+constexpr double kCharWidth = 9.2;
 
 double text_width(const std::string& s) {
   // UTF-8 continuation bytes do not advance.
@@ -98,7 +98,7 @@ double legend_height(const std::vector<LegendItem>& items, double width) {
     if (x > 0 && x + w > width) rows += 1, x = 0;
     x += w;
   }
-  return rows * 20 + 6;
+  return rows * 22 + 6;
 }
 
 void render_legend(std::string& out, const std::vector<LegendItem>& items, double left, double top,
@@ -107,16 +107,16 @@ void render_legend(std::string& out, const std::vector<LegendItem>& items, doubl
   double x = 0, y = top;
   for (const auto& i : items) {
     const double w = 34 + text_width(i.label) + 18;
-    if (x > 0 && x + w > width) y += 20, x = 0;
+    if (x > 0 && x + w > width) y += 22, x = 0;
     const double lx = left + x;
     if (i.shape == LegendItem::line) {
       out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2.5\"{}/>",
-                         num(lx), num(y + 8), num(lx + 28), num(y + 8), escape(i.color), dash_attr(i.dash));
+                         num(lx), num(y + 9), num(lx + 28), num(y + 9), escape(i.color), dash_attr(i.dash));
     } else {
       out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"28\" height=\"12\" fill=\"{}\" fill-opacity=\"0.35\"/>",
-                         num(lx), num(y + 2), escape(i.color));
+                         num(lx), num(y + 3), escape(i.color));
     }
-    out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>", num(lx + 34), num(y + 12), escape(i.label));
+    out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>", num(lx + 34), num(y + 14), escape(i.label));
     x += w;
   }
   out += "</g>";
@@ -141,7 +141,7 @@ void render_axes(std::string& out, const Chart& c, const Frame& f, bool rotate_x
                      num(f.left), num(f.top), num(f.width), num(f.height));
   for (const auto& t : f.y.ticks) {
     out += fmt::format("<text class=\"y-tick\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", num(f.left - 6),
-                       num(f.py(t.value) + 4), escape(t.label));
+                       num(f.py(t.value) + 5), escape(t.label));
   }
   if (f.categorical) {
     for (std::size_t i = 0; i < c.bars.size(); ++i) {
@@ -149,21 +149,21 @@ void render_axes(std::string& out, const Chart& c, const Frame& f, bool rotate_x
       if (rotate_x_labels) {
         out += fmt::format(
             "<text class=\"x-tick\" x=\"{0}\" y=\"{1}\" text-anchor=\"end\" transform=\"rotate(-40 {0} {1})\">{2}</text>",
-            num(x), num(bottom + 14), escape(c.bars[i].label));
+            num(x), num(bottom + 16), escape(c.bars[i].label));
       } else {
         out += fmt::format("<text class=\"x-tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", num(x),
-                           num(bottom + 17), escape(c.bars[i].label));
+                           num(bottom + 19), escape(c.bars[i].label));
       }
     }
   } else {
     for (const auto& t : f.x.ticks) {
       out += fmt::format("<text class=\"x-tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-                         num(f.px(t.value)), num(bottom + 17), escape(t.label));
+                         num(f.px(t.value)), num(bottom + 19), escape(t.label));
     }
   }
   const double ycenter = f.top + f.height / 2;
   out += fmt::format(
-      "<text class=\"axis-title y-title\" x=\"16\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 16 {0})\">{1}</text>",
+      "<text class=\"axis-title y-title\" x=\"18\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {0})\">{1}</text>",
       num(ycenter), escape(c.y.title));
   out += "</g>";
 }
@@ -185,12 +185,12 @@ std::string render_svg(const Chart& c) {
   for (const auto& b : c.bars) widest_bar = std::max(widest_bar, text_width(b.label));
   const auto items = legend_items(c);
   f.left = std::isnan(c.plot_left) ? 34 + widest_y + 10 : c.plot_left;
-  f.top = 40;
+  f.top = 44;
   f.width = c.width - f.left - 24;
   const bool rotate = f.categorical && widest_bar + 6 > f.width / std::max<double>(1.0, static_cast<double>(f.slots));
-  const double x_labels = rotate ? widest_bar * 0.65 + 18 : 24;
+  const double x_labels = rotate ? widest_bar * 0.65 + 20 : 26;
   const double legend_h = legend_height(items, f.width);
-  f.height = c.height - f.top - x_labels - 26 - legend_h;
+  f.height = c.height - f.top - x_labels - 28 - legend_h;
   const double total_h = c.height;
 
   std::string out;
@@ -207,11 +207,11 @@ std::string render_svg(const Chart& c) {
       num(f.y.hi, 9));
   out += fmt::format("<title id=\"{}-title\">{}</title>", escape(c.id), escape(c.title));
   out += fmt::format("<rect class=\"background\" width=\"{}\" height=\"{}\" fill=\"#fff\"/>", c.width, num(total_h, 0));
-  out += fmt::format("<text class=\"chart-title\" x=\"{}\" y=\"24\" font-size=\"15\" font-weight=\"bold\">{}</text>",
+  out += fmt::format("<text class=\"chart-title\" x=\"{}\" y=\"26\" font-size=\"17\" font-weight=\"bold\">{}</text>",
                      num(f.left), escape(c.title));
   render_axes(out, c, f, rotate);
   detail::render_plot(out, c, f);
-  const double x_title_y = f.top + f.height + x_labels + 14;
+  const double x_title_y = f.top + f.height + x_labels + 16;
   out += fmt::format("<text class=\"axis-title x-title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
                      num(f.left + f.width / 2), num(x_title_y), escape(c.x.title));
   render_legend(out, items, f.left, x_title_y + 10, f.width);

@@ -152,7 +152,10 @@ TEST(RunReport, VariableQdLatencyChartAndHistogramAndSlcCurve) {
 
   const auto json = raw("cbw");
   const auto hist = test::svg_by_id(render_run_report(load("cbw")), "histogram");
-  EXPECT_EQ(test::tags(hist, "<rect class=\"bar\"").size(), json["histogram"]["counts"].size());
+  const auto bars = test::tags(hist, "<rect class=\"bar\"");
+  EXPECT_EQ(bars.size(), json["histogram"]["counts"].size());
+  EXPECT_EQ(bars.size(), json["histogram"]["bounds_s"].size() + 1);
+  EXPECT_EQ(test::attr(bars.back(), "data-label").rfind("&gt; ", 0), 0u) << "overflow bucket";
 
   const auto slc = test::svg_by_id(render_run_report(load("slc")), "slc");
   const auto cache = test::tags(slc, "<line class=\"ref-line\" data-value=\"28000000000\"");
@@ -218,6 +221,15 @@ TEST(ReportCli, ExitCodesSayWhatWentWrong) {
   EXPECT_THAT(err.str(), HasSubstr(dir.path() + "/nothing"));
   EXPECT_EQ(report_command(kRuns + "wsat", dir.path() + "/no/such/dir/r.html", out, err), kExitWriteFailed);
   EXPECT_EQ(compare_command({kRuns + "wsat", kRuns + "bad-name"}, std::nullopt, out, err), kExitBadRun);
+}
+
+TEST(ReportCli, ARunDirectoryGetsItsReportBesideRunJson) {
+  nvmond::test::TempDir dir("report-beside");
+  EXPECT_EQ(write_report_beside(dir.path())->reason, "absent");
+  ASSERT_FALSE(write_file_atomically(dir.path() + "/run.json", *read_whole_file(kRuns + "slc/run.json")));
+  ASSERT_FALSE(write_report_beside(dir.path()));
+  EXPECT_THAT(*read_whole_file(dir.path() + "/report.html"), HasSubstr(
+              "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"slc\""));
 }
 
 TEST(ReportCli, CompareTableHasOneRowPerRunAndTheHtmlOverlaysThem) {
