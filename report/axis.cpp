@@ -1,9 +1,9 @@
 #include "report/axis.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "report/markup.hpp"
 
@@ -23,16 +23,21 @@ double nice_number(double x, bool round) {
 
 std::string format_tick(double value, TickFormat format) {
   switch (format) {
-    case TickFormat::si: return si(value);
-    case TickFormat::seconds: return seconds(value);
-    case TickFormat::bytes: return bytes(value);
-    case TickFormat::bytes_per_second: return bytes_per_second(value);
+    case TickFormat::si:
+      return si(value);
+    case TickFormat::seconds:
+      return seconds(value);
+    case TickFormat::bytes:
+      return bytes(value);
+    case TickFormat::bytes_per_second:
+      return bytes_per_second(value);
     case TickFormat::elapsed: {
       const long total = std::lround(value);
       const long h = total / 3600, m = total / 60 % 60, sec = total % 60;
       return sec == 0 ? fmt::format("{}:{:02}", h, m) : fmt::format("{}:{:02}:{:02}", h, m, sec);
     }
-    case TickFormat::plain: break;
+    case TickFormat::plain:
+      break;
   }
   return num(value, 3);
 }
@@ -54,8 +59,8 @@ constexpr int kTargetTicks = 6;
 
 // Elapsed time steps on clock boundaries: seconds, minutes, hours.
 double time_step(double raw) {
-  static constexpr double kSteps[] = {1,    2,    5,    10,   15,    30,    60,    120,  300,
-                                      600,  900,  1800, 3600, 7200,  10800, 21600, 43200, 86400};
+  static constexpr double kSteps[] = {1,   2,   5,    10,   15,   30,    60,    120,   300,
+                                      600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400};
   for (const double s : kSteps) {
     if (s >= raw) return s;
   }
@@ -65,9 +70,8 @@ double time_step(double raw) {
 ResolvedAxis resolve_linear(const Axis& axis, double lo, double hi) {
   if (axis.include_zero && std::isnan(axis.min)) lo = std::min(lo, 0.0);
   if (hi <= lo) hi = lo + (lo == 0.0 ? 1.0 : std::fabs(lo) * 0.1);
-  double step = axis.format == TickFormat::elapsed
-                    ? time_step((hi - lo) / (kTargetTicks - 1))
-                    : nice_number((hi - lo) / (kTargetTicks - 1), true);
+  double step = axis.format == TickFormat::elapsed ? time_step((hi - lo) / (kTargetTicks - 1))
+                                                   : nice_number((hi - lo) / (kTargetTicks - 1), true);
   ResolvedAxis r;
   r.scale = ScaleKind::linear;
   r.lo = std::isnan(axis.min) ? std::floor(lo / step) * step : axis.min;

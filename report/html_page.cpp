@@ -61,8 +61,8 @@ void HtmlPage::paragraph(const std::string& text, const std::string& cls) {
 }
 
 void HtmlPage::verdict(bool pass, const std::string& text) {
-  body_ += std::string("<p class=\"verdict ") + (pass ? "pass\">PASS" : "fail\">FAIL") + " — " + escape(text) +
-           "</p>\n";
+  body_ +=
+      std::string("<p class=\"verdict ") + (pass ? "pass\">PASS" : "fail\">FAIL") + " — " + escape(text) + "</p>\n";
 }
 
 void HtmlPage::facts(const std::vector<std::pair<std::string, std::string>>& rows) {

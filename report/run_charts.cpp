@@ -62,19 +62,34 @@ double run_end(const RunRecord& run) {
   return end;
 }
 
+Chart chart(const std::string& id, std::string title, Axis x, Axis y) {
+  Chart c;
+  c.id = id;
+  c.title = std::move(title);
+  c.x = std::move(x);
+  c.y = std::move(y);
+  return c;
+}
+
+Axis round_axis() { return Axis{"Round", ScaleKind::linear, TickFormat::plain}; }
+
+Axis latency_axis() { return Axis{"Latency (log scale)", ScaleKind::log10, TickFormat::seconds}; }
+
+Axis rate_axis(bool bandwidth) {
+  return bandwidth ? Axis{"Throughput", ScaleKind::linear, TickFormat::bytes_per_second}
+                   : Axis{"IOPS (operations/s)", ScaleKind::linear, TickFormat::si};
+}
+
 bool has_values(const Series& s) {
   return std::any_of(s.points.begin(), s.points.end(), [](const Point& p) { return std::isfinite(p.y); });
 }
 
 // Both time charts get the same x range and plot edge, so they align.
 Chart time_chart(const std::vector<RunView>& runs, const std::string& id, const std::string& title) {
-  Chart c;
-  c.id = id;
-  c.title = title;
+  Chart c = chart(id, title, Axis{"Elapsed time (h:mm)", ScaleKind::linear, TickFormat::elapsed}, Axis{});
   c.height = 330;
   double end = 0;
   for (const auto& v : runs) end = std::max(end, run_end(*v.run));
-  c.x = Axis{"Elapsed time (h:mm)", ScaleKind::linear, TickFormat::elapsed};
   c.x.max = resolve_axis(c.x, 0.0, end > 0 ? end : 1.0).hi;
   c.x.min = 0.0;
   c.plot_left = 124;  // room for "2.5 GB/s" and "100 °C" tick labels
@@ -87,8 +102,8 @@ void add_throttle_spans(Chart& c, const RunView& v, bool overlaid) {
   for (const auto& e : v.run->drive->throttle_events) {
     if (std::isnan(e.start)) continue;
     const std::string label = overlaid ? v.label + ": throttling" : "thermal throttling";
-    c.spans.push_back({"throttle", label, e.start, std::isnan(e.end) ? end : e.end,
-                       overlaid ? v.color : kThrottleColor, 0.18});
+    c.spans.push_back(
+        {"throttle", label, e.start, std::isnan(e.end) ? end : e.end, overlaid ? v.color : kThrottleColor, 0.18});
   }
 }
 
@@ -103,12 +118,7 @@ std::optional<Chart> throughput_per_round(const std::vector<RunView>& runs, cons
   if (runs.empty()) return std::nullopt;
   const bool bw = tracks_bandwidth(*runs.front().run);
   const bool overlaid = runs.size() > 1;
-  Chart c;
-  c.id = id;
-  c.title = bw ? "Throughput per round" : "IOPS per round";
-  c.x = Axis{"Round", ScaleKind::linear, TickFormat::plain};
-  c.y = Axis{bw ? "Throughput" : "IOPS (operations/s)", ScaleKind::linear,
-             bw ? TickFormat::bytes_per_second : TickFormat::si};
+  Chart c = chart(id, bw ? "Throughput per round" : "IOPS per round", round_axis(), rate_axis(bw));
   bool any = false;
   for (const auto& v : runs) {
     Series s{overlaid ? v.label : (bw ? "throughput" : "IOPS"), v.color, {}, Dash::solid, false, 1.6};
@@ -134,15 +144,10 @@ std::optional<Chart> steady_state_window(const RunRecord& run, const std::string
   for (const auto& r : run.rounds) first = std::min(first, static_cast<double>(r.index));
   const double from = std::max(first, ss.window_from - len), to = ss.window_to + 1;
   const bool bw = tracks_bandwidth(run);
-  Chart c;
-  c.id = id;
-  c.title = "Steady-state window";
+  Chart c = chart(id, "Steady-state window", round_axis(), rate_axis(bw));
   c.height = 340;
-  c.x = Axis{"Round", ScaleKind::linear, TickFormat::plain};
   c.x.min = from;
   c.x.max = to;
-  c.y = Axis{bw ? "Throughput" : "IOPS (operations/s)", ScaleKind::linear,
-             bw ? TickFormat::bytes_per_second : TickFormat::si};
   Series s{bw ? "throughput" : "IOPS", palette(0), {}, Dash::solid, true};
   for (const auto& r : run.rounds) {
     if (is_test_round(r) && r.index >= from && r.index <= to) s.points.push_back({double(r.index), round_value(r, bw)});
@@ -155,11 +160,7 @@ std::optional<Chart> steady_state_window(const RunRecord& run, const std::string
 
 std::optional<Chart> latency_per_round(const std::vector<RunView>& runs, const std::string& id) {
   const bool overlaid = runs.size() > 1;
-  Chart c;
-  c.id = id;
-  c.title = "Latency per round";
-  c.x = Axis{"Round", ScaleKind::linear, TickFormat::plain};
-  c.y = Axis{"Latency (log scale)", ScaleKind::log10, TickFormat::seconds};
+  Chart c = chart(id, "Latency per round", round_axis(), latency_axis());
   for (const auto& v : runs) {
     if (overlaid) {
       for (const auto& q : {kQuantiles[1], kQuantiles[2]}) {
@@ -174,8 +175,8 @@ std::optional<Chart> latency_per_round(const std::vector<RunView>& runs, const s
     for (const char* op_name : {"write", "read"}) {
       std::size_t qi = 0;
       for (const auto& q : kQuantiles) {
-        Series s{std::string(op_name) + " " + q.name, palette(qi++), {},
-                 op_name[0] == 'w' ? Dash::solid : Dash::dashed};
+        Series s{
+            std::string(op_name) + " " + q.name, palette(qi++), {}, op_name[0] == 'w' ? Dash::solid : Dash::dashed};
         for (const auto& r : v.run->rounds) {
           const auto& op = op_name[0] == 'w' ? r.ops.write : r.ops.read;
           if (op) s.points.push_back({double(r.index), op->latency.*q.field});
@@ -193,7 +194,7 @@ std::optional<Chart> latency_per_round(const std::vector<RunView>& runs, const s
 std::optional<Chart> throughput_over_time(const std::vector<RunView>& runs, const std::string& id) {
   const bool overlaid = runs.size() > 1;
   Chart c = time_chart(runs, id, "Throughput over time");
-  c.y = Axis{"Throughput", ScaleKind::linear, TickFormat::bytes_per_second};
+  c.y = rate_axis(true);
   for (const auto& v : runs) {
     Series s{overlaid ? v.label : "throughput", v.color, {}};
     if (!v.run->timeline.empty()) {
@@ -226,8 +227,8 @@ std::optional<Chart> temperature_over_time(const std::vector<RunView>& runs, con
     if (has_values(s)) c.series.push_back(std::move(s));
     add_throttle_spans(c, v, overlaid);
     const auto& t = v.run->target;
-    for (const auto& [name, value, color] : {std::tuple{"WCTEMP", t.warning_temp_c, "#e69f00"},
-                                             std::tuple{"CCTEMP", t.critical_temp_c, "#b00020"}}) {
+    for (const auto& [name, value, color] :
+         {std::tuple{"WCTEMP", t.warning_temp_c, "#e69f00"}, std::tuple{"CCTEMP", t.critical_temp_c, "#b00020"}}) {
       if (!std::isfinite(value) || std::find(seen.begin(), seen.end(), value) != seen.end()) continue;
       seen.push_back(value);
       c.lines.push_back({std::string(name) + " " + num(value) + " °C", value, false, color, Dash::dashed});
@@ -241,13 +242,12 @@ std::optional<Chart> latency_vs_queue_depth(const RunRecord& run, const std::str
   // One line per block size and mix (and op), over total outstanding I/Os.
   std::map<std::string, std::vector<const ElementResult*>> groups;
   for (const auto& e : run.elements) {
-    groups[block_size(e.element.bs) + " " + num(e.element.read_pct) + "/" + num(100 - e.element.read_pct)].push_back(&e);
+    groups[block_size(e.element.bs) + " " + num(e.element.read_pct) + "/" + num(100 - e.element.read_pct)].push_back(
+        &e);
   }
-  Chart c;
-  c.id = id;
-  c.title = "Latency vs queue depth";
-  c.x = Axis{"Outstanding I/Os (threads × queue depth, log scale)", ScaleKind::log10, TickFormat::plain};
-  c.y = Axis{"Latency (log scale)", ScaleKind::log10, TickFormat::seconds};
+  Chart c = chart(id, "Latency vs queue depth",
+                  Axis{"Outstanding I/Os (threads × queue depth, log scale)", ScaleKind::log10, TickFormat::plain},
+                  latency_axis());
   std::size_t color = 0;
   for (const auto& [name, elems] : groups) {
     for (const char* op_name : {"read", "write"}) {
@@ -274,11 +274,8 @@ std::optional<Chart> latency_vs_queue_depth(const RunRecord& run, const std::str
 
 std::optional<Chart> latency_histogram(const RunRecord& run, const std::string& id) {
   if (!run.histogram || run.histogram->counts.empty() || run.histogram->bounds_s.empty()) return std::nullopt;
-  Chart c;
-  c.id = id;
-  c.title = "Latency distribution";
-  c.x = Axis{"Latency bucket (upper bound)", ScaleKind::linear, TickFormat::plain};
-  c.y = Axis{"I/Os (log scale)", ScaleKind::log10, TickFormat::si};
+  Chart c = chart(id, "Latency distribution", Axis{"Latency bucket (upper bound)"},
+                  Axis{"I/Os (log scale)", ScaleKind::log10, TickFormat::si});
   const auto& h = *run.histogram;
   for (std::size_t i = 0; i < h.counts.size(); ++i) {
     const bool overflow = i >= h.bounds_s.size();
@@ -289,11 +286,9 @@ std::optional<Chart> latency_histogram(const RunRecord& run, const std::string& 
 
 std::optional<Chart> slc_fill(const std::vector<RunView>& runs, const std::string& id) {
   const bool overlaid = runs.size() > 1;
-  Chart c;
-  c.id = id;
-  c.title = "SLC cache fill";
-  c.x = Axis{"Written since the start of the fill", ScaleKind::linear, TickFormat::bytes};
-  c.y = Axis{"Sequential write throughput", ScaleKind::linear, TickFormat::bytes_per_second};
+  Chart c = chart(id, "SLC cache fill",
+                  Axis{"Written since the start of the fill", ScaleKind::linear, TickFormat::bytes}, rate_axis(true));
+  c.y.title = "Sequential write throughput";
   for (const auto& v : runs) {
     if (!v.run->slc || v.run->slc->curve.empty()) continue;
     const auto& slc = *v.run->slc;

@@ -1,10 +1,9 @@
 #include "report/run_record.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "core/atomic_file.hpp"
@@ -92,13 +91,14 @@ class Decoder {
   static Latency latency(const std::optional<Node>& n) {
     Latency l;
     if (!n) return l;
-    l = {n->number("mean"), n->number("min"), n->number("max"), n->number("p50"), n->number("p90"),
-         n->number("p99"), n->number("p99.9"), n->number("p99.99")};
+    l = {n->number("mean"), n->number("min"), n->number("max"),   n->number("p50"),
+         n->number("p90"),  n->number("p99"), n->number("p99.9"), n->number("p99.99")};
     return l;
   }
   static std::optional<OpStats> op(const std::optional<Node>& n) {
     if (!n) return std::nullopt;
-    return OpStats{n->number("ops"), n->number("bytes"), n->number("iops"), n->number("bytes_per_second"),
+    return OpStats{n->number("ops"),    n->number("bytes"),
+                   n->number("iops"),   n->number("bytes_per_second"),
                    n->number("errors"), latency(n->object("latency_s"))};
   }
   static Ops ops(const Node& n) {
@@ -201,7 +201,8 @@ void decode_sections(const Node& root, const Decoder& d, RunRecord& r, const std
   }
   if (const auto s = root.object("slc")) {
     Slc slc{s->number("cache_bytes"), s->number("before_bytes_per_second"), s->number("after_bytes_per_second"), {}};
-    for (const auto& p : s->array("curve")) slc.curve.push_back({p.number("written_bytes"), p.number("bytes_per_second")});
+    for (const auto& p : s->array("curve"))
+      slc.curve.push_back({p.number("written_bytes"), p.number("bytes_per_second")});
     r.slc = std::move(slc);
   }
   if (const auto q = root.object("qos")) {
@@ -243,11 +244,16 @@ RunRecord decode(const Node& root, const std::string& source) {
   r.nvmond_version = root.text("nvmond_version");
   r.clock = root.text("clock");
   if (const auto t = root.object("target")) {
-    r.target = {t->text("path"),           t->text("serial"),
-                t->text("model"),          t->text("firmware"),
-                t->number("capacity_bytes"), t->number("tested_range_bytes"),
-                t->number("rated_dwpd"),   t->number("rated_endurance_bytes"),
-                t->number("warning_temp_c"), t->number("critical_temp_c")};
+    r.target = {t->text("path"),
+                t->text("serial"),
+                t->text("model"),
+                t->text("firmware"),
+                t->number("capacity_bytes"),
+                t->number("tested_range_bytes"),
+                t->number("rated_dwpd"),
+                t->number("rated_endurance_bytes"),
+                t->number("warning_temp_c"),
+                t->number("critical_temp_c")};
   }
   r.parameters = printed_fields(root.object("parameters"));
   decode_sections(root, d, r, source);

@@ -5,10 +5,10 @@
 // NaN. Fields the writer adds beyond the contract are ignored, except
 // `parameters`, which is shown whole.
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
-#include <limits>
 #include <string>
 #include <utility>
 #include <vector>

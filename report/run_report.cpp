@@ -39,7 +39,8 @@ std::vector<std::vector<std::string>> summary_rows(const std::vector<RunView>& v
     std::string range = "–";
     if (std::isfinite(r.target.tested_range_bytes)) {
       range = bytes(r.target.tested_range_bytes);
-      if (r.target.capacity_bytes > 0) range += fmt::format(" ({}%)", num(100 * r.target.tested_range_bytes / r.target.capacity_bytes, 0));
+      if (r.target.capacity_bytes > 0)
+        range += fmt::format(" ({}%)", num(100 * r.target.tested_range_bytes / r.target.capacity_bytes, 0));
     }
     rows.push_back({v.label, r.test, drive_name(r), r.target.firmware.empty() ? "–" : r.target.firmware, range,
                     level_text(s), seconds(s.p99), seconds(s.p999), temp_text(s.temp_max_c),
@@ -48,12 +49,15 @@ std::vector<std::vector<std::string>> summary_rows(const std::vector<RunView>& v
   return rows;
 }
 
-const std::vector<std::string> kSummaryHeader = {"Run",   "Test",  "Drive",    "Firmware",  "Tested range",
-                                                 "Level", "p99",   "p99.9",    "Temp max",  "Throttled"};
+const std::vector<std::string> kSummaryHeader = {"Run",   "Test", "Drive", "Firmware", "Tested range",
+                                                 "Level", "p99",  "p99.9", "Temp max", "Throttled"};
 
 Table summary_table(const std::vector<RunView>& views) {
-  Table t{"compare-summary", "Level: steady-state average (else mean of test rounds); latency: write (else read) mean over the same rounds",
-          kSummaryHeader, {}};
+  Table t{
+      "compare-summary",
+      "Level: steady-state average (else mean of test rounds); latency: write (else read) mean over the same rounds",
+      kSummaryHeader,
+      {}};
   for (const auto& row : summary_rows(views)) {
     std::vector<Cell> cells;
     for (std::size_t i = 0; i < row.size(); ++i) cells.emplace_back(row[i], i >= 5 ? "num" : "");
@@ -67,7 +71,8 @@ std::vector<RunView> compare_views(const std::vector<RunRecord>& runs) {
   for (std::size_t i = 0; i < runs.size(); ++i) {
     // Short legend text; the summary table maps it to the drive and firmware.
     const auto& r = runs[i];
-    views.push_back({&r, fmt::format("#{} {} {}", i + 1, r.test, r.target.serial.empty() ? r.target.path : r.target.serial),
+    views.push_back({&r,
+                     fmt::format("#{} {} {}", i + 1, r.test, r.target.serial.empty() ? r.target.path : r.target.serial),
                      palette(i)});
   }
   return views;
@@ -142,7 +147,8 @@ std::string render_run_report(const RunRecord& run) {
   add_result_sections(page, run, self);
   if (run.qos) {
     page.section("qos", "Declared QoS");
-    page.verdict(run.qos->pass, run.qos->pass ? "every declared latency limit held" : "a declared latency limit was exceeded");
+    page.verdict(run.qos->pass,
+                 run.qos->pass ? "every declared latency limit held" : "a declared latency limit was exceeded");
     if (auto t = qos_table(run)) page.table(*t);
   }
   if (run.compare) {

@@ -8,10 +8,10 @@
 namespace nvmond::report {
 
 struct RunSummary {
-  bool bandwidth = false;   // `level` is bytes/s, else IOPS
-  double level = kAbsent;   // steady-state average, else mean of the test rounds
-  bool steady = false;      // steady state reached
-  double p99 = kAbsent;     // seconds, primary op (write if any), mean over the same rounds
+  bool bandwidth = false;  // `level` is bytes/s, else IOPS
+  double level = kAbsent;  // steady-state average, else mean of the test rounds
+  bool steady = false;     // steady state reached
+  double p99 = kAbsent;    // seconds, primary op (write if any), mean over the same rounds
   double p999 = kAbsent;
   double temp_max_c = kAbsent;
   double throttled_s = kAbsent;

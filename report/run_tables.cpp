@@ -46,7 +46,8 @@ Facts drive_facts(const RunRecord& run) {
     rated += (rated.empty() ? "" : ", ") + bytes(t.rated_endurance_bytes) + " written";
   }
   add(f, "Rated endurance", rated.empty() ? "not given" : rated);
-  if (std::isfinite(t.warning_temp_c)) add(f, "WCTEMP / CCTEMP", num(t.warning_temp_c) + " °C / " + num(t.critical_temp_c) + " °C");
+  if (std::isfinite(t.warning_temp_c))
+    add(f, "WCTEMP / CCTEMP", num(t.warning_temp_c) + " °C / " + num(t.critical_temp_c) + " °C");
   return f;
 }
 
@@ -60,8 +61,8 @@ Facts test_facts(const RunRecord& run) {
   if (std::isfinite(run.duration_s)) add(f, "Duration", elapsed(run.duration_s));
   if (!run.clock.empty() && run.clock != "system") add(f, "Clock", run.clock + " (not wall time)");
   add(f, "nvmond version", or_dash(run.nvmond_version));
-  add(f, "Purge", run.purge ? run.purge->method + (run.purge->detail.empty() ? "" : " — " + run.purge->detail)
-                            : "none recorded");
+  add(f, "Purge",
+      run.purge ? run.purge->method + (run.purge->detail.empty() ? "" : " — " + run.purge->detail) : "none recorded");
   std::string pre;
   for (const auto& p : run.preconditioning) {
     if (!pre.empty()) pre += "; ";
@@ -134,9 +135,10 @@ std::optional<Table> iops_matrix(const RunRecord& run) {
 
 std::optional<Table> element_table(const RunRecord& run) {
   if (run.elements.empty()) return std::nullopt;
-  Table t{"elements", "Throughput and latency per test element",
-          {"Element", "Block size", "R/W", "Threads × QD", "Op", "IOPS", "Throughput", "Mean", "p99", "p99.9",
-           "p99.99", "Max"},
+  Table t{"elements",
+          "Throughput and latency per test element",
+          {"Element", "Block size", "R/W", "Threads × QD", "Op", "IOPS", "Throughput", "Mean", "p99", "p99.9", "p99.99",
+           "Max"},
           {}};
   for (const auto& e : run.elements) {
     const auto& el = e.element;
@@ -144,10 +146,10 @@ std::optional<Table> element_table(const RunRecord& run) {
     for (const auto& [name, op] : {std::pair{"read", &e.ops.read}, std::pair{"write", &e.ops.write}}) {
       if (!*op) continue;
       const auto& l = (*op)->latency;
-      t.rows.push_back({or_dash(el.label), block_size(el.bs), mix(el.read_pct), qd, name,
-                        Cell(si((*op)->iops), "num"), Cell(bytes_per_second((*op)->bytes_per_second), "num"),
-                        Cell(seconds(l.mean), "num"), Cell(seconds(l.p99), "num"), Cell(seconds(l.p999), "num"),
-                        Cell(seconds(l.p9999), "num"), Cell(seconds(l.max), "num")});
+      t.rows.push_back({or_dash(el.label), block_size(el.bs), mix(el.read_pct), qd, name, Cell(si((*op)->iops), "num"),
+                        Cell(bytes_per_second((*op)->bytes_per_second), "num"), Cell(seconds(l.mean), "num"),
+                        Cell(seconds(l.p99), "num"), Cell(seconds(l.p999), "num"), Cell(seconds(l.p9999), "num"),
+                        Cell(seconds(l.max), "num")});
     }
   }
   return t;
@@ -155,7 +157,10 @@ std::optional<Table> element_table(const RunRecord& run) {
 
 std::optional<Table> qos_table(const RunRecord& run) {
   if (!run.qos || run.qos->checks.empty()) return std::nullopt;
-  Table t{"qos-checks", "Declared QoS against measured latency", {"Op", "Block size", "Quantile", "Limit", "Measured", "Verdict"}, {}};
+  Table t{"qos-checks",
+          "Declared QoS against measured latency",
+          {"Op", "Block size", "Quantile", "Limit", "Measured", "Verdict"},
+          {}};
   for (const auto& c : run.qos->checks) {
     t.rows.push_back({or_dash(c.op), block_size(c.bs), "p" + num(c.quantile * 100, 3), Cell(seconds(c.limit_s), "num"),
                       Cell(seconds(c.measured_s), "num"), Cell(c.pass ? "pass" : "FAIL", c.pass ? "pass" : "fail")});
@@ -171,7 +176,8 @@ std::optional<Table> throttle_table(const RunRecord& run) {
     for (const auto& s : e.sources) sources += (sources.empty() ? "" : ", ") + s;
     const double d = e.end - e.start;
     t.rows.push_back({or_dash(e.start_text), e.end_text.empty() ? "still throttling" : e.end_text,
-                      Cell(std::isfinite(d) ? elapsed(d) : "–", "num"), Cell(num(e.peak_c) + " °C", "num"), or_dash(sources)});
+                      Cell(std::isfinite(d) ? elapsed(d) : "–", "num"), Cell(num(e.peak_c) + " °C", "num"),
+                      or_dash(sources)});
   }
   return t;
 }

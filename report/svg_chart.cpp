@@ -19,9 +19,9 @@ const std::string& palette(std::size_t i) {
 
 namespace {
 
+using detail::dash_attr;
 using detail::Frame;
 using detail::plottable;
-using detail::dash_attr;
 
 constexpr double kFontSize = 15;  // 11 px (8.5 pt) once a 900-wide chart fits an A4 page
 // Average glyph advance of sans-serif at kFontSize, on the wide side (DejaVu
@@ -101,8 +101,7 @@ double legend_height(const std::vector<LegendItem>& items, double width) {
   return rows * 22 + 6;
 }
 
-void render_legend(std::string& out, const std::vector<LegendItem>& items, double left, double top,
-                   double width) {
+void render_legend(std::string& out, const std::vector<LegendItem>& items, double left, double top, double width) {
   out += "<g class=\"legend\">";
   double x = 0, y = top;
   for (const auto& i : items) {
@@ -137,8 +136,8 @@ void render_axes(std::string& out, const Chart& c, const Frame& f, bool rotate_x
   }
   out += "</g>";
   out += "<g class=\"axes\" fill=\"#222\">";
-  out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#444\"/>",
-                     num(f.left), num(f.top), num(f.width), num(f.height));
+  out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#444\"/>", num(f.left),
+                     num(f.top), num(f.width), num(f.height));
   for (const auto& t : f.y.ticks) {
     out += fmt::format("<text class=\"y-tick\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", num(f.left - 6),
                        num(f.py(t.value) + 5), escape(t.label));
@@ -153,7 +152,8 @@ void render_axes(std::string& out, const Chart& c, const Frame& f, bool rotate_x
       if (rotate_x_labels) {
         if (i % every != 0) continue;
         out += fmt::format(
-            "<text class=\"x-tick\" x=\"{0}\" y=\"{1}\" text-anchor=\"end\" transform=\"rotate(-50 {0} {1})\">{2}</text>",
+            "<text class=\"x-tick\" x=\"{0}\" y=\"{1}\" text-anchor=\"end\" transform=\"rotate(-50 {0} "
+            "{1})\">{2}</text>",
             num(x), num(bottom + 16), escape(c.bars[i].label));
       } else {
         out += fmt::format("<text class=\"x-tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", num(x),
@@ -168,7 +168,8 @@ void render_axes(std::string& out, const Chart& c, const Frame& f, bool rotate_x
   }
   const double ycenter = f.top + f.height / 2;
   out += fmt::format(
-      "<text class=\"axis-title y-title\" x=\"18\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {0})\">{1}</text>",
+      "<text class=\"axis-title y-title\" x=\"18\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 18 "
+      "{0})\">{1}</text>",
       num(ycenter), escape(c.y.title));
   out += "</g>";
 }
@@ -207,7 +208,10 @@ std::string render_svg(const Chart& c) {
       "data-x-scale=\"{8}\" data-x-lo=\"{9}\" data-x-hi=\"{10}\" data-y-scale=\"{11}\" data-y-lo=\"{12}\" "
       "data-y-hi=\"{13}\">",
       escape(c.id), c.width, num(total_h, 0), num(kFontSize), num(f.left, 3), num(f.top, 3), num(f.width, 3),
-      num(f.height, 3), f.categorical ? "category" : f.x.scale == ScaleKind::log10 ? "log10" : "linear",
+      num(f.height, 3),
+      f.categorical                   ? "category"
+      : f.x.scale == ScaleKind::log10 ? "log10"
+                                      : "linear",
       num(f.x.lo, 6), num(f.x.hi, 6), f.y.scale == ScaleKind::log10 ? "log10" : "linear", num(f.y.lo, 9),
       num(f.y.hi, 9));
   out += fmt::format("<title id=\"{}-title\">{}</title>", escape(c.id), escape(c.title));

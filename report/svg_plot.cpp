@@ -11,9 +11,12 @@ namespace nvmond::report::detail {
 
 std::string dash_attr(Dash d) {
   switch (d) {
-    case Dash::dashed: return " stroke-dasharray=\"7 4\"";
-    case Dash::dotted: return " stroke-dasharray=\"2 3\"";
-    case Dash::solid: break;
+    case Dash::dashed:
+      return " stroke-dasharray=\"7 4\"";
+    case Dash::dotted:
+      return " stroke-dasharray=\"2 3\"";
+    case Dash::solid:
+      break;
   }
   return "";
 }
@@ -31,8 +34,8 @@ void render_spans(std::string& out, const Chart& c, const Frame& f) {
     out += fmt::format(
         "<rect class=\"x-span {}\" data-from=\"{}\" data-to=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" "
         "fill=\"{}\" fill-opacity=\"{}\"><title>{}</title></rect>",
-        escape(s.kind), num(s.from, 6), num(s.to, 6), num(x0, 3), num(f.top), num(w, 3), num(f.height),
-        escape(s.color), num(s.opacity, 2), escape(s.label));
+        escape(s.kind), num(s.from, 6), num(s.to, 6), num(x0, 3), num(f.top), num(w, 3), num(f.height), escape(s.color),
+        num(s.opacity, 2), escape(s.label));
   }
   out += "</g>";
 }

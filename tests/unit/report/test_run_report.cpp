@@ -4,9 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "core/atomic_file.hpp"
@@ -228,8 +227,8 @@ TEST(ReportCli, ARunDirectoryGetsItsReportBesideRunJson) {
   EXPECT_EQ(write_report_beside(dir.path())->reason, "absent");
   ASSERT_FALSE(write_file_atomically(dir.path() + "/run.json", *read_whole_file(kRuns + "slc/run.json")));
   ASSERT_FALSE(write_report_beside(dir.path()));
-  EXPECT_THAT(*read_whole_file(dir.path() + "/report.html"), HasSubstr(
-              "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"slc\""));
+  EXPECT_THAT(*read_whole_file(dir.path() + "/report.html"),
+              HasSubstr("<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"slc\""));
 }
 
 TEST(ReportCli, CompareTableHasOneRowPerRunAndTheHtmlOverlaysThem) {
