@@ -4,9 +4,11 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 
 #include "core/config_reader.hpp"
+#include "daemon/http/security.hpp"
 
 namespace nvmond {
 namespace {
@@ -36,6 +38,12 @@ void read_daemon(TableReader& t, DaemonConfig& c) {
     c.listen = *v;
   }
   if (auto v = t.string("state_dir")) c.state_dir = *v;
+  if (auto v = t.string("web_config")) {
+    if (v->empty()) t.fail("web_config", "must name a file");
+    // Relative to the configuration file, so a unit and a test agree on it.
+    auto p = std::filesystem::path(*v);
+    c.web_config = p.is_relative() ? (std::filesystem::path(t.file()).parent_path() / p).string() : *v;
+  }
   if (auto v = t.string("log_level")) {
     if (!log::parse_level(*v, c.log_level)) t.fail("log_level", "expected debug, info, warning or error");
   }
@@ -137,6 +145,13 @@ DaemonConfig load_config(const std::string& path) {
   for (const auto& s : c.sims) sim_serials.push_back(s.spec.serial);
   c.jobs = read_jobs_config(r, sim_serials);
   r.finish();
+  if (!c.web_config.empty()) {
+    try {
+      c.security = http::load_security(c.web_config);
+    } catch (const http::WebConfigError& e) {
+      throw ConfigError(e.what());
+    }
+  }
   return c;
 }
 

@@ -3,6 +3,7 @@
 // runs (so a bad SIGHUP reload changes nothing). Every error names
 // file:line:col. Keys are documented in README.md ("Configuration").
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,10 @@
 #include "daemon/jobs_config.hpp"
 
 namespace nvmond {
+
+namespace http {
+struct Security;
+}
 
 struct CollectionSettings {
   Duration poll_interval = std::chrono::seconds(10);
@@ -43,6 +48,10 @@ struct SimSettings {
 struct DaemonConfig {
   std::string file;
   std::string listen = "127.0.0.1:9947";
+  // [daemon] web_config: exporter-toolkit web config (TLS, basic auth), read
+  // and its certificates loaded by load_config; null security = plain HTTP.
+  std::string web_config;
+  std::shared_ptr<const http::Security> security;
   std::string state_dir;  // default: $STATE_DIRECTORY (systemd) or /var/lib/nvmond
   log::Level log_level = log::Level::info;
   CollectionSettings collection;

@@ -1,24 +1,19 @@
 #include "daemon/daemon.hpp"
 
-#include <prometheus/counter.h>
-#include <prometheus/exposer.h>
 #include <prometheus/gauge.h>
 #include <prometheus/registry.h>
 #include <systemd/sd-daemon.h>
 
-#include <netdb.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <atomic>
 #include <csignal>
-#include <thread>
 #include <filesystem>
 
 #include "core/build_info.hpp"
 #include "core/config_reader.hpp"
 #include "core/log.hpp"
-#include "daemon/store/sqlite_store.hpp"
+#include "daemon/store/resilient_store.hpp"
+#include "daemon/store/sqlite_backend.hpp"
+#include "daemon/http/server.hpp"
+#include "daemon/metrics_endpoint.hpp"
 
 namespace nvmond {
 
@@ -30,23 +25,10 @@ std::unique_ptr<Clock> make_clock(const ClockSettings& s, std::optional<WallTime
 }
 
 namespace {
-void ensure_state_dir(const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw ConfigError("state_dir " + dir + ": " + ec.message());
-}
-
-std::unique_ptr<Store> open_store(const std::string& dir) {
-  ensure_state_dir(dir);
-  auto store = SqliteStore::open(dir);
-  if (!store) throw ConfigError(store.error().message);
-  return std::move(*store);
-}
-
 std::optional<WallTime> newest_record(Store& store) {
   auto t = store.latest_sample_time();
   if (!t) {
-    log::warn("{}", t.error().message);
+    log::debug("{}", t.error().message);  // the store logged why
     return std::nullopt;
   }
   return *t;
@@ -58,59 +40,65 @@ Daemon::Daemon(DaemonConfig config)
       watchdog_(io_),
       compaction_(io_),
       config_(std::move(config)),
+      self_(std::make_shared<prometheus::Registry>()),
+      store_errors_(prometheus::BuildCounter()
+                        .Name("nvmond_store_errors_total")
+                        .Help("Failed attempts to open or use the history store, by reason.")
+                        .Register(*self_)),
+      lock_(std::make_unique<StateDirLock>(config_.state_dir)),
       store_(open_store(config_.state_dir)),
       clock_(make_clock(config_.clock, newest_record(*store_))),
-      published_(std::make_shared<PublishedMetrics>()),
-      self_(std::make_shared<prometheus::Registry>()) {
+      published_(std::make_shared<PublishedMetrics>()) {
   log::set_level(config_.log_level);
+  for (const char* reason : kStoreErrorReasons) store_errors_.Add({{"reason", reason}});
   prometheus::BuildGauge()
       .Name("nvmond_build_info")
       .Help("nvmond version; always 1.")
       .Register(*self_)
       .Add({{"version", build::kVersion}})
       .Set(1);
+  http_metrics_ = std::make_unique<http::HttpMetrics>(*self_);
   // Throws if the address cannot be bound: a start-up error, reported by main.
-  exposer_ = std::make_unique<prometheus::Exposer>(config_.listen, 2);
-  exposer_->RegisterCollectable(self_);
-  exposer_->RegisterCollectable(published_);
+  server_ = std::make_unique<http::Server>(config_.listen, MetricsEndpoint(self_, published_), *http_metrics_,
+                                           config_.security ? config_.security : http::open_security());
+  use_security();
   fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_, *store_);
 }
 
-namespace {
-// civetweb's listener polls with a 2 s quantum, so stopping the Exposer would
-// take up to 2 s: connecting to it wakes the listener so it sees the stop.
-void stop_exposer(std::unique_ptr<prometheus::Exposer>& exposer, const std::string& listen) {
-  std::atomic<bool> stopped{false};
-  std::thread waker([&] {
-    auto colon = listen.rfind(':');
-    std::string host = listen.substr(0, colon);
-    if (host.size() > 1 && host.front() == '[') host = host.substr(1, host.size() - 2);
-    if (host.empty() || host == "0.0.0.0") host = "127.0.0.1";
-    if (host == "::") host = "::1";
-    std::string port = listen.substr(colon + 1);
-    addrinfo hints{};
-    hints.ai_socktype = SOCK_STREAM;
-    addrinfo* res = nullptr;
-    if (getaddrinfo(host.c_str(), port.c_str(), &hints, &res) != 0) return;
-    while (!stopped.load()) {
-      int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-      if (fd >= 0) {
-        (void)connect(fd, res->ai_addr, res->ai_addrlen);
-        close(fd);
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    freeaddrinfo(res);
-  });
-  exposer.reset();
-  stopped = true;
-  waker.join();
+// The history behind a ResilientStore: a corrupt, full, read-only or locked
+// database never stops the monitoring.
+std::unique_ptr<Store> Daemon::open_store(const std::string& dir) {
+  return std::make_unique<ResilientStore>(std::make_unique<SqliteBackend>(dir), retry_clock_, StoreRetry{},
+                                          [this](const std::string& reason) {
+                                            store_errors_.Add({{"reason", reason}}).Increment();
+                                          });
 }
+
+namespace {
+std::string scheme_of(const DaemonConfig& c) { return c.security && c.security->tls ? "https" : "http"; }
 }  // namespace
 
 Daemon::~Daemon() {
   stop_all();
-  stop_exposer(exposer_, config_.listen);
+  server_->stop();
+}
+
+// Hands the current web config to the server and says in the log what an
+// operator exposing the endpoint should know.
+void Daemon::use_security() {
+  auto security = config_.security ? config_.security : http::open_security();
+  server_->set_security(security);
+  bool tls = security->tls != nullptr;
+  bool auth = security->auth->enabled();
+  if (!config_.web_config.empty()) {
+    log::info("web config {}: TLS {}, basic auth {} ({} user(s))", config_.web_config, tls ? "on" : "off",
+              auth ? "on" : "off", security->config.users.size());
+  }
+  if (!http::all_loopback(server_->endpoints()) && (!tls || !auth)) {
+    log::warn("metrics endpoint {} accepts connections from other hosts without {}; "
+              "set [daemon] web_config (tls_server_config, basic_auth_users)",
+              config_.listen, !tls && !auth ? "TLS or authentication" : !tls ? "TLS" : "authentication");
+  }
 }
 
 // Jobs before the drives they write to, pollers before the loop they post to.
@@ -130,7 +118,7 @@ int Daemon::run() {
   fleet_->start();
   start_jobs();
   wait_signal();
-  log::info("serving metrics on http://{}/metrics", config_.listen);
+  log::info("serving metrics on {}://{}/metrics", scheme_of(config_), config_.listen);
   sd_notify(0, "READY=1");
   notify_status();
   if (sd_watchdog_enabled(0, &watchdog_usec_) > 0) arm_watchdog();
@@ -170,15 +158,23 @@ void Daemon::reload() {
       log::warn("clock changes need a restart; keeping the running clock");
       next.clock = config_.clock;
     }
+    std::unique_ptr<StateDirLock> lock;
     std::unique_ptr<Store> store;
-    if (next.state_dir != config_.state_dir) store = open_store(next.state_dir);
+    if (next.state_dir != config_.state_dir) {
+      lock = std::make_unique<StateDirLock>(next.state_dir);
+      store = open_store(next.state_dir);
+    }
     // Reload restarts every job from zero; the old pollers save their state
     // first. The old jobs' series go: the new run republishes its own.
     stop_all();
     for (const auto& job : config_.jobs.jobs) published_->remove(JobScheduler::metrics_key(job.name));
-    if (store) store_ = std::move(store);
+    if (store) {
+      store_ = std::move(store);
+      lock_ = std::move(lock);
+    }
     config_ = std::move(next);
     log::set_level(config_.log_level);
+    use_security();
     fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_, *store_);
     fleet_->start();
     start_jobs();
@@ -196,16 +192,18 @@ void Daemon::arm_compaction() {
   compaction_.expires_after(clock_->to_real(std::chrono::hours(1)));
   compaction_.async_wait([this](const boost::system::error_code& ec) {
     if (ec) return;
+    // A failing store has logged (once) and counted it already.
     if (auto r = store_->compact(clock_->wall(), config_.analytics.retention); !r) {
-      log::warn("compacting history: {}", r.error().message);
+      log::debug("compacting history: {}", r.error().message);
     }
     arm_compaction();
   });
 }
 
 void Daemon::notify_status() {
-  sd_notifyf(0, "STATUS=monitoring %zu drive(s) (%zu up), serving http://%s/metrics",
-             fleet_ ? fleet_->size() : 0, fleet_ ? fleet_->up_count() : 0, config_.listen.c_str());
+  sd_notifyf(0, "STATUS=monitoring %zu drive(s) (%zu up), serving %s://%s/metrics",
+             fleet_ ? fleet_->size() : 0, fleet_ ? fleet_->up_count() : 0, scheme_of(config_).c_str(),
+             config_.listen.c_str());
 }
 
 void Daemon::arm_watchdog() {

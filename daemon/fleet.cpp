@@ -33,11 +33,16 @@ Fleet::Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Cloc
     sim_source_ = raw;
     // A restart (even kill -9) must continue the simulated drives' lives, so
     // each drive's state is saved after each poll, from the poller's thread.
-    s.observer = [raw, dir = config_.state_dir](const DriveInfo& info, const HealthSnapshot&) {
+    // Each poller holds its own copy, so `failing` is per drive and only
+    // that drive's thread touches it: a full or read-only state directory
+    // is logged when it starts failing and when it recovers, not every poll.
+    s.observer = [raw, dir = config_.state_dir, failing = false](const DriveInfo& info,
+                                                                 const HealthSnapshot&) mutable {
       if (auto model = raw->model(info.serial)) {
-        if (auto err = save_state_file(*model, SimDeviceSource::state_file(dir, info.serial))) {
-          log::warn("{}: saving simulated drive state: {}", info.path, err->message);
-        }
+        auto err = save_state_file(*model, SimDeviceSource::state_file(dir, info.serial));
+        if (err && !failing) log::warn("{}: saving simulated drive state: {}", info.path, err->message);
+        if (!err && failing) log::info("{}: simulated drive state saved again", info.path);
+        failing = err.has_value();
       }
       return std::vector<prometheus::MetricFamily>{};
     };
@@ -97,7 +102,8 @@ PollObserver Fleet::observer_for(const Source& source) const {
     auto rating = config.ratings.find(info.serial);
     auto view = analytics->update(info, snap, config.analytics,
                                   rating != config.ratings.end() ? rating->second : DriveRating{});
-    if (!view) log::warn("{}: recording history: {}", info.path, view.error().message);
+    // The store logs its failures once per state change and counts them.
+    if (!view) log::debug("{}: recording history: {}", info.path, view.error().message);
     auto fams = analytics_metric_families(std::span(&analytics->view(), 1));
     out.insert(out.end(), std::make_move_iterator(fams.begin()), std::make_move_iterator(fams.end()));
     return out;

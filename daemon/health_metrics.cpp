@@ -135,7 +135,19 @@ void add_temperature(MetricSet& out, const Labels& id, const char* sensor, std::
             with(id, "sensor", sensor), kelvin_to_celsius(kelvin));
 }
 
+constexpr const char* kDeviceInfoHelp = "Drive identity; always 1.";
+
 }  // namespace
+
+void add_up(const Labels& id, bool up, MetricSet& out) {
+  out.gauge("nvme_up", "1 if the last poll of the drive succeeded, 0 otherwise.", id, up ? 1 : 0);
+}
+
+void add_unidentified_drive(const std::string& path, bool up, MetricSet& out) {
+  Labels l{{"path", path}};
+  out.gauge("nvme_device_info", kDeviceInfoHelp, l, 1);
+  add_up(l, up, out);
+}
 
 void add_drive_info(const DriveInfo& info, const Labels& id, MetricSet& out) {
   Labels l = id;
@@ -143,7 +155,7 @@ void add_drive_info(const DriveInfo& info, const Labels& id, MetricSet& out) {
   l.push_back({"firmware", info.firmware});
   l.push_back({"path", info.path});
   l.push_back({"backend", info.backend});
-  out.gauge("nvme_device_info", "Drive identity; always 1.", l, 1);
+  out.gauge("nvme_device_info", kDeviceInfoHelp, l, 1);
   out.gauge("nvme_capacity_bytes", "Capacity the host can write (namespaces, else TNVMCAP).", id,
             static_cast<double>(info.capacity_bytes));
   const auto& c = info.controller;

@@ -7,6 +7,11 @@
 
 namespace nvmond {
 
+// nvme_up: 1 if the last poll of the drive succeeded.
+void add_up(const Labels& id, bool up, MetricSet& out);
+// A drive that never identified (no serial): nvme_up and nvme_device_info
+// keyed by path, nothing else.
+void add_unidentified_drive(const std::string& path, bool up, MetricSet& out);
 // Series that describe the drive whether or not its last poll worked.
 void add_drive_info(const DriveInfo& info, const Labels& id, MetricSet& out);
 // Everything read in one successful poll.

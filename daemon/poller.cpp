@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -13,6 +14,20 @@
 namespace nvmond {
 namespace {
 std::atomic<int> g_abandoned{0};
+
+// Threads abandoned in a device command, by device path. Event-loop thread
+// only; an entry expires when its thread exits (the thread owns the Worker).
+std::map<std::string, std::weak_ptr<const void>>& abandoned_by_path() {
+  static std::map<std::string, std::weak_ptr<const void>> registry;
+  return registry;
+}
+
+std::weak_ptr<const void> stuck_thread_of(const std::string& path) {
+  auto& registry = abandoned_by_path();
+  std::erase_if(registry, [](const auto& entry) { return entry.second.expired(); });
+  auto it = registry.find(path);
+  return it != registry.end() ? it->second : std::weak_ptr<const void>{};
+}
 }  // namespace
 
 int DevicePoller::abandoned_threads() { return g_abandoned.load(); }
@@ -59,7 +74,8 @@ struct DevicePoller::Worker {
       auto outcome = read_device(identify);
       lock.lock();
       if (!alive) return;  // abandoned while in a device command: touch nothing
-      if (outcome->snapshot && observer) {
+      // History is keyed by serial: a drive without one has none.
+      if (outcome->snapshot && observer && !info->serial.empty()) {
         phase = Phase::observing;
         lock.unlock();
         outcome->families = observer(*info, *outcome->snapshot);
@@ -157,16 +173,26 @@ DevicePoller::~DevicePoller() {
     log::warn("{}: device command still running at shutdown; not waiting for it", path_);
     worker_->thread.detach();
     ++g_abandoned;
+    abandoned_by_path()[path_] = worker_;
   } else {
     worker_->thread.join();
   }
 }
 
 void DevicePoller::start() {
-  auto w = worker_;
-  worker_->thread = std::thread([w] { w->loop(); });
+  stuck_predecessor_ = stuck_thread_of(path_);
+  if (stuck_predecessor_.expired()) {
+    start_thread();
+  } else {
+    log::warn("{}: a command sent before the reload has not returned; polling resumes when it does", path_);
+  }
   publish();
   arm_tick(Duration::zero());
+}
+
+void DevicePoller::start_thread() {
+  auto w = worker_;
+  worker_->thread = std::thread([w] { w->loop(); });
 }
 
 void DevicePoller::arm_tick(Duration delay) {
@@ -178,6 +204,13 @@ void DevicePoller::arm_tick(Duration delay) {
 
 void DevicePoller::on_tick() {
   arm_tick(settings_.interval);
+  if (!worker_->thread.joinable()) {
+    if (!stuck_predecessor_.expired()) {
+      record_failure(Error{"timeout", fmt::format("{}: an earlier command has still not returned", path_)});
+      return;
+    }
+    start_thread();
+  }
   if (in_flight_) {
     log::debug("{}: previous poll still running, skipping this one", path_);
     return;
@@ -211,7 +244,12 @@ void DevicePoller::on_outcome(std::shared_ptr<Outcome> o) {
   deadline_.cancel();
   last_duration_s_ = o->duration_s;
   ++polls_;
-  if (o->info) info_ = *o->info;
+  if (o->info) {
+    info_ = *o->info;
+    if (info_->serial.empty()) {
+      log::error("{}: identified without a serial number ({}); reported under its path only", path_, info_->model);
+    }
+  }
   if (o->error) {
     if (!late) record_failure(*o->error);
     return;
@@ -220,6 +258,10 @@ void DevicePoller::on_outcome(std::shared_ptr<Outcome> o) {
   if (!up_) log::info("{}: up ({} {})", path_, info_->model, info_->serial);
   up_ = true;
   last_error_ = {};
+  if (!identified()) {
+    publish();
+    return;
+  }
   last_success_unix_ = seconds(o->snapshot->taken.time_since_epoch());
   MetricSet set;
   add_health(*info_, *o->snapshot, {{"serial", info_->serial}}, set);
@@ -238,15 +280,18 @@ void DevicePoller::record_failure(const Error& error) {
   publish();
 }
 
-std::string DevicePoller::serial_label() const {
-  return info_ ? info_->serial : "unknown:" + path_;
-}
-
 void DevicePoller::publish() {
-  Labels id{{"serial", serial_label()}};
   MetricSet set;
-  if (info_) add_drive_info(*info_, id, set);
-  set.gauge("nvme_up", "1 if the last poll of the drive succeeded, 0 otherwise.", id, up_ ? 1 : 0);
+  if (!identified()) {
+    // No serial to key series by: the path only, and nothing that could be
+    // mistaken for another drive's history.
+    add_unidentified_drive(path_, up_, set);
+    out_.publish(path_, set.take());
+    return;
+  }
+  Labels id{{"serial", info_->serial}};
+  add_drive_info(*info_, id, set);
+  add_up(id, up_, set);
   set.counter("nvmond_collections_total", "Polls of a drive that completed (ok or not).", id,
               static_cast<double>(polls_));
   set.gauge("nvmond_collection_duration_seconds", "Duration of the last poll of a drive.", id,

@@ -3,7 +3,13 @@
 // thread owned by this poller; the event loop only arms timers and publishes.
 // A command that has not returned by its deadline marks the device down
 // (reason "timeout") without waiting for it; a hung device therefore costs one
-// stuck thread and affects only its own series.
+// stuck thread and affects only its own series. That thread is remembered by
+// the device's path: a poller created later for the same path (a reload, a
+// rescan) starts no thread of its own until the stuck command returns, so
+// reloads never pile up threads on a hung device.
+//
+// A drive is labelled by its serial; one that never identified (or has an
+// empty serial) is reported only as nvme_up{path} and nvme_device_info{path}.
 //
 // Thread-safety: every public method is called on the event loop's thread.
 #include <boost/asio/io_context.hpp>
@@ -58,7 +64,8 @@ class DevicePoller {
   void on_deadline();
   void record_failure(const Error& error);
   void publish();
-  std::string serial_label() const;
+  void start_thread();
+  bool identified() const { return info_ && !info_->serial.empty(); }
 
   boost::asio::io_context& io_;
   std::string path_;
@@ -67,6 +74,9 @@ class DevicePoller {
   PublishedMetrics& out_;
   std::shared_ptr<int> token_ = std::make_shared<int>(0);
   std::shared_ptr<Worker> worker_;
+  // The abandoned thread of an earlier poller of this path, still stuck in a
+  // device command: this poller polls only once it has gone.
+  std::weak_ptr<const void> stuck_predecessor_;
   boost::asio::steady_timer tick_;
   boost::asio::steady_timer deadline_;
 

@@ -1,11 +1,39 @@
 #include "daemon/published_metrics.hpp"
 
+#include <prometheus/text_serializer.h>
+
 #include "daemon/metric_set.hpp"
 
 namespace nvmond {
+namespace {
+
+// The serializer's text for one family, split after its comment lines so
+// that families of the same name from several sources share one header.
+std::vector<std::pair<std::string, std::string>> render_families(const PublishedMetrics::Families& families) {
+  prometheus::TextSerializer serializer;
+  std::vector<std::pair<std::string, std::string>> out;
+  out.reserve(families.size());
+  for (const auto& fam : families) {
+    std::string text = serializer.Serialize({fam});
+    std::size_t pos = 0;
+    while (pos < text.size() && text.compare(pos, 2, "# ") == 0) {
+      auto nl = text.find('\n', pos);
+      pos = nl == std::string::npos ? text.size() : nl + 1;
+    }
+    out.emplace_back(text.substr(0, pos), text.substr(pos));
+  }
+  return out;
+}
+
+}  // namespace
 
 void PublishedMetrics::publish(const std::string& key, Families families) {
-  auto snapshot = std::make_shared<const Families>(std::move(families));
+  auto snapshot = std::make_shared<Snapshot>();
+  auto rendered = render_families(families);
+  for (std::size_t i = 0; i < families.size(); ++i) {
+    snapshot->text.push_back({families[i].name, std::move(rendered[i].first), std::move(rendered[i].second)});
+  }
+  snapshot->families = std::move(families);
   std::lock_guard lock(mu_);
   sources_[key] = std::move(snapshot);
 }
@@ -16,16 +44,49 @@ void PublishedMetrics::remove(const std::string& key) {
 }
 
 std::vector<prometheus::MetricFamily> PublishedMetrics::Collect() const {
-  std::vector<std::shared_ptr<const Families>> held;
+  std::vector<std::shared_ptr<const Snapshot>> held;
   {
     std::lock_guard lock(mu_);
     held.reserve(sources_.size());
-    for (const auto& [key, fams] : sources_) held.push_back(fams);
+    for (const auto& [key, snap] : sources_) held.push_back(snap);
   }
   std::vector<const Families*> parts;
   parts.reserve(held.size());
-  for (const auto& h : held) parts.push_back(h.get());
+  for (const auto& h : held) parts.push_back(&h->families);
   return merge_families(parts);
+}
+
+void PublishedMetrics::render(std::string& out) const {
+  std::vector<std::shared_ptr<const Snapshot>> held;
+  {
+    std::lock_guard lock(mu_);
+    held.reserve(sources_.size());
+    for (const auto& [key, snap] : sources_) held.push_back(snap);
+  }
+  // Family name -> its first header and every source's samples, in source
+  // order: the order merge_families() gives the serializer.
+  struct Merged {
+    const std::string* header = nullptr;
+    std::vector<const std::string*> samples;
+  };
+  std::map<std::string_view, Merged> by_name;
+  std::size_t size = 0;
+  for (const auto& snap : held) {
+    for (const auto& f : snap->text) {
+      auto& m = by_name[f.name];
+      if (m.header == nullptr) {
+        m.header = &f.header;
+        size += f.header.size();
+      }
+      m.samples.push_back(&f.samples);
+      size += f.samples.size();
+    }
+  }
+  out.reserve(out.size() + size);
+  for (const auto& [name, m] : by_name) {
+    out += *m.header;
+    for (const auto* s : m.samples) out += *s;
+  }
 }
 
 }  // namespace nvmond

@@ -1,7 +1,12 @@
 #pragma once
 // What a scrape reads. Pollers publish each device's families as an immutable
-// snapshot; Collect() (called on the web server's threads) only copies
-// shared_ptrs under a short lock and merges. No scrape ever waits on a device.
+// snapshot; a scrape only copies shared_ptrs under a short lock and merges.
+// No scrape ever waits on a device.
+//
+// Each snapshot is also rendered to exposition text when it is published
+// (once per poll), so a scrape concatenates pre-rendered text instead of
+// copying and serialising every series: at 64 drives that is the difference
+// between milliseconds and a fraction of one.
 #include <prometheus/collectable.h>
 
 #include <map>
@@ -20,10 +25,23 @@ class PublishedMetrics final : public prometheus::Collectable {
   // Drops a source that is gone (a removed device, a finished job).
   void remove(const std::string& key);
   std::vector<prometheus::MetricFamily> Collect() const override;
+  // Appends the text exposition of everything published: exactly what
+  // prometheus::TextSerializer makes of Collect(). Thread-safe.
+  void render(std::string& out) const;
 
  private:
+  // One family of one source: its "# HELP"/"# TYPE" lines and its samples.
+  struct RenderedFamily {
+    std::string name;
+    std::string header;
+    std::string samples;
+  };
+  struct Snapshot {
+    Families families;
+    std::vector<RenderedFamily> text;
+  };
   mutable std::mutex mu_;
-  std::map<std::string, std::shared_ptr<const Families>> sources_;
+  std::map<std::string, std::shared_ptr<const Snapshot>> sources_;
 };
 
 }  // namespace nvmond

@@ -47,9 +47,12 @@ struct IoCompletion {
 };
 
 struct EngineSetup {
-  std::string target;
-  bool direct = true;
-  bool writable = false;
+  std::string target;  // for messages only: engines never open it
+  // The target as the safety guard opened and approved it (read-only or
+  // read-write, O_DIRECT as the job asked), borrowed for setup(): an engine
+  // that does I/O on it keeps its own dup. -1 for engines that touch no real
+  // media.
+  int fd = -1;
   unsigned queue_depth = 1;
   // Aligned buffers owned by the runner, valid until the engine is destroyed.
   std::span<const iovec> buffers;
@@ -59,7 +62,11 @@ class IoEngine {
  public:
   virtual ~IoEngine() = default;
   virtual std::string_view name() const = 0;
-  // Opens the target, creates queues, registers buffers. Error names target.
+  // false only for engines whose I/O reaches no device or file (the simulated
+  // drive): the safety guard is skipped for them, and only for them.
+  virtual bool touches_real_media() const { return true; }
+  // Takes the target's descriptor, creates queues, registers buffers. Error
+  // names the target.
   virtual std::optional<Error> setup(const EngineSetup& setup) = 0;
   // Bytes addressable on the target (valid after setup()).
   virtual std::uint64_t target_size() const = 0;

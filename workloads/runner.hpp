@@ -22,7 +22,8 @@ namespace nvmond {
 
 class SafetyGuard;
 
-// Creates one engine per worker; called on the worker's own thread.
+// Creates one engine per worker, on the thread that calls run() (engines
+// create their queues in setup(), on the worker's own thread).
 using EngineFactory = std::function<std::unique_ptr<IoEngine>(const JobSpec&)>;
 
 struct RunHooks {
@@ -31,8 +32,10 @@ struct RunHooks {
 
 class JobRunner {
  public:
-  // `guard` must approve the target before any write (sim targets excepted);
-  // nullptr refuses every write job. Referenced objects must outlive run().
+  // `guard` opens and approves the target of every job, read or write, whose
+  // engines touch real media (IoEngine::touches_real_media); the engines get
+  // its descriptor, never the path. nullptr refuses every such job.
+  // Referenced objects must outlive run().
   JobRunner(JobSpec spec, EngineFactory factory, const SafetyGuard* guard, RunHooks hooks = {});
   ~JobRunner();
 

@@ -91,25 +91,36 @@ SafetyGuard::SafetyGuard(SafetyConfig config, SystemRoots roots)
     : config_(std::move(config)), roots_(std::move(roots)) {}
 
 std::optional<Error> SafetyGuard::check_write_target(const std::string& path) const {
+  const std::string full = normal_target_path(path);
+  if (place(full)) return check_file(full);
+  // O_PATH: no open side effect on any kind of file, never blocks.
+  UniqueFd probe(::open(full.c_str(), O_PATH | O_CLOEXEC));
   struct stat st{};
-  if (::stat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) return check_file(path);  // a file to be created
-    return refuse("unknown_device", fmt::format("{}: {}", path, std::strerror(errno)));
+  if (!probe.valid() || ::fstat(probe.get(), &st) != 0) {
+    if (errno == ENOENT) return check_file(full);  // names the allowed directories
+    return refuse("unknown_device", fmt::format("{}: {}", full, std::strerror(errno)));
   }
-  if (S_ISREG(st.st_mode)) return check_file(path);
+  if (S_ISREG(st.st_mode)) return check_file(full);
   if (!S_ISBLK(st.st_mode)) {
-    return refuse("unsupported_target", path + " is neither a block device nor a regular file");
+    return refuse("unsupported_target", full + " is neither a block device nor a regular file");
   }
-  const fs::path link = fs::path(roots_.sys) / "dev/block" /
-                        fmt::format("{}:{}", major(st.st_rdev), minor(st.st_rdev));
-  std::error_code ec;
-  const fs::path dev = fs::canonical(link, ec);
-  if (ec) return refuse("unknown_device", fmt::format("{}: no sysfs entry {}", path, link.string()));
-  return check_block_device(dev.filename().string(), path);
+  UniqueFd content(::open(full.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  if (!content.valid()) {
+    return refuse("unknown_device", fmt::format("{}: cannot read: {}", full, std::strerror(errno)));
+  }
+  return check_block_rdev(st.st_rdev, content.get(), full);
 }
 
 std::optional<Error> SafetyGuard::check_block_device(const std::string& name,
                                                      const std::string& content_path) const {
+  UniqueFd fd(::open(content_path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  if (!fd.valid()) {
+    return refuse("unknown_device", fmt::format("{}: cannot read {}: {}", name, content_path, std::strerror(errno)));
+  }
+  return check_block_content(name, fd.get());
+}
+
+std::optional<Error> SafetyGuard::check_block_content(const std::string& name, int content_fd) const {
   std::error_code ec;
   const fs::path classes = fs::path(roots_.sys) / "class/block";
   const fs::path base = classes / name;
@@ -180,14 +191,9 @@ std::optional<Error> SafetyGuard::check_block_device(const std::string& name,
   }
 
   std::vector<std::byte> head(68 * 1024);
-  const int fd = ::open(content_path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    return refuse("unknown_device", fmt::format("{}: cannot read {}: {}", name, content_path, std::strerror(errno)));
-  }
-  const ssize_t got = ::pread(fd, head.data(), head.size(), 0);
-  ::close(fd);
+  const ssize_t got = ::pread(content_fd, head.data(), head.size(), 0);
   if (got < 0) {
-    return refuse("unknown_device", fmt::format("{}: reading {}: {}", name, content_path, std::strerror(errno)));
+    return refuse("unknown_device", fmt::format("{}: reading its first bytes: {}", name, std::strerror(errno)));
   }
   head.resize(static_cast<std::size_t>(got));
   if (auto sig = find_signature(head)) {
@@ -197,7 +203,9 @@ std::optional<Error> SafetyGuard::check_block_device(const std::string& name,
   // A loop device is the file behind it.
   const std::string backing = read_line(base / "loop/backing_file");
   if (!backing.empty()) {
-    if (auto e = check_file(backing)) {
+    // Writes go to the file behind it, so that file is judged (the loop
+    // device itself being the one thing allowed to be backed by it).
+    if (auto e = check_file_at(backing, false)) {
       return refuse(e->reason.c_str(), fmt::format("{}: loop device over {}", name, e->message));
     }
     return std::nullopt;
@@ -217,33 +225,93 @@ std::optional<Error> SafetyGuard::check_block_device(const std::string& name,
 }
 
 std::optional<Error> SafetyGuard::check_file(const std::string& path) const {
-  std::error_code ec;
-  fs::path p = fs::absolute(path, ec);
-  // Resolve what exists (symlinks, ..) so a link cannot lead out of a directory.
-  fs::path resolved = fs::weakly_canonical(p, ec);
-  if (ec) return refuse("outside_allowed_dirs", path + ": cannot resolve path");
-  const std::string full = resolved.string();
-  bool inside = false;
+  return check_file_at(path, true);
+}
+
+std::optional<SafetyGuard::Placement> SafetyGuard::place(const std::string& full) const {
   for (const auto& d : config_.allow_dirs) {
-    const fs::path dir = fs::weakly_canonical(d, ec);
-    if (ec) continue;
-    std::string prefix = dir.string();
-    if (prefix.back() != '/') prefix += '/';
-    if (full.size() > prefix.size() && full.compare(0, prefix.size(), prefix) == 0) inside = true;
-  }
-  if (!inside) {
-    return refuse("outside_allowed_dirs", fmt::format("{} is outside [safety] allow_dirs", full));
-  }
-  std::ifstream in(fs::path(roots_.proc) / "swaps");
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string dev;
-    fields >> dev;
-    if (dev == full) return refuse("swap", full + " is an active swap file");
+    std::error_code ec;
+    // As configured, and with the operator's own symlinks resolved (the
+    // directory is trusted; only what lies below it is opened without links).
+    for (fs::path dir : {fs::path(d).lexically_normal(), fs::canonical(d, ec)}) {
+      std::string prefix = dir.string();
+      if (prefix.empty()) continue;
+      if (prefix.back() != '/') prefix += '/';
+      if (full.size() > prefix.size() && full.compare(0, prefix.size(), prefix) == 0) {
+        return Placement{d, full.substr(prefix.size())};
+      }
+    }
   }
   return std::nullopt;
+}
+
+std::optional<Error> SafetyGuard::check_file_at(const std::string& path, bool refuse_loop_backing) const {
+  const std::string full = normal_target_path(path);
+  const auto where = place(full);
+  if (!where) return refuse("outside_allowed_dirs", fmt::format("{} is outside [safety] allow_dirs", full));
+  UniqueFd dir(::open(where->dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!dir.valid()) {
+    return refuse("outside_allowed_dirs",
+                  fmt::format("{}: allowed directory {}: {}", full, where->dir, std::strerror(errno)));
+  }
+  UniqueFd fd(open_beneath(dir.get(), where->relative, O_PATH));
+  if (!fd.valid()) {
+    const int err = -fd.release();
+    if (err == ENOENT) {  // would be created
+      if (is_swap(full, nullptr)) return refuse("swap", full + " is an active swap file");
+      return std::nullopt;
+    }
+    return beneath_refusal(full, where->dir, err);
+  }
+  struct stat st{};
+  if (::fstat(fd.get(), &st) != 0) return refuse("io", fmt::format("stat of {}: {}", full, std::strerror(errno)));
+  if (!S_ISREG(st.st_mode)) return refuse("unsupported_target", full + " is not a regular file");
+  return check_regular(st, full, refuse_loop_backing);
+}
+
+std::optional<Error> SafetyGuard::check_regular(const struct stat& st, const std::string& shown,
+                                                bool refuse_loop_backing) const {
+  if (st.st_nlink > 1) {
+    return refuse("hard_link", fmt::format("{} has {} hard links; another one may lie outside [safety] allow_dirs",
+                                           shown, st.st_nlink));
+  }
+  if (is_swap(shown, &st)) return refuse("swap", shown + " is an active swap file");
+  if (refuse_loop_backing) {
+    if (auto loop = loop_backed_by(st.st_dev, st.st_ino)) {
+      return refuse("loop_backing", fmt::format("{} backs loop device {} (and what is mounted from it); "
+                                                "detach it first (losetup -d)", shown, *loop));
+    }
+  }
+  return std::nullopt;
+}
+
+Error SafetyGuard::beneath_refusal(const std::string& full, const std::string& dir, int err) {
+  if (err == ELOOP) {
+    return refuse("symlink", fmt::format("{}: a symlink on the way below {}; symlinks inside [safety] "
+                                         "allow_dirs are never followed", full, dir));
+  }
+  if (err == EXDEV) {
+    return refuse("outside_allowed_dirs", fmt::format("{}: crosses a mount point below {}; only the allowed "
+                                                      "directory's own filesystem is written", full, dir));
+  }
+  return refuse("io", fmt::format("opening {}: {}", full, std::strerror(err)));
+}
+
+bool SafetyGuard::is_swap(const std::string& full, const struct stat* st) const {
+  std::ifstream in(fs::path(roots_.proc) / "swaps");
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string name;
+    fields >> name;
+    if (name == full) return true;
+    struct stat s{};
+    if (st != nullptr && ::stat(name.c_str(), &s) == 0 && s.st_dev == st->st_dev && s.st_ino == st->st_ino) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace nvmond

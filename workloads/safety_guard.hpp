@@ -1,19 +1,37 @@
 #pragma once
-// Refuses destructive workloads on anything that might hold data. Before any
-// write, a block device must be: not mounted (itself, a partition, or an
-// LVM/MD/dm device stacked on it), not swap, without partitions or holders,
-// without a filesystem / partition-table / RAID / LVM signature, and its serial
-// (or WWID) must be in [safety] allow_serials. A loop device counts as the file
-// behind it. A regular file must lie inside one of [safety] allow_dirs and not
-// be an active swap file.
+// Decides which targets a job may touch, on the descriptor it will do its I/O
+// on: open_target() opens the target once, without blocking, checks what
+// fstat says of that descriptor, and hands the descriptor to the engines,
+// which never open the path again (no window between check and use).
+//
+// Writes. A block device (found by st_rdev of the opened descriptor, opened
+// O_EXCL so the kernel refuses it while mounted or claimed) must be: not
+// mounted (itself, a partition, or an LVM/MD/dm device stacked on it), not
+// swap, without partitions or holders, without a filesystem / partition-table
+// / RAID / LVM signature, and its serial (or WWID) must be in [safety]
+// allow_serials. A loop device counts as the file behind it. A regular file
+// must lie inside one of [safety] allow_dirs: it is opened relative to the
+// allowed directory with openat2(RESOLVE_BENEATH|NO_SYMLINKS|NO_MAGICLINKS|
+// NO_XDEV) (an O_NOFOLLOW walk on kernels without openat2), so no symlink,
+// ".." or mount point inside the directory is followed; it must have one
+// link (st_nlink == 1), back no loop device (LOOP_GET_STATUS64 inode of every
+// attached loop device) and not be active swap. A missing file is created
+// with O_EXCL there.
+// Reads. Regular files, block devices and NVMe generic namespaces (ngXnY)
+// only: FIFOs, sockets and other character devices can block forever.
+// Every open is O_NONBLOCK (a FIFO cannot hang the caller); O_NONBLOCK is
+// cleared and O_DIRECT set afterwards.
 //
 // [safety]
 // allow_serials = ["S4EWNX0R123456"]   # drives handed over for destructive tests
 // allow_dirs = ["/var/lib/nvmond/scratch"]  # where file targets may be written
 //
-// The sysfs, procfs roots are injectable so tests run on fake trees. Reads only;
-// thread-safe (no mutable state).
+// The sysfs, procfs roots are injectable so tests run on fake trees. Thread-
+// safe (no mutable state).
+#include <sys/stat.h>
+
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -21,6 +39,7 @@
 
 #include "core/config_reader.hpp"
 #include "core/result.hpp"
+#include "workloads/checked_open.hpp"
 
 namespace nvmond {
 
@@ -42,14 +61,34 @@ struct SystemRoots {
 // at 64 KiB).
 std::optional<std::string> find_signature(std::span<const std::byte> head);
 
+// What a job asks of its target.
+struct TargetAccess {
+  bool write = false;
+  bool direct = true;           // O_DIRECT on the returned descriptor
+  std::uint64_t file_size = 0;  // file targets of writes: create (O_EXCL) or extend to this
+};
+
+// A target opened once and approved on its descriptor.
+struct CheckedTarget {
+  UniqueFd fd;
+  bool block_device = false;
+};
+
 class SafetyGuard {
  public:
   explicit SafetyGuard(SafetyConfig config, SystemRoots roots = {});
 
-  // nullopt: writing to `path` is allowed. Otherwise Error.reason is one of
-  // "mounted", "swap", "holder", "has_partitions", "partition", "signature",
-  // "no_serial", "not_allowed", "outside_allowed_dirs", "unknown_device",
-  // "unsupported_target", and the message names the device and the cause.
+  // Opens `path` for the job and checks the descriptor (see the top). An
+  // Error.reason is one of "mounted", "swap", "holder", "has_partitions",
+  // "partition", "signature", "no_serial", "not_allowed", "busy",
+  // "outside_allowed_dirs", "symlink", "hard_link", "loop_backing",
+  // "would_block", "unknown_device", "unsupported_target", "io", and the
+  // message names the target and the cause. Nothing is written before the
+  // checks pass (a new file is created empty, then extended).
+  Result<CheckedTarget> open_target(const std::string& path, const TargetAccess& access) const;
+
+  // The same judgement of a write target without opening it for writing (a
+  // dry run: what open_target would refuse today, for messages and tests).
   std::optional<Error> check_write_target(const std::string& path) const;
 
   // The two halves, for tests on fake trees: a block device by its kernel name
@@ -58,8 +97,35 @@ class SafetyGuard {
   std::optional<Error> check_file(const std::string& path) const;
 
  private:
+  // A path inside one of allow_dirs, lexically: the directory and the rest.
+  struct Placement {
+    std::string dir;
+    std::string relative;
+  };
+  std::optional<Placement> place(const std::string& full) const;
+  std::optional<Error> check_file_at(const std::string& path, bool refuse_loop_backing) const;
+  // What fstat says of an open regular file inside allow_dirs.
+  std::optional<Error> check_regular(const struct stat& st, const std::string& shown,
+                                     bool refuse_loop_backing) const;
+  std::optional<Error> check_block_rdev(dev_t rdev, int content_fd, const std::string& shown) const;
+  std::optional<Error> check_block_content(const std::string& name, int content_fd) const;
+  std::optional<std::string> loop_backed_by(dev_t dev, ino_t ino) const;
+  bool is_swap(const std::string& full, const struct stat* st) const;
+  bool is_nvme_generic(dev_t rdev) const;
+  // The refusal for open_beneath's -errno `err` on `full` below `dir`.
+  static Error beneath_refusal(const std::string& full, const std::string& dir, int err);
+
+  Result<CheckedTarget> open_file_for_write(const Placement& where, const std::string& full,
+                                            const TargetAccess& access) const;
+  Result<CheckedTarget> open_device_for_write(const std::string& full, const TargetAccess& access) const;
+  Result<CheckedTarget> open_for_read(const std::string& full, const TargetAccess& access) const;
+
   SafetyConfig config_;
   SystemRoots roots_;
 };
+
+// `path` made absolute and lexically normal ("..", "." and "//" folded, no
+// symlink followed): the name the guard judges and reports.
+std::string normal_target_path(const std::string& path);
 
 }  // namespace nvmond

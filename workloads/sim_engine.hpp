@@ -30,6 +30,7 @@ class SimEngine final : public IoEngine {
   SimEngine(std::shared_ptr<DriveModel> model, const Clock& clock, std::string serial);
 
   std::string_view name() const override { return "sim"; }
+  bool touches_real_media() const override { return false; }
   std::optional<Error> setup(const EngineSetup& setup) override;
   std::uint64_t target_size() const override;
   bool queue(IoUnit& unit) override;

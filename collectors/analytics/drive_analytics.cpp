@@ -1,5 +1,7 @@
 #include "collectors/analytics/drive_analytics.hpp"
 
+#include <fmt/chrono.h>
+
 #include "core/log.hpp"
 
 namespace nvmond {
@@ -64,9 +66,31 @@ Result<AnalyticsView> DriveAnalytics::update(const DriveInfo& info, const Health
                                              const AnalyticsConfig& config, const DriveRating& rating) {
   DriveKey key{info.serial, info.model};
   if (!key_ || !(*key_ == key)) {
-    if (auto r = restore(key); !r) return r.error();
+    if (auto r = restore(key); !r) {
+      thermal_ = ThermalDetector();
+      refresh_view(info, sample_of(snap), snap, config, rating, false);
+      return r.error();
+    }
   }
-  if (last_ && snap.taken <= last_->time) return view_;
+  if (last_ && snap.taken < last_->time) {
+    if (!clock_behind_) {
+      log::warn("drive {} ({}) at {}: clock reads {:%FT%TZ}, before the newest stored sample "
+                "({:%FT%TZ}); not recording history until it catches up",
+                info.serial, info.model, info.path, std::chrono::floor<std::chrono::seconds>(snap.taken),
+                std::chrono::floor<std::chrono::seconds>(last_->time));
+      clock_behind_ = true;
+    }
+    const std::uint64_t skipped = view_.skipped_clock_behind + 1;
+    if (view_.serial.empty() || !view_.history) refresh_view(info, *last_, snap, config, rating, true);
+    view_.skipped_clock_behind = skipped;
+    return view_;
+  }
+  if (clock_behind_) {
+    log::info("drive {} ({}) at {}: clock caught up with the stored history; recording again", info.serial,
+              info.model, info.path);
+    clock_behind_ = false;
+  }
+  if (last_ && snap.taken == last_->time) return view_;
 
   SampleRecord sample = sample_of(snap);
   sample.segment = 0;
@@ -88,23 +112,9 @@ Result<AnalyticsView> DriveAnalytics::update(const DriveInfo& info, const Health
   StoreStatus committed = store_.commit(record);
   last_ = sample;
 
-  WearInputs in;
-  in.latest = sample;
-  for (std::size_t w = 0; w < kWearWindows.size(); ++w) {
-    auto start = store_.first_sample_since(key, sample.segment, sample.time - kWearWindows[w].length);
-    if (start && *start) in.window_start[w] = **start;
-    else if (committed && !start) committed = start.error();
-  }
-  in.capacity_bytes = info.capacity_bytes;
-  in.rated = resolve_endurance(rating, info.model, info.capacity_bytes, snap.ocp);
-  in.config = config.wear;
-
   const bool was_over = view_.wear.over_rating;
-  view_.serial = info.serial;
-  view_.model = info.model;
-  view_.updated = snap.taken;
-  view_.wear = compute_wear(in);
-  view_.thermal = thermal_view(thermal_.state());
+  StoreStatus read = refresh_view(info, sample, snap, config, rating, true);
+  if (committed && !read) committed = read.error();
   if (view_.wear.over_rating && !was_over) {
     log::warn("drive {} ({}) at {}: written at {:.2f} DWPD over 7 days, above its rating of {:.2f} DWPD ({})",
               info.serial, info.model, info.path, view_.wear.windows[kRecentWindow].dwpd.value_or(0),
@@ -113,6 +123,31 @@ Result<AnalyticsView> DriveAnalytics::update(const DriveInfo& info, const Health
   }
   if (!committed) return committed.error();
   return view_;
+}
+
+StoreStatus DriveAnalytics::refresh_view(const DriveInfo& info, const SampleRecord& sample,
+                                         const HealthSnapshot& snap, const AnalyticsConfig& config,
+                                         const DriveRating& rating, bool history) {
+  StoreStatus read = std::monostate{};
+  WearInputs in;
+  in.latest = sample;
+  for (std::size_t w = 0; history && w < kWearWindows.size(); ++w) {
+    // A failed read leaves the window empty.
+    auto start = store_.first_sample_since(*key_, sample.segment, sample.time - kWearWindows[w].length);
+    if (start && *start) in.window_start[w] = **start;
+    else if (!start && read) read = start.error();
+  }
+  in.capacity_bytes = info.capacity_bytes;
+  in.rated = resolve_endurance(rating, info.model, info.capacity_bytes, snap.ocp);
+  in.config = config.wear;
+
+  view_.serial = info.serial;
+  view_.model = info.model;
+  view_.updated = sample.time;
+  view_.history = history;
+  view_.wear = compute_wear(in);
+  view_.thermal = thermal_view(thermal_.state());
+  return read;
 }
 
 }  // namespace nvmond

@@ -36,7 +36,14 @@ struct ThermalView {
 struct AnalyticsView {
   std::string serial;
   std::string model;
-  WallTime updated{};  // time of the snapshot behind this view
+  WallTime updated{};  // time of the sample behind this view
+  // False while the drive's history could not be read: the view then says
+  // only what one snapshot can (lifetime rates, rating), no windows, no
+  // thermal state.
+  bool history = true;
+  // Snapshots dated before the newest stored sample (the clock stepped
+  // back): not stored, the view stays at the newest stored sample.
+  std::uint64_t skipped_clock_behind = 0;
   WearView wear;
   ThermalView thermal;
 };
@@ -46,10 +53,14 @@ class DriveAnalytics {
   explicit DriveAnalytics(Store& store) : store_(store) {}
 
   // The first call for a drive identity (serial + model) restores its state
-  // from the Store, whatever its path now. A snapshot not newer than the last
-  // one is ignored. On a store error the in-memory analytics still advance
-  // and view() holds the new view; the error (with context) is returned so
-  // the daemon can count it.
+  // from the Store, whatever its path now; until that succeeds view() holds
+  // a snapshot-only view (history false) and the restore is retried on the
+  // next call. A snapshot dated before the newest stored sample (a clock
+  // stepped back) is counted, logged once, and neither stored nor analysed:
+  // the view stays at the newest stored sample, so no counter goes back. On
+  // a store error the in-memory analytics still advance and view() holds the
+  // new view; the error (with context) is returned so the daemon can count
+  // it. view() always names the drive.
   Result<AnalyticsView> update(const DriveInfo& info, const HealthSnapshot& snap,
                                const AnalyticsConfig& config, const DriveRating& rating = {});
 
@@ -57,11 +68,15 @@ class DriveAnalytics {
 
  private:
   StoreStatus restore(const DriveKey& key);
+  // Recomputes the view as of `sample`; `history` false: without the store.
+  StoreStatus refresh_view(const DriveInfo& info, const SampleRecord& sample, const HealthSnapshot& snap,
+                           const AnalyticsConfig& config, const DriveRating& rating, bool history);
 
   Store& store_;
   std::optional<DriveKey> key_;  // set once restored
   std::optional<SampleRecord> last_;
   ThermalDetector thermal_;
+  bool clock_behind_ = false;  // for logging the state change once
   AnalyticsView view_;
 };
 

@@ -1,13 +1,52 @@
 #include "daemon/store/sqlite_util.hpp"
 
 #include <array>
+#include <cerrno>
 #include <fmt/core.h>
 
 namespace nvmond::sqlite {
 
+std::string reason_of_errno(int err) {
+  switch (err) {
+    case EROFS:
+    case EACCES:
+    case EPERM:
+      return "read_only";
+    case ENOSPC:
+    case EDQUOT:
+      return "full";
+    default:
+      return "io";
+  }
+}
+
+namespace {
+std::string reason_of(sqlite3* db) {
+  if (db == nullptr) return "io";
+  switch (sqlite3_errcode(db)) {
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      return "corrupt";
+    case SQLITE_FULL:
+      return "full";
+    case SQLITE_READONLY:
+      return "read_only";
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return "locked";
+    default:
+      break;
+  }
+  // SQLite reports a file it may not create or write as CANTOPEN or IOERR;
+  // the system errno says why.
+  return reason_of_errno(sqlite3_system_errno(db));
+}
+
+}  // namespace
+
 Error error(sqlite3* db, std::string_view context) {
-  return Error{"store", fmt::format("{}: {} (sqlite error {})", context, sqlite3_errmsg(db),
-                                    sqlite3_extended_errcode(db))};
+  return Error{reason_of(db), fmt::format("{}: {} (sqlite error {})", context, sqlite3_errmsg(db),
+                                          sqlite3_extended_errcode(db))};
 }
 
 Result<std::monostate> exec(sqlite3* db, const char* sql, std::string_view context) {
@@ -15,7 +54,7 @@ Result<std::monostate> exec(sqlite3* db, const char* sql, std::string_view conte
   if (sqlite3_exec(db, sql, nullptr, nullptr, &msg) != SQLITE_OK) {
     std::string text = msg != nullptr ? msg : "unknown error";
     sqlite3_free(msg);
-    return Error{"store", fmt::format("{}: {}", context, text)};
+    return Error{reason_of(db), fmt::format("{}: {}", context, text)};
   }
   return std::monostate{};
 }

@@ -8,7 +8,10 @@
 // Thread-safety: implementations are safe to call from several poller threads
 // (SqliteStore serialises on one connection). Every write method is one
 // transaction: either all of a PollRecord lands or none of it.
-// Errors are values (reason "store", message with the drive and the operation).
+// Errors are values with the drive and the operation in the message. Reasons
+// an operator can act on: "corrupt", "full", "read_only", "locked"; anything
+// else is "io" (or "store" for a database this build refuses, e.g. a newer
+// schema).
 #include <cstdint>
 #include <optional>
 #include <string>

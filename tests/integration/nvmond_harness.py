@@ -3,10 +3,12 @@
 Waiting is always for an observable event (a log line, an HTTP answer, a
 metric value) with a deadline; never a bare sleep.
 """
+import base64
 import os
 import re
 import signal
 import socket
+import ssl
 import subprocess
 import tempfile
 import time
@@ -64,11 +66,31 @@ def has_series(metrics, name, **labels):
     return any(n == name and want <= set(l) for (n, l) in metrics)
 
 
+def make_tls_files(directory):
+    """A CA and a server certificate it signed for 127.0.0.1/localhost, made
+    with the openssl command: (ca.crt, server.crt, server.key) paths."""
+    def run(*args):
+        subprocess.run(["openssl", *args], cwd=directory, check=True, capture_output=True)
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=nvmond test CA",
+        "-keyout", "ca.key", "-out", "ca.crt")
+    run("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", "server.key",
+        "-out", "server.csr")
+    with open(os.path.join(directory, "san.ext"), "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
+    run("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+        "-days", "2", "-extfile", "san.ext", "-out", "server.crt")
+    return tuple(os.path.join(directory, n) for n in ("ca.crt", "server.crt", "server.key"))
+
+
 class Daemon:
-    def __init__(self, config_text, workdir=None):
+    def __init__(self, config_text, workdir=None, ca_file=None, auth=None):
+        """ca_file: scrape over https trusting this CA. auth: (user, password)."""
         self.dir = workdir or tempfile.mkdtemp(prefix="nvmond-it-")
         self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/metrics"
+        self.scheme = "https" if ca_file else "http"
+        self.url = f"{self.scheme}://127.0.0.1:{self.port}/metrics"
+        self.ssl_context = ssl.create_default_context(cafile=ca_file) if ca_file else None
+        self.auth = auth
         self.config = os.path.join(self.dir, "nvmond.toml")
         self.log_path = os.path.join(self.dir, "nvmond.log")
         self.write_config(config_text)
@@ -95,9 +117,21 @@ class Daemon:
         with open(self.log_path, "rb") as f:
             return f.read().decode(errors="replace")
 
+    def request(self, url=None, auth=None, headers=None, method="GET"):
+        """A urllib Request for the endpoint with this daemon's credentials (or `auth`)."""
+        req = urllib.request.Request(url or self.url, headers=headers or {}, method=method)
+        user_password = auth or self.auth
+        if user_password:
+            token = base64.b64encode(":".join(user_password).encode()).decode()
+            req.add_header("Authorization", f"Basic {token}")
+        return req
+
+    def open(self, req, timeout=5):
+        return urllib.request.urlopen(req, timeout=timeout, context=self.ssl_context)
+
     def try_scrape(self, timeout=5):
         try:
-            with urllib.request.urlopen(self.url, timeout=timeout) as r:
+            with self.open(self.request(), timeout=timeout) as r:
                 return r.read().decode()
         except OSError:
             return None

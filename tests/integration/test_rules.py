@@ -169,9 +169,13 @@ class RulesTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout)
         self.assertNotIn("FAILED", r.stdout, r.stdout)
 
-    def test_prometheus_example_config_is_valid(self):
-        r = promtool("check", "config", os.path.join(GRAFANA, "prometheus.yml"))
-        self.assertEqual(r.returncode, 0, r.stdout)
+    def test_prometheus_example_configs_are_valid(self):
+        # The single-host example, and the fleet's shard (file_sd, fleet
+        # rules) and global (federation) examples.
+        for name in ("prometheus.yml", "fleet/prometheus.yml", "fleet/global.yml"):
+            r = promtool("check", "config", os.path.join(GRAFANA, name))
+            self.assertEqual(r.returncode, 0, f"{name}: {r.stdout}")
+            self.assertIn("SUCCESS", r.stdout, name)
 
     def test_every_alert_is_labelled_annotated_and_tested(self):
         tested = set()

@@ -6,7 +6,7 @@
                                              answers its requests over QMP and writes
                                              DIR/results.json (exit 77: lab unavailable)
   lab.py check SCENARIO --results FILE       judges one scenario from results.json
-                                             (smart, failure, thermal, workload, all)
+                                             (smart, failure, thermal, workload, caps, all)
 
 Python 3 standard library only. See tests/lab/README.md.
 """
@@ -26,6 +26,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from lablib import checks, initramfs  # noqa: E402
+from lablib.unit_caps import setpriv_args, unit_capabilities  # noqa: E402
 from lablib.protocol import ConsoleParser  # noqa: E402
 from lablib.vm import Controller, Guest, LabError, make_image  # noqa: E402
 
@@ -84,6 +85,11 @@ def build_initramfs(out: Path, moddir: Path, nvmond: Path | None, nvmonctl: Path
         initramfs.add_binary(img, "/usr/sbin/nvmond", nvmond)
     if nvmonctl:
         initramfs.add_binary(img, "/usr/bin/nvmonctl", nvmonctl)
+    # util-linux's setpriv (busybox's applet has no --bounding-set) runs
+    # nvmond with the unit's capability bounding set; without it the guest
+    # runs nvmond unrestricted and lab_caps fails on its capabilities.
+    if shutil.which("setpriv"):
+        initramfs.add_binary(img, "/usr/lib/lab/setpriv", shutil.which("setpriv"))
     order = initramfs.module_load_order(moddir, MODULES)
     loaded = []
     for rel in order:
@@ -181,7 +187,8 @@ def boot_and_drive(args: argparse.Namespace, work: Path, results_path: Path) -> 
     t_start = time.monotonic()
     deadline = t_start + args.timeout
 
-    env = dict(GUEST_ENV, HAVE_NVMOND="1" if nvmond else "0")
+    env = dict(GUEST_ENV, HAVE_NVMOND="1" if nvmond else "0",
+               UNIT_BOUNDING_SET=setpriv_args(unit_capabilities()))
     if args.workload_cmd:
         env["WORKLOAD_CMD"] = args.workload_cmd
     elif nvmonctl:

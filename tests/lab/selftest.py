@@ -148,6 +148,16 @@ CASES: list[tuple[str, Callable[[dict], None], str]] = [
     ("nvmonctl run-job exited non-zero", set_rc("workload", 3), "workload"),
     ("no summary from the job", edit_text("workload", r"bytes_written=\d+", "bytes_written="),
      "workload"),
+    # nvmond as root with every capability (setpriv missing or ignored).
+    ("nvmond ran with more than the unit's capabilities",
+     edit_text("caps.nvmond", r"CapEff:\s*\S+", "CapEff:\t000001ffffffffff"), "caps"),
+    ("the bounding set was not the unit's",
+     edit_text("caps.nvmond", r"CapBnd:\s*\S+", "CapBnd:\t0000000000220000"), "caps"),
+    ("the capabilities of another process", edit_text("caps.nvmond", r"Name:\s*\S+", "Name:\tsetpriv"),
+     "caps"),
+    ("a drive not read under the unit's capabilities",
+     edit_metric("metrics.A", "nvme_up", {"serial": S1}, set_value(0)), "caps"),
+    ("no capability evidence", drop_block("caps.nvmond"), "caps"),
 ]
 
 
@@ -161,7 +171,7 @@ def main() -> int:
         return 1
     base = json.loads(FIXTURE.read_text())
     bad = 0
-    for scenario in ("boot", "smart", "thermal", "failure", "workload"):
+    for scenario in ("boot", "smart", "thermal", "failure", "workload", "caps"):
         rep = outcome(base, scenario)
         if not rep.ok:
             bad += 1

@@ -55,10 +55,20 @@ rescan_interval = "2s"
 devices = "all"
 EOF
   block nvmond.toml cat /etc/nvmond.toml
-  nvmond --config /etc/nvmond.toml 2>/tmp/nvmond.log &
+  $AS_UNIT nvmond --config /etc/nvmond.toml 2>/tmp/nvmond.log &
   NVMOND_PID=$!
   echo "LAB: nvmond-started pid=$NVMOND_PID"
 }
+
+# nvmond and the workload run with the capabilities the systemd unit leaves
+# them (its CapabilityBoundingSet, from the host): root whose bounding set
+# holds only those, so every exec gets them and no more. util-linux's setpriv
+# by its path: busybox's shell would run its own setpriv applet, which has no
+# --bounding-set.
+AS_UNIT=
+if [ -n "$UNIT_BOUNDING_SET" ] && [ -x /usr/lib/lab/setpriv ]; then
+  AS_UNIT="/usr/lib/lab/setpriv --bounding-set=$UNIT_BOUNDING_SET --inh-caps=-all"
+fi
 
 both_up() { metric_is 1 nvme_up serial="$S0" && [ "$(mval nvme_up serial="$S1")" = 1 ]; }
 
@@ -77,6 +87,8 @@ if [ "$HAVE_NVMOND" = 1 ]; then
   start_nvmond
   # nvmond started after smart.A1, so its first poll already sees the write.
   wait_until 60 both_up || echo "LAB: fail nvmond never reported both drives up"
+  # Serving by now, so setpriv has long exec'd nvmond: these are nvmond's own.
+  block caps.nvmond grep -E '^(Name|CapPrm|CapEff|CapBnd|CapAmb):' /proc/$NVMOND_PID/status
   block metrics.A cat /tmp/metrics.txt
   for d in $D0 $D1; do block "smart.A2.$d" smart $d; done
 fi
@@ -89,7 +101,7 @@ fi
 if [ -n "$WORKLOAD_CMD" ]; then
   echo "LAB: phase W"
   for d in $D0 $D1; do block "smart.W0.$d" smart $d; done
-  block workload sh -c "$WORKLOAD_CMD"
+  block workload $AS_UNIT sh -c "$WORKLOAD_CMD"
   for d in $D0 $D1; do block "smart.W1.$d" smart $d; done
 fi
 

@@ -422,10 +422,14 @@ def check_boot(lab: Lab, rep: Report) -> None:
         rep.info(f"guest reported in phase {f['phase']}: {f['text']}")
 
 
+# Scenarios in their own modules use Lab, Report and _guard from above.
+from .caps_check import check_caps  # noqa: E402
+
 SCENARIOS: dict[str, Callable[[dict], Report]] = {
     "boot": check_boot,
     "smart": check_smart,
     "thermal": check_thermal,
     "failure": check_failure,
     "workload": check_workload,
+    "caps": check_caps,
 }

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <future>
+#include <map>
 
 #include "daemon/poller.hpp"
 
@@ -67,6 +69,115 @@ TEST(DevicePoller, AbandonedThreadNeverRunsTheObserver) {
   // The thread drops the last reference to the device when it exits.
   ASSERT_EQ(destroyed.get_future().wait_for(10s), std::future_status::ready);
   EXPECT_EQ(observer_calls.load(), 0);
+}
+
+// Answers identify with `serial` (an error when nullopt), SMART with zeros.
+class ScriptedDevice final : public Device {
+ public:
+  ScriptedDevice(std::optional<std::string> serial, std::atomic<int>& calls) : serial_(std::move(serial)), calls_(calls) {}
+  Result<DriveInfo> identify() override {
+    ++calls_;
+    if (!serial_) return Error{"io", "fake:noid: identify: injected failure"};
+    DriveInfo d;
+    d.serial = *serial_;
+    d.model = "Fake";
+    d.path = "fake:noid";
+    return d;
+  }
+  Result<SmartLog> read_smart() override { return SmartLog{}; }
+  Result<std::optional<OcpSmartLog>> read_ocp() override { return std::optional<OcpSmartLog>{}; }
+  Result<TemperatureThresholds> read_temperature_thresholds() override { return TemperatureThresholds{}; }
+
+ private:
+  std::optional<std::string> serial_;
+  std::atomic<int>& calls_;
+};
+
+std::size_t threads_now() {
+  return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator("/proc/self/task"),
+                                                std::filesystem::directory_iterator{}));
+}
+
+// name -> label sets, of everything published.
+std::multimap<std::string, std::map<std::string, std::string>> series(const PublishedMetrics& out) {
+  std::multimap<std::string, std::map<std::string, std::string>> s;
+  for (const auto& f : out.Collect()) {
+    for (const auto& m : f.metric) {
+      std::map<std::string, std::string> labels;
+      for (const auto& l : m.label) labels[l.name] = l.value;
+      s.emplace(f.name, labels);
+    }
+  }
+  return s;
+}
+
+TEST(DevicePoller, APollerForAPathWithAStuckThreadWaitsForItInsteadOfStartingAnother) {
+  boost::asio::io_context io;
+  PublishedMetrics out;
+  ManualClock clock;  // to_real() is zero: every run_one() is the next tick
+  std::promise<void> entered, release, destroyed;
+  auto first = std::make_unique<DevicePoller>(
+      io, "fake:stuck", std::make_unique<BlockingDevice>(entered, release.get_future().share(), destroyed),
+      PollSettings{1h, 1h}, clock, out, nullptr);
+  first->start();
+  io.run_one();
+  ASSERT_EQ(entered.get_future().wait_for(10s), std::future_status::ready);
+  first.reset();  // a reload while the device is in a command
+
+  std::atomic<int> calls{0};
+  const std::size_t threads_before = threads_now();
+  DevicePoller second(io, "fake:stuck", std::make_unique<ScriptedDevice>("SN-AGAIN", calls),
+                      PollSettings{1h, 1h}, clock, out, nullptr);
+  second.start();
+  for (int i = 0; i < 3; ++i) io.run_one();
+  EXPECT_EQ(threads_now(), threads_before) << "a second thread on a device known to hang";
+  EXPECT_EQ(calls.load(), 0);
+  EXPECT_FALSE(second.up());
+  EXPECT_EQ(second.last_error_reason(), "timeout");
+
+  release.set_value();  // the stuck command returns; its thread exits
+  ASSERT_EQ(destroyed.get_future().wait_for(10s), std::future_status::ready);
+  const auto give_up = std::chrono::steady_clock::now() + 10s;
+  while (calls.load() == 0 && std::chrono::steady_clock::now() < give_up) io.run_one();
+  EXPECT_GE(calls.load(), 1) << "polling resumes once the stuck thread is gone";
+}
+
+TEST(DevicePoller, ADriveThatNeverIdentifiedIsReportedByItsPathOnly) {
+  boost::asio::io_context io;
+  PublishedMetrics out;
+  SystemClock clock;
+  std::atomic<int> calls{0};
+  DevicePoller poller(io, "fake:noid", std::make_unique<ScriptedDevice>(std::nullopt, calls),
+                      PollSettings{1h, 1h}, clock, out, nullptr);
+  poller.start();
+  io.run_one();  // the tick
+  io.run_one();  // the outcome
+  ASSERT_EQ(calls.load(), 1);
+  const std::map<std::string, std::string> by_path{{"path", "fake:noid"}};
+  const std::multimap<std::string, std::map<std::string, std::string>> want{{"nvme_device_info", by_path},
+                                                                           {"nvme_up", by_path}};
+  EXPECT_EQ(series(out), want);
+}
+
+TEST(DevicePoller, ADriveWithAnEmptySerialIsReportedByItsPathAndGetsNoHistory) {
+  boost::asio::io_context io;
+  PublishedMetrics out;
+  SystemClock clock;
+  std::atomic<int> calls{0};
+  std::atomic<int> observed{0};
+  DevicePoller poller(io, "fake:noid", std::make_unique<ScriptedDevice>("", calls), PollSettings{1h, 1h}, clock,
+                      out, [&](const DriveInfo&, const HealthSnapshot&) {
+                        ++observed;
+                        return std::vector<prometheus::MetricFamily>{};
+                      });
+  poller.start();
+  io.run_one();
+  io.run_one();
+  EXPECT_TRUE(poller.up());
+  EXPECT_EQ(observed.load(), 0);
+  auto s = series(out);
+  EXPECT_EQ(s.size(), 2u);
+  for (const auto& [name, labels] : s) EXPECT_EQ(labels, (std::map<std::string, std::string>{{"path", "fake:noid"}})) << name;
 }
 
 }  // namespace

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Scrape latency of nvmond's /metrics at 64 simulated drives (issue 13: p99
+<= 10 ms on the project's 2-core machine). A benchmark, not a test: it prints
+numbers and the machine's load, and asserts nothing.
+
+Starts the built nvmond on loopback with 64 simulated drives polled every
+second, waits until every drive is published, then scrapes N times on one
+keep-alive connection as Prometheus does, once asking for gzip (Prometheus's
+default) and once for identity, interleaved, timing each request from send
+to the last byte read.
+
+  bench/scrape_latency.py [--build-dir build] [--drives 64] [--scrapes 1000]
+"""
+import argparse
+import gzip
+import http.client
+import os
+import re
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "integration"))
+
+
+def percentile(sorted_values, q):
+    return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
+
+
+def config(drives):
+    profiles = ["datacenter", "consumer", "consumer-heatsink", "generic"]
+    out = ['[daemon]\nlisten = "127.0.0.1:@PORT@"\nstate_dir = "@STATE@"\n',
+           '[collection]\npoll_interval = "1s"\n']
+    for i in range(drives):
+        out.append(f'[[sim]]\nname = "d{i}"\nserial = "BENCH-{i:03d}"\nprofile = "{profiles[i % 4]}"\n'
+                   f'write_rate = "{50 + i}MB"\nhas_ocp = true\n')
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build-dir", default="build")
+    ap.add_argument("--drives", type=int, default=64)
+    ap.add_argument("--scrapes", type=int, default=1000)
+    args = ap.parse_args()
+    os.environ.setdefault("NVMOND", os.path.join(args.build_dir, "nvmond"))
+    import nvmond_harness as h
+    h.NVMOND = os.environ["NVMOND"]
+
+    d = h.Daemon(config(args.drives)).start()
+    try:
+        h.wait_for(lambda: len(re.findall(r'^nvme_up\{serial="BENCH-\d+"\} 1$', d.scrape(), re.M)) == args.drives,
+                   60, f"{args.drives} drives up")
+        load_before = os.getloadavg()
+        conn = http.client.HTTPConnection("127.0.0.1", d.port, timeout=10)
+        times = {"gzip": [], "identity": []}
+        sizes = {}
+        for i in range(args.scrapes):
+            for enc in ("gzip", "identity"):
+                t0 = time.perf_counter()
+                conn.request("GET", "/metrics", headers={"Accept-Encoding": enc})
+                r = conn.getresponse()
+                body = r.read()
+                times[enc].append(time.perf_counter() - t0)
+                if r.status != 200:
+                    raise SystemExit(f"scrape {i} answered {r.status}")
+                sizes[enc] = len(body)
+                if enc == "gzip" and i == 0:
+                    text = gzip.decompress(body).decode()
+                    series = sum(1 for line in text.splitlines() if line and not line.startswith("#"))
+        conn.close()
+        load_after = os.getloadavg()
+        m = h.parse_metrics(d.scrape())
+        srv_sum = sum(v for (n, _), v in m.items() if n == "nvmond_http_request_duration_seconds_sum")
+        srv_count = sum(v for (n, _), v in m.items() if n == "nvmond_http_request_duration_seconds_count")
+    finally:
+        d.stop()
+
+    print(f"nvmond scrape latency: {args.drives} simulated drives, {series} series "
+          f"({series / args.drives:.0f} per drive), {args.scrapes} scrapes per encoding, one keep-alive connection")
+    for enc in ("gzip", "identity"):
+        t = sorted(times[enc])
+        print(f"  {enc:8s} {sizes[enc] / 1024:7.1f} KiB  p50 {percentile(t, 0.5) * 1e3:6.2f} ms  "
+              f"p99 {percentile(t, 0.99) * 1e3:6.2f} ms  max {t[-1] * 1e3:6.2f} ms  "
+              f"mean {statistics.mean(t) * 1e3:6.2f} ms")
+    print(f"  server side (nvmond_http_request_duration_seconds), all requests: mean "
+          f"{srv_sum / max(srv_count, 1) * 1e3:.2f} ms over {srv_count:.0f}")
+    print(f"  load average before {load_before[0]:.2f}, after {load_after[0]:.2f} on {os.cpu_count()} CPUs"
+          " (numbers from a busy machine are upper bounds)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+#include "daemon/metrics_endpoint.hpp"
+
+#include <prometheus/text_serializer.h>
+
+#include "core/build_info.hpp"
+
+namespace nvmond {
+namespace {
+
+// The text exposition format's content type, as Prometheus asks for it.
+constexpr const char* kExpositionType = "text/plain; version=0.0.4; charset=utf-8";
+
+std::string landing_page() {
+  return std::string("<!DOCTYPE html>\n<html><head><title>nvmond</title></head><body>\n<h1>nvmond ") +
+         build::kVersion +
+         "</h1>\n<p>NVMe health, wear and thermal-throttling exporter.</p>\n"
+         "<p><a href=\"metrics\">Metrics</a></p>\n</body></html>\n";
+}
+
+}  // namespace
+
+MetricsEndpoint::MetricsEndpoint(std::shared_ptr<prometheus::Registry> self,
+                                 std::shared_ptr<PublishedMetrics> published)
+    : self_(std::move(self)), published_(std::move(published)) {}
+
+std::string MetricsEndpoint::exposition() const {
+  std::string out = prometheus::TextSerializer().Serialize(self_->Collect());
+  published_->render(out);
+  return out;
+}
+
+http::Response MetricsEndpoint::operator()(const http::Request& req) const {
+  auto path = req.path();
+  bool known = path == "/metrics" || path == "/";
+  if (!known) return http::Response::text(404, "Not Found: nvmond serves /metrics\n");
+  if (req.method != "GET" && req.method != "HEAD") {
+    auto r = http::Response::text(405, "Method Not Allowed\n");
+    r.headers.emplace_back("Allow", "GET, HEAD");
+    return r;
+  }
+  http::Response r;
+  if (path == "/metrics") {
+    r.headers.emplace_back("Content-Type", kExpositionType);
+    r.body = exposition();
+  } else {
+    r.headers.emplace_back("Content-Type", "text/html; charset=utf-8");
+    r.body = landing_page();
+  }
+  return r;
+}
+
+}  // namespace nvmond

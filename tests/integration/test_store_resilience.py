@@ -1,0 +1,181 @@
+"""Monitoring survives the history store: a daemon started on a corrupt
+database, a read-only state directory or a full filesystem still polls and
+exports every drive, counts the failure in nvmond_store_errors_total, and
+writes history again once the cause is gone. Two daemons never share one
+state directory.
+
+The read-only and full cases mount a small tmpfs (root is needed: chmod does
+not stop root); they are skipped, saying so, where mounting is impossible.
+"""
+import contextlib
+import glob
+import os
+import sqlite3
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from nvmond_harness import Daemon, value, has_series, wait_for  # noqa: E402
+
+SERIALS = ["RS-A", "RS-B", "RS-C"]
+
+CONFIG = """
+[daemon]
+listen = "127.0.0.1:@PORT@"
+state_dir = "@STATE@"
+
+[collection]
+poll_interval = "200ms"
+command_timeout = "2s"
+""" + "".join(f"""
+[[sim]]
+name = "{s.lower()}"
+serial = "{s}"
+profile = "generic"
+write_rate = "100MB"
+""" for s in SERIALS)
+
+
+def all_up(m):
+    return all(has_series(m, "nvme_up", serial=s) and value(m, "nvme_up", serial=s) == 1 for s in SERIALS)
+
+
+def store_errors(m, reason=None):
+    return sum(v for (n, l), v in m.items()
+               if n == "nvmond_store_errors_total" and (reason is None or ("reason", reason) in l))
+
+
+def sample_rows(state):
+    db = os.path.join(state, "nvmond.db")
+    if not os.path.exists(db):
+        return 0
+    try:
+        # closing(): a connection left open would keep the daemon's last
+        # checkpoint from folding the WAL back into the file.
+        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)) as c:
+            return c.execute("SELECT count(*) FROM samples").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+@contextlib.contextmanager
+def state_on_tmpfs(test, d, options):
+    """Mounts a tmpfs on the daemon's state directory for the block; stops
+    the daemon and unmounts after it. Skips the test if mounting is impossible."""
+    state = os.path.join(d.dir, "state")
+    os.makedirs(state, exist_ok=True)
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", state], capture_output=True, text=True)
+    if r.returncode != 0:
+        test.skipTest(f"cannot mount a tmpfs ({options}) on the state directory (needs root): {r.stderr.strip()}")
+    try:
+        yield state
+    finally:
+        d.stop()
+        subprocess.run(["umount", "-l", state], capture_output=True)
+
+
+class StoreResilienceTest(unittest.TestCase):
+    def serve_all_drives_despite_the_store(self, d, reason):
+        m = d.wait_metric(lambda m: all_up(m) and store_errors(m, reason) > 0, 20,
+                          f"every drive up and a {reason} store error counted")
+        self.assertFalse(d.exited())
+        # Health metrics come from the drives, not the history.
+        for s in SERIALS:
+            self.assertGreater(value(m, "nvme_data_written_bytes_total", serial=s), 0)
+        return m
+
+    def test_corrupt_database_is_set_aside_and_a_fresh_one_started(self):
+        d = Daemon(CONFIG)
+        state = os.path.join(d.dir, "state")
+        os.makedirs(state)
+        garbage = b"this is not an SQLite database\n" * 200
+        with open(os.path.join(state, "nvmond.db"), "wb") as f:
+            f.write(garbage)
+        d.start()
+        try:
+            self.serve_all_drives_despite_the_store(d, "corrupt")
+            aside = glob.glob(os.path.join(state, "nvmond.db.corrupt-*"))
+            self.assertEqual(len(aside), 1, os.listdir(state))
+            with open(aside[0], "rb") as f:
+                self.assertEqual(f.read(), garbage, "the corrupt file must be kept as it was")
+            wait_for(lambda: sample_rows(state) >= len(SERIALS), 20, "samples in the fresh database")
+            self.assertEqual(d.log_text().count("history store failing"), 1, d.log_text())
+        finally:
+            d.stop()
+
+    def test_page_corruption_found_at_restart(self):
+        d = Daemon(CONFIG).start()
+        state = os.path.join(d.dir, "state")
+        try:
+            wait_for(lambda: sample_rows(state) >= 5 * len(SERIALS), 20, "some history")
+        finally:
+            self.assertEqual(d.stop(), 0)
+        db = os.path.join(state, "nvmond.db")
+        with open(db, "r+b") as f:
+            page = int.from_bytes(f.read(18)[16:18], "big")
+            size = os.path.getsize(db)
+            self.assertGreater(size, 2 * page)
+            f.seek(page)  # keep the header page: the damage is inside
+            f.write(b"\xa5" * (size - page))
+        d.start()
+        try:
+            m = self.serve_all_drives_despite_the_store(d, "corrupt")
+            self.assertEqual([(n, dict(l)) for (n, l) in m if ("serial", "") in l], [])
+            self.assertEqual(len(glob.glob(os.path.join(state, "nvmond.db.corrupt-*"))), 1, os.listdir(state))
+            wait_for(lambda: sample_rows(state) >= len(SERIALS), 20, "samples in the fresh database")
+        finally:
+            d.stop()
+
+    def test_read_only_state_directory(self):
+        d = Daemon(CONFIG)
+        with state_on_tmpfs(self, d, "ro,size=1m"):
+            d.start()
+            self.serve_all_drives_despite_the_store(d, "read_only")
+            # Logged once, not once per poll.
+            self.assertEqual(d.log_text().count("history store failing"), 1, d.log_text())
+
+    def test_full_filesystem_then_space_freed(self):
+        d = Daemon(CONFIG)
+        with state_on_tmpfs(self, d, "size=512k") as state:
+            filler = os.path.join(state, "filler")
+            fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+            try:
+                while True:
+                    os.write(fd, b"\0" * 4096)
+            except OSError:
+                pass  # ENOSPC: the filesystem is full
+            finally:
+                os.close(fd)
+            d.start()
+            self.serve_all_drives_despite_the_store(d, "full")
+            self.assertEqual(sample_rows(state), 0)
+            os.remove(filler)
+            wait_for(lambda: sample_rows(state) >= 2 * len(SERIALS), 45, "samples written after space was freed")
+            self.assertIn("history store recovered", d.log_text())
+            self.assertTrue(all_up(d.metrics()))
+
+    def test_second_daemon_on_the_same_state_directory_exits(self):
+        first = Daemon(CONFIG).start()
+        try:
+            second = Daemon(CONFIG)
+            with open(second.config, "w") as f:
+                with open(first.config) as g:
+                    f.write(g.read().replace(str(first.port), str(second.port)))
+            log = open(second.log_path, "ab")
+            from nvmond_harness import NVMOND
+            rc = subprocess.run([NVMOND, "--config", second.config], stdout=log, stderr=subprocess.STDOUT,
+                                timeout=20).returncode
+            log.close()
+            text = second.log_text()
+            self.assertNotEqual(rc, 0, text)
+            state = os.path.join(first.dir, "state")
+            self.assertIn(f"state_dir {state} is in use by another nvmond (pid {first.proc.pid})", text)
+            # The first one is untouched.
+            self.assertTrue(all_up(first.wait_metric(all_up, 10, "the first daemon still serving")))
+        finally:
+            first.stop()
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,68 @@
+// The exposition a scrape gets: pre-rendered snapshots give exactly the text
+// the serializer gives for the merged families; routes and methods.
+#include <gtest/gtest.h>
+
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+#include "daemon/metric_set.hpp"
+#include "daemon/metrics_endpoint.hpp"
+#include "daemon/published_metrics.hpp"
+
+namespace nvmond {
+namespace {
+
+PublishedMetrics::Families drive(const std::string& serial, double temp) {
+  MetricSet m;
+  m.gauge("nvme_up", "1 if the last poll succeeded.", {{"serial", serial}}, 1);
+  m.gauge("nvme_temperature_celsius", "Temperature.", {{"serial", serial}, {"sensor", "composite"}}, temp);
+  m.counter("nvme_data_written_bytes_total", "Written.", {{"serial", serial}}, 1.5e12);
+  return m.take();
+}
+
+TEST(PublishedMetrics, RendersWhatTheSerializerMakesOfTheMergedFamilies) {
+  PublishedMetrics p;
+  p.publish("b", drive("SN-B", 41.25));
+  p.publish("a", drive("SN-A", 38));
+  MetricSet job;
+  job.gauge("nvmond_workload_running", "1 while the job runs.", {{"workload", "w"}}, 1);
+  job.gauge("nvme_up", "other help", {{"serial", "SN-C"}}, 0);  // a family shared with the drives
+  p.publish("job:w", job.take());
+  std::string rendered;
+  p.render(rendered);
+  EXPECT_EQ(rendered, prometheus::TextSerializer().Serialize(p.Collect()));
+  EXPECT_NE(rendered.find("nvme_up{serial=\"SN-C\"} 0\n"), std::string::npos);
+  p.remove("a");
+  rendered.clear();
+  p.render(rendered);
+  EXPECT_EQ(rendered, prometheus::TextSerializer().Serialize(p.Collect()));
+  EXPECT_EQ(rendered.find("SN-A"), std::string::npos);
+}
+
+http::Request request(std::string method, std::string target) {
+  http::Request r;
+  r.method = std::move(method);
+  r.target = std::move(target);
+  return r;
+}
+
+TEST(MetricsEndpoint, ServesMetricsALandingPageAndNothingElse) {
+  auto self = std::make_shared<prometheus::Registry>();
+  auto published = std::make_shared<PublishedMetrics>();
+  published->publish("a", drive("SN-A", 40));
+  MetricsEndpoint e(self, published);
+  auto m = e(request("GET", "/metrics"));
+  EXPECT_EQ(m.status, 200);
+  EXPECT_NE(m.body.find("nvme_temperature_celsius{serial=\"SN-A\",sensor=\"composite\"} 40"), std::string::npos);
+  EXPECT_EQ(e(request("HEAD", "/metrics?x")).status, 200);
+  auto landing = e(request("GET", "/"));
+  EXPECT_EQ(landing.status, 200);
+  EXPECT_NE(landing.body.find("href=\"metrics\""), std::string::npos);
+  EXPECT_EQ(e(request("GET", "/metric")).status, 404);
+  auto post = e(request("POST", "/metrics"));
+  EXPECT_EQ(post.status, 405);
+  EXPECT_EQ(post.headers.back(), (std::pair<std::string, std::string>{"Allow", "GET, HEAD"}));
+}
+
+}  // namespace
+}  // namespace nvmond
