@@ -30,17 +30,29 @@ std::string read_line(const std::string& path) {
 
 Result<std::unique_ptr<DeviceTarget>> DeviceTarget::open(const std::string& path, const SafetyGuard& guard) {
   std::unique_ptr<DeviceTarget> t(new DeviceTarget(path, guard));
+  auto opened = guard.open_target(path, TargetAccess{true, true, 0});
+  if (opened) {
+    t->fd_ = std::move(opened->fd);
+  } else {
+    t->refusal_ = opened.error();
+  }
+  // A refused target is still named in the refusal: identify it by path,
+  // read-only, and never write to it.
+  UniqueFd probe;
+  if (!t->fd_.valid()) probe = UniqueFd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  const int fd = t->fd_.valid() ? t->fd_.get() : probe.get();
   struct stat st{};
-  if (::stat(path.c_str(), &st) != 0) return Error{"io", fmt::format("{}: {}", path, std::strerror(errno))};
+  if (fd < 0 || ::fstat(fd, &st) != 0) {
+    if (t->refusal_) return *t->refusal_;
+    return Error{"io", fmt::format("{}: {}", path, std::strerror(errno))};
+  }
   TargetIdentity& id = t->identity_;
   id.path = path;
   if (S_ISBLK(st.st_mode)) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return Error{"io", fmt::format("{}: {}", path, std::strerror(errno))};
     std::uint64_t size = 0;
-    const int rc = ::ioctl(fd, BLKGETSIZE64, &size);
-    ::close(fd);
-    if (rc != 0) return Error{"io", fmt::format("{}: reading its size: {}", path, std::strerror(errno))};
+    if (::ioctl(fd, BLKGETSIZE64, &size) != 0) {
+      return Error{"io", fmt::format("{}: reading its size: {}", path, std::strerror(errno))};
+    }
     id.capacity_bytes = size;
     const std::string name = path.substr(path.rfind('/') + 1);
     std::smatch m;
@@ -73,7 +85,10 @@ Result<std::unique_ptr<DeviceTarget>> DeviceTarget::open(const std::string& path
   return t;
 }
 
-Result<PurgeOutcome> DeviceTarget::purge() { return purge_target(path_, identity_.capacity_bytes); }
+Result<PurgeOutcome> DeviceTarget::purge() {
+  if (refusal_) return *refusal_;
+  return purge_target(fd_.get(), path_, identity_.capacity_bytes);
+}
 
 std::optional<HealthSample> DeviceTarget::health() {
   if (!nvme_) return std::nullopt;
@@ -115,7 +130,9 @@ JobSpec element_job(const Element& e, const std::string& path, std::uint64_t ran
 
 Result<Measurement> DeviceTarget::run(const Element& e, std::uint64_t range_bytes,
                                       std::optional<std::uint64_t> max_bytes) {
+  if (refusal_) return *refusal_;
   JobRunner runner(element_job(e, path_, range_bytes, max_bytes), default_engine_factory(), &guard_);
+  runner.use_approved_target(fd_.get());
   {
     std::lock_guard lock(mu_);
     if (stopped_) {

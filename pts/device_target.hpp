@@ -21,7 +21,8 @@ class DeviceTarget final : public TestTarget {
 
   TargetIdentity identity() const override { return identity_; }
   bool simulated() const override { return false; }
-  std::optional<Error> check_destructive() const override { return guard_.check_write_target(path_); }
+  // The guard's verdict on the descriptor opened once for the whole run.
+  std::optional<Error> check_destructive() const override { return refusal_; }
   Result<PurgeOutcome> purge() override;
   Result<Measurement> run(const Element& e, std::uint64_t range_bytes,
                           std::optional<std::uint64_t> max_bytes) override;
@@ -34,6 +35,12 @@ class DeviceTarget final : public TestTarget {
   std::string path_;
   const SafetyGuard& guard_;
   TargetIdentity identity_;
+  // Opened and approved once by the guard; every element, and the purge, use
+  // it. Holding it also holds a block device's O_EXCL claim for the whole
+  // run: nothing can mount it between rounds, and no round races the kernel's
+  // asynchronous release of the previous round's io_uring.
+  UniqueFd fd_;
+  std::optional<Error> refusal_;
   std::unique_ptr<LibnvmeDevice> nvme_;  // null unless an NVMe namespace
   std::mutex mu_;
   JobRunner* running_ = nullptr;  // guarded by mu_

@@ -68,10 +68,12 @@ std::optional<std::string> write_zeros(int fd, std::uint64_t bytes) {
 
 }  // namespace
 
-Result<PurgeOutcome> purge_target(const std::string& path, std::uint64_t bytes) {
+Result<PurgeOutcome> purge_target(int fd, const std::string& path, std::uint64_t bytes) {
+  // Zero-fill writes through the page cache, not O_DIRECT's alignment rules:
+  // its own descriptor to the same open file, without O_DIRECT.
   Fd f;
-  f.fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-  if (f.fd < 0) return Error{"io", fmt::format("purge {}: opening: {}", path, std::strerror(errno))};
+  f.fd = ::open(fmt::format("/proc/self/fd/{}", fd).c_str(), O_RDWR | O_CLOEXEC);
+  if (f.fd < 0) return Error{"io", fmt::format("purge {}: reopening the approved descriptor: {}", path, std::strerror(errno))};
   struct stat st{};
   ::fstat(f.fd, &st);
   std::string why;

@@ -14,6 +14,8 @@
 
 namespace nvmond {
 
-Result<PurgeOutcome> purge_target(const std::string& path, std::uint64_t bytes);
+// `fd`: the target, already opened read-write and approved by the safety
+// guard (borrowed); `path` only names it in messages.
+Result<PurgeOutcome> purge_target(int fd, const std::string& path, std::uint64_t bytes);
 
 }  // namespace nvmond

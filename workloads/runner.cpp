@@ -512,12 +512,20 @@ RunResult JobRunner::run() {
       result.failure = Error{"refused", spec_.target + ": job on real media without a safety guard"};
       return result;
     }
-    auto opened = guard_->open_target(spec_.target, TargetAccess{spec_.writes(), spec_.direct, spec_.file_size});
-    if (!opened) {
-      result.failure = opened.error();
-      return result;
+    if (approved_fd_ >= 0) {
+      target = UniqueFd(::fcntl(approved_fd_, F_DUPFD_CLOEXEC, 0));
+      if (!target.valid()) {
+        result.failure = Error{"io", fmt::format("{}: {}", spec_.target, std::strerror(errno))};
+        return result;
+      }
+    } else {
+      auto opened = guard_->open_target(spec_.target, TargetAccess{spec_.writes(), spec_.direct, spec_.file_size});
+      if (!opened) {
+        result.failure = opened.error();
+        return result;
+      }
+      target = std::move(opened->fd);
     }
-    target = std::move(opened->fd);
   }
 
   const std::uint64_t seed = static_cast<std::uint64_t>(

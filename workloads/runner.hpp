@@ -42,6 +42,11 @@ class JobRunner {
   // Blocks until the job is done. Per-I/O errors are counted, never fatal; a
   // refused target or a failed setup is reported in RunResult::failure.
   RunResult run();
+  // Before run(): do the job's I/O on `fd` (borrowed, must outlive run()), a
+  // descriptor the guard already opened and approved for this target, instead
+  // of asking the guard to open it again. A run of many jobs on one target
+  // (a PTS test) opens and checks it once.
+  void use_approved_target(int fd) { approved_fd_ = fd; }
   // Any thread: ask the workers to stop issuing and drain.
   void stop() { stop_.store(true, std::memory_order_relaxed); }
   // Any thread: the live view, at most about a second old.
@@ -55,6 +60,7 @@ class JobRunner {
   const SafetyGuard* guard_;
   RunHooks hooks_;
   std::atomic<bool> stop_{false};
+  int approved_fd_ = -1;
   mutable std::mutex snapshot_mu_;
   RunSnapshot snapshot_;
 };

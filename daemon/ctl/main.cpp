@@ -8,12 +8,15 @@
 //                                stdout. Exit codes: see workloads/run_job_cli.hpp
 //                                (0 ok, 1 refused/failed to start, 2 invalid file,
 //                                3 I/O errors or verify mismatches).
+//   nvmonctl report RUN [--html FILE]      a run's HTML report (daemon/ctl/report_commands.hpp)
+//   nvmonctl compare RUN RUN… [--html FILE] runs side by side, table and overlaid charts
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <iostream>
 
 #include "core/build_info.hpp"
+#include "daemon/ctl/report_commands.hpp"
 #include "daemon/config.hpp"
 #include "daemon/test_run_cli.hpp"
 #include "workloads/run_job_cli.hpp"
@@ -52,12 +55,16 @@ int main(int argc, char** argv) {
                      "close an unfinished run of this name as interrupted instead of resuming it");
   test_run->footer("Exit 0 completed, 1 refused or failed, 2 bad arguments or config.");
 
+  const nvmond::ReportCommands report_commands(app);
+
   CLI11_PARSE(app, argc, argv);
   if (*test_run) {
     const int rc = nvmond::test_run_command(test_args, std::cout, std::cerr);
     std::cout.flush();
     return rc;
   }
+
+  if (report_commands.selected()) return report_commands.run(std::cout, std::cerr);
 
   if (*check) return nvmond::check_config_command(check_path);
   if (*run_job) {

@@ -1,0 +1,38 @@
+#pragma once
+// `nvmonctl report` and `nvmonctl compare`, as functions of their arguments
+// and output streams (the CLI11 wiring lives in daemon/ctl/).
+//
+// RUN is a directory holding run.json (what `nvmonctl test run --out DIR`
+// writes) or the path of a run.json file. HTML goes to FILE, written
+// atomically; "-" writes it to `out`.
+//
+// Exit codes: 0 done; 1 the HTML file could not be written; 2 a RUN is
+// missing, unreadable or not a valid run.json (the message names the file
+// and the field).
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.hpp"
+
+namespace nvmond::report {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitWriteFailed = 1;
+inline constexpr int kExitBadRun = 2;
+
+// Renders DIR/run.json into DIR/report.html, for the writers of runs to call
+// when a run ends (`nvmonctl test run --out DIR`, the daemon's state
+// directory). nullopt on success.
+std::optional<Error> write_report_beside(const std::string& run_dir);
+
+// Without `html_path`: prints the run's summary line (the compare table) on `out`.
+int report_command(const std::string& run, const std::optional<std::string>& html_path, std::ostream& out,
+                   std::ostream& err);
+
+// Prints the comparison table on `out`; with `html_path` also writes the page.
+int compare_command(const std::vector<std::string>& runs, const std::optional<std::string>& html_path,
+                    std::ostream& out, std::ostream& err);
+
+}  // namespace nvmond::report

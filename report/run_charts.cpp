@@ -1,0 +1,318 @@
+#include "report/run_charts.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "report/markup.hpp"
+
+namespace nvmond::report {
+
+namespace {
+
+const std::string kSteadyColor = "#2ca02c";
+const std::string kThrottleColor = "#d62728";
+const std::string kBandColor = "#0072b2";
+
+bool is_test_round(const Round& r) { return r.phase.empty() || r.phase == "test"; }
+
+double round_value(const Round& r, bool bandwidth) { return bandwidth ? r.bytes_per_second : r.iops; }
+
+// The op a compare overlay follows: write when the runs write, else read.
+const OpStats* primary_op(const Ops& ops) { return ops.write ? &*ops.write : ops.read ? &*ops.read : nullptr; }
+
+struct Quantile {
+  const char* name;
+  double Latency::*field;
+};
+constexpr Quantile kQuantiles[] = {
+    {"p50", &Latency::p50}, {"p99", &Latency::p99}, {"p99.9", &Latency::p999}, {"p99.99", &Latency::p9999}};
+
+// The window, and with `bands` (a single run's IOPS chart) its average, the
+// ±10 %/±20 % bands and the fitted line.
+void add_steady_state(Chart& c, const RunRecord& run, const std::string& color, const std::string& label, bool bands) {
+  if (!run.steady_state) return;
+  const auto& s = *run.steady_state;
+  if (std::isnan(s.window_from) || std::isnan(s.window_to)) return;
+  const std::string who = label.empty() ? "" : label + ": ";
+  c.spans.push_back({"steady-state", who + (s.reached ? "steady-state window" : "last window (not steady)"),
+                     s.window_from, s.window_to, color, 0.22});
+  // Overlaid runs show only their windows: per-run averages and fits would bury the data.
+  if (!bands) return;
+  if (std::isfinite(s.average)) {
+    c.bands.push_back({"±20 % of window average", s.average * 0.8, s.average * 1.2, kBandColor, 0.08});
+    c.bands.push_back({"±10 % of window average", s.average * 0.9, s.average * 1.1, kBandColor, 0.14});
+    c.lines.push_back({"window average", s.average, false, color, Dash::dashed});
+  }
+  if (std::isfinite(s.slope) && std::isfinite(s.intercept)) {
+    Series fit{"fitted line over window", "#000000", {}, Dash::solid, false, 2.6};
+    fit.points = {{s.window_from, s.intercept + s.slope * s.window_from},
+                  {s.window_to, s.intercept + s.slope * s.window_to}};
+    c.series.push_back(std::move(fit));
+  }
+}
+
+// When a run ends: the latest of ended_at, the timeline and the rounds.
+double run_end(const RunRecord& run) {
+  double end = std::isfinite(run.duration_s) ? run.duration_s : 0.0;
+  if (!run.timeline.empty()) end = std::max(end, run.timeline.back().t);
+  for (const auto& r : run.rounds) {
+    if (std::isfinite(r.start) && std::isfinite(r.seconds)) end = std::max(end, r.start + r.seconds);
+  }
+  return end;
+}
+
+Chart chart(const std::string& id, std::string title, Axis x, Axis y) {
+  Chart c;
+  c.id = id;
+  c.title = std::move(title);
+  c.x = std::move(x);
+  c.y = std::move(y);
+  return c;
+}
+
+Axis round_axis() { return Axis{"Round", ScaleKind::linear, TickFormat::plain}; }
+
+Axis latency_axis() { return Axis{"Latency (log scale)", ScaleKind::log10, TickFormat::seconds}; }
+
+Axis rate_axis(bool bandwidth) {
+  return bandwidth ? Axis{"Throughput", ScaleKind::linear, TickFormat::bytes_per_second}
+                   : Axis{"IOPS (operations/s)", ScaleKind::linear, TickFormat::si};
+}
+
+bool has_values(const Series& s) {
+  return std::any_of(s.points.begin(), s.points.end(), [](const Point& p) { return std::isfinite(p.y); });
+}
+
+// Both time charts get the same x range and plot edge, so they align.
+Chart time_chart(const std::vector<RunView>& runs, const std::string& id, const std::string& title) {
+  Chart c = chart(id, title, Axis{"Elapsed time (h:mm)", ScaleKind::linear, TickFormat::elapsed}, Axis{});
+  c.height = 330;
+  double end = 0;
+  for (const auto& v : runs) end = std::max(end, run_end(*v.run));
+  c.x.max = resolve_axis(c.x, 0.0, end > 0 ? end : 1.0).hi;
+  c.x.min = 0.0;
+  c.plot_left = 124;  // room for "2.5 GB/s" and "100 °C" tick labels
+  return c;
+}
+
+void add_throttle_spans(Chart& c, const RunView& v, bool overlaid) {
+  if (!v.run->drive) return;
+  const double end = run_end(*v.run);
+  for (const auto& e : v.run->drive->throttle_events) {
+    if (std::isnan(e.start)) continue;
+    const std::string label = overlaid ? v.label + ": throttling" : "thermal throttling";
+    c.spans.push_back(
+        {"throttle", label, e.start, std::isnan(e.end) ? end : e.end, overlaid ? v.color : kThrottleColor, 0.18});
+  }
+}
+
+}  // namespace
+
+bool tracks_bandwidth(const RunRecord& run) {
+  if (run.steady_state && !run.steady_state->variable.empty()) return run.steady_state->variable != "iops";
+  return run.test == "throughput" || run.test == "slc" || run.test == "precondition" || run.test == "purge";
+}
+
+std::optional<Chart> throughput_per_round(const std::vector<RunView>& runs, const std::string& id) {
+  if (runs.empty()) return std::nullopt;
+  const bool bw = tracks_bandwidth(*runs.front().run);
+  const bool overlaid = runs.size() > 1;
+  Chart c = chart(id, bw ? "Throughput per round" : "IOPS per round", round_axis(), rate_axis(bw));
+  bool any = false;
+  for (const auto& v : runs) {
+    Series s{overlaid ? v.label : (bw ? "throughput" : "IOPS"), v.color, {}, Dash::solid, false, 1.6};
+    Series pre{overlaid ? v.label + " (preconditioning)" : "preconditioning", v.color, {}, Dash::dotted};
+    for (const auto& r : v.run->rounds) {
+      (is_test_round(r) ? s : pre).points.push_back({static_cast<double>(r.index), round_value(r, bw)});
+    }
+    s.markers = s.points.size() <= 60;
+    any = any || !s.points.empty();
+    if (!pre.points.empty()) c.series.push_back(std::move(pre));
+    if (!s.points.empty()) c.series.push_back(std::move(s));
+    add_steady_state(c, *v.run, overlaid ? v.color : kSteadyColor, overlaid ? v.label : "", !overlaid);
+  }
+  if (!any) return std::nullopt;
+  return c;
+}
+
+std::optional<Chart> steady_state_window(const RunRecord& run, const std::string& id) {
+  if (!run.steady_state || std::isnan(run.steady_state->window_from)) return std::nullopt;
+  const auto& ss = *run.steady_state;
+  const double len = ss.window_to - ss.window_from + 1;
+  double first = ss.window_from;
+  for (const auto& r : run.rounds) first = std::min(first, static_cast<double>(r.index));
+  const double from = std::max(first, ss.window_from - len), to = ss.window_to + 1;
+  const bool bw = tracks_bandwidth(run);
+  Chart c = chart(id, "Steady-state window", round_axis(), rate_axis(bw));
+  c.height = 340;
+  c.x.min = from;
+  c.x.max = to;
+  Series s{bw ? "throughput" : "IOPS", palette(0), {}, Dash::solid, true};
+  for (const auto& r : run.rounds) {
+    if (is_test_round(r) && r.index >= from && r.index <= to) s.points.push_back({double(r.index), round_value(r, bw)});
+  }
+  if (s.points.empty()) return std::nullopt;
+  c.series.push_back(std::move(s));
+  add_steady_state(c, run, kSteadyColor, "", true);
+  return c;
+}
+
+std::optional<Chart> latency_per_round(const std::vector<RunView>& runs, const std::string& id) {
+  const bool overlaid = runs.size() > 1;
+  Chart c = chart(id, "Latency per round", round_axis(), latency_axis());
+  for (const auto& v : runs) {
+    if (overlaid) {
+      for (const auto& q : {kQuantiles[1], kQuantiles[2]}) {
+        Series s{v.label + " " + q.name, v.color, {}, q.field == &Latency::p99 ? Dash::dashed : Dash::solid};
+        for (const auto& r : v.run->rounds) {
+          if (const OpStats* op = primary_op(r.ops)) s.points.push_back({double(r.index), op->latency.*q.field});
+        }
+        if (!s.points.empty()) c.series.push_back(std::move(s));
+      }
+      continue;
+    }
+    for (const char* op_name : {"write", "read"}) {
+      std::size_t qi = 0;
+      for (const auto& q : kQuantiles) {
+        Series s{
+            std::string(op_name) + " " + q.name, palette(qi++), {}, op_name[0] == 'w' ? Dash::solid : Dash::dashed};
+        for (const auto& r : v.run->rounds) {
+          const auto& op = op_name[0] == 'w' ? r.ops.write : r.ops.read;
+          if (op) s.points.push_back({double(r.index), op->latency.*q.field});
+        }
+        const bool plottable = std::any_of(s.points.begin(), s.points.end(), [](const Point& p) { return p.y > 0; });
+        if (plottable) c.series.push_back(std::move(s));
+      }
+    }
+    add_steady_state(c, *v.run, kSteadyColor, "", false);  // the window only: no IOPS lines on a latency axis
+  }
+  if (c.series.empty()) return std::nullopt;
+  return c;
+}
+
+std::optional<Chart> throughput_over_time(const std::vector<RunView>& runs, const std::string& id) {
+  const bool overlaid = runs.size() > 1;
+  Chart c = time_chart(runs, id, "Throughput over time");
+  c.y = rate_axis(true);
+  for (const auto& v : runs) {
+    Series s{overlaid ? v.label : "throughput", v.color, {}};
+    if (!v.run->timeline.empty()) {
+      for (const auto& p : v.run->timeline) s.points.push_back({p.t, p.bytes_per_second});
+    } else {
+      for (const auto& r : v.run->rounds) s.points.push_back({r.start + r.seconds / 2, r.bytes_per_second});
+    }
+    if (has_values(s)) c.series.push_back(std::move(s));
+    add_throttle_spans(c, v, overlaid);
+  }
+  if (c.series.empty()) return std::nullopt;
+  return c;
+}
+
+std::optional<Chart> temperature_over_time(const std::vector<RunView>& runs, const std::string& id) {
+  const bool overlaid = runs.size() > 1;
+  Chart c = time_chart(runs, id, "Composite temperature and throttling");
+  c.y = Axis{"Composite temperature (°C)", ScaleKind::linear, TickFormat::plain};
+  c.y.include_zero = false;
+  std::vector<double> seen;
+  for (const auto& v : runs) {
+    Series s{overlaid ? v.label : "composite temperature", v.color, {}};
+    if (!v.run->timeline.empty()) {
+      for (const auto& p : v.run->timeline) s.points.push_back({p.t, p.temperature_c});
+    } else {
+      for (const auto& r : v.run->rounds) {
+        if (r.temperature_c) s.points.push_back({r.start + r.seconds / 2, r.temperature_c->max});
+      }
+    }
+    if (has_values(s)) c.series.push_back(std::move(s));
+    add_throttle_spans(c, v, overlaid);
+    const auto& t = v.run->target;
+    for (const auto& [name, value, color] :
+         {std::tuple{"WCTEMP", t.warning_temp_c, "#e69f00"}, std::tuple{"CCTEMP", t.critical_temp_c, "#b00020"}}) {
+      if (!std::isfinite(value) || std::find(seen.begin(), seen.end(), value) != seen.end()) continue;
+      seen.push_back(value);
+      c.lines.push_back({std::string(name) + " " + num(value) + " °C", value, false, color, Dash::dashed});
+    }
+  }
+  if (c.series.empty()) return std::nullopt;
+  return c;
+}
+
+std::optional<Chart> latency_vs_queue_depth(const RunRecord& run, const std::string& id) {
+  // One line per block size and mix (and op), over total outstanding I/Os.
+  std::map<std::string, std::vector<const ElementResult*>> groups;
+  for (const auto& e : run.elements) {
+    groups[block_size(e.element.bs) + " " + num(e.element.read_pct) + "/" + num(100 - e.element.read_pct)].push_back(
+        &e);
+  }
+  Chart c = chart(id, "Latency vs queue depth",
+                  Axis{"Outstanding I/Os (threads × queue depth, log scale)", ScaleKind::log10, TickFormat::plain},
+                  latency_axis());
+  std::size_t color = 0;
+  for (const auto& [name, elems] : groups) {
+    for (const char* op_name : {"read", "write"}) {
+      Series mean{name + " " + op_name + " mean", palette(color), {}, Dash::solid, true};
+      Series tail{name + " " + op_name + " p99.9", palette(color), {}, Dash::dashed, true};
+      for (const auto* e : elems) {
+        const auto& op = op_name[0] == 'r' ? e->ops.read : e->ops.write;
+        if (!op) continue;
+        const double qd = e->element.threads * e->element.queue_depth;
+        mean.points.push_back({qd, op->latency.mean});
+        tail.points.push_back({qd, op->latency.p999});
+      }
+      if (mean.points.empty()) continue;
+      ++color;
+      for (auto* s : {&mean, &tail}) {
+        std::sort(s->points.begin(), s->points.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
+        c.series.push_back(std::move(*s));
+      }
+    }
+  }
+  if (c.series.empty()) return std::nullopt;
+  return c;
+}
+
+std::optional<Chart> latency_histogram(const RunRecord& run, const std::string& id) {
+  if (!run.histogram || run.histogram->counts.empty() || run.histogram->bounds_s.empty()) return std::nullopt;
+  Chart c = chart(id, "Latency distribution", Axis{"Latency bucket (upper bound)"},
+                  Axis{"I/Os (log scale)", ScaleKind::log10, TickFormat::si});
+  const auto& h = *run.histogram;
+  for (std::size_t i = 0; i < h.counts.size(); ++i) {
+    const bool overflow = i >= h.bounds_s.size();
+    c.bars.push_back({overflow ? "> " + seconds(h.bounds_s.back()) : "≤ " + seconds(h.bounds_s[i]), h.counts[i]});
+  }
+  return c;
+}
+
+std::optional<Chart> slc_fill(const std::vector<RunView>& runs, const std::string& id) {
+  const bool overlaid = runs.size() > 1;
+  Chart c = chart(id, "SLC cache fill",
+                  Axis{"Written since the start of the fill", ScaleKind::linear, TickFormat::bytes}, rate_axis(true));
+  c.y.title = "Sequential write throughput";
+  for (const auto& v : runs) {
+    if (!v.run->slc || v.run->slc->curve.empty()) continue;
+    const auto& slc = *v.run->slc;
+    Series s{overlaid ? v.label : "write throughput", v.color, {}};
+    for (const auto& p : slc.curve) s.points.push_back({p.written_bytes, p.bytes_per_second});
+    c.series.push_back(std::move(s));
+    const std::string who = overlaid ? v.label + ": " : "";
+    if (std::isfinite(slc.cache_bytes)) {
+      c.lines.push_back({who + "detected SLC cache " + bytes(slc.cache_bytes), slc.cache_bytes, true,
+                         overlaid ? v.color : "#d55e00", Dash::dashed});
+    }
+    if (!overlaid) {
+      if (std::isfinite(slc.before_bytes_per_second)) {
+        c.lines.push_back({"in cache " + bytes_per_second(slc.before_bytes_per_second), slc.before_bytes_per_second,
+                           false, "#009e73", Dash::dotted});
+      }
+      if (std::isfinite(slc.after_bytes_per_second)) {
+        c.lines.push_back({"after the cache " + bytes_per_second(slc.after_bytes_per_second),
+                           slc.after_bytes_per_second, false, "#cc79a7", Dash::dotted});
+      }
+    }
+  }
+  if (c.series.empty()) return std::nullopt;
+  return c;
+}
+
+}  // namespace nvmond::report

@@ -1,0 +1,39 @@
+#pragma once
+// The report's charts, built from one or several runs. A single-run report
+// passes one RunView; `nvmonctl compare` and the mixed test's reduced-range
+// section pass several and get the same charts overlaid, one colour per run.
+// Each builder returns nullopt when no run has the data.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/chart.hpp"
+#include "report/run_record.hpp"
+
+namespace nvmond::report {
+
+struct RunView {
+  const RunRecord* run;
+  std::string label;  // legend text when overlaid
+  std::string color;
+};
+
+// What the per-round throughput chart tracks: the steady-state variable when
+// there is one, else bandwidth for throughput-like tests and IOPS otherwise.
+bool tracks_bandwidth(const RunRecord& run);
+
+// Rounds of the test phase (precondition rounds are drawn but not judged).
+std::optional<Chart> throughput_per_round(const std::vector<RunView>& runs, const std::string& id);
+// The steady-state measurement window close up (PTS's "steady state
+// convergence" plot): the window's rounds and a few before, with the band.
+std::optional<Chart> steady_state_window(const RunRecord& run, const std::string& id);
+std::optional<Chart> latency_per_round(const std::vector<RunView>& runs, const std::string& id);
+// Throughput and composite temperature over elapsed time, on one time scale,
+// with throttle events shaded and WCTEMP/CCTEMP drawn.
+std::optional<Chart> throughput_over_time(const std::vector<RunView>& runs, const std::string& id);
+std::optional<Chart> temperature_over_time(const std::vector<RunView>& runs, const std::string& id);
+std::optional<Chart> latency_vs_queue_depth(const RunRecord& run, const std::string& id);
+std::optional<Chart> latency_histogram(const RunRecord& run, const std::string& id);
+std::optional<Chart> slc_fill(const std::vector<RunView>& runs, const std::string& id);
+
+}  // namespace nvmond::report

@@ -1,0 +1,318 @@
+#include "report/run_record.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "core/atomic_file.hpp"
+
+namespace nvmond::report {
+
+using nlohmann::json;
+
+namespace {
+
+// Thrown inside the decoder only; parse_run turns it into an Error value.
+struct DecodeError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A JSON object and the path that reached it, for error messages.
+struct Node {
+  const json& j;
+  std::string path;
+
+  Node at(const std::string& key) const { return {j.at(key), path.empty() ? key : path + "." + key}; }
+  Node at(std::size_t i) const { return {j.at(i), path + "[" + std::to_string(i) + "]"}; }
+  bool has(const char* key) const { return j.contains(key) && !j.at(key).is_null(); }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw DecodeError((path.empty() ? std::string("(top level)") : path) + ": " + what);
+  }
+
+  double number(const char* key) const {
+    if (!has(key)) return kAbsent;
+    const auto n = at(key);
+    if (!n.j.is_number()) n.fail("expected a number");
+    return n.j.get<double>();
+  }
+  std::string text(const char* key) const {
+    if (!has(key)) return {};
+    const auto n = at(key);
+    if (!n.j.is_string()) n.fail("expected a string");
+    return n.j.get<std::string>();
+  }
+  bool flag(const char* key) const {
+    if (!has(key)) return false;
+    const auto n = at(key);
+    if (!n.j.is_boolean()) n.fail("expected true or false");
+    return n.j.get<bool>();
+  }
+  std::optional<Node> object(const char* key) const {
+    if (!has(key)) return std::nullopt;
+    auto n = at(key);
+    if (!n.j.is_object()) n.fail("expected an object");
+    return n;
+  }
+  std::vector<Node> array(const char* key) const {
+    std::vector<Node> out;
+    if (!has(key)) return out;
+    const auto n = at(key);
+    if (!n.j.is_array()) n.fail("expected an array");
+    for (std::size_t i = 0; i < n.j.size(); ++i) out.push_back(n.at(i));
+    return out;
+  }
+};
+
+// A scalar as the header prints it: strings bare, numbers as JSON writes them.
+std::string printed(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+std::vector<std::pair<std::string, std::string>> printed_fields(const std::optional<Node>& n) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!n) return out;
+  for (const auto& [k, v] : n->j.items()) out.emplace_back(k, printed(v));
+  return out;
+}
+
+class Decoder {
+ public:
+  explicit Decoder(double run_start) : start_(run_start) {}
+
+  // Seconds since the run started; NaN when absent, an error when malformed.
+  double offset(const Node& n, const char* key) const {
+    const auto s = n.text(key);
+    if (s.empty()) return kAbsent;
+    const auto t = parse_rfc3339(s);
+    if (!t) n.at(key).fail("expected an RFC 3339 time, got \"" + s + "\"");
+    return *t - start_;
+  }
+
+  static Latency latency(const std::optional<Node>& n) {
+    Latency l;
+    if (!n) return l;
+    l = {n->number("mean"), n->number("min"), n->number("max"),   n->number("p50"),
+         n->number("p90"),  n->number("p99"), n->number("p99.9"), n->number("p99.99")};
+    return l;
+  }
+  static std::optional<OpStats> op(const std::optional<Node>& n) {
+    if (!n) return std::nullopt;
+    return OpStats{n->number("ops"),    n->number("bytes"),
+                   n->number("iops"),   n->number("bytes_per_second"),
+                   n->number("errors"), latency(n->object("latency_s"))};
+  }
+  static Ops ops(const Node& n) {
+    Ops o;
+    if (const auto x = n.object("ops")) o = {op(x->object("read")), op(x->object("write"))};
+    return o;
+  }
+  static Element element(const Node& n) {
+    return {n.number("bs"), n.number("read_pct"), n.number("threads"), n.number("queue_depth"), n.text("label")};
+  }
+  static std::optional<MinMax> min_max(const std::optional<Node>& n) {
+    if (!n) return std::nullopt;
+    return MinMax{n->number("min"), n->number("max")};
+  }
+
+  Round round(const Node& n) const {
+    Round r;
+    const double index = n.number("index");
+    if (std::isnan(index)) n.fail("index is required");
+    r.index = static_cast<int>(index);
+    r.phase = n.text("phase");
+    if (const auto e = n.object("element")) r.element = element(*e);
+    r.start = offset(n, "started_at");
+    r.seconds = n.number("seconds");
+    r.iops = n.number("iops");
+    r.bytes_per_second = n.number("bytes_per_second");
+    r.ops = ops(n);
+    r.temperature_c = min_max(n.object("temperature_c"));
+    r.throttled_seconds = n.number("throttled_seconds");
+    return r;
+  }
+
+  static SteadyState steady_state(const Node& n) {
+    SteadyState s;
+    s.variable = n.text("variable");
+    s.reached = n.flag("reached");
+    s.round = n.number("round");
+    const auto w = n.array("window");
+    if (!w.empty()) {
+      if (w.size() != 2 || !w[0].j.is_number() || !w[1].j.is_number()) n.at("window").fail("expected [first, last]");
+      s.window_from = w[0].j.get<double>();
+      s.window_to = w[1].j.get<double>();
+    }
+    s.average = n.number("average");
+    s.range = n.number("range");
+    s.range_limit = n.number("range_limit");
+    s.slope_excursion = n.number("slope_excursion");
+    s.slope_excursion_limit = n.number("slope_excursion_limit");
+    s.slope = n.number("slope");
+    s.intercept = n.number("intercept");
+    return s;
+  }
+
+  static std::vector<double> numbers(const Node& n, const char* key) {
+    std::vector<double> out;
+    for (const auto& v : n.array(key)) {
+      if (!v.j.is_number()) v.fail("expected a number");
+      out.push_back(v.j.get<double>());
+    }
+    return out;
+  }
+
+  Drive drive(const Node& n) const {
+    Drive d;
+    d.temperature_c = min_max(n.object("temperature_c"));
+    for (const auto& e : n.array("throttle_events")) {
+      ThrottleEvent t{offset(e, "start"), offset(e, "end"), e.text("start"), e.text("end"), e.number("peak_c"), {}};
+      for (const auto& s : e.array("sources")) t.sources.push_back(printed(s.j));
+      d.throttle_events.push_back(std::move(t));
+    }
+    d.smart_before = printed_fields(n.object("smart_before"));
+    d.smart_after = printed_fields(n.object("smart_after"));
+    d.host_bytes_written = n.number("host_bytes_written");
+    d.drive_writes = n.number("drive_writes");
+    d.dwpd_spent = n.number("dwpd_spent");
+    return d;
+  }
+
+ private:
+  double start_;
+};
+
+RunRecord decode(const Node& root, const std::string& source);
+
+void decode_sections(const Node& root, const Decoder& d, RunRecord& r, const std::string& source) {
+  if (const auto p = root.object("purge")) r.purge = Purge{p->text("method"), p->text("detail")};
+  for (const auto& p : root.array("preconditioning")) {
+    r.preconditioning.push_back({p.text("kind"), p.number("bytes"), p.number("seconds"), p.number("rounds")});
+  }
+  for (const auto& n : root.array("rounds")) r.rounds.push_back(d.round(n));
+  if (const auto s = root.object("steady_state")) r.steady_state = Decoder::steady_state(*s);
+  for (const auto& e : root.array("elements")) {
+    r.elements.push_back({Decoder::element(e), e.number("iops"), e.number("bytes_per_second"), Decoder::ops(e)});
+  }
+  if (const auto h = root.object("histogram")) {
+    r.histogram = Histogram{Decoder::numbers(*h, "bounds_s"), Decoder::numbers(*h, "counts")};
+    // One count per bound, plus optionally the overflow bucket above the last bound.
+    const auto nb = r.histogram->bounds_s.size(), nc = r.histogram->counts.size();
+    if (nc != nb && nc != nb + 1) h->fail("counts must have one entry per bound (plus one for the overflow)");
+  }
+  if (const auto s = root.object("slc")) {
+    Slc slc{s->number("cache_bytes"), s->number("before_bytes_per_second"), s->number("after_bytes_per_second"), {}};
+    for (const auto& p : s->array("curve"))
+      slc.curve.push_back({p.number("written_bytes"), p.number("bytes_per_second")});
+    r.slc = std::move(slc);
+  }
+  if (const auto q = root.object("qos")) {
+    Qos qos{q->flag("pass"), {}};
+    for (const auto& c : q->array("checks")) {
+      qos.checks.push_back({c.text("op"), c.number("bs"), c.number("quantile"), c.number("limit_s"),
+                            c.number("measured_s"), c.flag("pass")});
+    }
+    r.qos = std::move(qos);
+  }
+  if (const auto c = root.object("compare")) {
+    r.compare_label = c->text("label");
+    if (const auto nested = c->object("run")) r.compare = std::make_shared<RunRecord>(decode(*nested, source));
+  }
+  if (const auto dr = root.object("drive")) r.drive = d.drive(*dr);
+  for (const auto& p : root.array("timeline")) {
+    r.timeline.push_back({p.number("t"), p.number("temperature_c"), p.number("bytes_per_second")});
+  }
+}
+
+RunRecord decode(const Node& root, const std::string& source) {
+  if (!root.j.is_object()) root.fail("expected a run object");
+  RunRecord r;
+  r.source = source;
+  const auto schema = root.text("schema");
+  if (!schema.empty() && schema.rfind("nvmond.run/1", 0) != 0) {
+    root.at("schema").fail("unsupported schema \"" + schema + "\" (this nvmonctl reads nvmond.run/1)");
+  }
+  r.run_id = root.text("run_id");
+  r.test = root.text("test");
+  r.status = root.text("status");
+  r.failure = root.text("failure");
+  r.started_at = root.text("started_at");
+  r.ended_at = root.text("ended_at");
+  const auto start = parse_rfc3339(r.started_at);
+  if (!r.started_at.empty() && !start) root.at("started_at").fail("expected an RFC 3339 time");
+  const Decoder d(start.value_or(0.0));
+  r.duration_s = d.offset(root, "ended_at");
+  r.nvmond_version = root.text("nvmond_version");
+  r.clock = root.text("clock");
+  if (const auto t = root.object("target")) {
+    r.target = {t->text("path"),
+                t->text("serial"),
+                t->text("model"),
+                t->text("firmware"),
+                t->number("capacity_bytes"),
+                t->number("tested_range_bytes"),
+                t->number("rated_dwpd"),
+                t->number("rated_endurance_bytes"),
+                t->number("warning_temp_c"),
+                t->number("critical_temp_c")};
+  }
+  r.parameters = printed_fields(root.object("parameters"));
+  decode_sections(root, d, r, source);
+  return r;
+}
+
+}  // namespace
+
+Result<RunRecord> parse_run(const std::string& json_text, const std::string& source) {
+  json j;
+  try {
+    j = json::parse(json_text);
+  } catch (const json::parse_error& e) {
+    return Error{"decode", source + ": not JSON: " + e.what()};
+  }
+  try {
+    return decode(Node{j, ""}, source);
+  } catch (const DecodeError& e) {
+    return Error{"decode", source + ": " + e.what()};
+  } catch (const json::exception& e) {
+    return Error{"decode", source + ": " + e.what()};
+  }
+}
+
+Result<RunRecord> load_run(const std::string& run) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const std::string path = fs::is_directory(run, ec) ? (fs::path(run) / "run.json").string() : run;
+  auto text = read_whole_file(path);
+  if (!text) return Error{text.error().reason, text.error().message};
+  return parse_run(*text, path);
+}
+
+std::optional<double> parse_rfc3339(const std::string& s) {
+  int y, mo, d, h, mi, consumed = 0;
+  double sec;
+  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%lf%n", &y, &mo, &d, &h, &mi, &sec, &consumed) != 6) {
+    if (std::sscanf(s.c_str(), "%4d-%2d-%2d %2d:%2d:%lf%n", &y, &mo, &d, &h, &mi, &sec, &consumed) != 6) {
+      return std::nullopt;
+    }
+  }
+  const std::string zone = s.substr(static_cast<std::size_t>(consumed));
+  double offset = 0;
+  if (zone == "Z" || zone == "z") {
+    offset = 0;
+  } else {
+    int oh, om;
+    char sign;
+    if (std::sscanf(zone.c_str(), "%c%2d:%2d", &sign, &oh, &om) != 3 || (sign != '+' && sign != '-') ||
+        zone.size() != 6) {
+      return std::nullopt;
+    }
+    offset = (sign == '+' ? 1 : -1) * (oh * 3600.0 + om * 60.0);
+  }
+  using namespace std::chrono;
+  const year_month_day ymd{year{y}, month{static_cast<unsigned>(mo)}, day{static_cast<unsigned>(d)}};
+  if (!ymd.ok() || h > 23 || mi > 59 || sec < 0 || sec >= 61) return std::nullopt;
+  const double days = static_cast<double>(sys_days{ymd}.time_since_epoch().count());
+  return days * 86400.0 + h * 3600.0 + mi * 60.0 + sec - offset;
+}
+
+}  // namespace nvmond::report

@@ -1,0 +1,171 @@
+#pragma once
+// A run as the report reads it: the run.json contract ("nvmond.run/1",
+// /work/notes/run_json.md, written by the PTS tests) decoded into plain data.
+// Optional sections are std::optional or empty vectors; an absent number is
+// NaN. Fields the writer adds beyond the contract are ignored, except
+// `parameters`, which is shown whole.
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/result.hpp"
+
+namespace nvmond::report {
+
+inline constexpr double kAbsent = std::numeric_limits<double>::quiet_NaN();
+
+struct Latency {  // seconds
+  double mean = kAbsent, min = kAbsent, max = kAbsent;
+  double p50 = kAbsent, p90 = kAbsent, p99 = kAbsent, p999 = kAbsent, p9999 = kAbsent;
+};
+
+struct OpStats {
+  double ops = 0, bytes = 0, iops = kAbsent, bytes_per_second = kAbsent, errors = 0;
+  Latency latency;
+};
+
+struct Ops {
+  std::optional<OpStats> read, write;
+};
+
+struct Element {
+  double bs = kAbsent;  // bytes
+  double read_pct = kAbsent;
+  double threads = kAbsent, queue_depth = kAbsent;
+  std::string label;
+};
+
+struct MinMax {
+  double min = kAbsent, max = kAbsent;
+};
+
+struct Round {
+  int index = 0;
+  std::string phase;
+  std::optional<Element> element;
+  double start = kAbsent;  // seconds since the run's started_at
+  double seconds = kAbsent;
+  double iops = kAbsent, bytes_per_second = kAbsent;
+  Ops ops;
+  std::optional<MinMax> temperature_c;
+  double throttled_seconds = kAbsent;
+};
+
+struct SteadyState {
+  std::string variable;  // "iops" or "bytes_per_second"
+  bool reached = false;
+  double round = kAbsent;
+  double window_from = kAbsent, window_to = kAbsent;  // round indices, inclusive
+  double average = kAbsent, range = kAbsent, range_limit = kAbsent;
+  double slope_excursion = kAbsent, slope_excursion_limit = kAbsent;
+  double slope = kAbsent, intercept = kAbsent;
+};
+
+struct ElementResult {
+  Element element;
+  double iops = kAbsent, bytes_per_second = kAbsent;
+  Ops ops;
+};
+
+struct Histogram {
+  std::vector<double> bounds_s;
+  std::vector<double> counts;  // counts[i]: latency in (bounds_s[i-1], bounds_s[i]]; an extra last one: above all
+};
+
+struct SlcPoint {
+  double written_bytes, bytes_per_second;
+};
+
+struct Slc {
+  double cache_bytes = kAbsent, before_bytes_per_second = kAbsent, after_bytes_per_second = kAbsent;
+  std::vector<SlcPoint> curve;
+};
+
+struct QosCheck {
+  std::string op;
+  double bs = kAbsent, quantile = kAbsent, limit_s = kAbsent, measured_s = kAbsent;
+  bool pass = false;
+};
+
+struct Qos {
+  bool pass = false;
+  std::vector<QosCheck> checks;
+};
+
+struct ThrottleEvent {
+  double start = kAbsent, end = kAbsent;  // seconds since started_at; end NaN = still throttling
+  std::string start_text, end_text;
+  double peak_c = kAbsent;
+  std::vector<std::string> sources;
+};
+
+struct Drive {
+  std::optional<MinMax> temperature_c;
+  std::vector<ThrottleEvent> throttle_events;
+  // SMART fields as printed values, in the order of the file.
+  std::vector<std::pair<std::string, std::string>> smart_before, smart_after;
+  double host_bytes_written = kAbsent;
+  double drive_writes = kAbsent;  // host bytes written / capacity, over the whole run
+  double dwpd_spent = kAbsent;    // drive writes per day at the run's pace
+};
+
+struct TimelinePoint {
+  double t, temperature_c, bytes_per_second;
+};
+
+struct Target {
+  std::string path, serial, model, firmware;
+  double capacity_bytes = kAbsent, tested_range_bytes = kAbsent;
+  double rated_dwpd = kAbsent, rated_endurance_bytes = kAbsent;
+  double warning_temp_c = kAbsent, critical_temp_c = kAbsent;
+};
+
+struct Purge {
+  std::string method, detail;
+};
+
+struct Preconditioning {
+  std::string kind;
+  double bytes = kAbsent, seconds = kAbsent, rounds = kAbsent;
+};
+
+struct RunRecord {
+  std::string source;  // the file it was read from
+  std::string run_id, test, status, failure;
+  std::string started_at, ended_at;
+  double duration_s = kAbsent;  // ended_at - started_at
+  std::string nvmond_version, clock;
+  Target target;
+  std::vector<std::pair<std::string, std::string>> parameters;  // printed values, file order
+  std::optional<Purge> purge;
+  std::vector<Preconditioning> preconditioning;
+  std::vector<Round> rounds;
+  std::optional<SteadyState> steady_state;
+  std::vector<ElementResult> elements;
+  std::optional<Histogram> histogram;
+  std::optional<Slc> slc;
+  std::optional<Qos> qos;
+  std::string compare_label;
+  std::shared_ptr<const RunRecord> compare;  // the mixed test's reduced-range run
+  std::optional<Drive> drive;
+  std::vector<TimelinePoint> timeline;
+};
+
+// Decodes run.json text. Errors (reason "decode") name `source` and the JSON
+// path of the offending field: "run.json: rounds[3].iops: expected a number".
+Result<RunRecord> parse_run(const std::string& json_text, const std::string& source);
+
+// Reads RUN: a run.json file, or a directory holding one. Reasons: "absent"
+// (no such file), "io", "decode".
+Result<RunRecord> load_run(const std::string& run);
+
+// Seconds since the Unix epoch of an RFC 3339 timestamp
+// ("2026-11-30T21:45:31Z", "...31.250+02:00"); nullopt when malformed.
+std::optional<double> parse_rfc3339(const std::string& text);
+
+}  // namespace nvmond::report

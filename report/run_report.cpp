@@ -1,0 +1,210 @@
+#include "report/run_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "core/build_info.hpp"
+#include "report/html_page.hpp"
+#include "report/markup.hpp"
+#include "report/run_charts.hpp"
+#include "report/run_summary.hpp"
+#include "report/run_tables.hpp"
+
+namespace nvmond::report {
+
+namespace {
+
+std::string upper(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return s;
+}
+
+std::string level_text(const RunSummary& s) {
+  if (!std::isfinite(s.level)) return "–";
+  return (s.bandwidth ? bytes_per_second(s.level) : si(s.level) + " IOPS") + (s.steady ? " (steady)" : "");
+}
+
+std::string temp_text(double c) { return std::isfinite(c) ? num(c) + " °C" : "–"; }
+std::string throttle_text(double s) { return std::isfinite(s) ? num(s, 0) + " s" : "–"; }
+
+// The comparison's rows, shared by the terminal and the HTML table.
+std::vector<std::vector<std::string>> summary_rows(const std::vector<RunView>& views) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& v : views) {
+    const auto& r = *v.run;
+    const auto s = summarize(r);
+    std::string range = "–";
+    if (std::isfinite(r.target.tested_range_bytes)) {
+      range = bytes(r.target.tested_range_bytes);
+      if (r.target.capacity_bytes > 0)
+        range += fmt::format(" ({}%)", num(100 * r.target.tested_range_bytes / r.target.capacity_bytes, 0));
+    }
+    rows.push_back({v.label, r.test, drive_name(r), r.target.firmware.empty() ? "–" : r.target.firmware, range,
+                    level_text(s), seconds(s.p99), seconds(s.p999), temp_text(s.temp_max_c),
+                    throttle_text(s.throttled_s)});
+  }
+  return rows;
+}
+
+const std::vector<std::string> kSummaryHeader = {"Run",   "Test", "Drive", "Firmware", "Tested range",
+                                                 "Level", "p99",  "p99.9", "Temp max", "Throttled"};
+
+Table summary_table(const std::vector<RunView>& views) {
+  Table t{
+      "compare-summary",
+      "Level: steady-state average (else mean of test rounds); latency: write (else read) mean over the same rounds",
+      kSummaryHeader,
+      {}};
+  for (const auto& row : summary_rows(views)) {
+    std::vector<Cell> cells;
+    for (std::size_t i = 0; i < row.size(); ++i) cells.emplace_back(row[i], i >= 5 ? "num" : "");
+    t.rows.push_back(std::move(cells));
+  }
+  return t;
+}
+
+std::vector<RunView> compare_views(const std::vector<RunRecord>& runs) {
+  std::vector<RunView> views;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    // Short legend text; the summary table maps it to the drive and firmware.
+    const auto& r = runs[i];
+    views.push_back({&r,
+                     fmt::format("#{} {} {}", i + 1, r.test, r.target.serial.empty() ? r.target.path : r.target.serial),
+                     palette(i)});
+  }
+  return views;
+}
+
+// The per-round and over-time charts, for one run or overlaid.
+void add_overlay_charts(HtmlPage& page, const std::vector<RunView>& views, const std::string& prefix) {
+  if (auto c = throughput_per_round(views, prefix + "throughput")) page.chart(*c);
+  if (auto c = latency_per_round(views, prefix + "latency")) page.chart(*c, "p99 dashed, p99.9 solid.");
+  if (auto c = throughput_over_time(views, prefix + "throughput-time")) page.chart(*c);
+  if (auto c = temperature_over_time(views, prefix + "temperature")) page.chart(*c);
+  if (auto c = slc_fill(views, prefix + "slc")) page.chart(*c);
+}
+
+void add_result_sections(HtmlPage& page, const RunRecord& run, const std::vector<RunView>& self) {
+  if (auto c = throughput_per_round(self, "throughput")) {
+    page.section("throughput", c->title);
+    page.chart(*c, "Steady-state window shaded green; band: ±10 % and ±20 % of the window average.");
+    page.facts(steady_state_facts(run));
+    if (auto w = steady_state_window(run, "steady-state")) page.chart(*w);
+  }
+  if (auto c = latency_per_round(self, "latency")) {
+    page.section("latency", "Latency per round");
+    page.chart(*c, "Quantiles per round; writes solid, reads dashed.");
+  }
+  // Throughput over time only beside the temperature: alone it repeats the per-round chart.
+  auto temp = temperature_over_time(self, "temperature");
+  auto throttles = throttle_table(run);
+  if (temp || throttles) {
+    auto tp = throughput_over_time(self, "throughput-time");
+    page.section("thermal", "Temperature and throttling");
+    if (tp) page.chart(*tp);
+    if (temp) page.chart(*temp, "Both charts share one time axis; throttle events shaded red.");
+    if (throttles) page.table(*throttles);
+  }
+  auto matrix = iops_matrix(run);
+  auto elements = element_table(run);
+  auto vqd = run.test == "vqd" ? latency_vs_queue_depth(run, "latency-qd") : std::nullopt;
+  if (matrix || elements || vqd) {
+    page.section("elements", matrix ? "IOPS matrix and latency" : "Throughput and latency");
+    if (matrix) page.table(*matrix);
+    if (vqd) page.chart(*vqd, "Mean solid, p99.9 dashed.");
+    if (elements) page.table(*elements);
+  }
+  if (auto c = latency_histogram(run, "histogram")) {
+    page.section("histogram", "Latency distribution");
+    page.chart(*c);
+  }
+  if (auto c = slc_fill(self, "slc")) {
+    page.section("slc", "SLC cache");
+    page.chart(*c);
+  }
+}
+
+}  // namespace
+
+std::string render_run_report(const RunRecord& run) {
+  const std::string title = upper(run.test.empty() ? "run" : run.test) + " report — " + drive_name(run);
+  HtmlPage page(title);
+  page.heading(title, "Run " + (run.run_id.empty() ? std::string("–") : run.run_id) + " · " +
+                          (run.status.empty() ? "status unknown" : run.status) + " · " + run.started_at +
+                          (run.ended_at.empty() ? "" : " → " + run.ended_at));
+  page.section("run", "Drive and test");
+  page.facts(drive_facts(run));
+  page.subheading("Test");
+  page.facts(test_facts(run));
+  if (!run.parameters.empty()) {
+    page.subheading("Parameters");
+    page.facts(run.parameters);
+  }
+  const std::vector<RunView> self{{&run, "", palette(0)}};
+  add_result_sections(page, run, self);
+  if (run.qos) {
+    page.section("qos", "Declared QoS");
+    page.verdict(run.qos->pass,
+                 run.qos->pass ? "every declared latency limit held" : "a declared latency limit was exceeded");
+    if (auto t = qos_table(run)) page.table(*t);
+  }
+  if (run.compare) {
+    const std::string label = run.compare_label.empty() ? "compared run" : run.compare_label;
+    page.section("compare", "Full range vs " + label);
+    const std::vector<RunView> both{{&run, "full range", palette(0)}, {run.compare.get(), label, palette(1)}};
+    page.table(summary_table(both));
+    add_overlay_charts(page, both, "compare-");
+  }
+  const auto wear = wear_facts(run);
+  auto smart = smart_table(run);
+  if (!wear.empty() || smart) {
+    page.section("wear", "Wear and drive health");
+    page.facts(wear);
+    if (smart) page.table(*smart);
+  }
+  page.paragraph("Generated by nvmonctl " + std::string(nvmond::build::kVersion) + " from " + run.source + ".", "note");
+  return page.finish();
+}
+
+std::string render_compare_report(const std::vector<RunRecord>& runs) {
+  HtmlPage page("Run comparison");
+  page.heading("Run comparison", std::to_string(runs.size()) + " runs, one colour per run");
+  const auto views = compare_views(runs);
+  page.section("summary", "Summary");
+  page.table(summary_table(views));
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    page.paragraph(views[i].label + ": " + runs[i].source, "note");
+  }
+  page.section("charts", "Charts");
+  add_overlay_charts(page, views, "");
+  page.paragraph("Generated by nvmonctl " + std::string(nvmond::build::kVersion) + ".", "note");
+  return page.finish();
+}
+
+std::string compare_table_text(const std::vector<RunRecord>& runs) {
+  const auto rows = summary_rows(compare_views(runs));
+  std::vector<std::size_t> width(kSummaryHeader.size(), 0);
+  auto glyphs = [](const std::string& s) {
+    return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+  };
+  for (std::size_t i = 0; i < width.size(); ++i) {
+    width[i] = glyphs(kSummaryHeader[i]);
+    for (const auto& r : rows) width[i] = std::max(width[i], glyphs(r[i]));
+  }
+  std::string out;
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      out += cells[i];
+      if (i + 1 < cells.size()) out += std::string(width[i] - glyphs(cells[i]) + 2, ' ');
+    }
+    out += '\n';
+  };
+  line(kSummaryHeader);
+  for (const auto& r : rows) line(r);
+  return out;
+}
+
+}  // namespace nvmond::report

@@ -1,0 +1,75 @@
+#include "report/run_summary.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "report/run_charts.hpp"
+
+namespace nvmond::report {
+
+namespace {
+
+struct Mean {
+  double sum = 0;
+  int n = 0;
+  void add(double v) {
+    if (std::isfinite(v)) sum += v, ++n;
+  }
+  double value() const { return n ? sum / n : kAbsent; }
+};
+
+void keep_max(double& m, double v) {
+  if (std::isfinite(v) && !(m >= v)) m = v;
+}
+
+}  // namespace
+
+RunSummary summarize(const RunRecord& run) {
+  RunSummary s;
+  s.bandwidth = tracks_bandwidth(run);
+  const auto& ss = run.steady_state;
+  const bool window = ss && std::isfinite(ss->window_from) && std::isfinite(ss->window_to);
+  s.steady = ss && ss->reached;
+  // Latency over the steady-state window when there is one, so that FOB
+  // rounds do not flatter a drive; else over every test round.
+  Mean level, p99, p999;
+  for (const auto& r : run.rounds) {
+    if (!(r.phase.empty() || r.phase == "test")) continue;
+    if (window && (r.index < ss->window_from || r.index > ss->window_to)) continue;
+    level.add(s.bandwidth ? r.bytes_per_second : r.iops);
+    const auto& op = r.ops.write ? r.ops.write : r.ops.read;
+    if (op) p99.add(op->latency.p99), p999.add(op->latency.p999);
+  }
+  s.level = window && std::isfinite(ss->average) ? ss->average : level.value();
+  s.p99 = p99.value();
+  s.p999 = p999.value();
+
+  if (run.drive && run.drive->temperature_c) keep_max(s.temp_max_c, run.drive->temperature_c->max);
+  for (const auto& p : run.timeline) keep_max(s.temp_max_c, p.temperature_c);
+  for (const auto& r : run.rounds) {
+    if (r.temperature_c) keep_max(s.temp_max_c, r.temperature_c->max);
+  }
+
+  Mean throttled;
+  for (const auto& r : run.rounds) throttled.add(r.throttled_seconds);
+  if (throttled.n > 0) {
+    s.throttled_s = throttled.sum;
+  } else if (run.drive) {
+    double total = 0;
+    for (const auto& e : run.drive->throttle_events) {
+      const double end = std::isfinite(e.end) ? e.end : run.duration_s;
+      if (std::isfinite(e.start) && std::isfinite(end)) total += std::max(0.0, end - e.start);
+    }
+    s.throttled_s = total;
+  }
+  return s;
+}
+
+std::string drive_name(const RunRecord& run) {
+  const auto& t = run.target;
+  std::string name = t.model.empty() ? t.path : t.model;
+  if (!t.serial.empty()) name += " (" + t.serial + ")";
+  return name.empty() ? run.source : name;
+}
+
+}  // namespace nvmond::report

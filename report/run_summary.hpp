@@ -1,0 +1,25 @@
+#pragma once
+// The few numbers that sum a run up, shared by the report's header and
+// `nvmonctl compare` (terminal table and HTML).
+#include <string>
+
+#include "report/run_record.hpp"
+
+namespace nvmond::report {
+
+struct RunSummary {
+  bool bandwidth = false;  // `level` is bytes/s, else IOPS
+  double level = kAbsent;  // steady-state average, else mean of the test rounds
+  bool steady = false;     // steady state reached
+  double p99 = kAbsent;    // seconds, primary op (write if any), mean over the same rounds
+  double p999 = kAbsent;
+  double temp_max_c = kAbsent;
+  double throttled_s = kAbsent;
+};
+
+RunSummary summarize(const RunRecord& run);
+
+// "Samsung PM9A3 (S4EW…)": what names a drive in tables and legends.
+std::string drive_name(const RunRecord& run);
+
+}  // namespace nvmond::report

@@ -1,0 +1,206 @@
+#include "report/run_tables.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "report/markup.hpp"
+
+namespace nvmond::report {
+
+namespace {
+
+std::string or_dash(const std::string& s) { return s.empty() ? "–" : s; }
+
+std::string mix(double read_pct) { return num(read_pct) + "/" + num(100 - read_pct); }
+
+std::string elapsed(double s) {
+  if (!std::isfinite(s)) return "–";
+  const long t = std::lround(s);
+  return std::to_string(t / 3600) + " h " + std::to_string(t / 60 % 60) + " min " + std::to_string(t % 60) + " s";
+}
+
+void add(Facts& f, const std::string& k, const std::string& v) {
+  if (!v.empty()) f.emplace_back(k, v);
+}
+
+}  // namespace
+
+Facts drive_facts(const RunRecord& run) {
+  const auto& t = run.target;
+  Facts f;
+  add(f, "Model", or_dash(t.model));
+  add(f, "Serial", or_dash(t.serial));
+  add(f, "Firmware", or_dash(t.firmware));
+  add(f, "Target", or_dash(t.path));
+  if (std::isfinite(t.capacity_bytes)) add(f, "Capacity", bytes(t.capacity_bytes));
+  if (std::isfinite(t.tested_range_bytes)) {
+    std::string v = bytes(t.tested_range_bytes);
+    if (t.capacity_bytes > 0) v += " (" + num(100 * t.tested_range_bytes / t.capacity_bytes, 1) + " % of capacity)";
+    add(f, "Tested range", v);
+  }
+  std::string rated;
+  if (std::isfinite(t.rated_dwpd)) rated = num(t.rated_dwpd, 2) + " DWPD";
+  if (std::isfinite(t.rated_endurance_bytes)) {
+    rated += (rated.empty() ? "" : ", ") + bytes(t.rated_endurance_bytes) + " written";
+  }
+  add(f, "Rated endurance", rated.empty() ? "not given" : rated);
+  if (std::isfinite(t.warning_temp_c))
+    add(f, "WCTEMP / CCTEMP", num(t.warning_temp_c) + " °C / " + num(t.critical_temp_c) + " °C");
+  return f;
+}
+
+Facts test_facts(const RunRecord& run) {
+  Facts f;
+  add(f, "Test", or_dash(run.test));
+  add(f, "Run", or_dash(run.run_id));
+  add(f, "Status", or_dash(run.status) + (run.failure.empty() ? "" : ": " + run.failure));
+  add(f, "Started", or_dash(run.started_at));
+  add(f, "Ended", run.ended_at.empty() ? "– (not ended)" : run.ended_at);
+  if (std::isfinite(run.duration_s)) add(f, "Duration", elapsed(run.duration_s));
+  if (!run.clock.empty() && run.clock != "system") add(f, "Clock", run.clock + " (not wall time)");
+  add(f, "nvmond version", or_dash(run.nvmond_version));
+  add(f, "Purge",
+      run.purge ? run.purge->method + (run.purge->detail.empty() ? "" : " — " + run.purge->detail) : "none recorded");
+  std::string pre;
+  for (const auto& p : run.preconditioning) {
+    if (!pre.empty()) pre += "; ";
+    pre += or_dash(p.kind);
+    if (std::isfinite(p.bytes)) pre += ", " + bytes(p.bytes);
+    if (std::isfinite(p.seconds)) pre += " in " + elapsed(p.seconds);
+    if (std::isfinite(p.rounds)) pre += ", " + num(p.rounds, 0) + " rounds";
+  }
+  add(f, "Preconditioning", pre.empty() ? "none recorded" : pre);
+  return f;
+}
+
+Facts steady_state_facts(const RunRecord& run) {
+  Facts f;
+  if (!run.steady_state) return f;
+  const auto& s = *run.steady_state;
+  const bool bw = s.variable != "iops";
+  auto level = [&](double v) { return bw ? bytes_per_second(v) : si(v) + " IOPS"; };
+  add(f, "Steady state", s.reached ? "reached at round " + num(s.round, 0) : "not reached");
+  add(f, "Tracked variable", or_dash(s.variable));
+  if (std::isfinite(s.window_from)) add(f, "Window", "rounds " + num(s.window_from, 0) + "–" + num(s.window_to, 0));
+  if (std::isfinite(s.average)) add(f, "Window average", level(s.average));
+  if (std::isfinite(s.range)) add(f, "Range", level(s.range) + " (limit " + level(s.range_limit) + ")");
+  if (std::isfinite(s.slope_excursion)) {
+    add(f, "Fitted-line excursion", level(s.slope_excursion) + " (limit " + level(s.slope_excursion_limit) + ")");
+  }
+  return f;
+}
+
+Facts wear_facts(const RunRecord& run) {
+  Facts f;
+  if (!run.drive) return f;
+  const auto& d = *run.drive;
+  if (std::isfinite(d.host_bytes_written)) add(f, "Host bytes written", bytes(d.host_bytes_written));
+  if (std::isfinite(d.drive_writes)) add(f, "Drive writes", num(d.drive_writes, 3) + " × capacity");
+  if (std::isfinite(d.dwpd_spent)) {
+    std::string v = num(d.dwpd_spent, 2) + " drive writes per day at this run's pace";
+    if (std::isfinite(run.target.rated_dwpd) && run.target.rated_dwpd > 0) {
+      v += " (" + num(100 * d.dwpd_spent / run.target.rated_dwpd, 0) + " % of the rated " +
+           num(run.target.rated_dwpd, 2) + " DWPD)";
+    }
+    add(f, "DWPD spent", v);
+  }
+  if (d.temperature_c) add(f, "Temperature", num(d.temperature_c->min) + " – " + num(d.temperature_c->max) + " °C");
+  add(f, "Throttle events", std::to_string(d.throttle_events.size()));
+  return f;
+}
+
+std::optional<Table> iops_matrix(const RunRecord& run) {
+  std::map<double, std::map<double, double>, std::greater<>> cells;  // bs → read_pct → IOPS
+  std::set<double, std::greater<>> mixes;
+  for (const auto& e : run.elements) {
+    if (!std::isfinite(e.element.bs) || !std::isfinite(e.element.read_pct)) continue;
+    cells[e.element.bs][e.element.read_pct] = e.iops;
+    mixes.insert(e.element.read_pct);
+  }
+  if (cells.size() < 2 || mixes.size() < 2) return std::nullopt;
+  Table t{"iops-matrix", "IOPS by block size (rows) and read/write mix (columns)", {"Block size"}, {}};
+  for (const double m : mixes) t.header.push_back(mix(m));
+  for (const auto& [bs, row] : cells) {
+    std::vector<Cell> r{block_size(bs)};
+    for (const double m : mixes) {
+      const auto it = row.find(m);
+      r.emplace_back(it == row.end() ? "–" : si(it->second), "num");
+    }
+    t.rows.push_back(std::move(r));
+  }
+  return t;
+}
+
+std::optional<Table> element_table(const RunRecord& run) {
+  if (run.elements.empty()) return std::nullopt;
+  Table t{"elements",
+          "Throughput and latency per test element",
+          {"Element", "Block size", "R/W", "Threads × QD", "Op", "IOPS", "Throughput", "Mean", "p99", "p99.9", "p99.99",
+           "Max"},
+          {}};
+  for (const auto& e : run.elements) {
+    const auto& el = e.element;
+    const std::string qd = num(el.threads, 0) + " × " + num(el.queue_depth, 0);
+    for (const auto& [name, op] : {std::pair{"read", &e.ops.read}, std::pair{"write", &e.ops.write}}) {
+      if (!*op) continue;
+      const auto& l = (*op)->latency;
+      t.rows.push_back({or_dash(el.label), block_size(el.bs), mix(el.read_pct), qd, name, Cell(si((*op)->iops), "num"),
+                        Cell(bytes_per_second((*op)->bytes_per_second), "num"), Cell(seconds(l.mean), "num"),
+                        Cell(seconds(l.p99), "num"), Cell(seconds(l.p999), "num"), Cell(seconds(l.p9999), "num"),
+                        Cell(seconds(l.max), "num")});
+    }
+  }
+  return t;
+}
+
+std::optional<Table> qos_table(const RunRecord& run) {
+  if (!run.qos || run.qos->checks.empty()) return std::nullopt;
+  Table t{"qos-checks",
+          "Declared QoS against measured latency",
+          {"Op", "Block size", "Quantile", "Limit", "Measured", "Verdict"},
+          {}};
+  for (const auto& c : run.qos->checks) {
+    t.rows.push_back({or_dash(c.op), block_size(c.bs), "p" + num(c.quantile * 100, 3), Cell(seconds(c.limit_s), "num"),
+                      Cell(seconds(c.measured_s), "num"), Cell(c.pass ? "pass" : "FAIL", c.pass ? "pass" : "fail")});
+  }
+  return t;
+}
+
+std::optional<Table> throttle_table(const RunRecord& run) {
+  if (!run.drive || run.drive->throttle_events.empty()) return std::nullopt;
+  Table t{"throttle-events", "Thermal throttle events", {"Start", "End", "Duration", "Peak", "Sources"}, {}};
+  for (const auto& e : run.drive->throttle_events) {
+    std::string sources;
+    for (const auto& s : e.sources) sources += (sources.empty() ? "" : ", ") + s;
+    const double d = e.end - e.start;
+    t.rows.push_back({or_dash(e.start_text), e.end_text.empty() ? "still throttling" : e.end_text,
+                      Cell(std::isfinite(d) ? elapsed(d) : "–", "num"), Cell(num(e.peak_c) + " °C", "num"),
+                      or_dash(sources)});
+  }
+  return t;
+}
+
+std::optional<Table> smart_table(const RunRecord& run) {
+  if (!run.drive || (run.drive->smart_before.empty() && run.drive->smart_after.empty())) return std::nullopt;
+  Table t{"smart", "SMART / health log before and after the run", {"Field", "Before", "After"}, {}};
+  std::vector<std::string> keys;
+  for (const auto* side : {&run.drive->smart_before, &run.drive->smart_after}) {
+    for (const auto& [k, v] : *side) {
+      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+    }
+  }
+  auto find = [](const auto& side, const std::string& k) -> std::string {
+    for (const auto& [key, v] : side) {
+      if (key == k) return v;
+    }
+    return "–";
+  };
+  for (const auto& k : keys) {
+    t.rows.push_back({k, Cell(find(run.drive->smart_before, k), "num"), Cell(find(run.drive->smart_after, k), "num")});
+  }
+  return t;
+}
+
+}  // namespace nvmond::report

@@ -1,0 +1,30 @@
+#pragma once
+// The report's text parts, built from one run: the header facts and the
+// tables (IOPS matrix, per-element throughput and latency, QoS checks,
+// throttle events, SMART before/after). nullopt/empty when the run lacks it.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "report/html_page.hpp"
+#include "report/run_record.hpp"
+
+namespace nvmond::report {
+
+using Facts = std::vector<std::pair<std::string, std::string>>;
+
+Facts drive_facts(const RunRecord& run);
+Facts test_facts(const RunRecord& run);  // test, status, times, version, purge, preconditioning
+Facts steady_state_facts(const RunRecord& run);
+Facts wear_facts(const RunRecord& run);  // host writes, DWPD spent against the rating
+
+// Block size (rows) × read/write mix (columns), IOPS in the cells.
+std::optional<Table> iops_matrix(const RunRecord& run);
+// One row per element and op: IOPS, throughput, latency mean … max.
+std::optional<Table> element_table(const RunRecord& run);
+std::optional<Table> qos_table(const RunRecord& run);
+std::optional<Table> throttle_table(const RunRecord& run);
+std::optional<Table> smart_table(const RunRecord& run);
+
+}  // namespace nvmond::report

@@ -1,0 +1,252 @@
+// Reports rendered from the fixture runs (tests/fixtures/runs, made by
+// make_fixtures.py): the charts hold what run.json says, sections appear only
+// with their data, user strings are escaped, bad files are named.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/atomic_file.hpp"
+#include "report/report_cli.hpp"
+#include "report/run_record.hpp"
+#include "report/run_report.hpp"
+#include "svg_probe.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace nvmond::report {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const std::string kRuns = std::string(NVMOND_FIXTURES) + "/runs/";
+
+RunRecord load(const std::string& name) {
+  auto r = load_run(kRuns + name);
+  if (!r) ADD_FAILURE() << r.error().message;
+  return r ? *r : RunRecord{};
+}
+
+nlohmann::json raw(const std::string& name) {
+  std::ifstream f(kRuns + name + "/run.json");
+  return nlohmann::json::parse(f);
+}
+
+TEST(RunReport, WsatThroughputChartHasOnePointPerRoundInRoundOrder) {
+  const auto json = raw("wsat");
+  const auto page = render_run_report(load("wsat"));
+  const auto svg = test::svg_by_id(page, "throughput");
+  ASSERT_FALSE(svg.empty());
+  const auto points = test::series_points(svg, "IOPS");
+  ASSERT_EQ(points.size(), json["rounds"].size());
+  ASSERT_EQ(points.size(), 600u);
+  const test::PlotX plot(svg);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    ASSERT_NEAR(plot.data(points[i].first), json["rounds"][i]["index"].get<double>(), 0.02) << "point " << i;
+  }
+  // Higher IOPS sits higher on the page (smaller y): FOB round 0 above round 599.
+  EXPECT_LT(points.front().second, points.back().second);
+}
+
+TEST(RunReport, WsatSteadyStateWindowIsShadedWhereRunJsonPutsIt) {
+  const auto json = raw("wsat");
+  const double from = json["steady_state"]["window"][0].get<double>();
+  const double to = json["steady_state"]["window"][1].get<double>();
+  const auto page = render_run_report(load("wsat"));
+  for (const char* id : {"throughput", "steady-state"}) {
+    const auto svg = test::svg_by_id(page, id);
+    const auto spans = test::tags(svg, "<rect class=\"x-span steady-state\"");
+    ASSERT_EQ(spans.size(), 1u) << id;
+    EXPECT_EQ(test::num_attr(spans[0], "data-from"), from);
+    EXPECT_EQ(test::num_attr(spans[0], "data-to"), to);
+    const test::PlotX plot(svg);
+    const double x = test::num_attr(spans[0], "x");
+    EXPECT_NEAR(plot.data(x), from, 0.01) << id;
+    EXPECT_NEAR(plot.data(x + test::num_attr(spans[0], "width")), to, 0.01) << id;
+    // The ±10 % and ±20 % bands around the window average, and the fitted line.
+    const double avg = json["steady_state"]["average"].get<double>();
+    const auto bands = test::tags(svg, "<rect class=\"y-band\"");
+    ASSERT_EQ(bands.size(), 2u) << id;
+    EXPECT_NEAR(test::num_attr(bands[0], "data-from"), avg * 0.8, 1e-6 * avg);
+    EXPECT_NEAR(test::num_attr(bands[1], "data-to"), avg * 1.1, 1e-6 * avg);
+    EXPECT_EQ(test::series_points(svg, "fitted line over window").size(), 2u) << id;
+  }
+}
+
+TEST(RunReport, WsatLatencyIsOnALogAxisWithFourQuantilesPerRound) {
+  const auto svg = test::svg_by_id(render_run_report(load("wsat")), "latency");
+  EXPECT_EQ(test::attr(test::tag_at(svg, 0), "data-y-scale"), "log10");
+  for (const char* q : {"write p50", "write p99", "write p99.9", "write p99.99"}) {
+    EXPECT_EQ(test::series_points(svg, q).size(), 600u) << q;
+  }
+}
+
+TEST(RunReport, TemperatureAndThroughputShareOneTimeAxisWithThrottleEvents) {
+  const auto json = raw("wsat");
+  const auto page = render_run_report(load("wsat"));
+  const auto temp = test::svg_by_id(page, "temperature");
+  const auto tp = test::svg_by_id(page, "throughput-time");
+  for (const char* a : {"data-plot-x", "data-plot-width", "data-x-lo", "data-x-hi"}) {
+    EXPECT_EQ(test::attr(test::tag_at(temp, 0), a), test::attr(test::tag_at(tp, 0), a)) << a;
+  }
+  const auto events = json["drive"]["throttle_events"].size();
+  ASSERT_GT(events, 0u);
+  EXPECT_EQ(test::tags(temp, "<rect class=\"x-span throttle\"").size(), events);
+  EXPECT_EQ(test::tags(tp, "<rect class=\"x-span throttle\"").size(), events);
+  // WCTEMP and CCTEMP lines.
+  const auto lines = test::tags(temp, "<line class=\"ref-line\"");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(test::num_attr(lines[0], "data-value"), json["target"]["warning_temp_c"].get<double>());
+  EXPECT_EQ(test::num_attr(lines[1], "data-value"), json["target"]["critical_temp_c"].get<double>());
+}
+
+// Which sections each fixture must show; every other known section must be absent.
+struct Expect {
+  const char* fixture;
+  std::vector<std::string> sections;
+};
+
+TEST(RunReport, SectionsAppearOnlyWhenTheRunHasTheirData) {
+  const std::vector<std::string> all = {"throughput", "latency", "thermal", "elements", "histogram",
+                                        "slc",        "qos",     "compare", "wear"};
+  const std::vector<Expect> cases = {
+      {"wsat", {"throughput", "latency", "thermal", "wear"}},
+      {"iops", {"throughput", "latency", "elements"}},
+      {"latency", {"throughput", "latency", "elements"}},
+      {"vqd", {"throughput", "latency", "elements"}},
+      {"cbw", {"throughput", "latency", "thermal", "histogram", "wear"}},
+      {"slc", {"slc", "wear"}},
+      {"qos", {"throughput", "latency", "elements", "qos"}},
+      {"mixed", {"throughput", "latency", "thermal", "compare", "wear"}},
+      {"minimal", {}},
+  };
+  for (const auto& c : cases) {
+    const auto page = render_run_report(load(c.fixture));
+    EXPECT_THAT(page, HasSubstr("<section id=\"run\">")) << c.fixture;
+    for (const auto& s : all) {
+      const bool want = std::find(c.sections.begin(), c.sections.end(), s) != c.sections.end();
+      EXPECT_EQ(page.find("<section id=\"" + s + "\">") != std::string::npos, want) << c.fixture << ": " << s;
+    }
+    EXPECT_THAT(page, Not(HasSubstr("<script"))) << c.fixture;
+  }
+}
+
+TEST(RunReport, IopsMatrixIsBlockSizeByMix) {
+  const auto page = render_run_report(load("iops"));
+  const auto p = page.find("<table id=\"iops-matrix\">");
+  ASSERT_NE(p, std::string::npos);
+  const auto table = page.substr(p, page.find("</table>", p) - p);
+  EXPECT_EQ(test::tags(table, "<tr>").size(), 1u + 8u);  // header + 8 block sizes
+  EXPECT_EQ(test::tags(table, "<th>").size(), 1u + 7u);  // "Block size" + 7 mixes
+  EXPECT_THAT(table, HasSubstr("<th>65/35</th>"));
+  EXPECT_THAT(table, HasSubstr("<td>0.5 KiB</td>"));
+}
+
+TEST(RunReport, VariableQdLatencyChartAndHistogramAndSlcCurve) {
+  const auto vqd = test::svg_by_id(render_run_report(load("vqd")), "latency-qd");
+  EXPECT_EQ(test::attr(test::tag_at(vqd, 0), "data-x-scale"), "log10");
+  EXPECT_EQ(test::series_points(vqd, "4 KiB 100/0 read p99.9").size(), 9u);
+
+  const auto json = raw("cbw");
+  const auto hist = test::svg_by_id(render_run_report(load("cbw")), "histogram");
+  const auto bars = test::tags(hist, "<rect class=\"bar\"");
+  EXPECT_EQ(bars.size(), json["histogram"]["counts"].size());
+  EXPECT_EQ(bars.size(), json["histogram"]["bounds_s"].size() + 1);
+  EXPECT_EQ(test::attr(bars.back(), "data-label").rfind("&gt; ", 0), 0u) << "overflow bucket";
+
+  const auto slc = test::svg_by_id(render_run_report(load("slc")), "slc");
+  const auto cache = test::tags(slc, "<line class=\"ref-line\" data-value=\"28000000000\"");
+  EXPECT_EQ(cache.size(), 1u);
+}
+
+TEST(RunReport, QosVerdictFailsWhenOneCheckFails) {
+  const auto page = render_run_report(load("qos"));
+  EXPECT_THAT(page, HasSubstr("<p class=\"verdict fail\">FAIL"));
+  EXPECT_THAT(page, HasSubstr("<td class=\"pass\">pass</td>"));
+  EXPECT_THAT(page, HasSubstr("<td class=\"fail\">FAIL</td>"));
+}
+
+TEST(RunReport, MixedRunOverlaysTheReducedRangeRun) {
+  const auto svg = test::svg_by_id(render_run_report(load("mixed")), "compare-throughput");
+  EXPECT_EQ(test::series_points(svg, "full range").size(), 120u);
+  EXPECT_EQ(test::series_points(svg, "reduced range (75 %)").size(), 120u);
+}
+
+TEST(RunReport, StringsFromRunJsonAreEscaped) {
+  auto json = raw("minimal");
+  json["target"]["serial"] = "<script>alert('x')</script>&SN";
+  json["target"]["path"] = "/tmp/a\"b<c>.img";
+  json["parameters"]["label<img src=x>"] = "<b>bold</b>";
+  auto run = parse_run(json.dump(), "evil.json");
+  ASSERT_TRUE(run.ok()) << run.error().message;
+  const auto page = render_run_report(*run);
+  EXPECT_THAT(page, Not(HasSubstr("<script")));
+  EXPECT_THAT(page, Not(HasSubstr("<img")));
+  EXPECT_THAT(page, Not(HasSubstr("<b>")));
+  EXPECT_THAT(page, HasSubstr("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;SN"));
+  EXPECT_THAT(page, HasSubstr("/tmp/a&quot;b&lt;c&gt;.img"));
+}
+
+TEST(RunRecord, BadFieldsAreNamedByFileAndPath) {
+  auto json = raw("minimal");
+  json["rounds"] = nlohmann::json::array({{{"index", 0}, {"iops", 5.0}}, {{"index", 1}, {"iops", "fast"}}});
+  auto r = parse_run(json.dump(), "x/run.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().reason, "decode");
+  EXPECT_EQ(r.error().message, "x/run.json: rounds[1].iops: expected a number");
+
+  json = raw("minimal");
+  json["schema"] = "nvmond.run/2";
+  EXPECT_THAT(parse_run(json.dump(), "y").error().message, HasSubstr("y: schema: unsupported schema"));
+  EXPECT_THAT(parse_run("{\"rounds\": [", "z").error().message, HasSubstr("z: not JSON"));
+}
+
+TEST(RunRecord, Rfc3339TimesWithZonesAndFractions) {
+  EXPECT_EQ(parse_rfc3339("1970-01-02T00:00:00Z"), 86400.0);
+  EXPECT_EQ(parse_rfc3339("2026-11-02T10:00:30.5+02:00"), parse_rfc3339("2026-11-02T08:00:30.5Z"));
+  EXPECT_FALSE(parse_rfc3339("2026-13-02T08:00:00Z"));
+  EXPECT_FALSE(parse_rfc3339("2026-11-02T08:00:00"));
+  EXPECT_FALSE(parse_rfc3339("yesterday"));
+}
+
+TEST(ReportCli, ExitCodesSayWhatWentWrong) {
+  nvmond::test::TempDir dir("report-cli");
+  std::ostringstream out, err;
+  EXPECT_EQ(report_command(kRuns + "wsat", dir.path() + "/r.html", out, err), kExitOk) << err.str();
+  EXPECT_THAT(*read_whole_file(dir.path() + "/r.html"), HasSubstr("<svg"));
+  EXPECT_EQ(report_command(dir.path() + "/nothing", std::nullopt, out, err), kExitBadRun);
+  EXPECT_THAT(err.str(), HasSubstr(dir.path() + "/nothing"));
+  EXPECT_EQ(report_command(kRuns + "wsat", dir.path() + "/no/such/dir/r.html", out, err), kExitWriteFailed);
+  EXPECT_EQ(compare_command({kRuns + "wsat", kRuns + "bad-name"}, std::nullopt, out, err), kExitBadRun);
+}
+
+TEST(ReportCli, ARunDirectoryGetsItsReportBesideRunJson) {
+  nvmond::test::TempDir dir("report-beside");
+  EXPECT_EQ(write_report_beside(dir.path())->reason, "absent");
+  ASSERT_FALSE(write_file_atomically(dir.path() + "/run.json", *read_whole_file(kRuns + "slc/run.json")));
+  ASSERT_FALSE(write_report_beside(dir.path()));
+  EXPECT_THAT(*read_whole_file(dir.path() + "/report.html"),
+              HasSubstr("<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"slc\""));
+}
+
+TEST(ReportCli, CompareTableHasOneRowPerRunAndTheHtmlOverlaysThem) {
+  nvmond::test::TempDir dir("report-cli");
+  std::ostringstream out, err;
+  ASSERT_EQ(compare_command({kRuns + "wsat", kRuns + "wsat-heatsink"}, dir.path() + "/c.html", out, err), kExitOk)
+      << err.str();
+  const auto text = out.str();
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);
+  EXPECT_THAT(text, HasSubstr("#1 wsat S7XKNE0W500123  wsat  Acme DC7450 3.84TB (S7XKNE0W500123)"));
+  EXPECT_THAT(text, HasSubstr("#2 "));
+  const auto html = *read_whole_file(dir.path() + "/c.html");
+  const auto svg = test::svg_by_id(html, "throughput");
+  EXPECT_EQ(test::series_points(svg, "#1 wsat S7XKNE0W500123").size(), 600u);
+  EXPECT_EQ(test::tags(svg, "<rect class=\"x-span steady-state\"").size(), 2u);
+  // Only the throttling drive has throttle spans.
+  EXPECT_GT(test::tags(test::svg_by_id(html, "temperature"), "<rect class=\"x-span throttle\"").size(), 0u);
+}
+
+}  // namespace
+}  // namespace nvmond::report
