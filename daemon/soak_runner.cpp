@@ -8,6 +8,7 @@
 #include "core/log.hpp"
 #include "daemon/store/sqlite_run_store.hpp"
 #include "daemon/store/sqlite_store.hpp"
+#include "report/report_cli.hpp"
 
 namespace nvmond {
 
@@ -72,6 +73,8 @@ void SoakRunner::run_all() {
     std::filesystem::create_directories(dir, ec);
     if (auto e = write_file_atomically((dir / "run.json").string(), out.run.dump(2) + "\n")) {
       log::error("soak {}: {}", soak.name, e->message);
+    } else if (auto r = report::write_report_beside(dir.string())) {
+      log::error("soak {}: report: {}", soak.name, r->message);
     }
     log::info("soak {}: {} ({} rounds), {}", soak.name, out.status, out.run.value("rounds", nlohmann::json::array()).size(),
               (dir / "run.json").string());

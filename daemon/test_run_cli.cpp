@@ -10,6 +10,7 @@
 #include "daemon/store/sqlite_run_store.hpp"
 #include "daemon/test_targets.hpp"
 #include "pts/run_executor.hpp"
+#include "report/report_cli.hpp"
 
 namespace nvmond {
 
@@ -82,6 +83,9 @@ int test_run_command(const TestRunArgs& a, std::ostream& progress, std::ostream&
     err << e->message << "\n";
     return 1;
   }
+  // The run is recorded whatever happens to its report: a report that cannot
+  // be written is said, not fatal (`nvmonctl report DIR` can retry it).
+  if (auto e = report::write_report_beside(a.out)) err << "report: " << e->message << "\n";
   progress << fmt::format("{}: {} (run {}), {} rounds, {}\n", a.test, outcome.status, outcome.run_id,
                           outcome.run.value("rounds", nlohmann::json::array()).size(), path);
   if (outcome.failure) err << a.test << " on " << a.target << ": " << outcome.failure->message << "\n";

@@ -3,6 +3,7 @@ simulated datacenter drive in seconds, the extra over-provisioning
 comparison, and the safety guard refusing a destructive test before any I/O."""
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -48,6 +49,15 @@ class ForegroundSimTest(unittest.TestCase):
         self.assertGreater(run["drive"]["host_bytes_written"], 0)
         self.assertIn("round", r.stdout)  # progress lines
         self.assertIn("ETA", r.stdout)
+        # The report beside run.json is rendered from this run: the
+        # steady-state window is shaded where run.json puts it.
+        with open(os.path.join(out, "report.html")) as f:
+            html = f.read()
+        first, last = ss["window"]
+        span = re.search(r'<rect class="x-span steady-state" data-from="([^"]+)" data-to="([^"]+)"', html)
+        self.assertIsNotNone(span, "no steady-state window in report.html")
+        self.assertAlmostEqual(float(span.group(1)), first, delta=0.5)
+        self.assertAlmostEqual(float(span.group(2)), last, delta=0.5)
         print(f"wsat: {wall:.1f} s wall, FOB {fob:.0f} IOPS, steady {ss['average']:.0f} IOPS "
               f"from round {ss['round']}", file=sys.stderr)
 

@@ -37,6 +37,8 @@ class LoopDeviceTest(unittest.TestCase):
             args += ["--set", s]
         r = subprocess.run(args, capture_output=True, text=True, timeout=240)
         self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+        with open(os.path.join(out, "report.html")) as f:
+            self.assertIn("<svg", f.read())  # a report of the real run beside its run.json
         with open(os.path.join(out, "run.json")) as f:
             return json.load(f)
 

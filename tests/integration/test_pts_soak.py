@@ -67,6 +67,9 @@ class DaemonSoakTest(unittest.TestCase):
         self.assertEqual(len(run["rounds"]), 600)
         self.assertEqual(run["resumed"], 1)
         self.assertTrue(run["steady_state"]["reached"])
+        # The daemon writes the run's report beside its run.json.
+        with open(os.path.join(d.dir, "state", "runs", "dc0-wsat-1", "report.html")) as f:
+            self.assertIn('class="x-span steady-state"', f.read())
         print(f"killed after {done_before} rounds, resumed to 600", file=sys.stderr)
 
 
