@@ -10,6 +10,8 @@
 #include <memory>
 
 #include "daemon/config.hpp"
+#include "daemon/control_commands.hpp"
+#include "daemon/control_server.hpp"
 #include "daemon/fleet.hpp"
 #include "daemon/job_scheduler.hpp"
 #include "daemon/published_metrics.hpp"
@@ -37,6 +39,9 @@ class Daemon {
   void arm_watchdog();
   void arm_compaction();
   void start_jobs();
+  void start_control();
+  void arm_soak_tick();
+  void soak_tick();
   void stop_all();
   std::unique_ptr<Store> open_store(const std::string& dir);
 
@@ -58,6 +63,13 @@ class Daemon {
   std::unique_ptr<Fleet> fleet_;
   // Sim jobs drive the Fleet's drive models: destroyed before the Fleet.
   std::unique_ptr<JobScheduler> jobs_;
+  // Runs (the PTS soak runner once merged), what schedules them, and the
+  // socket nvmonctl asks them through. The scheduler ticks on the loop.
+  std::unique_ptr<SoakControl> soaks_;
+  std::unique_ptr<SoakScheduler> scheduler_;
+  std::unique_ptr<ControlContext> control_ctx_;
+  std::unique_ptr<ControlServer> control_;
+  boost::asio::steady_timer soak_timer_{io_};
   std::uint64_t watchdog_usec_ = 0;
 };
 

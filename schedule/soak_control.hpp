@@ -40,6 +40,11 @@ struct RunView {
   std::int64_t started_ns = 0;
   std::optional<std::int64_t> ended_ns;
   std::optional<bool> steady;  // none until the test has a steady-state window
+  // The steady-state window over the tracked variable (PTS: 5 rounds):
+  // its average, range and least-squares excursion, in that variable's unit.
+  std::optional<double> window_average, window_range, window_excursion;
+  // Latency quantiles of the last finished round: {quantile, seconds}.
+  std::vector<std::pair<double, double>> round_latency;
 };
 
 struct RoundView {

@@ -6,6 +6,9 @@
 //                                stdout. Exit codes: see workloads/run_job_cli.hpp
 //                                (0 ok, 1 refused/failed to start, 2 invalid file,
 //                                3 I/O errors or verify mismatches).
+//   nvmonctl status|list|start|stop|pause|resume|history|show
+//                                ask the running daemon over its control socket
+//                                (daemon/ctl/ctl_client.hpp: socket and exit codes).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -13,6 +16,7 @@
 
 #include "core/build_info.hpp"
 #include "daemon/config.hpp"
+#include "daemon/ctl/ctl_client.hpp"
 #include "workloads/run_job_cli.hpp"
 
 int main(int argc, char** argv) {
@@ -33,7 +37,27 @@ int main(int argc, char** argv) {
   run_job->add_option("file", job_path, "TOML job file ([[job]] tables and one [safety] table)")
       ->required();
 
-  CLI11_PARSE(app, argc, argv);
+  nvmond::ctl::Options ctl;
+  int ctl_rc = 0;
+  app.add_option("--socket", ctl.socket, "Control socket of the daemon (default /run/nvmond/control.sock)");
+  app.add_option("--config", ctl.config, "Daemon configuration whose [control] socket to use");
+  app.add_flag("--json", ctl.json, "Print the daemon's reply as JSON");
+  app.footer(
+      "Socket commands exit 0 done, 1 the daemon refused (its error on stderr), 2 usage,\n"
+      "3 the daemon cannot be reached (no socket, permission denied), 4 reply not understood.");
+  nvmond::ctl::add_status(app, ctl, ctl_rc);
+  nvmond::ctl::add_list(app, ctl, ctl_rc);
+  nvmond::ctl::add_start(app, ctl, ctl_rc);
+  nvmond::ctl::add_run_actions(app, ctl, ctl_rc);
+  nvmond::ctl::add_history(app, ctl, ctl_rc);
+  nvmond::ctl::add_show(app, ctl, ctl_rc);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : nvmond::ctl::kUsage;
+  }
 
   if (*check) return nvmond::check_config_command(check_path);
   if (*run_job) {
@@ -43,5 +67,5 @@ int main(int argc, char** argv) {
     std::cout.flush();
     return rc;
   }
-  return 0;
+  return ctl_rc;
 }
