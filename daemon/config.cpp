@@ -86,6 +86,23 @@ void read_daemon(TableReader& t, DaemonConfig& c) {
   t.finish();
 }
 
+// Under systemd's RuntimeDirectory=nvmond the socket goes where it says.
+std::string default_control_socket() {
+  const char* dir = std::getenv("RUNTIME_DIRECTORY");
+  return std::string(dir != nullptr && *dir != '\0' ? dir : "/run/nvmond") + "/control.sock";
+}
+
+void read_control(TableReader& t, DaemonConfig& c) {
+  if (auto v = t.string("socket")) {
+    if (v->empty() || (*v)[0] != '/') t.fail("socket", "expected an absolute path");
+    if (v->size() >= 108) t.fail("socket", "longer than a Unix socket path may be (107 bytes)");
+    c.control.socket = *v;
+    c.control_explicit = true;
+  }
+  if (auto g = t.string("group")) c.control.group = *g;
+  t.finish();
+}
+
 void read_collection(TableReader& t, CollectionSettings& s) {
   for (const auto& k : kCollectionKeys) {
     if (auto d = t.duration(k.key, k.range)) s.*k.field = *d;
@@ -168,8 +185,10 @@ DaemonConfig load_config(const std::string& path, ConfigUse use) {
   DaemonConfig c;
   c.file = path;
   c.state_dir = default_state_dir();
+  c.control.socket = default_control_socket();
   if (auto t = r.table("daemon")) read_daemon(*t, c);
   if (auto t = r.table("collection")) read_collection(*t, c.collection);
+  if (auto t = r.table("control")) read_control(*t, c);
   if (auto t = r.table("clock")) read_clock(*t, c.clock);
   if (auto t = r.table("nvme")) {
     NvmeSettings n;

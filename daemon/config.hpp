@@ -14,6 +14,7 @@
 #include "collectors/sim/sim_drive_spec.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"
+#include "daemon/control_server.hpp"
 #include "daemon/jobs_config.hpp"
 
 namespace nvmond {
@@ -70,6 +71,10 @@ struct DaemonConfig {
   AnalyticsConfig analytics;
   JobsConfig jobs;  // [[job]] workloads started with the daemon, [safety]
   std::vector<SoakSpec> soaks;  // [[soak]] PTS runs started with the daemon
+  // [control]: the nvmonctl socket. `control_explicit`: the path was
+  // configured, so failing to bind it stops the start (the default only warns).
+  ControlSettings control;
+  bool control_explicit = false;
   // Endurance ratings by serial, from [[drive]] tables and [[sim]] specs.
   std::map<std::string, DriveRating> ratings;
 };

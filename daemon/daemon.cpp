@@ -6,10 +6,13 @@
 
 #include <csignal>
 #include <filesystem>
+#include <random>
 
 #include "core/build_info.hpp"
 #include "core/config_reader.hpp"
 #include "core/log.hpp"
+#include "daemon/no_soak_runner.hpp"
+#include "daemon/soak_metrics.hpp"
 #include "daemon/store/resilient_store.hpp"
 #include "daemon/store/sqlite_backend.hpp"
 #include "daemon/http/server.hpp"
@@ -25,6 +28,11 @@ std::unique_ptr<Clock> make_clock(const ClockSettings& s, std::optional<WallTime
 }
 
 namespace {
+std::mt19937_64& random_engine() {
+  static std::mt19937_64 engine{std::random_device{}()};
+  return engine;
+}
+
 std::optional<WallTime> newest_record(Store& store) {
   auto t = store.latest_sample_time();
   if (!t) {
@@ -79,6 +87,7 @@ std::string scheme_of(const DaemonConfig& c) { return c.security && c.security->
 }  // namespace
 
 Daemon::~Daemon() {
+  control_.reset();
   stop_all();
   server_->stop();
 }
@@ -122,10 +131,48 @@ void Daemon::start_soaks() {
   soaks_->start();
 }
 
+void Daemon::start_control() {
+  soak_control_ = std::make_unique<NoSoakRunner>();
+  scheduler_ = std::make_unique<SoakScheduler>(*soak_control_, [](Duration max) {
+    return Duration(std::uniform_int_distribution<Duration::rep>(0, max.count() - 1)(random_engine()));
+  });
+  scheduler_->configure({}, clock_->wall());
+  control_ctx_ = std::make_unique<ControlContext>(ControlContext{
+      *soak_control_, *scheduler_, *clock_, [this] { return summarize_drives(published_->Collect()); }, [this] { soak_tick(); }});
+  try {
+    control_ = std::make_unique<ControlServer>(io_, config_.control,
+                                               [this](const nlohmann::json& req) { return handle_control(req, *control_ctx_); });
+  } catch (const std::exception& e) {
+    if (config_.control_explicit) throw;
+    log::warn("{}; nvmonctl cannot reach this daemon (set [control] socket)", e.what());
+  }
+  arm_soak_tick();
+}
+
+// What the scheduler knows of the drives comes from the published
+// snapshots; a tick never waits on a device.
+void Daemon::soak_tick() {
+  std::map<std::string, std::string> sim_serials;
+  for (const auto& s : config_.sims) sim_serials[s.spec.name] = s.spec.serial;
+  auto drives = summarize_drives(published_->Collect());
+  scheduler_->tick(clock_->wall(), [&](const std::string& target) { return drive_for_target(drives, target, sim_serials); });
+  published_->publish("soak", render_soak_metrics(soak_control_->active()));
+}
+
+void Daemon::arm_soak_tick() {
+  soak_timer_.expires_after(std::chrono::seconds(1));
+  soak_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    soak_tick();
+    arm_soak_tick();
+  });
+}
+
 int Daemon::run() {
   fleet_->start();
   start_jobs();
   start_soaks();
+  start_control();
   wait_signal();
   log::info("serving metrics on {}://{}/metrics", scheme_of(config_), config_.listen);
   sd_notify(0, "READY=1");
@@ -149,6 +196,8 @@ void Daemon::wait_signal() {
     log::info("received {}, stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
     watchdog_.cancel();
     compaction_.cancel();
+    soak_timer_.cancel();
+    control_.reset();
     stop_all();
     io_.stop();
   });

@@ -11,6 +11,8 @@
 #include <memory>
 
 #include "daemon/config.hpp"
+#include "daemon/control_commands.hpp"
+#include "daemon/control_server.hpp"
 #include "daemon/fleet.hpp"
 #include "daemon/job_scheduler.hpp"
 #include "daemon/published_metrics.hpp"
@@ -44,6 +46,9 @@ class Daemon {
   void arm_compaction();
   void start_jobs();
   void start_soaks();
+  void start_control();
+  void arm_soak_tick();
+  void soak_tick();
   void stop_all();
   std::unique_ptr<Store> open_store(const std::string& dir);
   void use_security();
@@ -72,6 +77,13 @@ class Daemon {
   // too, so they stop first. The guard outlives them.
   std::unique_ptr<SafetyGuard> soak_guard_;
   std::unique_ptr<SoakRunner> soaks_;
+  // Runs (NoSoakRunner until the PTS soak runner implements SoakControl), what schedules them, and the
+  // socket nvmonctl asks them through. The scheduler ticks on the loop.
+  std::unique_ptr<SoakControl> soak_control_;
+  std::unique_ptr<SoakScheduler> scheduler_;
+  std::unique_ptr<ControlContext> control_ctx_;
+  std::unique_ptr<ControlServer> control_;
+  boost::asio::steady_timer soak_timer_{io_};
   std::uint64_t watchdog_usec_ = 0;
 };
 

@@ -3,6 +3,7 @@
 #include "core/log.hpp"
 #include "daemon/metric_set.hpp"
 #include "workloads/sim_engine.hpp"
+#include "workloads/target_serial.hpp"
 #include "workloads/workload_metrics.hpp"
 
 namespace nvmond {
@@ -96,12 +97,14 @@ void JobScheduler::publish(Job& job) {
   const bool finished = job.collected;
   // Before the runner's first aggregation (about a second) its snapshot is empty.
   snap.job = job.runner->spec().name;
+  snap.serial = target_serial(job.runner->spec().target);
   snap.running = !finished;
   auto families = render_workload_metrics(std::span<const RunSnapshot>(&snap, 1));
   MetricSet extra;
   extra.gauge("nvmond_workload_failed",
               "1 if the workload was refused by the safety guard or could not start.",
-              {{kWorkloadLabel, snap.job}}, finished && job.result && job.result->failure ? 1.0 : 0.0);
+              snap.serial.empty() ? Labels{{kWorkloadLabel, snap.job}} : Labels{{kWorkloadLabel, snap.job}, {"serial", snap.serial}},
+              finished && job.result && job.result->failure ? 1.0 : 0.0);
   for (auto& f : extra.take()) families.push_back(std::move(f));
   out_.publish(metrics_key(snap.job), std::move(families));
 }

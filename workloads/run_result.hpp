@@ -65,6 +65,7 @@ struct RunResult {
 // gauges and rates.
 struct RunSnapshot {
   std::string job;
+  std::string serial;  // drive of the target ("" for files): the `serial` label
   struct Op {
     std::uint64_t ops = 0;
     std::uint64_t bytes = 0;

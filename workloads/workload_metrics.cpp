@@ -62,8 +62,17 @@ using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
 
+// `serial` only when known: an empty label would be a series of its own.
+std::vector<ClientMetric::Label> run_labels(const RunSnapshot& run) {
+  std::vector<ClientMetric::Label> l{{kWorkloadLabel, run.job}};
+  if (!run.serial.empty()) l.push_back({"serial", run.serial});
+  return l;
+}
+
 std::vector<ClientMetric::Label> labels(const RunSnapshot& run, int op) {
-  return {{kWorkloadLabel, run.job}, {"op", op_name(static_cast<IoOp>(op))}};
+  auto l = run_labels(run);
+  l.push_back({"op", op_name(static_cast<IoOp>(op))});
+  return l;
 }
 
 // One family per metric: a field accessor and the family's type and help.
@@ -105,7 +114,7 @@ std::vector<MetricFamily> render_workload_metrics(std::span<const RunSnapshot> r
 
   for (const auto& run : runs) {
     ClientMetric r;
-    r.label = {{kWorkloadLabel, run.job}};
+    r.label = run_labels(run);
     r.gauge.value = run.running ? 1 : 0;
     running.metric.push_back(std::move(r));
     for (int op = 0; op < kIoOpCount; ++op) {

@@ -13,7 +13,8 @@
 //   nvmond_workload_throughput_bytes_per_second{workload,op}   gauge, last interval
 //   nvmond_workload_running{workload}                          gauge, 1 while running
 //
-// `workload` is the [[job]] name. It is deliberately not `job`: that is
+// Every series also carries `serial` (the target drive's, as on its nvme_*
+// series) when the target is a drive. `workload` is the [[job]] name. It is deliberately not `job`: that is
 // Prometheus's own target label (the scrape job), which would either rename
 // ours to exported_job or, with honor_labels, be overwritten by it.
 #include <prometheus/metric_family.h>

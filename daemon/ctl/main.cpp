@@ -10,6 +10,9 @@
 //                                3 I/O errors or verify mismatches).
 //   nvmonctl report RUN [--html FILE]      a run's HTML report (daemon/ctl/report_commands.hpp)
 //   nvmonctl compare RUN RUN… [--html FILE] runs side by side, table and overlaid charts
+//   nvmonctl status|list|start|stop|pause|resume|history|show
+//                                ask the running daemon over its control socket
+//                                (daemon/ctl/ctl_client.hpp: socket and exit codes).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -18,6 +21,7 @@
 #include "core/build_info.hpp"
 #include "daemon/ctl/report_commands.hpp"
 #include "daemon/config.hpp"
+#include "daemon/ctl/ctl_client.hpp"
 #include "daemon/test_run_cli.hpp"
 #include "workloads/run_job_cli.hpp"
 
@@ -57,7 +61,27 @@ int main(int argc, char** argv) {
 
   const nvmond::ReportCommands report_commands(app);
 
-  CLI11_PARSE(app, argc, argv);
+  nvmond::ctl::Options ctl;
+  int ctl_rc = 0;
+  app.add_option("--socket", ctl.socket, "Control socket of the daemon (default /run/nvmond/control.sock)");
+  app.add_option("--config", ctl.config, "Daemon configuration whose [control] socket to use");
+  app.add_flag("--json", ctl.json, "Print the daemon's reply as JSON");
+  app.footer(
+      "Socket commands exit 0 done, 1 the daemon refused (its error on stderr), 2 usage,\n"
+      "3 the daemon cannot be reached (no socket, permission denied), 4 reply not understood.");
+  nvmond::ctl::add_status(app, ctl, ctl_rc);
+  nvmond::ctl::add_list(app, ctl, ctl_rc);
+  nvmond::ctl::add_start(app, ctl, ctl_rc);
+  nvmond::ctl::add_run_actions(app, ctl, ctl_rc);
+  nvmond::ctl::add_history(app, ctl, ctl_rc);
+  nvmond::ctl::add_show(app, ctl, ctl_rc);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : nvmond::ctl::kUsage;
+  }
   if (*test_run) {
     const int rc = nvmond::test_run_command(test_args, std::cout, std::cerr);
     std::cout.flush();
@@ -74,5 +98,5 @@ int main(int argc, char** argv) {
     std::cout.flush();
     return rc;
   }
-  return 0;
+  return ctl_rc;
 }

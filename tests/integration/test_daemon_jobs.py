@@ -70,7 +70,7 @@ class DaemonJobTest(unittest.TestCase):
             quantile = re.compile(r'^nvmond_workload_\w+\{[^}]*workload="seqwrite"[^}]*quantile="', re.M)
             text = wait_for(lambda: (lambda t: t if t and quantile.search(t) else None)(d.try_scrape()),
                             30, "latency quantiles of the running workload")
-            self.assertIn('nvmond_workload_running{workload="seqwrite"} 1', text)
+            self.assertIn('nvmond_workload_running{workload="seqwrite",serial="SIM-DC"} 1', text)
             r = subprocess.run(["promtool", "check", "metrics"], input=text, text=True, capture_output=True)
             self.assertEqual((r.returncode, r.stdout + r.stderr), (0, ""))
             self.assertIn("# TYPE nvmond_workload_interval_latency_seconds summary", text)

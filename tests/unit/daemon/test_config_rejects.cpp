@@ -123,6 +123,12 @@ std::vector<Row> rejected() {
       {"listen_bad_hostname", "[daemon]\nlisten = \"-bad-:9947\"\n" + kSim,
        "2:10: daemon.listen: \"-bad-:9947\": \"-bad-\" is not a host name (letters, digits, '-' and '.')"},
       {"state_dir_empty", "[daemon]\nstate_dir = \"\"\n" + kSim, "2:13: daemon.state_dir: must not be empty"},
+      // The control socket: a relative path would depend on the daemon's cwd;
+      // sun_path holds 107 bytes and a NUL.
+      {"control_socket_relative", "[control]\nsocket = \"ctl.sock\"\n" + kSim,
+       "2:10: control.socket: expected an absolute path"},
+      {"control_socket_108_bytes", "[control]\nsocket = \"/" + std::string(107, 'a') + "\"\n" + kSim,
+       "2:10: control.socket: longer than a Unix socket path may be (107 bytes)"},
       // Intervals: 1us spun 138 % CPU and logged 4,205 lines in 3 s.
       {"poll_interval_1us", "[collection]\npoll_interval = \"1us\"\n" + kSim,
        "2:17: collection.poll_interval: 1us is out of range: must be between 100ms and 1d"},

@@ -3,8 +3,14 @@
 #include <gtest/gtest.h>
 #include <prometheus/text_serializer.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
+
+#include "workloads/target_serial.hpp"
 
 namespace nvmond {
 namespace {
@@ -170,6 +176,36 @@ TEST(WorkloadMetrics, NoSeriesCarriesAPrometheusTargetLabel) {
     }
   }
   EXPECT_GT(named, 0u);
+}
+
+TEST(WorkloadMetrics, EverySeriesCarriesTheDriveSerialWhenKnown) {
+  RunSnapshot run = sample_run();
+  run.serial = "SIM-DC";
+  std::vector<RunSnapshot> runs{run, sample_run()};
+  runs[1].job = "file-job";
+  for (const auto& f : render_workload_metrics(runs)) {
+    for (const auto& m : f.metric) {
+      const bool is_dc = m.label[0].value == "wsat";
+      int serials = 0;
+      for (const auto& l : m.label) {
+        if (l.name == "serial") {
+          ++serials;
+          EXPECT_EQ(l.value, "SIM-DC") << f.name;
+        }
+      }
+      EXPECT_EQ(serials, is_dc ? 1 : 0) << f.name;  // never serial=""
+    }
+  }
+}
+
+TEST(TargetSerial, SimTargetsNameTheirSerialAndBlockDevicesReadSysfs) {
+  EXPECT_EQ(target_serial("sim:SIM-C"), "SIM-C");
+  const auto root = std::filesystem::temp_directory_path() / ("nvmond-serial-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(root / "class/block/null/device");
+  std::ofstream(root / "class/block/null/device/serial") << "S4EWNX0R123456      \n";
+  EXPECT_EQ(target_serial("/dev/null", root.string()), "S4EWNX0R123456");
+  EXPECT_EQ(target_serial("/tmp", root.string()), "");  // not a device
+  std::filesystem::remove_all(root);
 }
 
 }  // namespace

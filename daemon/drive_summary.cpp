@@ -1,0 +1,72 @@
+#include "daemon/drive_summary.hpp"
+
+#include <map>
+
+namespace nvmond {
+namespace {
+
+std::string label(const prometheus::ClientMetric& m, const std::string& name) {
+  for (const auto& l : m.label) {
+    if (l.name == name) return l.value;
+  }
+  return {};
+}
+
+double value(const prometheus::MetricFamily& f, const prometheus::ClientMetric& m) {
+  return f.type == prometheus::MetricType::Counter ? m.counter.value : m.gauge.value;
+}
+
+}  // namespace
+
+std::vector<DriveSummary> summarize_drives(const std::vector<prometheus::MetricFamily>& families) {
+  std::map<std::string, DriveSummary> by_serial;
+  for (const auto& f : families) {
+    for (const auto& m : f.metric) {
+      const std::string serial = label(m, "serial");
+      if (serial.empty()) continue;
+      const double v = value(f, m);
+      if (f.name == "nvme_device_info") {
+        DriveSummary& d = by_serial[serial];
+        d.model = label(m, "model");
+        d.path = label(m, "path");
+      } else if (f.name == "nvme_up") {
+        by_serial[serial].up = v == 1;
+      } else if (f.name == "nvme_temperature_celsius" && label(m, "sensor") == "composite") {
+        by_serial[serial].composite_c = v;
+      } else if (f.name == "nvme_temperature_limit_celsius" && label(m, "limit") == "warning") {
+        by_serial[serial].warning_c = v;
+      } else if (f.name == "nvme_percentage_used_ratio") {
+        by_serial[serial].percentage_used = v;
+      } else if (f.name == "nvme_critical_warning" && v != 0) {
+        by_serial[serial].critical_warnings.push_back(label(m, "bit"));
+      } else if (f.name == "nvme_thermal_throttling") {
+        by_serial[serial].throttling = v != 0;
+      }
+    }
+  }
+  std::vector<DriveSummary> out;
+  for (auto& [serial, d] : by_serial) {
+    d.serial = serial;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+std::optional<DriveThermal> drive_for_target(const std::vector<DriveSummary>& drives, const std::string& target,
+                                             const std::map<std::string, std::string>& sim_serial_by_name) {
+  std::string serial, path;
+  if (target.rfind("sim:", 0) == 0) {
+    serial = target.substr(4);
+    if (auto it = sim_serial_by_name.find(serial); it != sim_serial_by_name.end()) serial = it->second;
+  } else {
+    path = target;
+  }
+  for (const auto& d : drives) {
+    if ((!serial.empty() && d.serial == serial) || (!path.empty() && d.path == path)) {
+      return DriveThermal{d.serial, d.composite_c, d.warning_c, d.throttling};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace nvmond

@@ -1,0 +1,79 @@
+#pragma once
+// The boundary between the soak scheduler / control socket and whatever
+// executes PTS runs (daemon/soak_runner on the pts branch; a fake in tests).
+// Shaped after the run store's RunRow/RoundRow so the real runner maps onto
+// it field by field.
+//
+// Thread-safety: implementations are called from the daemon's io_context
+// thread only; they must not block it (start() queues work for the runner's
+// own thread and returns).
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/clock.hpp"
+#include "core/result.hpp"
+
+namespace nvmond {
+
+// What to run: a PTS test on a target, with `nvmonctl test run --set` parameters.
+struct SoakRequest {
+  std::string name;  // the [[soak]] name, or "manual-N" for nvmonctl start
+  std::string test;
+  std::string target;
+  std::map<std::string, std::string> params;
+};
+
+// One run as an operator sees it, live or from history.
+struct RunView {
+  std::int64_t id = 0;
+  std::string name, test, target, serial;
+  std::string status;  // running | paused | completed | interrupted | failed
+  std::int64_t round = 0;         // finished rounds
+  std::int64_t rounds_total = 0;  // 0 when open-ended (until steady state)
+  std::string phase;
+  double iops = 0;
+  std::optional<Duration> eta;
+  std::int64_t started_ns = 0;
+  std::optional<std::int64_t> ended_ns;
+  std::optional<bool> steady;  // none until the test has a steady-state window
+  // The steady-state window over the tracked variable (PTS: 5 rounds):
+  // its average, range and least-squares excursion, in that variable's unit.
+  std::optional<double> window_average, window_range, window_excursion;
+  // Latency quantiles of the last finished round: {quantile, seconds}.
+  std::vector<std::pair<double, double>> round_latency;
+};
+
+struct RoundView {
+  std::int64_t index = 0;
+  std::string phase;
+  double iops = 0;
+  std::string data;  // JSON as the store keeps it
+};
+
+struct RunDetail {
+  RunView run;
+  std::vector<RoundView> rounds;
+};
+
+class SoakControl {
+ public:
+  virtual ~SoakControl() = default;
+  // Begins a run now; its id, or an error with the target named.
+  virtual Result<std::int64_t> start(const SoakRequest& request) = 0;
+  // Ends a run at its next I/O; it is recorded as interrupted with its
+  // finished rounds, and stays resumable.
+  virtual Result<std::monostate> stop(std::int64_t run) = 0;
+  virtual Result<std::monostate> pause(std::int64_t run) = 0;
+  virtual Result<std::monostate> resume(std::int64_t run) = 0;
+  // Runs not yet ended (running or paused).
+  virtual std::vector<RunView> active() const = 0;
+  // Newest first; only runs on `serial` when given.
+  virtual Result<std::vector<RunView>> history(const std::optional<std::string>& serial) const = 0;
+  virtual Result<RunDetail> show(std::int64_t run) const = 0;
+};
+
+}  // namespace nvmond

@@ -1,0 +1,199 @@
+#include "schedule/soak_scheduler.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+namespace nvmond {
+
+std::string SoakEntry::normalized() const {
+  std::string out = fmt::format("name={}\ntest={}\ntarget={}\n", request.name, request.test, request.target);
+  for (const auto& [k, v] : request.params) out += fmt::format("params.{}={}\n", k, v);  // std::map: sorted
+  out += fmt::format("schedule={}\nrandomized_delay={}\nthermal_margin={}\non_throttle={}\n", timing.schedule.normalized(),
+                     timing.randomized_delay.count(), timing.thermal_margin_c,
+                     timing.on_throttle == OnThrottle::pause ? "pause" : "record");
+  return out;
+}
+
+SoakTiming read_soak_timing(TableReader& t) {
+  SoakTiming timing;
+  if (auto s = t.string("schedule")) {
+    auto parsed = parse_schedule(*s);
+    if (!parsed) t.fail("schedule", parsed.error().message);
+    timing.schedule = std::move(*parsed);
+  }
+  if (auto d = t.duration("randomized_delay")) timing.randomized_delay = *d;
+  if (auto m = t.number_in("thermal_margin", 0, 100)) timing.thermal_margin_c = *m;
+  if (auto o = t.choice("on_throttle", {"pause", "record"})) {
+    timing.on_throttle = *o == "pause" ? OnThrottle::pause : OnThrottle::record;
+  }
+  return timing;
+}
+
+SoakScheduler::SoakScheduler(SoakControl& control, Jitter jitter) : control_(control), jitter_(std::move(jitter)) {}
+
+void SoakScheduler::plan(Slot& s, WallTime now) {
+  s.due.reset();
+  if (s.manual) return;
+  auto at = next_start(s.entry.timing.schedule, s.last_start, now);
+  if (!at) return;
+  Duration delay = s.entry.timing.randomized_delay;
+  s.due = *at + (delay > Duration::zero() && jitter_ ? jitter_(delay) : Duration::zero());
+}
+
+void SoakScheduler::configure(const std::vector<SoakEntry>& entries, WallTime now) {
+  std::map<std::string, Slot> next;
+  for (const auto& e : entries) {
+    auto old = slots_.find(e.request.name);
+    if (old != slots_.end() && !old->second.manual && old->second.entry.normalized() == e.normalized()) {
+      next.emplace(e.request.name, std::move(old->second));
+      slots_.erase(old);
+      continue;
+    }
+    Slot s;
+    s.entry = e;
+    plan(s, now);
+    next.emplace(e.request.name, std::move(s));
+  }
+  for (auto& [name, s] : slots_) {
+    if (s.manual && s.state != "failed") {
+      next.emplace(name, std::move(s));
+    } else if (s.run) {
+      (void)control_.stop(*s.run);  // changed or removed: its run ends, resumable
+    }
+  }
+  slots_ = std::move(next);
+  std::erase_if(queue_, [&](const std::string& n) { return !slots_.contains(n) || !slots_.at(n).queued; });
+}
+
+std::string SoakScheduler::request(SoakRequest request, WallTime now) {
+  Slot s;
+  if (request.name.empty()) request.name = fmt::format("manual-{}", ++manual_seq_);
+  s.entry.request = std::move(request);
+  s.manual = true;
+  s.due = now;
+  std::string name = s.entry.request.name;
+  slots_[name] = std::move(s);
+  return name;
+}
+
+SoakScheduler::Slot* SoakScheduler::by_run(std::int64_t run) {
+  for (auto& [_, s] : slots_) {
+    if (s.run == run) return &s;
+  }
+  return nullptr;
+}
+
+void SoakScheduler::operator_paused(std::int64_t run, bool paused) {
+  if (Slot* s = by_run(run)) {
+    s->operator_paused = paused;
+    if (!paused) s->thermal_paused = false;
+  }
+}
+
+void SoakScheduler::reap(WallTime now) {
+  std::set<std::int64_t> live;
+  for (const auto& r : control_.active()) live.insert(r.id);
+  for (auto it = slots_.begin(); it != slots_.end();) {
+    Slot& s = it->second;
+    if (s.run && !live.contains(*s.run)) {
+      if (s.manual) {
+        it = slots_.erase(it);
+        continue;
+      }
+      s.run.reset();
+      s.thermal_paused = s.operator_paused = false;
+      s.detail.clear();
+      plan(s, now);
+    }
+    ++it;
+  }
+}
+
+void SoakScheduler::start_queued(WallTime now, const DriveLookup& drives) {
+  std::vector<Slot*> due;
+  for (auto& [name, s] : slots_) {
+    if (!s.run && !s.queued && s.due && *s.due <= now) due.push_back(&s);
+  }
+  std::stable_sort(due.begin(), due.end(), [](const Slot* a, const Slot* b) { return *a->due < *b->due; });
+  for (Slot* s : due) {
+    s->queued = true;
+    s->state = "queued";
+    queue_.push_back(s->entry.request.name);
+  }
+  std::map<std::string, std::int64_t> busy;  // drive → run
+  for (const auto& [_, s] : slots_) {
+    if (s.run) busy[s.drive] = *s.run;
+  }
+  for (auto it = queue_.begin(); it != queue_.end();) {
+    Slot& s = slots_.at(*it);
+    auto d = drives ? drives(s.entry.request.target) : std::nullopt;
+    const std::string drive = d && !d->serial.empty() ? d->serial : s.entry.request.target;
+    if (auto b = busy.find(drive); b != busy.end()) {
+      s.state = "queued";
+      s.detail = fmt::format("drive {} busy with run {}", drive, b->second);
+      ++it;
+      continue;
+    }
+    if (d && d->composite_c && d->warning_c && *d->composite_c > *d->warning_c - s.entry.timing.thermal_margin_c) {
+      s.state = "waiting-cool";
+      s.detail = fmt::format("drive {} at {:.0f} °C; starts at or below {:.0f} °C", drive, *d->composite_c,
+                             *d->warning_c - s.entry.timing.thermal_margin_c);
+      ++it;
+      continue;
+    }
+    auto run = control_.start(s.entry.request);
+    s.queued = false;
+    s.last_start = now;
+    it = queue_.erase(it);
+    if (!run) {
+      s.state = "failed";
+      s.detail = run.error().message;
+      plan(s, now);
+      continue;
+    }
+    s.run = *run;
+    s.drive = drive;
+    s.state.clear();
+    s.detail.clear();
+    s.due.reset();
+    busy[drive] = *run;
+  }
+}
+
+void SoakScheduler::follow_throttling(const DriveLookup& drives) {
+  for (auto& [_, s] : slots_) {
+    if (!s.run || s.operator_paused || s.entry.timing.on_throttle != OnThrottle::pause) continue;
+    auto d = drives ? drives(s.entry.request.target) : std::nullopt;
+    const bool hot = d && d->throttling;
+    if (hot && !s.thermal_paused && control_.pause(*s.run).ok()) {
+      s.thermal_paused = true;
+      s.detail = "paused while the drive throttles";
+    } else if (!hot && s.thermal_paused && control_.resume(*s.run).ok()) {
+      s.thermal_paused = false;
+      s.detail.clear();
+    }
+  }
+}
+
+void SoakScheduler::tick(WallTime now, const DriveLookup& drives) {
+  reap(now);
+  start_queued(now, drives);
+  follow_throttling(drives);
+}
+
+std::vector<ScheduleView> SoakScheduler::list() const {
+  std::vector<ScheduleView> out;
+  for (const auto& [name, s] : slots_) {
+    ScheduleView v{name, s.entry.request.test, s.entry.request.target,
+                   s.manual ? "manual" : s.entry.timing.schedule.normalized(), "idle", s.detail, s.due, s.run};
+    if (s.run) v.state = s.thermal_paused || s.operator_paused ? "paused" : "running";
+    else if (s.queued || s.state == "failed") v.state = s.state;
+    else if (s.due) v.state = "scheduled";
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+}  // namespace nvmond

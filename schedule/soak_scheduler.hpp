@@ -1,0 +1,115 @@
+#pragma once
+// Decides when [[soak]] runs (and runs an operator asked for) start, pause
+// and resume. Pure: no threads, no sleeps; the daemon calls tick() on a
+// timer with the time and what it knows of each drive, tests call it with a
+// manual clock.
+//
+// Rules:
+// - at most one run per drive at a time (every PTS test writes the drive);
+//   runs that are due while their drive is busy queue in the order they
+//   became due;
+// - a run does not start while the drive's composite temperature is above
+//   its warning threshold (WCTEMP) minus `thermal_margin_c`; it waits;
+// - with on_throttle = pause, a run is paused while its drive throttles and
+//   resumed when it stops; with record it keeps going (the throttling is in
+//   the drive's events);
+// - configure() on reload keeps the state (and the run) of every entry whose
+//   normalized content did not change.
+//
+// Thread-safety: none; one thread (the daemon's io_context) owns it.
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/config_reader.hpp"
+#include "schedule/schedule.hpp"
+#include "schedule/soak_control.hpp"
+
+namespace nvmond {
+
+enum class OnThrottle { pause, record };
+
+struct SoakTiming {
+  Schedule schedule;
+  Duration randomized_delay{};
+  double thermal_margin_c = 5.0;
+  OnThrottle on_throttle = OnThrottle::record;
+};
+
+struct SoakEntry {
+  SoakRequest request;
+  SoakTiming timing;
+  // Everything that defines the entry, in a canonical form: equal strings
+  // mean an unchanged [[soak]] across a reload.
+  std::string normalized() const;
+};
+
+// The scheduling keys of a [[soak]] table (schedule, randomized_delay,
+// thermal_margin, on_throttle), read beside its name/test/target/params.
+SoakTiming read_soak_timing(TableReader& t);
+
+// What the scheduler needs to know of a drive, per tick.
+struct DriveThermal {
+  std::string serial;
+  std::optional<double> composite_c;
+  std::optional<double> warning_c;  // WCTEMP
+  bool throttling = false;
+};
+using DriveLookup = std::function<std::optional<DriveThermal>(const std::string& target)>;
+// Uniform in [0, max): the randomized delay's draw (injected for tests).
+using Jitter = std::function<Duration(Duration max)>;
+
+struct ScheduleView {
+  std::string name, test, target, schedule;
+  std::string state;   // idle | scheduled | queued | waiting-cool | running | paused
+  std::string detail;  // why it waits, or the error of its last start
+  std::optional<WallTime> next_start;
+  std::optional<std::int64_t> run;
+};
+
+class SoakScheduler {
+ public:
+  SoakScheduler(SoakControl& control, Jitter jitter);
+
+  // Replaces the [[soak]] entries; unchanged ones keep their state and run,
+  // changed or removed ones have their run stopped.
+  void configure(const std::vector<SoakEntry>& entries, WallTime now);
+  // An operator's run: due now, queued like the others. Returns its name.
+  std::string request(SoakRequest request, WallTime now);
+  // An operator paused or resumed a run: the throttle rule leaves it alone.
+  void operator_paused(std::int64_t run, bool paused);
+
+  void tick(WallTime now, const DriveLookup& drives);
+  std::vector<ScheduleView> list() const;
+
+ private:
+  struct Slot {
+    SoakEntry entry;
+    bool manual = false;
+    std::optional<WallTime> last_start;
+    std::optional<WallTime> due;  // planned start incl. randomized delay
+    bool queued = false;          // due and waiting for its drive
+    std::optional<std::int64_t> run;
+    std::string drive;            // serial (or target) of the current run
+    bool thermal_paused = false, operator_paused = false;
+    std::string state;  // queued | waiting-cool | failed, while not running
+    std::string detail;
+  };
+  void plan(Slot& s, WallTime now);
+  void reap(WallTime now);
+  void start_queued(WallTime now, const DriveLookup& drives);
+  void follow_throttling(const DriveLookup& drives);
+  Slot* by_run(std::int64_t run);
+
+  SoakControl& control_;
+  Jitter jitter_;
+  std::map<std::string, Slot> slots_;
+  std::deque<std::string> queue_;  // slot names, in the order they became due
+  std::int64_t manual_seq_ = 0;
+};
+
+}  // namespace nvmond

@@ -1,0 +1,81 @@
+#include <gtest/gtest.h>
+
+#include "daemon/control_commands.hpp"
+#include "daemon/control_server.hpp"
+#include "tests/unit/schedule/fake_soak_control.hpp"
+
+namespace nvmond {
+namespace {
+
+using nlohmann::json;
+
+struct Fixture {
+  Fixture() { soaks.serial_of = {{"sim:a", "SN-A"}, {"sim:SN-A", "SN-A"}}; }
+  FakeSoakControl soaks;
+  SoakScheduler scheduler{soaks, nullptr};
+  ManualClock clock;
+  std::vector<DriveSummary> drives{{"SN-A", "Model A", "/dev/nvme0", true, 40.0, 70.0, 0.01, {}, false}};
+  ControlContext ctx{soaks, scheduler, clock, [this] { return drives; }, [this] {
+                       scheduler.tick(clock.wall(), [this](const std::string& t) {
+                         return drive_for_target(drives, t, {{"a", "SN-A"}});
+                       });
+                     }};
+  json ask(const std::string& line) {
+    return answer_control_line(line, [this](const json& r) { return handle_control(r, ctx); });
+  }
+};
+
+TEST(ControlCommands, SecondStartOnTheSameDriveQueuesAndStopLetsItRun) {
+  Fixture f;
+  json first = f.ask(R"({"cmd":"start","test":"wsat","target":"sim:a","params":{"rounds":"3"}})");
+  ASSERT_TRUE(first["ok"]) << first;
+  EXPECT_FALSE(first["queued"]);
+  json second = f.ask(R"({"cmd":"start","test":"wsat","target":"sim:SN-A"})");
+  ASSERT_TRUE(second["ok"]) << second;
+  EXPECT_TRUE(second["queued"]);
+  EXPECT_NE(second["detail"].get<std::string>().find("SN-A"), std::string::npos);
+  ASSERT_EQ(f.soaks.started.size(), 1U);
+  EXPECT_EQ(f.soaks.started[0].params.at("rounds"), "3");
+
+  json status = f.ask(R"({"cmd":"status"})");
+  ASSERT_EQ(status["runs"].size(), 1U);
+  EXPECT_EQ(status["drives"][0]["serial"], "SN-A");
+  EXPECT_EQ(status["queued"].size(), 1U);
+
+  json stop = f.ask(json{{"cmd", "stop"}, {"run", first["run"]}}.dump());
+  ASSERT_TRUE(stop["ok"]) << stop;
+  EXPECT_EQ(f.soaks.started.size(), 2U);  // the queued one started at once
+  json history = f.ask(R"({"cmd":"history","drive":"SN-A"})");
+  ASSERT_EQ(history["runs"].size(), 2U);
+  EXPECT_EQ(history["runs"][1]["status"], "interrupted");
+}
+
+TEST(ControlCommands, PauseWithoutARunPausesEveryRunAndShowListsRounds) {
+  Fixture f;
+  json run = f.ask(R"({"cmd":"start","test":"wsat","target":"sim:a"})");
+  json paused = f.ask(R"({"cmd":"pause"})");
+  ASSERT_TRUE(paused["ok"]) << paused;
+  EXPECT_EQ(f.soaks.run(run["run"]).status, "paused");
+  EXPECT_FALSE(f.ask(R"({"cmd":"pause"})")["ok"]);  // already paused: the runner's error
+  EXPECT_TRUE(f.ask(R"({"cmd":"resume"})")["ok"]);
+  f.soaks.run(run["run"]).round = 2;
+  json show = f.ask(json{{"cmd", "show"}, {"run", run["run"]}}.dump());
+  ASSERT_TRUE(show["ok"]) << show;
+  EXPECT_EQ(show["rounds"].size(), 2U);
+  EXPECT_EQ(show["run"]["round"], 2);
+}
+
+TEST(ControlCommands, BadRequestsGetErrorRepliesThatSayWhy) {
+  Fixture f;
+  EXPECT_EQ(f.ask("{not json")["error"], "malformed request: not JSON");
+  EXPECT_NE(f.ask(R"({"command":"status"})")["error"].get<std::string>().find("\"cmd\""), std::string::npos);
+  EXPECT_NE(f.ask(R"({"cmd":"reboot"})")["error"].get<std::string>().find("unknown command"), std::string::npos);
+  EXPECT_NE(f.ask(R"({"cmd":"stop"})")["error"].get<std::string>().find("run"), std::string::npos);
+  EXPECT_NE(f.ask(R"({"cmd":"start","test":"wsat"})")["error"].get<std::string>().find("target"), std::string::npos);
+  EXPECT_NE(f.ask(R"({"cmd":"start","test":"no-such-test","target":"sim:a"})")["error"].get<std::string>().find("unknown test"),
+            std::string::npos);
+  EXPECT_FALSE(f.ask(R"({"cmd":"show","run":99})")["ok"]);
+}
+
+}  // namespace
+}  // namespace nvmond

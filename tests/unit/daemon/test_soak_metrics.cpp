@@ -1,0 +1,51 @@
+#include <gtest/gtest.h>
+
+#include "daemon/soak_metrics.hpp"
+
+namespace nvmond {
+namespace {
+
+std::string label(const prometheus::ClientMetric& m, const std::string& name) {
+  for (const auto& l : m.label) {
+    if (l.name == name) return l.value;
+  }
+  return "<none>";
+}
+
+TEST(SoakMetrics, EverySeriesJoinsTheDriveOnSerial) {
+  RunView r;
+  r.id = 7;
+  r.name = "nightly";
+  r.test = "wsat";
+  r.serial = "SIM-DC";
+  r.status = "paused";
+  r.round = 12;
+  r.rounds_total = 600;
+  r.phase = "steady";
+  r.iops = 41000;
+  r.eta = std::chrono::hours(2);
+  r.steady = true;
+  r.window_average = 40000;
+  r.window_range = 0.1;
+  r.round_latency = {{0.5, 1e-4}, {0.9999, 2e-3}};
+  auto fs = render_soak_metrics({r});
+  std::map<std::string, const prometheus::MetricFamily*> by;
+  for (const auto& f : fs) {
+    by[f.name] = &f;
+    for (const auto& m : f.metric) {
+      EXPECT_EQ(label(m, "serial"), "SIM-DC") << f.name;
+      EXPECT_EQ(label(m, "run"), "7") << f.name;
+    }
+  }
+  EXPECT_EQ(by.at("nvmond_soak_running")->metric[0].gauge.value, 0);  // paused
+  EXPECT_EQ(label(by.at("nvmond_soak_phase")->metric[0], "phase"), "steady");
+  EXPECT_EQ(by.at("nvmond_soak_round")->metric[0].gauge.value, 12);
+  EXPECT_EQ(by.at("nvmond_soak_eta_seconds")->metric[0].gauge.value, 7200);
+  EXPECT_EQ(by.at("nvmond_soak_steady_window")->metric.size(), 2U);  // no excursion yet
+  EXPECT_EQ(label(by.at("nvmond_soak_round_latency_seconds")->metric[1], "quantile"), "0.9999");
+}
+
+TEST(SoakMetrics, NoRunsNoFamilies) { EXPECT_TRUE(render_soak_metrics({}).empty()); }
+
+}  // namespace
+}  // namespace nvmond

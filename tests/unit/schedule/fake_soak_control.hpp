@@ -1,0 +1,76 @@
+#pragma once
+// A SoakControl that records what it was asked and whose runs end when the
+// test says so.
+#include <algorithm>
+#include <map>
+
+#include "schedule/soak_control.hpp"
+
+namespace nvmond {
+
+class FakeSoakControl : public SoakControl {
+ public:
+  Result<std::int64_t> start(const SoakRequest& r) override {
+    if (r.test == "no-such-test") return Error{"test", "unknown test \"no-such-test\""};
+    RunView v;
+    v.id = next_id_++;
+    v.name = r.name;
+    v.test = r.test;
+    v.target = r.target;
+    v.serial = serial_of.contains(r.target) ? serial_of.at(r.target) : r.target;
+    v.status = "running";
+    v.rounds_total = 10;
+    v.phase = "fob";
+    runs_[v.id] = v;
+    started.push_back(r);
+    return v.id;
+  }
+  Result<std::monostate> stop(std::int64_t id) override { return end(id, "interrupted"); }
+  Result<std::monostate> pause(std::int64_t id) override { return set(id, "paused", "running"); }
+  Result<std::monostate> resume(std::int64_t id) override { return set(id, "running", "paused"); }
+  std::vector<RunView> active() const override {
+    std::vector<RunView> out;
+    for (const auto& [_, v] : runs_) {
+      if (!v.ended_ns) out.push_back(v);
+    }
+    return out;
+  }
+  Result<std::vector<RunView>> history(const std::optional<std::string>& serial) const override {
+    std::vector<RunView> out;
+    for (const auto& [_, v] : runs_) {
+      if (!serial || v.serial == *serial) out.insert(out.begin(), v);
+    }
+    return out;
+  }
+  Result<RunDetail> show(std::int64_t id) const override {
+    auto it = runs_.find(id);
+    if (it == runs_.end()) return Error{"absent", "no run " + std::to_string(id)};
+    RunDetail d{it->second, {}};
+    for (std::int64_t i = 0; i < it->second.round; ++i) d.rounds.push_back({i, "fob", 1000.0 + static_cast<double>(i), "{}"});
+    return d;
+  }
+
+  // Test side.
+  Result<std::monostate> end(std::int64_t id, const std::string& status) {
+    auto it = runs_.find(id);
+    if (it == runs_.end() || it->second.ended_ns) return Error{"absent", "no active run " + std::to_string(id)};
+    it->second.status = status;
+    it->second.ended_ns = 1;
+    return std::monostate{};
+  }
+  RunView& run(std::int64_t id) { return runs_.at(id); }
+  std::map<std::string, std::string> serial_of;
+  std::vector<SoakRequest> started;
+
+ private:
+  Result<std::monostate> set(std::int64_t id, const std::string& to, const std::string& from) {
+    auto it = runs_.find(id);
+    if (it == runs_.end() || it->second.status != from) return Error{"state", "run " + std::to_string(id) + " is not " + from};
+    it->second.status = to;
+    return std::monostate{};
+  }
+  std::map<std::int64_t, RunView> runs_;
+  std::int64_t next_id_ = 1;
+};
+
+}  // namespace nvmond

@@ -1,0 +1,195 @@
+#include <gtest/gtest.h>
+
+#include "schedule/soak_scheduler.hpp"
+#include "tests/unit/schedule/fake_soak_control.hpp"
+
+namespace nvmond {
+namespace {
+
+using namespace std::chrono_literals;
+
+WallTime t0() { return WallTime{std::chrono::sys_days{std::chrono::year{2026} / 12 / 2}}; }  // a Wednesday
+
+SoakEntry entry(const std::string& name, const std::string& target, const std::string& schedule = "once") {
+  SoakEntry e;
+  e.request = {name, "wsat", target, {{"rounds", "10"}}};
+  e.timing.schedule = *parse_schedule(schedule);
+  return e;
+}
+
+struct Drives {
+  std::map<std::string, DriveThermal> by_target;
+  DriveLookup lookup() {
+    return [this](const std::string& t) -> std::optional<DriveThermal> {
+      auto it = by_target.find(t);
+      if (it == by_target.end()) return std::nullopt;
+      return it->second;
+    };
+  }
+};
+
+const ScheduleView& view(const std::vector<ScheduleView>& v, const std::string& name) {
+  for (const auto& s : v) {
+    if (s.name == name) return s;
+  }
+  throw std::runtime_error("no schedule " + name);
+}
+
+TEST(SoakScheduler, SecondRunOnTheSameDriveQueuesUntilTheFirstEnds) {
+  FakeSoakControl ctl;
+  SoakScheduler sched(ctl, nullptr);
+  Drives drives;
+  drives.by_target["sim:a"] = {"SN-A", 40, 70, false};
+  drives.by_target["sim:b"] = {"SN-B", 40, 70, false};
+  sched.configure({entry("one", "sim:a"), entry("two", "sim:a"), entry("other", "sim:b")}, t0());
+  sched.tick(t0(), drives.lookup());
+  ASSERT_EQ(ctl.started.size(), 2U);  // "one" and "other": different drives
+  auto v = sched.list();
+  EXPECT_EQ(view(v, "two").state, "queued");
+  EXPECT_NE(view(v, "two").detail.find("SN-A"), std::string::npos);
+  ASSERT_TRUE(view(v, "one").run);
+
+  ASSERT_TRUE(ctl.end(*view(v, "one").run, "completed").ok());
+  sched.tick(t0() + 1min, drives.lookup());
+  ASSERT_EQ(ctl.started.size(), 3U);
+  EXPECT_EQ(ctl.started.back().name, "two");
+  EXPECT_EQ(view(sched.list(), "one").state, "idle");  // once: done
+}
+
+TEST(SoakScheduler, ThermalGateHoldsARunUntilTheDriveCools) {
+  FakeSoakControl ctl;
+  SoakScheduler sched(ctl, nullptr);
+  Drives drives;
+  auto e = entry("hot", "sim:c");
+  e.timing.thermal_margin_c = 5;
+  drives.by_target["sim:c"] = {"SN-C", 78, 75, false};  // consumer drive after a run: above WCTEMP
+  sched.configure({e}, t0());
+  sched.tick(t0(), drives.lookup());
+  EXPECT_TRUE(ctl.started.empty());
+  EXPECT_EQ(view(sched.list(), "hot").state, "waiting-cool");
+  EXPECT_NE(view(sched.list(), "hot").detail.find("70"), std::string::npos);
+
+  drives.by_target["sim:c"].composite_c = 71;  // cooler, still inside the margin
+  sched.tick(t0() + 1min, drives.lookup());
+  EXPECT_TRUE(ctl.started.empty());
+
+  drives.by_target["sim:c"].composite_c = 70;  // at WCTEMP - margin
+  sched.tick(t0() + 2min, drives.lookup());
+  ASSERT_EQ(ctl.started.size(), 1U);
+  EXPECT_EQ(view(sched.list(), "hot").state, "running");
+}
+
+TEST(SoakScheduler, PausesWhileTheDriveThrottlesWhenConfigured) {
+  FakeSoakControl ctl;
+  SoakScheduler sched(ctl, nullptr);
+  Drives drives;
+  auto paused = entry("p", "sim:a");
+  paused.timing.on_throttle = OnThrottle::pause;
+  auto recorded = entry("r", "sim:b");
+  drives.by_target["sim:a"] = {"SN-A", 40, 70, false};
+  drives.by_target["sim:b"] = {"SN-B", 40, 70, false};
+  sched.configure({paused, recorded}, t0());
+  sched.tick(t0(), drives.lookup());
+  const auto run_p = *view(sched.list(), "p").run;
+  const auto run_r = *view(sched.list(), "r").run;
+
+  drives.by_target["sim:a"].throttling = drives.by_target["sim:b"].throttling = true;
+  sched.tick(t0() + 1min, drives.lookup());
+  EXPECT_EQ(ctl.run(run_p).status, "paused");
+  EXPECT_EQ(ctl.run(run_r).status, "running");  // on_throttle = record keeps going
+  EXPECT_EQ(view(sched.list(), "p").state, "paused");
+
+  drives.by_target["sim:a"].throttling = false;
+  sched.tick(t0() + 2min, drives.lookup());
+  EXPECT_EQ(ctl.run(run_p).status, "running");
+}
+
+TEST(SoakScheduler, OperatorPauseIsNotUndoneWhenThrottlingEnds) {
+  FakeSoakControl ctl;
+  SoakScheduler sched(ctl, nullptr);
+  Drives drives;
+  auto e = entry("p", "sim:a");
+  e.timing.on_throttle = OnThrottle::pause;
+  drives.by_target["sim:a"] = {"SN-A", 40, 70, false};
+  sched.configure({e}, t0());
+  sched.tick(t0(), drives.lookup());
+  auto run = *view(sched.list(), "p").run;
+  ASSERT_TRUE(ctl.pause(run).ok());
+  sched.operator_paused(run, true);
+  sched.tick(t0() + 1min, drives.lookup());
+  EXPECT_EQ(ctl.run(run).status, "paused");
+}
+
+TEST(SoakScheduler, ReloadKeepsAnUnchangedRunAndStopsAChangedOne) {
+  FakeSoakControl ctl;
+  SoakScheduler sched(ctl, nullptr);
+  Drives drives;
+  sched.configure({entry("keep", "sim:a"), entry("change", "sim:b")}, t0());
+  sched.tick(t0(), drives.lookup());
+  const auto keep = *view(sched.list(), "keep").run;
+  const auto change = *view(sched.list(), "change").run;
+
+  auto changed = entry("change", "sim:b");
+  changed.request.params["rounds"] = "20";
+  sched.configure({entry("keep", "sim:a"), changed}, t0() + 1min);
+  sched.tick(t0() + 1min, drives.lookup());
+  EXPECT_EQ(ctl.run(keep).status, "running");
+  EXPECT_EQ(view(sched.list(), "keep").run, keep);  // same run id
+  EXPECT_EQ(ctl.run(change).status, "interrupted");
+  ASSERT_TRUE(view(sched.list(), "change").run);
+  EXPECT_NE(*view(sched.list(), "change").run, change);  // restarted with the new parameters
+  EXPECT_EQ(ctl.started.size(), 3U);
+
+  sched.configure({}, t0() + 2min);  // removed: its run ends
+  EXPECT_EQ(ctl.run(keep).status, "interrupted");
+}
+
+TEST(SoakScheduler, IntervalAndCalendarPlanTheNextStartWithItsRandomDelay) {
+  FakeSoakControl ctl;
+  SoakScheduler sched(ctl, [](Duration max) { return max / 2; });
+  Drives drives;
+  auto every = entry("every", "sim:a", "every 6h");
+  auto weekly = entry("weekly", "sim:b", "Sat *-*-* 02:00 UTC");
+  weekly.timing.randomized_delay = 30min;
+  sched.configure({every, weekly}, t0());
+  EXPECT_EQ(view(sched.list(), "weekly").next_start, t0() + 3 * 24h + 2h + 15min);
+  sched.tick(t0(), drives.lookup());
+  auto run = *view(sched.list(), "every").run;
+  ASSERT_TRUE(ctl.end(run, "completed").ok());
+  sched.tick(t0() + 1h, drives.lookup());
+  EXPECT_EQ(view(sched.list(), "every").next_start, t0() + 6h);
+  sched.tick(t0() + 5h, drives.lookup());
+  EXPECT_EQ(ctl.started.size(), 1U);
+  sched.tick(t0() + 6h, drives.lookup());
+  EXPECT_EQ(ctl.started.size(), 2U);
+}
+
+TEST(SoakScheduler, ManualRunQueuesBehindAScheduledOneAndFailuresAreShown) {
+  FakeSoakControl ctl;
+  SoakScheduler sched(ctl, nullptr);
+  Drives drives;
+  sched.configure({entry("nightly", "sim:a")}, t0());
+  sched.tick(t0(), drives.lookup());
+  auto name = sched.request({"", "wsat", "sim:a", {}}, t0());
+  sched.tick(t0(), drives.lookup());
+  EXPECT_EQ(view(sched.list(), name).state, "queued");
+  auto bad = sched.request({"", "no-such-test", "sim:z", {}}, t0());
+  sched.tick(t0(), drives.lookup());
+  EXPECT_EQ(view(sched.list(), bad).state, "failed");
+  EXPECT_NE(view(sched.list(), bad).detail.find("unknown test"), std::string::npos);
+}
+
+TEST(SoakTiming, ConfigErrorsNameTheKey) {
+  auto tbl = toml::parse(std::string_view("schedule = \"Funday\"\n"), std::string_view("soak.toml"));
+  TableReader r(tbl, "soak.toml", "soak[0]");
+  try {
+    read_soak_timing(r);
+    FAIL() << "accepted a bad schedule";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("soak.toml:1:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("Funday"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace nvmond
