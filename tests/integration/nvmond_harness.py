@@ -82,6 +82,15 @@ def make_tls_files(directory):
     return tuple(os.path.join(directory, n) for n in ("ca.crt", "server.crt", "server.key"))
 
 
+def _die_with_parent():
+    """In the child before exec: SIGKILL when the test process dies, however it
+    dies (a ctest timeout kills it with no chance to clean up), so no daemon
+    outlives its test and loads the machine for the tests after it."""
+    import ctypes
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
 class Daemon:
     def __init__(self, config_text, workdir=None, ca_file=None, auth=None):
         """ca_file: scrape over https trusting this CA. auth: (user, password)."""
@@ -104,7 +113,8 @@ class Daemon:
     def start(self, env=None):
         self.log = open(self.log_path, "ab")
         self.proc = subprocess.Popen([NVMOND, "--config", self.config], stdout=self.log,
-                                     stderr=subprocess.STDOUT, env=dict(os.environ, **(env or {})))
+                                     stderr=subprocess.STDOUT, env=dict(os.environ, **(env or {})),
+                                     preexec_fn=_die_with_parent)
         wait_for(lambda: self.try_scrape() is not None or self.exited(), 20, "nvmond to serve")
         if self.exited():
             raise AssertionError(f"nvmond exited with {self.proc.returncode}:\n{self.log_text()}")
