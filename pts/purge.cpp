@@ -13,16 +13,11 @@
 #include <cstring>
 #include <vector>
 
+#include "workloads/checked_open.hpp"
+
 namespace nvmond {
 
 namespace {
-
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
 
 // NVMe Format with the namespace's current LBA format and a user-data erase.
 std::optional<std::string> try_format(int fd) {
@@ -71,30 +66,29 @@ std::optional<std::string> write_zeros(int fd, std::uint64_t bytes) {
 Result<PurgeOutcome> purge_target(int fd, const std::string& path, std::uint64_t bytes) {
   // Zero-fill writes through the page cache, not O_DIRECT's alignment rules:
   // its own descriptor to the same open file, without O_DIRECT.
-  Fd f;
-  f.fd = ::open(fmt::format("/proc/self/fd/{}", fd).c_str(), O_RDWR | O_CLOEXEC);
-  if (f.fd < 0) return Error{"io", fmt::format("purge {}: reopening the approved descriptor: {}", path, std::strerror(errno))};
+  const UniqueFd own(::open(fmt::format("/proc/self/fd/{}", fd).c_str(), O_RDWR | O_CLOEXEC));
+  if (!own.valid()) return Error{"io", fmt::format("purge {}: reopening the approved descriptor: {}", path, std::strerror(errno))};
   struct stat st{};
-  ::fstat(f.fd, &st);
+  ::fstat(own.get(), &st);
   std::string why;
   if (S_ISBLK(st.st_mode)) {
-    auto format_failed = try_format(f.fd);
+    auto format_failed = try_format(own.get());
     if (!format_failed) return PurgeOutcome{"format", "NVMe Format NVM, user data erase, current LBA format"};
     why = "format: " + *format_failed;
     std::uint64_t range[2] = {0, bytes};
-    if (::ioctl(f.fd, BLKDISCARD, range) == 0) {
+    if (::ioctl(own.get(), BLKDISCARD, range) == 0) {
       return PurgeOutcome{"deallocate", fmt::format("BLKDISCARD of {} bytes ({})", bytes, why)};
     }
     why += fmt::format("; discard: {}", std::strerror(errno));
-    if (::ioctl(f.fd, BLKZEROOUT, range) == 0) return PurgeOutcome{"zero-fill", fmt::format("BLKZEROOUT ({})", why)};
+    if (::ioctl(own.get(), BLKZEROOUT, range) == 0) return PurgeOutcome{"zero-fill", fmt::format("BLKZEROOUT ({})", why)};
     why += fmt::format("; zero-out: {}", std::strerror(errno));
   } else {
-    if (::fallocate(f.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(bytes)) == 0) {
+    if (::fallocate(own.get(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(bytes)) == 0) {
       return PurgeOutcome{"deallocate", fmt::format("hole punched over {} bytes of the file", bytes)};
     }
     why = fmt::format("punch hole: {}", std::strerror(errno));
   }
-  if (auto err = write_zeros(f.fd, bytes)) {
+  if (auto err = write_zeros(own.get(), bytes)) {
     return Error{"io", fmt::format("purge {}: {}; {}", path, why, *err)};
   }
   return PurgeOutcome{"zero-fill", fmt::format("wrote zeros over {} bytes ({})", bytes, why)};
