@@ -45,15 +45,6 @@ constexpr IntervalKey kCollectionKeys[] = {
     {"rescan_interval", &CollectionSettings::rescan_interval, kRescanInterval},
 };
 
-std::string default_state_dir() {
-  // systemd's StateDirectory= exports the path; it may list several.
-  if (const char* env = std::getenv("STATE_DIRECTORY"); env != nullptr && *env != '\0') {
-    std::string s(env);
-    return s.substr(0, s.find(':'));
-  }
-  return "/var/lib/nvmond";
-}
-
 WallTime to_wall(const toml::date_time& dt) {
   namespace c = std::chrono;
   auto days = c::sys_days(c::year_month_day(c::year(dt.date.year), c::month(dt.date.month),
@@ -168,6 +159,15 @@ void require_drives(const toml::table& root, const DaemonConfig& c) {
 }
 
 }  // namespace
+
+std::string default_state_dir() {
+  // systemd's StateDirectory= exports the path; it may list several.
+  if (const char* env = std::getenv("STATE_DIRECTORY"); env != nullptr && *env != '\0') {
+    std::string s(env);
+    return s.substr(0, s.find(':'));
+  }
+  return "/var/lib/nvmond";
+}
 
 std::optional<std::string> real_poll_problem(const DaemonConfig& c) {
   if (!c.clock.accelerated) return std::nullopt;

@@ -98,6 +98,9 @@ std::optional<std::string> real_poll_problem(const DaemonConfig& c);
 // A daemon must monitor something (an empty file is a mistake); a tool that
 // only reads [safety], [[sim]] or [[job]] from the same file need not.
 enum class ConfigUse { daemon, tool };
+// $STATE_DIRECTORY (systemd's StateDirectory=, the first of several) or
+// /var/lib/nvmond: [daemon] state_dir when the file names none.
+std::string default_state_dir();
 DaemonConfig load_config(const std::string& path, ConfigUse use = ConfigUse::daemon);
 
 // `nvmond --check-config` and `nvmonctl check-config`: prints "PATH: ok" and

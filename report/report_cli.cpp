@@ -32,8 +32,8 @@ std::optional<Error> write_report_beside(const std::string& run_dir) {
 }
 
 int report_command(const std::string& run, const std::optional<std::string>& html_path, std::ostream& out,
-                   std::ostream& err) {
-  auto record = load_run(run);
+                   std::ostream& err, const RunLoader& load) {
+  auto record = load(run);
   if (!record) {
     err << "nvmonctl: " << record.error().message << "\n";
     return kExitBadRun;
@@ -46,10 +46,10 @@ int report_command(const std::string& run, const std::optional<std::string>& htm
 }
 
 int compare_command(const std::vector<std::string>& runs, const std::optional<std::string>& html_path,
-                    std::ostream& out, std::ostream& err) {
+                    std::ostream& out, std::ostream& err, const RunLoader& load) {
   std::vector<RunRecord> records;
   for (const auto& run : runs) {
-    auto record = load_run(run);
+    auto record = load(run);
     if (!record) {
       err << "nvmonctl: " << record.error().message << "\n";
       return kExitBadRun;

@@ -9,6 +9,7 @@
 //                                (0 ok, 1 refused/failed to start, 2 invalid file,
 //                                3 I/O errors or verify mismatches).
 //   nvmonctl report RUN [--html FILE]      a run's HTML report (daemon/ctl/report_commands.hpp)
+//                                (RUN: a directory, run.json, or a run id in the store)
 //   nvmonctl compare RUN RUN… [--html FILE] runs side by side, table and overlaid charts
 //   nvmonctl status|list|start|stop|pause|resume|history|show
 //                                ask the running daemon over its control socket
@@ -88,7 +89,7 @@ int main(int argc, char** argv) {
     return rc;
   }
 
-  if (report_commands.selected()) return report_commands.run(std::cout, std::cerr);
+  if (report_commands.selected()) return report_commands.run(std::cout, std::cerr, ctl.config);
 
   if (*check) return nvmond::check_config_command(check_path);
   if (*run_job) {

@@ -1,15 +1,24 @@
 """A [[soak]] PTS run in the daemon survives kill -9: killed at a random
 round and restarted, it resumes at the next round and ends with exactly 600
-distinct rounds in the store (read with sqlite3, as an operator would)."""
+distinct rounds in the store (read with sqlite3, as an operator would).
+
+`nvmonctl report ID` reads the same run from the store by its id: while the
+daemon writes rounds (a report of the rounds so far), and once it is done,
+where the page equals the one rendered from the run's directory."""
 import json
 import os
 import random
 import sqlite3
+import subprocess
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import Daemon, wait_for  # noqa: E402
+from nvmond_harness import NVMONCTL, Daemon, wait_for  # noqa: E402
+
+
+def ctl(*args):
+    return subprocess.run([NVMONCTL, *args], capture_output=True, text=True, timeout=60)
 
 SOAK_CONFIG = """
 [daemon]
@@ -44,9 +53,14 @@ class DaemonSoakTest(unittest.TestCase):
         d = Daemon(SOAK_CONFIG)
         db = os.path.join(d.dir, "state", "nvmond.db")
         kill_at = random.randint(20, 400)  # margin: the soak commits several rounds per poll
+        state = os.path.join(d.dir, "state")
         d.start()
         try:
             wait_for(lambda: self.rounds(db)[0] >= kill_at, 120, f"round {kill_at}")
+            # By id from the store while the daemon keeps committing rounds.
+            live = ctl("report", "1", "--state-dir", state)
+            self.assertEqual(live.returncode, 0, live.stderr)
+            self.assertIn("SIM-DC0", live.stdout)
         finally:
             d.kill9()
         done_before = self.rounds(db)[0]
@@ -70,6 +84,31 @@ class DaemonSoakTest(unittest.TestCase):
         # The daemon writes the run's report beside its run.json.
         with open(os.path.join(d.dir, "state", "runs", "dc0-wsat-1", "report.html")) as f:
             self.assertIn('class="x-span steady-state"', f.read())
+        # The run by id, found through the daemon's config, renders the very
+        # page its directory does: the store held the whole run.json.
+        by_id, by_dir = os.path.join(d.dir, "by-id.html"), os.path.join(d.dir, "by-dir.html")
+        r = ctl("report", "1", "--config", d.config, "--html", by_id)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = ctl("report", os.path.join(state, "runs", "dc0-wsat-1"), "--html", by_dir)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(by_id) as a, open(by_dir) as b:
+            page_by_id, page_by_dir = a.read(), b.read()
+        # Only the footer naming where the run came from differs.
+        self.assertIn(f"from run 1 in {db}.", page_by_id)
+        self.assertEqual(page_by_id.replace(f"run 1 in {db}", "RUN"),
+                         page_by_dir.replace(os.path.join(state, "runs", "dc0-wsat-1", "run.json"), "RUN"))
+        r = ctl("compare", "1", os.path.join(state, "runs", "dc0-wsat-1"), "--state-dir", state)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        header, by_id_row, by_dir_row = r.stdout.splitlines()
+        self.assertIn("SIM-DC0", by_id_row)
+        self.assertEqual(by_id_row.replace("#1", "#2", 1), by_dir_row)
+        # Unknown ids and missing databases are exit 2 with what was looked for.
+        r = ctl("report", "99", "--config", d.config)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(f"{db}: no run with id 99", r.stderr)
+        r = ctl("report", "1", "--state-dir", os.path.join(d.dir, "nowhere"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("no database at " + os.path.join(d.dir, "nowhere", "nvmond.db"), r.stderr)
         print(f"killed after {done_before} rounds, resumed to 600", file=sys.stderr)
 
 

@@ -1,0 +1,72 @@
+#include "daemon/run_source.hpp"
+
+#include <fmt/core.h>
+
+#include <charconv>
+#include <exception>
+#include <filesystem>
+#include <optional>
+
+#include "daemon/config.hpp"
+#include "daemon/store/sqlite_run_store.hpp"
+#include "daemon/store/sqlite_store.hpp"
+#include "pts/stored_run.hpp"
+
+namespace nvmond {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::optional<std::int64_t> run_id(const std::string& text) {
+  std::int64_t id = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (ec != std::errc{} || end != text.data() + text.size() || id <= 0) return std::nullopt;
+  return id;
+}
+
+}  // namespace
+
+Result<std::string> RunSource::database() const {
+  std::string dir = state_dir_;
+  if (dir.empty() && !config_.empty()) {
+    try {
+      dir = load_config(config_, ConfigUse::tool).state_dir;
+    } catch (const std::exception& e) {
+      return Error{"config", e.what()};
+    }
+  }
+  if (dir.empty()) dir = default_state_dir();
+  const fs::path daemon_db = fs::path(dir) / SqliteStore::kFileName;
+  const fs::path foreground_db = fs::path(dir) / "runs.db";
+  std::error_code ec;
+  if (!fs::exists(daemon_db, ec) && fs::exists(foreground_db, ec)) return foreground_db.string();
+  return daemon_db.string();
+}
+
+Result<report::RunRecord> RunSource::load(const std::string& run) const {
+  std::error_code ec;
+  const auto id = run_id(run);
+  if (fs::exists(run, ec) || !id) {
+    auto record = report::load_run(run);
+    if (!record && record.error().reason == "absent" && !fs::exists(run, ec)) {
+      return Error{"absent", fmt::format("{}: no such run directory or run.json file, and not a run id", run)};
+    }
+    return record;
+  }
+  auto db = database();
+  if (!db) return db.error();
+  auto stored = read_stored_run(*db, *id);
+  if (!stored) {
+    if (stored.error().reason == "absent") {
+      return Error{"absent", fmt::format("run {}: no database at {} (give the daemon's --state-dir DIR or "
+                                         "--config FILE)", run, *db)};
+    }
+    return stored.error();
+  }
+  auto doc = run_json_from_store(*stored);
+  if (!doc) return doc.error();
+  return report::parse_run(doc->dump(), fmt::format("run {} in {}", run, *db));
+}
+
+}  // namespace nvmond

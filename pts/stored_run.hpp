@@ -1,0 +1,18 @@
+#pragma once
+// run.json rebuilt from what the store kept of a run (its row and rounds):
+// the same document the run's writer produced, for runs that have no
+// run.json on disk yet (in progress, killed) or whose directory is elsewhere.
+// The plan is rebuilt from the header's test and effective parameters, which
+// build_plan() turns back into the same stages.
+#include <nlohmann/json.hpp>
+
+#include "core/result.hpp"
+#include "daemon/store/sqlite_run_store.hpp"
+
+namespace nvmond {
+
+// Reason "decode" when the header or a round is unreadable or its parameters
+// no longer make a plan; the message names the run.
+Result<nlohmann::json> run_json_from_store(const StoredRun& stored);
+
+}  // namespace nvmond
