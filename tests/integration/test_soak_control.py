@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -142,6 +143,48 @@ class SoakControl(unittest.TestCase):
         resumed = wait_for(lambda: (lambda r: r if r and r["round"] > count else None)(self.run_of("dc0-wsat")),
                            30, "the resumed soak to go on")
         self.assertEqual(resumed["id"], soak["id"])
+
+
+HUNG = """
+[daemon]
+listen = "127.0.0.1:@PORT@"
+state_dir = "@STATE@"
+
+[collection]
+poll_interval = "1s"
+command_timeout = "500ms"
+
+[[sim]]
+name = "stuck"
+serial = "SIM-STUCK"
+profile = "datacenter"
+fault = "hang"
+hang = "1h"
+
+[[soak]]
+name = "stuck-wsat"
+test = "wsat"
+target = "sim:stuck"
+"""
+
+
+class HungDeviceShutdown(unittest.TestCase):
+    def test_sigterm_with_io_hung_exits_within_the_stop_timeout_and_closes_the_run(self):
+        d = Daemon(HUNG).start()
+        db = os.path.join(d.dir, "state", "nvmond.db")
+        try:
+            d.wait_log(r"soak stuck-wsat: wsat on sim:stuck started as run 1", 20)
+        finally:
+            t0 = time.monotonic()
+            code = d.stop(timeout=10)  # the unit's TimeoutStopSec
+            took = time.monotonic() - t0
+        self.assertEqual(code, 0, d.log_text()[-2000:])
+        self.assertLess(took, 10)
+        self.assertIn("did not stop within 5.0 s", d.log_text())
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as c:
+            status, header = c.execute("SELECT status, header FROM pts_runs WHERE id = 1").fetchone()
+        self.assertEqual(status, "interrupted")
+        self.assertTrue(json.loads(header)["resumable"])
 
 
 if __name__ == "__main__":
