@@ -14,7 +14,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import NVMONCTL, Daemon, wait_for  # noqa: E402
+from nvmond_harness import NVMONCTL, Daemon, has_series, value, wait_for  # noqa: E402
 
 CONFIG = """
 [daemon]
@@ -113,6 +113,19 @@ class SoakControl(unittest.TestCase):
                         60, "the queued run to run and complete")
         self.assertGreater(done["id"], run)
 
+    def test_a_scrape_while_the_soak_runs_carries_its_series_and_passes_promtool(self):
+        soak = wait_for(lambda: (lambda r: r if r and r["round"] > 0 else None)(self.run_of("dc0-wsat")),
+                        30, "the [[soak]] to run")
+        run = str(soak["id"])
+        metrics = self.d.wait_metric(lambda m: has_series(m, "nvmond_soak_round", run=run, serial="SIM-DC0") and
+                                     value(m, "nvmond_soak_round", run=run) > 0, 10, "the soak's series")
+        names = {n for n, _ in metrics}
+        for family in ("nvmond_soak_iops", "nvmond_soak_throughput_bytes_per_second", "nvmond_soak_rounds_planned",
+                       "nvmond_soak_round_latency_seconds", "nvmond_soak_running", "nvmond_soak_phase"):
+            self.assertIn(family, names)
+        r = subprocess.run(["promtool", "check", "metrics"], input=self.d.scrape(), text=True, capture_output=True)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
     def test_an_unknown_target_is_refused_with_the_reason(self):
         r = self.ctl("start", "wsat", "--target", "sim:nope", ok=False)
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
@@ -174,6 +187,7 @@ class HungDeviceShutdown(unittest.TestCase):
         db = os.path.join(d.dir, "state", "nvmond.db")
         try:
             d.wait_log(r"soak stuck-wsat: wsat on sim:stuck started as run 1", 20)
+            d.wait_log(r"sim:stuck: I/O blocked, the drive hangs", 20)
         finally:
             t0 = time.monotonic()
             code = d.stop(timeout=10)  # the unit's TimeoutStopSec
