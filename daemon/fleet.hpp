@@ -18,12 +18,14 @@
 namespace nvmond {
 
 class SimDeviceSource;
+class DriveModel;
 
 class Fleet {
  public:
   // `store` keeps wear and thermal history; it must outlive the Fleet.
+  // `sim_models`: the live models of the Fleet this one replaces on reload.
   Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Clock& clock,
-        PublishedMetrics& out, Store& store);
+        PublishedMetrics& out, Store& store, const std::vector<std::shared_ptr<DriveModel>>& sim_models = {});
   ~Fleet();
   void start();
   std::size_t size() const { return pollers_.size(); }

@@ -11,79 +11,6 @@ namespace nvmond {
 
 using sqlite::Stmt;
 
-namespace {
-
-constexpr const char* kRunColumns =
-    "SELECT id, name, test, target, serial, model, status, started_ns, header, checkpoint, ended_ns FROM pts_runs";
-
-// A row selected with kRunColumns.
-RunRow run_row(const Stmt& st) {
-  RunRow r;
-  r.id = st.int64(0);
-  r.name = st.text(1);
-  r.test = st.text(2);
-  r.target = st.text(3);
-  r.serial = st.text(4);
-  r.model = st.text(5);
-  r.status = st.text(6);
-  r.started_ns = st.int64(7);
-  r.header = st.text(8);
-  r.checkpoint = st.text(9);
-  if (!st.is_null(10)) r.ended_ns = st.int64(10);
-  return r;
-}
-
-Result<std::vector<RoundRow>> select_rounds(sqlite3* db, std::int64_t run, const std::string& context) {
-  Stmt st(db, "SELECT idx, phase, iops, data FROM pts_rounds WHERE run_id = ?1 ORDER BY idx");
-  if (!st.ok()) return st.error(context);
-  st.bind(1, run);
-  std::vector<RoundRow> out;
-  int rc;
-  while ((rc = st.step()) == SQLITE_ROW) out.push_back(RoundRow{st.int64(0), st.text(1), st.real(2), st.text(3)});
-  if (rc != SQLITE_DONE) return st.error(context);
-  return out;
-}
-
-struct ReadOnlyDb {
-  sqlite3* db = nullptr;
-  ~ReadOnlyDb() { sqlite3_close_v2(db); }
-};
-
-}  // namespace
-
-Result<StoredRun> read_stored_run(const std::string& path, std::int64_t id) {
-  const std::string context = fmt::format("reading run {} from {}", id, path);
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return Error{"absent", fmt::format("{}: no database: no such file", path)};
-  ReadOnlyDb ro;
-  // READONLY never creates, migrates or checkpoints; a daemon mid-write
-  // holds no lock a WAL reader waits on, the timeout covers its recovery.
-  if (sqlite3_open_v2(path.c_str(), &ro.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
-    return sqlite::error(ro.db, "opening " + path + " read-only");
-  }
-  sqlite3_busy_timeout(ro.db, 5000);
-  if (auto r = sqlite::exec(ro.db, "BEGIN", context); !r) return r.error();
-  StoredRun out;
-  {
-    Stmt st(ro.db, (std::string(kRunColumns) + " WHERE id = ?1").c_str());
-    if (!st.ok()) {
-      // An old database (schema before version 4) has no runs at all.
-      return Error{"unknown", fmt::format("{}: no run {}: this database holds no PTS runs ({})", path, id,
-                                          sqlite3_errmsg(ro.db))};
-    }
-    st.bind(1, id);
-    const int rc = st.step();
-    if (rc == SQLITE_DONE) return Error{"unknown", fmt::format("{}: no run with id {}", path, id)};
-    if (rc != SQLITE_ROW) return st.error(context);
-    out.run = run_row(st);
-  }
-  auto rounds = select_rounds(ro.db, id, context);
-  if (!rounds) return rounds.error();
-  out.rounds = std::move(*rounds);
-  (void)sqlite::exec(ro.db, "COMMIT", context);  // a read: nothing to lose if it fails
-  return out;
-}
-
 Result<std::unique_ptr<SqliteRunStore>> SqliteRunStore::open_file(const std::string& path) {
   sqlite3* db = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &db,
@@ -166,22 +93,136 @@ Result<std::monostate> SqliteRunStore::update_run(std::int64_t run, const std::s
   return std::monostate{};
 }
 
+namespace {
+constexpr const char* kRunColumns =
+    "SELECT id, name, test, target, serial, model, status, started_ns, ended_ns, header, checkpoint, "
+    "(SELECT COUNT(*) FROM pts_rounds WHERE run_id = pts_runs.id) FROM pts_runs ";
+
+RunRow read_run(Stmt& st) {
+  RunRow r;
+  r.id = st.int64(0);
+  r.name = st.text(1);
+  r.test = st.text(2);
+  r.target = st.text(3);
+  r.serial = st.text(4);
+  r.model = st.text(5);
+  r.status = st.text(6);
+  r.started_ns = st.int64(7);
+  if (!st.is_null(8)) r.ended_ns = st.int64(8);
+  r.header = st.text(9);
+  r.checkpoint = st.text(10);
+  r.rounds = st.int64(11);
+  return r;
+}
+}  // namespace
+
+// Only the newest run of a name counts: a completed run is not followed by
+// the resumption of an older one. A run closed by a stopping daemon is
+// marked resumable in its header.
 Result<std::optional<RunRow>> SqliteRunStore::unfinished_run(const std::string& name) {
   std::lock_guard lock(mu_);
   const std::string context = fmt::format("looking up the unfinished run {} in {}", name, path_);
-  Stmt st(db_,
-          (std::string(kRunColumns) + " WHERE name = ?1 AND status = 'running' ORDER BY id DESC LIMIT 1").c_str());
+  const std::string sql = std::string(kRunColumns) +
+                   "WHERE name = ?1 AND (status = 'running' OR (status = 'interrupted' AND "
+                   "json_extract(header, '$.resumable') = 1)) AND id = (SELECT MAX(id) FROM pts_runs WHERE name = ?1)";
+  Stmt st(db_, sql.c_str());
   if (!st.ok()) return st.error(context);
   st.bind(1, name);
   const int rc = st.step();
   if (rc == SQLITE_DONE) return std::optional<RunRow>{};
   if (rc != SQLITE_ROW) return st.error(context);
-  return std::optional<RunRow>{run_row(st)};
+  return std::optional<RunRow>{read_run(st)};
 }
+
+Result<std::optional<RunRow>> SqliteRunStore::run(std::int64_t id) {
+  std::lock_guard lock(mu_);
+  const std::string context = fmt::format("reading run {} from {}", id, path_);
+  const std::string sql = std::string(kRunColumns) + "WHERE id = ?1";
+  Stmt st(db_, sql.c_str());
+  if (!st.ok()) return st.error(context);
+  st.bind(1, id);
+  const int rc = st.step();
+  if (rc == SQLITE_DONE) return std::optional<RunRow>{};
+  if (rc != SQLITE_ROW) return st.error(context);
+  return std::optional<RunRow>{read_run(st)};
+}
+
+Result<std::vector<RunRow>> SqliteRunStore::runs(const std::optional<std::string>& serial, int limit) {
+  std::lock_guard lock(mu_);
+  const std::string context = fmt::format("listing runs in {}", path_);
+  const std::string sql = std::string(kRunColumns) + "WHERE ?1 IS NULL OR serial = ?1 ORDER BY id DESC LIMIT ?2";
+  Stmt st(db_, sql.c_str());
+  if (!st.ok()) return st.error(context);
+  if (serial) st.bind(1, *serial);
+  st.bind(2, static_cast<std::int64_t>(limit));
+  std::vector<RunRow> out;
+  int rc;
+  while ((rc = st.step()) == SQLITE_ROW) {
+    RunRow r = read_run(st);
+    r.checkpoint.clear();  // a listing never needs the drive state
+    out.push_back(std::move(r));
+  }
+  if (rc != SQLITE_DONE) return st.error(context);
+  return out;
+}
+
+namespace {
+
+Result<std::vector<RoundRow>> select_rounds(sqlite3* db, std::int64_t run, const std::string& context) {
+  Stmt st(db, "SELECT idx, phase, iops, data FROM pts_rounds WHERE run_id = ?1 ORDER BY idx");
+  if (!st.ok()) return st.error(context);
+  st.bind(1, run);
+  std::vector<RoundRow> out;
+  int rc;
+  while ((rc = st.step()) == SQLITE_ROW) out.push_back(RoundRow{st.int64(0), st.text(1), st.real(2), st.text(3)});
+  if (rc != SQLITE_DONE) return st.error(context);
+  return out;
+}
+
+struct ReadOnlyDb {
+  sqlite3* db = nullptr;
+  ~ReadOnlyDb() { sqlite3_close_v2(db); }
+};
+
+}  // namespace
 
 Result<std::vector<RoundRow>> SqliteRunStore::rounds(std::int64_t run) {
   std::lock_guard lock(mu_);
   return select_rounds(db_, run, fmt::format("reading the rounds of run {} from {}", run, path_));
+}
+
+Result<StoredRun> read_stored_run(const std::string& path, std::int64_t id) {
+  const std::string context = fmt::format("reading run {} from {}", id, path);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return Error{"absent", fmt::format("{}: no database: no such file", path)};
+  ReadOnlyDb ro;
+  // READONLY never creates, migrates or checkpoints; a daemon mid-write
+  // holds no lock a WAL reader waits on, the timeout covers its recovery.
+  if (sqlite3_open_v2(path.c_str(), &ro.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+    return sqlite::error(ro.db, "opening " + path + " read-only");
+  }
+  sqlite3_busy_timeout(ro.db, 5000);
+  if (auto r = sqlite::exec(ro.db, "BEGIN", context); !r) return r.error();
+  StoredRun out;
+  {
+    const std::string sql = std::string(kRunColumns) + "WHERE id = ?1";
+    Stmt st(ro.db, sql.c_str());
+    if (!st.ok()) {
+      // An old database (schema before version 4) has no runs at all.
+      return Error{"unknown", fmt::format("{}: no run {}: this database holds no PTS runs ({})", path, id,
+                                          sqlite3_errmsg(ro.db))};
+    }
+    st.bind(1, id);
+    const int rc = st.step();
+    if (rc == SQLITE_DONE) return Error{"unknown", fmt::format("{}: no run with id {}", path, id)};
+    if (rc != SQLITE_ROW) return st.error(context);
+    out.run = read_run(st);
+  }
+  auto rounds = select_rounds(ro.db, id, context);
+  if (!rounds) return rounds.error();
+  out.rounds = std::move(*rounds);
+  (void)sqlite::exec(ro.db, "COMMIT", context);  // a read: nothing to lose if it fails
+  return out;
 }
 
 }  // namespace nvmond
