@@ -12,18 +12,13 @@
 #include "pts/run_executor.hpp"
 #include "pts/sim_target.hpp"
 #include "pts/stored_run.hpp"
+#include "tests/support/sim_drives.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace nvmond {
 namespace {
 
-SimDriveSpec small_drive() {
-  SimDriveSpec s = sim_profile("datacenter");
-  s.name = "d0";
-  s.serial = "SN0";
-  s.capacity_bytes = 100'000'000'000ULL;
-  return s;
-}
+SimDriveSpec small_drive() { return test::small_datacenter_drive("SN0"); }
 
 std::string bytes_of(const std::string& path) {
   std::ifstream f(path, std::ios::binary);

@@ -7,18 +7,13 @@
 #include "pts/device_target.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/sim_target.hpp"
+#include "tests/support/sim_drives.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace nvmond {
 namespace {
 
-SimDriveSpec small_drive() {
-  SimDriveSpec s = sim_profile("datacenter");
-  s.name = "d0";
-  s.serial = "SN0";
-  s.capacity_bytes = 100'000'000'000ULL;  // 100 GB: the cliff within a few hours
-  return s;
-}
+SimDriveSpec small_drive() { return test::small_datacenter_drive("SN0"); }
 
 struct Fixture {
   test::TempDir dir{"pts-exec"};
