@@ -8,10 +8,11 @@
 //   nvmond_soak_round{serial,run}                         finished rounds
 //   nvmond_soak_rounds_planned{serial,run}                0 when open-ended
 //   nvmond_soak_iops{serial,run}                          last round
+//   nvmond_soak_throughput_bytes_per_second{serial,run}   last round
 //   nvmond_soak_eta_seconds{serial,run}                   when known
 //   nvmond_soak_steady_state{serial,run}                  1 reached, 0 not (yet)
 //   nvmond_soak_steady_window{serial,run,stat}            average | range | excursion
-//   nvmond_soak_round_latency_seconds{serial,run,quantile} last round
+//   nvmond_soak_round_latency_seconds{serial,run,percentile} last round (50, 99, 99.9, 99.99)
 //
 // Pure: same views, same families.
 #include <prometheus/metric_family.h>

@@ -164,7 +164,11 @@ class Prometheus:
             self.log.close()
 
 
-class PrometheusTest(unittest.TestCase):
+class DaemonAndPrometheus(unittest.TestCase):
+    """nvmond on the class's CONFIG and a Prometheus scraping it, for the
+    class's tests (self.d, self.p); both stopped when the class is done."""
+    CONFIG = None
+
     @classmethod
     def setUpClass(cls):
         if not os.path.exists(PROMETHEUS):
@@ -172,7 +176,7 @@ class PrometheusTest(unittest.TestCase):
         cls.tmp = tempfile.mkdtemp(prefix="nvmond-prom-")
         cls.d = cls.p = None
         try:
-            cls.d = Daemon(CONFIG, workdir=cls.tmp).start()
+            cls.d = Daemon(cls.CONFIG, workdir=cls.tmp).start()
             cls.p = Prometheus(cls.tmp, cls.d.port).start()
         except BaseException:
             cls.stop_all()
@@ -195,6 +199,10 @@ class PrometheusTest(unittest.TestCase):
     def diagnose(self):
         return (f"\n--- prometheus log ---\n{self.p.log_text()[-3000:]}"
                 f"\n--- nvmond log ---\n{self.d.log_text()[-3000:]}")
+
+
+class PrometheusTest(DaemonAndPrometheus):
+    CONFIG = CONFIG
 
     def test_1_rules_load_in_a_real_server(self):
         def evaluated():

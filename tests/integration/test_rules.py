@@ -4,12 +4,14 @@
   passes (the unit tests show every alert firing and not firing);
 - the dashboards are Grafana dashboard JSON that a provisioned Grafana loads
   (schemaVersion, unique uid and panel ids, every panel and query on the
-  ${DS_PROMETHEUS} datasource variable that defaults to the provisioned uid);
+  ${DS_PROMETHEUS} datasource variable that defaults to the provisioned uid),
+  and every panel says its unit (fieldConfig.defaults.unit, a Grafana unit id);
 - every metric name in the rules and dashboards is one nvmond really exports:
   the built daemon runs on simulated drives (an OCP datacenter drive that
   throttles, a heatsink drive, a hung drive for collection errors) and is
-  scraped; workload series, which need a running job, are checked against the
-  names documented in workloads/workload_metrics.hpp. Label matchers with a
+  scraped; workload and soak series, which need a running job or soak, are
+  checked against the names documented in workloads/workload_metrics.hpp and
+  daemon/soak_metrics.hpp. Label matchers with a
   fixed value (window="7d", bit="pmr", ...) must match a scraped series.
 """
 import glob
@@ -18,6 +20,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import unittest
 
 import yaml
@@ -30,6 +33,13 @@ RULE_FILES = sorted(glob.glob(os.path.join(GRAFANA, "rules", "*.yml")))
 RULE_TESTS = sorted(glob.glob(os.path.join(GRAFANA, "rules", "tests", "*.yml")))
 DASHBOARDS = sorted(glob.glob(os.path.join(GRAFANA, "dashboards", "*.json")))
 DS_VAR = "${DS_PROMETHEUS}"
+# Grafana unit ids the dashboards may use (a typo renders as a plain number
+# with the typo appended); extend from Grafana's unit picker when needed.
+GRAFANA_UNITS = {
+    "none", "short", "percent", "percentunit", "s", "ms", "µs", "ns", "d", "h", "m", "dtdurations",
+    "celsius", "bytes", "decbytes", "Bps", "binBps", "iops", "ops", "reqps", "wps", "rps",
+    "dateTimeAsIso", "dateTimeFromNow", "bool", "bool_on_off", "string",
+}
 
 SIM_CONFIG = """
 [daemon]
@@ -111,6 +121,13 @@ def metric_names(expr):
     return names
 
 
+def grafana_substituted(expr):
+    """expr as Grafana sends it with "All" chosen for every variable."""
+    expr = re.sub(r"\$(__rate_interval|\{__rate_interval\})", "4m", expr)
+    expr = re.sub(r"\$(__interval|\{__interval\})", "1m", expr)
+    return re.sub(r"\$\{?\w+\}?", ".*", expr)
+
+
 def rules():
     out = []
     for path in RULE_FILES:
@@ -122,7 +139,7 @@ def rules():
 
 
 def dashboard_queries(dash):
-    """(where, expr) of every panel target and query variable."""
+    """(where, expr) of every panel target, annotation query and query variable."""
     out = []
 
     def walk(panels):
@@ -132,6 +149,7 @@ def dashboard_queries(dash):
             walk(p.get("panels", []))
 
     walk(dash["panels"])
+    out += [(f'annotation "{a["name"]}"', a["expr"]) for a in dash.get("annotations", {}).get("list", []) if "expr" in a]
     for v in dash["templating"]["list"]:
         if v["type"] == "query":
             q = v["query"]["query"] if isinstance(v["query"], dict) else v["query"]
@@ -140,26 +158,38 @@ def dashboard_queries(dash):
     return out
 
 
-def documented_workload_names():
-    """Exposition names listed in workloads/workload_metrics.hpp's header comment."""
-    with open(os.path.join(SOURCE_DIR, "workloads", "workload_metrics.hpp")) as f:
-        text = f.read()
-    names = set()
-    for m in re.finditer(r"^//\s+(nvmond_workload_\w+)\{[^}]*\}\s+(\w+)", text, re.M):
-        name, kind = m.groups()
-        names.add(name)
-        if kind == "histogram":
-            names |= {name + "_bucket", name + "_sum", name + "_count"}
-        if kind == "summary":
-            names |= {name + "_sum", name + "_count"}
-    return names
+# Headers whose comment documents series only a running job or soak exports:
+# "//   name{labels}   kind ...".
+DOCUMENTED_HEADERS = [os.path.join(SOURCE_DIR, "workloads", "workload_metrics.hpp"),
+                      os.path.join(SOURCE_DIR, "daemon", "soak_metrics.hpp")]
+
+
+def documented_series():
+    """{exposition name: documented label names} from DOCUMENTED_HEADERS."""
+    out = {}
+    for path in DOCUMENTED_HEADERS:
+        with open(path) as f:
+            text = f.read()
+        for m in re.finditer(r"^//\s+(nvmond_(?:workload|soak)_\w+)\{([^}]*)\}\s+(\w+)", text, re.M):
+            name, labels, kind = m.groups()
+            labels = set(labels.split(","))
+            if name.startswith("nvmond_workload_"):
+                labels.add("serial")  # "Every series also carries `serial`" when the target is a drive
+            out[name] = labels
+            if kind == "histogram":
+                out[name + "_bucket"] = labels | {"le"}
+                out[name + "_sum"] = out[name + "_count"] = labels
+            if kind == "summary":
+                out[name + "_sum"] = out[name + "_count"] = labels - {"quantile"}
+    return out
 
 
 class RulesTest(unittest.TestCase):
     def test_files_exist(self):
         self.assertTrue(RULE_FILES, "no grafana/rules/*.yml")
         self.assertTrue(RULE_TESTS, "no grafana/rules/tests/*.yml")
-        self.assertEqual([os.path.basename(p) for p in DASHBOARDS], ["nvmond-fleet.json", "nvmond-workloads.json"])
+        self.assertEqual([os.path.basename(p) for p in DASHBOARDS],
+                         ["nvmond-fleet.json", "nvmond-soak.json", "nvmond-workloads.json"])
 
     def test_promtool_check_rules_is_clean(self):
         r = promtool("check", "rules", *RULE_FILES)
@@ -295,6 +325,48 @@ class DashboardJsonTest(unittest.TestCase):
                         self.assertFalse(overlap, f"panels overlap: {a[4]!r} and {b[4]!r}")
 
 
+    def test_every_dashboard_query_parses(self):
+        # promtool parses every expression of a rule file: each query, with
+        # its Grafana variables substituted, becomes one recording rule.
+        queries = []
+        for path in DASHBOARDS:
+            with open(path) as f:
+                queries += [(f"{os.path.basename(path)}: {where}", e) for where, e in dashboard_queries(json.load(f))]
+        self.assertGreater(len(queries), 50)
+        with tempfile.TemporaryDirectory() as tmp:
+            for i, (where, expr) in enumerate(queries):
+                path = os.path.join(tmp, f"q{i}.yml")
+                with open(path, "w") as f:
+                    yaml.safe_dump({"groups": [{"name": "q", "rules": [
+                        {"record": "dashboard:query", "expr": grafana_substituted(expr)}]}]}, f)
+                r = promtool("check", "rules", path)
+                self.assertEqual(r.returncode, 0, f"{where}: {grafana_substituted(expr)}\n{r.stdout}")
+
+    def test_every_panel_has_a_unit(self):
+        missing = []
+        for path in DASHBOARDS:
+            with open(path) as f:
+                d = json.load(f)
+
+            def walk(panels):
+                for p in panels:
+                    walk(p.get("panels", []))
+                    if p["type"] == "row":
+                        continue
+                    where = f'{os.path.basename(path)}: panel "{p["title"]}"'
+                    unit = p.get("fieldConfig", {}).get("defaults", {}).get("unit")
+                    if not unit:
+                        missing.append(f"{where}: no fieldConfig.defaults.unit")
+                    elif unit not in GRAFANA_UNITS:
+                        missing.append(f"{where}: unit {unit!r} is not a Grafana unit id")
+                    for o in p.get("fieldConfig", {}).get("overrides", []):
+                        for prop in o["properties"]:
+                            if prop["id"] == "unit" and prop["value"] not in GRAFANA_UNITS:
+                                missing.append(f"{where}: override unit {prop['value']!r} is not a Grafana unit id")
+            walk(d["panels"])
+        self.assertFalse(missing, "\n".join(missing))
+
+
 class MetricNamesTest(unittest.TestCase):
     """Every metric the rules and dashboards query is exported by nvmond."""
 
@@ -312,7 +384,7 @@ class MetricNamesTest(unittest.TestCase):
                 for where, expr in dashboard_queries(json.load(f)):
                     cls.uses.append((f"{os.path.basename(path)}: {where}", expr))
         cls.recorded = {r["record"] for _, r in rules() if "record" in r}
-        cls.documented = documented_workload_names()
+        cls.documented = set(documented_series())
 
         used = {n for _, e in cls.uses for n in metric_names(e)}
         want = {n for n in used if ":" not in n and n not in PROMETHEUS_BUILTIN and n not in cls.documented}
@@ -382,21 +454,18 @@ class MetricNamesTest(unittest.TestCase):
                         bad.append(f'{where}: {name}{{{label}=~"{val}"}} matches nothing')
         self.assertFalse(bad, "\n".join(bad))
 
-    def test_workload_matchers_use_documented_labels(self):
-        # Workload series are not scraped here (no job runs): their label
-        # names are checked against the documented ones.
-        with open(os.path.join(SOURCE_DIR, "workloads", "workload_metrics.hpp")) as f:
-            doc = dict(re.findall(r"^//\s+(nvmond_workload_\w+)\{([^}]*)\}", f.read(), re.M))
+    def test_workload_and_soak_matchers_use_documented_labels(self):
+        # Workload and soak series are not scraped here (no job or soak
+        # runs): their label names are checked against the documented ones.
+        doc = documented_series()
         bad = []
         for where, expr in self.uses:
             for name, matchers in selectors(expr):
-                base = re.sub(r"_(bucket|sum|count)$", "", name or "")
-                if base not in doc:
+                if name not in doc:
                     continue
-                allowed = set(doc[base].split(",")) | TARGET_LABELS | ({"le"} if name.endswith("_bucket") else set())
+                allowed = doc[name] | TARGET_LABELS
                 bad += [f"{where}: {name} has no label {l}" for l, _, _ in matchers if l not in allowed]
         self.assertFalse(bad, "\n".join(bad))
-
 
 if __name__ == "__main__":
     unittest.main()
