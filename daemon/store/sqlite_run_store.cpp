@@ -2,6 +2,10 @@
 
 #include <fmt/core.h>
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include "daemon/store/sqlite_schema.hpp"
@@ -179,6 +183,16 @@ Result<std::vector<RoundRow>> select_rounds(sqlite3* db, std::int64_t run, const
   return out;
 }
 
+// `path` for a file: URI (percent-encoding what would end or escape it).
+std::string uri_path(const std::string& path) {
+  std::string out;
+  for (const char c : path) {
+    if (c == '%' || c == '?' || c == '#') out += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    else out += c;
+  }
+  return out;
+}
+
 struct ReadOnlyDb {
   sqlite3* db = nullptr;
   ~ReadOnlyDb() { sqlite3_close_v2(db); }
@@ -195,10 +209,19 @@ Result<StoredRun> read_stored_run(const std::string& path, std::int64_t id) {
   const std::string context = fmt::format("reading run {} from {}", id, path);
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return Error{"absent", fmt::format("{}: no database: no such file", path)};
+  if (::access(path.c_str(), R_OK) != 0) {
+    const int err = errno;
+    return Error{sqlite::reason_of_errno(err), fmt::format("{}: cannot read the database: {}", path, std::strerror(err))};
+  }
   ReadOnlyDb ro;
-  // READONLY never creates, migrates or checkpoints; a daemon mid-write
-  // holds no lock a WAL reader waits on, the timeout covers its recovery.
-  if (sqlite3_open_v2(path.c_str(), &ro.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+  // READONLY never migrates or checkpoints; a daemon mid-write holds no lock
+  // a WAL reader waits on, the timeout covers its recovery. Without a -wal
+  // file no connection has the database open: reading it as immutable then
+  // leaves no -wal/-shm behind and needs no write access to the directory.
+  const bool in_use = std::filesystem::exists(path + "-wal", ec);
+  const std::string uri = "file:" + uri_path(path) + (in_use ? "" : "?immutable=1");
+  if (sqlite3_open_v2(uri.c_str(), &ro.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr) !=
+      SQLITE_OK) {
     return sqlite::error(ro.db, "opening " + path + " read-only");
   }
   sqlite3_busy_timeout(ro.db, 5000);
@@ -208,9 +231,12 @@ Result<StoredRun> read_stored_run(const std::string& path, std::int64_t id) {
     const std::string sql = std::string(kRunColumns) + "WHERE id = ?1";
     Stmt st(ro.db, sql.c_str());
     if (!st.ok()) {
+      const std::string why = sqlite3_errmsg(ro.db);
       // An old database (schema before version 4) has no runs at all.
-      return Error{"unknown", fmt::format("{}: no run {}: this database holds no PTS runs ({})", path, id,
-                                          sqlite3_errmsg(ro.db))};
+      if (why.find("no such table") != std::string::npos) {
+        return Error{"unknown", fmt::format("{}: no run {}: this database holds no PTS runs", path, id)};
+      }
+      return sqlite::error(ro.db, context);
     }
     st.bind(1, id);
     const int rc = st.step();

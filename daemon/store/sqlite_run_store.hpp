@@ -22,8 +22,9 @@ struct StoredRun {
 // Reads run `id` from the database at `path` without writing to it: opened
 // read-only, one short read transaction (WAL: the daemon's writes neither
 // wait for it nor are changed by it), so a snapshot of a run in progress is
-// consistent. Reasons: "absent" (no database at `path`), "unknown" (no run
-// with that id), else the store's.
+// consistent; with no -wal file (no connection open) read as immutable,
+// creating nothing. Reasons: "absent" (no database at `path`), "unknown" (no
+// run with that id), else the store's ("read_only" for a file it may not read).
 Result<StoredRun> read_stored_run(const std::string& path, std::int64_t id);
 
 class SqliteRunStore final : public RunStore {

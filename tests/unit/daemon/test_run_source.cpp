@@ -121,6 +121,22 @@ TEST(RunSource, ReadingNeitherWaitsForAnOpenWriteNorChangesTheDatabase) {
   EXPECT_EQ(read_stored_run(s.db, 1)->rounds.size(), 8u);
 }
 
+TEST(RunSource, ADatabaseNoDaemonHasOpenIsReadWithoutLeavingWalFilesBehind) {
+  StateDir s;
+  ASSERT_EQ(s.run("w", 4).status, "stopped");
+  s.store.reset();  // the daemon stopped: its last connection removed -wal and -shm
+  ASSERT_FALSE(std::filesystem::exists(s.db + "-wal"));
+  // Characters a file: URI would otherwise take as its query or fragment.
+  const std::string odd = s.dir.path() + "/state?#%41";
+  std::filesystem::create_directory(odd);
+  std::filesystem::rename(s.db, odd + "/nvmond.db");
+  auto record = RunSource(odd, "").load("1");
+  ASSERT_TRUE(record) << record.error().message;
+  EXPECT_EQ(record->rounds.size(), 4u);
+  EXPECT_FALSE(std::filesystem::exists(odd + "/nvmond.db-wal"));
+  EXPECT_FALSE(std::filesystem::exists(odd + "/nvmond.db-shm"));
+}
+
 TEST(RunSource, AnUnknownIdNamesTheDatabaseAndTheId) {
   StateDir s;
   s.run("w", 3);
