@@ -5,7 +5,6 @@
 //
 // Thread-safety: event-loop thread only.
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 
 #include <map>
 #include <memory>
@@ -22,8 +21,10 @@ class SimDeviceSource;
 class Fleet {
  public:
   // `store` keeps wear and thermal history; it must outlive the Fleet.
+  // `extra` sources are polled beside the configured ones, at the configured
+  // poll interval (tests hand fake controllers in here).
   Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Clock& clock,
-        PublishedMetrics& out, Store& store);
+        PublishedMetrics& out, Store& store, std::vector<std::unique_ptr<DeviceSource>> extra = {});
   ~Fleet();
   void start();
   std::size_t size() const { return pollers_.size(); }
@@ -50,7 +51,7 @@ class Fleet {
   std::vector<Source> sources_;
   SimDeviceSource* sim_source_ = nullptr;
   std::map<std::string, std::unique_ptr<DevicePoller>> pollers_;
-  boost::asio::steady_timer rescan_timer_;
+  std::unique_ptr<Timer> rescan_timer_;  // real time: controllers come and go in real time
 };
 
 }  // namespace nvmond
