@@ -6,11 +6,7 @@
 
 #include <mutex>
 
-#include "daemon/fleet.hpp"
-#include "daemon/store/resilient_store.hpp"
-#include "daemon/store/sqlite_backend.hpp"
-#include "tests/support/samples.hpp"
-#include "tests/support/temp_dir.hpp"
+#include "tests/unit/daemon/fleet_harness.hpp"
 
 namespace nvmond {
 namespace {
@@ -91,18 +87,12 @@ class BusSource final : public DeviceSource {
   Bus& bus_;
 };
 
-struct Fixture {
-  test::TempDir dir{"nvmond-fleet"};
-  boost::asio::io_context io;
-  ManualClock clock;
-  SystemClock retry_clock;
-  ResilientStore store{std::make_unique<SqliteBackend>(dir.path()), retry_clock};
-  PublishedMetrics out;
+struct Fixture : test::FleetHarness {
   Bus bus;
   DaemonConfig config;
   std::unique_ptr<Fleet> fleet;
 
-  Fixture() {
+  Fixture() : FleetHarness("nvmond-fleet") {
     config.state_dir = dir.path();
     config.collection.poll_interval = 10s;
     config.collection.command_timeout = 5s;
@@ -115,25 +105,25 @@ struct Fixture {
     fleet = std::make_unique<Fleet>(io, config, clock, out, store, std::move(sources));
     fleet->start();
   }
-  double up(const std::string& serial) { return sample(out.Collect(), "nvme_up", {{"serial", serial}}); }
+  // The Fleet started with one drive plugged in, and that drive polled once.
+  void start_with(const std::string& path, const std::string& serial) {
+    bus.plug(path, serial);
+    start();
+    advance_until(0s, [&] { return up(serial) == 1; });
+  }
   double absences(const std::string& serial) {
     return sample(out.Collect(), "nvmond_collection_errors_total", {{"serial", serial}, {"reason", "absent"}});
   }
-  // Advances the clock by `d` and runs what is due, then the loop until
-  // `done` (the device threads answer on their own time).
   template <typename Done>
   void advance_until(Duration d, Done done) {
     clock.advance(d);
-    io.poll();
-    while (!done()) ASSERT_EQ(io.run_one_for(10s), 1u) << "no answer from the device threads";
+    run_until(done);
   }
 };
 
 TEST(FleetRescan, ADriveThatAppearsIsPolledFromTheNextRescanOn) {
   Fixture f;
-  f.bus.plug("fake:0", "SN-A");
-  f.start();
-  f.advance_until(0s, [&] { return f.up("SN-A") == 1; });
+  f.start_with("fake:0", "SN-A");
   EXPECT_EQ(f.fleet->size(), 1u);
 
   f.bus.plug("fake:1", "SN-B");
@@ -148,9 +138,7 @@ TEST(FleetRescan, ADriveThatAppearsIsPolledFromTheNextRescanOn) {
 
 TEST(FleetRescan, ADriveThatVanishesIsDownAsAbsentAndKeepsItsSeries) {
   Fixture f;
-  f.bus.plug("fake:0", "SN-A");
-  f.start();
-  f.advance_until(0s, [&] { return f.up("SN-A") == 1; });
+  f.start_with("fake:0", "SN-A");
 
   f.bus.unplug("fake:0");
   f.advance_until(10s, [&] { return f.up("SN-A") == 0; });
@@ -164,9 +152,7 @@ TEST(FleetRescan, ADriveThatVanishesIsDownAsAbsentAndKeepsItsSeries) {
 
 TEST(FleetRescan, ADriveBackWithAnotherSerialReplacesTheOldSeriesAtTheNextRescan) {
   Fixture f;
-  f.bus.plug("fake:0", "SN-A");
-  f.start();
-  f.advance_until(0s, [&] { return f.up("SN-A") == 1; });
+  f.start_with("fake:0", "SN-A");
   f.bus.unplug("fake:0");
   f.advance_until(10s, [&] { return f.up("SN-A") == 0; });
 
@@ -184,9 +170,7 @@ TEST(FleetRescan, ADriveBackWithAnotherSerialReplacesTheOldSeriesAtTheNextRescan
 
 TEST(FleetRescan, ADriveThatIsStillAnsweringKeepsItsPollerAndCounters) {
   Fixture f;
-  f.bus.plug("fake:0", "SN-A");
-  f.start();
-  f.advance_until(0s, [&] { return f.up("SN-A") == 1; });
+  f.start_with("fake:0", "SN-A");
   auto polls = [&] { return sample(f.out.Collect(), "nvmond_collections_total", {{"serial", "SN-A"}}); };
   for (int i = 1; i <= 6; ++i) f.advance_until(10s, [&] { return polls() == i + 1; });
   // 65 s: a rescan found the drive again; a fresh poller would restart at 1.

@@ -21,6 +21,7 @@
 #include "collectors/sim/drive_model.hpp"
 #include "daemon/health_metrics.hpp"
 #include "daemon/store/sqlite_store.hpp"
+#include "tests/support/running_workload.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "workloads/workload_metrics.hpp"
 
@@ -160,17 +161,7 @@ TEST(GoldenExposition, SimulatedDriveWithThermalEventsAndARunningWorkload) {
   }
   ASSERT_GT(analytics.view().thermal.events, 0u) << "the fixture no longer makes a thermal event";
 
-  RunSnapshot run;
-  run.job = "golden-soak";
-  run.running = true;
-  RunSnapshot::Op& w = run.op[1];
-  w.ops = 3;
-  w.bytes = 3 * 4096;
-  w.errors = 1;
-  w.iops = 1500;
-  w.bytes_per_second = 1500 * 4096;
-  for (std::uint64_t ns : {15'000ULL, 150'000ULL, 3'000'000ULL}) w.latency.record(ns);
-  w.interval_latency.record(150'000);
+  const RunSnapshot run = test::running_workload("golden-soak");
 
   auto families = health_families(info, last);
   for (auto& f : analytics_metric_families(std::span(&analytics.view(), 1))) families.push_back(std::move(f));

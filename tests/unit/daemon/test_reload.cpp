@@ -5,13 +5,9 @@
 
 #include <fstream>
 
-#include "daemon/fleet.hpp"
 #include "daemon/reload.hpp"
-#include "daemon/store/resilient_store.hpp"
-#include "daemon/store/sqlite_backend.hpp"
 #include "tests/support/config_error.hpp"
-#include "tests/support/samples.hpp"
-#include "tests/support/temp_dir.hpp"
+#include "tests/unit/daemon/fleet_harness.hpp"
 
 namespace nvmond {
 namespace {
@@ -23,14 +19,9 @@ std::string sim(const std::string& name, const std::string& serial) {
   return "[[sim]]\nname = \"" + name + "\"\nserial = \"" + serial + "\"\nprofile = \"datacenter\"\n";
 }
 
-struct Fixture {
-  test::TempDir dir{"nvmond-reload"};
+struct Fixture : test::FleetHarness {
+  Fixture() : FleetHarness("nvmond-reload") {}
   std::string file = dir.path() + "/nvmond.toml";
-  boost::asio::io_context io;
-  ManualClock clock;
-  SystemClock retry_clock;
-  ResilientStore store{std::make_unique<SqliteBackend>(dir.path()), retry_clock};
-  PublishedMetrics out;
   DaemonConfig running;
   std::unique_ptr<Fleet> fleet;
 
@@ -50,12 +41,6 @@ struct Fixture {
     running = std::move(next);
     fleet = std::make_unique<Fleet>(io, running, clock, out, store);
     fleet->start();
-  }
-  double up(const std::string& serial) { return sample(out.Collect(), "nvme_up", {{"serial", serial}}); }
-  template <typename Done>
-  void run_until(Done done) {
-    io.poll();
-    while (!done()) ASSERT_EQ(io.run_one_for(10s), 1u) << "no answer from the simulated drives";
   }
 };
 
