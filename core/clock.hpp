@@ -27,7 +27,8 @@ using Duration = std::chrono::nanoseconds;
 // cancel() and destruction drop it (the call never runs afterwards). The call
 // runs on a thread running the io_context, never inside arm() or cancel().
 //
-// Thread-safety: use one Timer from one thread (its io_context's).
+// Thread-safety: use one Timer from one thread (its io_context's). The
+// io_context and the Clock must outlive the Timer, as with an Asio timer.
 class Timer {
  public:
   virtual ~Timer() = default;
