@@ -5,7 +5,6 @@
 //
 // Thread-safety: event-loop thread only.
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 
 #include <map>
 #include <memory>
@@ -23,9 +22,12 @@ class DriveModel;
 class Fleet {
  public:
   // `store` keeps wear and thermal history; it must outlive the Fleet.
-  // `sim_models`: the live models of the Fleet this one replaces on reload.
+  // `extra` sources are polled beside the configured ones, at the configured
+  // poll interval (tests hand fake controllers in here). `sim_models`: the
+  // live models of the Fleet this one replaces on reload.
   Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Clock& clock,
-        PublishedMetrics& out, Store& store, const std::vector<std::shared_ptr<DriveModel>>& sim_models = {});
+        PublishedMetrics& out, Store& store, std::vector<std::unique_ptr<DeviceSource>> extra = {},
+        const std::vector<std::shared_ptr<DriveModel>>& sim_models = {});
   ~Fleet();
   void start();
   std::size_t size() const { return pollers_.size(); }
@@ -52,7 +54,7 @@ class Fleet {
   std::vector<Source> sources_;
   SimDeviceSource* sim_source_ = nullptr;
   std::map<std::string, std::unique_ptr<DevicePoller>> pollers_;
-  boost::asio::steady_timer rescan_timer_;
+  std::unique_ptr<Timer> rescan_timer_;  // real time: controllers come and go in real time
 };
 
 }  // namespace nvmond
