@@ -137,7 +137,7 @@ void Daemon::start_control() {
     auto runner = std::make_unique<SoakRunner>(std::shared_ptr<RunStore>(std::move(*runs)), config_.state_dir,
                                                [this](const std::string& target) -> Result<OpenedTarget> {
                                                  auto t = open_test_target(target, config_.sims, *soak_guard_,
-                                                                           fleet_ ? fleet_->sim_source() : nullptr);
+                                                                           fleet_ ? fleet_->sim_source() : nullptr, clock_.get());
                                                  if (!t) return t.error();
                                                  return OpenedTarget{std::move(*t), soak_guard_};
                                                });

@@ -8,7 +8,8 @@
 namespace nvmond {
 
 Result<std::unique_ptr<TestTarget>> open_test_target(const std::string& target, const std::vector<SimSettings>& sims,
-                                                     const SafetyGuard& guard, const SimDeviceSource* source) {
+                                                     const SafetyGuard& guard, const SimDeviceSource* source,
+                                                     const Clock* pace) {
   if (target.rfind("sim:", 0) != 0) {
     auto t = DeviceTarget::open(target, guard);
     if (!t) return t.error();
@@ -19,7 +20,7 @@ Result<std::unique_ptr<TestTarget>> open_test_target(const std::string& target, 
     if (s.spec.name != key && s.spec.serial != key) continue;
     std::shared_ptr<DriveModel> model = source ? source->model(s.spec.serial) : nullptr;
     if (!model) model = std::make_shared<DriveModel>(s.spec, std::chrono::system_clock::now());
-    return std::unique_ptr<TestTarget>(std::make_unique<SimTarget>(model));
+    return std::unique_ptr<TestTarget>(std::make_unique<SimTarget>(model, pace));
   }
   for (const auto& profile : sim_profile_names()) {
     if (profile != key) continue;
@@ -27,7 +28,7 @@ Result<std::unique_ptr<TestTarget>> open_test_target(const std::string& target, 
     spec.name = profile;
     spec.serial = "SIM-" + profile;
     auto model = std::make_shared<DriveModel>(spec, std::chrono::system_clock::now());
-    return std::unique_ptr<TestTarget>(std::make_unique<SimTarget>(model));
+    return std::unique_ptr<TestTarget>(std::make_unique<SimTarget>(model, pace));
   }
   std::string known;
   for (const auto& p : sim_profile_names()) known += (known.empty() ? "" : ", ") + p;

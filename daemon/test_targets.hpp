@@ -15,8 +15,11 @@ namespace nvmond {
 // Opens TARGET for a PTS run: "sim:X" is the [[sim]] drive named or with
 // serial X (its model from `source` when the daemon has one, else a fresh
 // model), or a fresh drive of the built-in profile X; anything else a block
-// device or file, written only where `guard` allows.
+// device or file, written only where `guard` allows. `pace`: the clock a
+// simulated drive's rounds keep pace with (the daemon's; none: as fast as
+// the model computes).
 Result<std::unique_ptr<TestTarget>> open_test_target(const std::string& target, const std::vector<SimSettings>& sims,
-                                                     const SafetyGuard& guard, const SimDeviceSource* source);
+                                                     const SafetyGuard& guard, const SimDeviceSource* source,
+                                                     const Clock* pace = nullptr);
 
 }  // namespace nvmond

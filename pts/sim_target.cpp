@@ -37,7 +37,23 @@ std::vector<CommandClass> classes_of(const Element& e) {
 
 }  // namespace
 
-SimTarget::SimTarget(std::shared_ptr<DriveModel> model) : model_(std::move(model)) {}
+SimTarget::SimTarget(std::shared_ptr<DriveModel> model, const Clock* pace) : model_(std::move(model)), pace_(pace) {}
+
+void SimTarget::stop() {
+  std::lock_guard lock(pace_mu_);
+  stop_.store(true);
+  pace_cv_.notify_all();
+}
+
+bool SimTarget::wait_for_clock(WallTime t) {
+  std::unique_lock lock(pace_mu_);
+  while (!stop_.load()) {
+    const auto ahead = std::chrono::duration_cast<Duration>(t - pace_->wall());
+    if (ahead <= Duration::zero()) return true;
+    pace_cv_.wait_for(lock, pace_->to_real(ahead));
+  }
+  return false;
+}
 
 TargetIdentity SimTarget::identity() const {
   const auto& s = model_->spec();
@@ -146,6 +162,10 @@ Result<Measurement> SimTarget::run(const Element& e, std::uint64_t range_bytes,
     if (model_->throttle_level() > 0) m.throttled_seconds += took;
     t = next;
     sample_temperature();
+    if (pace_ != nullptr && !wait_for_clock(next)) {
+      m.stopped = true;
+      break;
+    }
   }
   m.elapsed = std::chrono::duration_cast<Duration>(t - start);
   return m;

@@ -1,7 +1,11 @@
 #pragma once
 // A simulated drive as a PTS target. Time is the drive model's own: each
 // element steps the model in slices of simulated time, as fast as the model
-// computes, so a 10-hour WSAT takes seconds of CPU.
+// computes, so a 10-hour WSAT takes seconds of CPU (`nvmonctl test run`).
+// Paced by a clock (the daemon's), a slice waits until that clock reaches
+// its end, so the drive the daemon polls and the soak live on one timeline
+// (an accelerated clock still speeds the whole soak up) and a soak does not
+// monopolise the model and the store.
 //
 // One slice (100 ms of drive time, shorter for short elements): the model's
 // service time per command of each kind and size gives the throughput
@@ -13,6 +17,8 @@
 // service and access time. The drive has no per-command jitter, so latency
 // quantiles spread only as its state (throttling, GC, SLC) changes.
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <memory>
 
 #include "collectors/sim/drive_model.hpp"
@@ -22,7 +28,7 @@ namespace nvmond {
 
 class SimTarget final : public TestTarget {
  public:
-  explicit SimTarget(std::shared_ptr<DriveModel> model);
+  explicit SimTarget(std::shared_ptr<DriveModel> model, const Clock* pace = nullptr);
 
   TargetIdentity identity() const override;
   bool simulated() const override { return true; }
@@ -32,14 +38,20 @@ class SimTarget final : public TestTarget {
                           std::optional<std::uint64_t> max_bytes) override;
   std::optional<HealthSample> health() override;
   WallTime now() const override { return model_->now(); }
-  void stop() override { stop_.store(true); }
+  void stop() override;
   void restart() override { stop_.store(false); }
   std::string checkpoint() const override { return model_->save_state(); }
   std::optional<Error> restore(const std::string& state) override;
 
  private:
+  // Waits until the pacing clock reaches `t` or stop(); false when stopped.
+  bool wait_for_clock(WallTime t);
+
   std::shared_ptr<DriveModel> model_;
+  const Clock* pace_;
   std::atomic<bool> stop_{false};
+  std::mutex pace_mu_;
+  std::condition_variable pace_cv_;
 };
 
 }  // namespace nvmond

@@ -24,6 +24,11 @@ state_dir = "@STATE@"
 [control]
 socket = "@SOCKET@"
 
+# Simulated soaks keep pace with the clock: one-minute rounds, 10 a second.
+[clock]
+mode = "accelerated"
+factor = 600
+
 [collection]
 poll_interval = "1s"
 

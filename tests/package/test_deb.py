@@ -6,7 +6,7 @@ the Debian mirror, then the package by `dpkg -i`. Proves: it installs,
 `nvmond --version` runs from it, the installed unit passes `systemd-analyze
 verify`, the configuration is a conffile that validates; booted under
 systemd-nspawn (unit_boot.py) the unit starts nvmond with only
-CAP_SYS_ADMIN and its seccomp filter, which reads a simulated drive and runs
+CAP_SYS_ADMIN and CAP_CHOWN and its seccomp filter, which reads a simulated drive and runs
 io_uring jobs (outside the state directory only with README's
 ReadWritePaths drop-in); and the state directory survives a reinstall, an
 upgrade to a newer version, `dpkg -r` and a plain purge (history is kept),
@@ -216,7 +216,9 @@ class DebPackageTest(unittest.TestCase):
         log = first["log"]
         self.assertEqual(first["state"], {"ActiveState": "active", "NRestarts": "0"}, log)
         for cap in ("CapBnd", "CapPrm", "CapEff"):
-            self.assertEqual(int(first["status"][cap], 16), 1 << 21, f"{cap}: only CAP_SYS_ADMIN\n{log}")
+            # CAP_SYS_ADMIN (21) for NVMe admin commands, CAP_CHOWN (0) for [control] group
+            self.assertEqual(int(first["status"][cap], 16), (1 << 21) | (1 << 0),
+                             f"{cap}: only CAP_SYS_ADMIN and CAP_CHOWN\n{log}")
         self.assertEqual(first["status"].get("Seccomp"), "2", "a seccomp filter is on")
         self.assertEqual(first["status"].get("NoNewPrivs"), "1")
         m = first["metrics"]
