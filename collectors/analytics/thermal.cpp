@@ -8,7 +8,8 @@ namespace nvmond {
 namespace {
 
 constexpr std::array<std::string_view, kThrottleSourceCount> kLabels{
-    "tmt1", "tmt2", "warning_temp_time", "critical_temp_time", "critical_warning", "ocp", "sensor_threshold"};
+    "tmt1", "tmt2", "warning_temp_time", "critical_temp_time", "critical_warning", "ocp", "sensor_threshold",
+    "performance"};
 
 SourceMask bit(ThrottleSource s) { return static_cast<SourceMask>(1u << static_cast<unsigned>(s)); }
 
@@ -28,6 +29,8 @@ constexpr CounterSignal kCounterSignals[] = {
 };
 
 bool has_time_counter(ThrottleSource s) {
+  // The inferred signal brings its own interval-exact seconds.
+  if (s == ThrottleSource::performance) return true;
   return std::any_of(std::begin(kCounterSignals), std::end(kCounterSignals),
                      [s](const CounterSignal& c) { return c.source == s; });
 }
@@ -113,12 +116,17 @@ ThermalSignals read_thermal_signals(const std::optional<ThermalCounters>& last, 
 }
 
 std::vector<ThrottleEvent> ThermalDetector::update(const HealthSnapshot& snap, const ControllerIdentity& id,
-                                                   const ThermalConfig& config) {
+                                                   const ThermalConfig& config, const InferredThrottle& inferred) {
   std::vector<ThrottleEvent> changed;
   const WallTime now = snap.taken;
   if (state_.last && now <= state_.last->time) return changed;
 
-  const ThermalSignals sig = read_thermal_signals(state_.last, snap, id, config);
+  ThermalSignals sig = read_thermal_signals(state_.last, snap, id, config);
+  const SourceMask perf = bit(ThrottleSource::performance);
+  if (inferred.active) {
+    raise(sig, ThrottleSource::performance, 1);
+    sig.counted_seconds[static_cast<std::size_t>(ThrottleSource::performance)] = inferred.seconds;
+  }
   const Duration dt = state_.last ? now - state_.last->time : Duration::zero();
 
   auto close_open = [&] {
@@ -140,20 +148,25 @@ std::vector<ThrottleEvent> ThermalDetector::update(const HealthSnapshot& snap, c
   }
 
   if (sig.active != 0) {
+    // Only the inferred signal knows when, between polls, it stopped.
+    const bool perf_only = sig.active == perf;
+    const bool ends_here = perf_only && inferred.ended.has_value();
     if (!state_.open) {
-      // Time counters say how long throttling lasted before this poll.
+      // Time counters say how long throttling lasted before this poll; the
+      // inferred signal says when it started.
       double lookback = *std::max_element(sig.counted_seconds.begin(), sig.counted_seconds.end());
+      if (inferred.active && inferred.started) lookback = std::max(lookback, seconds(now - *inferred.started));
       Duration back = std::min(from_seconds(lookback), dt);
       ThrottleEvent e;
       e.start = now - std::chrono::duration_cast<WallTime::duration>(back);
+      e.last_seen = e.start;
       e.peak_celsius = sig.hottest_celsius;
       state_.open = e;
       ++state_.events;
-      state_.level_seconds[static_cast<std::size_t>(sig.level)] += seconds(back);
-    } else {
-      state_.level_seconds[static_cast<std::size_t>(sig.level)] += seconds(now - state_.open->last_seen);
     }
     ThrottleEvent& e = *state_.open;
+    const WallTime seen = ends_here ? std::clamp(*inferred.ended, e.last_seen, now) : now;
+    state_.level_seconds[static_cast<std::size_t>(sig.level)] += seconds(seen - e.last_seen);
     for (std::size_t i = 0; i < kThrottleSourceCount; ++i) {
       const SourceMask b = bit(throttle_source(i));
       if ((sig.active & b) && !(e.sources & b)) ++state_.source_events[i];
@@ -164,9 +177,15 @@ std::vector<ThrottleEvent> ThermalDetector::update(const HealthSnapshot& snap, c
     e.sources |= sig.active;
     e.level = std::max(e.level, sig.level);
     e.peak_celsius = std::max(e.peak_celsius, sig.hottest_celsius);
-    e.last_seen = now;
+    e.last_seen = seen;
     state_.last_peak_celsius = e.peak_celsius;
-    changed.push_back(e);
+    if (ends_here) {
+      close_open();
+      sig.active = 0;
+      sig.level = 0;
+    } else {
+      changed.push_back(e);
+    }
   } else if (state_.open) {
     close_open();
   }
@@ -182,12 +201,24 @@ namespace {
 
 using nlohmann::json;
 
+// Version 2 added the 8th source (`performance`); older states carry fewer
+// sources and load with the rest at zero. More than we know is damage.
+constexpr int kStateVersion = 2;
+
+template <typename T>
+std::array<T, kThrottleSourceCount> per_source(const json& j) {
+  const auto v = j.get<std::vector<T>>();
+  if (v.size() > kThrottleSourceCount) throw json::other_error::create(501, "too many throttle sources", &j);
+  std::array<T, kThrottleSourceCount> out{};
+  std::copy(v.begin(), v.end(), out.begin());
+  return out;
+}
 
 }  // namespace
 
 std::string encode_thermal_state(const ThermalState& s) {
   json j;
-  j["version"] = 1;
+  j["version"] = kStateVersion;
   if (s.last) {
     const auto& c = *s.last;
     j["last"] = {{"time_ns", to_unix_ns(c.time)}, {"tmt1_transitions", c.tmt1_transitions},
@@ -214,7 +245,9 @@ std::string encode_thermal_state(const ThermalState& s) {
 
 std::optional<ThermalState> decode_thermal_state(std::string_view text) {
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object() || j.value("version", 0) != 1) return std::nullopt;
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  const int version = j.value("version", 0);
+  if (version < 1 || version > kStateVersion) return std::nullopt;
   try {
     ThermalState s;
     if (j.contains("last")) {
@@ -245,8 +278,8 @@ std::optional<ThermalState> decode_thermal_state(std::string_view text) {
     }
     if (j.contains("last_peak_celsius")) s.last_peak_celsius = j.at("last_peak_celsius").get<double>();
     s.events = j.at("events").get<std::uint64_t>();
-    s.source_events = j.at("source_events").get<decltype(s.source_events)>();
-    s.source_seconds = j.at("source_seconds").get<decltype(s.source_seconds)>();
+    s.source_events = per_source<std::uint64_t>(j.at("source_events"));
+    s.source_seconds = per_source<double>(j.at("source_seconds"));
     s.level_events = j.at("level_events").get<decltype(s.level_events)>();
     s.level_seconds = j.at("level_seconds").get<decltype(s.level_seconds)>();
     return s;
