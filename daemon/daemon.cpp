@@ -70,7 +70,7 @@ Daemon::Daemon(DaemonConfig config)
   server_ = std::make_unique<http::Server>(config_.listen, MetricsEndpoint(self_, published_), *http_metrics_,
                                            config_.security ? config_.security : http::open_security());
   use_security();
-  fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_, *store_);
+  fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_, *store_, &throughput_);
 }
 
 // The history behind a ResilientStore: a corrupt, full, read-only or locked
@@ -121,6 +121,7 @@ void Daemon::start_jobs() {
   jobs_ = std::make_unique<JobScheduler>(io_, config_.jobs,
                                          job_engine_factory(fleet_->sim_source(), *clock_),
                                          *published_);
+  jobs_->report_throughput(throughput_, *clock_);
   jobs_->start();
 }
 
@@ -232,7 +233,7 @@ void Daemon::reload() {
     config_ = std::move(next);
     log::set_level(config_.log_level);
     use_security();
-    fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_, *store_);
+    fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_, *store_, &throughput_);
     fleet_->start();
     start_jobs();
     start_soaks();

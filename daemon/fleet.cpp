@@ -10,8 +10,8 @@
 namespace nvmond {
 
 Fleet::Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Clock& clock,
-             PublishedMetrics& out, Store& store)
-    : io_(io), config_(config), clock_(clock), out_(out), store_(store), rescan_timer_(io) {
+             PublishedMetrics& out, Store& store, ThroughputFeed* throughput)
+    : io_(io), config_(config), clock_(clock), out_(out), store_(store), throughput_(throughput), rescan_timer_(io) {
   const auto& c = config_.collection;
   if (config_.nvme) {
     Source s;
@@ -93,7 +93,7 @@ void Fleet::rescan() {
 }
 
 PollObserver Fleet::observer_for(const Source& source) const {
-  auto analytics = std::make_shared<DriveAnalytics>(store_);
+  auto analytics = std::make_shared<DriveAnalytics>(store_, throughput_);
   const DaemonConfig& config = config_;
   return [analytics, &config, extra = source.observer](const DriveInfo& info,
                                                        const HealthSnapshot& snap) {

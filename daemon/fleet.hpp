@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "core/throughput_feed.hpp"
 #include "daemon/config.hpp"
 #include "daemon/store/store.hpp"
 #include "daemon/poller.hpp"
@@ -21,9 +22,10 @@ class SimDeviceSource;
 
 class Fleet {
  public:
-  // `store` keeps wear and thermal history; it must outlive the Fleet.
+  // `store` keeps wear and thermal history; `throughput` (may be null) is
+  // where workloads report their throughput per drive. Both must outlive the Fleet.
   Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Clock& clock,
-        PublishedMetrics& out, Store& store);
+        PublishedMetrics& out, Store& store, ThroughputFeed* throughput = nullptr);
   ~Fleet();
   void start();
   std::size_t size() const { return pollers_.size(); }
@@ -47,6 +49,7 @@ class Fleet {
   const Clock& clock_;
   PublishedMetrics& out_;
   Store& store_;
+  ThroughputFeed* throughput_;
   std::vector<Source> sources_;
   SimDeviceSource* sim_source_ = nullptr;
   std::map<std::string, std::unique_ptr<DevicePoller>> pollers_;

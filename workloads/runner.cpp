@@ -576,6 +576,7 @@ RunResult JobRunner::run() {
   std::array<LatencyHistogram, kIoOpCount> previous;
   std::array<std::uint64_t, kIoOpCount> prev_ops{}, prev_bytes{};
   std::int64_t prev_now = 0;
+  std::uint64_t intervals = 0;
   LatencyHistogram scratch;
   auto aggregate = [&](bool running) {
     RunSnapshot s;
@@ -602,6 +603,13 @@ RunResult JobRunner::run() {
       }
       prev_ops[op] = o.ops;
       prev_bytes[op] = o.bytes;
+    }
+    if (dt > 0) {
+      s.intervals = ++intervals;
+      s.interval_end_ns = now;
+      s.interval = Duration(now - prev_now);
+    } else {
+      s.intervals = intervals;
     }
     if (now > 0) prev_now = now;
     std::lock_guard lock(snapshot_mu_);
