@@ -44,26 +44,17 @@ serial = "SIM-H"
 profile = "consumer-heatsink"
 tmt_counters = false
 
+""" + "".join(f"""
 [[job]]
-name = "seq-bare"
-target = "sim:SIM-C"
+name = "{name}"
+target = "sim:{serial}"
 engine = "sim"
 pattern = "sequential"
 bs = "1MiB"
 read_pct = 0
 queue_depth = 4
 runtime = "1h"
-
-[[job]]
-name = "seq-cooled"
-target = "sim:SIM-H"
-engine = "sim"
-pattern = "sequential"
-bs = "1MiB"
-read_pct = 0
-queue_depth = 4
-runtime = "1h"
-"""
+""" for name, serial in (("seq-bare", "SIM-C"), ("seq-cooled", "SIM-H")))
 
 PERF = re.compile(r'^nvme_thermal_throttle_events_total\{serial="SIM-C",source="performance"\} ([0-9.e+]+)$', re.M)
 
