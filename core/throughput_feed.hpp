@@ -6,7 +6,18 @@
 // (collectors/analytics/performance_throttle.hpp).
 //
 // Writers see only ThroughputSink; the daemon owns one ThroughputFeed for
-// its whole life (reloads included) and hands it to both sides.
+// its whole life (reloads included) and hands it to both sides. A PTS soak
+// reports once per finished round, on the daemon's clock (the one the
+// pollers stamp snapshots with; a sample dated later waits for a poll that
+// reaches it):
+//
+//   sink.report({.serial = serial, .workload = "soak:" + run_name,
+//                .interval_end = clock.wall(), .interval = round_length,
+//                .bytes_per_second = round_bytes / seconds(round_length), .fixed = true});
+//
+// `workload` names what stays the same: a test whose rounds change block
+// size or mix names each round's parameters (or says fixed = false), so a
+// change starts a fresh baseline instead of reading as throttling.
 #include <cstddef>
 #include <cstdint>
 #include <deque>

@@ -12,15 +12,10 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// Written as the header tells the soak runner to report a round.
 WorkloadThroughput at(const std::string& serial, WallTime end, double bps = 1e9, std::string workload = "job:w") {
-  WorkloadThroughput x;
-  x.serial = serial;
-  x.workload = std::move(workload);
-  x.interval_end = end;
-  x.interval = 1s;
-  x.bytes_per_second = bps;
-  x.fixed = true;
-  return x;
+  return {.serial = serial, .workload = std::move(workload), .interval_end = end, .interval = 1s,
+          .bytes_per_second = bps, .fixed = true};
 }
 
 TEST(ThroughputFeed, TakesOnlyTheDrivesSamplesThatEndedByThePollOldestFirst) {
