@@ -103,8 +103,10 @@ void JobScheduler::publish(Job& job) {
   // Before the runner's first aggregation (about a second) its snapshot is empty.
   snap.job = job.runner->spec().name;
   snap.serial = target_serial(job.runner->spec().target);
-  snap.running = !finished;
+  // Before `running` is overwritten: the runner's last snapshot (false) covers
+  // the drain at the end, whose slower tail is no throttling.
   report(job, snap);
+  snap.running = !finished;
   auto families = render_workload_metrics(std::span<const RunSnapshot>(&snap, 1));
   MetricSet extra;
   extra.gauge("nvmond_workload_failed",
