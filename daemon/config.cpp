@@ -269,6 +269,7 @@ std::vector<SoakSpec> read_soaks(TableReader& root) {
         else t.fail("params", "parameter " + std::string(k.str()) + ": expected a string, number or boolean");
       }
     }
+    s.timing = read_soak_timing(t);
     try {
       build_plan(s.test, s.params, TargetFacts{1'000'000'000'000ULL, 1.0});
     } catch (const ParamError& e) {

@@ -16,6 +16,7 @@
 #include "core/log.hpp"
 #include "daemon/control_server.hpp"
 #include "daemon/jobs_config.hpp"
+#include "schedule/soak_scheduler.hpp"
 
 namespace nvmond {
 
@@ -47,12 +48,15 @@ struct SimSettings {
   std::optional<Duration> poll_interval;
 };
 
-// One [[soak]] table: a PTS test the daemon runs (daemon/soak_runner.hpp).
+// One [[soak]] table: a PTS test the daemon runs (daemon/soak_runner.hpp),
+// and when (schedule/soak_scheduler.hpp).
 struct SoakSpec {
   std::string name;
   std::string test;
   std::string target;
   std::map<std::string, std::string> params;
+  SoakTiming timing;
+  SoakEntry entry() const { return SoakEntry{SoakRequest{name, test, target, params}, timing}; }
 };
 
 struct DaemonConfig {

@@ -107,6 +107,7 @@ json to_json(const RunView& r) {
           {"rounds_total", r.rounds_total},
           {"phase", r.phase},
           {"iops", r.iops},
+          {"bytes_per_second", r.bytes_per_second},
           {"eta_s", r.eta ? json(seconds(*r.eta)) : json(nullptr)},
           {"started", static_cast<double>(r.started_ns) / 1e9},
           {"ended", r.ended_ns ? json(static_cast<double>(*r.ended_ns) / 1e9) : json(nullptr)},

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <filesystem>
 #include <random>
+#include <set>
 
 #include "core/build_info.hpp"
 #include "core/config_reader.hpp"
@@ -14,6 +15,10 @@
 #include "daemon/no_soak_runner.hpp"
 #include "daemon/soak_metrics.hpp"
 #include "daemon/store/resilient_store.hpp"
+#include "daemon/store/sqlite_run_store.hpp"
+#include "daemon/store/sqlite_store.hpp"
+#include "daemon/test_targets.hpp"
+#include "collectors/sim/sim_device.hpp"
 #include "daemon/store/sqlite_backend.hpp"
 #include "daemon/http/server.hpp"
 #include "daemon/metrics_endpoint.hpp"
@@ -70,7 +75,8 @@ Daemon::Daemon(DaemonConfig config)
   server_ = std::make_unique<http::Server>(config_.listen, MetricsEndpoint(self_, published_), *http_metrics_,
                                            config_.security ? config_.security : http::open_security());
   use_security();
-  fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_, *store_, &throughput_);
+  fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_, *store_,
+                                   std::vector<std::shared_ptr<DriveModel>>{}, &throughput_);
 }
 
 // The history behind a ResilientStore: a corrupt, full, read-only or locked
@@ -88,6 +94,7 @@ std::string scheme_of(const DaemonConfig& c) { return c.security && c.security->
 
 Daemon::~Daemon() {
   control_.reset();
+  soak_control_.reset();
   stop_all();
   server_->stop();
 }
@@ -112,7 +119,6 @@ void Daemon::use_security() {
 
 // Jobs before the drives they write to, pollers before the loop they post to.
 void Daemon::stop_all() {
-  soaks_.reset();
   jobs_.reset();
   fleet_.reset();
 }
@@ -125,19 +131,32 @@ void Daemon::start_jobs() {
   jobs_->start();
 }
 
-void Daemon::start_soaks() {
-  soak_guard_ = std::make_unique<SafetyGuard>(config_.jobs.safety);
-  soaks_ = std::make_unique<SoakRunner>(config_.soaks, config_.state_dir, config_.sims, *soak_guard_,
-                                        fleet_->sim_source());
-  soaks_->start();
-}
-
 void Daemon::start_control() {
-  soak_control_ = std::make_unique<NoSoakRunner>();
+  soak_guard_ = std::make_shared<SafetyGuard>(config_.jobs.safety);
+  const std::string db = (std::filesystem::path(config_.state_dir) / SqliteStore::kFileName).string();
+  if (auto runs = SqliteRunStore::open_file(db)) {
+    auto runner = std::make_unique<SoakRunner>(std::shared_ptr<RunStore>(std::move(*runs)), config_.state_dir,
+                                               [this](const std::string& target) -> Result<OpenedTarget> {
+                                                 auto t = open_test_target(target, config_.sims, *soak_guard_,
+                                                                           fleet_ ? fleet_->sim_source() : nullptr);
+                                                 if (!t) return t.error();
+                                                 return OpenedTarget{std::move(*t), soak_guard_};
+                                               });
+    soak_runner_ = runner.get();
+    soak_control_ = std::move(runner);
+  } else {
+    log::error("soak runs cannot be recorded, so none will start: {}", runs.error().message);
+    soak_control_ = std::make_unique<NoSoakRunner>("the run store cannot be opened: " + runs.error().message);
+  }
   scheduler_ = std::make_unique<SoakScheduler>(*soak_control_, [](Duration max) {
     return Duration(std::uniform_int_distribution<Duration::rep>(0, max.count() - 1)(random_engine()));
   });
-  scheduler_->configure({}, clock_->wall());
+  configure_soaks();
+  if (soak_runner_) {
+    std::set<std::string> names;
+    for (const auto& s : config_.soaks) names.insert(s.name);
+    soak_runner_->close_orphans(names);
+  }
   control_ctx_ = std::make_unique<ControlContext>(ControlContext{
       *soak_control_, *scheduler_, *clock_, [this] { return summarize_drives(published_->Collect()); }, [this] { soak_tick(); }});
   try {
@@ -148,6 +167,13 @@ void Daemon::start_control() {
     log::warn("{}; nvmonctl cannot reach this daemon (set [control] socket)", e.what());
   }
   arm_soak_tick();
+}
+
+// Unchanged [[soak]] tables keep their runs (schedule/soak_scheduler.hpp).
+void Daemon::configure_soaks() {
+  std::vector<SoakEntry> entries;
+  for (const auto& s : config_.soaks) entries.push_back(s.entry());
+  scheduler_->configure(entries, clock_->wall());
 }
 
 // What the scheduler knows of the drives comes from the published
@@ -172,7 +198,6 @@ void Daemon::arm_soak_tick() {
 int Daemon::run() {
   fleet_->start();
   start_jobs();
-  start_soaks();
   start_control();
   wait_signal();
   log::info("serving metrics on {}://{}/metrics", scheme_of(config_), config_.listen);
@@ -199,6 +224,7 @@ void Daemon::wait_signal() {
     compaction_.cancel();
     soak_timer_.cancel();
     control_.reset();
+    if (soak_runner_) soak_runner_->shutdown(SoakRunner::kShutdownGrace);
     stop_all();
     io_.stop();
   });
@@ -227,16 +253,20 @@ void Daemon::reload() {
       next.state_dir = config_.state_dir;
     }
     // Reload restarts every job from zero; the old pollers save their state
-    // first. The old jobs' series go: the new run republishes its own.
+    // first. The old jobs' series go: the new run republishes its own. Soak
+    // runs go on, on the same simulated drives the new Fleet adopts.
+    std::vector<std::shared_ptr<DriveModel>> models;
+    if (fleet_ && fleet_->sim_source()) models = fleet_->sim_source()->models();
     stop_all();
     for (const auto& job : config_.jobs.jobs) published_->remove(JobScheduler::metrics_key(job.name));
     config_ = std::move(next);
     log::set_level(config_.log_level);
     use_security();
-    fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_, *store_, &throughput_);
+    fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_, *store_, models, &throughput_);
     fleet_->start();
     start_jobs();
-    start_soaks();
+    soak_guard_ = std::make_shared<SafetyGuard>(config_.jobs.safety);
+    configure_soaks();
     log::info("reloaded {}", config_.file);
   } catch (const std::exception& e) {
     log::error("reload rejected, keeping the running configuration: {}", e.what());

@@ -46,8 +46,8 @@ class Daemon {
   void arm_watchdog();
   void arm_compaction();
   void start_jobs();
-  void start_soaks();
   void start_control();
+  void configure_soaks();
   void arm_soak_tick();
   void soak_tick();
   void stop_all();
@@ -77,13 +77,15 @@ class Daemon {
   std::unique_ptr<Fleet> fleet_;
   // Sim jobs drive the Fleet's drive models: destroyed before the Fleet.
   std::unique_ptr<JobScheduler> jobs_;
-  // [[soak]] PTS runs on their own thread; they drive the Fleet's sim models
-  // too, so they stop first. The guard outlives them.
-  std::unique_ptr<SafetyGuard> soak_guard_;
-  std::unique_ptr<SoakRunner> soaks_;
-  // Runs (NoSoakRunner until the PTS soak runner implements SoakControl), what schedules them, and the
-  // socket nvmonctl asks them through. The scheduler ticks on the loop.
+  // What approves soak targets; each run keeps the guard it was opened
+  // with across reloads.
+  std::shared_ptr<SafetyGuard> soak_guard_;
+  // PTS runs (SoakRunner; NoSoakRunner when the run store cannot open),
+  // what schedules them, and the socket nvmonctl asks them through. The
+  // scheduler ticks on the loop. Runs outlive reloads and hold their sim
+  // models themselves, so the Fleet can be replaced under them.
   std::unique_ptr<SoakControl> soak_control_;
+  SoakRunner* soak_runner_ = nullptr;  // soak_control_, when it is one
   std::unique_ptr<SoakScheduler> scheduler_;
   std::unique_ptr<ControlContext> control_ctx_;
   std::unique_ptr<ControlServer> control_;

@@ -10,7 +10,8 @@
 namespace nvmond {
 
 Fleet::Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Clock& clock,
-             PublishedMetrics& out, Store& store, ThroughputFeed* throughput)
+             PublishedMetrics& out, Store& store, const std::vector<std::shared_ptr<DriveModel>>& sim_models,
+             ThroughputFeed* throughput)
     : io_(io), config_(config), clock_(clock), out_(out), store_(store), throughput_(throughput), rescan_timer_(io) {
   const auto& c = config_.collection;
   if (config_.nvme) {
@@ -28,7 +29,7 @@ Fleet::Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Cloc
       specs.push_back(sim.spec);
       if (sim.poll_interval) s.interval_by_path["sim:" + sim.spec.name] = *sim.poll_interval;
     }
-    auto source = std::make_unique<SimDeviceSource>(specs, clock_, config_.state_dir);
+    auto source = std::make_unique<SimDeviceSource>(specs, clock_, config_.state_dir, sim_models);
     auto* raw = source.get();
     sim_source_ = raw;
     // A restart (even kill -9) must continue the simulated drives' lives, so

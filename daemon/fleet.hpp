@@ -19,13 +19,17 @@
 namespace nvmond {
 
 class SimDeviceSource;
+class DriveModel;
 
 class Fleet {
  public:
-  // `store` keeps wear and thermal history; `throughput` (may be null) is
-  // where workloads report their throughput per drive. Both must outlive the Fleet.
+  // `store` keeps wear and thermal history; it must outlive the Fleet.
+  // `sim_models`: the live models of the Fleet this one replaces on reload.
+  // `throughput` (may be null): where workloads report their throughput per
+  // drive; it must outlive the Fleet.
   Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Clock& clock,
-        PublishedMetrics& out, Store& store, ThroughputFeed* throughput = nullptr);
+        PublishedMetrics& out, Store& store, const std::vector<std::shared_ptr<DriveModel>>& sim_models = {},
+        ThroughputFeed* throughput = nullptr);
   ~Fleet();
   void start();
   std::size_t size() const { return pollers_.size(); }

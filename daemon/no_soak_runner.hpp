@@ -1,15 +1,18 @@
 #pragma once
-// The SoakControl of a build without the PTS soak runner (issue 10, branch
-// pts): every run request fails, saying so, and there is no history. The
-// control socket, the scheduler and nvmonctl work in full around it.
+// The SoakControl of a daemon whose run store cannot be opened: every run
+// request fails, saying why, and there is no history. The control socket,
+// the scheduler and nvmonctl keep working around it.
+#include <string>
+
 #include "schedule/soak_control.hpp"
 
 namespace nvmond {
 
 class NoSoakRunner final : public SoakControl {
  public:
+  explicit NoSoakRunner(std::string why) : why_(std::move(why)) {}
   Result<std::int64_t> start(const SoakRequest& r) override {
-    return Error{"unsupported", "cannot start " + r.test + " on " + r.target + ": this nvmond has no PTS soak runner"};
+    return Error{"unsupported", "cannot start " + r.test + " on " + r.target + ": " + why_};
   }
   Result<std::monostate> stop(std::int64_t run) override { return absent(run); }
   Result<std::monostate> pause(std::int64_t run) override { return absent(run); }
@@ -19,6 +22,7 @@ class NoSoakRunner final : public SoakControl {
   Result<RunDetail> show(std::int64_t run) const override { return absent(run); }
 
  private:
+  std::string why_;
   static Error absent(std::int64_t run) { return Error{"absent", "no run " + std::to_string(run)}; }
 };
 

@@ -24,6 +24,8 @@ std::vector<prometheus::MetricFamily> render_soak_metrics(const std::vector<RunV
     out.gauge("nvmond_soak_rounds_planned", "Rounds the soak run plans (0: until steady state).", id,
               static_cast<double>(r.rounds_total));
     out.gauge("nvmond_soak_iops", "I/Os per second of the soak run's last round.", id, r.iops);
+    out.gauge("nvmond_soak_throughput_bytes_per_second", "Bytes per second of the soak run's last round.", id,
+              r.bytes_per_second);
     if (r.eta) out.gauge("nvmond_soak_eta_seconds", "Estimated time until the soak run ends.", id, seconds(*r.eta));
     if (r.steady) {
       out.gauge("nvmond_soak_steady_state", "1 once the run reached PTS steady state, else 0.", id, *r.steady ? 1 : 0);
@@ -39,8 +41,11 @@ std::vector<prometheus::MetricFamily> render_soak_metrics(const std::vector<RunV
     }
     for (const auto& [q, s] : r.round_latency) {
       Labels l = id;
-      l.push_back({"quantile", fmt::format("{}", q)});
-      out.gauge("nvmond_soak_round_latency_seconds", "Latency quantiles of the soak run's last finished round.", l, s);
+      // Not `quantile`: promtool keeps that label to summaries and
+      // histograms, and a round's numbers are no running summary.
+      l.push_back({"percentile", fmt::format("{:g}", q * 100)});
+      out.gauge("nvmond_soak_round_latency_seconds",
+                "Latency percentiles of the soak run's last finished round (its dominant operation).", l, s);
     }
   }
   return out.take();

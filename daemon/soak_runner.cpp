@@ -2,83 +2,414 @@
 
 #include <fmt/core.h>
 
+#include <condition_variable>
 #include <filesystem>
+#include <future>
+#include <map>
+#include <mutex>
+#include <thread>
 
 #include "core/atomic_file.hpp"
 #include "core/log.hpp"
-#include "daemon/store/sqlite_run_store.hpp"
-#include "daemon/store/sqlite_store.hpp"
+#include "pts/params.hpp"
+#include "pts/round_record.hpp"
+#include "pts/test_plan.hpp"
 #include "report/report_cli.hpp"
 
 namespace nvmond {
 
-SoakRunner::SoakRunner(std::vector<SoakSpec> soaks, std::string state_dir, const std::vector<SimSettings>& sims,
-                       const SafetyGuard& guard, const SimDeviceSource* source)
-    : soaks_(std::move(soaks)), state_dir_(std::move(state_dir)), sims_(sims), guard_(guard), source_(source) {}
+// Shared with the run's thread, which may outlive the runner when its
+// device hangs: everything it touches lives here or in State.
+struct SoakRunner::Run {
+  SoakRequest request;
+  TestPlan plan;
+  std::unique_ptr<TestTarget> target;
+  std::shared_ptr<const void> keep;  // what the target borrows (its safety guard)
+  std::promise<Result<std::int64_t>> opened;
+  std::thread thread;
 
-SoakRunner::~SoakRunner() { stop(); }
+  std::mutex mu;  // guards what follows
+  std::condition_variable cv;
+  RunView view;
+  bool registered = false;
+  RunExecutor* executor = nullptr;
+  bool pause = false;
+  std::optional<StopAs> ending;
+  bool done = false;
+};
 
-void SoakRunner::start() {
-  if (soaks_.empty() || thread_.joinable()) return;
-  thread_ = std::thread([this] { run_all(); });
+struct SoakRunner::State {
+  std::shared_ptr<RunStore> store;
+  std::string state_dir;
+  std::mutex mu;  // guards what follows; taken before a Run's mu
+  std::condition_variable ended;
+  std::map<std::int64_t, std::shared_ptr<Run>> runs;  // registered, not yet ended
+  std::vector<std::shared_ptr<Run>> finished;        // ended, thread to join
+};
+
+namespace {
+
+std::int64_t planned_rounds(const TestPlan& plan) {
+  std::int64_t total = 0;
+  for (const auto& s : plan.stages) {
+    if (s.max_rounds <= 0 || (s.steady_state && s.steady_state->stop_when_reached) || s.byte_budget || s.slc) return 0;
+    total += static_cast<std::int64_t>(s.max_rounds) * static_cast<std::int64_t>(s.elements.size());
+  }
+  return total;
 }
 
-void SoakRunner::stop() {
-  stopping_.store(true);
-  {
-    std::lock_guard lock(mu_);
-    if (current_) current_->stop();
-  }
-  if (thread_.joinable()) thread_.join();
+RunView view_of(const RunRow& row) {
+  RunView v;
+  v.id = row.id;
+  v.name = row.name;
+  v.test = row.test;
+  v.target = row.target;
+  v.serial = row.serial;
+  v.status = row.status;
+  v.round = row.rounds;
+  v.started_ns = row.started_ns;
+  v.ended_ns = row.ended_ns;
+  return v;
 }
 
-void SoakRunner::run_all() {
-  const std::string db = (std::filesystem::path(state_dir_) / SqliteStore::kFileName).string();
-  auto store = SqliteRunStore::open_file(db);
-  if (!store) {
-    log::error("soaks: {}", store.error().message);
-    return;
+// Closes a run the executor cannot close itself (its thread is stuck, or it
+// is gone with a crashed daemon): its finished rounds stay as they are.
+void close_in_store(RunStore& store, std::int64_t id, bool resumable, WallTime now) {
+  auto row = store.run(id);
+  if (!row || !*row) return;
+  nlohmann::json header = nlohmann::json::parse((*row)->header, nullptr, false);
+  if (!header.is_object()) header = nlohmann::json::object();
+  header["status"] = "interrupted";
+  header["ended_at"] = rfc3339(now);
+  if (resumable) header["resumable"] = true;
+  if (auto r = store.update_run(id, "interrupted", to_unix_ns(now), header.dump()); !r) {
+    log::error("closing run {}: {}", id, r.error().message);
   }
-  for (const auto& soak : soaks_) {
-    if (stopping_.load()) return;
-    auto target = open_test_target(soak.target, sims_, guard_, source_);
-    if (!target) {
-      log::error("soak {}: {}: {}", soak.name, soak.target, target.error().message);
+}
+
+}  // namespace
+
+SoakRunner::SoakRunner(std::shared_ptr<RunStore> store, std::string state_dir, TargetOpener open)
+    : state_(std::make_shared<State>()), open_(std::move(open)) {
+  state_->store = std::move(store);
+  state_->state_dir = std::move(state_dir);
+}
+
+SoakRunner::~SoakRunner() { shutdown(kShutdownGrace); }
+
+Result<std::int64_t> SoakRunner::start(const SoakRequest& request) {
+  reap();
+  auto opened = open_(request.target);
+  if (!opened) return Error{opened.error().reason, fmt::format("{}: {}", request.target, opened.error().message)};
+  auto run = std::make_shared<Run>();
+  run->request = request;
+  run->target = std::move(opened->target);
+  run->keep = std::move(opened->keep);
+  const TargetIdentity id = run->target->identity();
+  try {
+    run->plan = build_plan(request.test, request.params, TargetFacts{id.capacity_bytes, id.rated_dwpd});
+  } catch (const ParamError& e) {
+    return Error{"params", fmt::format("{} on {}: {}", request.test, request.target, e.what())};
+  }
+  run->view.name = request.name;
+  run->view.test = request.test;
+  run->view.target = request.target;
+  run->view.serial = id.serial;
+  run->view.status = "running";
+  run->view.rounds_total = planned_rounds(run->plan);
+  auto answer = run->opened.get_future();
+  run->thread = std::thread([state = state_, run] { execute(state, run); });
+  // Opening is a few store writes and, for a device, the safety check on
+  // its descriptor; a device that does not answer that must not hold the
+  // control socket.
+  if (answer.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
+    {
+      std::lock_guard lock(run->mu);
+      run->ending = StopAs::interrupted;
+      if (run->executor) run->executor->stop(StopAs::interrupted);
+    }
+    std::lock_guard lock(state_->mu);
+    state_->finished.push_back(run);  // joined when it ends; abandoned at shutdown
+    return Error{"timeout", fmt::format("{}: the run did not open within 30 s", request.target)};
+  }
+  auto result = answer.get();
+  if (!result) run->thread.join();
+  return result;
+}
+
+// The run's thread: executes the plan, again after each pause, until it ends.
+void SoakRunner::execute(const std::shared_ptr<State>& state, const std::shared_ptr<Run>& run) {
+  bool first = true;
+  for (;;) {
+    RunOptions options{run->request.name, run->request.target, first ? run->request.resumable : true, first};
+    RunExecutor ex(run->plan, *run->target, *state->store, options, [&run](const RunProgress& p) {
+      std::lock_guard lock(run->mu);
+      RunView& v = run->view;
+      v.round = static_cast<std::int64_t>(p.index);
+      v.phase = p.phase;
+      v.iops = p.iops;
+      v.bytes_per_second = p.bytes_per_second;
+      v.eta = p.eta_seconds ? std::optional(from_seconds(*p.eta_seconds)) : std::nullopt;
+      if (p.steady) {
+        v.steady = p.steady->reached;
+        if (p.steady->window) {
+          v.window_average = p.steady->window->average;
+          v.window_range = p.steady->window->range;
+          v.window_excursion = p.steady->window->slope_excursion;
+        }
+      }
+      v.round_latency = p.latency;
+    });
+    if (first) {
+      ex.on_open([&](std::int64_t id, bool resumed) {
+        std::int64_t rounds = 0;
+        std::int64_t started = to_unix_ns(run->target->now());
+        if (auto row = state->store->run(id); row && *row) {
+          rounds = (*row)->rounds;
+          started = (*row)->started_ns;
+        }
+        {
+          std::lock_guard lock(state->mu);
+          std::lock_guard run_lock(run->mu);
+          run->view.id = id;
+          run->view.round = rounds;
+          run->view.started_ns = started;
+          run->registered = true;
+          state->runs[id] = run;
+        }
+        log::info("soak {}: {} on {} {} as run {}", run->request.name, run->request.test, run->request.target,
+                  resumed ? fmt::format("resumed at round {}", rounds) : std::string("started"), id);
+        run->opened.set_value(id);
+      });
+    }
+    {
+      std::lock_guard lock(run->mu);
+      run->executor = &ex;
+      if (run->ending) ex.stop(*run->ending);
+      else if (run->pause) ex.stop(StopAs::paused);
+    }
+    RunOutcome out = ex.run();
+    bool registered;
+    {
+      std::lock_guard lock(run->mu);
+      run->executor = nullptr;
+      registered = run->registered;
+    }
+    if (!registered) {
+      run->opened.set_value(out.failure ? *out.failure : Error{"failed", "the run ended before it opened"});
+      std::lock_guard lock(run->mu);
+      run->done = true;
+      return;
+    }
+    first = false;
+    if (out.status == "stopped") {  // paused: wait, then redo the abandoned round
+      std::unique_lock lock(run->mu);
+      run->view.status = "paused";
+      run->cv.wait(lock, [&] { return !run->pause || run->ending; });
+      run->view.status = "running";
+      run->target->restart();
       continue;
     }
-    const auto id = (*target)->identity();
-    TestPlan plan = build_plan(soak.test, soak.params, TargetFacts{id.capacity_bytes, id.rated_dwpd});
-    RunExecutor executor(std::move(plan), **target, **store, RunOptions{soak.name, soak.target, true},
-                         [&](const RunProgress& p) {
-                           if (p.index == 1 || p.index % 100 == 0) {
-                             log::info("soak {}: round {} {} {} {:.0f} IOPS", soak.name, p.round, p.phase, p.label,
-                                       p.iops);
-                           }
-                         });
-    {
-      std::lock_guard lock(mu_);
-      if (stopping_.load()) return;
-      current_ = &executor;
-    }
-    log::info("soak {}: {} on {} started", soak.name, soak.test, soak.target);
-    RunOutcome out = executor.run();
-    {
-      std::lock_guard lock(mu_);
-      current_ = nullptr;
-    }
-    if (out.failure) log::error("soak {}: {}: {}", soak.name, out.status, out.failure->message);
-    if (out.run_id == 0) continue;
-    const auto dir = std::filesystem::path(state_dir_) / "runs" / fmt::format("{}-{}", soak.name, out.run_id);
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (auto e = write_file_atomically((dir / "run.json").string(), out.run.dump(2) + "\n")) {
-      log::error("soak {}: {}", soak.name, e->message);
-    } else if (auto r = report::write_report_beside(dir.string())) {
-      log::error("soak {}: report: {}", soak.name, r->message);
-    }
-    log::info("soak {}: {} ({} rounds), {}", soak.name, out.status, out.run.value("rounds", nlohmann::json::array()).size(),
-              (dir / "run.json").string());
+    finish(*state, *run, out);
+    return;
   }
+}
+
+// Writes run.json and report.html where an operator finds them, and moves
+// the run to the finished list.
+void SoakRunner::finish(State& state, Run& run, const RunOutcome& out) {
+  const std::string& name = run.request.name;
+  if (out.failure) log::error("soak {}: {}: {}", name, out.status, out.failure->message);
+  const auto dir = std::filesystem::path(state.state_dir) / "runs" / fmt::format("{}-{}", name, out.run_id);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (auto e = write_file_atomically((dir / "run.json").string(), out.run.dump(2) + "\n")) {
+    log::error("soak {}: {}", name, e->message);
+  } else if (auto r = report::write_report_beside(dir.string())) {
+    log::error("soak {}: report: {}", name, r->message);
+  }
+  log::info("soak {}: {} ({} rounds), {}", name, out.status, out.run.value("rounds", nlohmann::json::array()).size(),
+            (dir / "run.json").string());
+  std::shared_ptr<Run> self;
+  {
+    std::lock_guard lock(state.mu);
+    if (auto it = state.runs.find(out.run_id); it != state.runs.end()) {
+      self = it->second;
+      state.runs.erase(it);
+      state.finished.push_back(self);
+    }
+    std::lock_guard run_lock(run.mu);
+    run.view.status = out.status;
+    run.done = true;
+  }
+  state.ended.notify_all();
+}
+
+void SoakRunner::reap() {
+  std::vector<std::shared_ptr<Run>> done;
+  {
+    std::lock_guard lock(state_->mu);
+    std::erase_if(state_->finished, [&](const std::shared_ptr<Run>& r) {
+      std::lock_guard run_lock(r->mu);
+      if (!r->done) return false;
+      done.push_back(r);
+      return true;
+    });
+  }
+  for (auto& r : done) {
+    if (r->thread.joinable()) r->thread.join();
+  }
+}
+
+std::shared_ptr<SoakRunner::Run> SoakRunner::find(std::int64_t id) const {
+  std::lock_guard lock(state_->mu);
+  auto it = state_->runs.find(id);
+  return it == state_->runs.end() ? nullptr : it->second;
+}
+
+namespace {
+Error not_running(std::int64_t id) { return Error{"absent", fmt::format("run {} is not in progress", id)}; }
+}  // namespace
+
+Result<std::monostate> SoakRunner::stop(std::int64_t id) {
+  auto run = find(id);
+  if (!run) return not_running(id);
+  std::lock_guard lock(run->mu);
+  run->ending = StopAs::interrupted;
+  if (run->executor) run->executor->stop(StopAs::interrupted);
+  run->cv.notify_all();
+  return std::monostate{};
+}
+
+Result<std::monostate> SoakRunner::pause(std::int64_t id) {
+  auto run = find(id);
+  if (!run) return not_running(id);
+  std::lock_guard lock(run->mu);
+  if (run->ending) return Error{"ending", fmt::format("run {} is ending", id)};
+  run->pause = true;
+  run->view.status = "paused";
+  if (run->executor) run->executor->stop(StopAs::paused);
+  return std::monostate{};
+}
+
+Result<std::monostate> SoakRunner::resume(std::int64_t id) {
+  auto run = find(id);
+  if (!run) return not_running(id);
+  std::lock_guard lock(run->mu);
+  if (!run->pause) return Error{"not_paused", fmt::format("run {} is not paused", id)};
+  run->pause = false;
+  run->cv.notify_all();
+  return std::monostate{};
+}
+
+std::vector<RunView> SoakRunner::active() const {
+  std::vector<RunView> out;
+  std::lock_guard lock(state_->mu);
+  for (const auto& [_, run] : state_->runs) {
+    std::lock_guard run_lock(run->mu);
+    out.push_back(run->view);
+  }
+  return out;
+}
+
+Result<std::vector<RunView>> SoakRunner::history(const std::optional<std::string>& serial) const {
+  auto rows = state_->store->runs(serial, 200);
+  if (!rows) return rows.error();
+  std::vector<RunView> out;
+  for (const auto& row : *rows) {
+    auto live = find(row.id);
+    if (live) {
+      std::lock_guard lock(live->mu);
+      out.push_back(live->view);
+    } else {
+      out.push_back(view_of(row));
+    }
+  }
+  return out;
+}
+
+Result<RunDetail> SoakRunner::show(std::int64_t id) const {
+  auto row = state_->store->run(id);
+  if (!row) return row.error();
+  if (!*row) return Error{"absent", fmt::format("no run {}", id)};
+  auto rounds = state_->store->rounds(id);
+  if (!rounds) return rounds.error();
+  RunDetail d;
+  d.run = view_of(**row);
+  if (auto live = find(id)) {
+    std::lock_guard lock(live->mu);
+    d.run = live->view;
+  }
+  for (const auto& r : *rounds) d.rounds.push_back(RoundView{r.index, r.phase, r.iops, r.data});
+  return d;
+}
+
+void SoakRunner::close_orphans(const std::set<std::string>& soak_names) {
+  auto rows = state_->store->runs(std::nullopt, 1000);
+  if (!rows) {
+    log::error("soaks: {}", rows.error().message);
+    return;
+  }
+  for (const auto& row : *rows) {
+    if (row.status != "running" || soak_names.contains(row.name) || find(row.id)) continue;
+    log::info("run {} ({} on {}) was left running by a crash and no [[soak]] resumes it: closed as interrupted",
+              row.id, row.test, row.target);
+    close_in_store(*state_->store, row.id, false, std::chrono::system_clock::now());
+  }
+}
+
+bool SoakRunner::wait_idle(Duration timeout) {
+  bool idle;
+  {
+    std::unique_lock lock(state_->mu);
+    idle = state_->ended.wait_for(lock, timeout, [&] { return state_->runs.empty(); });
+  }
+  reap();
+  return idle;
+}
+
+void SoakRunner::shutdown(Duration grace) {
+  std::vector<std::shared_ptr<Run>> runs;
+  {
+    std::lock_guard lock(state_->mu);
+    for (const auto& [_, run] : state_->runs) runs.push_back(run);
+  }
+  for (const auto& run : runs) {
+    std::lock_guard lock(run->mu);
+    const StopAs as = run->request.resumable ? StopAs::suspended : StopAs::interrupted;
+    if (!run->ending) run->ending = as;
+    if (run->executor) run->executor->stop(*run->ending);
+    run->cv.notify_all();
+  }
+  {
+    std::unique_lock lock(state_->mu);
+    state_->ended.wait_for(lock, grace, [&] { return state_->runs.empty(); });
+    runs.clear();
+    for (const auto& [_, run] : state_->runs) runs.push_back(run);
+    state_->runs.clear();
+  }
+  // Stuck in I/O on a hung device: closed from here, the thread abandoned
+  // with what it holds (the State and its Run keep each other alive).
+  for (const auto& run : runs) {
+    std::int64_t id;
+    bool resumable;
+    {
+      std::lock_guard lock(run->mu);
+      id = run->view.id;
+      resumable = *run->ending == StopAs::suspended;
+    }
+    log::warn("soak {}: run {} did not stop within {:.1f} s (device hung?); closed as interrupted, its finished "
+              "rounds kept",
+              run->request.name, id, seconds(grace));
+    close_in_store(*state_->store, id, resumable, std::chrono::system_clock::now());
+    if (run->thread.joinable()) run->thread.detach();
+  }
+  reap();
+  std::lock_guard lock(state_->mu);
+  for (auto& r : state_->finished) {
+    if (r->thread.joinable()) r->thread.detach();  // still opening when start() gave up on it
+  }
+  state_->finished.clear();
 }
 
 }  // namespace nvmond

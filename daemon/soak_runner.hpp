@@ -1,53 +1,81 @@
 #pragma once
-// PTS runs owned by the daemon: [[soak]] tables start once when the daemon
-// starts, one after another on the runner's own thread; a run that a crash or
-// a stop left unfinished in the store is resumed at its next round.
+// The daemon's PTS runs: the SoakControl behind the scheduler and the
+// control socket. Each run executes on its own thread (the scheduler allows
+// one per drive), commits every round to the run store, and on its end
+// writes STATE_DIR/runs/NAME-RUNID/{run.json,report.html}.
 //
-// [[soak]]
-// name = "dc0-wsat"            # unique; the run's key in the store
-// test = "wsat"                # a test name (README "How to run a soak")
-// target = "sim:dc0"           # a [[sim]] drive (name or serial), or a device
-// params = { rounds = 600, round = "60s" }   # as `nvmonctl test run --set`
+// - stop(): the run ends at its next I/O, closed as interrupted with its
+//   finished rounds; it is not resumed.
+// - pause(): the round in progress is abandoned at its next I/O and redone
+//   on resume(); the run stays "running" in the store meanwhile.
+// - shutdown(): every run ends at its next I/O. A [[soak]]'s run is closed
+//   as interrupted but resumable, so the next daemon resumes it at its next
+//   round (as it does after kill -9, when the run is still "running"). A run
+//   whose thread is stuck in I/O on a hung device past the grace period (5 s) is
+//   closed in the store from here and its thread abandoned: the daemon
+//   still exits within systemd's stop timeout.
 //
-// run.json of each run lands in STATE_DIR/runs/NAME-RUNID/run.json.
-#include <atomic>
+// Thread-safety: the SoakControl methods and shutdown() on one thread (the
+// daemon's io_context); runs report progress from their own threads.
+#include <cstdint>
+#include <functional>
 #include <memory>
-#include <mutex>
+#include <set>
 #include <string>
-#include <thread>
-#include <vector>
 
-#include "collectors/sim/sim_device.hpp"
-#include "core/config_reader.hpp"
-#include "daemon/config.hpp"
-#include "daemon/test_targets.hpp"
+#include "daemon/store/run_store.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/test_target.hpp"
-#include "workloads/safety_guard.hpp"
+#include "schedule/soak_control.hpp"
 
 namespace nvmond {
 
-class SoakRunner {
+// A target and what it borrows (a device target keeps a reference to the
+// safety guard that approved it; a reload replaces the daemon's guard).
+struct OpenedTarget {
+  std::unique_ptr<TestTarget> target;
+  std::shared_ptr<const void> keep;
+};
+// Opens a [[soak]]/`nvmonctl start` target (daemon/test_targets.hpp, with the
+// daemon's current drives and safety settings).
+using TargetOpener = std::function<Result<OpenedTarget>(const std::string& target)>;
+
+class SoakRunner final : public SoakControl {
  public:
-  // Every referenced object must outlive the runner.
-  SoakRunner(std::vector<SoakSpec> soaks, std::string state_dir, const std::vector<SimSettings>& sims,
-             const SafetyGuard& guard, const SimDeviceSource* source);
-  ~SoakRunner();  // stop()s
-  void start();
-  // Ends the element in progress at its next I/O; the run stays resumable.
-  void stop();
+  SoakRunner(std::shared_ptr<RunStore> store, std::string state_dir, TargetOpener open);
+  ~SoakRunner() override;  // shutdown(kShutdownGrace)
+
+  // Well inside the unit's TimeoutStopSec=10s, with the rest of the stop.
+  static constexpr Duration kShutdownGrace = std::chrono::seconds(5);
+
+  Result<std::int64_t> start(const SoakRequest& request) override;
+  Result<std::monostate> stop(std::int64_t run) override;
+  Result<std::monostate> pause(std::int64_t run) override;
+  Result<std::monostate> resume(std::int64_t run) override;
+  std::vector<RunView> active() const override;
+  Result<std::vector<RunView>> history(const std::optional<std::string>& serial) const override;
+  Result<RunDetail> show(std::int64_t run) const override;
+
+  // Runs a crash left "running" whose name no [[soak]] has any more are
+  // closed as interrupted: nothing would resume them.
+  void close_orphans(const std::set<std::string>& soak_names);
+  // Waits at most `timeout` of real time until no run is in progress; true
+  // when none is.
+  bool wait_idle(Duration timeout);
+  // Ends every run (see the header comment); waits at most `grace` of real
+  // time for their threads.
+  void shutdown(Duration grace);
 
  private:
-  void run_all();
-  std::vector<SoakSpec> soaks_;
-  std::string state_dir_;
-  const std::vector<SimSettings>& sims_;
-  const SafetyGuard& guard_;
-  const SimDeviceSource* source_;
-  std::atomic<bool> stopping_{false};
-  std::mutex mu_;
-  RunExecutor* current_ = nullptr;  // guarded by mu_
-  std::thread thread_;
+  struct Run;
+  struct State;
+  static void execute(const std::shared_ptr<State>& state, const std::shared_ptr<Run>& run);
+  static void finish(State& state, Run& run, const RunOutcome& out);
+  void reap();  // joins the threads of ended runs
+  std::shared_ptr<Run> find(std::int64_t id) const;
+
+  std::shared_ptr<State> state_;
+  TargetOpener open_;
 };
 
 }  // namespace nvmond

@@ -103,6 +103,11 @@ std::optional<HealthSample> DeviceTarget::health() {
   return h;
 }
 
+void DeviceTarget::restart() {
+  std::lock_guard lock(mu_);
+  stopped_ = false;
+}
+
 void DeviceTarget::stop() {
   std::lock_guard lock(mu_);
   stopped_ = true;

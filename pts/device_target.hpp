@@ -29,6 +29,7 @@ class DeviceTarget final : public TestTarget {
   std::optional<HealthSample> health() override;
   WallTime now() const override { return std::chrono::system_clock::now(); }
   void stop() override;
+  void restart() override;
 
  private:
   DeviceTarget(std::string path, const SafetyGuard& guard) : path_(std::move(path)), guard_(guard) {}

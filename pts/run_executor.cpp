@@ -34,12 +34,24 @@ std::vector<double> tracked_series(const Stage& stage, const std::vector<const R
   return y;
 }
 
+namespace {
+std::vector<std::pair<double, double>> dominant_latency(const RoundRecord& r) {
+  const OpSummary* best = nullptr;
+  for (const auto& o : r.ops) {
+    if (o && (best == nullptr || o->ops > best->ops)) best = &*o;
+  }
+  if (best == nullptr || best->ops == 0) return {};
+  return {{0.5, best->p50}, {0.99, best->p99}, {0.999, best->p999}, {0.9999, best->p9999}};
+}
+}  // namespace
+
 RunExecutor::RunExecutor(TestPlan plan, TestTarget& target, RunStore& store, RunOptions options,
                          ProgressFn progress)
     : plan_(std::move(plan)), target_(target), store_(store), options_(std::move(options)),
       progress_(std::move(progress)) {}
 
-void RunExecutor::stop() {
+void RunExecutor::stop(StopAs as) {
+  stop_as_.store(as);
   stop_.store(true);
   target_.stop();
 }
@@ -82,13 +94,17 @@ std::optional<Error> RunExecutor::open_run(json& header, std::vector<RoundRecord
       } catch (const json::exception& e) {
         return Error{"store", fmt::format("run {} ({}): unreadable record: {}", row.id, row.name, e.what())};
       }
-      if (!row.checkpoint.empty()) {
+      if (options_.restore_checkpoint && !row.checkpoint.empty()) {
         if (auto err = target_.restore(row.checkpoint)) return err;
       }
       run_id_ = row.id;
       resumed = true;
       header["resumed"] = header.value("resumed", 0) + 1;
+      header.erase("resumable");
+      header["status"] = "running";
+      header.erase("ended_at");
       if (auto r = store_.update_run(run_id_, "running", std::nullopt, header.dump()); !r) return r.error();
+      if (on_open_) on_open_(run_id_, true);
       return std::nullopt;
     }
     json old = json::parse(row.header, nullptr, false);
@@ -113,6 +129,7 @@ std::optional<Error> RunExecutor::open_run(json& header, std::vector<RoundRecord
   if (!created) return created.error();
   run_id_ = *created;
   header["run_id"] = std::to_string(run_id_);
+  if (on_open_) on_open_(run_id_, false);
   if (plan_.purge) {
     auto p = target_.purge();
     if (!p) return p.error();
@@ -194,13 +211,17 @@ RunOutcome RunExecutor::run() {
       if (progress_) {
         const RoundRecord& last = rounds.back();
         RunProgress p{rounds.size(), last.phase, last.label, last.round, last.stage, last.iops,
-                      last.bytes_per_second, std::nullopt, resumed};
+                      last.bytes_per_second, std::nullopt, resumed, std::nullopt, {}};
         if (stage.max_rounds > 0) {
           const double left_elements = static_cast<double>(static_cast<std::size_t>(stage.max_rounds) * per_round - next);
           p.eta_seconds = left_elements * seconds(element.duration);
         } else if (left && last.bytes_per_second > 0) {
           p.eta_seconds = static_cast<double>(*left - std::min(*left, last.bytes_written)) / last.bytes_per_second;
         }
+        if (stage.steady_state) {
+          p.steady = evaluate_steady_state(tracked_series(stage, stage_rounds(rounds, s)), stage.steady_state->rule);
+        }
+        p.latency = dominant_latency(last);
         progress_(p);
       }
     }
@@ -215,11 +236,18 @@ RunOutcome RunExecutor::finish(const std::string& status, std::optional<Error> f
   out.status = status;
   out.failure = failure;
   out.run_id = run_id_;
-  // "stopped" (daemon shutdown, stop()) stays running in the store: the next
-  // start resumes it.
-  const std::string stored = status == "stopped" ? "running" : status;
+  // A paused run stays running in the store and resumes; a suspended one
+  // (daemon stopping) is closed as interrupted but resumable, so the next
+  // daemon resumes it; an interrupted one is over.
+  std::string stored = status;
+  if (status == "stopped") {
+    const StopAs as = stop_as_.load();
+    stored = as == StopAs::paused ? "running" : "interrupted";
+    if (as != StopAs::paused) out.status = "interrupted";
+    if (as == StopAs::suspended) header["resumable"] = true;
+  }
   const WallTime end = target_.now();
-  header["status"] = stored == "running" ? "running" : stored;
+  header["status"] = stored;
   if (failure) header["failure"] = failure->message;
   if (stored != "running") header["ended_at"] = rfc3339(end);
   if (run_id_ != 0) {

@@ -22,6 +22,7 @@
 
 #include "daemon/store/run_store.hpp"
 #include "pts/round_record.hpp"
+#include "pts/steady_state.hpp"
 #include "pts/test_plan.hpp"
 #include "pts/test_target.hpp"
 
@@ -31,6 +32,17 @@ struct RunOptions {
   std::string name;    // the run's key in the store ([[soak]] name, or a label)
   std::string target;  // as the user gave it
   bool resume = true;  // resume an unfinished run of this name; false: close it as interrupted
+  // On resume, put a simulated drive back to its state after the last
+  // committed round (a crash lost what came after). Off when the same
+  // process resumes a run it paused: the drive went on living meanwhile.
+  bool restore_checkpoint = true;
+};
+
+// How stop() leaves the run in the store.
+enum class StopAs {
+  paused,       // still "running": the same process resumes it
+  suspended,    // "interrupted" but resumable: the daemon is stopping
+  interrupted,  // "interrupted" for good: an operator stopped it
 };
 
 struct RunProgress {
@@ -43,6 +55,12 @@ struct RunProgress {
   double bytes_per_second = 0;
   std::optional<double> eta_seconds;  // target time left in the current stage, when known
   bool resumed = false;
+  // The stage's steady-state evaluation after this round (none when the
+  // stage tracks no steady state).
+  std::optional<SteadyStateResult> steady;
+  // Latency of the round's dominant operation (the one with more I/Os):
+  // {quantile, seconds} for p50, p99, p99.9, p99.99.
+  std::vector<std::pair<double, double>> latency;
 };
 
 struct RunOutcome {
@@ -55,9 +73,13 @@ struct RunOutcome {
 class RunExecutor {
  public:
   using ProgressFn = std::function<void(const RunProgress&)>;
+  // Called once the run has its row in the store (created or resumed), before
+  // any purge or I/O; with the run id and whether it resumed.
+  using OpenFn = std::function<void(std::int64_t run, bool resumed)>;
   RunExecutor(TestPlan plan, TestTarget& target, RunStore& store, RunOptions options, ProgressFn progress = {});
   RunOutcome run();
-  void stop();
+  void stop(StopAs as = StopAs::paused);
+  void on_open(OpenFn fn) { on_open_ = std::move(fn); }
 
  private:
   struct StageState;
@@ -71,7 +93,9 @@ class RunExecutor {
   RunStore& store_;
   RunOptions options_;
   ProgressFn progress_;
+  OpenFn on_open_;
   std::atomic<bool> stop_{false};
+  std::atomic<StopAs> stop_as_{StopAs::paused};
   std::int64_t run_id_ = 0;
 };
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <vector>
 
+#include "core/log.hpp"
+
 namespace nvmond {
 
 namespace {
@@ -98,6 +100,12 @@ Result<Measurement> SimTarget::run(const Element& e, std::uint64_t range_bytes,
       break;
     }
     if (max_bytes && written >= *max_bytes) break;
+    // A hung drive hangs its I/O too: the thread blocks in real time, as it
+    // would in io_uring_wait_cqe on a device that stopped answering.
+    if (model_->fault() == SimFault::hang) {
+      log::warn("sim:{}: I/O blocked, the drive hangs (fault = \"hang\")", model_->spec().name);
+      model_->wait_if_hung();
+    }
     const double span_s = seconds(std::min<Duration>(slice, end - t));
     double mean_service = 0, mean_access = 0;
     for (auto& c : classes) {

@@ -33,6 +33,7 @@ class SimTarget final : public TestTarget {
   std::optional<HealthSample> health() override;
   WallTime now() const override { return model_->now(); }
   void stop() override { stop_.store(true); }
+  void restart() override { stop_.store(false); }
   std::string checkpoint() const override { return model_->save_state(); }
   std::optional<Error> restore(const std::string& state) override;
 

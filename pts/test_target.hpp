@@ -70,6 +70,8 @@ class TestTarget {
   // The target's time: simulated time for a simulated drive.
   virtual WallTime now() const = 0;
   virtual void stop() = 0;
+  // Undoes stop(): a paused run resuming on the same target.
+  virtual void restart() = 0;
   // Simulated targets: the drive's state after the last finished round,
   // stored with it so that a resumed run continues from exactly there.
   virtual std::string checkpoint() const { return {}; }

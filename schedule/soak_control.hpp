@@ -25,6 +25,9 @@ struct SoakRequest {
   std::string test;
   std::string target;
   std::map<std::string, std::string> params;
+  // A [[soak]]'s run resumes after a daemon restart; an operator's does not
+  // (nothing would ask for it again).
+  bool resumable = true;
 };
 
 // One run as an operator sees it, live or from history.
@@ -36,6 +39,7 @@ struct RunView {
   std::int64_t rounds_total = 0;  // 0 when open-ended (until steady state)
   std::string phase;
   double iops = 0;
+  double bytes_per_second = 0;  // of the last finished round
   std::optional<Duration> eta;
   std::int64_t started_ns = 0;
   std::optional<std::int64_t> ended_ns;

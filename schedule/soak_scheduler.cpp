@@ -71,6 +71,7 @@ std::string SoakScheduler::request(SoakRequest request, WallTime now) {
   Slot s;
   if (request.name.empty()) request.name = fmt::format("manual-{}", ++manual_seq_);
   s.entry.request = std::move(request);
+  s.entry.request.resumable = false;
   s.manual = true;
   s.due = now;
   std::string name = s.entry.request.name;

@@ -1,5 +1,6 @@
 #include "collectors/sim/sim_device.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include "core/config_reader.hpp"
@@ -43,7 +44,8 @@ Result<TemperatureThresholds> SimDevice::read_temperature_thresholds() {
 }
 
 SimDeviceSource::SimDeviceSource(std::vector<SimDriveSpec> specs, const Clock& clock,
-                                 std::optional<std::filesystem::path> state_dir)
+                                 std::optional<std::filesystem::path> state_dir,
+                                 const std::vector<std::shared_ptr<DriveModel>>& adopt)
     : clock_(clock), state_dir_(std::move(state_dir)) {
   std::set<std::string> names;
   std::set<std::string> serials;
@@ -52,6 +54,11 @@ SimDeviceSource::SimDeviceSource(std::vector<SimDriveSpec> specs, const Clock& c
     if (!names.insert(spec.name).second) throw ConfigError("sim drives: duplicate name \"" + spec.name + "\"");
     if (!serials.insert(spec.serial).second) {
       throw ConfigError("sim drives: duplicate serial \"" + spec.serial + "\"");
+    }
+    auto same = std::find_if(adopt.begin(), adopt.end(), [&](const auto& m) { return m->spec() == spec; });
+    if (same != adopt.end()) {
+      models_.push_back(*same);
+      continue;
     }
     auto model = std::make_shared<DriveModel>(std::move(spec), now);
     if (state_dir_) {

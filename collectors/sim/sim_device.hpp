@@ -49,8 +49,12 @@ class SimDevice final : public Device {
 class SimDeviceSource final : public DeviceSource {
  public:
   // Throws ConfigError on duplicate names or serials (start-up misconfiguration).
+  // `adopt`: live models of a previous source (a reload); a spec equal to
+  // one of theirs keeps that model, so a soak writing to it and the new
+  // poller see the same drive.
   SimDeviceSource(std::vector<SimDriveSpec> specs, const Clock& clock,
-                  std::optional<std::filesystem::path> state_dir = std::nullopt);
+                  std::optional<std::filesystem::path> state_dir = std::nullopt,
+                  const std::vector<std::shared_ptr<DriveModel>>& adopt = {});
   std::vector<DeviceHandle> scan() override;
   // The model of the drive with this serial; nullptr if none.
   std::shared_ptr<DriveModel> model(const std::string& serial) const;

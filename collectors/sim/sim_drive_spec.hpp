@@ -64,6 +64,7 @@ enum class SimFault { none, hang, fail };
 struct ThrottleLevel {
   double at_c = 0;
   double write_bytes_per_s = 0;
+  bool operator==(const ThrottleLevel&) const = default;
 };
 
 struct SimDriveSpec {
@@ -108,6 +109,7 @@ struct SimDriveSpec {
   bool has_ocp = false;
   SimFault fault = SimFault::none;
   Duration hang = std::chrono::hours(1);
+  bool operator==(const SimDriveSpec&) const = default;
 };
 
 // Names accepted by `profile`, in documentation order.

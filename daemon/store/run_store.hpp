@@ -27,6 +27,7 @@ struct RunRow {
   std::optional<std::int64_t> ended_ns;
   std::string header;      // JSON
   std::string checkpoint;  // simulated drive state after the last round
+  std::int64_t rounds = 0;  // committed rounds (read only)
 };
 
 struct RoundRow {
@@ -51,6 +52,9 @@ class RunStore {
   // The newest run named `name` still marked running (a crash left it so).
   virtual Result<std::optional<RunRow>> unfinished_run(const std::string& name) = 0;
   virtual Result<std::vector<RoundRow>> rounds(std::int64_t run) = 0;
+  virtual Result<std::optional<RunRow>> run(std::int64_t id) = 0;
+  // Newest first, at most `limit`; only runs on `serial` when given.
+  virtual Result<std::vector<RunRow>> runs(const std::optional<std::string>& serial, int limit) = 0;
 };
 
 }  // namespace nvmond

@@ -91,17 +91,12 @@ Result<std::monostate> SqliteRunStore::update_run(std::int64_t run, const std::s
   return std::monostate{};
 }
 
-Result<std::optional<RunRow>> SqliteRunStore::unfinished_run(const std::string& name) {
-  std::lock_guard lock(mu_);
-  const std::string context = fmt::format("looking up the unfinished run {} in {}", name, path_);
-  Stmt st(db_,
-          "SELECT id, name, test, target, serial, model, status, started_ns, header, checkpoint "
-          "FROM pts_runs WHERE name = ?1 AND status = 'running' ORDER BY id DESC LIMIT 1");
-  if (!st.ok()) return st.error(context);
-  st.bind(1, name);
-  const int rc = st.step();
-  if (rc == SQLITE_DONE) return std::optional<RunRow>{};
-  if (rc != SQLITE_ROW) return st.error(context);
+namespace {
+constexpr const char* kRunColumns =
+    "SELECT id, name, test, target, serial, model, status, started_ns, ended_ns, header, checkpoint, "
+    "(SELECT COUNT(*) FROM pts_rounds WHERE run_id = pts_runs.id) FROM pts_runs ";
+
+RunRow read_run(Stmt& st) {
   RunRow r;
   r.id = st.int64(0);
   r.name = st.text(1);
@@ -111,9 +106,62 @@ Result<std::optional<RunRow>> SqliteRunStore::unfinished_run(const std::string& 
   r.model = st.text(5);
   r.status = st.text(6);
   r.started_ns = st.int64(7);
-  r.header = st.text(8);
-  r.checkpoint = st.text(9);
-  return std::optional<RunRow>{std::move(r)};
+  if (!st.is_null(8)) r.ended_ns = st.int64(8);
+  r.header = st.text(9);
+  r.checkpoint = st.text(10);
+  r.rounds = st.int64(11);
+  return r;
+}
+}  // namespace
+
+// Only the newest run of a name counts: a completed run is not followed by
+// the resumption of an older one. A run closed by a stopping daemon is
+// marked resumable in its header.
+Result<std::optional<RunRow>> SqliteRunStore::unfinished_run(const std::string& name) {
+  std::lock_guard lock(mu_);
+  const std::string context = fmt::format("looking up the unfinished run {} in {}", name, path_);
+  const std::string sql = std::string(kRunColumns) +
+                   "WHERE name = ?1 AND (status = 'running' OR (status = 'interrupted' AND "
+                   "json_extract(header, '$.resumable') = 1)) AND id = (SELECT MAX(id) FROM pts_runs WHERE name = ?1)";
+  Stmt st(db_, sql.c_str());
+  if (!st.ok()) return st.error(context);
+  st.bind(1, name);
+  const int rc = st.step();
+  if (rc == SQLITE_DONE) return std::optional<RunRow>{};
+  if (rc != SQLITE_ROW) return st.error(context);
+  return std::optional<RunRow>{read_run(st)};
+}
+
+Result<std::optional<RunRow>> SqliteRunStore::run(std::int64_t id) {
+  std::lock_guard lock(mu_);
+  const std::string context = fmt::format("reading run {} from {}", id, path_);
+  const std::string sql = std::string(kRunColumns) + "WHERE id = ?1";
+  Stmt st(db_, sql.c_str());
+  if (!st.ok()) return st.error(context);
+  st.bind(1, id);
+  const int rc = st.step();
+  if (rc == SQLITE_DONE) return std::optional<RunRow>{};
+  if (rc != SQLITE_ROW) return st.error(context);
+  return std::optional<RunRow>{read_run(st)};
+}
+
+Result<std::vector<RunRow>> SqliteRunStore::runs(const std::optional<std::string>& serial, int limit) {
+  std::lock_guard lock(mu_);
+  const std::string context = fmt::format("listing runs in {}", path_);
+  const std::string sql = std::string(kRunColumns) + "WHERE ?1 IS NULL OR serial = ?1 ORDER BY id DESC LIMIT ?2";
+  Stmt st(db_, sql.c_str());
+  if (!st.ok()) return st.error(context);
+  if (serial) st.bind(1, *serial);
+  st.bind(2, static_cast<std::int64_t>(limit));
+  std::vector<RunRow> out;
+  int rc;
+  while ((rc = st.step()) == SQLITE_ROW) {
+    RunRow r = read_run(st);
+    r.checkpoint.clear();  // a listing never needs the drive state
+    out.push_back(std::move(r));
+  }
+  if (rc != SQLITE_DONE) return st.error(context);
+  return out;
 }
 
 Result<std::vector<RoundRow>> SqliteRunStore::rounds(std::int64_t run) {

@@ -44,6 +44,36 @@ params = { rounds = 600, round = "60s", range = 0.5, purge = true }
   EXPECT_EQ(c.soaks[0].params.at("purge"), "true");
 }
 
+TEST(SoakConfig, ReadsTheScheduleKeys) {
+  test::TempDir dir;
+  DaemonConfig c = load(dir, R"([[sim]]
+name = "dc0"
+serial = "DC0"
+
+[[soak]]
+name = "weekly"
+test = "iops"
+target = "sim:dc0"
+schedule = "Sat *-*-* 02:00"
+randomized_delay = "30m"
+thermal_margin = 8
+on_throttle = "pause"
+)");
+  ASSERT_EQ(c.soaks.size(), 1U);
+  const SoakEntry e = c.soaks[0].entry();
+  EXPECT_EQ(e.timing.schedule.kind, Schedule::Kind::calendar);
+  EXPECT_EQ(e.timing.randomized_delay, std::chrono::minutes(30));
+  EXPECT_EQ(e.timing.thermal_margin_c, 8);
+  EXPECT_EQ(e.timing.on_throttle, OnThrottle::pause);
+  EXPECT_EQ(e.request.test, "iops");
+  EXPECT_TRUE(e.request.resumable);
+  EXPECT_THAT(test::config_error_of([&] {
+                load(dir, "[[sim]]\nname = \"dc0\"\nserial = \"DC0\"\n[[soak]]\nname = \"a\"\ntest = \"wsat\"\n"
+                          "target = \"sim:dc0\"\nschedule = \"Caturday 25:00\"\n");
+              }),
+              HasSubstr("nvmond.toml:8:"));
+}
+
 TEST(SoakConfig, AnUnknownTestOrParameterFailsAtItsPosition) {
   test::TempDir dir;
   EXPECT_THAT(test::config_error_of([&] { load(dir, "[[soak]]\nname = \"a\"\ntest = \"wsatt\"\ntarget = \"sim:x\"\n"); }),

@@ -42,7 +42,7 @@ TEST(SoakMetrics, EverySeriesJoinsTheDriveOnSerial) {
   EXPECT_EQ(by.at("nvmond_soak_round")->metric[0].gauge.value, 12);
   EXPECT_EQ(by.at("nvmond_soak_eta_seconds")->metric[0].gauge.value, 7200);
   EXPECT_EQ(by.at("nvmond_soak_steady_window")->metric.size(), 2U);  // no excursion yet
-  EXPECT_EQ(label(by.at("nvmond_soak_round_latency_seconds")->metric[1], "quantile"), "0.9999");
+  EXPECT_EQ(label(by.at("nvmond_soak_round_latency_seconds")->metric[1], "percentile"), "99.99");
 }
 
 TEST(SoakMetrics, NoRunsNoFamilies) { EXPECT_TRUE(render_soak_metrics({}).empty()); }

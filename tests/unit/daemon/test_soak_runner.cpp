@@ -1,0 +1,259 @@
+// The daemon's SoakRunner on a simulated drive behind a gate the test opens
+// one round at a time: start, progress, pause/resume, stop, shutdown with a
+// hung device, and resumption by the next daemon.
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "daemon/soak_runner.hpp"
+#include "daemon/store/sqlite_run_store.hpp"
+#include "pts/sim_target.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace nvmond {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Shared by the test and the target: rounds let through, rounds entered,
+// and whether the device hangs (ignores stop) once the permits run out.
+struct Gate {
+  std::mutex mu;
+  std::condition_variable cv;
+  int permits = 0;
+  int entered = 0;
+  bool stop = false;
+  bool hung = false;
+  bool released = false;   // a hung device answers again
+  bool destroyed = false;  // the target is gone (its run's thread ended)
+
+  void allow(int n) {
+    std::lock_guard lock(mu);
+    permits += n;
+    cv.notify_all();
+  }
+  // Waits until `n` rounds have entered the target; fails after 20 s.
+  bool wait_entered(int n) {
+    std::unique_lock lock(mu);
+    return cv.wait_for(lock, 20s, [&] { return entered >= n; });
+  }
+};
+
+class GatedTarget final : public TestTarget {
+ public:
+  GatedTarget(std::shared_ptr<DriveModel> model, std::shared_ptr<Gate> gate) : sim_(std::move(model)), gate_(std::move(gate)) {}
+  ~GatedTarget() override {
+    std::lock_guard lock(gate_->mu);
+    gate_->destroyed = true;
+    gate_->cv.notify_all();
+  }
+  TargetIdentity identity() const override { return sim_.identity(); }
+  bool simulated() const override { return true; }
+  std::optional<Error> check_destructive() const override { return std::nullopt; }
+  Result<PurgeOutcome> purge() override { return sim_.purge(); }
+  Result<Measurement> run(const Element& e, std::uint64_t range, std::optional<std::uint64_t> max) override {
+    {
+      std::unique_lock lock(gate_->mu);
+      ++gate_->entered;
+      gate_->cv.notify_all();
+      gate_->cv.wait(lock, [&] {
+        if (gate_->hung && gate_->permits == 0) return gate_->released;
+        return gate_->permits > 0 || gate_->stop;
+      });
+      if (gate_->permits == 0) {
+        Measurement m;
+        m.stopped = true;
+        return m;
+      }
+      --gate_->permits;
+    }
+    return sim_.run(e, range, max);
+  }
+  std::optional<HealthSample> health() override { return sim_.health(); }
+  WallTime now() const override { return sim_.now(); }
+  void stop() override {
+    std::lock_guard lock(gate_->mu);
+    gate_->stop = true;
+    gate_->cv.notify_all();
+  }
+  void restart() override {
+    std::lock_guard lock(gate_->mu);
+    gate_->stop = false;
+  }
+  std::string checkpoint() const override { return sim_.checkpoint(); }
+  std::optional<Error> restore(const std::string& s) override { return sim_.restore(s); }
+
+ private:
+  SimTarget sim_;
+  std::shared_ptr<Gate> gate_;
+};
+
+SimDriveSpec drive() {
+  SimDriveSpec s = sim_profile("datacenter");
+  s.name = "d0";
+  s.serial = "SN-RUNNER";
+  s.capacity_bytes = 100'000'000'000ULL;
+  return s;
+}
+
+struct Fixture {
+  test::TempDir dir{"soak-runner"};
+  std::shared_ptr<RunStore> store = std::shared_ptr<RunStore>(std::move(*SqliteRunStore::open_file(dir.path() + "/nvmond.db")));
+  std::shared_ptr<DriveModel> model = std::make_shared<DriveModel>(drive(), WallTime{} + 480000h);
+  std::shared_ptr<Gate> gate = std::make_shared<Gate>();
+  std::unique_ptr<SoakRunner> runner = make_runner();
+
+  std::unique_ptr<SoakRunner> make_runner() {
+    return std::make_unique<SoakRunner>(store, dir.path(), [this](const std::string&) -> Result<OpenedTarget> {
+      return OpenedTarget{std::make_unique<GatedTarget>(model, gate), nullptr};
+    });
+  }
+  SoakRequest wsat(int rounds, bool resumable = true) const {
+    return SoakRequest{"w", "wsat", "sim:d0", {{"rounds", std::to_string(rounds)}, {"round", "1m"}}, resumable};
+  }
+  RunRow row(std::int64_t id) const { return **store->run(id); }
+};
+
+TEST(SoakRunner, ReportsTheRunInProgressAndStopKeepsItsRoundsAsInterrupted) {
+  Fixture f;
+  f.gate->allow(2);
+  auto id = f.runner->start(f.wsat(10));
+  ASSERT_TRUE(id) << id.error().message;
+  ASSERT_TRUE(f.gate->wait_entered(3));  // rounds 0 and 1 are committed
+  auto active = f.runner->active();
+  ASSERT_EQ(active.size(), 1U);
+  EXPECT_EQ(active[0].id, *id);
+  EXPECT_EQ(active[0].serial, "SN-RUNNER");
+  EXPECT_EQ(active[0].status, "running");
+  EXPECT_EQ(active[0].round, 2);
+  EXPECT_EQ(active[0].rounds_total, 10);
+  EXPECT_GT(active[0].iops, 0);
+  EXPECT_EQ(active[0].round_latency.size(), 4U);
+
+  ASSERT_TRUE(f.runner->stop(*id));
+  ASSERT_TRUE(f.runner->wait_idle(20s));
+  EXPECT_TRUE(f.runner->active().empty());
+  const RunRow r = f.row(*id);
+  EXPECT_EQ(r.status, "interrupted");
+  EXPECT_EQ(r.rounds, 2);
+  EXPECT_FALSE(nlohmann::json::parse(r.header).contains("resumable"));
+  auto history = f.runner->history(std::string("SN-RUNNER"));
+  ASSERT_TRUE(history);
+  ASSERT_EQ(history->size(), 1U);
+  EXPECT_EQ((*history)[0].status, "interrupted");
+  EXPECT_EQ((*history)[0].round, 2);
+  EXPECT_TRUE(f.runner->history(std::string("OTHER"))->empty());
+  EXPECT_FALSE(f.runner->stop(*id));  // over
+}
+
+TEST(SoakRunner, PauseAbandonsTheRoundInProgressAndResumeRedoesIt) {
+  Fixture f;
+  f.gate->allow(1);
+  auto id = f.runner->start(f.wsat(4));
+  ASSERT_TRUE(id);
+  ASSERT_TRUE(f.gate->wait_entered(2));  // in round 1
+  ASSERT_TRUE(f.runner->pause(*id));
+  EXPECT_EQ(f.runner->active()[0].status, "paused");
+  EXPECT_EQ(f.row(*id).status, "running");  // resumable in the store meanwhile
+  EXPECT_FALSE(f.runner->resume(*id + 1));
+  ASSERT_TRUE(f.runner->resume(*id));
+  ASSERT_TRUE(f.gate->wait_entered(3));  // round 1 again, on the same target
+  f.gate->allow(3);
+  ASSERT_TRUE(f.runner->wait_idle(20s));
+  const RunRow r = f.row(*id);
+  EXPECT_EQ(r.status, "completed");
+  auto rounds = f.store->rounds(*id);
+  ASSERT_EQ(rounds->size(), 4U);
+  for (std::size_t i = 0; i < rounds->size(); ++i) EXPECT_EQ((*rounds)[i].index, static_cast<std::int64_t>(i));
+  auto detail = f.runner->show(*id);
+  ASSERT_TRUE(detail);
+  EXPECT_EQ(detail->rounds.size(), 4U);
+  EXPECT_EQ(detail->run.status, "completed");
+}
+
+TEST(SoakRunner, ShutdownWithHungIoClosesTheRunInterruptedAndTheNextDaemonResumesIt) {
+  Fixture f;
+  f.gate->hung = true;
+  f.gate->allow(2);
+  auto id = f.runner->start(f.wsat(6));
+  ASSERT_TRUE(id);
+  ASSERT_TRUE(f.gate->wait_entered(3));  // stuck in round 2's I/O
+  f.runner->shutdown(200ms);
+  RunRow r = f.row(*id);
+  EXPECT_EQ(r.status, "interrupted");
+  EXPECT_EQ(r.rounds, 2);
+  EXPECT_TRUE(nlohmann::json::parse(r.header).value("resumable", false));
+
+  // The device answers again: the abandoned thread ends on its own.
+  {
+    std::lock_guard lock(f.gate->mu);
+    f.gate->released = true;
+    f.gate->hung = false;
+    f.gate->cv.notify_all();
+  }
+  {
+    std::unique_lock lock(f.gate->mu);
+    ASSERT_TRUE(f.gate->cv.wait_for(lock, 20s, [&] { return f.gate->destroyed; }));
+    f.gate->destroyed = false;
+    f.gate->stop = false;
+  }
+  EXPECT_EQ(f.row(*id).rounds, 2);
+
+  // The next daemon: the same [[soak]] resumes at round 2 under the same id.
+  f.runner = f.make_runner();
+  f.gate->allow(4);
+  auto again = f.runner->start(f.wsat(6));
+  ASSERT_TRUE(again);
+  EXPECT_EQ(*again, *id);
+  ASSERT_TRUE(f.runner->wait_idle(20s));
+  r = f.row(*id);
+  EXPECT_EQ(r.status, "completed");
+  EXPECT_EQ(r.rounds, 6);
+}
+
+TEST(SoakRunner, AnOperatorsRunIsNotResumableAndOrphansAreClosed) {
+  Fixture f;
+  f.gate->allow(1);
+  auto manual = f.runner->start(f.wsat(5, false));
+  ASSERT_TRUE(manual);
+  ASSERT_TRUE(f.gate->wait_entered(2));
+  f.runner->shutdown(20s);
+  EXPECT_EQ(f.row(*manual).status, "interrupted");
+  EXPECT_FALSE(nlohmann::json::parse(f.row(*manual).header).contains("resumable"));
+
+  // A crash leaves a run "running"; with no [[soak]] of its name it is closed.
+  RunRow crashed;
+  crashed.name = "gone";
+  crashed.test = "wsat";
+  crashed.target = "sim:d0";
+  crashed.serial = "SN-RUNNER";
+  crashed.header = "{}";
+  const std::int64_t orphan = *f.store->create_run(crashed);
+  crashed.name = "kept";
+  const std::int64_t kept = *f.store->create_run(crashed);
+  f.runner = f.make_runner();
+  f.runner->close_orphans({"kept"});
+  EXPECT_EQ(f.row(orphan).status, "interrupted");
+  EXPECT_EQ(f.row(kept).status, "running");
+}
+
+TEST(SoakRunner, AnUnknownTestParameterOrTargetFailsTheStartWithItsName) {
+  Fixture f;
+  SoakRequest bad = f.wsat(3);
+  bad.params["roundz"] = "1";
+  auto r = f.runner->start(bad);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("roundz"), std::string::npos) << r.error().message;
+  SoakRunner refusing(f.store, f.dir.path(), [](const std::string& t) -> Result<OpenedTarget> {
+    return Error{"refused", t + " is mounted"};
+  });
+  auto refused = refusing.start(f.wsat(3));
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("sim:d0"), std::string::npos);
+  EXPECT_TRUE(f.runner->active().empty());
+}
+
+}  // namespace
+}  // namespace nvmond
