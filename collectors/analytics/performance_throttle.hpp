@@ -9,8 +9,8 @@
 //
 // The baseline is the mean throughput of the last `baseline_intervals`
 // intervals measured while the drive was cooler than WCTEMP - margin: a
-// drop while cool (an SLC cache running out) moves the baseline, it is not
-// throttling.
+// drop while cool (an SLC cache running out) is not throttling, and the
+// baseline restarts from that interval.
 //
 // Pure and single-threaded: the caller feeds one sample per interval of the
 // same fixed workload (a changed workload needs a fresh detector).

@@ -132,6 +132,8 @@ std::vector<ThrottleEvent> ThermalDetector::update(const HealthSnapshot& snap, c
   auto close_open = [&] {
     state_.open->end = state_.open->last_seen;
     changed.push_back(*state_.open);
+    state_.last_closed = std::move(state_.open);
+    state_.last_closed_at = now;
     state_.open.reset();
   };
   // Nobody watched through a long gap: the old event ends where it was last seen.
@@ -153,16 +155,23 @@ std::vector<ThrottleEvent> ThermalDetector::update(const HealthSnapshot& snap, c
     const bool ends_here = perf_only && inferred.ended.has_value();
     if (!state_.open) {
       // Time counters say how long throttling lasted before this poll; the
-      // inferred signal says when it started.
-      double lookback = *std::max_element(sig.counted_seconds.begin(), sig.counted_seconds.end());
-      if (inferred.active && inferred.started) lookback = std::max(lookback, seconds(now - *inferred.started));
-      Duration back = std::min(from_seconds(lookback), dt);
-      ThrottleEvent e;
-      e.start = now - std::chrono::duration_cast<WallTime::duration>(back);
-      e.last_seen = e.start;
-      e.peak_celsius = sig.hottest_celsius;
-      state_.open = e;
-      ++state_.events;
+      // inferred signal says when it started, even before the previous poll
+      // (its samples come at the end of their intervals).
+      const double lookback = *std::max_element(sig.counted_seconds.begin(), sig.counted_seconds.end());
+      WallTime start = now - std::chrono::duration_cast<WallTime::duration>(std::min(from_seconds(lookback), dt));
+      if (inferred.active && inferred.started) start = std::clamp(*inferred.started, now - config.max_gap, start);
+      if (state_.last_closed && inferred.active && start <= state_.last_closed_at) {
+        state_.open = std::move(state_.last_closed);  // the same excursion: counted once
+        state_.open->end.reset();
+        state_.last_closed.reset();
+      } else {
+        ThrottleEvent e;
+        e.start = start;
+        e.last_seen = e.start;
+        e.peak_celsius = sig.hottest_celsius;
+        state_.open = e;
+        ++state_.events;
+      }
     }
     ThrottleEvent& e = *state_.open;
     const WallTime seen = ends_here ? std::clamp(*inferred.ended, e.last_seen, now) : now;
@@ -214,6 +223,22 @@ std::array<T, kThrottleSourceCount> per_source(const json& j) {
   return out;
 }
 
+json event_json(const ThrottleEvent& e) {
+  return {{"start_ns", to_unix_ns(e.start)}, {"last_seen_ns", to_unix_ns(e.last_seen)}, {"peak_celsius", e.peak_celsius},
+          {"sources", e.sources},    {"level", e.level},                {"levels_seen", e.levels_seen}};
+}
+
+ThrottleEvent event_of(const json& o) {
+  ThrottleEvent e;
+  e.start = from_unix_ns(o.at("start_ns").get<std::int64_t>());
+  e.last_seen = from_unix_ns(o.at("last_seen_ns").get<std::int64_t>());
+  e.peak_celsius = o.at("peak_celsius").get<double>();
+  e.sources = o.at("sources").get<SourceMask>();
+  e.level = o.at("level").get<int>();
+  e.levels_seen = o.at("levels_seen").get<std::uint8_t>();
+  return e;
+}
+
 }  // namespace
 
 std::string encode_thermal_state(const ThermalState& s) {
@@ -229,10 +254,10 @@ std::string encode_thermal_state(const ThermalState& s) {
   }
   j["active"] = s.active;
   j["level"] = s.level;
-  if (s.open) {
-    const auto& e = *s.open;
-    j["open"] = {{"start_ns", to_unix_ns(e.start)}, {"last_seen_ns", to_unix_ns(e.last_seen)}, {"peak_celsius", e.peak_celsius},
-                 {"sources", e.sources},    {"level", e.level},                {"levels_seen", e.levels_seen}};
+  if (s.open) j["open"] = event_json(*s.open);
+  if (s.last_closed) {
+    j["last_closed"] = event_json(*s.last_closed);
+    j["last_closed_at_ns"] = to_unix_ns(s.last_closed_at);
   }
   if (s.last_peak_celsius) j["last_peak_celsius"] = *s.last_peak_celsius;
   j["events"] = s.events;
@@ -265,16 +290,11 @@ std::optional<ThermalState> decode_thermal_state(std::string_view text) {
     }
     s.active = j.at("active").get<SourceMask>();
     s.level = std::clamp(j.at("level").get<int>(), 0, kMaxThrottleLevel);
-    if (j.contains("open")) {
-      const auto& o = j.at("open");
-      ThrottleEvent e;
-      e.start = from_unix_ns(o.at("start_ns").get<std::int64_t>());
-      e.last_seen = from_unix_ns(o.at("last_seen_ns").get<std::int64_t>());
-      e.peak_celsius = o.at("peak_celsius").get<double>();
-      e.sources = o.at("sources").get<SourceMask>();
-      e.level = o.at("level").get<int>();
-      e.levels_seen = o.at("levels_seen").get<std::uint8_t>();
-      s.open = e;
+    if (j.contains("open")) s.open = event_of(j.at("open"));
+    if (j.contains("last_closed")) {
+      s.last_closed = event_of(j.at("last_closed"));
+      s.last_closed->end = s.last_closed->last_seen;
+      s.last_closed_at = from_unix_ns(j.at("last_closed_at_ns").get<std::int64_t>());
     }
     if (j.contains("last_peak_celsius")) s.last_peak_celsius = j.at("last_peak_celsius").get<double>();
     s.events = j.at("events").get<std::uint64_t>();

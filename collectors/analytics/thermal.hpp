@@ -24,7 +24,8 @@
 // `performance` episode ended when it was the only one left.
 //
 // Merging, and what the metrics count: overlapping signals of any source,
-// inferred or reported, make one event. The merged event count and the
+// inferred or reported, make one event (an inferred episode that began
+// before the newest event closed reopens it). The merged event count and the
 // per-level seconds count each event and each second once; the per-source
 // counts say which sources took part (an event of tmt1 and performance counts
 // once for each), so summing them over `source` double-counts overlap.
@@ -86,6 +87,11 @@ struct ThermalState {
   SourceMask active = 0;                // sources active at the last poll
   int level = 0;                        // level at the last poll, 0: not throttling
   std::optional<ThrottleEvent> open;
+  // The newest closed event and the poll that closed it: an inferred episode
+  // reported late (a workload's interval ends after the poll) that began by
+  // then reopens it instead of counting the overlap twice.
+  std::optional<ThrottleEvent> last_closed;
+  WallTime last_closed_at{};
   std::optional<double> last_peak_celsius;  // newest event's peak, open or closed
   std::uint64_t events = 0;                 // merged events
   std::array<std::uint64_t, kThrottleSourceCount> source_events{};  // events a source took part in
@@ -123,8 +129,9 @@ class ThermalDetector {
   // Returns the events to persist: those closed by this poll and the open one
   // (rewritten on every poll). A snapshot not newer than the last is ignored.
   // `inferred` joins the drive's own signals as source `performance`: an
-  // event it alone opens starts when its episode started, and one it alone
-  // keeps open ends when its episode ended, not at the next poll.
+  // event it alone opens starts when its episode started (reopening the
+  // newest event if that was closed after the episode began), and one it
+  // alone keeps open ends when its episode ended, not at the next poll.
   std::vector<ThrottleEvent> update(const HealthSnapshot& snap, const ControllerIdentity& id,
                                     const ThermalConfig& config, const InferredThrottle& inferred = {});
   const ThermalState& state() const { return state_; }

@@ -86,6 +86,34 @@ TEST(PerformanceSource, OverlapWithTheDrivesOwnSignalIsOneEventAndEachSecondCoun
   EXPECT_GT(s.source_seconds[kPerf] + s.source_seconds[kSensor], level_seconds(s));
 }
 
+TEST(PerformanceSource, AnEpisodeReportedAfterTheDrivesEventClosedReopensItInsteadOfCountingTwice) {
+  ThermalDetector d;
+  const ThermalConfig config;
+  d.update(at(0s), kId, config);
+  d.update(at(10s, 345), kId, config);  // the drive's own signal: opens at 10 s
+  d.update(at(20s), kId, config);       // gone at 20 s: closed, last seen at 10 s
+  ASSERT_FALSE(d.state().open);
+  // A restart in between keeps what was closed and when.
+  auto restored = decode_thermal_state(encode_thermal_state(d.state()));
+  ASSERT_TRUE(restored && restored->last_closed);
+  EXPECT_EQ(restored->last_closed_at, kT0 + 20s);
+  ThermalDetector r(*restored);
+
+  // The workload's slow interval began at 18 s, but its sample came after the
+  // poll at 20 s: the same excursion, reopened.
+  auto changed = r.update(at(30s), kId, config, {true, 12, kT0 + 18s, std::nullopt});
+  ASSERT_EQ(changed.size(), 1u);
+  EXPECT_EQ(changed[0].start, kT0 + 10s);
+  EXPECT_FALSE(changed[0].end);
+  changed = r.update(at(40s), kId, config, {true, 4, std::nullopt, kT0 + 34s});
+  ASSERT_EQ(changed.size(), 1u);
+  EXPECT_EQ(changed[0].start, kT0 + 10s);
+  EXPECT_EQ(changed[0].end, kT0 + 34s);
+  EXPECT_EQ(throttle_source_labels(changed[0].sources), (std::vector<std::string>{"sensor_threshold", "performance"}));
+  EXPECT_EQ(r.state().events, 1u);
+  EXPECT_DOUBLE_EQ(level_seconds(r.state()), 24);  // 10 s .. 34 s, once
+}
+
 // What nvmond wrote before the `performance` source: version 1, 7 sources.
 constexpr const char* kVersionOneState = R"({"version":1,
   "last":{"time_ns":1702000000000000000,"tmt1_transitions":4,"tmt2_transitions":0,"tmt1_seconds":70,
