@@ -25,13 +25,15 @@ WallTime ManualClock::wall() const {
 }
 
 void ManualClock::advance(Duration d) {
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
   now_ += std::chrono::duration_cast<WallTime::duration>(d);
+  fire_due(lock);
 }
 
 void ManualClock::set(WallTime t) {
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
   now_ = t;
+  fire_due(lock);
 }
 
 }  // namespace nvmond

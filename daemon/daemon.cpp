@@ -22,6 +22,7 @@
 #include "daemon/store/sqlite_backend.hpp"
 #include "daemon/http/server.hpp"
 #include "daemon/metrics_endpoint.hpp"
+#include "daemon/reload.hpp"
 
 namespace nvmond {
 
@@ -75,8 +76,8 @@ Daemon::Daemon(DaemonConfig config)
   server_ = std::make_unique<http::Server>(config_.listen, MetricsEndpoint(self_, published_), *http_metrics_,
                                            config_.security ? config_.security : http::open_security());
   use_security();
-  fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_, *store_,
-                                   std::vector<std::shared_ptr<DriveModel>>{}, &throughput_);
+  fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_, *store_);
+  fleet_->read_throughput(throughput_);
 }
 
 // The history behind a ResilientStore: a corrupt, full, read-only or locked
@@ -234,24 +235,7 @@ void Daemon::reload() {
   sd_notify(0, "RELOADING=1");
   log::info("reloading {}", config_.file);
   try {
-    DaemonConfig next = load_config(config_.file);
-    if (next.listen != config_.listen) {
-      log::warn("listen address changes need a restart; keeping {}", config_.listen);
-      next.listen = config_.listen;
-    }
-    if (next.clock.accelerated != config_.clock.accelerated || next.clock.factor != config_.clock.factor) {
-      log::warn("clock changes need a restart; keeping the running clock");
-      next.clock = config_.clock;
-    }
-    if (auto problem = real_poll_problem(next)) {
-      throw ConfigError(config_.file + ": with the running clock, factor " + *problem);
-    }
-    // The history and the simulated drives' state live there: moving them
-    // under a running daemon would split each drive's history in two.
-    if (next.state_dir != config_.state_dir) {
-      log::warn("state_dir changes need a restart; keeping {}", config_.state_dir);
-      next.state_dir = config_.state_dir;
-    }
+    DaemonConfig next = reloaded_config(config_);
     // Reload restarts every job from zero; the old pollers save their state
     // first. The old jobs' series go: the new run republishes its own. Soak
     // runs go on, on the same simulated drives the new Fleet adopts.
@@ -262,7 +246,9 @@ void Daemon::reload() {
     config_ = std::move(next);
     log::set_level(config_.log_level);
     use_security();
-    fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_, *store_, models, &throughput_);
+    fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_, *store_,
+                                     std::vector<std::unique_ptr<DeviceSource>>{}, models);
+    fleet_->read_throughput(throughput_);
     fleet_->start();
     start_jobs();
     soak_guard_ = std::make_shared<SafetyGuard>(config_.jobs.safety);

@@ -10,9 +10,9 @@
 namespace nvmond {
 
 Fleet::Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Clock& clock,
-             PublishedMetrics& out, Store& store, const std::vector<std::shared_ptr<DriveModel>>& sim_models,
-             ThroughputFeed* throughput)
-    : io_(io), config_(config), clock_(clock), out_(out), store_(store), throughput_(throughput), rescan_timer_(io) {
+             PublishedMetrics& out, Store& store, std::vector<std::unique_ptr<DeviceSource>> extra,
+             const std::vector<std::shared_ptr<DriveModel>>& sim_models)
+    : io_(io), config_(config), clock_(clock), out_(out), store_(store), rescan_timer_(clock.real_timer(io)) {
   const auto& c = config_.collection;
   if (config_.nvme) {
     Source s;
@@ -50,9 +50,15 @@ Fleet::Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Cloc
     s.source = std::move(source);
     sources_.push_back(std::move(s));
   }
+  for (auto& source : extra) {
+    Source s;
+    s.interval = c.poll_interval;
+    s.source = std::move(source);
+    sources_.push_back(std::move(s));
+  }
 }
 
-Fleet::~Fleet() { rescan_timer_.cancel(); }
+Fleet::~Fleet() { rescan_timer_->cancel(); }
 
 void Fleet::start() {
   rescan();
@@ -60,9 +66,7 @@ void Fleet::start() {
 }
 
 void Fleet::arm_rescan() {
-  rescan_timer_.expires_after(config_.collection.rescan_interval);
-  rescan_timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (ec) return;
+  rescan_timer_->arm(config_.collection.rescan_interval, [this] {
     rescan();
     arm_rescan();
   });

@@ -5,7 +5,6 @@
 //
 // Thread-safety: event-loop thread only.
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 
 #include <map>
 #include <memory>
@@ -24,13 +23,16 @@ class DriveModel;
 class Fleet {
  public:
   // `store` keeps wear and thermal history; it must outlive the Fleet.
-  // `sim_models`: the live models of the Fleet this one replaces on reload.
-  // `throughput` (may be null): where workloads report their throughput per
-  // drive; it must outlive the Fleet.
+  // `extra` sources are polled beside the configured ones, at the configured
+  // poll interval (tests hand fake controllers in here). `sim_models`: the
+  // live models of the Fleet this one replaces on reload.
   Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Clock& clock,
-        PublishedMetrics& out, Store& store, const std::vector<std::shared_ptr<DriveModel>>& sim_models = {},
-        ThroughputFeed* throughput = nullptr);
+        PublishedMetrics& out, Store& store, std::vector<std::unique_ptr<DeviceSource>> extra = {},
+        const std::vector<std::shared_ptr<DriveModel>>& sim_models = {});
   ~Fleet();
+  // Before start(): the drives' analytics read the throughput workloads
+  // report to `feed` (it must outlive the Fleet).
+  void read_throughput(ThroughputFeed& feed) { throughput_ = &feed; }
   void start();
   std::size_t size() const { return pollers_.size(); }
   std::size_t up_count() const;
@@ -53,11 +55,11 @@ class Fleet {
   const Clock& clock_;
   PublishedMetrics& out_;
   Store& store_;
-  ThroughputFeed* throughput_;
+  ThroughputFeed* throughput_ = nullptr;
   std::vector<Source> sources_;
   SimDeviceSource* sim_source_ = nullptr;
   std::map<std::string, std::unique_ptr<DevicePoller>> pollers_;
-  boost::asio::steady_timer rescan_timer_;
+  std::unique_ptr<Timer> rescan_timer_;  // real time: controllers come and go in real time
 };
 
 }  // namespace nvmond

@@ -138,8 +138,8 @@ DevicePoller::DevicePoller(boost::asio::io_context& io, std::string path,
       clock_(clock),
       out_(out),
       worker_(std::make_shared<Worker>()),
-      tick_(io),
-      deadline_(io) {
+      tick_(clock.timer(io)),
+      deadline_(clock.real_timer(io)) {
   worker_->device = std::move(device);
   worker_->observer = std::move(observer);
   worker_->clock = &clock_;
@@ -154,8 +154,8 @@ DevicePoller::DevicePoller(boost::asio::io_context& io, std::string path,
 }
 
 DevicePoller::~DevicePoller() {
-  tick_.cancel();
-  deadline_.cancel();
+  tick_->cancel();
+  deadline_->cancel();
   out_.remove(path_);
   bool detach = false;
   {
@@ -196,10 +196,7 @@ void DevicePoller::start_thread() {
 }
 
 void DevicePoller::arm_tick(Duration delay) {
-  tick_.expires_after(clock_.to_real(delay));
-  tick_.async_wait([this](const boost::system::error_code& ec) {
-    if (!ec) on_tick();
-  });
+  tick_->arm(delay, [this] { on_tick(); });
 }
 
 void DevicePoller::on_tick() {
@@ -224,10 +221,7 @@ void DevicePoller::on_tick() {
   worker_->cv.notify_one();
   // The deadline is real time: a command timeout is about the device, not
   // about simulated drive time.
-  deadline_.expires_after(settings_.timeout);
-  deadline_.async_wait([this](const boost::system::error_code& ec) {
-    if (!ec) on_deadline();
-  });
+  deadline_->arm(settings_.timeout, [this] { on_deadline(); });
 }
 
 void DevicePoller::on_deadline() {
@@ -241,7 +235,7 @@ void DevicePoller::on_outcome(std::shared_ptr<Outcome> o) {
   bool late = deadline_passed_;
   in_flight_ = false;
   deadline_passed_ = false;
-  deadline_.cancel();
+  deadline_->cancel();
   last_duration_s_ = o->duration_s;
   ++polls_;
   if (o->info) {

@@ -13,7 +13,6 @@
 //
 // Thread-safety: every public method is called on the event loop's thread.
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 
 #include <functional>
 #include <map>
@@ -77,8 +76,8 @@ class DevicePoller {
   // The abandoned thread of an earlier poller of this path, still stuck in a
   // device command: this poller polls only once it has gone.
   std::weak_ptr<const void> stuck_predecessor_;
-  boost::asio::steady_timer tick_;
-  boost::asio::steady_timer deadline_;
+  std::unique_ptr<Timer> tick_;      // clock time
+  std::unique_ptr<Timer> deadline_;  // real time
 
   // Event-loop state.
   bool in_flight_ = false;

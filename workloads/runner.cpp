@@ -15,85 +15,21 @@
 
 #include <fmt/core.h>
 
-#include "workloads/rate_limiter.hpp"
+#include "workloads/io_planner.hpp"
+#include "workloads/run_accounting.hpp"
 #include "workloads/safety_guard.hpp"
 #include "workloads/uring_engine.hpp"
+#include "workloads/verify_block.hpp"
 
 namespace nvmond {
 
 namespace {
 
-__extension__ using uint128 = unsigned __int128;
-
-struct SplitMix {
-  std::uint64_t s;
-  std::uint64_t next() {
-    std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [0, n) without division (Lemire).
-  std::uint64_t below(std::uint64_t n) {
-    return static_cast<std::uint64_t>((static_cast<uint128>(next()) * n) >> 64);
-  }
-};
-
-void bump(std::atomic<std::uint64_t>& a, std::uint64_t by) {
-  a.store(a.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
-}
-
-// Per-worker counters: written by the worker only, read by the aggregator.
-struct WorkerStats {
-  std::array<LatencyRecorder, kIoOpCount> latency;
-  std::array<std::atomic<std::uint64_t>, kIoOpCount> ops{};
-  std::array<std::atomic<std::uint64_t>, kIoOpCount> bytes{};
-  std::array<std::atomic<std::uint64_t>, kIoOpCount> errors{};
-  std::atomic<std::int64_t> now_ns{0};
-};
-
-// What a worker hands back when it is done (plain data, read after join).
-struct WorkerOutput {
-  std::optional<Error> failure;
-  std::int64_t main_elapsed_ns = 0;
-  std::uint64_t short_ios = 0;
-  std::vector<IoErrorRecord> error_samples;
-  std::uint64_t verified_blocks = 0;
-  std::uint64_t verify_failures = 0;
-  std::vector<TimelineSecond> timeline;
-};
-
-constexpr std::size_t kMaxErrorSamples = 32;
-constexpr Duration kCatchUp = std::chrono::seconds(1);
-constexpr std::uint64_t kVerifyMagic = 0x5946495652444d56ULL;  // "VMDRVIFY"
-constexpr std::size_t kVerifyHeader = 32;
-
-std::uint64_t checksum(const std::byte* p, std::size_t n) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (std::size_t i = 0; i + 8 <= n; i += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, p + i, 8);
-    h = (h ^ w) * 0x100000001b3ULL;
-    h ^= h >> 29;
-  }
-  return h;
-}
-
-void put64(std::byte* p, std::uint64_t v) { std::memcpy(p, &v, 8); }
-std::uint64_t get64(const std::byte* p) {
-  std::uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-
-enum class Phase { main, verify_read };
-
 class Worker {
  public:
   Worker(const JobSpec& spec, unsigned index, WorkerStats& stats, const std::atomic<bool>& stop,
          std::uint64_t seed)
-      : spec_(spec), index_(index), stats_(stats), stop_(stop), seed_(seed),
-        rng_{seed ^ (0x1234567ULL * (index + 1))} {}
+      : spec_(spec), stats_(stats), stop_(stop), seed_(seed), plan_(spec, index, seed) {}
 
   ~Worker() { std::free(buffers_); }
   Worker(const Worker&) = delete;
@@ -109,7 +45,7 @@ class Worker {
     if (spec_.data == DataPattern::zeros) {
       std::memset(buffers_, 0, buf_stride_ * qd);
     } else {
-      for (std::size_t i = 0; i + 8 <= buf_stride_ * qd; i += 8) put64(buffers_ + i, rng_.next());
+      for (std::size_t i = 0; i + 8 <= buf_stride_ * qd; i += 8) put64(buffers_ + i, plan_.rng().next());
     }
     iovecs_.resize(qd);
     units_.resize(qd);
@@ -129,7 +65,7 @@ class Worker {
     s.queue_depth = qd;
     s.buffers = iovecs_;
     if (auto e = engine.setup(s)) return e;
-    return plan_range(engine.target_size());
+    return plan_.plan_range(engine.target_size());
   }
 
   // The hot loop. Timestamps: an I/O's latency runs from the clock read just
@@ -138,12 +74,8 @@ class Worker {
   void run(Phase phase) {
     IoEngine& engine = *engine_;
     const std::int64_t start = engine.now_ns();
-    if (phase == Phase::main) {
-      run_start_ns_ = start;
-      cursor_ = lo_;
-    } else {
-      verify_cursor_ = 0;
-    }
+    if (phase == Phase::main) run_start_ns_ = start;
+    plan_.start(phase);
     const std::int64_t deadline =
         phase == Phase::main && spec_.runtime ? start + spec_.runtime->count()
                                               : std::numeric_limits<std::int64_t>::max();
@@ -157,11 +89,11 @@ class Worker {
           exhausted = true;
           break;
         }
-        if (!have_next_ && !plan_next(phase)) {
+        if (!plan_.plan_next(phase)) {
           exhausted = true;
           break;
         }
-        if (phase == Phase::main && !admit(now, wait)) break;
+        if (phase == Phase::main && !plan_.admit(now, wait)) break;
         IoUnit* u = free_.back();
         free_.pop_back();
         start_unit(*u, phase, now);
@@ -169,7 +101,7 @@ class Worker {
           free_.push_back(u);
           break;
         }
-        have_next_ = false;
+        plan_.take(phase, u->op == IoOp::write && spec_.verify);
         ++inflight_;
       }
       if (inflight_ == 0) {
@@ -193,159 +125,18 @@ class Worker {
   WorkerOutput& output() { return out_; }
 
  private:
-  struct Next {
-    IoOp op;
-    std::uint32_t length;
-    std::uint64_t offset;
-  };
-
-  std::optional<Error> plan_range(std::uint64_t target_size) {
-    if (spec_.offset >= target_size) {
-      return Error{"setup", fmt::format("{}: offset {} is beyond the target's {} bytes", spec_.target,
-                                        spec_.offset, target_size)};
-    }
-    const std::uint64_t len = spec_.size ? spec_.size : target_size - spec_.offset;
-    if (spec_.offset + len > target_size) {
-      return Error{"setup", fmt::format("{}: offset+size {} is beyond the target's {} bytes",
-                                        spec_.target, spec_.offset + len, target_size)};
-    }
-    const std::uint64_t align = spec_.max_block_size();
-    const std::uint64_t chunk = len / spec_.threads / align * align;
-    if (chunk == 0) {
-      return Error{"setup", fmt::format("{}: range of {} bytes is too small for {} threads of {} byte blocks",
-                                        spec_.target, len, spec_.threads, align)};
-    }
-    lo_ = spec_.offset + chunk * index_;
-    hi_ = lo_ + chunk;
-    std::uint64_t total_budget = std::numeric_limits<std::uint64_t>::max();
-    if (spec_.bytes) total_budget = *spec_.bytes;
-    else if (!spec_.runtime) total_budget = len;  // neither: one pass over the range
-    if (total_budget != std::numeric_limits<std::uint64_t>::max()) {
-      budget_ = total_budget / spec_.threads + (index_ == 0 ? total_budget % spec_.threads : 0);
-    }
-    for (const auto& b : spec_.block_sizes) weight_total_ += b.weight;
-    read_threshold_ = static_cast<std::uint64_t>(spec_.read_pct / 100.0 * 4294967296.0);
-    const double share = 1.0 / spec_.threads;
-    // Paced like fio's rate process: each I/O is due 1/rate after the one
-    // before and waits for its due time. A worker that woke late catches up
-    // (never more than queue_depth I/Os at once) by at most kCatchUp of its
-    // rate, so a stopped process does not fire minutes of backlog. Measured on
-    // a loaded 2-CPU VM at QD4: a 2 ms bound delivered 56 % of 10k IOPS (fio
-    // 97 %), the old 10 ms bucket 75 %: stalls there last tens of ms.
-    if (spec_.rate_iops > 0) {
-      const double r = spec_.rate_iops * share;
-      iops_limit_.emplace(r, std::max(1.0, r * seconds(kCatchUp)));
-    }
-    if (spec_.rate_bytes_per_second > 0) {
-      const double r = spec_.rate_bytes_per_second * share;
-      bytes_limit_.emplace(r, std::max<double>(spec_.max_block_size(), r * seconds(kCatchUp)));
-    }
-    if (spec_.verify) written_.assign((chunk / align + 63) / 64, 0);
-    plan_zones(align);
-    return std::nullopt;
-  }
-
-  // Zone bounds in bytes of this worker's range, and cumulative access shares
-  // out of 2^32 (one draw picks the zone).
-  void plan_zones(std::uint64_t align) {
-    double start = 0, access = 0;
-    for (const auto& z : spec_.zones) {
-      const double end = std::min(100.0, start + z.range_pct);
-      const std::uint64_t zlo = lo_ + static_cast<std::uint64_t>(static_cast<double>(hi_ - lo_) * start / 100.0) / align * align;
-      const std::uint64_t zhi = lo_ + static_cast<std::uint64_t>(static_cast<double>(hi_ - lo_) * end / 100.0) / align * align;
-      access += z.access_pct;
-      if (zhi > zlo) zones_.push_back(Zone{zlo, zhi, static_cast<std::uint64_t>(std::min(access, 100.0) / 100.0 * 4294967295.0)});
-      start = end;
-    }
-  }
-
-  bool plan_next(Phase phase) {
-    if (phase == Phase::verify_read) {
-      const std::uint64_t bs = spec_.block_sizes[0].bytes;
-      const std::uint64_t nblocks = (hi_ - lo_) / bs;
-      while (verify_cursor_ < nblocks) {
-        const std::uint64_t word = written_[verify_cursor_ / 64] >> (verify_cursor_ % 64);
-        if (word == 0) {
-          verify_cursor_ = (verify_cursor_ / 64 + 1) * 64;
-          continue;
-        }
-        verify_cursor_ += static_cast<std::uint64_t>(__builtin_ctzll(word));
-        if (verify_cursor_ >= nblocks) break;
-        next_ = Next{IoOp::read, static_cast<std::uint32_t>(bs), lo_ + verify_cursor_ * bs};
-        ++verify_cursor_;
-        have_next_ = true;
-        return true;
-      }
-      return false;
-    }
-    if (issued_ >= budget_) return false;
-    std::uint32_t bs = spec_.block_sizes[0].bytes;
-    if (spec_.block_sizes.size() > 1) {
-      std::uint64_t r = rng_.below(weight_total_);
-      for (const auto& b : spec_.block_sizes) {
-        if (r < b.weight) {
-          bs = b.bytes;
-          break;
-        }
-        r -= b.weight;
-      }
-    }
-    const IoOp op = (rng_.next() >> 32) < read_threshold_ ? IoOp::read : IoOp::write;
-    std::uint64_t off = 0;
-    if (spec_.pattern == AccessPattern::random && !zones_.empty()) {
-      const std::uint64_t pick = rng_.next() >> 32;
-      const Zone* z = &zones_.back();
-      for (const auto& candidate : zones_) {
-        if (pick <= candidate.access_upto) {
-          z = &candidate;
-          break;
-        }
-      }
-      off = z->lo + rng_.below(std::max<std::uint64_t>(1, (z->hi - z->lo) / bs)) * bs;
-    } else if (spec_.pattern == AccessPattern::random) {
-      off = lo_ + rng_.below((hi_ - lo_) / bs) * bs;
-    } else {
-      if (cursor_ + bs > hi_) cursor_ = lo_;
-      off = cursor_;
-      cursor_ += bs;
-    }
-    next_ = Next{op, bs, off};
-    have_next_ = true;
-    return true;
-  }
-
-  // Rate limits: false (and how long to wait) when the next I/O must wait.
-  bool admit(std::int64_t now, Duration& wait) {
-    const Duration t(now);
-    if (iops_limit_) {
-      if (Duration d = iops_limit_->acquire(t, 1.0); d.count() > 0) {
-        wait = d;
-        return false;
-      }
-    }
-    if (bytes_limit_) {
-      if (Duration d = bytes_limit_->acquire(t, next_.length); d.count() > 0) {
-        wait = d;
-        return false;
-      }
-    }
-    return true;
-  }
-
   void start_unit(IoUnit& u, Phase phase, std::int64_t now) {
-    u.op = next_.op;
-    u.length = u.total = next_.length;
-    u.offset = u.start_offset = next_.offset;
+    const PlannedIo& next = plan_.next();
+    u.op = next.op;
+    u.length = u.total = next.length;
+    u.offset = u.start_offset = next.offset;
     u.done = 0;
     u.data = buffer_of(u);
     u.issue_ns = now;
     u.verify_read = phase == Phase::verify_read;
-    if (phase == Phase::main) issued_ += u.total;
     if (u.op != IoOp::write) return;
     if (spec_.verify) {
-      fill_verify_block(u.data, u.total, u.offset);
-      const std::uint64_t block = (u.offset - lo_) / u.total;
-      written_[block / 64] |= 1ULL << (block % 64);
+      fill_verify_block(u.data, u.total, u.offset, seed_);
       u.issue_ns = engine_->now_ns();  // checksumming is the tool's time, not the I/O's
     } else if (spec_.data == DataPattern::random) {
       // Keep every written block unique (no dedupe/compression gains) for the
@@ -359,41 +150,20 @@ class Worker {
     return buffers_ + static_cast<std::size_t>(&u - units_.data()) * buf_stride_;
   }
 
-  void fill_verify_block(std::byte* p, std::uint32_t len, std::uint64_t offset) {
-    SplitMix gen{seed_ ^ offset};
-    for (std::size_t i = kVerifyHeader; i + 8 <= len; i += 8) put64(p + i, gen.next());
-    put64(p, kVerifyMagic);
-    put64(p + 8, offset);
-    put64(p + 16, seed_);
-    put64(p + 24, checksum(p + kVerifyHeader, len - kVerifyHeader));
-  }
-
   void check_verify_block(const IoUnit& u) {
-    const std::byte* p = buffer_of(u);
     ++out_.verified_blocks;
-    const char* what = nullptr;
-    if (get64(p) != kVerifyMagic || get64(p + 16) != seed_) what = "verify: block header missing (never written or overwritten)";
-    else if (get64(p + 8) != u.start_offset) what = "verify: block carries another offset (misdirected write)";
-    else if (get64(p + 24) != checksum(p + kVerifyHeader, u.total - kVerifyHeader)) what = "verify: checksum mismatch";
+    const char* what = verify_block_problem(buffer_of(u), u.total, u.start_offset, seed_);
     if (what == nullptr) return;
     ++out_.verify_failures;
-    record_error(u, 0, what);
-  }
-
-  void record_error(const IoUnit& u, int err, const char* what) {
-    bump(stats_.errors[static_cast<int>(u.op)], 1);
-    if (out_.error_samples.size() < kMaxErrorSamples) {
-      out_.error_samples.push_back(
-          IoErrorRecord{u.op, u.offset, u.length, err, what ? what : std::strerror(err)});
-    }
+    record_io_error(stats_, out_, u, 0, what);
   }
 
   void complete(const IoCompletion& c) {
     IoUnit& u = *c.unit;
     if (c.result <= 0) {
       // An error never aborts the run: count it with its offset and go on.
-      record_error(u, c.result == 0 ? EIO : -c.result,
-                   c.result == 0 ? "zero-length transfer (beyond the end of the target?)" : nullptr);
+      record_io_error(stats_, out_, u, c.result == 0 ? EIO : -c.result,
+                      c.result == 0 ? "zero-length transfer (beyond the end of the target?)" : nullptr);
       release(u);
       return;
     }
@@ -404,21 +174,11 @@ class Worker {
       u.data = buffer_of(u) + u.done;
       u.length = u.total - u.done;
       if (engine_->queue(u)) return;
-      record_error(u, EAGAIN, "could not resubmit the rest of a short I/O");
+      record_io_error(stats_, out_, u, EAGAIN, "could not resubmit the rest of a short I/O");
       release(u);
       return;
     }
-    const auto lat = static_cast<std::uint64_t>(std::max<std::int64_t>(0, c.done_ns - u.issue_ns));
-    const int op = static_cast<int>(u.op);
-    stats_.latency[op].record(lat);
-    bump(stats_.ops[op], 1);
-    bump(stats_.bytes[op], u.total);
-    const auto sec = static_cast<std::size_t>(std::max<std::int64_t>(0, c.done_ns - run_start_ns_) / 1'000'000'000);
-    if (sec >= out_.timeline.size()) out_.timeline.resize(sec + 1);  // once a second
-    TimelineOp& t = out_.timeline[sec].op[op];
-    ++t.ops;
-    t.bytes += u.total;
-    t.latency_sum_ns += lat;
+    account_completion(stats_, out_, u, c.done_ns, run_start_ns_);
     if (u.verify_read) check_verify_block(u);
     release(u);
   }
@@ -429,11 +189,10 @@ class Worker {
   }
 
   const JobSpec& spec_;
-  unsigned index_;
   WorkerStats& stats_;
   const std::atomic<bool>& stop_;
   std::uint64_t seed_;
-  SplitMix rng_;
+  IoPlanner plan_;
   IoEngine* engine_ = nullptr;
 
   std::byte* buffers_ = nullptr;
@@ -444,23 +203,7 @@ class Worker {
   std::vector<IoCompletion> completions_;
   unsigned inflight_ = 0;
 
-  struct Zone {
-    std::uint64_t lo, hi;
-    std::uint64_t access_upto;  // cumulative share, out of 2^32
-  };
-  std::vector<Zone> zones_;
-  std::uint64_t lo_ = 0, hi_ = 0, cursor_ = 0;
-  std::uint64_t budget_ = std::numeric_limits<std::uint64_t>::max();
-  std::uint64_t issued_ = 0;
-  std::uint64_t weight_total_ = 0;
-  std::uint64_t read_threshold_ = 0;
   std::uint64_t write_count_ = 0;
-  std::optional<RateLimiter> iops_limit_;
-  std::optional<RateLimiter> bytes_limit_;
-  Next next_{};
-  bool have_next_ = false;
-  std::vector<std::uint64_t> written_;  // verify: one bit per block of this worker's range
-  std::uint64_t verify_cursor_ = 0;
   std::int64_t run_start_ns_ = 0;
   WorkerOutput out_;
 };
@@ -573,45 +316,9 @@ RunResult JobRunner::run() {
   }
 
   // Merge the workers' recorders once a second into the live snapshot.
-  std::array<LatencyHistogram, kIoOpCount> previous;
-  std::array<std::uint64_t, kIoOpCount> prev_ops{}, prev_bytes{};
-  std::int64_t prev_now = 0;
-  std::uint64_t intervals = 0;
-  LatencyHistogram scratch;
+  SnapshotAggregator aggregator(stats);
   auto aggregate = [&](bool running) {
-    RunSnapshot s;
-    s.job = spec_.name;
-    s.running = running;
-    std::int64_t now = 0;
-    for (const auto& st : stats) now = std::max(now, st->now_ns.load(std::memory_order_relaxed));
-    const double dt = prev_now > 0 ? static_cast<double>(now - prev_now) * 1e-9 : 0.0;
-    for (int op = 0; op < kIoOpCount; ++op) {
-      RunSnapshot::Op& o = s.op[op];
-      for (const auto& st : stats) {
-        st->latency[op].snapshot(scratch);
-        o.latency.merge(scratch);
-        o.ops += st->ops[op].load(std::memory_order_relaxed);
-        o.bytes += st->bytes[op].load(std::memory_order_relaxed);
-        o.errors += st->errors[op].load(std::memory_order_relaxed);
-      }
-      o.interval_latency = o.latency;
-      o.interval_latency.subtract(previous[op]);
-      previous[op] = o.latency;
-      if (dt > 0) {
-        o.iops = static_cast<double>(o.ops - prev_ops[op]) / dt;
-        o.bytes_per_second = static_cast<double>(o.bytes - prev_bytes[op]) / dt;
-      }
-      prev_ops[op] = o.ops;
-      prev_bytes[op] = o.bytes;
-    }
-    if (dt > 0) {
-      s.intervals = ++intervals;
-      s.interval_end_ns = now;
-      s.interval = Duration(now - prev_now);
-    } else {
-      s.intervals = intervals;
-    }
-    if (now > 0) prev_now = now;
+    RunSnapshot s = aggregator.take(spec_.name, running);
     std::lock_guard lock(snapshot_mu_);
     snapshot_ = std::move(s);
   };
@@ -627,34 +334,7 @@ RunResult JobRunner::run() {
   for (auto& t : threads) t.join();
   aggregate(false);
 
-  for (int op = 0; op < kIoOpCount; ++op) {
-    OpTotals& t = result.op[op];
-    for (const auto& st : stats) {
-      st->latency[op].snapshot(scratch);
-      t.latency.merge(scratch);
-      t.ops += st->ops[op].load();
-      t.bytes += st->bytes[op].load();
-      t.errors += st->errors[op].load();
-    }
-  }
-  for (auto& o : outputs) {
-    if (o.failure && !result.failure) result.failure = o.failure;
-    result.elapsed = std::max(result.elapsed, Duration(o.main_elapsed_ns));
-    result.short_ios += o.short_ios;
-    result.verified_blocks += o.verified_blocks;
-    result.verify_failures += o.verify_failures;
-    for (auto& e : o.error_samples) result.error_samples.push_back(std::move(e));
-    if (o.timeline.size() > result.timeline.size()) result.timeline.resize(o.timeline.size());
-    for (std::size_t s = 0; s < o.timeline.size(); ++s) {
-      for (int op = 0; op < kIoOpCount; ++op) {
-        TimelineOp& dst = result.timeline[s].op[op];
-        const TimelineOp& src = o.timeline[s].op[op];
-        dst.ops += src.ops;
-        dst.bytes += src.bytes;
-        dst.latency_sum_ns += src.latency_sum_ns;
-      }
-    }
-  }
+  merge_into(result, stats, outputs);
   return result;
 }
 

@@ -65,8 +65,8 @@ class JobRunner {
   RunSnapshot snapshot_;
 };
 
-// The engine a JobSpec names: UringEngine for "io_uring"; "sim" goes through
-// the factory given to make_sim_engine_factory (see sim_engine.hpp).
+// The engine a JobSpec names: UringEngine for "io_uring", nullptr for any
+// other ("sim" engines come from make_engine_factory in sim_engine.hpp).
 EngineFactory default_engine_factory();
 
 // Creates (or extends) a regular-file target to `size` bytes. No-op for block

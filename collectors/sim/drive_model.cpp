@@ -1,15 +1,18 @@
 #include "collectors/sim/drive_model.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <stdexcept>
 
-#include "core/atomic_file.hpp"
+#include "collectors/sim/drive_model_detail.hpp"
 
+// The drive's physics: time integration (heat, SLC cache, garbage
+// collection, background load) and the host I/O it serves. SMART/OCP pages:
+// drive_model_pages.cpp; faults: drive_model_faults.cpp; saved state:
+// drive_model_state.cpp.
 namespace nvmond {
+
+using sim_detail::to_kelvin;
 
 namespace {
 
@@ -17,8 +20,6 @@ constexpr double kGB = 1e9;
 // Reads move less data through the controller's write path (no program
 // operations): they heat the drive about half as much per byte.
 constexpr double kReadHeatWeight = 0.5;
-// Background load is issued as 128 KiB commands for the command counters.
-constexpr std::uint64_t kBackgroundCommandBytes = 128 * 1024;
 // The drive folds SLC into TLC only after the host has been quiet this long.
 constexpr Duration kFoldIdle = std::chrono::seconds(1);
 // Random writes fall off the FOB level from 1× to 2× capacity written
@@ -28,27 +29,6 @@ constexpr double kGcCliffWidth = 1.0;
 // Largest integration step: small against τ so throttle transitions and time
 // above thresholds are resolved, and never above 10 s.
 constexpr Duration kMaxStep = std::chrono::seconds(10);
-constexpr std::uint8_t kSpareThresholdPct = 10;
-constexpr int kStateVersion = 1;
-
-std::uint16_t to_kelvin(double celsius) {
-  double k = std::round(celsius_to_kelvin(celsius));
-  return static_cast<std::uint16_t>(std::clamp(k, 0.0, 65535.0));
-}
-
-u128 ceil_div(u128 a, u128 b) { return (a + b - 1) / b; }
-
-u128 u128_from_string(const std::string& s) {
-  if (s.empty()) throw std::invalid_argument("empty 128-bit value");
-  u128 v = 0;
-  for (char ch : s) {
-    if (ch < '0' || ch > '9') throw std::invalid_argument("bad 128-bit value \"" + s + "\"");
-    u128 next = v * 10 + static_cast<unsigned>(ch - '0');
-    if (next / 10 != v) throw std::invalid_argument("128-bit value overflows \"" + s + "\"");
-    v = next;
-  }
-  return v;
-}
 
 // Bytes emitted by a constant rate from 0 to `ns`, rounded, so that any split
 // of the same span emits the same total.
@@ -315,326 +295,6 @@ void DriveModel::purge() {
 
 Duration DriveModel::access_latency(IoKind kind) const {
   return kind == IoKind::read ? spec_.read_latency : spec_.write_latency;
-}
-
-// ---- queries -------------------------------------------------------------
-
-double DriveModel::sensor_celsius_locked(int sensor) const {
-  // Sensor 1 is the controller (what the composite reports); the others sit
-  // on NAND packages and the board, warmed less above ambient.
-  static constexpr double kShare[8] = {1.0, 0.85, 0.9, 0.8, 0.95, 0.75, 0.88, 0.7};
-  return spec_.ambient_c + (p_.temp_c - spec_.ambient_c) * kShare[sensor - 1];
-}
-
-std::uint8_t DriveModel::percentage_used_locked() const {
-  double endurance = rated_endurance_bytes(spec_);
-  if (endurance <= 0) return 0;
-  double pct = std::floor(100.0 * to_double(c_.host_write_bytes) / endurance);
-  return static_cast<std::uint8_t>(std::clamp(pct, 0.0, 255.0));
-}
-
-std::uint8_t DriveModel::critical_warning_locked() const {
-  std::uint8_t w = 0;
-  // Spare wears out only past the rated endurance: 1 point per point used
-  // beyond 100 %.
-  int used = percentage_used_locked();
-  int spare = std::clamp(100 - std::max(0, used - 100), 0, 100);
-  if (spare < kSpareThresholdPct) w |= kWarnSpare;
-  auto outside = [&](int idx, std::uint16_t k) {
-    return (thresholds_.over_k[idx] && k >= *thresholds_.over_k[idx]) ||
-           (thresholds_.under_k[idx] && k <= *thresholds_.under_k[idx]);
-  };
-  bool temp = outside(0, to_kelvin(p_.temp_c));
-  for (int i = 1; i <= spec_.sensors; ++i) temp = temp || outside(i, to_kelvin(sensor_celsius_locked(i)));
-  if (temp) w |= kWarnTemperature;
-  return w;
-}
-
-SmartLog DriveModel::smart() const {
-  std::lock_guard lock(mu_);
-  SmartLog s;
-  s.critical_warning = critical_warning_locked();
-  s.composite_temperature_k = to_kelvin(p_.temp_c);
-  s.percentage_used = percentage_used_locked();
-  s.available_spare_pct = static_cast<std::uint8_t>(std::clamp(100 - std::max(0, s.percentage_used - 100), 0, 100));
-  s.available_spare_threshold_pct = kSpareThresholdPct;
-  s.data_units_read = ceil_div(c_.host_read_bytes, kDataUnitBytes);
-  s.data_units_written = ceil_div(c_.host_write_bytes, kDataUnitBytes);
-  s.host_read_commands = c_.read_commands + ceil_div(c_.background_read_bytes, kBackgroundCommandBytes);
-  s.host_write_commands = c_.write_commands + ceil_div(c_.background_write_bytes, kBackgroundCommandBytes);
-  s.controller_busy_minutes = c_.busy_ns / 60'000'000'000ULL;
-  s.power_cycles = c_.power_cycles;
-  s.power_on_hours = c_.power_on_ns / 3'600'000'000'000ULL;
-  s.warning_temperature_minutes = static_cast<std::uint32_t>(c_.warning_temp_s / 60);
-  s.critical_temperature_minutes = static_cast<std::uint32_t>(c_.critical_temp_s / 60);
-  for (int i = 1; i <= spec_.sensors; ++i) {
-    s.sensor_temperature_k[static_cast<std::size_t>(i - 1)] = to_kelvin(sensor_celsius_locked(i));
-  }
-  s.thermal_mgmt_t1_transitions = c_.tmt1_transitions;
-  s.thermal_mgmt_t2_transitions = c_.tmt2_transitions;
-  s.thermal_mgmt_t1_seconds = static_cast<std::uint32_t>(c_.tmt1_s);
-  s.thermal_mgmt_t2_seconds = static_cast<std::uint32_t>(c_.tmt2_s);
-  return s;
-}
-
-std::optional<OcpSmartLog> DriveModel::ocp() const {
-  if (!spec_.has_ocp) return std::nullopt;
-  std::lock_guard lock(mu_);
-  OcpSmartLog o;
-  o.physical_media_units_written = c_.media_write_bytes;
-  o.physical_media_units_read = c_.host_read_bytes;
-  o.thermal_throttling_count = static_cast<std::uint8_t>(std::min<std::uint32_t>(c_.throttle_events, 255));
-  o.thermal_throttling_status =
-      p_.temp_c >= spec_.critical_temp_c ? 3 : static_cast<std::uint8_t>(std::min(p_.level, 2));
-  u128 full_writes = c_.media_write_bytes / spec_.capacity_bytes;
-  o.user_data_erase_count_max = static_cast<std::uint32_t>(std::min<u128>(full_writes + 1, 0xFFFFFFFFu));
-  o.user_data_erase_count_min = static_cast<std::uint32_t>(std::min<u128>(full_writes, 0xFFFFFFFFu));
-  int used = percentage_used_locked();
-  o.free_blocks_pct = static_cast<std::uint8_t>(std::clamp(100 - std::max(0, used - 100), 0, 100));
-  o.capacitor_health_pct = 100;
-  o.endurance_estimate = static_cast<u128>(rated_endurance_bytes(spec_));
-  o.log_page_version = 3;
-  return o;
-}
-
-TemperatureThresholds DriveModel::thresholds() const {
-  std::lock_guard lock(mu_);
-  return thresholds_;
-}
-
-bool DriveModel::set_over_threshold(int sensor, std::uint16_t kelvin) {
-  if (sensor < 0 || sensor > spec_.sensors) return false;
-  std::lock_guard lock(mu_);
-  thresholds_.over_k[static_cast<std::size_t>(sensor)] = kelvin;
-  return true;
-}
-
-bool DriveModel::set_under_threshold(int sensor, std::uint16_t kelvin) {
-  if (sensor < 0 || sensor > spec_.sensors) return false;
-  std::lock_guard lock(mu_);
-  thresholds_.under_k[static_cast<std::size_t>(sensor)] = kelvin;
-  return true;
-}
-
-ControllerIdentity DriveModel::controller_identity() const {
-  ControllerIdentity c;
-  c.serial = spec_.serial;
-  c.model = spec_.model;
-  c.firmware = spec_.firmware;
-  c.cntlid = 1;
-  c.version = 0x00010400;
-  c.wctemp_k = to_kelvin(spec_.warning_temp_c);
-  c.cctemp_k = to_kelvin(spec_.critical_temp_c);
-  c.tnvmcap = spec_.capacity_bytes;
-  c.nn = 1;
-  return c;
-}
-
-DriveInfo DriveModel::identity() const {
-  DriveInfo d;
-  d.serial = spec_.serial;
-  d.model = spec_.model;
-  d.firmware = spec_.firmware;
-  d.path = "sim:" + spec_.name;
-  d.backend = "sim";
-  d.controller = controller_identity();
-  NamespaceIdentity ns;
-  ns.nsid = 1;
-  ns.lba_bytes = 512;
-  ns.nsze = ns.ncap = ns.nuse = spec_.capacity_bytes / ns.lba_bytes;
-  d.namespaces.push_back(ns);
-  d.capacity_bytes = ns.size_bytes();
-  return d;
-}
-
-double DriveModel::composite_celsius() const {
-  std::lock_guard lock(mu_);
-  return p_.temp_c;
-}
-
-int DriveModel::throttle_level() const {
-  std::lock_guard lock(mu_);
-  return p_.level;
-}
-
-double DriveModel::write_limit_bytes_per_s() const {
-  std::lock_guard lock(mu_);
-  bool cached = spec_.slc_cache_bytes > 0 && p_.slc_used < spec_.slc_cache_bytes;
-  double bw = spec_.slc_cache_bytes == 0 || cached ? spec_.max_write_bytes_per_s
-                                                   : spec_.post_cache_write_bytes_per_s;
-  return std::min(bw, write_cap_locked());
-}
-
-// ---- faults --------------------------------------------------------------
-
-SimFault DriveModel::fault() const {
-  std::lock_guard lock(mu_);
-  return fault_;
-}
-
-void DriveModel::set_fault(SimFault fault) {
-  {
-    std::lock_guard lock(mu_);
-    fault_ = fault;
-  }
-  hang_cv_.notify_all();
-}
-
-void DriveModel::release_hangs() {
-  {
-    std::lock_guard lock(mu_);
-    hangs_released_ = true;
-  }
-  hang_cv_.notify_all();
-}
-
-void DriveModel::wait_if_hung() const {
-  std::unique_lock lock(mu_);
-  if (fault_ != SimFault::hang || hangs_released_) return;
-  ++hung_calls_;
-  hang_cv_.wait_for(lock, spec_.hang, [&] { return fault_ != SimFault::hang || hangs_released_; });
-  --hung_calls_;
-}
-
-int DriveModel::hung_calls() const {
-  std::lock_guard lock(mu_);
-  return hung_calls_;
-}
-
-// ---- persistence ---------------------------------------------------------
-
-std::string DriveModel::save_state() const {
-  using nlohmann::json;
-  std::lock_guard lock(mu_);
-  auto thresholds = [](const auto& arr) {
-    json a = json::array();
-    for (const auto& v : arr) a.push_back(v ? json(*v) : json(nullptr));
-    return a;
-  };
-  json j = {
-      {"format", "nvmond-sim-drive"},
-      {"version", kStateVersion},
-      {"serial", spec_.serial},
-      {"time_ns", to_unix_ns(now_)},
-      {"counters",
-       {{"host_read_bytes", to_string(c_.host_read_bytes)},
-        {"host_write_bytes", to_string(c_.host_write_bytes)},
-        {"read_commands", to_string(c_.read_commands)},
-        {"write_commands", to_string(c_.write_commands)},
-        {"background_read_bytes", to_string(c_.background_read_bytes)},
-        {"background_write_bytes", to_string(c_.background_write_bytes)},
-        {"media_write_bytes", to_string(c_.media_write_bytes)},
-        {"media_write_fraction", c_.media_write_fraction},
-        {"busy_ns", to_string(c_.busy_ns)},
-        {"power_on_ns", to_string(c_.power_on_ns)},
-        {"power_cycles", to_string(c_.power_cycles)},
-        {"warning_temp_s", c_.warning_temp_s},
-        {"critical_temp_s", c_.critical_temp_s},
-        {"tmt1_transitions", c_.tmt1_transitions},
-        {"tmt2_transitions", c_.tmt2_transitions},
-        {"tmt1_s", c_.tmt1_s},
-        {"tmt2_s", c_.tmt2_s},
-        {"throttle_events", c_.throttle_events}}},
-      {"physical",
-       {{"temp_c", p_.temp_c},
-        {"level", p_.level},
-        {"slc_used", p_.slc_used},
-        {"written_since_purge", to_string(p_.written_since_purge)},
-        {"last_io_ns", to_unix_ns(p_.last_io)},
-        {"background_elapsed_ns", p_.background_elapsed_ns},
-        {"span_lo", p_.span_lo},
-        {"span_hi", p_.span_hi}}},
-      {"thresholds", {{"over_k", thresholds(thresholds_.over_k)}, {"under_k", thresholds(thresholds_.under_k)}}},
-  };
-  return j.dump(2);
-}
-
-std::optional<Error> DriveModel::load_state(const std::string& text) {
-  using nlohmann::json;
-  const std::string who = "sim:" + spec_.name + ": load state: ";
-  Counters c;
-  Physical p;
-  TemperatureThresholds th;
-  WallTime time{};
-  try {
-    json j = json::parse(text);
-    if (j.at("format").get<std::string>() != "nvmond-sim-drive") return Error{"decode", who + "not a sim drive state"};
-    if (j.at("version").get<int>() != kStateVersion) {
-      return Error{"decode", who + "unsupported version " + j.at("version").dump()};
-    }
-    if (j.at("serial").get<std::string>() != spec_.serial) {
-      return Error{"decode", who + "state belongs to serial " + j.at("serial").get<std::string>()};
-    }
-    time = from_unix_ns(j.at("time_ns").get<std::int64_t>());
-    const json& jc = j.at("counters");
-    auto big = [&](const char* key) { return u128_from_string(jc.at(key).get<std::string>()); };
-    c.host_read_bytes = big("host_read_bytes");
-    c.host_write_bytes = big("host_write_bytes");
-    c.read_commands = big("read_commands");
-    c.write_commands = big("write_commands");
-    c.background_read_bytes = big("background_read_bytes");
-    c.background_write_bytes = big("background_write_bytes");
-    c.media_write_bytes = big("media_write_bytes");
-    c.media_write_fraction = jc.at("media_write_fraction").get<double>();
-    c.busy_ns = big("busy_ns");
-    c.power_on_ns = big("power_on_ns");
-    c.power_cycles = big("power_cycles");
-    c.warning_temp_s = jc.at("warning_temp_s").get<double>();
-    c.critical_temp_s = jc.at("critical_temp_s").get<double>();
-    c.tmt1_transitions = jc.at("tmt1_transitions").get<std::uint32_t>();
-    c.tmt2_transitions = jc.at("tmt2_transitions").get<std::uint32_t>();
-    c.tmt1_s = jc.at("tmt1_s").get<double>();
-    c.tmt2_s = jc.at("tmt2_s").get<double>();
-    c.throttle_events = jc.at("throttle_events").get<std::uint32_t>();
-    const json& jp = j.at("physical");
-    p.temp_c = jp.at("temp_c").get<double>();
-    p.level = std::clamp(jp.at("level").get<int>(), 0, static_cast<int>(spec_.throttle.size()));
-    p.slc_used = std::min(jp.at("slc_used").get<std::uint64_t>(), spec_.slc_cache_bytes);
-    p.written_since_purge = u128_from_string(jp.at("written_since_purge").get<std::string>());
-    p.last_io = from_unix_ns(jp.at("last_io_ns").get<std::int64_t>());
-    p.background_elapsed_ns = jp.at("background_elapsed_ns").get<std::int64_t>();
-    // Absent in states saved before spans were tracked: the whole drive.
-    p.span_lo = jp.value("span_lo", std::uint64_t{0});
-    p.span_hi = jp.value("span_hi", std::uint64_t{0});
-    const json& jt = j.at("thresholds");
-    for (std::size_t i = 0; i < 9; ++i) {
-      const bool present = i == 0 || static_cast<int>(i) <= spec_.sensors;
-      const json& o = jt.at("over_k").at(i);
-      const json& u = jt.at("under_k").at(i);
-      th.over_k[i] = present && !o.is_null() ? std::optional(o.get<std::uint16_t>()) : std::nullopt;
-      th.under_k[i] = present && !u.is_null() ? std::optional(u.get<std::uint16_t>()) : std::nullopt;
-    }
-    // A sensor added to the config since the save gets the defaults.
-    for (int i = 1; i <= spec_.sensors; ++i) {
-      auto idx = static_cast<std::size_t>(i);
-      if (!th.over_k[idx]) th.over_k[idx] = 0xFFFF;
-      if (!th.under_k[idx]) th.under_k[idx] = 0;
-    }
-    if (!th.over_k[0]) th.over_k[0] = to_kelvin(spec_.warning_temp_c);
-    if (!th.under_k[0]) th.under_k[0] = 0;
-  } catch (const std::exception& e) {
-    return Error{"decode", who + e.what()};
-  }
-  std::lock_guard lock(mu_);
-  now_ = time;
-  c_ = c;
-  p_ = p;
-  thresholds_ = th;
-  return std::nullopt;
-}
-
-std::optional<Error> save_state_file(const DriveModel& model, const std::string& path) {
-  return write_file_atomically(path, model.save_state());
-}
-
-std::optional<Error> load_state_file(DriveModel& model, const std::string& path) {
-  auto text = read_whole_file(path);
-  if (!text) return text.error();
-  if (auto err = model.load_state(*text)) {
-    err->message = path + ": " + err->message;
-    return err;
-  }
-  return std::nullopt;
 }
 
 }  // namespace nvmond

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/samples.hpp"
 #include "tests/support/temp_dir.hpp"
 
 #include <prometheus/metric_family.h>
@@ -37,23 +38,7 @@ bool run_until(boost::asio::io_context& io, const std::function<bool()>& done,
   return true;
 }
 
-// The value of the one sample of `name` whose labels include `labels`; NaN if none.
-double sample(const std::vector<prometheus::MetricFamily>& fams, const std::string& name,
-              const std::map<std::string, std::string>& labels) {
-  for (const auto& f : fams) {
-    if (f.name != name) continue;
-    for (const auto& m : f.metric) {
-      std::size_t hits = 0;
-      for (const auto& l : m.label) {
-        auto it = labels.find(l.name);
-        if (it != labels.end() && it->second == l.value) ++hits;
-      }
-      if (hits != labels.size()) continue;
-      return f.type == prometheus::MetricType::Counter ? m.counter.value : m.gauge.value;
-    }
-  }
-  return std::nan("");
-}
+using test::sample;
 
 SimDriveSpec drive(const std::string& serial) {
   SimDriveSpec spec = sim_profile("datacenter");

@@ -114,7 +114,7 @@ std::multimap<std::string, std::map<std::string, std::string>> series(const Publ
 TEST(DevicePoller, APollerForAPathWithAStuckThreadWaitsForItInsteadOfStartingAnother) {
   boost::asio::io_context io;
   PublishedMetrics out;
-  ManualClock clock;  // to_real() is zero: every run_one() is the next tick
+  ManualClock clock;  // ticks come when the test advances it
   std::promise<void> entered, release, destroyed;
   auto first = std::make_unique<DevicePoller>(
       io, "fake:stuck", std::make_unique<BlockingDevice>(entered, release.get_future().share(), destroyed),
@@ -129,7 +129,11 @@ TEST(DevicePoller, APollerForAPathWithAStuckThreadWaitsForItInsteadOfStartingAno
   DevicePoller second(io, "fake:stuck", std::make_unique<ScriptedDevice>("SN-AGAIN", calls),
                       PollSettings{1h, 1h}, clock, out, nullptr);
   second.start();
-  for (int i = 0; i < 3; ++i) io.run_one();
+  for (int i = 0; i < 3; ++i) {  // three ticks
+    io.poll();
+    clock.advance(1h);
+  }
+  io.poll();
   EXPECT_EQ(threads_now(), threads_before) << "a second thread on a device known to hang";
   EXPECT_EQ(calls.load(), 0);
   EXPECT_FALSE(second.up());
@@ -137,6 +141,7 @@ TEST(DevicePoller, APollerForAPathWithAStuckThreadWaitsForItInsteadOfStartingAno
 
   release.set_value();  // the stuck command returns; its thread exits
   ASSERT_EQ(destroyed.get_future().wait_for(10s), std::future_status::ready);
+  clock.advance(1h);  // the next tick
   const auto give_up = std::chrono::steady_clock::now() + 10s;
   while (calls.load() == 0 && std::chrono::steady_clock::now() < give_up) io.run_one();
   EXPECT_GE(calls.load(), 1) << "polling resumes once the stuck thread is gone";

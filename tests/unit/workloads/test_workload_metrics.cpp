@@ -10,25 +10,13 @@
 #include <fstream>
 #include <limits>
 
+#include "tests/support/running_workload.hpp"
 #include "workloads/target_serial.hpp"
 
 namespace nvmond {
 namespace {
 
-RunSnapshot sample_run() {
-  RunSnapshot s;
-  s.job = "wsat";
-  s.running = true;
-  RunSnapshot::Op& w = s.op[1];
-  w.ops = 3;
-  w.bytes = 3 * 4096;
-  w.errors = 1;
-  w.iops = 1500;
-  w.bytes_per_second = 1500 * 4096;
-  for (std::uint64_t ns : {15'000ULL, 150'000ULL, 3'000'000ULL}) w.latency.record(ns);
-  w.interval_latency.record(150'000);
-  return s;
-}
+RunSnapshot sample_run() { return test::running_workload("wsat"); }
 
 const prometheus::MetricFamily& family(const std::vector<prometheus::MetricFamily>& fs,
                                        const std::string& name) {

@@ -1,0 +1,16 @@
+#pragma once
+// What several of DriveModel's files share (drive_model*.cpp only).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "collectors/health.hpp"
+
+namespace nvmond::sim_detail {
+
+inline std::uint16_t to_kelvin(double celsius) {
+  double k = std::round(celsius_to_kelvin(celsius));
+  return static_cast<std::uint16_t>(std::clamp(k, 0.0, 65535.0));
+}
+
+}  // namespace nvmond::sim_detail

@@ -1,0 +1,191 @@
+// Metric names, labels and values are the product's API: each fixture below
+// is rendered through prometheus-cpp's text serializer and compared with a
+// checked-in exposition in tests/fixtures/golden, so that a renamed metric or
+// label shows up as a diff in review. Each golden file must also pass
+// `promtool check metrics`.
+//
+// After an intended change, regenerate and review the diff:
+//   NVMOND_UPDATE_GOLDEN=1 ctest --test-dir build -R GoldenExposition
+#include <gtest/gtest.h>
+#include <prometheus/text_serializer.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include "collectors/analytics/drive_analytics.hpp"
+#include "collectors/analytics/metrics.hpp"
+#include "collectors/nvme/decode.hpp"
+#include "collectors/sim/drive_model.hpp"
+#include "daemon/health_metrics.hpp"
+#include "daemon/store/sqlite_store.hpp"
+#include "tests/support/running_workload.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "workloads/workload_metrics.hpp"
+
+namespace nvmond {
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::string kGolden = std::string(NVMOND_FIXTURES) + "/golden/";
+
+std::vector<std::uint8_t> page(const std::string& name) {
+  std::ifstream f(std::string(NVMOND_FIXTURES) + "/nvme/" + name, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), {}};
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// The first line where `want` and `got` differ, both sides, for the failure message.
+std::string first_difference(const std::string& want, const std::string& got) {
+  std::istringstream w(want), g(got);
+  std::string lw, lg;
+  for (int line = 1;; ++line) {
+    bool more_w = static_cast<bool>(std::getline(w, lw));
+    bool more_g = static_cast<bool>(std::getline(g, lg));
+    if (!more_w && !more_g) return "(identical)";
+    if (!more_w) lw = "(end of file)";
+    if (!more_g) lg = "(end of output)";
+    if (lw != lg || !more_w || !more_g) {
+      return "line " + std::to_string(line) + "\n  golden:   " + lw + "\n  rendered: " + lg;
+    }
+  }
+}
+
+void expect_golden(const std::string& name, const std::vector<prometheus::MetricFamily>& families) {
+  const std::string text = prometheus::TextSerializer().Serialize(families);
+  const std::string path = kGolden + name;
+  const char* update = std::getenv("NVMOND_UPDATE_GOLDEN");
+  if (update != nullptr && std::string(update) == "1") {
+    std::ofstream(path, std::ios::binary) << text;
+    std::printf("rewrote %s\n", path.c_str());
+    return;
+  }
+  const std::string golden = read_text(path);
+  ASSERT_FALSE(golden.empty()) << path << " is missing; NVMOND_UPDATE_GOLDEN=1 writes it";
+  EXPECT_TRUE(golden == text) << name << " differs from the rendered exposition at "
+                              << first_difference(golden, text)
+                              << "\nIf the change is intended: NVMOND_UPDATE_GOLDEN=1 ctest -R GoldenExposition";
+}
+
+DriveInfo fixture_drive() {
+  auto controller = decode_identify_controller(page("identify_ctrl.bin"));
+  EXPECT_TRUE(controller) << controller.error().message;
+  DriveInfo info;
+  info.path = "/dev/nvme0";
+  info.backend = "nvme";
+  info.controller = *controller;
+  info.serial = controller->serial;
+  info.model = controller->model;
+  info.firmware = controller->firmware;
+  info.capacity_bytes = 3'840'755'982'336;
+  return info;
+}
+
+std::vector<prometheus::MetricFamily> health_families(const DriveInfo& info, const HealthSnapshot& snap) {
+  MetricSet set;
+  const Labels id{{"serial", info.serial}};
+  add_drive_info(info, id, set);
+  add_up(id, true, set);
+  add_health(info, snap, id, set);
+  return set.take();
+}
+
+TEST(GoldenExposition, SmartPage) {
+  HealthSnapshot snap;
+  auto smart = decode_smart_log(page("smart_full.bin"));
+  ASSERT_TRUE(smart) << smart.error().message;
+  snap.smart = *smart;
+  expect_golden("health_smart.prom", health_families(fixture_drive(), snap));
+}
+
+TEST(GoldenExposition, SmartAndOcpC0Pages) {
+  HealthSnapshot snap;
+  auto smart = decode_smart_log(page("smart_fresh.bin"));
+  auto ocp = decode_ocp_smart_log(page("ocp_smart.bin"));
+  ASSERT_TRUE(smart) << smart.error().message;
+  ASSERT_TRUE(ocp) << ocp.error().message;
+  snap.smart = *smart;
+  snap.ocp = *ocp;
+  expect_golden("health_ocp.prom", health_families(fixture_drive(), snap));
+}
+
+// A consumer sim drive written flat out for ten minutes, then idle for five,
+// polled every 10 s into the analytics (thermal events, wear), with a
+// workload still running on it.
+TEST(GoldenExposition, SimulatedDriveWithThermalEventsAndARunningWorkload) {
+  test::TempDir dir("nvmond-golden");
+  auto opened = SqliteStore::open(dir.path());
+  ASSERT_TRUE(opened) << opened.error().message;
+  ManualClock clock(from_unix_ns(1'780'000'000'000'000'000));  // 2026-05-28
+  SimDriveSpec spec = sim_profile("consumer");
+  spec.name = "golden";
+  spec.serial = "SN-GOLDEN";
+  DriveModel model(spec, clock.wall());
+  DriveAnalytics analytics(**opened);
+  AnalyticsConfig config;
+  const DriveInfo info = model.identity();
+  auto poll = [&] {
+    model.advance_to(clock.wall());
+    HealthSnapshot snap;
+    snap.taken = clock.wall();
+    snap.smart = model.smart();
+    snap.ocp = model.ocp();
+    snap.thresholds = model.thresholds();
+    auto view = analytics.update(info, snap, config);
+    EXPECT_TRUE(view) << view.error().message;
+    return snap;
+  };
+  HealthSnapshot last = poll();
+  const WallTime start = clock.wall();
+  WallTime next_poll = start + 10s;
+  while (clock.wall() - start < 15min) {
+    model.advance_to(clock.wall());
+    if (clock.wall() - start < 10min) {
+      clock.advance(model.io(IoKind::write, 1 << 20, true));
+    } else {
+      clock.advance(std::max<Duration>(next_poll - clock.wall(), 1ns));
+    }
+    if (clock.wall() >= next_poll) {
+      last = poll();
+      next_poll += 10s;
+    }
+  }
+  ASSERT_GT(analytics.view().thermal.events, 0u) << "the fixture no longer makes a thermal event";
+
+  const RunSnapshot run = test::running_workload("golden-soak");
+
+  auto families = health_families(info, last);
+  for (auto& f : analytics_metric_families(std::span(&analytics.view(), 1))) families.push_back(std::move(f));
+  for (auto& f : render_workload_metrics(std::span(&run, 1))) families.push_back(std::move(f));
+  expect_golden("sim_thermal_workload.prom", families);
+}
+
+// promtool's lint of every golden file: names, units, help and types as
+// Prometheus wants them.
+TEST(GoldenExposition, EveryGoldenFilePassesPromtoolCheckMetrics) {
+  if (std::system("command -v promtool >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "promtool is not installed (scripts/setup installs it)";
+  }
+  for (const char* name : {"health_smart.prom", "health_ocp.prom", "sim_thermal_workload.prom"}) {
+    const std::string cmd = "promtool check metrics < '" + kGolden + name + "' 2>&1";
+    FILE* p = ::popen(cmd.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string out;
+    char buf[512];
+    while (std::fgets(buf, sizeof buf, p) != nullptr) out += buf;
+    const int status = ::pclose(p);
+    EXPECT_EQ(status, 0) << name << ":\n" << out;
+  }
+}
+
+}  // namespace
+}  // namespace nvmond
