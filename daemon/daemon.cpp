@@ -77,6 +77,7 @@ Daemon::Daemon(DaemonConfig config)
                                            config_.security ? config_.security : http::open_security());
   use_security();
   fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_, *store_);
+  fleet_->read_throughput(throughput_);
 }
 
 // The history behind a ResilientStore: a corrupt, full, read-only or locked
@@ -127,6 +128,7 @@ void Daemon::start_jobs() {
   jobs_ = std::make_unique<JobScheduler>(io_, config_.jobs,
                                          job_engine_factory(fleet_->sim_source(), *clock_),
                                          *published_);
+  jobs_->report_throughput(throughput_, *clock_);
   jobs_->start();
 }
 
@@ -246,6 +248,7 @@ void Daemon::reload() {
     use_security();
     fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_, *store_,
                                      std::vector<std::unique_ptr<DeviceSource>>{}, models);
+    fleet_->read_throughput(throughput_);
     fleet_->start();
     start_jobs();
     soak_guard_ = std::make_shared<SafetyGuard>(config_.jobs.safety);

@@ -10,6 +10,7 @@
 
 #include <memory>
 
+#include "core/throughput_feed.hpp"
 #include "daemon/config.hpp"
 #include "daemon/control_commands.hpp"
 #include "daemon/control_server.hpp"
@@ -70,6 +71,9 @@ class Daemon {
   // Declared before the server that counts into it.
   std::unique_ptr<http::HttpMetrics> http_metrics_;
   std::unique_ptr<http::Server> server_;
+  // Workloads (jobs, soaks) report their throughput here; the Fleet's drive
+  // analytics read it. Outlives both, across reloads.
+  ThroughputFeed throughput_;
   std::unique_ptr<Fleet> fleet_;
   // Sim jobs drive the Fleet's drive models: destroyed before the Fleet.
   std::unique_ptr<JobScheduler> jobs_;

@@ -98,7 +98,7 @@ void Fleet::rescan() {
 }
 
 PollObserver Fleet::observer_for(const Source& source) const {
-  auto analytics = std::make_shared<DriveAnalytics>(store_);
+  auto analytics = std::make_shared<DriveAnalytics>(store_, throughput_);
   const DaemonConfig& config = config_;
   return [analytics, &config, extra = source.observer](const DriveInfo& info,
                                                        const HealthSnapshot& snap) {

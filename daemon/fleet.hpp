@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "core/throughput_feed.hpp"
 #include "daemon/config.hpp"
 #include "daemon/store/store.hpp"
 #include "daemon/poller.hpp"
@@ -29,6 +30,9 @@ class Fleet {
         PublishedMetrics& out, Store& store, std::vector<std::unique_ptr<DeviceSource>> extra = {},
         const std::vector<std::shared_ptr<DriveModel>>& sim_models = {});
   ~Fleet();
+  // Before start(): the drives' analytics read the throughput workloads
+  // report to `feed` (it must outlive the Fleet).
+  void read_throughput(ThroughputFeed& feed) { throughput_ = &feed; }
   void start();
   std::size_t size() const { return pollers_.size(); }
   std::size_t up_count() const;
@@ -51,6 +55,7 @@ class Fleet {
   const Clock& clock_;
   PublishedMetrics& out_;
   Store& store_;
+  ThroughputFeed* throughput_ = nullptr;
   std::vector<Source> sources_;
   SimDeviceSource* sim_source_ = nullptr;
   std::map<std::string, std::unique_ptr<DevicePoller>> pollers_;

@@ -35,6 +35,11 @@ JobScheduler::~JobScheduler() {
   }
 }
 
+void JobScheduler::report_throughput(ThroughputSink& sink, const Clock& clock) {
+  throughput_ = &sink;
+  clock_ = &clock;
+}
+
 void JobScheduler::start() {
   for (auto& job : jobs_) {
     if (job->started) continue;
@@ -98,6 +103,9 @@ void JobScheduler::publish(Job& job) {
   // Before the runner's first aggregation (about a second) its snapshot is empty.
   snap.job = job.runner->spec().name;
   snap.serial = target_serial(job.runner->spec().target);
+  // Before `running` is overwritten: the runner's last snapshot (false) covers
+  // the drain at the end, whose slower tail is no throttling.
+  report(job, snap);
   snap.running = !finished;
   auto families = render_workload_metrics(std::span<const RunSnapshot>(&snap, 1));
   MetricSet extra;
@@ -107,6 +115,29 @@ void JobScheduler::publish(Job& job) {
               finished && job.result && job.result->failure ? 1.0 : 0.0);
   for (auto& f : extra.take()) families.push_back(std::move(f));
   out_.publish(metrics_key(snap.job), std::move(families));
+}
+
+void JobScheduler::report(Job& job, const RunSnapshot& snap) {
+  if (throughput_ == nullptr || !snap.running || snap.serial.empty() || snap.intervals == job.reported_intervals) {
+    return;
+  }
+  job.reported_intervals = snap.intervals;
+  const JobSpec& spec = job.runner->spec();
+  // The sim engine keeps the clock's own time (ns since the epoch); real
+  // engines keep the monotonic clock, which runs at the system clock's pace.
+  WallTime end = spec.engine == "sim"
+                     ? from_unix_ns(snap.interval_end_ns)
+                     : clock_->wall() - (std::chrono::steady_clock::now().time_since_epoch() -
+                                         std::chrono::nanoseconds(snap.interval_end_ns));
+  WorkloadThroughput x;
+  x.serial = snap.serial;
+  x.workload = metrics_key(spec.name);
+  x.interval_end = end;
+  x.interval = snap.interval;
+  for (const auto& op : snap.op) x.bytes_per_second += op.bytes_per_second;
+  // A verify job writes, then reads: two workloads under one name.
+  x.fixed = !spec.verify;
+  throughput_->report(std::move(x));
 }
 
 void JobScheduler::collect(Job& job) {

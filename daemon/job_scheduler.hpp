@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/throughput_feed.hpp"
 #include "daemon/jobs_config.hpp"
 #include "daemon/published_metrics.hpp"
 #include "workloads/runner.hpp"
@@ -57,6 +58,11 @@ class JobScheduler {
   // are published when the event loop (or the destructor) collects them.
   void stop();
 
+  // Before start(): report every running job's throughput, once per measured
+  // interval, to `sink` (the drives' performance-inferred throttling), with
+  // interval ends in `clock` time. Both must outlive the scheduler.
+  void report_throughput(ThroughputSink& sink, const Clock& clock);
+
   std::size_t size() const { return jobs_.size(); }
   // Jobs started and not yet collected.
   std::size_t running() const;
@@ -73,10 +79,12 @@ class JobScheduler {
     std::optional<RunResult> result;   // written by the job thread, read after done
     bool started = false;
     bool collected = false;
+    std::uint64_t reported_intervals = 0;
   };
   void tick();
   void arm();
   void publish(Job& job);
+  void report(Job& job, const RunSnapshot& snap);
   void collect(Job& job);
 
   boost::asio::io_context& io_;
@@ -86,6 +94,8 @@ class JobScheduler {
   Duration interval_;
   boost::asio::steady_timer timer_;
   std::vector<std::unique_ptr<Job>> jobs_;
+  ThroughputSink* throughput_ = nullptr;
+  const Clock* clock_ = nullptr;
   bool stopping_ = false;
 };
 

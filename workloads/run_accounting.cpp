@@ -61,6 +61,13 @@ RunSnapshot SnapshotAggregator::take(const std::string& job, bool running) {
     prev_ops_[op] = o.ops;
     prev_bytes_[op] = o.bytes;
   }
+  if (dt > 0) {
+    s.intervals = ++intervals_;
+    s.interval_end_ns = now;
+    s.interval = Duration(now - prev_now_);
+  } else {
+    s.intervals = intervals_;
+  }
   if (now > 0) prev_now_ = now;
   return s;
 }

@@ -58,6 +58,7 @@ class SnapshotAggregator {
   std::array<LatencyHistogram, kIoOpCount> previous_;
   std::array<std::uint64_t, kIoOpCount> prev_ops_{}, prev_bytes_{};
   std::int64_t prev_now_ = 0;
+  std::uint64_t intervals_ = 0;  // measured so far (RunSnapshot::intervals)
   LatencyHistogram scratch_;
 };
 

@@ -77,6 +77,12 @@ struct RunSnapshot {
   };
   std::array<Op, kIoOpCount> op{};
   bool running = false;
+  // The last interval behind iops/bytes_per_second, in engine time
+  // (IoEngine::now_ns): its end and length, and how many intervals the run
+  // has measured so far (a reader tells a new one from one it has seen).
+  std::uint64_t intervals = 0;
+  std::int64_t interval_end_ns = 0;
+  Duration interval{};
 };
 
 }  // namespace nvmond

@@ -9,6 +9,9 @@ using namespace std::chrono_literals;
 constexpr NumberRange kWarnFactor{0.01, 1000};
 constexpr NumberRange kThresholdC{-40, 200, "°C"};
 constexpr DurationRange kMaxGap{1s, 24h * 365};
+constexpr NumberRange kDropShare{0.01, 0.99};
+constexpr NumberRange kMarginC{0, 50, "°C"};
+constexpr IntegerRange kBaselineIntervals{1, 10'000};
 constexpr DurationRange kRawRetention{1h, 24h * 36500};
 constexpr DurationRange kHourlyRetention{0s, 24h * 36500};
 constexpr NumberRange kRatedDwpd{0.001, 1000, "DWPD"};
@@ -26,6 +29,13 @@ AnalyticsConfig read_analytics_config(TableReader& root) {
   if (auto thermal = root.table("thermal")) {
     c.thermal.threshold_c = thermal->number("threshold_c", kThresholdC);
     if (auto g = thermal->duration("max_gap", kMaxGap)) c.thermal.max_gap = *g;
+    if (auto perf = thermal->table("performance")) {
+      PerformanceThrottleSettings& p = c.thermal.performance;
+      if (auto v = perf->number("drop_share", kDropShare)) p.drop_share = *v;
+      if (auto v = perf->number("margin_c", kMarginC)) p.margin_c = *v;
+      if (auto v = perf->integer("baseline_intervals", kBaselineIntervals)) p.baseline_intervals = static_cast<int>(*v);
+      perf->finish();
+    }
     thermal->finish();
   }
   if (auto store = root.table("store")) {

@@ -1,9 +1,10 @@
 #pragma once
 // Settings of the wear and thermal analytics: plain data, read once at start-up
-// (and on reload) from the optional [wear], [thermal] and [store] tables of
+// (and on reload) from the optional [wear], [thermal] (with [thermal.performance]) and [store] tables of
 // the daemon's config. Misconfiguration throws ConfigError with file:line:col.
 #include <optional>
 
+#include "collectors/analytics/performance_throttle.hpp"
 #include "core/clock.hpp"
 #include "core/config_reader.hpp"
 #include "daemon/store/store.hpp"
@@ -23,6 +24,9 @@ struct ThermalConfig {
   // stalled) is closed at its last sighting and a new one opened: we cannot
   // claim it throttled through time nobody watched.
   Duration max_gap = std::chrono::minutes(15);
+  // [thermal.performance]: throttling inferred from a fixed workload's
+  // throughput (performance_throttle.hpp).
+  PerformanceThrottleSettings performance;
 };
 
 struct AnalyticsConfig {

@@ -103,7 +103,12 @@ Result<AnalyticsView> DriveAnalytics::update(const DriveInfo& info, const Health
     }
   }
 
-  std::vector<ThrottleEvent> events = thermal_.update(snap, info.controller, config.thermal);
+  const std::uint16_t composite_k = snap.smart.composite_temperature_k;
+  const std::uint16_t warning_k = info.controller.wctemp_k;
+  const InferredThrottle inferred =
+      performance_.poll(info.serial, snap.taken, composite_k != 0 ? kelvin_to_celsius(composite_k) : 0,
+                        warning_k != 0 ? kelvin_to_celsius(warning_k) : 0, config.thermal.performance);
+  std::vector<ThrottleEvent> events = thermal_.update(snap, info.controller, config.thermal, inferred);
   PollRecord record;
   record.drive = key;
   record.samples.push_back(sample);

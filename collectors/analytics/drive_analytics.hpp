@@ -7,12 +7,17 @@
 // The view is plain data; analytics_metric_families() (metrics.hpp) turns
 // views into Prometheus families.
 //
+// Throttling is also inferred from the throughput the drive's workloads
+// report to `feed` (performance_watch.hpp), merged with the drive's own
+// signals as source `performance`.
+//
 // Not thread-safe: one DriveAnalytics per drive, driven by that drive's poller.
-// The Store is shared and must outlive it.
+// The Store and the feed are shared and must outlive it.
 #include <optional>
 #include <string>
 
 #include "collectors/analytics/config.hpp"
+#include "collectors/analytics/performance_watch.hpp"
 #include "collectors/analytics/thermal.hpp"
 #include "collectors/analytics/wear.hpp"
 #include "collectors/health.hpp"
@@ -50,7 +55,7 @@ struct AnalyticsView {
 
 class DriveAnalytics {
  public:
-  explicit DriveAnalytics(Store& store) : store_(store) {}
+  explicit DriveAnalytics(Store& store, ThroughputFeed* feed = nullptr) : store_(store), performance_(feed) {}
 
   // The first call for a drive identity (serial + model) restores its state
   // from the Store, whatever its path now; until that succeeds view() holds
@@ -65,6 +70,7 @@ class DriveAnalytics {
                                const AnalyticsConfig& config, const DriveRating& rating = {});
 
   const AnalyticsView& view() const { return view_; }
+  const PerformanceWatch& performance() const { return performance_; }
 
  private:
   StoreStatus restore(const DriveKey& key);
@@ -76,6 +82,7 @@ class DriveAnalytics {
   std::optional<DriveKey> key_;  // set once restored
   std::optional<SampleRecord> last_;
   ThermalDetector thermal_;
+  PerformanceWatch performance_;
   bool clock_behind_ = false;  // for logging the state change once
   AnalyticsView view_;
 };

@@ -112,8 +112,8 @@ const std::vector<FamilySpec>& specs() {
        },
        true},
       {"nvme_thermal_throttle_seconds_total", MetricType::Counter,
-       "Seconds throttled by source: the drive's own time counters where it has them, else time between polls "
-       "that both saw the signal.",
+       "Seconds throttled by source: the drive's own time counters where it has them, the slow workload "
+       "intervals for performance, else time between polls that both saw the signal.",
        [](const AnalyticsView& v, const auto& add) {
          for (std::size_t i = 0; i < kThrottleSourceCount; ++i) {
            add({{"source", std::string(throttle_source_label(throttle_source(i)))}}, v.thermal.source_seconds[i]);

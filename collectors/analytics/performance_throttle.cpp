@@ -30,6 +30,10 @@ bool PerformanceThrottleDetector::observe(const PerformanceSample& x) {
     return true;
   }
   if (!near_warning) {
+    // A drop while cool is the workload's new level (an SLC cache ran out):
+    // the baseline starts again from it rather than averaging it in, or the
+    // new level itself would read as a drop once the drive warms up.
+    if (slow) cool_.clear();
     cool_.push_back(x.bytes_per_second);
     while (static_cast<int>(cool_.size()) > s_.baseline_intervals) cool_.pop_front();
   }

@@ -9,13 +9,14 @@
 //
 // The baseline is the mean throughput of the last `baseline_intervals`
 // intervals measured while the drive was cooler than WCTEMP - margin: a
-// drop while cool (an SLC cache running out) moves the baseline, it is not
-// throttling.
+// drop while cool (an SLC cache running out) is not throttling, and the
+// baseline restarts from that interval.
 //
 // Pure and single-threaded: the caller feeds one sample per interval of the
 // same fixed workload (a changed workload needs a fresh detector).
 #include <deque>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "core/clock.hpp"
@@ -26,6 +27,7 @@ struct PerformanceThrottleSettings {
   double drop_share = 0.25;  // 630 → 450 MB/s is 29 %
   double margin_c = 5;
   int baseline_intervals = 10;
+  bool operator==(const PerformanceThrottleSettings&) const = default;
 };
 
 struct PerformanceSample {
@@ -53,6 +55,8 @@ class PerformanceThrottleDetector {
   bool throttling() const { return open_.has_value(); }
   const std::optional<PerformanceThrottleEvent>& open() const { return open_; }
   const std::vector<PerformanceThrottleEvent>& closed() const { return closed_; }
+  // Hands over the closed events (a long-running caller keeps no history here).
+  std::vector<PerformanceThrottleEvent> take_closed() { return std::exchange(closed_, {}); }
   std::optional<double> baseline() const;
 
  private:

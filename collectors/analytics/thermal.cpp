@@ -8,7 +8,8 @@ namespace nvmond {
 namespace {
 
 constexpr std::array<std::string_view, kThrottleSourceCount> kLabels{
-    "tmt1", "tmt2", "warning_temp_time", "critical_temp_time", "critical_warning", "ocp", "sensor_threshold"};
+    "tmt1", "tmt2", "warning_temp_time", "critical_temp_time", "critical_warning", "ocp", "sensor_threshold",
+    "performance"};
 
 SourceMask bit(ThrottleSource s) { return static_cast<SourceMask>(1u << static_cast<unsigned>(s)); }
 
@@ -28,6 +29,8 @@ constexpr CounterSignal kCounterSignals[] = {
 };
 
 bool has_time_counter(ThrottleSource s) {
+  // The inferred signal brings its own interval-exact seconds.
+  if (s == ThrottleSource::performance) return true;
   return std::any_of(std::begin(kCounterSignals), std::end(kCounterSignals),
                      [s](const CounterSignal& c) { return c.source == s; });
 }
@@ -113,17 +116,24 @@ ThermalSignals read_thermal_signals(const std::optional<ThermalCounters>& last, 
 }
 
 std::vector<ThrottleEvent> ThermalDetector::update(const HealthSnapshot& snap, const ControllerIdentity& id,
-                                                   const ThermalConfig& config) {
+                                                   const ThermalConfig& config, const InferredThrottle& inferred) {
   std::vector<ThrottleEvent> changed;
   const WallTime now = snap.taken;
   if (state_.last && now <= state_.last->time) return changed;
 
-  const ThermalSignals sig = read_thermal_signals(state_.last, snap, id, config);
+  ThermalSignals sig = read_thermal_signals(state_.last, snap, id, config);
+  const SourceMask perf = bit(ThrottleSource::performance);
+  if (inferred.active) {
+    raise(sig, ThrottleSource::performance, 1);
+    sig.counted_seconds[static_cast<std::size_t>(ThrottleSource::performance)] = inferred.seconds;
+  }
   const Duration dt = state_.last ? now - state_.last->time : Duration::zero();
 
   auto close_open = [&] {
     state_.open->end = state_.open->last_seen;
     changed.push_back(*state_.open);
+    state_.last_closed = std::move(state_.open);
+    state_.last_closed_at = now;
     state_.open.reset();
   };
   // Nobody watched through a long gap: the old event ends where it was last seen.
@@ -140,20 +150,32 @@ std::vector<ThrottleEvent> ThermalDetector::update(const HealthSnapshot& snap, c
   }
 
   if (sig.active != 0) {
+    // Only the inferred signal knows when, between polls, it stopped.
+    const bool perf_only = sig.active == perf;
+    const bool ends_here = perf_only && inferred.ended.has_value();
     if (!state_.open) {
-      // Time counters say how long throttling lasted before this poll.
-      double lookback = *std::max_element(sig.counted_seconds.begin(), sig.counted_seconds.end());
-      Duration back = std::min(from_seconds(lookback), dt);
-      ThrottleEvent e;
-      e.start = now - std::chrono::duration_cast<WallTime::duration>(back);
-      e.peak_celsius = sig.hottest_celsius;
-      state_.open = e;
-      ++state_.events;
-      state_.level_seconds[static_cast<std::size_t>(sig.level)] += seconds(back);
-    } else {
-      state_.level_seconds[static_cast<std::size_t>(sig.level)] += seconds(now - state_.open->last_seen);
+      // Time counters say how long throttling lasted before this poll; the
+      // inferred signal says when it started, even before the previous poll
+      // (its samples come at the end of their intervals).
+      const double lookback = *std::max_element(sig.counted_seconds.begin(), sig.counted_seconds.end());
+      WallTime start = now - std::chrono::duration_cast<WallTime::duration>(std::min(from_seconds(lookback), dt));
+      if (inferred.active && inferred.started) start = std::clamp(*inferred.started, now - config.max_gap, start);
+      if (state_.last_closed && inferred.active && start <= state_.last_closed_at) {
+        state_.open = std::move(state_.last_closed);  // the same excursion: counted once
+        state_.open->end.reset();
+        state_.last_closed.reset();
+      } else {
+        ThrottleEvent e;
+        e.start = start;
+        e.last_seen = e.start;
+        e.peak_celsius = sig.hottest_celsius;
+        state_.open = e;
+        ++state_.events;
+      }
     }
     ThrottleEvent& e = *state_.open;
+    const WallTime seen = ends_here ? std::clamp(*inferred.ended, e.last_seen, now) : now;
+    state_.level_seconds[static_cast<std::size_t>(sig.level)] += seconds(seen - e.last_seen);
     for (std::size_t i = 0; i < kThrottleSourceCount; ++i) {
       const SourceMask b = bit(throttle_source(i));
       if ((sig.active & b) && !(e.sources & b)) ++state_.source_events[i];
@@ -164,9 +186,15 @@ std::vector<ThrottleEvent> ThermalDetector::update(const HealthSnapshot& snap, c
     e.sources |= sig.active;
     e.level = std::max(e.level, sig.level);
     e.peak_celsius = std::max(e.peak_celsius, sig.hottest_celsius);
-    e.last_seen = now;
+    e.last_seen = seen;
     state_.last_peak_celsius = e.peak_celsius;
-    changed.push_back(e);
+    if (ends_here) {
+      close_open();
+      sig.active = 0;
+      sig.level = 0;
+    } else {
+      changed.push_back(e);
+    }
   } else if (state_.open) {
     close_open();
   }
@@ -182,12 +210,40 @@ namespace {
 
 using nlohmann::json;
 
+// Version 2 added the 8th source (`performance`); older states carry fewer
+// sources and load with the rest at zero. More than we know is damage.
+constexpr int kStateVersion = 2;
+
+template <typename T>
+std::array<T, kThrottleSourceCount> per_source(const json& j) {
+  const auto v = j.get<std::vector<T>>();
+  if (v.size() > kThrottleSourceCount) throw json::other_error::create(501, "too many throttle sources", &j);
+  std::array<T, kThrottleSourceCount> out{};
+  std::copy(v.begin(), v.end(), out.begin());
+  return out;
+}
+
+json event_json(const ThrottleEvent& e) {
+  return {{"start_ns", to_unix_ns(e.start)}, {"last_seen_ns", to_unix_ns(e.last_seen)}, {"peak_celsius", e.peak_celsius},
+          {"sources", e.sources},    {"level", e.level},                {"levels_seen", e.levels_seen}};
+}
+
+ThrottleEvent event_of(const json& o) {
+  ThrottleEvent e;
+  e.start = from_unix_ns(o.at("start_ns").get<std::int64_t>());
+  e.last_seen = from_unix_ns(o.at("last_seen_ns").get<std::int64_t>());
+  e.peak_celsius = o.at("peak_celsius").get<double>();
+  e.sources = o.at("sources").get<SourceMask>();
+  e.level = o.at("level").get<int>();
+  e.levels_seen = o.at("levels_seen").get<std::uint8_t>();
+  return e;
+}
 
 }  // namespace
 
 std::string encode_thermal_state(const ThermalState& s) {
   json j;
-  j["version"] = 1;
+  j["version"] = kStateVersion;
   if (s.last) {
     const auto& c = *s.last;
     j["last"] = {{"time_ns", to_unix_ns(c.time)}, {"tmt1_transitions", c.tmt1_transitions},
@@ -198,10 +254,10 @@ std::string encode_thermal_state(const ThermalState& s) {
   }
   j["active"] = s.active;
   j["level"] = s.level;
-  if (s.open) {
-    const auto& e = *s.open;
-    j["open"] = {{"start_ns", to_unix_ns(e.start)}, {"last_seen_ns", to_unix_ns(e.last_seen)}, {"peak_celsius", e.peak_celsius},
-                 {"sources", e.sources},    {"level", e.level},                {"levels_seen", e.levels_seen}};
+  if (s.open) j["open"] = event_json(*s.open);
+  if (s.last_closed) {
+    j["last_closed"] = event_json(*s.last_closed);
+    j["last_closed_at_ns"] = to_unix_ns(s.last_closed_at);
   }
   if (s.last_peak_celsius) j["last_peak_celsius"] = *s.last_peak_celsius;
   j["events"] = s.events;
@@ -214,7 +270,9 @@ std::string encode_thermal_state(const ThermalState& s) {
 
 std::optional<ThermalState> decode_thermal_state(std::string_view text) {
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object() || j.value("version", 0) != 1) return std::nullopt;
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  const int version = j.value("version", 0);
+  if (version < 1 || version > kStateVersion) return std::nullopt;
   try {
     ThermalState s;
     if (j.contains("last")) {
@@ -232,21 +290,16 @@ std::optional<ThermalState> decode_thermal_state(std::string_view text) {
     }
     s.active = j.at("active").get<SourceMask>();
     s.level = std::clamp(j.at("level").get<int>(), 0, kMaxThrottleLevel);
-    if (j.contains("open")) {
-      const auto& o = j.at("open");
-      ThrottleEvent e;
-      e.start = from_unix_ns(o.at("start_ns").get<std::int64_t>());
-      e.last_seen = from_unix_ns(o.at("last_seen_ns").get<std::int64_t>());
-      e.peak_celsius = o.at("peak_celsius").get<double>();
-      e.sources = o.at("sources").get<SourceMask>();
-      e.level = o.at("level").get<int>();
-      e.levels_seen = o.at("levels_seen").get<std::uint8_t>();
-      s.open = e;
+    if (j.contains("open")) s.open = event_of(j.at("open"));
+    if (j.contains("last_closed")) {
+      s.last_closed = event_of(j.at("last_closed"));
+      s.last_closed->end = s.last_closed->last_seen;
+      s.last_closed_at = from_unix_ns(j.at("last_closed_at_ns").get<std::int64_t>());
     }
     if (j.contains("last_peak_celsius")) s.last_peak_celsius = j.at("last_peak_celsius").get<double>();
     s.events = j.at("events").get<std::uint64_t>();
-    s.source_events = j.at("source_events").get<decltype(s.source_events)>();
-    s.source_seconds = j.at("source_seconds").get<decltype(s.source_seconds)>();
+    s.source_events = per_source<std::uint64_t>(j.at("source_events"));
+    s.source_seconds = per_source<double>(j.at("source_seconds"));
     s.level_events = j.at("level_events").get<decltype(s.level_events)>();
     s.level_seconds = j.at("level_seconds").get<decltype(s.level_seconds)>();
     return s;

@@ -353,6 +353,7 @@ SimDriveSpec parse_sim_drive(TableReader& t) {
   read_throttle(t, s);
   read_background(t, s);
   if (auto v = t.boolean("has_ocp")) s.has_ocp = *v;
+  if (auto v = t.boolean("tmt_counters")) s.tmt_counters = *v;
   if (auto f = t.choice("fault", {"none", "hang", "fail"})) {
     s.fault = *f == "hang" ? SimFault::hang : *f == "fail" ? SimFault::fail : SimFault::none;
   }

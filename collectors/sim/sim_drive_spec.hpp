@@ -29,6 +29,9 @@
 //   throttle             array of tables { at_c = °C, write_mbps = MB/s }, ascending
 //                                 at_c, descending write_mbps; [] disables throttling
 //   hysteresis_c         °C below at_c before a throttle level is left
+//   tmt_counters         bool, default true; false: the drive throttles without
+//                                 counting it (SMART thermal-management transitions
+//                                 and times stay 0), as many consumer drives do
 //   max_write_mbps       MB/s (10^6 B/s), sequential write into fresh SLC / media
 //   max_read_mbps        MB/s, sequential read
 //   slc_cache            bytes or size string; 0: no SLC cache
@@ -87,6 +90,7 @@ struct SimDriveSpec {
   double power_per_gbps_w = 5;
   std::vector<ThrottleLevel> throttle;
   double hysteresis_c = 2;
+  bool tmt_counters = true;
 
   double max_write_bytes_per_s = 1e9;
   double max_read_bytes_per_s = 2e9;

@@ -152,6 +152,15 @@ std::vector<Row> rejected() {
        "5:17: store.raw_retention: 1e300d is out of range: must be between 1h and 36500d"},
       {"max_gap_zero", kSim + "[thermal]\nmax_gap = 0\n",
        "5:11: thermal.max_gap: 0s is out of range: must be between 1s and 365d"},
+      // Throttling inferred from throughput: a share of 1 or more never fires.
+      {"performance_drop_share_1", kSim + "[thermal.performance]\ndrop_share = 1\n",
+       "5:14: thermal.performance.drop_share: 1 is out of range: must be between 0.01 and 0.99"},
+      {"performance_margin_nan", kSim + "[thermal.performance]\nmargin_c = nan\n",
+       "5:12: thermal.performance.margin_c: must be a finite number, not nan"},
+      {"performance_baseline_0", kSim + "[thermal.performance]\nbaseline_intervals = 0\n",
+       "5:22: thermal.performance.baseline_intervals: 0 is out of range: must be between 1 and 10000"},
+      {"performance_typo", kSim + "[thermal.performance]\ndrop = 0.3\n",
+       "5:1: unknown key \"thermal.performance.drop\""},
       // Sizes and counts of a simulated drive.
       {"capacity_1e300TB", kSim + "capacity = \"1e300TB\"\n",
        "4:12: sim[0].capacity: 1e300TB is out of range: must be between 512kB and 1PB"},
@@ -216,6 +225,8 @@ std::vector<Accept> accepted() {
       {"write_rate_equal_to_the_drive", kSim + "write_rate = \"1000MB/s\"\n"},
       {"sims_256", sims(kMaxSimDrives)},
       {"nvme_only", "[nvme]\ndevices = \"all\"\n"},
+      {"performance_at_the_bounds",
+       kSim + "[thermal.performance]\ndrop_share = 0.99\nmargin_c = 50\nbaseline_intervals = 10000\n"},
   };
 }
 

@@ -141,6 +141,43 @@ TEST(JobScheduler, LiveNumbersWhileRunningAndDestructionStopsALongJob) {
   io.poll();
 }
 
+TEST(JobScheduler, RunningJobsReportEachIntervalsThroughputForTheirDrive) {
+  ManualClock clock;
+  const WallTime t0 = clock.wall();
+  SimDeviceSource source({drive("SIM0")}, clock);
+  JobsConfig config;
+  config.jobs.push_back(sim_job("soak", "SIM0", 0));
+  config.jobs.back().runtime = std::chrono::hours(24 * 365);
+
+  boost::asio::io_context io;
+  PublishedMetrics out;
+  ThroughputFeed feed;
+  std::vector<WorkloadThroughput> got;
+  {
+    JobScheduler jobs(io, config, make_engine_factory(source, clock), out, 10ms);
+    jobs.report_throughput(feed, clock);
+    jobs.start();
+    // The runner measures an interval about once a second of real time.
+    ASSERT_TRUE(run_until(io, [&] {
+      for (auto& x : feed.take("SIM0", WallTime::max())) got.push_back(std::move(x));
+      return got.size() >= 2;
+    }));
+  }
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const WorkloadThroughput& x = got[i];
+    EXPECT_EQ(x.workload, "job:soak");
+    EXPECT_TRUE(x.fixed);
+    EXPECT_GT(x.bytes_per_second, 0);
+    EXPECT_GT(x.interval, Duration::zero());
+    // Simulated time: the engine's own, dated on the clock the drive reads.
+    EXPECT_GT(x.interval_end, t0);
+    // Each interval once, back to back.
+    if (i > 0) {
+      EXPECT_EQ(x.interval_end - x.interval, got[i - 1].interval_end) << i;
+    }
+  }
+}
+
 TEST(JobScheduler, RefusedJobIsPublishedAsFailedAndWritesNothing) {
   TempDir dir;
   SystemClock clock;

@@ -78,5 +78,18 @@ TEST(PerformanceThrottle, ACoolThroughputDropMovesTheBaselineInsteadOfOpeningAnE
   EXPECT_TRUE(det.throttling());
 }
 
+TEST(PerformanceThrottle, ACoolDropRestartsTheBaselineSoTheNewLevelIsNoDropOnceTheDriveWarms) {
+  // Coarse intervals (a soak's rounds, an accelerated clock): one interval
+  // after the SLC cache runs out, the drive already nears WCTEMP.
+  PerformanceThrottleDetector det({0.2, 5, 3});
+  WallTime t{};
+  for (int i = 0; i < 2; ++i) det.observe({t += std::chrono::seconds(10), 1.7e9, 60, 83});
+  det.observe({t += std::chrono::seconds(10), 0.63e9, 72, 83});
+  EXPECT_NEAR(*det.baseline(), 0.63e9, 1);
+  EXPECT_FALSE(det.observe({t += std::chrono::seconds(10), 0.63e9, 79, 83}));
+  EXPECT_FALSE(det.throttling());
+  EXPECT_TRUE(det.observe({t += std::chrono::seconds(10), 0.45e9, 83, 83}));
+}
+
 }  // namespace
 }  // namespace nvmond

@@ -217,7 +217,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"tbw and dwpd", "name = \"a\"\nserial = \"S\"\nrated_dwpd = 1\nrated_tbw = 600\n", "5:13",
                 "either rated_tbw"},
         BadCase{"bad fault", "name = \"a\"\nserial = \"S\"\nfault = \"explode\"\n", "4:9", "\"explode\""},
-        BadCase{"ocp not bool", "name = \"a\"\nserial = \"S\"\nhas_ocp = 1\n", "4:11", "true or false"}),
+        BadCase{"ocp not bool", "name = \"a\"\nserial = \"S\"\nhas_ocp = 1\n", "4:11", "true or false"},
+        BadCase{"tmt counters not bool", "name = \"a\"\nserial = \"S\"\ntmt_counters = \"no\"\n", "4:16",
+                "true or false"}),
     [](const ::testing::TestParamInfo<BadCase>& param_info) {
       std::string n = param_info.param.what;
       for (char& ch : n) {
