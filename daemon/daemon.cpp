@@ -142,7 +142,8 @@ void Daemon::start_control() {
                                                                            fleet_ ? fleet_->sim_source() : nullptr, clock_.get());
                                                  if (!t) return t.error();
                                                  return OpenedTarget{std::move(*t), soak_guard_};
-                                               });
+                                               },
+                                               &throughput_);
     soak_runner_ = runner.get();
     soak_control_ = std::move(runner);
   } else {

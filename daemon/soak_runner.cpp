@@ -36,10 +36,12 @@ struct SoakRunner::Run {
   bool pause = false;
   std::optional<StopAs> ending;
   bool done = false;
+  bool abandoned = false;  // shutdown gave up on its thread: it reports nothing more
 };
 
 struct SoakRunner::State {
   std::shared_ptr<RunStore> store;
+  ThroughputSink* throughput = nullptr;  // outlives the runner and its threads (the Daemon's)
   std::string state_dir;
   std::mutex mu;  // guards what follows; taken before a Run's mu
   std::condition_variable ended;
@@ -89,9 +91,11 @@ void close_in_store(RunStore& store, std::int64_t id, bool resumable, WallTime n
 
 }  // namespace
 
-SoakRunner::SoakRunner(std::shared_ptr<RunStore> store, std::string state_dir, TargetOpener open)
+SoakRunner::SoakRunner(std::shared_ptr<RunStore> store, std::string state_dir, TargetOpener open,
+                       ThroughputSink* throughput)
     : state_(std::make_shared<State>()), open_(std::move(open)) {
   state_->store = std::move(store);
+  state_->throughput = throughput;
   state_->state_dir = std::move(state_dir);
 }
 
@@ -142,8 +146,19 @@ void SoakRunner::execute(const std::shared_ptr<State>& state, const std::shared_
   bool first = true;
   for (;;) {
     RunOptions options{run->request.name, run->request.target, first ? run->request.resumable : true, first};
-    RunExecutor ex(run->plan, *run->target, *state->store, options, [&run](const RunProgress& p) {
+    RunExecutor ex(run->plan, *run->target, *state->store, options, [&run, &state](const RunProgress& p) {
       std::lock_guard lock(run->mu);
+      if (run->abandoned) return;
+      // One sample per committed round; each element (block size, mix) is a
+      // workload of its own, so a change of element is no throughput drop.
+      if (state->throughput != nullptr) {
+        state->throughput->report({.serial = run->view.serial,
+                                   .workload = "soak:" + run->request.name + ":" + p.label,
+                                   .interval_end = run->target->now(),
+                                   .interval = from_seconds(p.seconds),
+                                   .bytes_per_second = p.bytes_per_second,
+                                   .fixed = true});
+      }
       RunView& v = run->view;
       v.round = static_cast<std::int64_t>(p.index);
       v.phase = p.phase;
@@ -397,6 +412,7 @@ void SoakRunner::shutdown(Duration grace) {
       std::lock_guard lock(run->mu);
       id = run->view.id;
       resumable = *run->ending == StopAs::suspended;
+      run->abandoned = true;
     }
     log::warn("soak {}: run {} did not stop within {:.1f} s (device hung?); closed as interrupted, its finished "
               "rounds kept",

@@ -23,6 +23,7 @@
 #include <set>
 #include <string>
 
+#include "core/throughput_feed.hpp"
 #include "daemon/store/run_store.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/test_target.hpp"
@@ -42,7 +43,10 @@ using TargetOpener = std::function<Result<OpenedTarget>(const std::string& targe
 
 class SoakRunner final : public SoakControl {
  public:
-  SoakRunner(std::shared_ptr<RunStore> store, std::string state_dir, TargetOpener open);
+  // `throughput`: where each finished round's throughput goes, for the
+  // drive's analytics to infer throttling from (none: nowhere).
+  SoakRunner(std::shared_ptr<RunStore> store, std::string state_dir, TargetOpener open,
+             ThroughputSink* throughput = nullptr);
   ~SoakRunner() override;  // shutdown(kShutdownGrace)
 
   // Well inside the unit's TimeoutStopSec=10s, with the rest of the stop.

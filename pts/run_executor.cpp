@@ -211,7 +211,7 @@ RunOutcome RunExecutor::run() {
       if (progress_) {
         const RoundRecord& last = rounds.back();
         RunProgress p{rounds.size(), last.phase, last.label, last.round, last.stage, last.iops,
-                      last.bytes_per_second, std::nullopt, resumed, std::nullopt, {}};
+                      last.bytes_per_second, std::nullopt, resumed, std::nullopt, {}, last.seconds};
         if (stage.max_rounds > 0) {
           const double left_elements = static_cast<double>(static_cast<std::size_t>(stage.max_rounds) * per_round - next);
           p.eta_seconds = left_elements * seconds(element.duration);

@@ -61,6 +61,7 @@ struct RunProgress {
   // Latency of the round's dominant operation (the one with more I/Os):
   // {quantile, seconds} for p50, p99, p99.9, p99.99.
   std::vector<std::pair<double, double>> latency;
+  double seconds = 0;  // the round's length, target time
 };
 
 struct RunOutcome {

@@ -98,17 +98,30 @@ SimDriveSpec drive() {
   return s;
 }
 
+struct RecordingSink final : ThroughputSink {
+  std::mutex mu;
+  std::vector<WorkloadThroughput> samples;
+  void report(WorkloadThroughput s) override {
+    std::lock_guard lock(mu);
+    samples.push_back(std::move(s));
+  }
+};
+
 struct Fixture {
   test::TempDir dir{"soak-runner"};
   std::shared_ptr<RunStore> store = std::shared_ptr<RunStore>(std::move(*SqliteRunStore::open_file(dir.path() + "/nvmond.db")));
   std::shared_ptr<DriveModel> model = std::make_shared<DriveModel>(drive(), WallTime{} + 480000h);
   std::shared_ptr<Gate> gate = std::make_shared<Gate>();
+  RecordingSink sink;
   std::unique_ptr<SoakRunner> runner = make_runner();
 
   std::unique_ptr<SoakRunner> make_runner() {
-    return std::make_unique<SoakRunner>(store, dir.path(), [this](const std::string&) -> Result<OpenedTarget> {
-      return OpenedTarget{std::make_unique<GatedTarget>(model, gate), nullptr};
-    });
+    return std::make_unique<SoakRunner>(
+        store, dir.path(),
+        [this](const std::string&) -> Result<OpenedTarget> {
+          return OpenedTarget{std::make_unique<GatedTarget>(model, gate), nullptr};
+        },
+        &sink);
   }
   SoakRequest wsat(int rounds, bool resumable = true) const {
     return SoakRequest{"w", "wsat", "sim:d0", {{"rounds", std::to_string(rounds)}, {"round", "1m"}}, resumable};
@@ -237,6 +250,31 @@ TEST(SoakRunner, AnOperatorsRunIsNotResumableAndOrphansAreClosed) {
   f.runner->close_orphans({"kept"});
   EXPECT_EQ(f.row(orphan).status, "interrupted");
   EXPECT_EQ(f.row(kept).status, "running");
+}
+
+TEST(SoakRunner, EachCommittedRoundReportsItsThroughputForTheDrivesThrottleInference) {
+  Fixture f;
+  f.gate->allow(1);
+  auto id = f.runner->start(f.wsat(3));
+  ASSERT_TRUE(id);
+  ASSERT_TRUE(f.gate->wait_entered(2));
+  ASSERT_TRUE(f.runner->pause(*id));  // the abandoned round reports nothing
+  ASSERT_TRUE(f.runner->resume(*id));
+  f.gate->allow(2);
+  ASSERT_TRUE(f.runner->wait_idle(20s));
+  std::lock_guard lock(f.sink.mu);
+  ASSERT_EQ(f.sink.samples.size(), 3U);
+  auto rounds = f.store->rounds(*id);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto& s = f.sink.samples[i];
+    const auto data = nlohmann::json::parse((*rounds)[i].data);
+    EXPECT_EQ(s.serial, "SN-RUNNER");
+    EXPECT_EQ(s.workload, "soak:w:" + data["element"]["label"].get<std::string>());
+    EXPECT_TRUE(s.fixed);
+    EXPECT_DOUBLE_EQ(s.bytes_per_second, data["bytes_per_second"].get<double>());
+    EXPECT_NEAR(seconds(s.interval), data["seconds"].get<double>(), 1e-6);
+  }
+  EXPECT_LT(f.sink.samples[0].interval_end, f.sink.samples[2].interval_end);
 }
 
 TEST(SoakRunner, AnUnknownTestParameterOrTargetFailsTheStartWithItsName) {
