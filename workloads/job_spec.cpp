@@ -56,6 +56,7 @@ JobSpec parse_job(TableReader& t) {
     j.pattern = *p == "random" ? AccessPattern::random : AccessPattern::sequential;
   }
   j.direct = t.boolean("direct").value_or(true);
+  j.pin_cpus = t.boolean("pin_cpus").value_or(true);
 
   const bool has_bs = t.raw().contains("bs");
   const bool has_mix = t.raw().contains("bs_mix");

@@ -62,6 +62,8 @@ struct JobSpec {
   bool verify = false;
   std::uint64_t file_size = 0;
   bool direct = true;
+  // Each worker bound to one CPU (workloads/cpu_pinning.hpp).
+  bool pin_cpus = true;
   std::vector<AccessZoneWeight> zones;  // random pattern only; empty = uniform
 
   std::uint32_t max_block_size() const;
