@@ -4,6 +4,7 @@
 short WSAT, each producing run.json."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -38,9 +39,19 @@ class LoopDeviceTest(unittest.TestCase):
         r = subprocess.run(args, capture_output=True, text=True, timeout=240)
         self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
         with open(os.path.join(out, "report.html")) as f:
-            self.assertIn("<svg", f.read())  # a report of the real run beside its run.json
+            self.page = f.read()  # the report of the real run, beside its run.json
         with open(os.path.join(out, "run.json")) as f:
             return json.load(f)
+
+    def svg(self, chart):
+        start = self.page.find(f'<svg xmlns="http://www.w3.org/2000/svg" id="{chart}"')
+        self.assertGreaterEqual(start, 0, f"no {chart} chart")
+        return self.page[start:self.page.index("</svg>", start)]
+
+    def series_points(self, svg, name):
+        g = svg.index(f'<g class="series" data-series="{name}"')
+        group = svg[g:svg.index("</g>", g)]
+        return [p for pts in re.findall(r'<polyline points="([^"]*)"', group) for p in pts.split()]
 
     def test_a_short_iops_matrix_on_a_loop_device(self):
         run = self.run_test("iops", "block_sizes=4KiB", "read_pcts=65", "round=2s", "max_rounds=6",
@@ -66,9 +77,16 @@ class LoopDeviceTest(unittest.TestCase):
         self.assertIn("reached", run["steady_state"])
 
     def test_a_short_wsat_on_a_loop_device(self):
-        run = self.run_test("wsat", "rounds=3", "round=2s", "threads=2", "queue_depth=16")
+        run = self.run_test("wsat", "rounds=6", "round=1s", "threads=2", "queue_depth=16")
         self.assertEqual(run["status"], "completed")
-        self.assertEqual(len(run["rounds"]), 3)
+        self.assertEqual(len(run["rounds"]), 6)
+        # The report: one point per round, the steady-state window where run.json has it.
+        throughput = self.svg("throughput")
+        self.assertEqual(len(self.series_points(throughput, "IOPS")), 6)
+        first, last = run["steady_state"]["window"]
+        span = re.search(r'<rect class="x-span steady-state"[^>]*>', throughput).group(0)
+        self.assertEqual(float(re.search(r'data-from="([^"]*)"', span).group(1)), first)
+        self.assertEqual(float(re.search(r'data-to="([^"]*)"', span).group(1)), last)
         for r in run["rounds"]:
             self.assertGreater(r["ops"]["write"]["ops"], 0)
             self.assertNotIn("read", r["ops"])
