@@ -104,7 +104,7 @@ direct = true
             "h99": hq.get("p99"), "h99.9": hq.get("p99.9")}
 
 
-def fio_run(target, c, runtime, fast):
+def fio_run(target, c, runtime, fast, pinned=False):
     rw = {"randread": "randread", "randwrite": "randwrite", "randrw": "randrw", "read": "read"}[c.rw]
     argv = ["fio", "--name=bench", f"--filename={target}", "--ioengine=io_uring", "--direct=1",
             f"--bs={c.bs}", f"--rw={rw}", f"--iodepth={c.qd}", f"--numjobs={c.threads}",
@@ -114,6 +114,9 @@ def fio_run(target, c, runtime, fast):
         argv.append(f"--rwmixread={c.mix}")
     if fast:
         argv += ["--fixedbufs=1", "--registerfiles=1", "--hipri=0", "--sqthread_poll=0"]
+    if pinned:  # each job on a CPU of its own, as nvmond's pin_cpus does
+        cpus = ",".join(str(c) for c in sorted(os.sched_getaffinity(0)))
+        argv += [f"--cpus_allowed={cpus}", "--cpus_allowed_policy=split"]
     if c.rate:
         argv.append(f"--rate_iops={c.rate // c.threads}")
     text, cpu = run_child(argv)
@@ -132,7 +135,7 @@ def one(args, tool, target, c, runtime):
     if tool.startswith("nvmond"):
         r = nvmond_run(args.nvmond if tool == "nvmond" else args.before, args, target, c, runtime)
     else:
-        r = fio_run(target, c, runtime, tool == "fio-fast")
+        r = fio_run(target, c, runtime, tool in ("fio-fast", "fio-pinned"), tool == "fio-pinned")
     after = block_stat(target)
     if before and after and after[0] > before[0]:
         r["blk"] = (after[1] - before[1]) * 1e-3 / (after[0] - before[0])
@@ -153,7 +156,7 @@ def run_case(args, tname, target, c):
     for _ in range(args.reps):
         for t in args.tools:
             res[t].append(one(args, t, target, c, args.runtime))
-    base = res["fio-fast"]
+    base = res[args.base]
     rows = []
     for t in args.tools:
         rs = res[t]
@@ -188,11 +191,15 @@ def main():
     ap.add_argument("--only", help="run only cases whose name contains this")
     ap.add_argument("--before", help="another nvmond_run_job binary (e.g. main's) to run as nvmond-before")
     ap.add_argument("--size-mib", type=int, default=512)
+    ap.add_argument("--fio-pinned", action="store_true",
+                    help="also run fio-fast with each job pinned to a CPU (cpus_allowed, policy split)")
+    ap.add_argument("--base", default="fio-fast", help="the tool ratios are against (fio-fast or fio-pinned)")
     ap.add_argument("--disk-dir", default=None)
     args = ap.parse_args()
     args.runtime = args.runtime or (2 if args.quick else 5)
     args.reps = args.reps or (3 if args.quick else 7)
-    args.tools = (["nvmond", "fio-fast"] + ([] if args.quick else ["fio-default"])
+    args.tools = (["nvmond", "fio-fast"] + (["fio-pinned"] if args.fio_pinned else [])
+                  + ([] if args.quick else ["fio-default"])
                   + (["nvmond-before"] if args.before else []))
     args.nvmond = os.path.join(args.build_dir, "bench", "nvmond_run_job")
     if not os.access(args.nvmond, os.X_OK):
@@ -238,7 +245,7 @@ def main():
     load = os.getloadavg()
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs, "
           f"load average {load[0]:.1f} at start; {args.runtime} s per run, {args.reps} interleaved "
-          f"repetitions; medians, ratios vs fio-fast are medians of per-repetition ratios\n")
+          f"repetitions; medians, ratios vs {args.base} are medians of per-repetition ratios\n")
     print("| target | case | tool | IOPS | p50 µs | p99 µs | p99.9 µs | mean µs | mean - blk µs | "
           "CPU s/M I/O | IOPS x | p50 x | p99 x | p99.9 x | CPU x | rate delivered |")
     print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
