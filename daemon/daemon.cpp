@@ -9,6 +9,7 @@
 #include <random>
 #include <set>
 
+#include "collectors/sim/sim_device.hpp"
 #include "core/build_info.hpp"
 #include "core/config_reader.hpp"
 #include "core/log.hpp"
@@ -18,7 +19,6 @@
 #include "daemon/store/sqlite_run_store.hpp"
 #include "daemon/store/sqlite_store.hpp"
 #include "daemon/test_targets.hpp"
-#include "collectors/sim/sim_device.hpp"
 #include "daemon/store/sqlite_backend.hpp"
 #include "daemon/http/server.hpp"
 #include "daemon/metrics_endpoint.hpp"

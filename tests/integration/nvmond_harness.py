@@ -19,6 +19,11 @@ NVMONCTL = os.environ.get("NVMONCTL", "build/nvmonctl")
 SOURCE_DIR = os.environ.get("NVMOND_SOURCE_DIR", os.getcwd())
 
 
+def nvmonctl(*args, timeout=30, prefix=()):
+    """Runs nvmonctl (after `prefix`, e.g. setpriv) and returns the completed process."""
+    return subprocess.run([*prefix, NVMONCTL, *args], capture_output=True, text=True, timeout=timeout)
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -7,13 +7,12 @@ import json
 import os
 import socket
 import stat
-import subprocess
 import sys
 import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import NVMONCTL, Daemon, wait_for  # noqa: E402
+from nvmond_harness import Daemon, nvmonctl, wait_for  # noqa: E402
 
 CONFIG = """
 [daemon]
@@ -34,10 +33,8 @@ profile = "consumer"
 
 
 def ctl(*args, as_nobody=False):
-    cmd = [NVMONCTL, *args]
-    if as_nobody:
-        cmd = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", *cmd]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    nobody = ("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups")
+    return nvmonctl(*args, prefix=nobody if as_nobody else ())
 
 
 def raw_request(path, payload):

@@ -12,7 +12,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import NVMONCTL  # noqa: E402
+from nvmond_harness import nvmonctl  # noqa: E402
 
 MIB = 1 << 20
 
@@ -48,7 +48,7 @@ class RunJobTest(unittest.TestCase):
         path = os.path.join(self.dir, "job.toml")
         with open(path, "w") as f:
             f.write(text)
-        p = subprocess.run([NVMONCTL, "run-job", path], capture_output=True, text=True, timeout=120)
+        p = nvmonctl("run-job", path, timeout=120)
         summaries = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
         return p, summaries
 

@@ -4,18 +4,17 @@ comparison, and the safety guard refusing a destructive test before any I/O."""
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import time
 import unittest
 
-
-NVMONCTL = os.environ["NVMONCTL"]
+sys.path.insert(0, os.path.dirname(__file__))
+from nvmond_harness import nvmonctl  # noqa: E402
 
 
 def test_run(*args, timeout=300):
-    return subprocess.run([NVMONCTL, "test", "run", *args], capture_output=True, text=True, timeout=timeout)
+    return nvmonctl("test", "run", *args, timeout=timeout)
 
 
 class ForegroundSimTest(unittest.TestCase):

@@ -9,16 +9,15 @@ import json
 import os
 import random
 import sqlite3
-import subprocess
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import NVMONCTL, Daemon, wait_for  # noqa: E402
+from nvmond_harness import Daemon, nvmonctl, wait_for  # noqa: E402
 
 
 def ctl(*args):
-    return subprocess.run([NVMONCTL, *args], capture_output=True, text=True, timeout=60)
+    return nvmonctl(*args, timeout=60)
 
 SOAK_CONFIG = """
 [daemon]

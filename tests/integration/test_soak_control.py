@@ -14,7 +14,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import NVMONCTL, Daemon, has_series, value, wait_for  # noqa: E402
+from nvmond_harness import Daemon, has_series, nvmonctl, value, wait_for  # noqa: E402
 
 CONFIG = """
 [daemon]
@@ -64,7 +64,7 @@ class SoakControl(unittest.TestCase):
         cls.d.stop()
 
     def ctl(self, *args, ok=True):
-        r = subprocess.run([NVMONCTL, "--socket", self.sock, *args], capture_output=True, text=True, timeout=30)
+        r = nvmonctl("--socket", self.sock, *args)
         if ok:
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         return r
