@@ -206,5 +206,55 @@ class HungDeviceShutdown(unittest.TestCase):
         self.assertTrue(json.loads(header)["resumable"])
 
 
+FILE_SOAK = """
+[daemon]
+listen = "127.0.0.1:@PORT@"
+state_dir = "@STATE@"
+
+[safety]
+allow_dirs = ["@SCRATCH@"]
+
+[[sim]]
+name = "dc0"
+serial = "SIM-DC0"
+profile = "datacenter"
+
+[[soak]]
+name = "file-wsat"
+test = "wsat"
+target = "@SCRATCH@/target.img"
+params = { rounds = 3, round = "1s", threads = 1, queue_depth = 4 }
+"""
+
+
+class RealIoSoak(unittest.TestCase):
+    def test_a_soak_on_a_real_file_does_io_uring_writes_and_leaves_its_report(self):
+        d = Daemon("")
+        scratch = os.path.join(d.dir, "scratch")
+        os.mkdir(scratch)
+        with open(os.path.join(scratch, "target.img"), "wb") as f:
+            f.truncate(64 << 20)
+        d.write_config(FILE_SOAK.replace("@SCRATCH@", scratch))
+        db = os.path.join(d.dir, "state", "nvmond.db")
+        d.start()
+        try:
+            d.wait_log(r"soak file-wsat: completed \(3 rounds\)", 60)
+        finally:
+            self.assertEqual(d.stop(), 0)
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as c:
+            run_id, status = c.execute("SELECT id, status FROM pts_runs WHERE name = 'file-wsat'").fetchone()
+            rounds = [json.loads(r) for (r,) in c.execute("SELECT data FROM pts_rounds WHERE run_id = ? ORDER BY idx",
+                                                           (run_id,))]
+        self.assertEqual(status, "completed")
+        self.assertEqual(len(rounds), 3)
+        for r in rounds:
+            self.assertGreater(r["ops"]["write"]["ops"], 0)
+            self.assertEqual(r["ops"]["write"]["errors"], 0)
+        out = os.path.join(d.dir, "state", "runs", f"file-wsat-{run_id}")
+        with open(os.path.join(out, "run.json")) as f:
+            self.assertNotEqual(json.load(f)["clock"], "simulated")
+        self.assertTrue(os.path.getsize(os.path.join(out, "report.html")) > 0)
+
+
 if __name__ == "__main__":
     unittest.main()
