@@ -11,7 +11,7 @@
 #include <fstream>
 #include <regex>
 
-#include "collectors/sim/sim_drive_spec.hpp"
+#include "sim/sim_drive_spec.hpp"
 
 namespace nvmond {
 namespace {
