@@ -130,6 +130,20 @@ TEST(RunExecutor, ARefusedTargetIsRefusedBeforeAnyIoOrRecord) {
   EXPECT_EQ(content, std::string(1 << 20, 'x'));
 }
 
+TEST(SimTarget, APacedRunStartsAtItsClockNotAtTheModelsLastAdvance) {
+  auto model = std::make_shared<DriveModel>(small_drive(), WallTime{} + std::chrono::hours(480000));
+  ManualClock clock(model->now() + std::chrono::minutes(3));  // the poller last advanced it 3 min ago
+  SimTarget t(model, &clock);
+  t.stop();  // a stopped run does no slice: only where it starts is seen
+  Element e;
+  e.block_sizes = {BlockSizeWeight{4096, 1}};
+  e.duration = std::chrono::seconds(10);
+  auto m = t.run(e, 1 << 30, std::nullopt);
+  ASSERT_TRUE(m.ok());
+  EXPECT_TRUE(m->stopped);
+  EXPECT_EQ(model->now(), clock.wall());
+}
+
 TEST(SimTarget, ASmallerSpanReachesAHigherSteadyStateThanTheWholeDrive) {
   auto run_at = [](double fraction) {
     auto model = std::make_shared<DriveModel>(small_drive(), WallTime{} + std::chrono::hours(480000));
