@@ -92,6 +92,14 @@ TEST(RunExecutor, WithoutResumeAnUnfinishedRunIsClosedAsInterrupted) {
   EXPECT_EQ(out.status, "completed");
   EXPECT_NE(out.run_id, first);
   EXPECT_EQ(f.store->rounds(first)->size(), 3u);
+  const RunRow closed = f.store->run(first).value().value();
+  EXPECT_EQ(closed.status, "interrupted");
+  ASSERT_TRUE(closed.ended_ns);
+  // The run.json header says so too, with the end the report shows.
+  const auto header = nlohmann::json::parse(closed.header);
+  EXPECT_EQ(header["status"], "interrupted");
+  EXPECT_TRUE(header.contains("ended_at"));
+  EXPECT_FALSE(header.contains("resumable"));
 }
 
 TEST(RunExecutor, ARoundIsNeverStoredTwice) {
