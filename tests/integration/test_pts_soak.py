@@ -13,33 +13,18 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import Daemon, nvmonctl, wait_for  # noqa: E402
+from nvmond_harness import Daemon, config, nvmonctl, sim, table, wait_for  # noqa: E402
 
 
 def ctl(*args):
     return nvmonctl(*args, timeout=60)
 
-SOAK_CONFIG = """
-[daemon]
-listen = "127.0.0.1:@PORT@"
-state_dir = "@STATE@"
-
-# A soak on a simulated drive keeps pace with the daemon's clock: at 3600x
-# its 600 one-minute rounds take 10 s.
-[clock]
-mode = "accelerated"
-factor = 3600
-
-[[sim]]
-name = "dc0"
-serial = "SIM-DC0"
-profile = "datacenter"
-
-[[soak]]
-name = "dc0-wsat"
-test = "wsat"
-target = "sim:dc0"
-"""
+SOAK_CONFIG = config(
+    # A soak on a simulated drive keeps pace with the daemon's clock: at 3600x
+    # its 600 one-minute rounds take 10 s.
+    table("[clock]", mode="accelerated", factor=3600),
+    sim("dc0", "SIM-DC0", "datacenter"),
+    table("[[soak]]", name="dc0-wsat", test="wsat", target="sim:dc0"))
 
 
 class DaemonSoakTest(unittest.TestCase):

@@ -26,7 +26,7 @@ import unittest
 import yaml
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import SOURCE_DIR, Daemon, parse_metrics, wait_for  # noqa: E402
+from nvmond_harness import SOURCE_DIR, Daemon, config, parse, sim, table, wait_for  # noqa: E402
 
 GRAFANA = os.path.join(SOURCE_DIR, "grafana")
 RULE_FILES = sorted(glob.glob(os.path.join(GRAFANA, "rules", "*.yml")))
@@ -41,40 +41,14 @@ GRAFANA_UNITS = {
     "dateTimeAsIso", "dateTimeFromNow", "bool", "bool_on_off", "string",
 }
 
-SIM_CONFIG = """
-[daemon]
-listen = "127.0.0.1:@PORT@"
-state_dir = "@STATE@"
-
-[collection]
-poll_interval = "100ms"
-command_timeout = "300ms"
-
-# One hour of drive time per wall minute: the datacenter drive throttles
-# within seconds, so the throttle series have values.
-[clock]
-mode = "accelerated"
-factor = 60
-
-[[sim]]
-name = "dc0"
-serial = "RULES-DC"
-profile = "datacenter"
-write_rate = "1000MB"
-
-[[sim]]
-name = "hs0"
-serial = "RULES-HS"
-profile = "consumer-heatsink"
-write_rate = "150MB"
-
-[[sim]]
-name = "stuck"
-serial = "RULES-HANG"
-profile = "generic"
-fault = "hang"
-hang = "5s"
-"""
+SIM_CONFIG = config(
+    # One hour of drive time per wall minute: the datacenter drive throttles
+    # within seconds, so the throttle series have values.
+    table("[clock]", mode="accelerated", factor=60),
+    sim("dc0", "RULES-DC", "datacenter", write_rate="1000MB"),
+    sim("hs0", "RULES-HS", "consumer-heatsink", write_rate="150MB"),
+    sim("stuck", "RULES-HANG", "generic", fault="hang", hang="5s"),
+    poll_interval="100ms", command_timeout="300ms")
 
 # Series Prometheus makes itself.
 PROMETHEUS_BUILTIN = {"up", "scrape_duration_seconds", "scrape_samples_scraped"}
@@ -396,13 +370,13 @@ class MetricNamesTest(unittest.TestCase):
                 text = cls.d.try_scrape()
                 if text is None:
                     return None
-                m = parse_metrics(text)
-                names = {n for n, _ in m}
+                m = parse(text)
+                names = {s.name for s in m}
                 return m if want <= names else None
             try:
                 cls.metrics = wait_for(scraped, 30, "every used metric name on /metrics")
             except AssertionError:
-                cls.metrics = parse_metrics(cls.d.scrape())
+                cls.metrics = parse(cls.d.scrape())
         except BaseException:
             cls.d.stop()
             raise
@@ -421,7 +395,7 @@ class MetricNamesTest(unittest.TestCase):
                          {"h_bucket"})
 
     def test_every_metric_name_is_exported(self):
-        exported = {n for n, _ in self.metrics}
+        exported = {s.name for s in self.metrics}
         missing = []
         for where, expr in self.uses:
             for name in sorted(metric_names(expr)):
@@ -434,9 +408,9 @@ class MetricNamesTest(unittest.TestCase):
 
     def test_fixed_label_matchers_match_a_series(self):
         series = {}
-        for name, labels in self.metrics:
-            for k, v in labels:
-                series.setdefault((name, k), set()).add(v)
+        for s in self.metrics:
+            for k, v in s.labels.items():
+                series.setdefault((s.name, k), set()).add(v)
         bad = []
         for where, expr in self.uses:
             for name, matchers in selectors(expr):

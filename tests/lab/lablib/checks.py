@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from . import promtext
+import promtext
 from .smart_fields import (ABSENT_ON_QEMU_PREFIXES, CHECKED_METRICS, DATA_UNIT_BYTES, FIELDS,
                            Field)
 
@@ -130,7 +130,7 @@ def compare_drive(rep: Report, samples: list[promtext.Sample], serial: str,
     compared = 0
     for f in FIELDS:
         lo, hi = _expected(f, before), _expected(f, after)
-        got = promtext.value(samples, f.metric, serial=serial, **f.labels)
+        got = promtext.get(samples, f.metric, serial=serial, **f.labels)
         shown = f"{f.metric}{f.labels or ''}"
         if lo is None and hi is None:
             if got is not None:
@@ -246,7 +246,7 @@ def check_smart(lab: Lab, rep: Report) -> None:
     rep.check(not lab.guest_failures("A"), "guest phase A", "; ".join(lab.guest_failures("A")))
     samples = lab.metrics("metrics.A")
     for serial, dev in ((s0, d0), (s1, d1)):
-        rep.check(promtext.value(samples, "nvme_up", serial=serial) == 1, f"nvme_up of {serial} = 1")
+        rep.check(promtext.get(samples, "nvme_up", serial=serial) == 1, f"nvme_up of {serial} = 1")
         check_identity(rep, lab, samples, serial)
         compare_drive(rep, samples, serial,
                       sources(lab, dev, f"smart.A1.{dev}", f"thresh.A.{dev}"),
@@ -304,7 +304,7 @@ def check_thermal(lab: Lab, rep: Report) -> None:
     rep.check(bool(req) and req[0]["ok"], "host raised smart_critical_warning over QMP",
               req[0].get("error", "") if req else "never requested")
     for e in thermal_expectations(s0, s1):
-        got = promtext.value(lab.metrics(e.block), e.metric, **e.labels)
+        got = promtext.get(lab.metrics(e.block), e.metric, **e.labels)
         what = f"{e.block}: {e.metric}{e.labels} {e.wants}"
         if got is None and not e.required:
             rep.info(f"{what}: not exported yet")
@@ -334,14 +334,14 @@ def check_failure(lab: Lab, rep: Report) -> None:
     rep.check(removed is not None and d1 not in removed["args"].get("present", removed["text"]),
               f"{d1} gone from the guest", removed["text"] if removed else "no marker")
     b1, b2 = lab.metrics("metrics.B1"), lab.metrics("metrics.B2")
-    rep.check(promtext.value(b1, "nvme_up", serial=s1) == 0, f"nvme_up of removed {s1} = 0")
-    rep.check(promtext.value(b1, "nvme_up", serial=s0) == 1, f"nvme_up of remaining {s0} = 1")
+    rep.check(promtext.get(b1, "nvme_up", serial=s1) == 0, f"nvme_up of removed {s1} = 0")
+    rep.check(promtext.get(b1, "nvme_up", serial=s0) == 1, f"nvme_up of remaining {s0} = 1")
     left = sorted({s.name for s in b1 if s.labels.get("serial") == s1} - {"nvme_up"})
     rep.info(f"series of {s1} after removal besides nvme_up: {left or 'none'}")
-    rep.check(promtext.value(b2, "nvme_up", serial=s0) == 1, f"{s0} still up after its write")
-    rep.check(promtext.value(b2, "nvme_up", serial=s1) == 0, f"{s1} still down")
-    w1 = promtext.value(b1, "nvme_data_written_bytes_total", serial=s0)
-    w2 = promtext.value(b2, "nvme_data_written_bytes_total", serial=s0)
+    rep.check(promtext.get(b2, "nvme_up", serial=s0) == 1, f"{s0} still up after its write")
+    rep.check(promtext.get(b2, "nvme_up", serial=s1) == 0, f"{s1} still down")
+    w1 = promtext.get(b1, "nvme_data_written_bytes_total", serial=s0)
+    w2 = promtext.get(b2, "nvme_data_written_bytes_total", serial=s0)
     rep.check(w1 is not None and w2 is not None and w2 > w1,
               f"data written of {s0} kept updating after the removal", f"{w1} -> {w2}")
     lo = lab.smart(f"smart.B.{d0}")["data_units_written"] * DATA_UNIT_BYTES
