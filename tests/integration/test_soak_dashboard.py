@@ -23,6 +23,7 @@ import urllib.request
 sys.path.insert(0, os.path.dirname(__file__))
 from nvmond_harness import SOURCE_DIR, config, sim, table, wait_for  # noqa: E402
 from test_prometheus import DaemonAndPrometheus  # noqa: E402
+from grafana_files import panel_queries  # noqa: E402
 
 DASHBOARD = os.path.join(SOURCE_DIR, "grafana", "dashboards", "nvmond-soak.json")
 SERIAL = "SOAKDASH-DC"
@@ -50,20 +51,6 @@ def substitute(expr, variables):
     for name in sorted(variables, key=len, reverse=True):
         expr = expr.replace(name, variables[name])
     return expr
-
-
-def panel_queries(dash):
-    """(where, expr) of every panel target (rows' nested panels included) and annotation query."""
-    out = []
-
-    def walk(panels):
-        for p in panels:
-            out.extend((f'panel "{p["title"]}" {t["refId"]}', t["expr"]) for t in p.get("targets", []))
-            walk(p.get("panels", []))
-
-    walk(dash["panels"])
-    out.extend((f'annotation "{a["name"]}"', a["expr"]) for a in dash["annotations"]["list"] if "expr" in a)
-    return out
 
 
 class SoakDashboardTest(DaemonAndPrometheus):
