@@ -64,7 +64,8 @@ class DaemonTest(unittest.TestCase):
         # Never identified: reported under its path, by nvme_up and its info
         # series only; no series carries a made-up serial.
         self.assertEqual(value(m, "nvme_up", path="sim:stuck"), 0)
-        self.assertEqual(sorted(s.name for s in m if s.labels.get("path") == "sim:stuck" and s.labels.get("serial") != "SIM-HANG"),
+        self.assertEqual(sorted(s.name for s in m
+                                if s.labels.get("path") == "sim:stuck" and s.labels.get("serial") != "SIM-HANG"),
                          ["nvme_device_info", "nvme_up"])
         self.assertEqual(value(m, "nvme_device_info", path="sim:stuck"), 1)
         self.assertEqual([s for s in m if "serial" in s.labels and (s.labels["serial"] == ""

@@ -9,7 +9,8 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import Daemon, config, get, has_series, parse, promtool_check_metrics, sim, table, value  # noqa: E402
+from nvmond_harness import (Daemon, config, get, has_series, parse, promtool_check_metrics, sim, table,  # noqa: E402
+                            value)
 
 # factor 10: a job's interval (about a second of real time) is 10 s of the
 # drive's; its throttled spells last about 30 s. Three intervals of baseline

@@ -13,7 +13,8 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import Daemon, config, has_series, nvmonctl, promtool_check_metrics, sim, table, value, wait_for  # noqa: E402
+from nvmond_harness import (Daemon, config, has_series, nvmonctl, promtool_check_metrics, sim, table,  # noqa: E402
+                            value, wait_for)
 
 CONFIG = config(
     table("[control]", socket="@SOCKET@"),
