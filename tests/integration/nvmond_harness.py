@@ -12,9 +12,9 @@ import signal
 import socket
 import ssl
 import subprocess
+import sys
 import tempfile
 import time
-import sys
 import urllib.request
 
 # tests/: promtext, the exposition parser shared with the lab and bench.
