@@ -4,12 +4,14 @@ Waiting is always for an observable event (a log line, an HTTP answer, a
 metric value) with a deadline; never a bare sleep.
 """
 import base64
+import contextlib
 import datetime
 import json
 import os
 import re
 import signal
 import socket
+import sqlite3
 import ssl
 import subprocess
 import sys
@@ -34,6 +36,14 @@ def nvmonctl(*args, timeout=30, prefix=()):
 def promtool_check_metrics(text):
     """`promtool check metrics` on an exposition: the completed process."""
     return subprocess.run(["promtool", "check", "metrics"], input=text, text=True, capture_output=True)
+
+
+def store_rows(db, sql, *params):
+    """The rows of a query on the daemon's SQLite store, read only as an
+    operator's sqlite3 would. The connection is closed at once: one left open
+    would keep the daemon's last checkpoint from folding the WAL back."""
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)) as c:
+        return c.execute(sql, params).fetchall()
 
 
 def free_port():

@@ -13,7 +13,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import Daemon, config, nvmonctl, sim, table, wait_for  # noqa: E402
+from nvmond_harness import Daemon, config, nvmonctl, sim, store_rows, table, wait_for  # noqa: E402
 
 
 def ctl(*args):
@@ -30,14 +30,12 @@ SOAK_CONFIG = config(
 class DaemonSoakTest(unittest.TestCase):
     def rounds(self, db):
         try:
-            with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as c:
-                return c.execute("SELECT COUNT(*), COUNT(DISTINCT idx), MIN(idx), MAX(idx) FROM pts_rounds").fetchone()
+            return store_rows(db, "SELECT COUNT(*), COUNT(DISTINCT idx), MIN(idx), MAX(idx) FROM pts_rounds")[0]
         except sqlite3.Error:
             return (0, 0, None, None)
 
     def status(self, db):
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as c:
-            return c.execute("SELECT id, status FROM pts_runs").fetchall()
+        return store_rows(db, "SELECT id, status FROM pts_runs")
 
     def test_a_soak_killed_with_kill_9_resumes_and_ends_with_every_round_once(self):
         d = Daemon(SOAK_CONFIG)

@@ -6,7 +6,6 @@ a reload with an unchanged table (same run id, rounds go on) and a SIGTERM
 import json
 import os
 import signal
-import sqlite3
 import sys
 import tempfile
 import time
@@ -14,7 +13,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from nvmond_harness import (Daemon, config, has_series, nvmonctl, promtool_check_metrics, sim, table,  # noqa: E402
-                            value, wait_for)
+                            store_rows, value, wait_for)
 
 CONFIG = config(
     table("[control]", socket="@SOCKET@"),
@@ -55,8 +54,7 @@ class SoakControl(unittest.TestCase):
         return None
 
     def stored_rounds(self, run):
-        with sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=5) as c:
-            return c.execute("SELECT COUNT(*), COUNT(DISTINCT idx) FROM pts_rounds WHERE run_id = ?", (run,)).fetchone()
+        return store_rows(self.db, "SELECT COUNT(*), COUNT(DISTINCT idx) FROM pts_rounds WHERE run_id = ?", run)[0]
 
     def test_a_started_run_advances_stops_as_interrupted_and_a_second_one_queues(self):
         started = self.json("start", "wsat", "--target", "sim:dc1", "--set", "rounds=1000000")
@@ -124,8 +122,7 @@ class SoakControl(unittest.TestCase):
         self.assertNotRegex(self.d.log_text()[log_at:], r"soak dc0-wsat: .*(started|resumed)")
 
         self.assertEqual(self.d.stop(), 0)
-        with sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=5) as c:
-            status, header = c.execute("SELECT status, header FROM pts_runs WHERE id = ?", (soak["id"],)).fetchone()
+        ((status, header),) = store_rows(self.db, "SELECT status, header FROM pts_runs WHERE id = ?", soak["id"])
         self.assertEqual(status, "interrupted")
         self.assertTrue(json.loads(header)["resumable"])
         count, distinct = self.stored_rounds(soak["id"])
@@ -159,8 +156,7 @@ class HungDeviceShutdown(unittest.TestCase):
         self.assertEqual(code, 0, d.log_text()[-2000:])
         self.assertLess(took, 10)
         self.assertIn("did not stop within 5.0 s", d.log_text())
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as c:
-            status, header = c.execute("SELECT status, header FROM pts_runs WHERE id = 1").fetchone()
+        ((status, header),) = store_rows(db, "SELECT status, header FROM pts_runs WHERE id = 1")
         self.assertEqual(status, "interrupted")
         self.assertTrue(json.loads(header)["resumable"])
 
@@ -186,10 +182,9 @@ class RealIoSoak(unittest.TestCase):
             d.wait_log(r"soak file-wsat: completed \(3 rounds\)", 60)
         finally:
             self.assertEqual(d.stop(), 0)
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as c:
-            run_id, status = c.execute("SELECT id, status FROM pts_runs WHERE name = 'file-wsat'").fetchone()
-            rounds = [json.loads(r) for (r,) in c.execute("SELECT data FROM pts_rounds WHERE run_id = ? ORDER BY idx",
-                                                           (run_id,))]
+        ((run_id, status),) = store_rows(db, "SELECT id, status FROM pts_runs WHERE name = 'file-wsat'")
+        rounds = [json.loads(r) for (r,) in store_rows(db, "SELECT data FROM pts_rounds WHERE run_id = ? ORDER BY idx",
+                                                       run_id)]
         self.assertEqual(status, "completed")
         self.assertEqual(len(rounds), 3)
         for r in rounds:

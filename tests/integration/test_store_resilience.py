@@ -16,7 +16,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import Daemon, config, find, get, sim, value, wait_for  # noqa: E402
+from nvmond_harness import Daemon, config, find, get, sim, store_rows, value, wait_for  # noqa: E402
 
 SERIALS = ["RS-A", "RS-B", "RS-C"]
 
@@ -37,10 +37,7 @@ def sample_rows(state):
     if not os.path.exists(db):
         return 0
     try:
-        # closing(): a connection left open would keep the daemon's last
-        # checkpoint from folding the WAL back into the file.
-        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)) as c:
-            return c.execute("SELECT count(*) FROM samples").fetchone()[0]
+        return store_rows(db, "SELECT count(*) FROM samples")[0][0]
     except sqlite3.Error:
         return 0
 
