@@ -3,7 +3,7 @@
 // per interval (a [[job]]'s second, a PTS round), per drive serial. The
 // analytics take them on the drive's poll, where the composite temperature
 // and WCTEMP are known, and infer throttling from a throughput drop
-// (collectors/analytics/performance_throttle.hpp).
+// (analytics/performance_throttle.hpp).
 //
 // Writers see only ThroughputSink; the daemon owns one ThroughputFeed for
 // its whole life (reloads included) and hands it to both sides. A PTS soak

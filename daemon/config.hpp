@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "collectors/analytics/config.hpp"
+#include "analytics/config.hpp"
 #include "collectors/nvme/libnvme_source.hpp"
-#include "collectors/sim/sim_drive_spec.hpp"
+#include "sim/sim_drive_spec.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"
 #include "daemon/control_server.hpp"

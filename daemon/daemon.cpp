@@ -9,17 +9,17 @@
 #include <random>
 #include <set>
 
-#include "collectors/sim/sim_device.hpp"
+#include "sim/sim_device.hpp"
 #include "core/build_info.hpp"
 #include "core/config_reader.hpp"
 #include "core/log.hpp"
 #include "daemon/no_soak_runner.hpp"
 #include "daemon/soak_metrics.hpp"
-#include "daemon/store/resilient_store.hpp"
-#include "daemon/store/sqlite_run_store.hpp"
-#include "daemon/store/sqlite_store.hpp"
+#include "store/resilient_store.hpp"
+#include "store/sqlite_run_store.hpp"
+#include "store/sqlite_store.hpp"
 #include "daemon/test_targets.hpp"
-#include "daemon/store/sqlite_backend.hpp"
+#include "store/sqlite_backend.hpp"
 #include "daemon/http/server.hpp"
 #include "daemon/metrics_endpoint.hpp"
 #include "daemon/reload.hpp"

@@ -19,7 +19,7 @@
 #include "daemon/published_metrics.hpp"
 #include "daemon/state_lock.hpp"
 #include "daemon/soak_runner.hpp"
-#include "daemon/store/store.hpp"
+#include "store/store.hpp"
 
 namespace prometheus {
 class Registry;

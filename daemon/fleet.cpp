@@ -1,9 +1,9 @@
 #include "daemon/fleet.hpp"
 
-#include "collectors/analytics/drive_analytics.hpp"
-#include "collectors/analytics/metrics.hpp"
+#include "analytics/drive_analytics.hpp"
+#include "analytics/metrics.hpp"
 #include "collectors/nvme/libnvme_source.hpp"
-#include "collectors/sim/sim_device.hpp"
+#include "sim/sim_device.hpp"
 
 #include "core/log.hpp"
 

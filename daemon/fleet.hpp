@@ -12,7 +12,7 @@
 
 #include "core/throughput_feed.hpp"
 #include "daemon/config.hpp"
-#include "daemon/store/store.hpp"
+#include "store/store.hpp"
 #include "daemon/poller.hpp"
 
 namespace nvmond {

@@ -2,7 +2,7 @@
 
 #include "core/log.hpp"
 #include "daemon/metric_set.hpp"
-#include "workloads/sim_engine.hpp"
+#include "sim/sim_engine.hpp"
 #include "workloads/target_serial.hpp"
 #include "workloads/workload_metrics.hpp"
 

@@ -8,8 +8,8 @@
 #include <optional>
 
 #include "daemon/config.hpp"
-#include "daemon/store/sqlite_run_store.hpp"
-#include "daemon/store/sqlite_store.hpp"
+#include "store/sqlite_run_store.hpp"
+#include "store/sqlite_store.hpp"
 #include "pts/stored_run.hpp"
 
 namespace nvmond {

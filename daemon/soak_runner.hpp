@@ -24,7 +24,7 @@
 #include <string>
 
 #include "core/throughput_feed.hpp"
-#include "daemon/store/run_store.hpp"
+#include "store/run_store.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/test_target.hpp"
 #include "schedule/soak_control.hpp"

@@ -7,7 +7,7 @@
 
 #include "core/atomic_file.hpp"
 #include "daemon/config.hpp"
-#include "daemon/store/sqlite_run_store.hpp"
+#include "store/sqlite_run_store.hpp"
 #include "daemon/test_targets.hpp"
 #include "pts/run_executor.hpp"
 #include "report/report_cli.hpp"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "collectors/sim/sim_device.hpp"
+#include "sim/sim_device.hpp"
 #include "daemon/config.hpp"
 #include "pts/test_target.hpp"
 #include "workloads/safety_guard.hpp"

@@ -20,7 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "daemon/store/run_store.hpp"
+#include "store/run_store.hpp"
 #include "pts/round_record.hpp"
 #include "pts/steady_state.hpp"
 #include "pts/test_plan.hpp"

@@ -21,7 +21,7 @@
 #include <mutex>
 #include <memory>
 
-#include "collectors/sim/drive_model.hpp"
+#include "sim/drive_model.hpp"
 #include "pts/test_target.hpp"
 
 namespace nvmond {

@@ -41,18 +41,51 @@ class CheckLayers(unittest.TestCase):
                       r.stderr)
 
     def test_a_nested_folder_is_judged_by_its_own_layer(self):
-        # daemon/store is below collectors/analytics, daemon/ is above it.
-        with tree({"collectors/analytics/a.hpp": "#include \"daemon/store/store.hpp\"\n",
-                   "daemon/store/store.hpp": "#include \"collectors/analytics/a.hpp\"\n"}) as root:
+        # collectors/nvme shares layer 1 with collectors/, daemon/http is layer 5 like daemon/.
+        with tree({"collectors/nvme/d.hpp": "#include \"daemon/http/server.hpp\"\n",
+                   "daemon/http/server.hpp": "#include \"collectors/nvme/d.hpp\"\n"}) as root:
             r = check(root)
         self.assertEqual(r.returncode, 1)
-        self.assertIn("daemon/store/store.hpp:1: includes collectors/analytics/a.hpp", r.stderr)
-        self.assertNotIn("collectors/analytics/a.hpp:1", r.stderr)
+        self.assertIn("collectors/nvme/d.hpp:1: includes daemon/http/server.hpp (layer 5", r.stderr)
+        self.assertNotIn("daemon/http/server.hpp:1", r.stderr)
 
     def test_downward_and_sideways_includes_pass(self):
         with tree({"daemon/x.cpp": "#include \"pts/p.hpp\"\n#include \"core/log.hpp\"\n",
-                   "workloads/w.hpp": "#include \"daemon/store/store.hpp\"\n",
+                   "workloads/w.hpp": "#include \"store/store.hpp\"\n",
                    "tests/unit/t.cpp": "#include \"daemon/x.hpp\"\n"}) as root:
+            r = check(root)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+
+CMAKE = """
+nvmond_module(nvmond_core core PkgConfig::FMT)
+nvmond_module(nvmond_store store nvmond_core)
+nvmond_module(nvmond_workloads workloads nvmond_core)
+nvmond_module(nvmond_analytics analytics nvmond_store)
+"""
+
+
+class CheckLinkEdges(unittest.TestCase):
+    def test_an_include_of_a_library_not_linked_fails(self):
+        # Sideways (layer 2 to layer 2) passes the layer order, but workloads
+        # does not link the store: the include only works by a shared path.
+        with tree({"CMakeLists.txt": CMAKE,
+                   "workloads/w.cpp": "#include \"store/store.hpp\"\n",
+                   "store/store.hpp": "#include \"core/log.hpp\"\n"}) as root:
+            r = check(root)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("workloads/w.cpp:1: includes store/store.hpp of nvmond_store, "
+                      "which nvmond_workloads does not link to", r.stderr)
+
+    def test_a_link_edge_up_a_layer_fails(self):
+        with tree({"CMakeLists.txt": CMAKE + "nvmond_module(nvmond_x store nvmond_analytics)\n"}) as root:
+            r = check(root)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("nvmond_x (layer 2) links up to nvmond_analytics (layer 3)", r.stderr)
+
+    def test_a_transitive_link_is_enough(self):
+        with tree({"CMakeLists.txt": CMAKE,
+                   "analytics/a.cpp": "#include \"core/log.hpp\"\n#include \"store/store.hpp\"\n"}) as root:
             r = check(root)
         self.assertEqual(r.returncode, 0, r.stderr)
 

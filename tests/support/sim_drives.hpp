@@ -2,7 +2,7 @@
 // Simulated drives the PTS and soak unit tests share.
 #include <string>
 
-#include "collectors/sim/sim_drive_spec.hpp"
+#include "sim/sim_drive_spec.hpp"
 
 namespace nvmond::test {
 

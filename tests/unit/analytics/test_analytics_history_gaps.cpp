@@ -6,9 +6,9 @@
 #include <map>
 
 #include "analytics_test_util.hpp"
-#include "collectors/analytics/drive_analytics.hpp"
-#include "collectors/analytics/metrics.hpp"
-#include "daemon/store/sqlite_store.hpp"
+#include "analytics/drive_analytics.hpp"
+#include "analytics/metrics.hpp"
+#include "store/sqlite_store.hpp"
 
 namespace nvmond {
 namespace {

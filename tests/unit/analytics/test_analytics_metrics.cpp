@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "analytics_test_util.hpp"
-#include "collectors/analytics/metrics.hpp"
+#include "analytics/metrics.hpp"
 
 namespace nvmond {
 namespace {

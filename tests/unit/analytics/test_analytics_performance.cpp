@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "analytics_test_util.hpp"
-#include "collectors/analytics/drive_analytics.hpp"
-#include "collectors/analytics/thermal.hpp"
-#include "daemon/store/sqlite_store.hpp"
+#include "analytics/drive_analytics.hpp"
+#include "analytics/thermal.hpp"
+#include "store/sqlite_store.hpp"
 
 namespace nvmond {
 namespace {

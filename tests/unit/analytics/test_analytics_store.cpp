@@ -5,8 +5,8 @@
 #include <filesystem>
 
 #include "analytics_test_util.hpp"
-#include "daemon/store/sqlite_schema.hpp"
-#include "daemon/store/sqlite_store.hpp"
+#include "store/sqlite_schema.hpp"
+#include "store/sqlite_store.hpp"
 
 namespace nvmond {
 namespace {

@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "analytics_test_util.hpp"
-#include "collectors/analytics/drive_analytics.hpp"
-#include "collectors/analytics/wear.hpp"
-#include "daemon/store/sqlite_store.hpp"
+#include "analytics/drive_analytics.hpp"
+#include "analytics/wear.hpp"
+#include "store/sqlite_store.hpp"
 
 namespace nvmond {
 namespace {

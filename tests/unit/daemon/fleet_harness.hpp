@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "daemon/fleet.hpp"
-#include "daemon/store/resilient_store.hpp"
-#include "daemon/store/sqlite_backend.hpp"
+#include "store/resilient_store.hpp"
+#include "store/sqlite_backend.hpp"
 #include "tests/support/samples.hpp"
 #include "tests/support/temp_dir.hpp"
 

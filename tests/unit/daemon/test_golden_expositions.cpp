@@ -15,12 +15,12 @@
 #include <iterator>
 #include <sstream>
 
-#include "collectors/analytics/drive_analytics.hpp"
-#include "collectors/analytics/metrics.hpp"
+#include "analytics/drive_analytics.hpp"
+#include "analytics/metrics.hpp"
 #include "collectors/nvme/decode.hpp"
-#include "collectors/sim/drive_model.hpp"
+#include "sim/drive_model.hpp"
 #include "daemon/health_metrics.hpp"
-#include "daemon/store/sqlite_store.hpp"
+#include "store/sqlite_store.hpp"
 #include "tests/support/running_workload.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "workloads/workload_metrics.hpp"

@@ -16,8 +16,8 @@
 #include <functional>
 #include <map>
 
-#include "collectors/sim/sim_device.hpp"
-#include "workloads/sim_engine.hpp"
+#include "sim/sim_device.hpp"
+#include "sim/sim_engine.hpp"
 
 namespace nvmond {
 namespace {

@@ -10,8 +10,8 @@
 #include <cmath>
 #include <iostream>
 
-#include "collectors/analytics/drive_analytics.hpp"
-#include "daemon/store/sqlite_store.hpp"
+#include "analytics/drive_analytics.hpp"
+#include "store/sqlite_store.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/unit/sim/sim_test_util.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "collectors/analytics/performance_throttle.hpp"
+#include "analytics/performance_throttle.hpp"
 #include "tests/unit/sim/sim_test_util.hpp"
 
 namespace nvmond {

@@ -6,7 +6,7 @@
 
 #include <fstream>
 
-#include "daemon/store/sqlite_run_store.hpp"
+#include "store/sqlite_run_store.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/sim_target.hpp"
 #include "report/run_record.hpp"

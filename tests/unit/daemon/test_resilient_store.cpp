@@ -4,7 +4,7 @@
 // fresh one opened at once, and calls go through again when the cause is gone.
 #include <gtest/gtest.h>
 
-#include "daemon/store/resilient_store.hpp"
+#include "store/resilient_store.hpp"
 
 namespace nvmond {
 namespace {

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "daemon/run_source.hpp"
-#include "daemon/store/sqlite_run_store.hpp"
+#include "store/sqlite_run_store.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/sim_target.hpp"
 #include "pts/stored_run.hpp"

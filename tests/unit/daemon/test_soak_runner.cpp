@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/soak_runner.hpp"
-#include "daemon/store/sqlite_run_store.hpp"
+#include "store/sqlite_run_store.hpp"
 #include "pts/sim_target.hpp"
 #include "tests/support/temp_dir.hpp"
 

@@ -10,7 +10,7 @@
 
 #include "core/config_reader.hpp"
 #include "daemon/state_lock.hpp"
-#include "daemon/store/sqlite_backend.hpp"
+#include "store/sqlite_backend.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace nvmond {

@@ -7,11 +7,11 @@
 // Device boundary) -> DriveAnalytics -> SqliteStore and Prometheus families.
 #include <gtest/gtest.h>
 
-#include "collectors/analytics/drive_analytics.hpp"
-#include "collectors/analytics/metrics.hpp"
-#include "collectors/sim/drive_model.hpp"
-#include "collectors/sim/sim_device.hpp"
-#include "daemon/store/sqlite_store.hpp"
+#include "analytics/drive_analytics.hpp"
+#include "analytics/metrics.hpp"
+#include "sim/drive_model.hpp"
+#include "sim/sim_device.hpp"
+#include "store/sqlite_store.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace nvmond {

@@ -3,7 +3,7 @@
 #include <fstream>
 #include <set>
 
-#include "daemon/store/sqlite_run_store.hpp"
+#include "store/sqlite_run_store.hpp"
 #include "pts/device_target.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/sim_target.hpp"

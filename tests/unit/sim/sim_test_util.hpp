@@ -6,8 +6,8 @@
 #include <functional>
 #include <string>
 
-#include "collectors/sim/drive_model.hpp"
-#include "collectors/sim/sim_drive_spec.hpp"
+#include "sim/drive_model.hpp"
+#include "sim/sim_drive_spec.hpp"
 #include "core/clock.hpp"
 
 namespace nvmond::test {

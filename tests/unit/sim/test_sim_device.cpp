@@ -11,7 +11,7 @@
 #include <future>
 #include <thread>
 
-#include "collectors/sim/sim_device.hpp"
+#include "sim/sim_device.hpp"
 #include "core/atomic_file.hpp"
 #include "sim_test_util.hpp"
 

@@ -1,0 +1,300 @@
+#include "sim/drive_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "sim/drive_model_detail.hpp"
+
+// The drive's physics: time integration (heat, SLC cache, garbage
+// collection, background load) and the host I/O it serves. SMART/OCP pages:
+// drive_model_pages.cpp; faults: drive_model_faults.cpp; saved state:
+// drive_model_state.cpp.
+namespace nvmond {
+
+using sim_detail::to_kelvin;
+
+namespace {
+
+constexpr double kGB = 1e9;
+// Reads move less data through the controller's write path (no program
+// operations): they heat the drive about half as much per byte.
+constexpr double kReadHeatWeight = 0.5;
+// The drive folds SLC into TLC only after the host has been quiet this long.
+constexpr Duration kFoldIdle = std::chrono::seconds(1);
+// Random writes fall off the FOB level from 1× to 2× capacity written
+// since the last purge (SNIA WSAT curves reach steady state within ~2-3×).
+constexpr double kGcCliffStart = 1.0;
+constexpr double kGcCliffWidth = 1.0;
+// Largest integration step: small against τ so throttle transitions and time
+// above thresholds are resolved, and never above 10 s.
+constexpr Duration kMaxStep = std::chrono::seconds(10);
+
+// Bytes emitted by a constant rate from 0 to `ns`, rounded, so that any split
+// of the same span emits the same total.
+std::uint64_t emitted(double bytes_per_s, std::int64_t ns) {
+  return static_cast<std::uint64_t>(std::llround(bytes_per_s * static_cast<double>(ns) / 1e9));
+}
+
+// Nearest nanosecond: truncation would bias every throughput upwards.
+Duration to_duration(double s) { return Duration(std::llround(s * 1e9)); }
+
+}  // namespace
+
+DriveModel::DriveModel(SimDriveSpec spec, WallTime start)
+    : spec_(std::move(spec)),
+      heat_capacity_j_per_c_(seconds(spec_.thermal_time_constant) / spec_.thermal_resistance_c_per_w),
+      now_(start),
+      fault_(spec_.fault) {
+  p_.temp_c = spec_.ambient_c + spec_.idle_power_w * spec_.thermal_resistance_c_per_w;
+  p_.last_io = start - std::chrono::hours(1);
+  thresholds_.over_k[0] = to_kelvin(spec_.warning_temp_c);
+  thresholds_.under_k[0] = 0;
+  for (int i = 1; i <= spec_.sensors; ++i) {
+    thresholds_.over_k[i] = 0xFFFF;  // NVMe default: sensor thresholds disabled
+    thresholds_.under_k[i] = 0;
+  }
+  update_level_locked();
+}
+
+// ---- time ----------------------------------------------------------------
+
+void DriveModel::advance_to(WallTime t) {
+  std::lock_guard lock(mu_);
+  Duration max_step = std::min<Duration>(kMaxStep, spec_.thermal_time_constant / 20);
+  if (max_step <= Duration::zero()) max_step = Duration(1);
+  while (now_ < t) {
+    Duration dt = std::min<Duration>(std::chrono::duration_cast<Duration>(t - now_), max_step);
+    step_locked(dt);
+    now_ += std::chrono::duration_cast<WallTime::duration>(dt);
+  }
+}
+
+void DriveModel::step_locked(Duration dt) {
+  const double dt_s = seconds(dt);
+  const WallTime start = now_;
+  const WallTime end = now_ + std::chrono::duration_cast<WallTime::duration>(dt);
+
+  // Accounting over the step uses the state at its start.
+  if (p_.temp_c >= spec_.critical_temp_c) c_.critical_temp_s += dt_s;
+  else if (p_.temp_c >= spec_.warning_temp_c) c_.warning_temp_s += dt_s;
+  // Many consumer drives throttle without counting it (tmt_counters = false).
+  if (spec_.tmt_counters && p_.level == 1) c_.tmt1_s += dt_s;
+  else if (spec_.tmt_counters && p_.level >= 2) c_.tmt2_s += dt_s;
+  c_.power_on_ns += static_cast<u128>(dt.count());
+
+  // Background load (not throttled: it stands for light tenant traffic).
+  const std::int64_t before = p_.background_elapsed_ns;
+  p_.background_elapsed_ns += dt.count();
+  const double wrate = spec_.background_write_bytes_per_s;
+  const double rrate = spec_.background_read_bytes_per_s;
+  if (wrate > 0) {
+    std::uint64_t w = emitted(wrate, p_.background_elapsed_ns) - emitted(wrate, before);
+    c_.host_write_bytes += w;
+    c_.background_write_bytes += w;
+    c_.media_write_bytes += w;  // streamed, WAF 1
+    p_.written_since_purge += w;
+    c_.busy_ns += static_cast<u128>(static_cast<double>(w) / spec_.max_write_bytes_per_s * 1e9);
+  }
+  if (rrate > 0) {
+    std::uint64_t r = emitted(rrate, p_.background_elapsed_ns) - emitted(rrate, before);
+    c_.host_read_bytes += r;
+    c_.background_read_bytes += r;
+    c_.busy_ns += static_cast<u128>(static_cast<double>(r) / spec_.max_read_bytes_per_s * 1e9);
+  }
+
+  // Exact solution of dT/dt = (ambient + P·R − T)/τ for constant P.
+  const double power = spec_.idle_power_w + spec_.power_per_gbps_w * (wrate + kReadHeatWeight * rrate) / kGB;
+  const double target = spec_.ambient_c + power * spec_.thermal_resistance_c_per_w;
+  p_.temp_c = target + (p_.temp_c - target) * std::exp(-dt_s / seconds(spec_.thermal_time_constant));
+
+  // SLC folding once the host has been quiet for a moment.
+  if (spec_.slc_cache_bytes > 0 && p_.slc_used > 0) {
+    WallTime fold_from = std::max(start, p_.last_io + std::chrono::duration_cast<WallTime::duration>(kFoldIdle));
+    if (end > fold_from) {
+      double folded = spec_.post_cache_write_bytes_per_s * seconds(end - fold_from);
+      p_.slc_used -= std::min<std::uint64_t>(p_.slc_used, static_cast<std::uint64_t>(folded));
+    }
+  }
+  update_level_locked();
+}
+
+void DriveModel::update_level_locked() {
+  const int n = static_cast<int>(spec_.throttle.size());
+  const int old = p_.level;
+  int level = old;
+  while (level < n && p_.temp_c >= spec_.throttle[level].at_c) ++level;
+  while (level > 0 && p_.temp_c < spec_.throttle[level - 1].at_c - spec_.hysteresis_c) --level;
+  for (int l = old + 1; l <= level; ++l) {
+    if (l == 1) {
+      if (spec_.tmt_counters) ++c_.tmt1_transitions;
+      ++c_.throttle_events;
+    }
+    if (l == 2 && spec_.tmt_counters) ++c_.tmt2_transitions;
+  }
+  p_.level = level;
+}
+
+void DriveModel::resume_at(WallTime t) {
+  std::lock_guard lock(mu_);
+  if (t < now_) {
+    now_ = t;
+    p_.last_io = std::min(p_.last_io, t);
+  }
+}
+
+WallTime DriveModel::now() const {
+  std::lock_guard lock(mu_);
+  return now_;
+}
+
+// ---- I/O -----------------------------------------------------------------
+
+double DriveModel::write_cap_locked() const {
+  if (p_.level == 0) return std::numeric_limits<double>::infinity();
+  return spec_.throttle[static_cast<std::size_t>(p_.level - 1)].write_bytes_per_s;
+}
+
+double DriveModel::read_scale_locked() const {
+  return std::min(1.0, write_cap_locked() / spec_.max_write_bytes_per_s);
+}
+
+// Valid data since the last purge: the written span, or the whole drive
+// when nobody said which LBAs are written.
+double DriveModel::span_locked() const {
+  const double cap = static_cast<double>(spec_.capacity_bytes);
+  if (p_.span_hi <= p_.span_lo) return cap;
+  return std::clamp(static_cast<double>(p_.span_hi - p_.span_lo), cap * 0.01, cap);
+}
+
+double DriveModel::gc_progress_locked() const {
+  double written = to_double(p_.written_since_purge) / span_locked();
+  return std::clamp((written - kGcCliffStart) / kGcCliffWidth, 0.0, 1.0);
+}
+
+// Greedy garbage collection under uniform random writes amplifies about
+// (1 + op) / (2 op) with `op` the spare fraction. The spec's steady WAF gives
+// the factory spare; an unwritten part of the LBA range adds to it.
+double DriveModel::op_waf_locked() const {
+  const double waf = spec_.steady_write_amplification;
+  if (waf <= 1.0) return waf;
+  const double op0 = 1.0 / (2.0 * waf - 1.0);
+  const double used = span_locked() / static_cast<double>(spec_.capacity_bytes);
+  const double op = (1.0 + op0) / used - 1.0;
+  return std::max(1.0, (1.0 + op) / (2.0 * op));
+}
+
+double DriveModel::random_write_iops_locked() const {
+  double g = gc_progress_locked();
+  const double waf = spec_.steady_write_amplification;
+  const double steady = waf > 1.0 ? spec_.steady_random_write_iops * waf / op_waf_locked()
+                                  : spec_.steady_random_write_iops;
+  return spec_.random_write_iops + (std::min(steady, spec_.random_write_iops) - spec_.random_write_iops) * g;
+}
+
+double DriveModel::write_amplification_locked(bool sequential) const {
+  if (sequential) return 1.0;
+  return 1.0 + (op_waf_locked() - 1.0) * gc_progress_locked();
+}
+
+double DriveModel::write_seconds_locked(std::uint64_t bytes, std::uint64_t count, bool sequential,
+                                        std::uint64_t slc_used) const {
+  const double cap = write_cap_locked();
+  double t = 0;
+  std::uint64_t rest = bytes * count;
+  if (spec_.slc_cache_bytes > 0 && slc_used < spec_.slc_cache_bytes) {
+    std::uint64_t cached = std::min<std::uint64_t>(rest, spec_.slc_cache_bytes - slc_used);
+    t += static_cast<double>(cached) / std::min(spec_.max_write_bytes_per_s, cap);
+    rest -= cached;
+  }
+  if (rest > 0) {
+    double bw = spec_.slc_cache_bytes > 0 ? spec_.post_cache_write_bytes_per_s : spec_.max_write_bytes_per_s;
+    t += static_cast<double>(rest) / std::min(bw, cap);
+  }
+  if (!sequential) t = std::max(t, static_cast<double>(count) / random_write_iops_locked());
+  return t;
+}
+
+double DriveModel::read_seconds_locked(std::uint64_t bytes, std::uint64_t count, bool sequential) const {
+  double t = static_cast<double>(bytes * count) / (spec_.max_read_bytes_per_s * read_scale_locked());
+  if (!sequential) t = std::max(t, static_cast<double>(count) / spec_.random_read_iops);
+  return t;
+}
+
+void DriveModel::account_locked(IoKind kind, std::uint64_t bytes, std::uint64_t count, bool sequential,
+                                Duration service) {
+  const std::uint64_t total = bytes * count;
+  if (kind == IoKind::write) {
+    double waf = write_amplification_locked(sequential);
+    if (spec_.slc_cache_bytes > 0) {
+      p_.slc_used += std::min<std::uint64_t>(total, spec_.slc_cache_bytes - std::min(p_.slc_used, spec_.slc_cache_bytes));
+    }
+    c_.host_write_bytes += total;
+    c_.write_commands += count;
+    p_.written_since_purge += total;
+    double media = static_cast<double>(total) * waf + c_.media_write_fraction;
+    double whole = std::floor(media);
+    c_.media_write_bytes += static_cast<u128>(whole);
+    c_.media_write_fraction = media - whole;
+  } else {
+    c_.host_read_bytes += total;
+    c_.read_commands += count;
+  }
+  c_.busy_ns += static_cast<u128>(service.count());
+  p_.last_io = now_;
+  add_heat_locked(static_cast<double>(total), kind);
+  update_level_locked();
+}
+
+void DriveModel::add_heat_locked(double bytes, IoKind kind) {
+  double weight = kind == IoKind::read ? kReadHeatWeight : 1.0;
+  double joules = spec_.power_per_gbps_w * weight * bytes / kGB;
+  p_.temp_c += joules / heat_capacity_j_per_c_;
+}
+
+Duration DriveModel::io(IoKind kind, std::uint64_t bytes, bool sequential) {
+  return io_batch(kind, bytes, 1, sequential);
+}
+
+Duration DriveModel::io_batch(IoKind kind, std::uint64_t bytes, std::uint64_t count, bool sequential) {
+  std::lock_guard lock(mu_);
+  Duration service{};
+  if (bytes > 0 && count > 0) {
+    service = to_duration(kind == IoKind::write ? write_seconds_locked(bytes, count, sequential, p_.slc_used)
+                                                : read_seconds_locked(bytes, count, sequential));
+  }
+  account_locked(kind, bytes, count, sequential, service);
+  return service;
+}
+
+Duration DriveModel::service_time(IoKind kind, std::uint64_t bytes, bool sequential) const {
+  std::lock_guard lock(mu_);
+  if (bytes == 0) return Duration::zero();
+  return to_duration(kind == IoKind::write ? write_seconds_locked(bytes, 1, sequential, p_.slc_used)
+                                           : read_seconds_locked(bytes, 1, sequential));
+}
+
+void DriveModel::note_write_range(std::uint64_t lo, std::uint64_t hi) {
+  std::lock_guard lock(mu_);
+  if (hi <= lo) return;
+  if (p_.span_hi <= p_.span_lo) {
+    p_.span_lo = lo;
+    p_.span_hi = hi;
+  } else {
+    p_.span_lo = std::min(p_.span_lo, lo);
+    p_.span_hi = std::max(p_.span_hi, hi);
+  }
+}
+
+void DriveModel::purge() {
+  std::lock_guard lock(mu_);
+  p_.slc_used = 0;
+  p_.written_since_purge = 0;
+  p_.span_lo = p_.span_hi = 0;
+}
+
+Duration DriveModel::access_latency(IoKind kind) const {
+  return kind == IoKind::read ? spec_.read_latency : spec_.write_latency;
+}
+
+}  // namespace nvmond

@@ -1,0 +1,180 @@
+#pragma once
+// The physics and bookkeeping of one simulated NVMe drive, shared by the
+// simulated Device (the poller reads SMART from it) and the simulated IoEngine
+// (workloads write through it), so heat, SLC cache, garbage collection and
+// wear react to the workload the daemon runs.
+//
+// Time: the model owns no clock. Callers move it forward with advance_to(t)
+// (the simulated Device does so with clock.wall() on every call; the sim
+// IoEngine before each completion). Between two advances the model integrates
+// the thermal RC exactly (piecewise-constant power, steps ≤ τ/20 and ≤ 10 s)
+// and applies the configured background load.
+//
+// I/O: io() accounts one host command completed "now" (the last advanced
+// time). Its heat is added as an impulse (energy / heat capacity), which is
+// exact for the RC model whatever the call rate. The returned service time is
+// the drive's occupancy for that command in its current state: bytes over the
+// bandwidth allowed now (SLC or post-cache, capped by the throttle level), or
+// 1/IOPS for small random commands. An engine that serialises service times
+// (one command in service at a time, the rest queued) therefore sees the
+// drive's throughput, throttled; add access_latency() for per-command latency
+// at low queue depth.
+//
+// Thread-safety: every method locks an internal mutex; the IoEngine and the
+// poller may call from different threads. Non-copyable, non-movable: share it
+// with std::shared_ptr.
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "collectors/health.hpp"
+#include "sim/sim_drive_spec.hpp"
+#include "core/clock.hpp"
+#include "core/io_kind.hpp"
+#include "core/result.hpp"
+#include "core/u128.hpp"
+
+namespace nvmond {
+
+class DriveModel {
+ public:
+  DriveModel(SimDriveSpec spec, WallTime start);
+  DriveModel(const DriveModel&) = delete;
+  DriveModel& operator=(const DriveModel&) = delete;
+
+  // Integrates the drive up to t. An earlier or equal t is a no-op.
+  void advance_to(WallTime t);
+  // Accounts one completed host command of `bytes` and returns its service
+  // time (see above). bytes == 0 counts a command and takes no time.
+  Duration io(IoKind kind, std::uint64_t bytes, bool sequential);
+  // `count` commands of `bytes` each at once, for simulated runs that move in
+  // steps of many commands (PTS rounds): the same accounting as `count` calls
+  // of io(), and the drive's total occupancy for them.
+  Duration io_batch(IoKind kind, std::uint64_t bytes, std::uint64_t count, bool sequential);
+  // Service time one command would take now, without doing it.
+  Duration service_time(IoKind kind, std::uint64_t bytes, bool sequential) const;
+  // The host writes the LBA range [lo, hi) (bytes). The span written since
+  // the last purge is the drive's valid data: what is never written is extra
+  // over-provisioning, so random writes on a smaller span amplify less and
+  // reach a higher steady state. Without calls the whole capacity counts.
+  void note_write_range(std::uint64_t lo, std::uint64_t hi);
+  // Secure erase / format: back to fresh-out-of-box (empty SLC cache, no GC
+  // backlog). Lifetime counters (SMART) are kept, as on a real drive.
+  void purge();
+
+  // Snapshots at the last advanced time.
+  SmartLog smart() const;
+  std::optional<OcpSmartLog> ocp() const;  // nullopt unless spec.has_ocp
+  TemperatureThresholds thresholds() const;
+  ControllerIdentity controller_identity() const;
+  DriveInfo identity() const;  // path "sim:NAME", backend "sim"
+
+  double composite_celsius() const;
+  int throttle_level() const;                // 0 = not throttled, 1.. = throttle[level-1]
+  double write_limit_bytes_per_s() const;    // for a sequential write issued now
+  Duration access_latency(IoKind kind) const;  // spec read/write latency
+  WallTime now() const;                      // last advanced time
+  const SimDriveSpec& spec() const { return spec_; }  // immutable after construction
+
+  // Set Features FID 04h. sensor 0 = composite, 1..8 = temperature sensors.
+  // Returns false (the drive's "invalid field") for an absent sensor.
+  bool set_over_threshold(int sensor, std::uint16_t kelvin);
+  bool set_under_threshold(int sensor, std::uint16_t kelvin);
+
+  // Injected faults, shared by every SimDevice handle over this model.
+  SimFault fault() const;
+  void set_fault(SimFault fault);
+  // Blocks the calling thread while the fault is "hang", for at most the
+  // spec's hang duration of real time. Returns early when the fault is
+  // cleared; after release_hangs() it never blocks again (shutdown must not
+  // wait an hour).
+  void wait_if_hung() const;
+  void release_hangs();
+  int hung_calls() const;  // threads blocked in wait_if_hung now
+
+  // Persistence: every counter and the physical state as JSON (128-bit
+  // values as decimal strings). load_state replaces the state with a saved
+  // one of the same serial; nullopt on success. Time continues from the saved
+  // time: the gap to the next advance_to is integrated like any other.
+  std::string save_state() const;
+  std::optional<Error> load_state(const std::string& json);
+  // After a restore, the caller's clock may be behind the saved time (an
+  // accelerated demo clock restarted from real time): rebase the model's
+  // time to `t` keeping every counter. No-op when t is later.
+  void resume_at(WallTime t);
+
+ private:
+  struct Counters {
+    u128 host_read_bytes = 0;   // host commands + background load
+    u128 host_write_bytes = 0;
+    u128 read_commands = 0;     // host commands only; background adds bytes/128 KiB
+    u128 write_commands = 0;
+    u128 background_read_bytes = 0;
+    u128 background_write_bytes = 0;
+    u128 media_write_bytes = 0;  // host writes × write amplification
+    double media_write_fraction = 0;
+    u128 busy_ns = 0;
+    u128 power_on_ns = 0;
+    u128 power_cycles = 1;
+    double warning_temp_s = 0;
+    double critical_temp_s = 0;
+    std::uint32_t tmt1_transitions = 0;
+    std::uint32_t tmt2_transitions = 0;
+    double tmt1_s = 0;
+    double tmt2_s = 0;
+    std::uint32_t throttle_events = 0;
+  };
+  struct Physical {
+    double temp_c = 0;         // composite (node) temperature
+    int level = 0;             // throttle level
+    std::uint64_t slc_used = 0;
+    u128 written_since_purge = 0;  // drives the GC cliff
+    std::uint64_t span_lo = 0;     // LBA bytes written since purge (note_write_range)
+    std::uint64_t span_hi = 0;     // span_hi == 0: unknown, the whole capacity
+    WallTime last_io{};
+    // Background load is emitted as round(rate × elapsed) so that any split
+    // of the same span into advances writes the same bytes.
+    std::int64_t background_elapsed_ns = 0;
+  };
+
+  void step_locked(Duration dt);
+  void update_level_locked();
+  double write_cap_locked() const;     // throttle cap, bytes/s (inf if none)
+  double read_scale_locked() const;    // throttle cap / max write
+  double gc_progress_locked() const;   // 0 = FOB, 1 = steady state
+  double random_write_iops_locked() const;
+  double write_amplification_locked(bool sequential) const;
+  double span_locked() const;          // bytes of valid data the GC works on
+  double op_waf_locked() const;        // steady random WAF for the current span
+  double write_seconds_locked(std::uint64_t bytes, std::uint64_t count, bool sequential,
+                              std::uint64_t slc_used) const;
+  double read_seconds_locked(std::uint64_t bytes, std::uint64_t count, bool sequential) const;
+  void account_locked(IoKind kind, std::uint64_t bytes, std::uint64_t count, bool sequential, Duration service);
+  void add_heat_locked(double bytes, IoKind kind);
+  double sensor_celsius_locked(int sensor) const;  // 1..8
+  std::uint8_t critical_warning_locked() const;
+  std::uint8_t percentage_used_locked() const;
+
+  const SimDriveSpec spec_;
+  const double heat_capacity_j_per_c_;
+  mutable std::mutex mu_;
+  mutable std::condition_variable hang_cv_;
+  WallTime now_;
+  Counters c_;
+  Physical p_;
+  TemperatureThresholds thresholds_;
+  SimFault fault_;
+  bool hangs_released_ = false;
+  mutable int hung_calls_ = 0;
+};
+
+// Writes the model's state to `path` atomically (temporary file in the same
+// directory, fsync, rename, fsync of the directory), so a kill -9 leaves
+// either the old or the new state. nullopt on success.
+std::optional<Error> save_state_file(const DriveModel& model, const std::string& path);
+// Restores a model from `path`. Error reason "absent" when there is no file.
+std::optional<Error> load_state_file(DriveModel& model, const std::string& path);
+
+}  // namespace nvmond

@@ -1,0 +1,170 @@
+// The NVMe pages a simulated drive answers: SMART / Health, OCP C0, the
+// temperature thresholds (Set/Get Features 04h) and Identify.
+#include <algorithm>
+#include <cmath>
+
+#include "sim/drive_model.hpp"
+#include "sim/drive_model_detail.hpp"
+
+namespace nvmond {
+
+using sim_detail::to_kelvin;
+
+namespace {
+
+// Background load is issued as 128 KiB commands for the command counters.
+constexpr std::uint64_t kBackgroundCommandBytes = 128 * 1024;
+constexpr std::uint8_t kSpareThresholdPct = 10;
+
+u128 ceil_div(u128 a, u128 b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+// ---- queries -------------------------------------------------------------
+
+double DriveModel::sensor_celsius_locked(int sensor) const {
+  // Sensor 1 is the controller (what the composite reports); the others sit
+  // on NAND packages and the board, warmed less above ambient.
+  static constexpr double kShare[8] = {1.0, 0.85, 0.9, 0.8, 0.95, 0.75, 0.88, 0.7};
+  return spec_.ambient_c + (p_.temp_c - spec_.ambient_c) * kShare[sensor - 1];
+}
+
+std::uint8_t DriveModel::percentage_used_locked() const {
+  double endurance = rated_endurance_bytes(spec_);
+  if (endurance <= 0) return 0;
+  double pct = std::floor(100.0 * to_double(c_.host_write_bytes) / endurance);
+  return static_cast<std::uint8_t>(std::clamp(pct, 0.0, 255.0));
+}
+
+std::uint8_t DriveModel::critical_warning_locked() const {
+  std::uint8_t w = 0;
+  // Spare wears out only past the rated endurance: 1 point per point used
+  // beyond 100 %.
+  int used = percentage_used_locked();
+  int spare = std::clamp(100 - std::max(0, used - 100), 0, 100);
+  if (spare < kSpareThresholdPct) w |= kWarnSpare;
+  auto outside = [&](int idx, std::uint16_t k) {
+    return (thresholds_.over_k[idx] && k >= *thresholds_.over_k[idx]) ||
+           (thresholds_.under_k[idx] && k <= *thresholds_.under_k[idx]);
+  };
+  bool temp = outside(0, to_kelvin(p_.temp_c));
+  for (int i = 1; i <= spec_.sensors; ++i) temp = temp || outside(i, to_kelvin(sensor_celsius_locked(i)));
+  if (temp) w |= kWarnTemperature;
+  return w;
+}
+
+SmartLog DriveModel::smart() const {
+  std::lock_guard lock(mu_);
+  SmartLog s;
+  s.critical_warning = critical_warning_locked();
+  s.composite_temperature_k = to_kelvin(p_.temp_c);
+  s.percentage_used = percentage_used_locked();
+  s.available_spare_pct = static_cast<std::uint8_t>(std::clamp(100 - std::max(0, s.percentage_used - 100), 0, 100));
+  s.available_spare_threshold_pct = kSpareThresholdPct;
+  s.data_units_read = ceil_div(c_.host_read_bytes, kDataUnitBytes);
+  s.data_units_written = ceil_div(c_.host_write_bytes, kDataUnitBytes);
+  s.host_read_commands = c_.read_commands + ceil_div(c_.background_read_bytes, kBackgroundCommandBytes);
+  s.host_write_commands = c_.write_commands + ceil_div(c_.background_write_bytes, kBackgroundCommandBytes);
+  s.controller_busy_minutes = c_.busy_ns / 60'000'000'000ULL;
+  s.power_cycles = c_.power_cycles;
+  s.power_on_hours = c_.power_on_ns / 3'600'000'000'000ULL;
+  s.warning_temperature_minutes = static_cast<std::uint32_t>(c_.warning_temp_s / 60);
+  s.critical_temperature_minutes = static_cast<std::uint32_t>(c_.critical_temp_s / 60);
+  for (int i = 1; i <= spec_.sensors; ++i) {
+    s.sensor_temperature_k[static_cast<std::size_t>(i - 1)] = to_kelvin(sensor_celsius_locked(i));
+  }
+  s.thermal_mgmt_t1_transitions = c_.tmt1_transitions;
+  s.thermal_mgmt_t2_transitions = c_.tmt2_transitions;
+  s.thermal_mgmt_t1_seconds = static_cast<std::uint32_t>(c_.tmt1_s);
+  s.thermal_mgmt_t2_seconds = static_cast<std::uint32_t>(c_.tmt2_s);
+  return s;
+}
+
+std::optional<OcpSmartLog> DriveModel::ocp() const {
+  if (!spec_.has_ocp) return std::nullopt;
+  std::lock_guard lock(mu_);
+  OcpSmartLog o;
+  o.physical_media_units_written = c_.media_write_bytes;
+  o.physical_media_units_read = c_.host_read_bytes;
+  o.thermal_throttling_count = static_cast<std::uint8_t>(std::min<std::uint32_t>(c_.throttle_events, 255));
+  o.thermal_throttling_status =
+      p_.temp_c >= spec_.critical_temp_c ? 3 : static_cast<std::uint8_t>(std::min(p_.level, 2));
+  u128 full_writes = c_.media_write_bytes / spec_.capacity_bytes;
+  o.user_data_erase_count_max = static_cast<std::uint32_t>(std::min<u128>(full_writes + 1, 0xFFFFFFFFu));
+  o.user_data_erase_count_min = static_cast<std::uint32_t>(std::min<u128>(full_writes, 0xFFFFFFFFu));
+  int used = percentage_used_locked();
+  o.free_blocks_pct = static_cast<std::uint8_t>(std::clamp(100 - std::max(0, used - 100), 0, 100));
+  o.capacitor_health_pct = 100;
+  o.endurance_estimate = static_cast<u128>(rated_endurance_bytes(spec_));
+  o.log_page_version = 3;
+  return o;
+}
+
+TemperatureThresholds DriveModel::thresholds() const {
+  std::lock_guard lock(mu_);
+  return thresholds_;
+}
+
+bool DriveModel::set_over_threshold(int sensor, std::uint16_t kelvin) {
+  if (sensor < 0 || sensor > spec_.sensors) return false;
+  std::lock_guard lock(mu_);
+  thresholds_.over_k[static_cast<std::size_t>(sensor)] = kelvin;
+  return true;
+}
+
+bool DriveModel::set_under_threshold(int sensor, std::uint16_t kelvin) {
+  if (sensor < 0 || sensor > spec_.sensors) return false;
+  std::lock_guard lock(mu_);
+  thresholds_.under_k[static_cast<std::size_t>(sensor)] = kelvin;
+  return true;
+}
+
+ControllerIdentity DriveModel::controller_identity() const {
+  ControllerIdentity c;
+  c.serial = spec_.serial;
+  c.model = spec_.model;
+  c.firmware = spec_.firmware;
+  c.cntlid = 1;
+  c.version = 0x00010400;
+  c.wctemp_k = to_kelvin(spec_.warning_temp_c);
+  c.cctemp_k = to_kelvin(spec_.critical_temp_c);
+  c.tnvmcap = spec_.capacity_bytes;
+  c.nn = 1;
+  return c;
+}
+
+DriveInfo DriveModel::identity() const {
+  DriveInfo d;
+  d.serial = spec_.serial;
+  d.model = spec_.model;
+  d.firmware = spec_.firmware;
+  d.path = "sim:" + spec_.name;
+  d.backend = "sim";
+  d.controller = controller_identity();
+  NamespaceIdentity ns;
+  ns.nsid = 1;
+  ns.lba_bytes = 512;
+  ns.nsze = ns.ncap = ns.nuse = spec_.capacity_bytes / ns.lba_bytes;
+  d.namespaces.push_back(ns);
+  d.capacity_bytes = ns.size_bytes();
+  return d;
+}
+
+double DriveModel::composite_celsius() const {
+  std::lock_guard lock(mu_);
+  return p_.temp_c;
+}
+
+int DriveModel::throttle_level() const {
+  std::lock_guard lock(mu_);
+  return p_.level;
+}
+
+double DriveModel::write_limit_bytes_per_s() const {
+  std::lock_guard lock(mu_);
+  bool cached = spec_.slc_cache_bytes > 0 && p_.slc_used < spec_.slc_cache_bytes;
+  double bw = spec_.slc_cache_bytes == 0 || cached ? spec_.max_write_bytes_per_s
+                                                   : spec_.post_cache_write_bytes_per_s;
+  return std::min(bw, write_cap_locked());
+}
+}  // namespace nvmond

@@ -1,0 +1,107 @@
+#include "sim/sim_device.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "core/config_reader.hpp"
+#include "core/log.hpp"
+
+namespace nvmond {
+
+SimDevice::SimDevice(std::shared_ptr<DriveModel> model, const Clock& clock)
+    : model_(std::move(model)), clock_(clock) {}
+
+std::optional<Error> SimDevice::enter(const char* command) {
+  model_->advance_to(clock_.wall());
+  if (model_->fault() == SimFault::hang) {
+    model_->wait_if_hung();
+    model_->advance_to(clock_.wall());
+  }
+  if (model_->fault() == SimFault::fail) {
+    return Error{"io", "sim:" + model_->spec().name + ": " + command + ": injected failure"};
+  }
+  return std::nullopt;
+}
+
+Result<DriveInfo> SimDevice::identify() {
+  if (auto err = enter("identify")) return *err;
+  return model_->identity();
+}
+
+Result<SmartLog> SimDevice::read_smart() {
+  if (auto err = enter("get-log SMART")) return *err;
+  return model_->smart();
+}
+
+Result<std::optional<OcpSmartLog>> SimDevice::read_ocp() {
+  if (auto err = enter("get-log OCP C0")) return *err;
+  return model_->ocp();
+}
+
+Result<TemperatureThresholds> SimDevice::read_temperature_thresholds() {
+  if (auto err = enter("get-features temperature threshold")) return *err;
+  return model_->thresholds();
+}
+
+SimDeviceSource::SimDeviceSource(std::vector<SimDriveSpec> specs, const Clock& clock,
+                                 std::optional<std::filesystem::path> state_dir,
+                                 const std::vector<std::shared_ptr<DriveModel>>& adopt)
+    : clock_(clock), state_dir_(std::move(state_dir)) {
+  std::set<std::string> names;
+  std::set<std::string> serials;
+  const WallTime now = clock_.wall();
+  for (auto& spec : specs) {
+    if (!names.insert(spec.name).second) throw ConfigError("sim drives: duplicate name \"" + spec.name + "\"");
+    if (!serials.insert(spec.serial).second) {
+      throw ConfigError("sim drives: duplicate serial \"" + spec.serial + "\"");
+    }
+    auto same = std::find_if(adopt.begin(), adopt.end(), [&](const auto& m) { return m->spec() == spec; });
+    if (same != adopt.end()) {
+      models_.push_back(*same);
+      continue;
+    }
+    auto model = std::make_shared<DriveModel>(std::move(spec), now);
+    if (state_dir_) {
+      auto path = state_file(*state_dir_, model->spec().serial).string();
+      if (auto err = load_state_file(*model, path)) {
+        if (err->reason != "absent") log::warn("{}; starting the drive fresh", err->message);
+      } else {
+        model->resume_at(now);
+        log::info("sim:{}: state restored from {}", model->spec().name, path);
+      }
+    }
+    models_.push_back(std::move(model));
+  }
+}
+
+std::vector<DeviceHandle> SimDeviceSource::scan() {
+  std::vector<DeviceHandle> out;
+  for (const auto& m : models_) {
+    out.push_back(DeviceHandle{"sim:" + m->spec().name, std::make_unique<SimDevice>(m, clock_)});
+  }
+  return out;
+}
+
+std::shared_ptr<DriveModel> SimDeviceSource::model(const std::string& serial) const {
+  for (const auto& m : models_) {
+    if (m->spec().serial == serial) return m;
+  }
+  return nullptr;
+}
+
+std::vector<Error> SimDeviceSource::save_all() const {
+  std::vector<Error> errors;
+  if (!state_dir_) return errors;
+  for (const auto& m : models_) {
+    if (auto err = save_state_file(*m, state_file(*state_dir_, m->spec().serial).string())) {
+      errors.push_back(*err);
+    }
+  }
+  return errors;
+}
+
+std::filesystem::path SimDeviceSource::state_file(const std::filesystem::path& dir, const std::string& serial) {
+  return dir / ("sim-" + serial + ".json");
+}
+
+}  // namespace nvmond

@@ -1,0 +1,74 @@
+#pragma once
+// The simulated backend of the Device boundary: drives whose data come from a
+// DriveModel moved forward by the daemon's Clock. The embedded default for
+// demos and fast tests.
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collectors/device.hpp"
+#include "sim/drive_model.hpp"
+#include "sim/sim_drive_spec.hpp"
+#include "core/clock.hpp"
+
+namespace nvmond {
+
+// One handle on a shared model. Every call first advances the model to
+// clock.wall(), then applies the model's injected fault:
+//   fail: Error{"io", "sim:NAME: <command>: injected failure"}
+//   hang: blocks the calling thread (real time, DriveModel::wait_if_hung)
+//         before answering normally.
+// The clock must outlive the device.
+class SimDevice final : public Device {
+ public:
+  SimDevice(std::shared_ptr<DriveModel> model, const Clock& clock);
+  Result<DriveInfo> identify() override;
+  Result<SmartLog> read_smart() override;
+  Result<std::optional<OcpSmartLog>> read_ocp() override;
+  Result<TemperatureThresholds> read_temperature_thresholds() override;
+
+ private:
+  // Advance, then hang or fail as injected; nullopt means answer normally.
+  std::optional<Error> enter(const char* command);
+  std::shared_ptr<DriveModel> model_;
+  const Clock& clock_;
+};
+
+// All configured sim drives. Models live as long as the source (one per spec,
+// for the process lifetime); scan() hands out fresh SimDevice handles over
+// them with paths "sim:<name>".
+//
+// With a state directory, each model is restored from <dir>/sim-<serial>.json
+// when that file exists (a corrupt file is logged and the drive starts fresh),
+// and save_all() writes them all back atomically.
+//
+// Thread-safety: scan(), model() and save_all() may be called from any thread;
+// models are internally synchronised. The clock must outlive the source.
+class SimDeviceSource final : public DeviceSource {
+ public:
+  // Throws ConfigError on duplicate names or serials (start-up misconfiguration).
+  // `adopt`: live models of a previous source (a reload); a spec equal to
+  // one of theirs keeps that model, so a soak writing to it and the new
+  // poller see the same drive.
+  SimDeviceSource(std::vector<SimDriveSpec> specs, const Clock& clock,
+                  std::optional<std::filesystem::path> state_dir = std::nullopt,
+                  const std::vector<std::shared_ptr<DriveModel>>& adopt = {});
+  std::vector<DeviceHandle> scan() override;
+  // The model of the drive with this serial; nullptr if none.
+  std::shared_ptr<DriveModel> model(const std::string& serial) const;
+  const std::vector<std::shared_ptr<DriveModel>>& models() const { return models_; }
+  // Writes every model's state; returns the failures (empty on success).
+  // No-op without a state directory.
+  std::vector<Error> save_all() const;
+  // <dir>/sim-<serial>.json
+  static std::filesystem::path state_file(const std::filesystem::path& dir, const std::string& serial);
+
+ private:
+  const Clock& clock_;
+  std::optional<std::filesystem::path> state_dir_;
+  std::vector<std::shared_ptr<DriveModel>> models_;  // fixed after construction
+};
+
+}  // namespace nvmond

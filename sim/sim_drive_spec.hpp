@@ -1,0 +1,129 @@
+#pragma once
+// What a simulated NVMe drive is: identity, endurance rating, thermal and
+// performance parameters, background load and injected faults. Plain data in
+// base units (bytes, bytes/s, seconds, watts, °C), filled from a profile and
+// then from one `[[sim]]` table of the daemon's config.
+//
+// Config keys of a [[sim]] table (all optional except name and serial; a
+// profile supplies every default, explicit keys override it):
+//
+//   name                 string   required; device path becomes "sim:NAME"
+//   serial               string   required; the drive's identity and state-file name
+//   model                string   default: the profile's model number
+//   firmware             string   default: the profile's firmware revision
+//   profile              "datacenter" | "consumer" | "consumer-heatsink" | "generic"
+//                                 default "generic"
+//   capacity             bytes or size string ("3.84TB")
+//   rated_dwpd           drive writes per day over the warranty (with warranty_years)
+//   warranty_years       years
+//   rated_tbw            terabytes written (10^12 bytes), number or size string;
+//                                 excludes rated_dwpd; DWPD follows over warranty_years
+//   sensors              1..8 temperature sensors (sensor 1 reads the composite)
+//   warning_temp_c       °C, WCTEMP and the default composite over-temperature threshold
+//   critical_temp_c      °C, CCTEMP
+//   ambient_c            °C, air temperature around the drive
+//   thermal_resistance_c_per_w  °C/W, drive to air
+//   thermal_time_constant       duration (seconds or "3m"), τ of the thermal RC
+//   idle_power_w         W with no I/O
+//   power_per_gbps_w     W per GB/s (10^9 B/s) of host writes; reads count half
+//   throttle             array of tables { at_c = °C, write_mbps = MB/s }, ascending
+//                                 at_c, descending write_mbps; [] disables throttling
+//   hysteresis_c         °C below at_c before a throttle level is left
+//   tmt_counters         bool, default true; false: the drive throttles without
+//                                 counting it (SMART thermal-management transitions
+//                                 and times stay 0), as many consumer drives do
+//   max_write_mbps       MB/s (10^6 B/s), sequential write into fresh SLC / media
+//   max_read_mbps        MB/s, sequential read
+//   slc_cache            bytes or size string; 0: no SLC cache
+//   post_cache_write_mbps  MB/s once the SLC cache is full
+//   random_read_iops     4 KiB random read IOPS at high queue depth
+//   random_write_iops    4 KiB random write IOPS fresh-out-of-box
+//   steady_random_write_iops  random write IOPS once ~1x capacity has been written
+//   steady_write_amplification  NAND/host bytes for random writes in steady state
+//   read_latency, write_latency  durations: access latency of one command at QD1
+//   write_rate           background host writes: bytes/s, or "50MB/s" / "50MB"
+//   write_dwpd           background host writes in drive writes per day (excludes write_rate)
+//   read_rate            background host reads: bytes/s or "50MB/s"
+//   has_ocp              bool, the drive exposes the OCP C0 SMART log
+//   fault                "none" | "hang" | "fail"
+//   hang                 duration, real time a hung command blocks (default 1h)
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/clock.hpp"
+#include "core/config_reader.hpp"
+
+namespace nvmond {
+
+enum class SimFault { none, hang, fail };
+
+// Entering a level when the composite reaches at_c caps host writes at
+// write_bytes_per_s; the level is left below at_c - hysteresis.
+struct ThrottleLevel {
+  double at_c = 0;
+  double write_bytes_per_s = 0;
+  bool operator==(const ThrottleLevel&) const = default;
+};
+
+struct SimDriveSpec {
+  std::string name;
+  std::string serial;
+  std::string model;
+  std::string firmware;
+  std::string profile;
+
+  std::uint64_t capacity_bytes = 0;
+  // Endurance: rated_tbw_bytes when > 0, else rated_dwpd × capacity × 365 × years.
+  double rated_dwpd = 0;
+  double warranty_years = 0;
+  double rated_tbw_bytes = 0;
+
+  int sensors = 1;
+  double warning_temp_c = 70;
+  double critical_temp_c = 85;
+  double ambient_c = 25;
+  double thermal_resistance_c_per_w = 5;
+  Duration thermal_time_constant = std::chrono::seconds(120);
+  double idle_power_w = 3;
+  double power_per_gbps_w = 5;
+  std::vector<ThrottleLevel> throttle;
+  double hysteresis_c = 2;
+  bool tmt_counters = true;
+
+  double max_write_bytes_per_s = 1e9;
+  double max_read_bytes_per_s = 2e9;
+  std::uint64_t slc_cache_bytes = 0;
+  double post_cache_write_bytes_per_s = 1e9;
+  double random_read_iops = 200'000;
+  double random_write_iops = 100'000;
+  double steady_random_write_iops = 30'000;
+  double steady_write_amplification = 3;
+  Duration read_latency = std::chrono::microseconds(80);
+  Duration write_latency = std::chrono::microseconds(20);
+
+  double background_write_bytes_per_s = 0;
+  double background_read_bytes_per_s = 0;
+
+  bool has_ocp = false;
+  SimFault fault = SimFault::none;
+  Duration hang = std::chrono::hours(1);
+  bool operator==(const SimDriveSpec&) const = default;
+};
+
+// Names accepted by `profile`, in documentation order.
+const std::vector<std::string>& sim_profile_names();
+// The defaults of one profile (name and serial left empty). Throws
+// std::out_of_range for an unknown name.
+SimDriveSpec sim_profile(std::string_view profile);
+
+// Bytes of host writes the drive is rated for over its warranty.
+double rated_endurance_bytes(const SimDriveSpec& spec);
+
+// Reads the keys above from one [[sim]] table. Leaves unknown keys for the
+// caller (the daemon reads its own keys from the same table and calls
+// t.finish()). Throws ConfigError with file:line:col on a bad value.
+SimDriveSpec parse_sim_drive(TableReader& t);
+
+}  // namespace nvmond

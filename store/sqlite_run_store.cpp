@@ -1,0 +1,254 @@
+#include "store/sqlite_run_store.hpp"
+
+#include <fmt/core.h>
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "store/sqlite_schema.hpp"
+#include "store/sqlite_util.hpp"
+
+namespace nvmond {
+
+using sqlite::Stmt;
+
+Result<std::unique_ptr<SqliteRunStore>> SqliteRunStore::open_file(const std::string& path) {
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(path.c_str(), &db,
+                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  std::unique_ptr<SqliteRunStore> store(new SqliteRunStore(db, path));
+  if (rc != SQLITE_OK) return sqlite::error(db, "opening " + path);
+  sqlite3_busy_timeout(db, 5000);
+  if (auto r = sqlite::exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;",
+                            "configuring " + path);
+      !r) {
+    return r.error();
+  }
+  if (auto r = migrate_schema(db, path); !r) return r.error();
+  return store;
+}
+
+SqliteRunStore::~SqliteRunStore() { sqlite3_close_v2(db_); }
+
+Result<std::int64_t> SqliteRunStore::create_run(const RunRow& run) {
+  std::lock_guard lock(mu_);
+  const std::string context = fmt::format("recording {} run {} on {} in {}", run.test, run.name, run.target, path_);
+  Stmt st(db_,
+          "INSERT INTO pts_runs(name, test, target, serial, model, status, started_ns, header, checkpoint) "
+          "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+  if (!st.ok()) return st.error(context);
+  st.bind(1, run.name);
+  st.bind(2, run.test);
+  st.bind(3, run.target);
+  st.bind(4, run.serial);
+  st.bind(5, run.model);
+  st.bind(6, run.status);
+  st.bind(7, run.started_ns);
+  st.bind(8, run.header);
+  st.bind(9, run.checkpoint);
+  if (st.step() != SQLITE_DONE) return st.error(context);
+  return static_cast<std::int64_t>(sqlite3_last_insert_rowid(db_));
+}
+
+Result<std::monostate> SqliteRunStore::commit_round(std::int64_t run, const RoundRow& round,
+                                                    const std::string& checkpoint) {
+  std::lock_guard lock(mu_);
+  const std::string context = fmt::format("recording round {} of run {} in {}", round.index, run, path_);
+  sqlite::Transaction tx(db_);
+  if (auto r = tx.begin(context); !r) return r.error();
+  {
+    Stmt st(db_, "INSERT INTO pts_rounds(run_id, idx, phase, iops, data) VALUES(?1, ?2, ?3, ?4, ?5)");
+    if (!st.ok()) return st.error(context);
+    st.bind(1, run);
+    st.bind(2, round.index);
+    st.bind(3, round.phase);
+    st.bind(4, round.iops);
+    st.bind(5, round.data);
+    const int rc = st.step();
+    if (rc == SQLITE_CONSTRAINT) return Error{"duplicate", context + ": this round is already recorded"};
+    if (rc != SQLITE_DONE) return st.error(context);
+  }
+  if (!checkpoint.empty()) {
+    Stmt st(db_, "UPDATE pts_runs SET checkpoint = ?2 WHERE id = ?1");
+    if (!st.ok()) return st.error(context);
+    st.bind(1, run);
+    st.bind(2, checkpoint);
+    if (st.step() != SQLITE_DONE) return st.error(context);
+  }
+  if (auto r = tx.commit(context); !r) return r.error();
+  return std::monostate{};
+}
+
+Result<std::monostate> SqliteRunStore::update_run(std::int64_t run, const std::string& status,
+                                                  std::optional<std::int64_t> ended_ns, const std::string& header) {
+  std::lock_guard lock(mu_);
+  const std::string context = fmt::format("updating run {} in {}", run, path_);
+  Stmt st(db_, "UPDATE pts_runs SET status = ?2, ended_ns = ?3, header = ?4 WHERE id = ?1");
+  if (!st.ok()) return st.error(context);
+  st.bind(1, run);
+  st.bind(2, status);
+  if (ended_ns) st.bind(3, *ended_ns);
+  else st.bind_null(3);
+  st.bind(4, header);
+  if (st.step() != SQLITE_DONE) return st.error(context);
+  return std::monostate{};
+}
+
+namespace {
+constexpr const char* kRunColumns =
+    "SELECT id, name, test, target, serial, model, status, started_ns, ended_ns, header, checkpoint, "
+    "(SELECT COUNT(*) FROM pts_rounds WHERE run_id = pts_runs.id) FROM pts_runs ";
+
+RunRow read_run(Stmt& st) {
+  RunRow r;
+  r.id = st.int64(0);
+  r.name = st.text(1);
+  r.test = st.text(2);
+  r.target = st.text(3);
+  r.serial = st.text(4);
+  r.model = st.text(5);
+  r.status = st.text(6);
+  r.started_ns = st.int64(7);
+  if (!st.is_null(8)) r.ended_ns = st.int64(8);
+  r.header = st.text(9);
+  r.checkpoint = st.text(10);
+  r.rounds = st.int64(11);
+  return r;
+}
+}  // namespace
+
+// Only the newest run of a name counts: a completed run is not followed by
+// the resumption of an older one. A run closed by a stopping daemon is
+// marked resumable in its header.
+Result<std::optional<RunRow>> SqliteRunStore::unfinished_run(const std::string& name) {
+  std::lock_guard lock(mu_);
+  const std::string context = fmt::format("looking up the unfinished run {} in {}", name, path_);
+  const std::string sql = std::string(kRunColumns) +
+                   "WHERE name = ?1 AND (status = 'running' OR (status = 'interrupted' AND "
+                   "json_extract(header, '$.resumable') = 1)) AND id = (SELECT MAX(id) FROM pts_runs WHERE name = ?1)";
+  Stmt st(db_, sql.c_str());
+  if (!st.ok()) return st.error(context);
+  st.bind(1, name);
+  const int rc = st.step();
+  if (rc == SQLITE_DONE) return std::optional<RunRow>{};
+  if (rc != SQLITE_ROW) return st.error(context);
+  return std::optional<RunRow>{read_run(st)};
+}
+
+Result<std::optional<RunRow>> SqliteRunStore::run(std::int64_t id) {
+  std::lock_guard lock(mu_);
+  const std::string context = fmt::format("reading run {} from {}", id, path_);
+  const std::string sql = std::string(kRunColumns) + "WHERE id = ?1";
+  Stmt st(db_, sql.c_str());
+  if (!st.ok()) return st.error(context);
+  st.bind(1, id);
+  const int rc = st.step();
+  if (rc == SQLITE_DONE) return std::optional<RunRow>{};
+  if (rc != SQLITE_ROW) return st.error(context);
+  return std::optional<RunRow>{read_run(st)};
+}
+
+Result<std::vector<RunRow>> SqliteRunStore::runs(const std::optional<std::string>& serial, int limit) {
+  std::lock_guard lock(mu_);
+  const std::string context = fmt::format("listing runs in {}", path_);
+  const std::string sql = std::string(kRunColumns) + "WHERE ?1 IS NULL OR serial = ?1 ORDER BY id DESC LIMIT ?2";
+  Stmt st(db_, sql.c_str());
+  if (!st.ok()) return st.error(context);
+  if (serial) st.bind(1, *serial);
+  st.bind(2, static_cast<std::int64_t>(limit));
+  std::vector<RunRow> out;
+  int rc;
+  while ((rc = st.step()) == SQLITE_ROW) {
+    RunRow r = read_run(st);
+    r.checkpoint.clear();  // a listing never needs the drive state
+    out.push_back(std::move(r));
+  }
+  if (rc != SQLITE_DONE) return st.error(context);
+  return out;
+}
+
+namespace {
+
+Result<std::vector<RoundRow>> select_rounds(sqlite3* db, std::int64_t run, const std::string& context) {
+  Stmt st(db, "SELECT idx, phase, iops, data FROM pts_rounds WHERE run_id = ?1 ORDER BY idx");
+  if (!st.ok()) return st.error(context);
+  st.bind(1, run);
+  std::vector<RoundRow> out;
+  int rc;
+  while ((rc = st.step()) == SQLITE_ROW) out.push_back(RoundRow{st.int64(0), st.text(1), st.real(2), st.text(3)});
+  if (rc != SQLITE_DONE) return st.error(context);
+  return out;
+}
+
+// `path` for a file: URI (percent-encoding what would end or escape it).
+std::string uri_path(const std::string& path) {
+  std::string out;
+  for (const char c : path) {
+    if (c == '%' || c == '?' || c == '#') out += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    else out += c;
+  }
+  return out;
+}
+
+struct ReadOnlyDb {
+  sqlite3* db = nullptr;
+  ~ReadOnlyDb() { sqlite3_close_v2(db); }
+};
+
+}  // namespace
+
+Result<std::vector<RoundRow>> SqliteRunStore::rounds(std::int64_t run) {
+  std::lock_guard lock(mu_);
+  return select_rounds(db_, run, fmt::format("reading the rounds of run {} from {}", run, path_));
+}
+
+Result<StoredRun> read_stored_run(const std::string& path, std::int64_t id) {
+  const std::string context = fmt::format("reading run {} from {}", id, path);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return Error{"absent", fmt::format("{}: no database: no such file", path)};
+  if (::access(path.c_str(), R_OK) != 0) {
+    const int err = errno;
+    return Error{sqlite::reason_of_errno(err), fmt::format("{}: cannot read the database: {}", path, std::strerror(err))};
+  }
+  ReadOnlyDb ro;
+  // READONLY never migrates or checkpoints; a daemon mid-write holds no lock
+  // a WAL reader waits on, the timeout covers its recovery. Without a -wal
+  // file no connection has the database open: reading it as immutable then
+  // leaves no -wal/-shm behind and needs no write access to the directory.
+  const bool in_use = std::filesystem::exists(path + "-wal", ec);
+  const std::string uri = "file:" + uri_path(path) + (in_use ? "" : "?immutable=1");
+  if (sqlite3_open_v2(uri.c_str(), &ro.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr) !=
+      SQLITE_OK) {
+    return sqlite::error(ro.db, "opening " + path + " read-only");
+  }
+  sqlite3_busy_timeout(ro.db, 5000);
+  if (auto r = sqlite::exec(ro.db, "BEGIN", context); !r) return r.error();
+  StoredRun out;
+  {
+    const std::string sql = std::string(kRunColumns) + "WHERE id = ?1";
+    Stmt st(ro.db, sql.c_str());
+    if (!st.ok()) {
+      const std::string why = sqlite3_errmsg(ro.db);
+      // An old database (schema before version 4) has no runs at all.
+      if (why.find("no such table") != std::string::npos) {
+        return Error{"unknown", fmt::format("{}: no run {}: this database holds no PTS runs", path, id)};
+      }
+      return sqlite::error(ro.db, context);
+    }
+    st.bind(1, id);
+    const int rc = st.step();
+    if (rc == SQLITE_DONE) return Error{"unknown", fmt::format("{}: no run with id {}", path, id)};
+    if (rc != SQLITE_ROW) return st.error(context);
+    out.run = read_run(st);
+  }
+  auto rounds = select_rounds(ro.db, id, context);
+  if (!rounds) return rounds.error();
+  out.rounds = std::move(*rounds);
+  (void)sqlite::exec(ro.db, "COMMIT", context);  // a read: nothing to lose if it fails
+  return out;
+}
+
+}  // namespace nvmond

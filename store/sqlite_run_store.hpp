@@ -1,0 +1,55 @@
+#pragma once
+// RunStore on the daemon's SQLite database (tables pts_runs, pts_rounds of
+// schema version 4). Its own connection, so runs never contend with the
+// pollers' lock; WAL and synchronous=FULL as for the rest of the store: a
+// committed round is on disk before commit_round() returns.
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "store/run_store.hpp"
+
+struct sqlite3;
+
+namespace nvmond {
+
+// One stored run, row and rounds, as a reader sees them.
+struct StoredRun {
+  RunRow run;
+  std::vector<RoundRow> rounds;
+};
+
+// Reads run `id` from the database at `path` without writing to it: opened
+// read-only, one short read transaction (WAL: the daemon's writes neither
+// wait for it nor are changed by it), so a snapshot of a run in progress is
+// consistent; with no -wal file (no connection open) read as immutable,
+// creating nothing. Reasons: "absent" (no database at `path`), "unknown" (no
+// run with that id), else the store's ("read_only" for a file it may not read).
+Result<StoredRun> read_stored_run(const std::string& path, std::int64_t id);
+
+class SqliteRunStore final : public RunStore {
+ public:
+  // Opens (creating and migrating) the database at `path`.
+  static Result<std::unique_ptr<SqliteRunStore>> open_file(const std::string& path);
+  ~SqliteRunStore() override;
+  SqliteRunStore(const SqliteRunStore&) = delete;
+  SqliteRunStore& operator=(const SqliteRunStore&) = delete;
+
+  Result<std::int64_t> create_run(const RunRow& run) override;
+  Result<std::monostate> commit_round(std::int64_t run, const RoundRow& round,
+                                      const std::string& checkpoint) override;
+  Result<std::monostate> update_run(std::int64_t run, const std::string& status,
+                                    std::optional<std::int64_t> ended_ns, const std::string& header) override;
+  Result<std::optional<RunRow>> unfinished_run(const std::string& name) override;
+  Result<std::vector<RoundRow>> rounds(std::int64_t run) override;
+  Result<std::optional<RunRow>> run(std::int64_t id) override;
+  Result<std::vector<RunRow>> runs(const std::optional<std::string>& serial, int limit) override;
+
+ private:
+  SqliteRunStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  std::mutex mu_;
+  sqlite3* db_;
+  std::string path_;
+};
+
+}  // namespace nvmond

@@ -1,0 +1,385 @@
+#include "store/sqlite_store.hpp"
+
+#include <fmt/core.h>
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+#include "store/sqlite_schema.hpp"
+#include "store/sqlite_util.hpp"
+
+namespace nvmond {
+namespace {
+
+using sqlite::Stmt;
+
+constexpr std::int64_t kHourNs = 3'600'000'000'000;
+
+std::string describe(const DriveKey& d) { return fmt::format("drive {} ({})", d.serial, d.model); }
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ",") + p;
+  return out;
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos < s.size()) {
+    std::size_t comma = s.find(',', pos);
+    if (comma == std::string::npos) comma = s.size();
+    if (comma > pos) out.push_back(s.substr(pos, comma - pos));
+    pos = comma + 1;
+  }
+  return out;
+}
+
+constexpr const char* kSampleColumns =
+    "time_ns, segment, data_units_written, data_units_read, power_on_hours, percentage_used, "
+    "composite_temperature_k, media_bytes_written";
+
+SampleRecord read_sample(const Stmt& st) {
+  SampleRecord s;
+  s.time = from_unix_ns(st.int64(0));
+  s.segment = st.int64(1);
+  s.data_units_written = st.u128_at(2);
+  s.data_units_read = st.u128_at(3);
+  s.power_on_hours = st.u128_at(4);
+  s.percentage_used = static_cast<std::uint8_t>(st.int64(5));
+  s.composite_temperature_k = static_cast<std::uint16_t>(st.int64(6));
+  if (!st.is_null(7)) s.media_bytes_written = st.u128_at(7);
+  return s;
+}
+
+Result<std::optional<SampleRecord>> one_sample(Stmt& st, std::string_view context) {
+  if (!st.ok()) return st.error(context);
+  int rc = st.step();
+  if (rc == SQLITE_DONE) return std::optional<SampleRecord>{};
+  if (rc != SQLITE_ROW) return st.error(context);
+  return std::optional<SampleRecord>{read_sample(st)};
+}
+
+Result<std::int64_t> scalar(sqlite3* db, const char* sql, std::string_view context) {
+  Stmt st(db, sql);
+  if (!st.ok() || st.step() != SQLITE_ROW) return st.error(context);
+  return st.int64(0);
+}
+
+// Every per-drive statement names the drive as `?1` serial, `?2` model.
+void bind_drive(Stmt& st, const DriveKey& drive) {
+  st.bind(1, drive.serial);
+  st.bind(2, drive.model);
+}
+
+}  // namespace
+
+int sqlite_schema_version() { return sqlite_migrations().back().version; }
+
+Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const std::string& state_dir,
+                                                       const SqliteOptions& options) {
+  std::error_code ec;
+  std::filesystem::create_directories(state_dir, ec);
+  if (ec) {
+    return Error{"store", fmt::format("creating state directory {}: {}", state_dir, ec.message())};
+  }
+  return open_file((std::filesystem::path(state_dir) / kFileName).string(), options);
+}
+
+Result<std::unique_ptr<SqliteStore>> SqliteStore::open_file(const std::string& path,
+                                                            const SqliteOptions& options) {
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db,
+                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  std::unique_ptr<SqliteStore> store(new SqliteStore(db, path));  // closes db on every early return
+  if (rc != SQLITE_OK) return sqlite::error(db, "opening " + path);
+  sqlite3_busy_timeout(db, static_cast<int>(options.busy_timeout.count()));
+
+  {
+    Stmt wal(db, "PRAGMA journal_mode=WAL");
+    if (!wal.ok() || wal.step() != SQLITE_ROW) return wal.error("enabling WAL on " + path);
+    if (wal.text(0) != "wal") {
+      return Error{"store", fmt::format("enabling WAL on {}: journal mode stayed {}", path, wal.text(0))};
+    }
+  }
+  const char* pragmas = options.synchronous_full ? "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;"
+                                                 : "PRAGMA synchronous=OFF; PRAGMA foreign_keys=ON;";
+  if (auto r = sqlite::exec(db, pragmas, "configuring " + path); !r) return r.error();
+  if (auto r = migrate_schema(db, path); !r) return r.error();
+  return store;
+}
+
+SqliteStore::~SqliteStore() { sqlite3_close_v2(db_); }
+
+Result<std::optional<std::int64_t>> SqliteStore::find_drive(const DriveKey& drive) {
+  Stmt st(db_, "SELECT id FROM drives WHERE serial = ?1 AND model = ?2");
+  std::string context = "looking up " + describe(drive);
+  if (!st.ok()) return st.error(context);
+  bind_drive(st, drive);
+  int rc = st.step();
+  if (rc == SQLITE_DONE) return std::optional<std::int64_t>{};
+  if (rc != SQLITE_ROW) return st.error(context);
+  return std::optional<std::int64_t>{st.int64(0)};
+}
+
+StoreStatus SqliteStore::commit(const PollRecord& record) {
+  std::lock_guard lock(mu_);
+  const std::string context = "recording poll of " + describe(record.drive);
+  sqlite::Transaction tx(db_);
+  if (auto r = tx.begin(context); !r) return r.error();
+
+  Stmt add_drive(db_, "INSERT INTO drives(serial, model) VALUES(?1, ?2) ON CONFLICT DO NOTHING");
+  if (!add_drive.ok()) return add_drive.error(context);
+  add_drive.bind(1, record.drive.serial);
+  add_drive.bind(2, record.drive.model);
+  if (add_drive.step() != SQLITE_DONE) return add_drive.error(context);
+  auto id = find_drive(record.drive);
+  if (!id) return id.error();
+  if (!*id) return Error{"store", context + ": drive row vanished"};
+  const std::int64_t drive_id = **id;
+
+  if (!record.samples.empty()) {
+    Stmt ins(db_,
+             "INSERT OR REPLACE INTO samples(drive_id, time_ns, segment, data_units_written, "
+             "data_units_read, power_on_hours, percentage_used, composite_temperature_k, "
+             "media_bytes_written) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+    if (!ins.ok()) return ins.error(context);
+    for (const auto& s : record.samples) {
+      ins.bind(1, drive_id);
+      ins.bind(2, to_unix_ns(s.time));
+      ins.bind(3, s.segment);
+      ins.bind_u128(4, s.data_units_written);
+      ins.bind_u128(5, s.data_units_read);
+      ins.bind_u128(6, s.power_on_hours);
+      ins.bind(7, std::int64_t{s.percentage_used});
+      ins.bind(8, std::int64_t{s.composite_temperature_k});
+      if (s.media_bytes_written) ins.bind_u128(9, *s.media_bytes_written);
+      else ins.bind_null(9);
+      if (ins.step() != SQLITE_DONE) return ins.error(context + ": inserting sample");
+      ins.reset();
+    }
+  }
+
+  if (!record.events.empty()) {
+    Stmt ins(db_,
+             "INSERT INTO thermal_events(drive_id, start_ns, end_ns, peak_celsius, sources, level) "
+             "VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(drive_id, start_ns) DO UPDATE SET "
+             "end_ns = excluded.end_ns, peak_celsius = excluded.peak_celsius, "
+             "sources = excluded.sources, level = excluded.level");
+    if (!ins.ok()) return ins.error(context);
+    for (const auto& e : record.events) {
+      ins.bind(1, drive_id);
+      ins.bind(2, to_unix_ns(e.start));
+      if (e.end) ins.bind(3, to_unix_ns(*e.end));
+      else ins.bind_null(3);
+      ins.bind(4, e.peak_celsius);
+      ins.bind(5, join(e.sources));
+      ins.bind(6, std::int64_t{e.level});
+      if (ins.step() != SQLITE_DONE) return ins.error(context + ": recording thermal event");
+      ins.reset();
+    }
+  }
+
+  if (!record.state.empty()) {
+    Stmt ins(db_, "INSERT OR REPLACE INTO drive_state(drive_id, key, value) VALUES(?1, ?2, ?3)");
+    if (!ins.ok()) return ins.error(context);
+    for (const auto& [key, value] : record.state) {
+      ins.bind(1, drive_id);
+      ins.bind(2, key);
+      ins.bind(3, value);
+      if (ins.step() != SQLITE_DONE) return ins.error(context + ": saving state " + key);
+      ins.reset();
+    }
+  }
+  if (auto r = tx.commit(context); !r) return r.error();
+  return std::monostate{};
+}
+
+namespace {
+
+// The samples of one drive: `?1` is its serial and `?2` its model (bound by
+// bind_drive), then `rest`: further conditions and the order.
+std::string drive_samples_sql(std::string_view rest) {
+  return fmt::format("SELECT {} FROM samples WHERE drive_id = (SELECT id FROM drives WHERE serial = ?1 AND "
+                     "model = ?2){}",
+                     kSampleColumns, rest);
+}
+
+}  // namespace
+
+Result<std::optional<SampleRecord>> SqliteStore::last_sample(const DriveKey& drive) {
+  std::lock_guard lock(mu_);
+  Stmt st(db_, drive_samples_sql(" ORDER BY time_ns DESC LIMIT 1").c_str());
+  bind_drive(st, drive);
+  return one_sample(st, "reading last sample of " + describe(drive));
+}
+
+Result<std::optional<WallTime>> SqliteStore::latest_sample_time() {
+  std::lock_guard lock(mu_);
+  Stmt st(db_, "SELECT MAX(time_ns) FROM samples");
+  if (!st.ok() || st.step() != SQLITE_ROW) return st.error("reading the newest sample time");
+  if (st.is_null(0)) return std::optional<WallTime>{};
+  return std::optional<WallTime>{from_unix_ns(st.int64(0))};
+}
+
+Result<std::optional<SampleRecord>> SqliteStore::first_sample_since(const DriveKey& drive,
+                                                                    std::int64_t segment,
+                                                                    WallTime since) {
+  std::lock_guard lock(mu_);
+  Stmt st(db_, drive_samples_sql(" AND time_ns >= ?3 AND segment = ?4 ORDER BY time_ns LIMIT 1").c_str());
+  bind_drive(st, drive);
+  st.bind(3, to_unix_ns(since));
+  st.bind(4, segment);
+  return one_sample(st, "reading window start of " + describe(drive));
+}
+
+Result<std::vector<SampleRecord>> SqliteStore::samples(const DriveKey& drive, WallTime from,
+                                                       WallTime to) {
+  std::lock_guard lock(mu_);
+  std::string context = "reading samples of " + describe(drive);
+  Stmt st(db_, drive_samples_sql(" AND time_ns >= ?3 AND time_ns < ?4 ORDER BY time_ns").c_str());
+  if (!st.ok()) return st.error(context);
+  bind_drive(st, drive);
+  st.bind(3, to_unix_ns(from));
+  st.bind(4, to_unix_ns(to));
+  std::vector<SampleRecord> out;
+  int rc;
+  while ((rc = st.step()) == SQLITE_ROW) out.push_back(read_sample(st));
+  if (rc != SQLITE_DONE) return st.error(context);
+  return out;
+}
+
+Result<std::vector<ThermalEventRecord>> SqliteStore::events(const DriveKey& drive, WallTime since) {
+  std::lock_guard lock(mu_);
+  std::string context = "reading thermal events of " + describe(drive);
+  Stmt st(db_,
+          "SELECT start_ns, end_ns, peak_celsius, sources, level FROM thermal_events WHERE "
+          "drive_id = (SELECT id FROM drives WHERE serial = ?1 AND model = ?2) AND start_ns >= ?3 "
+          "ORDER BY start_ns");
+  if (!st.ok()) return st.error(context);
+  bind_drive(st, drive);
+  st.bind(3, to_unix_ns(since));
+  std::vector<ThermalEventRecord> out;
+  int rc;
+  while ((rc = st.step()) == SQLITE_ROW) {
+    ThermalEventRecord e;
+    e.start = from_unix_ns(st.int64(0));
+    if (!st.is_null(1)) e.end = from_unix_ns(st.int64(1));
+    e.peak_celsius = st.real(2);
+    e.sources = split(st.text(3));
+    e.level = static_cast<int>(st.int64(4));
+    out.push_back(std::move(e));
+  }
+  if (rc != SQLITE_DONE) return st.error(context);
+  return out;
+}
+
+Result<std::optional<std::string>> SqliteStore::state(const DriveKey& drive, std::string_view key) {
+  std::lock_guard lock(mu_);
+  std::string context = fmt::format("reading state {} of {}", key, describe(drive));
+  Stmt st(db_,
+          "SELECT value FROM drive_state WHERE drive_id = (SELECT id FROM drives WHERE serial = ?1 "
+          "AND model = ?2) AND key = ?3");
+  if (!st.ok()) return st.error(context);
+  bind_drive(st, drive);
+  st.bind(3, key);
+  int rc = st.step();
+  if (rc == SQLITE_DONE) return std::optional<std::string>{};
+  if (rc != SQLITE_ROW) return st.error(context);
+  return std::optional<std::string>{st.text(0)};
+}
+
+Result<CompactionStats> SqliteStore::compact(WallTime now, const RetentionPolicy& policy) {
+  std::lock_guard lock(mu_);
+  const std::string context = "compacting " + path_;
+  const std::int64_t raw_cutoff = to_unix_ns(now) - policy.raw.count();
+  const bool expire = policy.hourly.count() > 0;
+  const std::int64_t expire_cutoff = to_unix_ns(now) - policy.hourly.count();
+
+  std::vector<std::int64_t> ids;
+  {
+    Stmt st(db_, "SELECT id FROM drives");
+    if (!st.ok()) return st.error(context);
+    int rc;
+    while ((rc = st.step()) == SQLITE_ROW) ids.push_back(st.int64(0));
+    if (rc != SQLITE_DONE) return st.error(context);
+  }
+
+  sqlite::Transaction tx(db_);
+  if (auto r = tx.begin(context); !r) return r.error();
+  // Keep the last sample of each (segment, hour); the range on `later` is one
+  // index seek on the (drive_id, time_ns) primary key.
+  Stmt fold(db_,
+            "DELETE FROM samples WHERE drive_id = ?1 AND time_ns >= ?2 AND time_ns < ?3 AND "
+            "EXISTS (SELECT 1 FROM samples AS later WHERE later.drive_id = samples.drive_id AND "
+            "later.time_ns > samples.time_ns AND later.time_ns < (samples.time_ns / ?4 + 1) * ?4 "
+            "AND later.segment = samples.segment)");
+  Stmt drop(db_, "DELETE FROM samples WHERE drive_id = ?1 AND time_ns < ?2");
+  Stmt drop_events(db_,
+                   "DELETE FROM thermal_events WHERE drive_id = ?1 AND end_ns IS NOT NULL AND "
+                   "end_ns < ?2");
+  if (!fold.ok()) return fold.error(context);
+  if (!drop.ok()) return drop.error(context);
+  if (!drop_events.ok()) return drop_events.error(context);
+
+  CompactionStats stats;
+  std::vector<std::pair<std::int64_t, std::int64_t>> done;
+  for (std::int64_t id : ids) {
+    std::int64_t from = 0;
+    for (const auto& [d, until] : compacted_until_ns_) {
+      if (d == id) from = until - kHourNs;  // the boundary hour may have gained rows
+    }
+    fold.bind(1, id);
+    fold.bind(2, from);
+    fold.bind(3, raw_cutoff);
+    fold.bind(4, kHourNs);
+    if (fold.step() != SQLITE_DONE) return fold.error(context + ": downsampling");
+    stats.downsampled += sqlite3_changes(db_);
+    fold.reset();
+    if (expire) {
+      drop.bind(1, id);
+      drop.bind(2, expire_cutoff);
+      if (drop.step() != SQLITE_DONE) return drop.error(context + ": expiring samples");
+      stats.expired += sqlite3_changes(db_);
+      drop.reset();
+      drop_events.bind(1, id);
+      drop_events.bind(2, expire_cutoff);
+      if (drop_events.step() != SQLITE_DONE) return drop_events.error(context + ": expiring events");
+      stats.expired += sqlite3_changes(db_);
+      drop_events.reset();
+    }
+    done.emplace_back(id, raw_cutoff);
+  }
+  if (auto r = tx.commit(context); !r) return r.error();
+  compacted_until_ns_ = std::move(done);
+  return stats;
+}
+
+Result<StoreStats> SqliteStore::stats() {
+  std::lock_guard lock(mu_);
+  const std::string context = "reading statistics of " + path_;
+  StoreStats s;
+  struct Query {
+    std::int64_t StoreStats::*field;
+    const char* sql;
+  };
+  static constexpr Query kQueries[] = {
+      {&StoreStats::drives, "SELECT count(*) FROM drives"},
+      {&StoreStats::samples, "SELECT count(*) FROM samples"},
+      {&StoreStats::events, "SELECT count(*) FROM thermal_events"},
+      {&StoreStats::state_entries, "SELECT count(*) FROM drive_state"},
+      {&StoreStats::used_bytes,
+       "SELECT (page_count - freelist_count) * page_size FROM pragma_page_count(), "
+       "pragma_freelist_count(), pragma_page_size()"},
+  };
+  for (const auto& q : kQueries) {
+    auto v = scalar(db_, q.sql, context);
+    if (!v) return v.error();
+    s.*q.field = *v;
+  }
+  return s;
+}
+
+}  // namespace nvmond

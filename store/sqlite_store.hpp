@@ -1,0 +1,73 @@
+#pragma once
+// Store on SQLite: one file, WAL journal, synchronous=FULL (a committed poll is
+// on disk before commit() returns), busy timeout so a concurrent reader
+// (nvmonctl, sqlite3 shell) does not fail our writes.
+//
+// The schema is versioned with PRAGMA user_version and upgraded on open by an
+// ordered list of forward migrations (see sqlite_schema.cpp). A database newer
+// than this build is refused rather than guessed at.
+//
+// Thread-safety: all methods lock one mutex around one connection.
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "store/store.hpp"
+
+struct sqlite3;
+
+namespace nvmond {
+
+struct SqliteOptions {
+  // FULL: fsync on every commit (the default; history must survive power
+  // loss). Tests that bulk-load synthetic years may turn it off.
+  bool synchronous_full = true;
+  std::chrono::milliseconds busy_timeout{5000};
+};
+
+class SqliteStore final : public Store {
+ public:
+  // The database file inside the daemon's state directory (created if missing).
+  static constexpr const char* kFileName = "nvmond.db";
+
+  // Opens (creating and migrating as needed) `state_dir`/nvmond.db.
+  static Result<std::unique_ptr<SqliteStore>> open(const std::string& state_dir,
+                                                   const SqliteOptions& options = {});
+  // Opens a database at an exact path.
+  static Result<std::unique_ptr<SqliteStore>> open_file(const std::string& path,
+                                                        const SqliteOptions& options = {});
+  ~SqliteStore() override;
+  SqliteStore(const SqliteStore&) = delete;
+  SqliteStore& operator=(const SqliteStore&) = delete;
+
+  StoreStatus commit(const PollRecord& record) override;
+  Result<std::optional<SampleRecord>> last_sample(const DriveKey& drive) override;
+  Result<std::optional<WallTime>> latest_sample_time() override;
+  Result<std::optional<SampleRecord>> first_sample_since(const DriveKey& drive, std::int64_t segment,
+                                                         WallTime since) override;
+  Result<std::vector<SampleRecord>> samples(const DriveKey& drive, WallTime from,
+                                            WallTime to) override;
+  Result<std::vector<ThermalEventRecord>> events(const DriveKey& drive, WallTime since) override;
+  Result<std::optional<std::string>> state(const DriveKey& drive, std::string_view key) override;
+  Result<CompactionStats> compact(WallTime now, const RetentionPolicy& policy) override;
+  Result<StoreStats> stats() override;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  SqliteStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  // Looks the drive up; nullopt if it has never been committed.
+  Result<std::optional<std::int64_t>> find_drive(const DriveKey& drive);
+
+  std::mutex mu_;
+  sqlite3* db_;
+  std::string path_;
+  // Per drive id: samples older than this were already downsampled, so each
+  // compaction only scans what aged since the last one.
+  std::vector<std::pair<std::int64_t, std::int64_t>> compacted_until_ns_;
+};
+
+// The schema version this build writes (the last migration's number).
+int sqlite_schema_version();
+
+}  // namespace nvmond

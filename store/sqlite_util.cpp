@@ -1,0 +1,127 @@
+#include "store/sqlite_util.hpp"
+
+#include <array>
+#include <cerrno>
+#include <fmt/core.h>
+
+namespace nvmond::sqlite {
+
+std::string reason_of_errno(int err) {
+  switch (err) {
+    case EROFS:
+    case EACCES:
+    case EPERM:
+      return "read_only";
+    case ENOSPC:
+    case EDQUOT:
+      return "full";
+    default:
+      return "io";
+  }
+}
+
+namespace {
+std::string reason_of(sqlite3* db) {
+  if (db == nullptr) return "io";
+  switch (sqlite3_errcode(db)) {
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      return "corrupt";
+    case SQLITE_FULL:
+      return "full";
+    case SQLITE_READONLY:
+      return "read_only";
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return "locked";
+    default:
+      break;
+  }
+  // SQLite reports a file it may not create or write as CANTOPEN or IOERR;
+  // the system errno says why.
+  return reason_of_errno(sqlite3_system_errno(db));
+}
+
+}  // namespace
+
+Error error(sqlite3* db, std::string_view context) {
+  return Error{reason_of(db), fmt::format("{}: {} (sqlite error {})", context, sqlite3_errmsg(db),
+                                          sqlite3_extended_errcode(db))};
+}
+
+Result<std::monostate> exec(sqlite3* db, const char* sql, std::string_view context) {
+  char* msg = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &msg) != SQLITE_OK) {
+    std::string text = msg != nullptr ? msg : "unknown error";
+    sqlite3_free(msg);
+    return Error{reason_of(db), fmt::format("{}: {}", context, text)};
+  }
+  return std::monostate{};
+}
+
+
+Stmt::Stmt(sqlite3* db, const char* sql) : db_(db) {
+  if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) stmt_ = nullptr;
+}
+
+Stmt::~Stmt() { sqlite3_finalize(stmt_); }
+
+void Stmt::bind(int i, std::int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
+void Stmt::bind(int i, double v) { sqlite3_bind_double(stmt_, i, v); }
+void Stmt::bind(int i, std::string_view v) {
+  sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+}
+void Stmt::bind_null(int i) { sqlite3_bind_null(stmt_, i); }
+
+void Stmt::bind_u128(int i, u128 v) {
+  std::array<unsigned char, 16> be{};
+  int n = 0;
+  for (u128 x = v; x != 0; x >>= 8) ++n;
+  if (n == 0) n = 1;  // zero is one 0x00 byte, never an empty (NULL-like) blob
+  for (int k = 0; k < n; ++k) {
+    be[static_cast<std::size_t>(n - 1 - k)] = static_cast<unsigned char>(v >> (8 * k));
+  }
+  sqlite3_bind_blob(stmt_, i, be.data(), n, SQLITE_TRANSIENT);
+}
+
+int Stmt::step() { return sqlite3_step(stmt_); }
+void Stmt::reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+std::int64_t Stmt::int64(int col) const { return sqlite3_column_int64(stmt_, col); }
+double Stmt::real(int col) const { return sqlite3_column_double(stmt_, col); }
+std::string Stmt::text(int col) const {
+  const auto* p = sqlite3_column_text(stmt_, col);
+  return p != nullptr ? std::string(reinterpret_cast<const char*>(p),
+                                    static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col)))
+                      : std::string();
+}
+bool Stmt::is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+
+u128 Stmt::u128_at(int col) const {
+  const auto* p = static_cast<const unsigned char*>(sqlite3_column_blob(stmt_, col));
+  int n = sqlite3_column_bytes(stmt_, col);
+  u128 v = 0;
+  for (int k = 0; k < n && k < 16; ++k) v = (v << 8) | p[k];
+  return v;
+}
+
+Transaction::~Transaction() {
+  if (open_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+Result<std::monostate> Transaction::begin(std::string_view context) {
+  auto r = exec(db_, "BEGIN IMMEDIATE", context);
+  open_ = r.ok();
+  return r;
+}
+
+Result<std::monostate> Transaction::commit(std::string_view context) {
+  auto r = exec(db_, "COMMIT", context);
+  if (r.ok()) open_ = false;
+  return r;
+}
+
+}  // namespace nvmond::sqlite
