@@ -29,7 +29,7 @@ constexpr NumberRange kMbps{0.001, 1e6, "MB/s"};
 constexpr NumberRange kIops{1, 1e9, "IOPS"};
 constexpr NumberRange kRatedDwpd{0.001, 1000, "DWPD"};
 constexpr NumberRange kWarrantyYears{0.1, 50, "years"};
-constexpr NumberRange kRatedTbw{0.001, 1e6, "TB"};
+constexpr ByteRange kRatedTbw{1'000'000'000, 1'000'000'000'000'000'000};  // 1 GB .. 1 EB
 constexpr NumberRange kWriteDwpd{0, 1000, "DWPD"};
 constexpr IntegerRange kSensors{1, 8};
 constexpr ByteRange kCapacity{kDataUnitBytes, 1'000'000'000'000'000};  // 1 PB
@@ -125,21 +125,11 @@ void read_throttle(TableReader& t, SimDriveSpec& s) {
 void read_endurance(TableReader& t, SimDriveSpec& s) {
   auto dwpd = t.number("rated_dwpd", kRatedDwpd);
   auto years = t.number("warranty_years", kWarrantyYears);
-  const toml::node* tbw_node = t.raw().get("rated_tbw");
-  if (tbw_node != nullptr) {
+  if (auto tbw = t.terabytes("rated_tbw", kRatedTbw)) {
     if (dwpd) t.fail("rated_tbw", "give either rated_tbw or rated_dwpd");
     if (years) s.warranty_years = *years;
-    // A number is terabytes, a string a size ("600TB").
-    std::optional<double> tbw;
-    if (tbw_node->is_string()) {
-      auto b = t.bytes("rated_tbw", {static_cast<std::uint64_t>(kRatedTbw.lo * kTB),
-                                      static_cast<std::uint64_t>(kRatedTbw.hi * kTB)});
-      tbw = static_cast<double>(*b);
-    } else {
-      tbw = *t.number("rated_tbw", kRatedTbw) * kTB;
-    }
-    s.rated_tbw_bytes = *tbw;
-    if (s.warranty_years > 0) s.rated_dwpd = *tbw / (static_cast<double>(s.capacity_bytes) * 365 * s.warranty_years);
+    s.rated_tbw_bytes = static_cast<double>(*tbw);
+    if (s.warranty_years > 0) s.rated_dwpd = s.rated_tbw_bytes / (static_cast<double>(s.capacity_bytes) * 365 * s.warranty_years);
     return;
   }
   if (dwpd || years) {
