@@ -1,16 +1,12 @@
 #include <gtest/gtest.h>
 
 #include "daemon/soak_metrics.hpp"
+#include "tests/support/samples.hpp"
 
 namespace nvmond {
 namespace {
 
-std::string label(const prometheus::ClientMetric& m, const std::string& name) {
-  for (const auto& l : m.label) {
-    if (l.name == name) return l.value;
-  }
-  return "<none>";
-}
+using test::label;
 
 TEST(SoakMetrics, EverySeriesJoinsTheDriveOnSerial) {
   RunView r;
