@@ -1,12 +1,15 @@
 #pragma once
 // The one way tests look up what is exported: a family by name, a series by
-// a subset of its labels, a sample's value, a label's value.
+// a subset of its labels, a sample's value (a label's value: label_of() in
+// metrics/samples.hpp).
 #include <prometheus/metric_family.h>
 
 #include <cmath>
 #include <map>
 #include <string>
 #include <vector>
+
+#include "metrics/samples.hpp"
 
 namespace nvmond::test {
 
@@ -21,19 +24,11 @@ inline const prometheus::MetricFamily* family(const std::vector<prometheus::Metr
   return nullptr;
 }
 
-// The value of label `name` on `m`; "<none>" if it has no such label.
-inline std::string label(const prometheus::ClientMetric& m, const std::string& name) {
-  for (const auto& l : m.label) {
-    if (l.name == name) return l.value;
-  }
-  return "<none>";
-}
-
 // The first series of `f` whose labels include every one of `labels`.
 inline const prometheus::ClientMetric* series_in(const prometheus::MetricFamily& f, const LabelSubset& labels) {
   for (const auto& m : f.metric) {
     std::size_t hits = 0;
-    for (const auto& [k, v] : labels) hits += label(m, k) == v ? 1 : 0;
+    for (const auto& [k, v] : labels) hits += label_of(m, k) == v ? 1 : 0;
     if (hits == labels.size()) return &m;
   }
   return nullptr;
@@ -56,12 +51,7 @@ inline double sample(const std::vector<prometheus::MetricFamily>& fams, const st
                      const LabelSubset& labels = {}) {
   for (const auto& f : fams) {
     const auto* m = f.name == name ? series_in(f, labels) : nullptr;
-    if (m == nullptr) continue;
-    switch (f.type) {
-      case prometheus::MetricType::Counter: return m->counter.value;
-      case prometheus::MetricType::Gauge: return m->gauge.value;
-      default: return m->untyped.value;
-    }
+    if (m != nullptr) return value_of(f, *m);
   }
   return std::nan("");
 }
