@@ -2,43 +2,31 @@
 
 #include <map>
 
+#include "metrics/samples.hpp"
+
 namespace nvmond {
-namespace {
-
-std::string label(const prometheus::ClientMetric& m, const std::string& name) {
-  for (const auto& l : m.label) {
-    if (l.name == name) return l.value;
-  }
-  return {};
-}
-
-double value(const prometheus::MetricFamily& f, const prometheus::ClientMetric& m) {
-  return f.type == prometheus::MetricType::Counter ? m.counter.value : m.gauge.value;
-}
-
-}  // namespace
 
 std::vector<DriveSummary> summarize_drives(const std::vector<prometheus::MetricFamily>& families) {
   std::map<std::string, DriveSummary> by_serial;
   for (const auto& f : families) {
     for (const auto& m : f.metric) {
-      const std::string serial = label(m, "serial");
+      const std::string serial = label_of(m, "serial");
       if (serial.empty()) continue;
-      const double v = value(f, m);
+      const double v = value_of(f, m);
       if (f.name == "nvme_device_info") {
         DriveSummary& d = by_serial[serial];
-        d.model = label(m, "model");
-        d.path = label(m, "path");
+        d.model = label_of(m, "model");
+        d.path = label_of(m, "path");
       } else if (f.name == "nvme_up") {
         by_serial[serial].up = v == 1;
-      } else if (f.name == "nvme_temperature_celsius" && label(m, "sensor") == "composite") {
+      } else if (f.name == "nvme_temperature_celsius" && label_of(m, "sensor") == "composite") {
         by_serial[serial].composite_c = v;
-      } else if (f.name == "nvme_temperature_limit_celsius" && label(m, "limit") == "warning") {
+      } else if (f.name == "nvme_temperature_limit_celsius" && label_of(m, "limit") == "warning") {
         by_serial[serial].warning_c = v;
       } else if (f.name == "nvme_percentage_used_ratio") {
         by_serial[serial].percentage_used = v;
       } else if (f.name == "nvme_critical_warning" && v != 0) {
-        by_serial[serial].critical_warnings.push_back(label(m, "bit"));
+        by_serial[serial].critical_warnings.push_back(label_of(m, "bit"));
       } else if (f.name == "nvme_thermal_throttling") {
         by_serial[serial].throttling = v != 0;
       }

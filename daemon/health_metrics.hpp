@@ -3,7 +3,7 @@
 // conventions of the README's metrics reference: prefix nvme_, base units (seconds, bytes, celsius,
 // ratio), counters end in _total, every series labelled serial="...".
 #include "collectors/health.hpp"
-#include "daemon/metric_set.hpp"
+#include "metrics/metric_set.hpp"
 
 namespace nvmond {
 

@@ -1,7 +1,7 @@
 #include "daemon/job_scheduler.hpp"
 
 #include "core/log.hpp"
-#include "daemon/metric_set.hpp"
+#include "metrics/metric_set.hpp"
 #include "sim/sim_engine.hpp"
 #include "workloads/target_serial.hpp"
 #include "workloads/workload_metrics.hpp"
@@ -108,11 +108,10 @@ void JobScheduler::publish(Job& job) {
   report(job, snap);
   snap.running = !finished;
   auto families = render_workload_metrics(std::span<const RunSnapshot>(&snap, 1));
+  static constexpr Family kFailed{"nvmond_workload_failed", Family::gauge,
+                                  "1 if the workload was refused by the safety guard or could not start."};
   MetricSet extra;
-  extra.gauge("nvmond_workload_failed",
-              "1 if the workload was refused by the safety guard or could not start.",
-              snap.serial.empty() ? Labels{{kWorkloadLabel, snap.job}} : Labels{{kWorkloadLabel, snap.job}, {"serial", snap.serial}},
-              finished && job.result && job.result->failure ? 1.0 : 0.0);
+  extra.add(kFailed, workload_labels(snap), finished && job.result && job.result->failure ? 1.0 : 0.0);
   for (auto& f : extra.take()) families.push_back(std::move(f));
   out_.publish(metrics_key(snap.job), std::move(families));
 }

@@ -286,20 +286,18 @@ void DevicePoller::publish() {
   Labels id{{"serial", info_->serial}};
   add_drive_info(*info_, id, set);
   add_up(id, up_, set);
-  set.counter("nvmond_collections_total", "Polls of a drive that completed (ok or not).", id,
-              static_cast<double>(polls_));
-  set.gauge("nvmond_collection_duration_seconds", "Duration of the last poll of a drive.", id,
-            last_duration_s_);
+  set.add({"nvmond_collections_total", Family::counter, "Polls of a drive that completed (ok or not)."}, id,
+          static_cast<double>(polls_));
+  set.add({"nvmond_collection_duration_seconds", Family::gauge, "Duration of the last poll of a drive."}, id,
+          last_duration_s_);
   if (last_success_unix_ > 0) {
-    set.gauge("nvmond_last_collection_timestamp_seconds",
-              "Clock time of the last successful poll of a drive (Unix seconds).", id,
-              last_success_unix_);
+    set.add({"nvmond_last_collection_timestamp_seconds", Family::gauge,
+             "Clock time of the last successful poll of a drive (Unix seconds)."},
+            id, last_success_unix_);
   }
   for (const auto& [reason, n] : errors_by_reason_) {
-    Labels l = id;
-    l.push_back({"reason", reason});
-    set.counter("nvmond_collection_errors_total", "Failed polls of a drive, by reason.", l,
-                static_cast<double>(n));
+    set.add({"nvmond_collection_errors_total", Family::counter, "Failed polls of a drive, by reason."},
+            with(id, "reason", reason), static_cast<double>(n));
   }
   auto fams = set.take();
   fams.insert(fams.end(), health_.begin(), health_.end());

@@ -22,7 +22,7 @@
 
 #include "collectors/device.hpp"
 #include "core/clock.hpp"
-#include "daemon/metric_set.hpp"
+#include "metrics/metric_set.hpp"
 #include "daemon/published_metrics.hpp"
 
 namespace nvmond {

@@ -2,7 +2,7 @@
 
 #include <prometheus/text_serializer.h>
 
-#include "daemon/metric_set.hpp"
+#include "metrics/metric_set.hpp"
 
 namespace nvmond {
 namespace {

@@ -56,105 +56,85 @@ const std::vector<double>& workload_latency_quantiles() {
   return q;
 }
 
-namespace {
-
-using prometheus::ClientMetric;
-using prometheus::MetricFamily;
-using prometheus::MetricType;
-
-// `serial` only when known: an empty label would be a series of its own.
-std::vector<ClientMetric::Label> run_labels(const RunSnapshot& run) {
-  std::vector<ClientMetric::Label> l{{kWorkloadLabel, run.job}};
+Labels workload_labels(const RunSnapshot& run) {
+  Labels l{{kWorkloadLabel, run.job}};
   if (!run.serial.empty()) l.push_back({"serial", run.serial});
   return l;
 }
 
-std::vector<ClientMetric::Label> labels(const RunSnapshot& run, int op) {
-  auto l = run_labels(run);
-  l.push_back({"op", op_name(static_cast<IoOp>(op))});
-  return l;
+namespace {
+
+using prometheus::ClientMetric;
+
+Labels labels(const RunSnapshot& run, int op) {
+  return with(workload_labels(run), "op", op_name(static_cast<IoOp>(op)));
 }
 
-// One family per metric: a field accessor and the family's type and help.
+constexpr Family kLatency{"nvmond_workload_latency_seconds", Family::histogram,
+                          "Latency of workload I/Os (queue to completion) since the run started; "
+                          "buckets 2^(1/16) apart, while the workload runs."};
+constexpr Family kIntervalLatency{"nvmond_workload_interval_latency_seconds", Family::summary,
+                                  "Latency of workload I/Os (queue to completion): quantiles over the last "
+                                  "interval (within 0.05 %), sum and count since the run started."};
+constexpr Family kRunning{"nvmond_workload_running", Family::gauge, "1 while the workload is running."};
+
+// One family per counter or rate of an op, and how to read it.
 struct Scalar {
-  const char* name;
-  const char* help;
-  MetricType type;
+  Family family;
   double (*value)(const RunSnapshot::Op&);
 };
 
 const Scalar kScalars[] = {
-    {"nvmond_workload_ops_total", "I/Os completed by the workload.", MetricType::Counter,
+    {{"nvmond_workload_ops_total", Family::counter, "I/Os completed by the workload."},
      [](const RunSnapshot::Op& o) { return static_cast<double>(o.ops); }},
-    {"nvmond_workload_bytes_total", "Bytes transferred by the workload.", MetricType::Counter,
+    {{"nvmond_workload_bytes_total", Family::counter, "Bytes transferred by the workload."},
      [](const RunSnapshot::Op& o) { return static_cast<double>(o.bytes); }},
-    {"nvmond_workload_errors_total", "Failed I/Os and verify mismatches of the workload.",
-     MetricType::Counter, [](const RunSnapshot::Op& o) { return static_cast<double>(o.errors); }},
-    {"nvmond_workload_iops", "I/Os per second over the last interval.", MetricType::Gauge,
+    {{"nvmond_workload_errors_total", Family::counter, "Failed I/Os and verify mismatches of the workload."},
+     [](const RunSnapshot::Op& o) { return static_cast<double>(o.errors); }},
+    {{"nvmond_workload_iops", Family::gauge, "I/Os per second over the last interval."},
      [](const RunSnapshot::Op& o) { return o.iops; }},
-    {"nvmond_workload_throughput_bytes_per_second", "Bytes per second over the last interval.",
-     MetricType::Gauge, [](const RunSnapshot::Op& o) { return o.bytes_per_second; }},
+    {{"nvmond_workload_throughput_bytes_per_second", Family::gauge, "Bytes per second over the last interval."},
+     [](const RunSnapshot::Op& o) { return o.bytes_per_second; }},
 };
+
+// The fine layout costs ~200 series per op: only running workloads carry it.
+void add_latency(MetricSet& out, const RunSnapshot& run, int op) {
+  const RunSnapshot::Op& o = run.op[op];
+  ClientMetric h;
+  h.label = labels(run, op);
+  h.histogram.sample_count = o.latency.count();
+  h.histogram.sample_sum = o.latency.sum_ns() * 1e-9;
+  h.histogram.bucket = latency_buckets_of(o.latency);
+  out.add_series(kLatency, std::move(h));
+
+  ClientMetric q;
+  q.label = labels(run, op);
+  q.summary.sample_count = o.latency.count();
+  q.summary.sample_sum = o.latency.sum_ns() * 1e-9;
+  if (o.interval_latency.count() > 0) {
+    for (double quantile : workload_latency_quantiles()) {
+      q.summary.quantile.push_back({quantile, o.interval_latency.quantile(quantile) * 1e-9});
+    }
+  }
+  out.add_series(kIntervalLatency, std::move(q));
+}
 
 }  // namespace
 
-std::vector<MetricFamily> render_workload_metrics(std::span<const RunSnapshot> runs) {
-  MetricFamily hist{"nvmond_workload_latency_seconds",
-                    "Latency of workload I/Os (queue to completion) since the run started; "
-                    "buckets 2^(1/16) apart, while the workload runs.",
-                    MetricType::Histogram, {}};
-  MetricFamily summary{"nvmond_workload_interval_latency_seconds",
-                       "Latency of workload I/Os (queue to completion): quantiles over the last "
-                       "interval (within 0.05 %), sum and count since the run started.",
-                       MetricType::Summary, {}};
-  MetricFamily running{"nvmond_workload_running", "1 while the workload is running.",
-                       MetricType::Gauge, {}};
-  std::vector<MetricFamily> scalars;
-  for (const auto& s : kScalars) scalars.push_back(MetricFamily{s.name, s.help, s.type, {}});
-
+std::vector<prometheus::MetricFamily> render_workload_metrics(std::span<const RunSnapshot> runs) {
+  MetricSet out(MetricSet::Order::as_declared);
+  out.declare(kLatency);
+  out.declare(kIntervalLatency);
+  for (const auto& s : kScalars) out.declare(s.family);
+  out.declare(kRunning);
   for (const auto& run : runs) {
-    ClientMetric r;
-    r.label = run_labels(run);
-    r.gauge.value = run.running ? 1 : 0;
-    running.metric.push_back(std::move(r));
+    out.add(kRunning, workload_labels(run), run.running ? 1 : 0);
     for (int op = 0; op < kIoOpCount; ++op) {
-      const RunSnapshot::Op& o = run.op[op];
-      // The fine layout costs ~200 series per op: only running workloads carry it.
-      if (run.running) {
-        ClientMetric h;
-        h.label = labels(run, op);
-        h.histogram.sample_count = o.latency.count();
-        h.histogram.sample_sum = o.latency.sum_ns() * 1e-9;
-        h.histogram.bucket = latency_buckets_of(o.latency);
-        hist.metric.push_back(std::move(h));
-
-        ClientMetric q;
-        q.label = labels(run, op);
-        q.summary.sample_count = o.latency.count();
-        q.summary.sample_sum = o.latency.sum_ns() * 1e-9;
-        if (o.interval_latency.count() > 0) {
-          for (double quantile : workload_latency_quantiles()) {
-            q.summary.quantile.push_back({quantile, o.interval_latency.quantile(quantile) * 1e-9});
-          }
-        }
-        summary.metric.push_back(std::move(q));
-      }
-      for (std::size_t i = 0; i < scalars.size(); ++i) {
-        ClientMetric m;
-        m.label = labels(run, op);
-        const double v = kScalars[i].value(o);
-        if (kScalars[i].type == MetricType::Counter) m.counter.value = v;
-        else m.gauge.value = v;
-        scalars[i].metric.push_back(std::move(m));
-      }
+      if (run.running) add_latency(out, run, op);
+      for (const auto& s : kScalars) out.add(s.family, labels(run, op), s.value(run.op[op]));
     }
   }
-  std::vector<MetricFamily> out;
-  if (!hist.metric.empty()) out.push_back(std::move(hist));
-  if (!summary.metric.empty()) out.push_back(std::move(summary));
-  for (auto& s : scalars) out.push_back(std::move(s));
-  out.push_back(std::move(running));
-  return out;
+  return out.take();
 }
 
 }  // namespace nvmond

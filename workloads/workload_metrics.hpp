@@ -22,6 +22,7 @@
 #include <span>
 #include <vector>
 
+#include "metrics/metric_set.hpp"
 #include "workloads/run_result.hpp"
 
 namespace nvmond {
@@ -47,6 +48,9 @@ double histogram_quantile(double q, std::span<const prometheus::ClientMetric::Bu
 
 // Label name carrying the workload's ([[job]]) name on every workload series.
 inline constexpr const char* kWorkloadLabel = "workload";
+// The labels every series of `run` starts with: workload, then serial when
+// the target is a drive (an empty serial would be a series of its own).
+Labels workload_labels(const RunSnapshot& run);
 
 std::vector<prometheus::MetricFamily> render_workload_metrics(std::span<const RunSnapshot> runs);
 

@@ -1,5 +1,7 @@
 #pragma once
-// Looks up one sample in collected families, for tests of what is exported.
+// The one way tests look up what is exported: a family by name, a series by
+// a subset of its labels, a sample's value (a label's value: label_of() in
+// metrics/samples.hpp).
 #include <prometheus/metric_family.h>
 
 #include <cmath>
@@ -7,27 +9,49 @@
 #include <string>
 #include <vector>
 
+#include "metrics/samples.hpp"
+
 namespace nvmond::test {
 
-// The value of the first sample of `name` whose labels include `labels`
+using LabelSubset = std::map<std::string, std::string>;
+
+// The family called `name`; nullptr if there is none.
+inline const prometheus::MetricFamily* family(const std::vector<prometheus::MetricFamily>& fams,
+                                              const std::string& name) {
+  for (const auto& f : fams) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+// The first series of `f` whose labels include every one of `labels`.
+inline const prometheus::ClientMetric* series_in(const prometheus::MetricFamily& f, const LabelSubset& labels) {
+  for (const auto& m : f.metric) {
+    std::size_t hits = 0;
+    for (const auto& [k, v] : labels) hits += label_of(m, k) == v ? 1 : 0;
+    if (hits == labels.size()) return &m;
+  }
+  return nullptr;
+}
+
+// The first series of `name` whose labels include every one of `labels`;
+// nullptr if there is none.
+inline const prometheus::ClientMetric* series(const std::vector<prometheus::MetricFamily>& fams,
+                                              const std::string& name, const LabelSubset& labels = {}) {
+  for (const auto& f : fams) {
+    const auto* m = f.name == name ? series_in(f, labels) : nullptr;
+    if (m != nullptr) return m;
+  }
+  return nullptr;
+}
+
+// The value of the first series of `name` whose labels include `labels`
 // (gauge, counter or untyped); NaN if there is none.
 inline double sample(const std::vector<prometheus::MetricFamily>& fams, const std::string& name,
-                     const std::map<std::string, std::string>& labels = {}) {
+                     const LabelSubset& labels = {}) {
   for (const auto& f : fams) {
-    if (f.name != name) continue;
-    for (const auto& m : f.metric) {
-      std::size_t hits = 0;
-      for (const auto& l : m.label) {
-        auto it = labels.find(l.name);
-        if (it != labels.end() && it->second == l.value) ++hits;
-      }
-      if (hits != labels.size()) continue;
-      switch (f.type) {
-        case prometheus::MetricType::Counter: return m.counter.value;
-        case prometheus::MetricType::Gauge: return m.gauge.value;
-        default: return m.untyped.value;
-      }
-    }
+    const auto* m = f.name == name ? series_in(f, labels) : nullptr;
+    if (m != nullptr) return value_of(f, *m);
   }
   return std::nan("");
 }

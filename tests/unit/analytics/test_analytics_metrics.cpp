@@ -7,6 +7,7 @@
 
 #include "analytics_test_util.hpp"
 #include "analytics/metrics.hpp"
+#include "tests/support/samples.hpp"
 
 namespace nvmond {
 namespace {
@@ -30,20 +31,6 @@ AnalyticsView throttling_view() {
   return v;
 }
 
-const prometheus::ClientMetric* find(const std::vector<prometheus::MetricFamily>& fams, const std::string& name,
-                                     const std::string& label = "", const std::string& value = "") {
-  for (const auto& f : fams) {
-    if (f.name != name) continue;
-    for (const auto& m : f.metric) {
-      if (label.empty()) return &m;
-      for (const auto& l : m.label) {
-        if (l.name == label && l.value == value) return &m;
-      }
-    }
-  }
-  return nullptr;
-}
-
 TEST(AnalyticsMetrics, RendersValuesInBaseUnitsWithSerialOnEverySeries) {
   AnalyticsView unrated;
   unrated.serial = "SN-B";
@@ -61,24 +48,24 @@ TEST(AnalyticsMetrics, RendersValuesInBaseUnitsWithSerialOnEverySeries) {
       EXPECT_EQ(m.label[0].name, "serial") << f.name;
     }
   }
-  const auto* dwpd = find(fams, "nvme_dwpd", "window", "1d");
+  const auto* dwpd = test::series(fams, "nvme_dwpd", {{"window", "1d"}});
   ASSERT_NE(dwpd, nullptr);
   EXPECT_DOUBLE_EQ(dwpd->gauge.value, 0.5);
-  EXPECT_EQ(find(fams, "nvme_dwpd", "window", "7d"), nullptr);  // no rate: no series
-  const auto* wearout = find(fams, "nvme_projected_wearout_timestamp_seconds");
+  EXPECT_EQ(test::series(fams, "nvme_dwpd", {{"window", "7d"}}), nullptr);  // no rate: no series
+  const auto* wearout = test::series(fams, "nvme_projected_wearout_timestamp_seconds");
   ASSERT_NE(wearout, nullptr);
   EXPECT_DOUBLE_EQ(wearout->gauge.value, 2e9);
-  const auto* tmt2 = find(fams, "nvme_thermal_throttle_events_total", "source", "tmt2");
+  const auto* tmt2 = test::series(fams, "nvme_thermal_throttle_events_total", {{"source", "tmt2"}});
   ASSERT_NE(tmt2, nullptr);
   EXPECT_DOUBLE_EQ(tmt2->counter.value, 2);
-  const auto* lvl = find(fams, "nvme_thermal_throttle_level_seconds_total", "level", "2");
+  const auto* lvl = test::series(fams, "nvme_thermal_throttle_level_seconds_total", {{"level", "2"}});
   ASSERT_NE(lvl, nullptr);
   EXPECT_DOUBLE_EQ(lvl->counter.value, 40);
-  const auto* info = find(fams, "nvme_rated_endurance_info", "source", "config");
+  const auto* info = test::series(fams, "nvme_rated_endurance_info", {{"source", "config"}});
   ASSERT_NE(info, nullptr);
   // The unrated drive has thermal series but no rating series.
-  EXPECT_NE(find(fams, "nvme_thermal_throttling", "serial", "SN-B"), nullptr);
-  EXPECT_EQ(find(fams, "nvme_rated_dwpd", "serial", "SN-B"), nullptr);
+  EXPECT_NE(test::series(fams, "nvme_thermal_throttling", {{"serial", "SN-B"}}), nullptr);
+  EXPECT_EQ(test::series(fams, "nvme_rated_dwpd", {{"serial", "SN-B"}}), nullptr);
 
   std::ostringstream text;
   prometheus::TextSerializer().Serialize(text, fams);

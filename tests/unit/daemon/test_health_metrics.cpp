@@ -9,6 +9,7 @@
 
 #include "collectors/nvme/decode.hpp"
 #include "daemon/health_metrics.hpp"
+#include "tests/support/samples.hpp"
 
 namespace nvmond {
 namespace {
@@ -18,12 +19,12 @@ std::vector<std::uint8_t> fixture(const std::string& name) {
   return {std::istreambuf_iterator<char>(f), {}};
 }
 
-std::string exposition(const HealthSnapshot& snap) {
+std::vector<prometheus::MetricFamily> families(const HealthSnapshot& snap) {
   DriveInfo info;
   info.serial = "SN-TEST-0001";
   MetricSet set;
   add_health(info, snap, {{"serial", info.serial}}, set);
-  return prometheus::TextSerializer().Serialize(set.take());
+  return set.take();
 }
 
 class HealthMetricsTest : public ::testing::Test {
@@ -33,19 +34,21 @@ class HealthMetricsTest : public ::testing::Test {
     ASSERT_TRUE(smart) << smart.error().message;
     snap_.smart = *smart;
   }
-  bool has(const std::string& line) const { return text_.find("\n" + line + "\n") != std::string::npos; }
-  // The sample value of `series` (name and labels), NaN if absent.
-  double value(const std::string& series) const {
-    auto at = text_.find("\n" + series + " ");
-    if (at == std::string::npos) return std::nan("");
-    return std::stod(text_.substr(at + series.size() + 2));
+  // The exposition a scrape shows of snap_.
+  void render() {
+    fams_ = families(snap_);
+    text_ = prometheus::TextSerializer().Serialize(fams_);
   }
+  bool has(const std::string& line) const { return text_.find("\n" + line + "\n") != std::string::npos; }
+  // The value of the fixture drive's series `name`, NaN if absent.
+  double value(const std::string& name) const { return test::sample(fams_, name, {{"serial", "SN-TEST-0001"}}); }
   HealthSnapshot snap_;
+  std::vector<prometheus::MetricFamily> fams_;
   std::string text_;
 };
 
 TEST_F(HealthMetricsTest, ConvertsEveryFieldToBaseUnits) {
-  text_ = exposition(snap_);
+  render();
   const std::string id = "{serial=\"SN-TEST-0001\"";
   // 345 K composite, sensors 1, 2, 5 present; absent sensors are not exported.
   EXPECT_TRUE(has("nvme_temperature_celsius" + id + ",sensor=\"composite\"} 72")) << text_;
@@ -65,7 +68,7 @@ TEST_F(HealthMetricsTest, ConvertsEveryFieldToBaseUnits) {
   EXPECT_TRUE(has("nvme_thermal_management_transitions_total" + id + ",level=\"1\"} 11"));
   // Data units (2^64 + 12345) x 512000 bytes, as float64.
   double written = (18446744073709551616.0 + 12345) * 512000;
-  EXPECT_DOUBLE_EQ(value("nvme_data_written_bytes_total" + id + "}"), written);
+  EXPECT_DOUBLE_EQ(value("nvme_data_written_bytes_total"), written);
   EXPECT_NE(text_.find("# TYPE nvme_data_written_bytes_total counter"), std::string::npos);
   EXPECT_EQ(text_.find("nvme_ocp_"), std::string::npos) << "no OCP series without the C0 log";
 }
@@ -74,13 +77,13 @@ TEST_F(HealthMetricsTest, OcpLogAddsItsSeries) {
   auto ocp = decode_ocp_smart_log(fixture("ocp_smart.bin"));
   ASSERT_TRUE(ocp) << ocp.error().message;
   snap_.ocp = *ocp;
-  text_ = exposition(snap_);
+  render();
   const std::string id = "{serial=\"SN-TEST-0001\"}";
   EXPECT_TRUE(has("nvme_ocp_thermal_throttling_events_total" + id + " 13")) << text_;
   EXPECT_TRUE(has("nvme_ocp_thermal_throttling_status" + id + " 2"));
   EXPECT_TRUE(has("nvme_ocp_capacitor_health_ratio" + id + " 0.17"));
-  EXPECT_DOUBLE_EQ(value("nvme_ocp_endurance_estimate_bytes" + id), 7e15);
-  EXPECT_DOUBLE_EQ(value("nvme_ocp_physical_media_written_bytes_total" + id),
+  EXPECT_DOUBLE_EQ(value("nvme_ocp_endurance_estimate_bytes"), 7e15);
+  EXPECT_DOUBLE_EQ(value("nvme_ocp_physical_media_written_bytes_total"),
                    18446744073709551616.0 + 1000);
 }
 

@@ -5,7 +5,7 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
-#include "daemon/metric_set.hpp"
+#include "metrics/metric_set.hpp"
 #include "daemon/metrics_endpoint.hpp"
 #include "daemon/published_metrics.hpp"
 
@@ -14,9 +14,10 @@ namespace {
 
 PublishedMetrics::Families drive(const std::string& serial, double temp) {
   MetricSet m;
-  m.gauge("nvme_up", "1 if the last poll succeeded.", {{"serial", serial}}, 1);
-  m.gauge("nvme_temperature_celsius", "Temperature.", {{"serial", serial}, {"sensor", "composite"}}, temp);
-  m.counter("nvme_data_written_bytes_total", "Written.", {{"serial", serial}}, 1.5e12);
+  m.add({"nvme_up", Family::gauge, "1 if the last poll succeeded."}, {{"serial", serial}}, 1);
+  m.add({"nvme_temperature_celsius", Family::gauge, "Temperature."}, {{"serial", serial}, {"sensor", "composite"}},
+        temp);
+  m.add({"nvme_data_written_bytes_total", Family::counter, "Written."}, {{"serial", serial}}, 1.5e12);
   return m.take();
 }
 
@@ -25,8 +26,8 @@ TEST(PublishedMetrics, RendersWhatTheSerializerMakesOfTheMergedFamilies) {
   p.publish("b", drive("SN-B", 41.25));
   p.publish("a", drive("SN-A", 38));
   MetricSet job;
-  job.gauge("nvmond_workload_running", "1 while the job runs.", {{"workload", "w"}}, 1);
-  job.gauge("nvme_up", "other help", {{"serial", "SN-C"}}, 0);  // a family shared with the drives
+  job.add({"nvmond_workload_running", Family::gauge, "1 while the job runs."}, {{"workload", "w"}}, 1);
+  job.add({"nvme_up", Family::gauge, "other help"}, {{"serial", "SN-C"}}, 0);  // a family shared with the drives
   p.publish("job:w", job.take());
   std::string rendered;
   p.render(rendered);

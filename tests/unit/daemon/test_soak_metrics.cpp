@@ -1,16 +1,10 @@
 #include <gtest/gtest.h>
 
 #include "daemon/soak_metrics.hpp"
+#include "metrics/samples.hpp"
 
 namespace nvmond {
 namespace {
-
-std::string label(const prometheus::ClientMetric& m, const std::string& name) {
-  for (const auto& l : m.label) {
-    if (l.name == name) return l.value;
-  }
-  return "<none>";
-}
 
 TEST(SoakMetrics, EverySeriesJoinsTheDriveOnSerial) {
   RunView r;
@@ -33,16 +27,16 @@ TEST(SoakMetrics, EverySeriesJoinsTheDriveOnSerial) {
   for (const auto& f : fs) {
     by[f.name] = &f;
     for (const auto& m : f.metric) {
-      EXPECT_EQ(label(m, "serial"), "SIM-DC") << f.name;
-      EXPECT_EQ(label(m, "run"), "7") << f.name;
+      EXPECT_EQ(label_of(m, "serial"), "SIM-DC") << f.name;
+      EXPECT_EQ(label_of(m, "run"), "7") << f.name;
     }
   }
   EXPECT_EQ(by.at("nvmond_soak_running")->metric[0].gauge.value, 0);  // paused
-  EXPECT_EQ(label(by.at("nvmond_soak_phase")->metric[0], "phase"), "steady");
+  EXPECT_EQ(label_of(by.at("nvmond_soak_phase")->metric[0], "phase"), "steady");
   EXPECT_EQ(by.at("nvmond_soak_round")->metric[0].gauge.value, 12);
   EXPECT_EQ(by.at("nvmond_soak_eta_seconds")->metric[0].gauge.value, 7200);
   EXPECT_EQ(by.at("nvmond_soak_steady_window")->metric.size(), 2U);  // no excursion yet
-  EXPECT_EQ(label(by.at("nvmond_soak_round_latency_seconds")->metric[1], "percentile"), "99.99");
+  EXPECT_EQ(label_of(by.at("nvmond_soak_round_latency_seconds")->metric[1], "percentile"), "99.99");
 }
 
 TEST(SoakMetrics, NoRunsNoFamilies) { EXPECT_TRUE(render_soak_metrics({}).empty()); }

@@ -12,6 +12,7 @@
 #include "sim/drive_model.hpp"
 #include "sim/sim_device.hpp"
 #include "store/sqlite_store.hpp"
+#include "tests/support/samples.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace nvmond {
@@ -108,20 +109,6 @@ class Bench {
   DriveInfo info_;
 };
 
-double family_value(const std::vector<prometheus::MetricFamily>& fams, const std::string& name,
-                    const std::string& label = "", const std::string& value = "") {
-  for (const auto& f : fams) {
-    if (f.name != name) continue;
-    for (const auto& m : f.metric) {
-      bool match = label.empty();
-      for (const auto& l : m.label) match = match || (l.name == label && l.value == value);
-      if (match) return f.type == prometheus::MetricType::Counter ? m.counter.value : m.gauge.value;
-    }
-  }
-  ADD_FAILURE() << "no series " << name << " " << label << "=" << value;
-  return -1;
-}
-
 TEST(ThermalExcursion, DatacenterDriveShowsOneEventPerExcursion) {
   Bench b("datacenter");
   std::vector<Excursion> runs;
@@ -154,15 +141,15 @@ TEST(ThermalExcursion, DatacenterDriveShowsOneEventPerExcursion) {
   }
 
   auto fams = analytics_metric_families(std::span(&b.view(), 1));
-  EXPECT_EQ(family_value(fams, "nvme_thermal_throttle_merged_events_total"), 2);
-  EXPECT_EQ(family_value(fams, "nvme_thermal_throttling"), 0);
-  EXPECT_EQ(family_value(fams, "nvme_thermal_throttle_events_total", "source", "tmt1"), 2);
+  EXPECT_EQ(test::sample(fams, "nvme_thermal_throttle_merged_events_total"), 2);
+  EXPECT_EQ(test::sample(fams, "nvme_thermal_throttling"), 0);
+  EXPECT_EQ(test::sample(fams, "nvme_thermal_throttle_events_total", {{"source", "tmt1"}}), 2);
   double level_seconds = 0;
   for (const char* level : {"1", "2", "3"}) {
-    level_seconds += family_value(fams, "nvme_thermal_throttle_level_seconds_total", "level", level);
+    level_seconds += test::sample(fams, "nvme_thermal_throttle_level_seconds_total", {{"level", level}});
   }
   EXPECT_NEAR(level_seconds, truth_seconds, 2 * (seconds(kPoll) + 2.0)) << "seconds throttled";
-  EXPECT_NEAR(family_value(fams, "nvme_thermal_throttle_last_peak_celsius"),
+  EXPECT_NEAR(test::sample(fams, "nvme_thermal_throttle_last_peak_celsius"),
               runs.back().polled_peak_c, 1e-9);
 }
 
@@ -174,7 +161,7 @@ TEST(ThermalExcursion, HeatsinkDriveUnderTheSameWorkloadShowsNone) {
   ASSERT_TRUE(events);
   EXPECT_TRUE(events->empty());
   auto fams = analytics_metric_families(std::span(&b.view(), 1));
-  EXPECT_EQ(family_value(fams, "nvme_thermal_throttle_merged_events_total"), 0);
+  EXPECT_EQ(test::sample(fams, "nvme_thermal_throttle_merged_events_total"), 0);
 }
 
 }  // namespace

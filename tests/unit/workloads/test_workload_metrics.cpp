@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "tests/support/running_workload.hpp"
+#include "tests/support/samples.hpp"
 #include "workloads/target_serial.hpp"
 
 namespace nvmond {
@@ -18,20 +19,13 @@ namespace {
 
 RunSnapshot sample_run() { return test::running_workload("wsat"); }
 
-const prometheus::MetricFamily& family(const std::vector<prometheus::MetricFamily>& fs,
-                                       const std::string& name) {
-  for (const auto& f : fs) {
-    if (f.name == name) return f;
-  }
-  throw std::runtime_error("no family " + name);
-}
-
 TEST(WorkloadMetrics, HistogramHasCumulativeBucketsUpToInf) {
   std::vector<RunSnapshot> runs{sample_run()};
   auto fs = render_workload_metrics(runs);
-  const auto& h = family(fs, "nvmond_workload_latency_seconds");
-  ASSERT_EQ(h.metric.size(), 2u);  // read and write
-  const auto& write = h.metric[1];
+  const auto* h = test::family(fs, "nvmond_workload_latency_seconds");
+  ASSERT_NE(h, nullptr);
+  ASSERT_EQ(h->metric.size(), 2u);  // read and write
+  const auto& write = h->metric[1];
   EXPECT_EQ(write.label[1].value, "write");
   EXPECT_EQ(write.histogram.sample_count, 3u);
   EXPECT_NEAR(write.histogram.sample_sum, 3.165e-3, 1e-9);
@@ -72,11 +66,12 @@ TEST(WorkloadMetrics, HistogramQuantileIsWithinFivePercentEvenWhenSamplesHugABou
 TEST(WorkloadMetrics, SummaryCarriesTheIntervalsQuantilesAndTheRunsSumAndCount) {
   std::vector<RunSnapshot> runs{sample_run()};
   auto fs = render_workload_metrics(runs);
-  const auto& s = family(fs, "nvmond_workload_interval_latency_seconds");
-  EXPECT_EQ(s.type, prometheus::MetricType::Summary);
-  ASSERT_EQ(s.metric.size(), 2u);
-  EXPECT_TRUE(s.metric[0].summary.quantile.empty());  // no reads in the interval
-  const auto& w = s.metric[1].summary;
+  const auto* s = test::family(fs, "nvmond_workload_interval_latency_seconds");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->type, prometheus::MetricType::Summary);
+  ASSERT_EQ(s->metric.size(), 2u);
+  EXPECT_TRUE(s->metric[0].summary.quantile.empty());  // no reads in the interval
+  const auto& w = s->metric[1].summary;
   EXPECT_EQ(w.sample_count, 3u);
   EXPECT_NEAR(w.sample_sum, 3.165e-3, 1e-9);
   ASSERT_EQ(w.quantile.size(), workload_latency_quantiles().size());
