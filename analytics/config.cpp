@@ -53,7 +53,7 @@ DriveRating read_drive_rating(TableReader& device) {
   DriveRating r;
   r.rated_dwpd = device.number("rated_dwpd", kRatedDwpd);
   r.warranty_years = device.number("warranty_years", kWarrantyYears);
-  r.rated_tbw_bytes = device.bytes("rated_tbw", kRatedTbw);
+  r.rated_tbw_bytes = device.terabytes("rated_tbw", kRatedTbw);
   if (r.rated_dwpd && r.rated_tbw_bytes) {
     device.fail("rated_tbw", "give either rated_dwpd (with warranty_years) or rated_tbw, not both");
   }

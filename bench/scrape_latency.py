@@ -15,7 +15,6 @@ import argparse
 import gzip
 import http.client
 import os
-import re
 import statistics
 import sys
 import time
@@ -34,14 +33,10 @@ def percentile(sorted_values, q):
     return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
 
 
-def config(drives):
+def config(h, drives):
     profiles = ["datacenter", "consumer", "consumer-heatsink", "generic"]
-    out = ['[daemon]\nlisten = "127.0.0.1:@PORT@"\nstate_dir = "@STATE@"\n',
-           '[collection]\npoll_interval = "1s"\n']
-    for i in range(drives):
-        out.append(f'[[sim]]\nname = "d{i}"\nserial = "BENCH-{i:03d}"\nprofile = "{profiles[i % 4]}"\n'
-                   f'write_rate = "{50 + i}MB"\nhas_ocp = true\n')
-    return "\n".join(out)
+    return h.config(*(h.sim(f"d{i}", f"BENCH-{i:03d}", profiles[i % 4], write_rate=f"{50 + i}MB", has_ocp=True)
+                      for i in range(drives)), poll_interval="1s")
 
 
 def main():
@@ -54,9 +49,10 @@ def main():
     import nvmond_harness as h
     h.NVMOND = os.environ["NVMOND"]
 
-    d = h.Daemon(config(args.drives)).start()
+    d = h.Daemon(config(h, args.drives)).start()
     try:
-        h.wait_for(lambda: len(re.findall(r'^nvme_up\{serial="BENCH-\d+"\} 1$', d.scrape(), re.M)) == args.drives,
+        h.wait_for(lambda: sum(s.value == 1 and s.labels.get("serial", "").startswith("BENCH-")
+                               for s in h.find(d.metrics(), "nvme_up")) == args.drives,
                    60, f"{args.drives} drives up")
         load_before = os.getloadavg()
         # The daemon's CPU without scrapes (64 drives polled every second) ...
@@ -80,13 +76,13 @@ def main():
                 sizes[enc] = len(body)
                 if enc == "gzip" and i == 0:
                     text = gzip.decompress(body).decode()
-                    series = sum(1 for line in text.splitlines() if line and not line.startswith("#"))
+                    series = len(h.parse(text))
             cpu[enc] = cpu_seconds(d.proc.pid) - cpu0 - idle_rate * (time.monotonic() - t0_all)
         conn.close()
         load_after = os.getloadavg()
-        m = h.parse_metrics(d.scrape())
-        srv_sum = sum(v for (n, _), v in m.items() if n == "nvmond_http_request_duration_seconds_sum")
-        srv_count = sum(v for (n, _), v in m.items() if n == "nvmond_http_request_duration_seconds_count")
+        m = d.metrics()
+        srv_sum = sum(s.value for s in h.find(m, "nvmond_http_request_duration_seconds_sum"))
+        srv_count = sum(s.value for s in h.find(m, "nvmond_http_request_duration_seconds_count"))
     finally:
         d.stop()
 

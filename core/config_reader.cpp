@@ -229,6 +229,14 @@ std::optional<std::uint64_t> TableReader::bytes(std::string_view key, const Byte
   return static_cast<std::uint64_t>(std::llround(*b));
 }
 
+std::optional<std::uint64_t> TableReader::terabytes(std::string_view key, const ByteRange& range) {
+  const toml::node* n = raw().get(key);
+  if (n == nullptr || n->is_string()) return bytes(key, range);
+  constexpr double kTB = 1e12;
+  const auto tb = number(key, NumberRange{static_cast<double>(range.lo) / kTB, static_cast<double>(range.hi) / kTB, "TB"});
+  return static_cast<std::uint64_t>(std::llround(*tb * kTB));
+}
+
 std::optional<double> TableReader::rate(std::string_view key, const ByteRange& range) {
   const toml::node* n = take(key);
   if (n == nullptr) return std::nullopt;

@@ -80,6 +80,9 @@ class TableReader {
   std::optional<Duration> duration(std::string_view key, const DurationRange& range = kAnyDuration);
   // Integer bytes or a size string, in `range`.
   std::optional<std::uint64_t> bytes(std::string_view key, const ByteRange& range = kAnyBytes);
+  // An endurance such as rated TBW: a number is terabytes (10^12 bytes), a
+  // string a size ("600TB"); in `range` (bytes) either way.
+  std::optional<std::uint64_t> terabytes(std::string_view key, const ByteRange& range);
   // Bytes per second: a number, or a size string with an optional "/s"
   // ("50MB/s", "50MB"), in `range`.
   std::optional<double> rate(std::string_view key, const ByteRange& range);

@@ -79,14 +79,7 @@ RunView view_of(const RunRow& row) {
 void close_in_store(RunStore& store, std::int64_t id, bool resumable, WallTime now) {
   auto row = store.run(id);
   if (!row || !*row) return;
-  nlohmann::json header = nlohmann::json::parse((*row)->header, nullptr, false);
-  if (!header.is_object()) header = nlohmann::json::object();
-  header["status"] = "interrupted";
-  header["ended_at"] = rfc3339(now);
-  if (resumable) header["resumable"] = true;
-  if (auto r = store.update_run(id, "interrupted", to_unix_ns(now), header.dump()); !r) {
-    log::error("closing run {}: {}", id, r.error().message);
-  }
+  if (auto err = close_as_interrupted(store, **row, now, resumable)) log::error("closing run {}: {}", id, err->message);
 }
 
 }  // namespace

@@ -107,12 +107,7 @@ std::optional<Error> RunExecutor::open_run(json& header, std::vector<RoundRecord
       if (on_open_) on_open_(run_id_, true);
       return std::nullopt;
     }
-    json old = json::parse(row.header, nullptr, false);
-    if (old.is_discarded()) old = json::object();
-    old["status"] = "interrupted";
-    if (auto r = store_.update_run(row.id, "interrupted", to_unix_ns(target_.now()), old.dump()); !r) {
-      return r.error();
-    }
+    if (auto err = close_as_interrupted(store_, row, target_.now(), false)) return err;
   }
   const WallTime started = target_.now();
   header = run_header(plan_, id, options_.target, target_.simulated(), started);
@@ -260,6 +255,16 @@ RunOutcome RunExecutor::finish(const std::string& status, std::optional<Error> f
   }
   out.run = build_run_json(plan_, header, rounds);
   return out;
+}
+
+std::optional<Error> close_as_interrupted(RunStore& store, const RunRow& row, WallTime now, bool resumable) {
+  json header = json::parse(row.header, nullptr, false);
+  if (!header.is_object()) header = json::object();
+  header["status"] = "interrupted";
+  header["ended_at"] = rfc3339(now);
+  if (resumable) header["resumable"] = true;
+  if (auto r = store.update_run(row.id, "interrupted", to_unix_ns(now), header.dump()); !r) return r.error();
+  return std::nullopt;
 }
 
 }  // namespace nvmond

@@ -105,4 +105,10 @@ std::vector<const RoundRecord*> stage_rounds(const std::vector<RoundRecord>& rou
 // The tracked element's value per complete round of a stage.
 std::vector<double> tracked_series(const Stage& stage, const std::vector<const RoundRecord*>& rounds);
 
+// Closes a run that will not go on (an older run of the same name, one whose
+// thread was abandoned, one a crash left running): status interrupted, ended
+// now, both in the store's row and in the run.json header it keeps;
+// `resumable` marks one the next daemon picks up again under the same id.
+std::optional<Error> close_as_interrupted(RunStore& store, const RunRow& row, WallTime now, bool resumable);
+
 }  // namespace nvmond

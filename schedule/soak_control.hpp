@@ -21,7 +21,7 @@ namespace nvmond {
 
 // What to run: a PTS test on a target, with `nvmonctl test run --set` parameters.
 struct SoakRequest {
-  std::string name;  // the [[soak]] name, or "manual-N" for nvmonctl start
+  std::string name;  // the [[soak]] name, or "manual-<UTC time>" for nvmonctl start
   std::string test;
   std::string target;
   std::map<std::string, std::string> params;

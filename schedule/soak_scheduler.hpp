@@ -109,7 +109,6 @@ class SoakScheduler {
   Jitter jitter_;
   std::map<std::string, Slot> slots_;
   std::deque<std::string> queue_;  // slot names, in the order they became due
-  std::int64_t manual_seq_ = 0;
 };
 
 }  // namespace nvmond

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "collectors/health.hpp"
+#include "sim/profiles.hpp"
 
 namespace nvmond {
 
@@ -16,134 +17,8 @@ constexpr double kMB = 1e6;
 constexpr double kTB = 1e12;
 constexpr double kSecondsPerDay = 86'400;
 
-// Why these numbers (first-order thermal RC: dT/dt = (ambient + P·R − T)/τ,
-// P = idle + power_per_gbps × GB/s written; the heat capacity is C = τ/R):
-//
-// datacenter: a 3.84 TB U.2 TLC drive, 2 GB/s write, 1.3 DWPD × 5 years, OCP
-//   log. 4 W idle and 8 W per GB/s give 20 W at full write speed, the usual
-//   U.2 budget. R = 5 °C/W with 30 °C inlet air: 50 °C idle, a steady 130 °C
-//   unthrottled (so it must throttle), 82 °C at 800 MB/s (so level 1 is not
-//   enough and it reaches 75 °C) and 76 °C at 650 MB/s (above 75 − 2, so it
-//   stays at level 2): the review's 70 °C → 800 MB/s → 650 MB/s.
-//   τ = 300 s (C = 60 J/K: drive, enclosure and the air it warms), so the
-//   first throttle comes after about a minute and a half of full writes.
-// consumer: a bare 1 TB M.2 TLC drive in a PC case (30 °C air), 28 GB SLC cache
-//   at 1.7 GB/s then 630 MB/s, 480 TBW. 0.8 W idle, 3.2 W per GB/s (6.2 W at
-//   full speed). A bare M.2 sheds heat badly: R = 20 °C/W, τ = 60 s
-//   (C = 3 J/K, ~8 g of board and packages). 46 °C idle, ~72 °C when the
-//   cache runs out, 86 °C steady at 630 MB/s, so it throttles at 83 °C to
-//   450 MB/s (75 °C steady), recovers below 80 °C and saw-tooths between the
-//   two: the review's "reached 83 °C, fell to 450 MB/s".
-// consumer-heatsink: the same drive with a ~15 g aluminium heatsink:
-//   R = 9 °C/W, τ = 120 s (C = 13 J/K). 55 °C steady at 630 MB/s: never
-//   reaches its 83 °C throttle point, as the review found.
-// generic: a well-cooled 1 TB drive, 1 GB/s, 0.5 DWPD, no cache, one throttle
-//   level it does not reach under its own full load (49 °C steady).
-SimDriveSpec datacenter() {
-  SimDriveSpec s;
-  s.profile = "datacenter";
-  s.model = "NVMOND SIM DC U.2 3.84TB";
-  s.firmware = "SIMDC1.0";
-  s.capacity_bytes = 3'840'000'000'000ULL;
-  s.rated_dwpd = 1.3;
-  s.warranty_years = 5;
-  s.sensors = 3;
-  s.warning_temp_c = 78;
-  s.critical_temp_c = 85;
-  s.ambient_c = 30;
-  s.thermal_resistance_c_per_w = 5;
-  s.thermal_time_constant = std::chrono::seconds(300);
-  s.idle_power_w = 4;
-  s.power_per_gbps_w = 8;
-  s.throttle = {{70, 800 * kMB}, {75, 650 * kMB}};
-  s.hysteresis_c = 2;
-  s.max_write_bytes_per_s = 2000 * kMB;
-  s.max_read_bytes_per_s = 3200 * kMB;
-  s.post_cache_write_bytes_per_s = s.max_write_bytes_per_s;
-  s.random_read_iops = 550'000;
-  s.random_write_iops = 180'000;
-  s.steady_random_write_iops = 40'000;
-  s.steady_write_amplification = 2.5;
-  s.has_ocp = true;
-  return s;
-}
-
-SimDriveSpec consumer() {
-  SimDriveSpec s;
-  s.profile = "consumer";
-  s.model = "NVMOND SIM M.2 1TB";
-  s.firmware = "SIMC1.0";
-  s.capacity_bytes = 1'000'000'000'000ULL;
-  s.rated_tbw_bytes = 480 * kTB;
-  s.warranty_years = 5;
-  s.rated_dwpd = s.rated_tbw_bytes / (1e12 * 365 * 5);
-  s.sensors = 2;
-  s.warning_temp_c = 83;
-  s.critical_temp_c = 88;
-  s.ambient_c = 30;
-  s.thermal_resistance_c_per_w = 20;
-  s.thermal_time_constant = std::chrono::seconds(60);
-  s.idle_power_w = 0.8;
-  s.power_per_gbps_w = 3.2;
-  s.throttle = {{83, 450 * kMB}};
-  s.hysteresis_c = 3;
-  s.max_write_bytes_per_s = 1700 * kMB;
-  s.max_read_bytes_per_s = 3400 * kMB;
-  s.slc_cache_bytes = 28'000'000'000ULL;
-  s.post_cache_write_bytes_per_s = 630 * kMB;
-  s.random_read_iops = 350'000;
-  s.random_write_iops = 250'000;
-  s.steady_random_write_iops = 20'000;
-  s.steady_write_amplification = 4;
-  return s;
-}
-
-SimDriveSpec consumer_heatsink() {
-  SimDriveSpec s = consumer();
-  s.profile = "consumer-heatsink";
-  s.thermal_resistance_c_per_w = 9;
-  s.thermal_time_constant = std::chrono::seconds(120);
-  return s;
-}
-
-SimDriveSpec generic() {
-  SimDriveSpec s;
-  s.profile = "generic";
-  s.model = "NVMOND SIM GENERIC 1TB";
-  s.firmware = "SIMG1.0";
-  s.capacity_bytes = 1'000'000'000'000ULL;
-  s.rated_dwpd = 0.5;
-  s.warranty_years = 5;
-  s.sensors = 1;
-  s.warning_temp_c = 70;
-  s.critical_temp_c = 85;
-  s.ambient_c = 25;
-  s.thermal_resistance_c_per_w = 3;
-  s.thermal_time_constant = std::chrono::seconds(120);
-  s.idle_power_w = 3;
-  s.power_per_gbps_w = 5;
-  s.throttle = {{75, 500 * kMB}};
-  s.hysteresis_c = 2;
-  s.max_write_bytes_per_s = 1000 * kMB;
-  s.max_read_bytes_per_s = 2000 * kMB;
-  s.post_cache_write_bytes_per_s = s.max_write_bytes_per_s;
-  s.random_read_iops = 200'000;
-  s.random_write_iops = 100'000;
-  s.steady_random_write_iops = 25'000;
-  s.steady_write_amplification = 3;
-  return s;
-}
-
-struct Profile {
-  const char* name;
-  SimDriveSpec (*make)();
-};
-constexpr Profile kProfiles[] = {
-    {"datacenter", datacenter},
-    {"consumer", consumer},
-    {"consumer-heatsink", consumer_heatsink},
-    {"generic", generic},
-};
+// The built-in profiles: sim/profiles.toml, compiled in (sim/profiles.hpp.in).
+constexpr const char* kProfileNames[] = {"datacenter", "consumer", "consumer-heatsink", "generic"};
 
 // Every numeric key's bound, declared once (README "Simulated drives"). Wide
 // enough for any drive on the market, narrow enough that the thermal model's
@@ -154,7 +29,7 @@ constexpr NumberRange kMbps{0.001, 1e6, "MB/s"};
 constexpr NumberRange kIops{1, 1e9, "IOPS"};
 constexpr NumberRange kRatedDwpd{0.001, 1000, "DWPD"};
 constexpr NumberRange kWarrantyYears{0.1, 50, "years"};
-constexpr NumberRange kRatedTbw{0.001, 1e6, "TB"};
+constexpr ByteRange kRatedTbw{1'000'000'000, 1'000'000'000'000'000'000};  // 1 GB .. 1 EB
 constexpr NumberRange kWriteDwpd{0, 1000, "DWPD"};
 constexpr IntegerRange kSensors{1, 8};
 constexpr ByteRange kCapacity{kDataUnitBytes, 1'000'000'000'000'000};  // 1 PB
@@ -250,20 +125,11 @@ void read_throttle(TableReader& t, SimDriveSpec& s) {
 void read_endurance(TableReader& t, SimDriveSpec& s) {
   auto dwpd = t.number("rated_dwpd", kRatedDwpd);
   auto years = t.number("warranty_years", kWarrantyYears);
-  const toml::node* tbw_node = t.raw().get("rated_tbw");
-  if (tbw_node != nullptr) {
-    if (dwpd || years) t.fail("rated_tbw", "give either rated_tbw or rated_dwpd + warranty_years");
-    // A number is terabytes, a string a size ("600TB").
-    std::optional<double> tbw;
-    if (tbw_node->is_string()) {
-      auto b = t.bytes("rated_tbw", {static_cast<std::uint64_t>(kRatedTbw.lo * kTB),
-                                      static_cast<std::uint64_t>(kRatedTbw.hi * kTB)});
-      tbw = static_cast<double>(*b);
-    } else {
-      tbw = *t.number("rated_tbw", kRatedTbw) * kTB;
-    }
-    s.rated_tbw_bytes = *tbw;
-    if (s.warranty_years > 0) s.rated_dwpd = *tbw / (static_cast<double>(s.capacity_bytes) * 365 * s.warranty_years);
+  if (auto tbw = t.terabytes("rated_tbw", kRatedTbw)) {
+    if (dwpd) t.fail("rated_tbw", "give either rated_tbw or rated_dwpd");
+    if (years) s.warranty_years = *years;
+    s.rated_tbw_bytes = static_cast<double>(*tbw);
+    if (s.warranty_years > 0) s.rated_dwpd = s.rated_tbw_bytes / (static_cast<double>(s.capacity_bytes) * 365 * s.warranty_years);
     return;
   }
   if (dwpd || years) {
@@ -297,18 +163,37 @@ void read_background(TableReader& t, SimDriveSpec& s) {
 
 }  // namespace
 
+namespace {
+void read_sim_keys(TableReader& t, SimDriveSpec& s);
+}  // namespace
+
 const std::vector<std::string>& sim_profile_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> v;
-    for (const auto& p : kProfiles) v.emplace_back(p.name);
-    return v;
-  }();
+  static const std::vector<std::string> names(std::begin(kProfileNames), std::end(kProfileNames));
   return names;
 }
 
 SimDriveSpec sim_profile(std::string_view profile) {
-  for (const auto& p : kProfiles) {
-    if (profile == p.name) return p.make();
+  // Read once; a mistake in the table above fails every test that uses a sim.
+  static const std::vector<SimDriveSpec> specs = [] {
+    const toml::table doc = toml::parse(kSimProfilesToml, std::string_view("sim/profiles.toml"));
+    std::vector<SimDriveSpec> out;
+    std::vector<std::string> earlier;
+    for (const char* name : kProfileNames) {
+      TableReader t(*doc[name].as_table(), "sim/profiles.toml", name);
+      const auto base = t.choice("profile", earlier);
+      SimDriveSpec s = base ? out[static_cast<std::size_t>(
+                                  std::find(earlier.begin(), earlier.end(), *base) - earlier.begin())]
+                            : SimDriveSpec{};
+      read_sim_keys(t, s);
+      t.finish();
+      s.profile = name;
+      out.push_back(std::move(s));
+      earlier.emplace_back(name);
+    }
+    return out;
+  }();
+  for (std::size_t i = 0; i < std::size(kProfileNames); ++i) {
+    if (profile == kProfileNames[i]) return specs[i];
   }
   throw std::out_of_range("unknown sim profile \"" + std::string(profile) + "\"");
 }
@@ -318,9 +203,11 @@ double rated_endurance_bytes(const SimDriveSpec& spec) {
   return spec.rated_dwpd * static_cast<double>(spec.capacity_bytes) * 365 * spec.warranty_years;
 }
 
-SimDriveSpec parse_sim_drive(TableReader& t) {
-  auto profile = t.choice("profile", sim_profile_names());
-  SimDriveSpec s = sim_profile(profile.value_or("generic"));
+namespace {
+
+// Every key but `profile` and the identity check, onto `s`: a profile's
+// table reads through it too.
+void read_sim_keys(TableReader& t, SimDriveSpec& s) {
 
   for (const auto& f : kStringFields) {
     auto v = t.string(f.key);
@@ -332,9 +219,6 @@ SimDriveSpec parse_sim_drive(TableReader& t) {
     if (!printable(*v)) t.fail(f.key, "must be printable ASCII");
     s.*f.field = *v;
   }
-  if (s.name.empty()) t.fail_here(t.where() + ": missing name");
-  if (s.serial.empty()) t.fail_here(t.where() + ": missing serial");
-
   if (auto cap = t.bytes("capacity", kCapacity)) s.capacity_bytes = *cap;
   read_endurance(t, s);
 
@@ -357,6 +241,16 @@ SimDriveSpec parse_sim_drive(TableReader& t) {
   if (auto f = t.choice("fault", {"none", "hang", "fail"})) {
     s.fault = *f == "hang" ? SimFault::hang : *f == "fail" ? SimFault::fail : SimFault::none;
   }
+}
+
+}  // namespace
+
+SimDriveSpec parse_sim_drive(TableReader& t) {
+  auto profile = t.choice("profile", sim_profile_names());
+  SimDriveSpec s = sim_profile(profile.value_or("generic"));
+  read_sim_keys(t, s);
+  if (s.name.empty()) t.fail_here(t.where() + ": missing name");
+  if (s.serial.empty()) t.fail_here(t.where() + ": missing serial");
   return s;
 }
 

@@ -17,7 +17,7 @@
 //   rated_dwpd           drive writes per day over the warranty (with warranty_years)
 //   warranty_years       years
 //   rated_tbw            terabytes written (10^12 bytes), number or size string;
-//                                 excludes rated_dwpd/warranty_years
+//                                 excludes rated_dwpd; DWPD follows over warranty_years
 //   sensors              1..8 temperature sensors (sensor 1 reads the composite)
 //   warning_temp_c       °C, WCTEMP and the default composite over-temperature threshold
 //   critical_temp_c      °C, CCTEMP

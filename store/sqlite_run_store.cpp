@@ -118,6 +118,19 @@ RunRow read_run(Stmt& st) {
   r.rounds = st.int64(11);
   return r;
 }
+
+// The run with this id; nullopt when there is none.
+Result<std::optional<RunRow>> select_run(sqlite3* db, std::int64_t id, const std::string& context) {
+  const std::string sql = std::string(kRunColumns) + "WHERE id = ?1";
+  Stmt st(db, sql.c_str());
+  if (!st.ok()) return st.error(context);
+  st.bind(1, id);
+  const int rc = st.step();
+  if (rc == SQLITE_DONE) return std::optional<RunRow>{};
+  if (rc != SQLITE_ROW) return st.error(context);
+  return std::optional<RunRow>{read_run(st)};
+}
+
 }  // namespace
 
 // Only the newest run of a name counts: a completed run is not followed by
@@ -140,15 +153,7 @@ Result<std::optional<RunRow>> SqliteRunStore::unfinished_run(const std::string& 
 
 Result<std::optional<RunRow>> SqliteRunStore::run(std::int64_t id) {
   std::lock_guard lock(mu_);
-  const std::string context = fmt::format("reading run {} from {}", id, path_);
-  const std::string sql = std::string(kRunColumns) + "WHERE id = ?1";
-  Stmt st(db_, sql.c_str());
-  if (!st.ok()) return st.error(context);
-  st.bind(1, id);
-  const int rc = st.step();
-  if (rc == SQLITE_DONE) return std::optional<RunRow>{};
-  if (rc != SQLITE_ROW) return st.error(context);
-  return std::optional<RunRow>{read_run(st)};
+  return select_run(db_, id, fmt::format("reading run {} from {}", id, path_));
 }
 
 Result<std::vector<RunRow>> SqliteRunStore::runs(const std::optional<std::string>& serial, int limit) {
@@ -227,23 +232,16 @@ Result<StoredRun> read_stored_run(const std::string& path, std::int64_t id) {
   sqlite3_busy_timeout(ro.db, 5000);
   if (auto r = sqlite::exec(ro.db, "BEGIN", context); !r) return r.error();
   StoredRun out;
-  {
-    const std::string sql = std::string(kRunColumns) + "WHERE id = ?1";
-    Stmt st(ro.db, sql.c_str());
-    if (!st.ok()) {
-      const std::string why = sqlite3_errmsg(ro.db);
-      // An old database (schema before version 4) has no runs at all.
-      if (why.find("no such table") != std::string::npos) {
-        return Error{"unknown", fmt::format("{}: no run {}: this database holds no PTS runs", path, id)};
-      }
-      return sqlite::error(ro.db, context);
+  auto run = select_run(ro.db, id, context);
+  if (!run) {
+    // An old database (schema before version 4) has no runs at all.
+    if (std::string_view(sqlite3_errmsg(ro.db)).find("no such table") != std::string_view::npos) {
+      return Error{"unknown", fmt::format("{}: no run {}: this database holds no PTS runs", path, id)};
     }
-    st.bind(1, id);
-    const int rc = st.step();
-    if (rc == SQLITE_DONE) return Error{"unknown", fmt::format("{}: no run with id {}", path, id)};
-    if (rc != SQLITE_ROW) return st.error(context);
-    out.run = read_run(st);
+    return run.error();
   }
+  if (!*run) return Error{"unknown", fmt::format("{}: no run with id {}", path, id)};
+  out.run = std::move(**run);
   auto rounds = select_rounds(ro.db, id, context);
   if (!rounds) return rounds.error();
   out.rounds = std::move(*rounds);

@@ -68,6 +68,12 @@ Result<std::int64_t> scalar(sqlite3* db, const char* sql, std::string_view conte
   return st.int64(0);
 }
 
+// Every per-drive statement names the drive as `?1` serial, `?2` model.
+void bind_drive(Stmt& st, const DriveKey& drive) {
+  st.bind(1, drive.serial);
+  st.bind(2, drive.model);
+}
+
 }  // namespace
 
 int sqlite_schema_version() { return sqlite_migrations().back().version; }
@@ -111,8 +117,7 @@ Result<std::optional<std::int64_t>> SqliteStore::find_drive(const DriveKey& driv
   Stmt st(db_, "SELECT id FROM drives WHERE serial = ?1 AND model = ?2");
   std::string context = "looking up " + describe(drive);
   if (!st.ok()) return st.error(context);
-  st.bind(1, drive.serial);
-  st.bind(2, drive.model);
+  bind_drive(st, drive);
   int rc = st.step();
   if (rc == SQLITE_DONE) return std::optional<std::int64_t>{};
   if (rc != SQLITE_ROW) return st.error(context);
@@ -192,15 +197,22 @@ StoreStatus SqliteStore::commit(const PollRecord& record) {
   return std::monostate{};
 }
 
+namespace {
+
+// The samples of one drive: `?1` is its serial and `?2` its model (bound by
+// bind_drive), then `rest`: further conditions and the order.
+std::string drive_samples_sql(std::string_view rest) {
+  return fmt::format("SELECT {} FROM samples WHERE drive_id = (SELECT id FROM drives WHERE serial = ?1 AND "
+                     "model = ?2){}",
+                     kSampleColumns, rest);
+}
+
+}  // namespace
+
 Result<std::optional<SampleRecord>> SqliteStore::last_sample(const DriveKey& drive) {
   std::lock_guard lock(mu_);
-  std::string sql = fmt::format(
-      "SELECT {} FROM samples WHERE drive_id = (SELECT id FROM drives WHERE serial = ?1 AND "
-      "model = ?2) ORDER BY time_ns DESC LIMIT 1",
-      kSampleColumns);
-  Stmt st(db_, sql.c_str());
-  st.bind(1, drive.serial);
-  st.bind(2, drive.model);
+  Stmt st(db_, drive_samples_sql(" ORDER BY time_ns DESC LIMIT 1").c_str());
+  bind_drive(st, drive);
   return one_sample(st, "reading last sample of " + describe(drive));
 }
 
@@ -216,13 +228,8 @@ Result<std::optional<SampleRecord>> SqliteStore::first_sample_since(const DriveK
                                                                     std::int64_t segment,
                                                                     WallTime since) {
   std::lock_guard lock(mu_);
-  std::string sql = fmt::format(
-      "SELECT {} FROM samples WHERE drive_id = (SELECT id FROM drives WHERE serial = ?1 AND "
-      "model = ?2) AND time_ns >= ?3 AND segment = ?4 ORDER BY time_ns LIMIT 1",
-      kSampleColumns);
-  Stmt st(db_, sql.c_str());
-  st.bind(1, drive.serial);
-  st.bind(2, drive.model);
+  Stmt st(db_, drive_samples_sql(" AND time_ns >= ?3 AND segment = ?4 ORDER BY time_ns LIMIT 1").c_str());
+  bind_drive(st, drive);
   st.bind(3, to_unix_ns(since));
   st.bind(4, segment);
   return one_sample(st, "reading window start of " + describe(drive));
@@ -231,15 +238,10 @@ Result<std::optional<SampleRecord>> SqliteStore::first_sample_since(const DriveK
 Result<std::vector<SampleRecord>> SqliteStore::samples(const DriveKey& drive, WallTime from,
                                                        WallTime to) {
   std::lock_guard lock(mu_);
-  std::string sql = fmt::format(
-      "SELECT {} FROM samples WHERE drive_id = (SELECT id FROM drives WHERE serial = ?1 AND "
-      "model = ?2) AND time_ns >= ?3 AND time_ns < ?4 ORDER BY time_ns",
-      kSampleColumns);
   std::string context = "reading samples of " + describe(drive);
-  Stmt st(db_, sql.c_str());
+  Stmt st(db_, drive_samples_sql(" AND time_ns >= ?3 AND time_ns < ?4 ORDER BY time_ns").c_str());
   if (!st.ok()) return st.error(context);
-  st.bind(1, drive.serial);
-  st.bind(2, drive.model);
+  bind_drive(st, drive);
   st.bind(3, to_unix_ns(from));
   st.bind(4, to_unix_ns(to));
   std::vector<SampleRecord> out;
@@ -257,8 +259,7 @@ Result<std::vector<ThermalEventRecord>> SqliteStore::events(const DriveKey& driv
           "drive_id = (SELECT id FROM drives WHERE serial = ?1 AND model = ?2) AND start_ns >= ?3 "
           "ORDER BY start_ns");
   if (!st.ok()) return st.error(context);
-  st.bind(1, drive.serial);
-  st.bind(2, drive.model);
+  bind_drive(st, drive);
   st.bind(3, to_unix_ns(since));
   std::vector<ThermalEventRecord> out;
   int rc;
@@ -282,8 +283,7 @@ Result<std::optional<std::string>> SqliteStore::state(const DriveKey& drive, std
           "SELECT value FROM drive_state WHERE drive_id = (SELECT id FROM drives WHERE serial = ?1 "
           "AND model = ?2) AND key = ?3");
   if (!st.ok()) return st.error(context);
-  st.bind(1, drive.serial);
-  st.bind(2, drive.model);
+  bind_drive(st, drive);
   st.bind(3, key);
   int rc = st.step();
   if (rc == SQLITE_DONE) return std::optional<std::string>{};

@@ -4,15 +4,24 @@ Waiting is always for an observable event (a log line, an HTTP answer, a
 metric value) with a deadline; never a bare sleep.
 """
 import base64
+import contextlib
+import datetime
+import json
 import os
 import re
 import signal
 import socket
+import sqlite3
 import ssl
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
+
+# tests/: promtext, the exposition parser shared with the lab and bench.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from promtext import Sample, by_series, find, get, has_series, parse, value  # noqa: E402,F401  (re-exported)
 
 NVMOND = os.environ.get("NVMOND", "build/nvmond")
 NVMONCTL = os.environ.get("NVMONCTL", "build/nvmonctl")
@@ -24,6 +33,19 @@ def nvmonctl(*args, timeout=30, prefix=()):
     return subprocess.run([*prefix, NVMONCTL, *args], capture_output=True, text=True, timeout=timeout)
 
 
+def promtool_check_metrics(text):
+    """`promtool check metrics` on an exposition: the completed process."""
+    return subprocess.run(["promtool", "check", "metrics"], input=text, text=True, capture_output=True)
+
+
+def store_rows(db, sql, *params):
+    """The rows of a query on the daemon's SQLite store, read only as an
+    operator's sqlite3 would. The connection is closed at once: one left open
+    would keep the daemon's last checkpoint from folding the WAL back."""
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)) as c:
+        return c.execute(sql, params).fetchall()
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -33,42 +55,44 @@ def free_port():
 def wait_for(predicate, timeout, what):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
+        got = predicate()
+        if got:
+            return got
         time.sleep(0.02)  # polling interval of an event wait, not synchronisation
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
-_SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)$')
-_LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+def toml_value(v):
+    """A Python value as TOML: str, bool, int, float, datetime, list, dict (an inline table)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, datetime.datetime):
+        return v.isoformat().replace("+00:00", "Z")
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{k} = {toml_value(x)}" for k, x in v.items()) + " }"
+    return json.dumps(v)  # a TOML basic string is a JSON string
 
 
-def parse_metrics(text):
-    """Returns {(name, frozenset(labels.items())): float}."""
-    out = {}
-    for line in text.splitlines():
-        if not line or line.startswith("#"):
-            continue
-        m = _SAMPLE.match(line)
-        if not m:
-            raise AssertionError(f"unparseable exposition line: {line!r}")
-        labels = frozenset(_LABEL.findall(m.group(3) or ""))
-        out[(m.group(1), labels)] = float(m.group(4))
-    return out
+def table(header, **keys):
+    """One TOML table: table("[clock]", mode="accelerated", factor=60)."""
+    return "\n".join([header, *(f"{k} = {toml_value(v)}" for k, v in keys.items())]) + "\n"
 
 
-def value(metrics, name, **labels):
-    want = set(labels.items())
-    found = [v for (n, l), v in metrics.items() if n == name and want <= set(l)]
-    if len(found) != 1:
-        raise AssertionError(f"{name}{labels}: expected one series, found {len(found)}")
-    return found[0]
+def sim(name, serial, profile, **keys):
+    """A [[sim]] drive; keys in the order the test gives them."""
+    return table("[[sim]]", name=name, serial=serial, profile=profile, **keys)
 
 
-def has_series(metrics, name, **labels):
-    want = set(labels.items())
-    return any(n == name and want <= set(l) for (n, l) in metrics)
+def config(*tables, **collection):
+    """The [daemon] section every test shares (listen on @PORT@, state under
+    @STATE@), [collection] with these keys if any, then the test's own tables (from
+    table()/sim() or TOML text)."""
+    daemon = table("[daemon]", listen="127.0.0.1:@PORT@", state_dir="@STATE@")
+    return "\n".join([daemon, *([table("[collection]", **collection)] if collection else []), *tables])
 
 
 def make_tls_files(directory):
@@ -158,7 +182,12 @@ class Daemon:
         return text
 
     def metrics(self):
-        return parse_metrics(self.scrape())
+        return parse(self.scrape())
+
+    def wait_scrape(self, predicate, timeout, what):
+        """The first exposition text that predicate(text) accepts."""
+        return wait_for(lambda: (lambda t: t if t is not None and predicate(t) else None)(self.try_scrape()),
+                        timeout, what)
 
     def wait_metric(self, predicate, timeout, what):
         return wait_for(lambda: (lambda m: m if predicate(m) else None)(self.metrics()), timeout, what)

@@ -8,58 +8,24 @@ import os
 import re
 import sys
 import unittest
+from datetime import datetime, timezone
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import Daemon, value, has_series  # noqa: E402
+from nvmond_harness import Daemon, by_series, config, has_series, sim, table, value  # noqa: E402
 
 DAY = 86400.0
 FUTURE = 1956528000.0  # 2032-01-01T00:00:00Z
 SERIALS = ["CB-DC", "CB-CONS", "CB-GEN"]
 
-DRIVES = """
-[[sim]]
-name = "dc"
-serial = "CB-DC"
-profile = "datacenter"
-write_dwpd = 1.5
+DRIVES = (sim("dc", "CB-DC", "datacenter", write_dwpd=1.5),
+          sim("cons", "CB-CONS", "consumer", write_rate="150MB"),
+          sim("gen", "CB-GEN", "generic", write_dwpd=0.5))
 
-[[sim]]
-name = "cons"
-serial = "CB-CONS"
-profile = "consumer"
-write_rate = "150MB"
+ACCELERATED = config(
+    table("[clock]", mode="accelerated", factor=200000, start=datetime.fromtimestamp(FUTURE, timezone.utc)),
+    *DRIVES, poll_interval="1h", command_timeout="2s")
 
-[[sim]]
-name = "gen"
-serial = "CB-GEN"
-profile = "generic"
-write_dwpd = 0.5
-"""
-
-ACCELERATED = """
-[daemon]
-listen = "127.0.0.1:@PORT@"
-state_dir = "@STATE@"
-
-[clock]
-mode = "accelerated"
-factor = 200000
-start = 2032-01-01T00:00:00Z
-
-[collection]
-poll_interval = "1h"
-command_timeout = "2s"
-""" + DRIVES
-
-SYSTEM = """
-[daemon]
-listen = "127.0.0.1:@PORT@"
-state_dir = "@STATE@"
-
-[collection]
-poll_interval = "200ms"
-command_timeout = "2s"
-""" + DRIVES
+SYSTEM = config(*DRIVES, poll_interval="200ms", command_timeout="2s")
 
 # Counters whose exported value must never decrease across the restart.
 WEAR = re.compile(r"^nvme_(data_written_bytes|data_read_bytes|power_on_seconds|host_write_commands|"
@@ -90,15 +56,16 @@ class ClockStepBackTest(unittest.TestCase):
         finally:
             d.stop()
 
-        empty = sorted({n for (n, l) in after if ("serial", "") in l or not any(k == "serial" for k, _ in l)
-                        and n.startswith("nvme_")})
+        empty = sorted({s.name for s in after if s.labels.get("serial") == ""
+                        or "serial" not in s.labels and s.name.startswith("nvme_")})
         self.assertEqual(empty, [], "series without a drive's serial")
         went_back = []
-        for (name, labels), v in before.items():
-            if WEAR.match(name) and (name, labels) in after and after[(name, labels)] < v:
-                went_back.append((name, dict(labels), v, after[(name, labels)]))
+        old, new = by_series(before), by_series(after)
+        for key, v in old.items():
+            if WEAR.match(key[0]) and key in new and new[key] < v:
+                went_back.append((key[0], dict(key[1]), v, new[key]))
         self.assertEqual(went_back, [], "counters that went backwards")
-        compared = [k for k in before if WEAR.match(k[0]) and k in after]
+        compared = [k for k in old if WEAR.match(k[0]) and k in new]
         self.assertGreater(len(compared), 10 * len(SERIALS), "too few counters compared")
         for s in SERIALS:
             self.assertGreaterEqual(value(after, "nvmond_history_skipped_samples_total", serial=s,

@@ -15,27 +15,10 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import Daemon, has_series, value  # noqa: E402
+from nvmond_harness import Daemon, config, get, sim, table, value  # noqa: E402
 
-CONFIG = """
-[daemon]
-listen = "127.0.0.1:@PORT@"
-state_dir = "@STATE@"
-
-[collection]
-poll_interval = "200ms"
-command_timeout = "1s"
-
-[[sim]]
-name = "a"
-serial = "SIM-A"
-profile = "datacenter"
-
-[[sim]]
-name = "b"
-serial = "SIM-B"
-profile = "consumer"
-"""
+CONFIG = config(sim("a", "SIM-A", "datacenter"), sim("b", "SIM-B", "consumer"),
+                poll_interval="200ms", command_timeout="1s")
 
 SERIALS = ("SIM-A", "SIM-B")
 
@@ -60,7 +43,7 @@ class RejectedReloadTest(unittest.TestCase):
 
     @staticmethod
     def up(m, serial):
-        return has_series(m, "nvme_up", serial=serial) and value(m, "nvme_up", serial=serial) == 1
+        return get(m, "nvme_up", serial=serial) == 1
 
     def open_databases(self):
         """Paths of the SQLite files the daemon holds open."""
@@ -107,8 +90,9 @@ class RejectedReloadTest(unittest.TestCase):
     def test_2_nan_value(self):
         path = self.d.config.replace(".", r"\.")
         text = self.good.replace('profile = "consumer"', 'profile = "consumer"\nambient_c = nan')
+        line = text.splitlines().index("ambient_c = nan") + 1
         self.reload_and_expect_rejection(
-            self.write_config(text), path + r":19:13: sim\[1\]\.ambient_c: must be a finite number, not nan")
+            self.write_config(text), path + rf":{line}:13: sim\[1\]\.ambient_c: must be a finite number, not nan")
 
     def test_3_directory_in_place_of_the_file(self):
         path = self.d.config.replace(".", r"\.")
@@ -128,7 +112,7 @@ class RejectedReloadTest(unittest.TestCase):
         d = self.d
         before_dbs = self.open_databases()
         mark = len(d.log_text())
-        moved = self.good.replace(self.state, self.elsewhere) + '\n[[sim]]\nname = "c"\nserial = "SIM-C"\n'
+        moved = self.good.replace(self.state, self.elsewhere) + "\n" + table("[[sim]]", name="c", serial="SIM-C")
         self.write_config(moved)()
         d.signal(signal.SIGHUP)
         d.wait_log(r"state_dir changes need a restart; keeping " + self.state.replace(".", r"\."), 10, mark)

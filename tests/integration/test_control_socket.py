@@ -12,24 +12,12 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import Daemon, nvmonctl, wait_for  # noqa: E402
+from nvmond_harness import Daemon, config, nvmonctl, sim, table, wait_for  # noqa: E402
 
-CONFIG = """
-[daemon]
-listen = "127.0.0.1:@PORT@"
-state_dir = "@STATE@"
-
-[control]
-socket = "@SOCKET@"
-
-[collection]
-poll_interval = "1s"
-
-[[sim]]
-name = "consumer"
-serial = "SIM-CONSUMER"
-profile = "consumer"
-"""
+CONFIG = config(
+    table("[control]", socket="@SOCKET@"),
+    sim("consumer", "SIM-CONSUMER", "consumer"),
+    poll_interval="1s")
 
 
 def ctl(*args, as_nobody=False):

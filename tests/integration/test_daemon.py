@@ -4,7 +4,6 @@ Covers the monitoring core's acceptance: values on /metrics, promtool lint,
 a hung drive that neither blocks scrapes nor the other drives, SIGHUP with a
 broken config (old one keeps serving) and with a good one, SIGTERM exit 0.
 """
-import math
 import signal
 import statistics
 import subprocess
@@ -13,37 +12,13 @@ import time
 import unittest
 
 sys.path.insert(0, __import__("os").path.dirname(__file__))
-from nvmond_harness import Daemon, value, has_series, wait_for  # noqa: E402
+from nvmond_harness import Daemon, config, get, sim, value, wait_for  # noqa: E402
 
-CONFIG = """
-[daemon]
-listen = "127.0.0.1:@PORT@"
-state_dir = "@STATE@"
-
-[collection]
-poll_interval = "200ms"
-command_timeout = "1s"
-
-[[sim]]
-name = "a"
-serial = "SIM-A"
-profile = "datacenter"
-capacity = "3.84TB"
-write_rate = "200MB"
-
-[[sim]]
-name = "b"
-serial = "SIM-B"
-profile = "consumer"
-capacity = "2TB"
-
-[[sim]]
-name = "stuck"
-serial = "SIM-HANG"
-profile = "generic"
-fault = "hang"
-hang = "10s"
-"""
+CONFIG = config(
+    sim("a", "SIM-A", "datacenter", capacity="3.84TB", write_rate="200MB"),
+    sim("b", "SIM-B", "consumer", capacity="2TB"),
+    sim("stuck", "SIM-HANG", "generic", fault="hang", hang="10s"),
+    poll_interval="200ms", command_timeout="1s")
 
 DATA_UNIT = 512000
 
@@ -54,8 +29,7 @@ class DaemonTest(unittest.TestCase):
         cls.d = Daemon(CONFIG).start()
         # Both healthy drives answered and the hung one timed out at least once.
         cls.d.wait_metric(
-            lambda m: has_series(m, "nvme_up", serial="SIM-A") and value(m, "nvme_up", serial="SIM-A") == 1
-            and has_series(m, "nvme_up", serial="SIM-B") and value(m, "nvme_up", serial="SIM-B") == 1,
+            lambda m: get(m, "nvme_up", serial="SIM-A") == 1 and get(m, "nvme_up", serial="SIM-B") == 1,
             20, "two drives up")
         cls.d.wait_log(r"sim:stuck: no answer within", 20)
 
@@ -90,11 +64,12 @@ class DaemonTest(unittest.TestCase):
         # Never identified: reported under its path, by nvme_up and its info
         # series only; no series carries a made-up serial.
         self.assertEqual(value(m, "nvme_up", path="sim:stuck"), 0)
-        self.assertEqual(sorted(n for (n, l) in m if ("path", "sim:stuck") in l and ("serial", "SIM-HANG") not in l),
+        self.assertEqual(sorted(s.name for s in m
+                                if s.labels.get("path") == "sim:stuck" and s.labels.get("serial") != "SIM-HANG"),
                          ["nvme_device_info", "nvme_up"])
         self.assertEqual(value(m, "nvme_device_info", path="sim:stuck"), 1)
-        self.assertEqual([(n, dict(l)) for (n, l) in m if any(k == "serial" and (v == "" or v.startswith("unknown"))
-                                                            for k, v in l)], [])
+        self.assertEqual([s for s in m if "serial" in s.labels and (s.labels["serial"] == ""
+                                                                    or s.labels["serial"].startswith("unknown"))], [])
         self.assertEqual(value(m, "nvme_up", serial="SIM-A"), 1)
         latencies = []
         for _ in range(20):
@@ -136,9 +111,9 @@ class DaemonTest(unittest.TestCase):
         self.assertFalse(d.exited())
         # A good config with one more drive: picked up.
         with open(d.config, "w") as f:
-            f.write(good + '\n[[sim]]\nname = "c"\nserial = "SIM-C"\nprofile = "generic"\n')
+            f.write(good + "\n" + sim("c", "SIM-C", "generic"))
         d.signal(signal.SIGHUP)
-        d.wait_metric(lambda m: has_series(m, "nvme_up", serial="SIM-C") and value(m, "nvme_up", serial="SIM-C") == 1,
+        d.wait_metric(lambda m: get(m, "nvme_up", serial="SIM-C") == 1,
                       10, "the reloaded drive SIM-C")
         # SIGTERM: clean exit within 2 s even with a drive hung in a command.
         t = time.monotonic()

@@ -4,40 +4,18 @@ accelerated clock the datacenter profile under sequential writes crosses
 drive's throttled rate, all on one /metrics endpoint."""
 import os
 import re
-import subprocess
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import Daemon, value, has_series, wait_for  # noqa: E402
+from nvmond_harness import Daemon, config, get, has_series, promtool_check_metrics, sim, table, value  # noqa: E402
 
-CONFIG = """
-[daemon]
-listen = "127.0.0.1:@PORT@"
-state_dir = "@STATE@"
-
-[clock]
-mode = "accelerated"
-factor = 20
-
-[collection]
-poll_interval = "10s"
-
-[[sim]]
-name = "dc"
-serial = "SIM-DC"
-profile = "datacenter"
-
-[[job]]
-name = "seqwrite"
-target = "sim:SIM-DC"
-engine = "sim"
-pattern = "sequential"
-bs = "8MiB"
-read_pct = 0
-queue_depth = 4
-runtime = "30m"
-"""
+CONFIG = config(
+    table("[clock]", mode="accelerated", factor=20),
+    sim("dc", "SIM-DC", "datacenter"),
+    table("[[job]]", name="seqwrite", target="sim:SIM-DC", engine="sim", pattern="sequential", bs="8MiB",
+          read_pct=0, queue_depth=4, runtime="30m"),
+    poll_interval="10s")
 
 
 class DaemonJobTest(unittest.TestCase):
@@ -52,8 +30,7 @@ class DaemonJobTest(unittest.TestCase):
             self.assertEqual(value(m, "nvmond_workload_running", workload="seqwrite"), 1)
             # The job's heat crosses 70 C and the analytics see the drive throttling...
             m = d.wait_metric(
-                lambda m: has_series(m, "nvme_thermal_throttling", serial="SIM-DC")
-                and value(m, "nvme_thermal_throttling", serial="SIM-DC") == 1, 60,
+                lambda m: get(m, "nvme_thermal_throttling", serial="SIM-DC") == 1, 60,
                 "the job to make the drive throttle")
             self.assertGreaterEqual(value(m, "nvme_temperature_celsius", serial="SIM-DC", sensor="composite"), 70)
             # ...and the job now runs at the throttled rate (800, then 650 MB/s).
@@ -68,10 +45,9 @@ class DaemonJobTest(unittest.TestCase):
         d = Daemon(CONFIG).start()
         try:
             quantile = re.compile(r'^nvmond_workload_\w+\{[^}]*workload="seqwrite"[^}]*quantile="', re.M)
-            text = wait_for(lambda: (lambda t: t if t and quantile.search(t) else None)(d.try_scrape()),
-                            30, "latency quantiles of the running workload")
+            text = d.wait_scrape(quantile.search, 30, "latency quantiles of the running workload")
             self.assertIn('nvmond_workload_running{workload="seqwrite",serial="SIM-DC"} 1', text)
-            r = subprocess.run(["promtool", "check", "metrics"], input=text, text=True, capture_output=True)
+            r = promtool_check_metrics(text)
             self.assertEqual((r.returncode, r.stdout + r.stderr), (0, ""))
             self.assertIn("# TYPE nvmond_workload_interval_latency_seconds summary", text)
         finally:

@@ -18,27 +18,10 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import Daemon, parse_metrics, value, has_series, wait_for  # noqa: E402
+from nvmond_harness import Daemon, by_series, config, has_series, parse, sim, value, wait_for  # noqa: E402
 
 # A long poll interval: the published snapshot stays put between two scrapes.
-CONFIG = """
-[daemon]
-listen = "127.0.0.1:@PORT@"
-state_dir = "@STATE@"
-
-[collection]
-poll_interval = "1h"
-
-[[sim]]
-name = "a"
-serial = "EP-A"
-profile = "datacenter"
-
-[[sim]]
-name = "b"
-serial = "EP-B"
-profile = "consumer"
-"""
+CONFIG = config(sim("a", "EP-A", "datacenter"), sim("b", "EP-B", "consumer"), poll_interval="1h")
 
 SCRAPE_HEAD = b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: slowloris\r\n\r\n"
 HEADER_TIMEOUT = 10.0  # daemon/http/server_context.hpp, Limits::header_timeout
@@ -170,7 +153,7 @@ class EndpointTest(unittest.TestCase):
 
     def test_gzip_when_asked_decodes_to_the_same_exposition(self):
         def without_self(text):  # the endpoint's own counters move with every request
-            return {k: v for k, v in parse_metrics(text).items() if not k[0].startswith("nvmond_http_")}
+            return by_series(s for s in parse(text) if not s.name.startswith("nvmond_http_"))
         status, headers, body = self.get(headers={"Accept-Encoding": "gzip"})
         self.assertEqual(status, 200)
         self.assertEqual(headers.get("Content-Encoding"), "gzip")
@@ -202,7 +185,7 @@ class EndpointTest(unittest.TestCase):
                 r = conn.getresponse()
                 self.assertEqual(r.status, 200)
                 r.read()
-            m = parse_metrics(self.get()[2].decode())
+            m = parse(self.get()[2].decode())
             self.assertGreaterEqual(value(m, "nvmond_http_requests_total", code="200"), 3)
         finally:
             conn.close()

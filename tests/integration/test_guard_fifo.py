@@ -11,31 +11,13 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import Daemon, value, has_series  # noqa: E402
+from nvmond_harness import Daemon, config, get, sim, table  # noqa: E402
 
-CONFIG = """
-[daemon]
-listen = "127.0.0.1:@PORT@"
-state_dir = "@STATE@"
-
-[collection]
-poll_interval = "200ms"
-
-[[sim]]
-name = "a"
-serial = "SIM-A"
-profile = "datacenter"
-
-[[job]]
-name = "fifo"
-target = "@FIFO@"
-read_pct = 100
-bs = "4KiB"
-runtime = "1h"
-
-[safety]
-allow_dirs = ["@SCRATCH@"]
-"""
+CONFIG = config(
+    sim("a", "SIM-A", "datacenter"),
+    table("[[job]]", name="fifo", target="@FIFO@", read_pct=100, bs="4KiB", runtime="1h"),
+    table("[safety]", allow_dirs=["@SCRATCH@"]),
+    poll_interval="200ms")
 
 
 class GuardFifoTest(unittest.TestCase):
@@ -50,8 +32,7 @@ class GuardFifoTest(unittest.TestCase):
 
     def assert_refused(self, d, start=0):
         d.wait_log(r"job fifo: .* is a FIFO; a read job on it could block forever .*\(would_block\)", 10, start)
-        d.wait_metric(lambda m: has_series(m, "nvmond_workload_failed", workload="fifo")
-                      and value(m, "nvmond_workload_failed", workload="fifo") == 1, 10,
+        d.wait_metric(lambda m: get(m, "nvmond_workload_failed", workload="fifo") == 1, 10,
                       "nvmond_workload_failed 1 for the FIFO job")
 
     def assert_stops_within_2s(self, d):

@@ -8,29 +8,12 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import Daemon, value, has_series, wait_for  # noqa: E402
+from nvmond_harness import Daemon, config, get, sim, value, wait_for  # noqa: E402
 
-CONFIG = """
-[daemon]
-listen = "127.0.0.1:@PORT@"
-state_dir = "@STATE@"
-
-[collection]
-poll_interval = "200ms"
-command_timeout = "500ms"
-
-[[sim]]
-name = "ok"
-serial = "HR-OK"
-profile = "generic"
-
-[[sim]]
-name = "stuck"
-serial = "HR-HANG"
-profile = "generic"
-fault = "hang"
-hang = "1h"
-"""
+CONFIG = config(
+    sim("ok", "HR-OK", "generic"),
+    sim("stuck", "HR-HANG", "generic", fault="hang", hang="1h"),
+    poll_interval="200ms", command_timeout="500ms")
 
 
 def threads(pid):
@@ -42,7 +25,7 @@ class HungReloadTest(unittest.TestCase):
         d.signal(signal.SIGHUP)
         wait_for(lambda: d.log_text().count("reloaded ") >= n, 20, f"reload {n}")
         # The re-created pollers have run: the healthy drive answered again.
-        d.wait_metric(lambda m: has_series(m, "nvme_up", serial="HR-OK") and value(m, "nvme_up", serial="HR-OK") == 1,
+        d.wait_metric(lambda m: get(m, "nvme_up", serial="HR-OK") == 1,
                       10, "the healthy drive up after the reload")
 
     def test_fifty_reloads_leave_no_more_threads_than_one(self):

@@ -5,59 +5,25 @@ infers the throttling from the job's throughput and exports it as
 source="performance". The same job on the heatsink drive never throttles and
 shows none. The scrape passes promtool."""
 import os
-import re
-import subprocess
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import Daemon, value, has_series, wait_for  # noqa: E402
+from nvmond_harness import (Daemon, config, get, has_series, parse, promtool_check_metrics, sim, table,  # noqa: E402
+                            value)
 
 # factor 10: a job's interval (about a second of real time) is 10 s of the
 # drive's; its throttled spells last about 30 s. Three intervals of baseline
 # keep the SLC-cache seconds out of it by the time the drive nears 83 C.
-CONFIG = """
-[daemon]
-listen = "127.0.0.1:@PORT@"
-state_dir = "@STATE@"
-
-[clock]
-mode = "accelerated"
-factor = 10
-
-[collection]
-poll_interval = "5s"
-
-[thermal.performance]
-drop_share = 0.2
-baseline_intervals = 3
-
-[[sim]]
-name = "bare"
-serial = "SIM-C"
-profile = "consumer"
-tmt_counters = false
-
-[[sim]]
-name = "cooled"
-serial = "SIM-H"
-profile = "consumer-heatsink"
-tmt_counters = false
-
-""" + "".join(f"""
-[[job]]
-name = "{name}"
-target = "sim:{serial}"
-engine = "sim"
-pattern = "sequential"
-bs = "1MiB"
-read_pct = 0
-queue_depth = 4
-runtime = "1h"
-""" for name, serial in (("seq-bare", "SIM-C"), ("seq-cooled", "SIM-H")))
-
-PERF = re.compile(r'^nvme_thermal_throttle_events_total\{serial="SIM-C",source="performance"\} ([0-9.e+]+)$', re.M)
-
+CONFIG = config(
+    table("[clock]", mode="accelerated", factor=10),
+    table("[thermal.performance]", drop_share=0.2, baseline_intervals=3),
+    sim("bare", "SIM-C", "consumer", tmt_counters=False),
+    sim("cooled", "SIM-H", "consumer-heatsink", tmt_counters=False),
+    *(table("[[job]]", name=name, target=f"sim:{serial}", engine="sim", pattern="sequential", bs="1MiB",
+            read_pct=0, queue_depth=4, runtime="1h")
+      for name, serial in (("seq-bare", "SIM-C"), ("seq-cooled", "SIM-H"))),
+    poll_interval="5s")
 
 class PerformanceThrottleTest(unittest.TestCase):
     def test_consumer_drive_without_tmt_counters_throttles_by_its_throughput(self):
@@ -65,10 +31,10 @@ class PerformanceThrottleTest(unittest.TestCase):
         try:
             # About 110 s of drive time (11 s real) to reach 83 C, then an
             # interval or two to see the drop.
-            text = wait_for(lambda: (lambda t: t if t and PERF.search(t) and float(PERF.search(t).group(1)) >= 1
-                                     else None)(d.try_scrape()),
-                            90, 'source="performance" on the consumer drive')
-            r = subprocess.run(["promtool", "check", "metrics"], input=text, text=True, capture_output=True)
+            text = d.wait_scrape(lambda t: (get(parse(t), "nvme_thermal_throttle_events_total",
+                                                serial="SIM-C", source="performance") or 0) >= 1,
+                                 90, 'source="performance" on the consumer drive')
+            r = promtool_check_metrics(text)
             self.assertEqual((r.returncode, r.stdout + r.stderr), (0, ""))
 
             m = d.metrics()

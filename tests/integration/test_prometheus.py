@@ -32,7 +32,7 @@ import urllib.request
 import yaml
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import SOURCE_DIR, Daemon, free_port, wait_for  # noqa: E402
+from nvmond_harness import SOURCE_DIR, Daemon, config, free_port, sim, table, wait_for  # noqa: E402
 
 PROMETHEUS = shutil.which("prometheus") or "/usr/bin/prometheus"
 RULES_DIR = os.path.join(SOURCE_DIR, "grafana", "rules")
@@ -40,48 +40,16 @@ SHIPPED_CONFIG = os.path.join(SOURCE_DIR, "grafana", "prometheus.yml")
 
 HOT, COOL, LOAD = "PROM-DC", "PROM-HS", "PROM-WL"
 WORKLOAD = "prom-reads"
-CONFIG = f"""
-[daemon]
-listen = "127.0.0.1:@PORT@"
-state_dir = "@STATE@"
-
-[collection]
-poll_interval = "250ms"
-command_timeout = "2s"
-
-[clock]
-mode = "accelerated"
-factor = 60
-
-# 1 GB/s into a drive rated to throttle at 70 °C: hot within ~6 s of wall time.
-[[sim]]
-name = "dc0"
-serial = "{HOT}"
-profile = "datacenter"
-write_rate = "1000MB"
-
-[[sim]]
-name = "hs0"
-serial = "{COOL}"
-profile = "consumer-heatsink"
-write_rate = "150MB"
-
-# A light read workload on a drive of its own, for its series' labels.
-[[sim]]
-name = "wl0"
-serial = "{LOAD}"
-profile = "generic"
-
-[[job]]
-name = "{WORKLOAD}"
-target = "sim:{LOAD}"
-engine = "sim"
-pattern = "random"
-bs = "4KiB"
-read_pct = 100
-queue_depth = 1
-runtime = "30m"
-"""
+CONFIG = config(
+    table("[clock]", mode="accelerated", factor=60),
+    # 1 GB/s into a drive rated to throttle at 70 °C: hot within ~6 s of wall time.
+    sim("dc0", HOT, "datacenter", write_rate="1000MB"),
+    sim("hs0", COOL, "consumer-heatsink", write_rate="150MB"),
+    # A light read workload on a drive of its own, for its series' labels.
+    sim("wl0", LOAD, "generic"),
+    table("[[job]]", name=WORKLOAD, target=f"sim:{LOAD}", engine="sim", pattern="random", bs="4KiB",
+          read_pct=100, queue_depth=1, runtime="30m"),
+    poll_interval="250ms", command_timeout="2s")
 
 
 def prometheus_config(rule_paths, nvmond_port):

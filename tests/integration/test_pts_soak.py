@@ -13,46 +13,29 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import Daemon, nvmonctl, wait_for  # noqa: E402
+from nvmond_harness import Daemon, config, nvmonctl, sim, store_rows, table, wait_for  # noqa: E402
 
 
 def ctl(*args):
     return nvmonctl(*args, timeout=60)
 
-SOAK_CONFIG = """
-[daemon]
-listen = "127.0.0.1:@PORT@"
-state_dir = "@STATE@"
-
-# A soak on a simulated drive keeps pace with the daemon's clock: at 3600x
-# its 600 one-minute rounds take 10 s.
-[clock]
-mode = "accelerated"
-factor = 3600
-
-[[sim]]
-name = "dc0"
-serial = "SIM-DC0"
-profile = "datacenter"
-
-[[soak]]
-name = "dc0-wsat"
-test = "wsat"
-target = "sim:dc0"
-"""
+SOAK_CONFIG = config(
+    # A soak on a simulated drive keeps pace with the daemon's clock: at 3600x
+    # its 600 one-minute rounds take 10 s.
+    table("[clock]", mode="accelerated", factor=3600),
+    sim("dc0", "SIM-DC0", "datacenter"),
+    table("[[soak]]", name="dc0-wsat", test="wsat", target="sim:dc0"))
 
 
 class DaemonSoakTest(unittest.TestCase):
     def rounds(self, db):
         try:
-            with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as c:
-                return c.execute("SELECT COUNT(*), COUNT(DISTINCT idx), MIN(idx), MAX(idx) FROM pts_rounds").fetchone()
+            return store_rows(db, "SELECT COUNT(*), COUNT(DISTINCT idx), MIN(idx), MAX(idx) FROM pts_rounds")[0]
         except sqlite3.Error:
             return (0, 0, None, None)
 
     def status(self, db):
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as c:
-            return c.execute("SELECT id, status FROM pts_runs").fetchall()
+        return store_rows(db, "SELECT id, status FROM pts_runs")
 
     def test_a_soak_killed_with_kill_9_resumes_and_ends_with_every_round_once(self):
         d = Daemon(SOAK_CONFIG)

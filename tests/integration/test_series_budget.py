@@ -14,37 +14,16 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import SOURCE_DIR, Daemon, has_series, value  # noqa: E402
+from nvmond_harness import SOURCE_DIR, Daemon, config, find, has_series, sim, table, value  # noqa: E402
 
 WORST = "BUDGET-WORST"
-CONFIG = f"""
-[daemon]
-listen = "127.0.0.1:@PORT@"
-state_dir = "@STATE@"
-
-[collection]
-poll_interval = "100ms"
-command_timeout = "2s"
-
-[clock]
-mode = "accelerated"
-factor = 60
-
-[[sim]]
-name = "worst"
-serial = "{WORST}"
-profile = "datacenter"
-sensors = 8
-has_ocp = true
-write_rate = "1500MB"
-""" + "".join(f"""
-[[sim]]
-name = "d{i}"
-serial = "BUDGET-{i}"
-profile = "{p}"
-write_rate = "{w}"
-""" for i, (p, w) in enumerate([("datacenter", "200MB"), ("consumer", "150MB"), ("consumer-heatsink", "150MB"),
-                                ("generic", "50MB"), ("datacenter", "0"), ("consumer", "0"), ("generic", "0")]))
+CONFIG = config(
+    table("[clock]", mode="accelerated", factor=60),
+    sim("worst", WORST, "datacenter", sensors=8, has_ocp=True, write_rate="1500MB"),
+    *(sim(f"d{i}", f"BUDGET-{i}", p, write_rate=w)
+      for i, (p, w) in enumerate([("datacenter", "200MB"), ("consumer", "150MB"), ("consumer-heatsink", "150MB"),
+                                  ("generic", "50MB"), ("datacenter", "0"), ("consumer", "0"), ("generic", "0")])),
+    poll_interval="100ms", command_timeout="2s")
 SERIALS = [WORST] + [f"BUDGET-{i}" for i in range(7)]
 
 
@@ -67,7 +46,7 @@ class SeriesBudgetTest(unittest.TestCase):
             # Every drive identified and analysed (wear needs two polls), and
             # the worst one throttling with its event's peak published.
             def complete(m):
-                serials = {dict(l).get("serial") for n, l in m if n == "nvme_up"}
+                serials = {s.labels.get("serial") for s in find(m, "nvme_up")}
                 # A drive not yet identified is up under its path alone (no serial).
                 return (serials == set(SERIALS)
                         and all(has_series(m, "nvme_dwpd", serial=s, window="1d") for s in SERIALS)
@@ -79,8 +58,8 @@ class SeriesBudgetTest(unittest.TestCase):
         finally:
             d.stop()
         per_serial, daemon_wide = {}, 0
-        for name, labels in m:
-            serial = dict(labels).get("serial")
+        for sample in m:
+            serial = sample.labels.get("serial")
             if serial is None:
                 daemon_wide += 1
             else:

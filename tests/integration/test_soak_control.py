@@ -6,48 +6,23 @@ a reload with an unchanged table (same run id, rounds go on) and a SIGTERM
 import json
 import os
 import signal
-import sqlite3
-import subprocess
 import sys
 import tempfile
 import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import Daemon, has_series, nvmonctl, value, wait_for  # noqa: E402
+from nvmond_harness import (Daemon, config, has_series, nvmonctl, promtool_check_metrics, sim, table,  # noqa: E402
+                            store_rows, value, wait_for)
 
-CONFIG = """
-[daemon]
-listen = "127.0.0.1:@PORT@"
-state_dir = "@STATE@"
-
-[control]
-socket = "@SOCKET@"
-
-# Simulated soaks keep pace with the clock: one-minute rounds, 10 a second.
-[clock]
-mode = "accelerated"
-factor = 600
-
-[collection]
-poll_interval = "1s"
-
-[[sim]]
-name = "dc0"
-serial = "SIM-DC0"
-profile = "datacenter"
-
-[[sim]]
-name = "dc1"
-serial = "SIM-DC1"
-profile = "datacenter"
-
-[[soak]]
-name = "dc0-wsat"
-test = "wsat"
-target = "sim:dc0"
-params = { rounds = 1000000, round = "1m" }
-"""
+CONFIG = config(
+    table("[control]", socket="@SOCKET@"),
+    # Simulated soaks keep pace with the clock: one-minute rounds, 10 a second.
+    table("[clock]", mode="accelerated", factor=600),
+    sim("dc0", "SIM-DC0", "datacenter"),
+    sim("dc1", "SIM-DC1", "datacenter"),
+    table("[[soak]]", name="dc0-wsat", test="wsat", target="sim:dc0", params={"rounds": 1000000, "round": "1m"}),
+    poll_interval="1s")
 
 
 class SoakControl(unittest.TestCase):
@@ -79,8 +54,7 @@ class SoakControl(unittest.TestCase):
         return None
 
     def stored_rounds(self, run):
-        with sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=5) as c:
-            return c.execute("SELECT COUNT(*), COUNT(DISTINCT idx) FROM pts_rounds WHERE run_id = ?", (run,)).fetchone()
+        return store_rows(self.db, "SELECT COUNT(*), COUNT(DISTINCT idx) FROM pts_rounds WHERE run_id = ?", run)[0]
 
     def test_a_started_run_advances_stops_as_interrupted_and_a_second_one_queues(self):
         started = self.json("start", "wsat", "--target", "sim:dc1", "--set", "rounds=1000000")
@@ -124,11 +98,11 @@ class SoakControl(unittest.TestCase):
         run = str(soak["id"])
         metrics = self.d.wait_metric(lambda m: has_series(m, "nvmond_soak_round", run=run, serial="SIM-DC0") and
                                      value(m, "nvmond_soak_round", run=run) > 0, 10, "the soak's series")
-        names = {n for n, _ in metrics}
+        names = {s.name for s in metrics}
         for family in ("nvmond_soak_iops", "nvmond_soak_throughput_bytes_per_second", "nvmond_soak_rounds_planned",
                        "nvmond_soak_round_latency_seconds", "nvmond_soak_running", "nvmond_soak_phase"):
             self.assertIn(family, names)
-        r = subprocess.run(["promtool", "check", "metrics"], input=self.d.scrape(), text=True, capture_output=True)
+        r = promtool_check_metrics(self.d.scrape())
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
     def test_an_unknown_target_is_refused_with_the_reason(self):
@@ -148,8 +122,7 @@ class SoakControl(unittest.TestCase):
         self.assertNotRegex(self.d.log_text()[log_at:], r"soak dc0-wsat: .*(started|resumed)")
 
         self.assertEqual(self.d.stop(), 0)
-        with sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=5) as c:
-            status, header = c.execute("SELECT status, header FROM pts_runs WHERE id = ?", (soak["id"],)).fetchone()
+        ((status, header),) = store_rows(self.db, "SELECT status, header FROM pts_runs WHERE id = ?", soak["id"])
         self.assertEqual(status, "interrupted")
         self.assertTrue(json.loads(header)["resumable"])
         count, distinct = self.stored_rounds(soak["id"])
@@ -163,27 +136,10 @@ class SoakControl(unittest.TestCase):
         self.assertEqual(resumed["id"], soak["id"])
 
 
-HUNG = """
-[daemon]
-listen = "127.0.0.1:@PORT@"
-state_dir = "@STATE@"
-
-[collection]
-poll_interval = "1s"
-command_timeout = "500ms"
-
-[[sim]]
-name = "stuck"
-serial = "SIM-STUCK"
-profile = "datacenter"
-fault = "hang"
-hang = "1h"
-
-[[soak]]
-name = "stuck-wsat"
-test = "wsat"
-target = "sim:stuck"
-"""
+HUNG = config(
+    sim("stuck", "SIM-STUCK", "datacenter", fault="hang", hang="1h"),
+    table("[[soak]]", name="stuck-wsat", test="wsat", target="sim:stuck"),
+    poll_interval="1s", command_timeout="500ms")
 
 
 class HungDeviceShutdown(unittest.TestCase):
@@ -200,31 +156,16 @@ class HungDeviceShutdown(unittest.TestCase):
         self.assertEqual(code, 0, d.log_text()[-2000:])
         self.assertLess(took, 10)
         self.assertIn("did not stop within 5.0 s", d.log_text())
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as c:
-            status, header = c.execute("SELECT status, header FROM pts_runs WHERE id = 1").fetchone()
+        ((status, header),) = store_rows(db, "SELECT status, header FROM pts_runs WHERE id = 1")
         self.assertEqual(status, "interrupted")
         self.assertTrue(json.loads(header)["resumable"])
 
 
-FILE_SOAK = """
-[daemon]
-listen = "127.0.0.1:@PORT@"
-state_dir = "@STATE@"
-
-[safety]
-allow_dirs = ["@SCRATCH@"]
-
-[[sim]]
-name = "dc0"
-serial = "SIM-DC0"
-profile = "datacenter"
-
-[[soak]]
-name = "file-wsat"
-test = "wsat"
-target = "@SCRATCH@/target.img"
-params = { rounds = 3, round = "1s", threads = 1, queue_depth = 4 }
-"""
+FILE_SOAK = config(
+    table("[safety]", allow_dirs=["@SCRATCH@"]),
+    sim("dc0", "SIM-DC0", "datacenter"),
+    table("[[soak]]", name="file-wsat", test="wsat", target="@SCRATCH@/target.img",
+          params={"rounds": 3, "round": "1s", "threads": 1, "queue_depth": 4}))
 
 
 class RealIoSoak(unittest.TestCase):
@@ -241,10 +182,9 @@ class RealIoSoak(unittest.TestCase):
             d.wait_log(r"soak file-wsat: completed \(3 rounds\)", 60)
         finally:
             self.assertEqual(d.stop(), 0)
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as c:
-            run_id, status = c.execute("SELECT id, status FROM pts_runs WHERE name = 'file-wsat'").fetchone()
-            rounds = [json.loads(r) for (r,) in c.execute("SELECT data FROM pts_rounds WHERE run_id = ? ORDER BY idx",
-                                                           (run_id,))]
+        ((run_id, status),) = store_rows(db, "SELECT id, status FROM pts_runs WHERE name = 'file-wsat'")
+        rounds = [json.loads(r) for (r,) in store_rows(db, "SELECT data FROM pts_rounds WHERE run_id = ? ORDER BY idx",
+                                                       run_id)]
         self.assertEqual(status, "completed")
         self.assertEqual(len(rounds), 3)
         for r in rounds:

@@ -21,50 +21,22 @@ import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import SOURCE_DIR, wait_for  # noqa: E402
+from nvmond_harness import SOURCE_DIR, config, sim, table, wait_for  # noqa: E402
 from test_prometheus import DaemonAndPrometheus  # noqa: E402
+from grafana_files import panel_queries  # noqa: E402
 
 DASHBOARD = os.path.join(SOURCE_DIR, "grafana", "dashboards", "nvmond-soak.json")
 SERIAL = "SOAKDASH-DC"
 OTHER = "SOAKDASH-HS"  # a second drive soaking at the same time: a second row
-CONFIG = f"""
-[daemon]
-listen = "127.0.0.1:@PORT@"
-state_dir = "@STATE@"
-
-[collection]
-poll_interval = "250ms"
-command_timeout = "2s"
-
-[clock]
-mode = "accelerated"
-factor = 60
-
-# Background writes heat the drive past its throttle point within seconds.
-[[sim]]
-name = "dc0"
-serial = "{SERIAL}"
-profile = "datacenter"
-write_rate = "1000MB"
-
-[[sim]]
-name = "hs0"
-serial = "{OTHER}"
-profile = "consumer-heatsink"
-
-# Long enough to be running for the whole test.
-[[soak]]
-name = "dash-wsat"
-test = "wsat"
-target = "sim:dc0"
-params = {{ rounds = 100000, round = "10s" }}
-
-[[soak]]
-name = "dash-wsat-hs"
-test = "wsat"
-target = "sim:hs0"
-params = {{ rounds = 100000, round = "10s" }}
-"""
+CONFIG = config(
+    table("[clock]", mode="accelerated", factor=60),
+    # Background writes heat the drive past its throttle point within seconds.
+    sim("dc0", SERIAL, "datacenter", write_rate="1000MB"),
+    sim("hs0", OTHER, "consumer-heatsink"),
+    # Long enough to be running for the whole test.
+    *(table("[[soak]]", name=name, test="wsat", target=target, params={"rounds": 100000, "round": "10s"})
+      for name, target in (("dash-wsat", "sim:dc0"), ("dash-wsat-hs", "sim:hs0"))),
+    poll_interval="250ms", command_timeout="2s")
 # What Grafana substitutes; $__rate_interval is at least four scrape intervals.
 GRAFANA_VARS = {"$__rate_interval": "4s", "$__interval": "1s"}
 
@@ -79,20 +51,6 @@ def substitute(expr, variables):
     for name in sorted(variables, key=len, reverse=True):
         expr = expr.replace(name, variables[name])
     return expr
-
-
-def panel_queries(dash):
-    """(where, expr) of every panel target (rows' nested panels included) and annotation query."""
-    out = []
-
-    def walk(panels):
-        for p in panels:
-            out.extend((f'panel "{p["title"]}" {t["refId"]}', t["expr"]) for t in p.get("targets", []))
-            walk(p.get("panels", []))
-
-    walk(dash["panels"])
-    out.extend((f'annotation "{a["name"]}"', a["expr"]) for a in dash["annotations"]["list"] if "expr" in a)
-    return out
 
 
 class SoakDashboardTest(DaemonAndPrometheus):

@@ -16,34 +16,20 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import Daemon, value, has_series, wait_for  # noqa: E402
+from nvmond_harness import Daemon, config, find, get, sim, store_rows, value, wait_for  # noqa: E402
 
 SERIALS = ["RS-A", "RS-B", "RS-C"]
 
-CONFIG = """
-[daemon]
-listen = "127.0.0.1:@PORT@"
-state_dir = "@STATE@"
-
-[collection]
-poll_interval = "200ms"
-command_timeout = "2s"
-""" + "".join(f"""
-[[sim]]
-name = "{s.lower()}"
-serial = "{s}"
-profile = "generic"
-write_rate = "100MB"
-""" for s in SERIALS)
+CONFIG = config(*(sim(s.lower(), s, "generic", write_rate="100MB") for s in SERIALS),
+                poll_interval="200ms", command_timeout="2s")
 
 
 def all_up(m):
-    return all(has_series(m, "nvme_up", serial=s) and value(m, "nvme_up", serial=s) == 1 for s in SERIALS)
+    return all(get(m, "nvme_up", serial=s) == 1 for s in SERIALS)
 
 
-def store_errors(m, reason=None):
-    return sum(v for (n, l), v in m.items()
-               if n == "nvmond_store_errors_total" and (reason is None or ("reason", reason) in l))
+def store_errors(m, reason):
+    return sum(s.value for s in find(m, "nvmond_store_errors_total", reason=reason))
 
 
 def sample_rows(state):
@@ -51,10 +37,7 @@ def sample_rows(state):
     if not os.path.exists(db):
         return 0
     try:
-        # closing(): a connection left open would keep the daemon's last
-        # checkpoint from folding the WAL back into the file.
-        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)) as c:
-            return c.execute("SELECT count(*) FROM samples").fetchone()[0]
+        return store_rows(db, "SELECT count(*) FROM samples")[0][0]
     except sqlite3.Error:
         return 0
 
@@ -121,7 +104,7 @@ class StoreResilienceTest(unittest.TestCase):
         d.start()
         try:
             m = self.serve_all_drives_despite_the_store(d, "corrupt")
-            self.assertEqual([(n, dict(l)) for (n, l) in m if ("serial", "") in l], [])
+            self.assertEqual([s for s in m if s.labels.get("serial") == ""], [])
             self.assertEqual(len(glob.glob(os.path.join(state, "nvmond.db.corrupt-*"))), 1, os.listdir(state))
             wait_for(lambda: sample_rows(state) >= len(SERIALS), 20, "samples in the fresh database")
         finally:

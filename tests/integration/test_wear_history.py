@@ -7,36 +7,18 @@ import os
 import sys
 import time
 import unittest
+from datetime import datetime, timezone
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import Daemon, value, has_series  # noqa: E402
+from nvmond_harness import Daemon, config, has_series, sim, table, value  # noqa: E402
 
 DAY = 86400.0
 START = 1767225600.0  # 2026-01-01T00:00:00Z
 
-CONFIG = """
-[daemon]
-listen = "127.0.0.1:@PORT@"
-state_dir = "@STATE@"
-
-[clock]
-mode = "accelerated"
-factor = 500000
-start = 2026-01-01T00:00:00Z
-
-[collection]
-poll_interval = "1h"
-command_timeout = "2s"
-
-[[sim]]
-name = "w"
-serial = "SIM-WEAR"
-profile = "generic"
-capacity = "1TB"
-rated_dwpd = 1.0
-warranty_years = 5
-write_dwpd = 2.0
-"""
+CONFIG = config(
+    table("[clock]", mode="accelerated", factor=500000, start=datetime.fromtimestamp(START, timezone.utc)),
+    sim("w", "SIM-WEAR", "generic", capacity="1TB", rated_dwpd=1.0, warranty_years=5, write_dwpd=2.0),
+    poll_interval="1h", command_timeout="2s")
 
 
 def clock_time(m):

@@ -23,7 +23,9 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+# tests/ for promtext, the exposition parser the integration tests share.
 sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(HERE.parent))
 
 from lablib import checks, initramfs  # noqa: E402
 from lablib.unit_caps import setpriv_args, unit_capabilities  # noqa: E402

@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Callable
 
 HERE = Path(__file__).resolve().parent
+# tests/ for promtext, the exposition parser the integration tests share.
 sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(HERE.parent))
 
 from lablib import checks  # noqa: E402
 

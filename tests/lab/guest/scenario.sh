@@ -6,7 +6,7 @@
 #      (Set Features FID 04h) and critical-warning bits raised over QMP
 #   B  device failure: the host removes the second controller (QMP device_del)
 # B comes last because it takes a controller away. The guest only gathers
-# evidence into LAB-BEGIN/END blocks; the host (lablib/checks.py) judges it.
+# evidence into LAB-BEGIN/END blocks; the host (lablib/checks.py, with health_checks.py and io_checks.py) judges it.
 . /lab/lib.sh
 . /lab/lab.env
 

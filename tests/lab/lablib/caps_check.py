@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from . import promtext
+import promtext
 from .checks import Lab, Report, _guard
 from .unit_caps import mask, unit_capabilities
 
@@ -29,8 +29,8 @@ def check_caps(lab: Lab, rep: Report) -> None:
     rep.check(int(status.get("CapAmb", "-1"), 16) == 0, "no ambient capabilities")
     samples = lab.metrics("metrics.A")
     for serial in lab.r["config"]["serials"]:
-        rep.check(promtext.value(samples, "nvme_up", serial=serial) == 1, f"nvme_up of {serial} = 1")
-        temp = promtext.value(samples, "nvme_temperature_celsius", serial=serial, sensor="composite")
+        rep.check(promtext.get(samples, "nvme_up", serial=serial) == 1, f"nvme_up of {serial} = 1")
+        temp = promtext.get(samples, "nvme_temperature_celsius", serial=serial, sensor="composite")
         rep.check((temp or 0) > 0,
                   f"composite temperature of {serial} read from its SMART log")
     if lab.has("workload"):

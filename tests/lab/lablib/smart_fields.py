@@ -11,7 +11,7 @@ health series, this table is the one place to change. Sources, per drive:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 # nvmond converts like nvme-cli's own text output and libnvme (K - 273), so a
@@ -75,51 +75,37 @@ FIELDS: list[Field] = [
          absent_if_zero=True, sensor=str(i)) for i in range(1, 9)],
     *[_f("nvme_critical_warning", "smart", "critical_warning", bit(i), bit=name)
       for i, name in enumerate(WARNING_BITS)],
-    _f("nvme_available_spare_ratio", "smart", "avail_spare", percent),
-    _f("nvme_available_spare_threshold_ratio", "smart", "spare_thresh", percent),
-    _f("nvme_percentage_used_ratio", "smart", "percent_used", percent),
+    *[_f(metric, "smart", key, percent) for metric, key in (
+        ("nvme_available_spare_ratio", "avail_spare"),
+        ("nvme_available_spare_threshold_ratio", "spare_thresh"), ("nvme_percentage_used_ratio", "percent_used"))],
     _f("nvme_endurance_group_critical_warning", "smart",
        "endurance_grp_critical_warning_summary", raw),
-    _f("nvme_data_read_bytes_total", "smart", "data_units_read", data_units, counter=True),
-    _f("nvme_data_written_bytes_total", "smart", "data_units_written", data_units, counter=True),
-    _f("nvme_host_read_commands_total", "smart", "host_read_commands", raw, counter=True),
-    _f("nvme_host_write_commands_total", "smart", "host_write_commands", raw, counter=True),
-    _f("nvme_controller_busy_seconds_total", "smart", "controller_busy_time", minutes,
-       counter=True),
-    _f("nvme_power_cycles_total", "smart", "power_cycles", raw, counter=True),
-    _f("nvme_power_on_seconds_total", "smart", "power_on_hours", hours, counter=True),
-    _f("nvme_unsafe_shutdowns_total", "smart", "unsafe_shutdowns", raw, counter=True),
-    _f("nvme_media_errors_total", "smart", "media_errors", raw, counter=True),
-    _f("nvme_error_log_entries_total", "smart", "num_err_log_entries", raw, counter=True),
-    _f("nvme_warning_temperature_seconds_total", "smart", "warning_temp_time", minutes,
-       counter=True),
-    _f("nvme_critical_temperature_seconds_total", "smart", "critical_comp_time", minutes,
-       counter=True),
-    _f("nvme_thermal_management_transitions_total", "smart", "thm_temp1_trans_count", raw,
-       counter=True, level="1"),
-    _f("nvme_thermal_management_transitions_total", "smart", "thm_temp2_trans_count", raw,
-       counter=True, level="2"),
-    _f("nvme_thermal_management_seconds_total", "smart", "thm_temp1_total_time", raw,
-       counter=True, level="1"),
-    _f("nvme_thermal_management_seconds_total", "smart", "thm_temp2_total_time", raw,
-       counter=True, level="2"),
-    _f("nvme_temperature_limit_celsius", "idctrl", "wctemp", kelvin, absent_if_zero=True,
-       limit="warning"),
-    _f("nvme_temperature_limit_celsius", "idctrl", "cctemp", kelvin, absent_if_zero=True,
-       limit="critical"),
-    _f("nvme_temperature_limit_celsius", "idctrl", "mntmt", kelvin, absent_if_zero=True,
-       limit="thermal_management_min"),
-    _f("nvme_temperature_limit_celsius", "idctrl", "mxtmt", kelvin, absent_if_zero=True,
-       limit="thermal_management_max"),
-    _f("nvme_temperature_threshold_celsius", "feature", "over_k", kelvin, absent_if_zero=True,
-       sensor="composite", type="over"),
-    _f("nvme_temperature_threshold_celsius", "feature", "under_k", kelvin, absent_if_zero=True,
-       sensor="composite", type="under"),
+    # Counters, converted from nvme-cli's units to bytes, seconds or a count.
+    *[_f(metric, "smart", key, convert, counter=True) for metric, key, convert in (
+        ("nvme_data_read_bytes_total", "data_units_read", data_units),
+        ("nvme_data_written_bytes_total", "data_units_written", data_units),
+        ("nvme_host_read_commands_total", "host_read_commands", raw),
+        ("nvme_host_write_commands_total", "host_write_commands", raw),
+        ("nvme_controller_busy_seconds_total", "controller_busy_time", minutes),
+        ("nvme_power_cycles_total", "power_cycles", raw), ("nvme_power_on_seconds_total", "power_on_hours", hours),
+        ("nvme_unsafe_shutdowns_total", "unsafe_shutdowns", raw), ("nvme_media_errors_total", "media_errors", raw),
+        ("nvme_error_log_entries_total", "num_err_log_entries", raw),
+        ("nvme_warning_temperature_seconds_total", "warning_temp_time", minutes),
+        ("nvme_critical_temperature_seconds_total", "critical_comp_time", minutes))],
+    *[_f(metric, "smart", f"thm_temp{level}_{key}", raw, counter=True, level=str(level))
+      for metric, key in (("nvme_thermal_management_transitions_total", "trans_count"),
+                          ("nvme_thermal_management_seconds_total", "total_time"))
+      for level in (1, 2)],
+    *[_f("nvme_temperature_limit_celsius", "idctrl", key, kelvin, absent_if_zero=True, limit=limit)
+      for key, limit in (("wctemp", "warning"), ("cctemp", "critical"),
+                         ("mntmt", "thermal_management_min"), ("mxtmt", "thermal_management_max"))],
+    *[_f("nvme_temperature_threshold_celsius", "feature", f"{kind}_k", kelvin, absent_if_zero=True,
+         sensor="composite", type=kind) for kind in ("over", "under")],
     _f("nvme_capacity_bytes", "ident", "capacity", raw),
 ]
 
 # Per-drive nvme_* series that are not one field of a page nvme-cli can show;
-# checks.py verifies nvme_up and nvme_device_info itself. Derived series
+# health_checks.py verifies nvme_up and nvme_device_info itself. Derived series
 # (DWPD, throttle events, ...) belong here once nvmond exports them.
 NOT_SMART_FIELDS: set[str] = {
     "nvme_up", "nvme_device_info",

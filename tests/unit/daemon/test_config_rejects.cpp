@@ -77,6 +77,8 @@ std::vector<Row> rejected() {
        "4:13: sim[0].rated_tbw: 1e300TB is out of range: must be between 1GB and 1EB"},
       {"drive_rated_dwpd_nan", kSim + "[[drive]]\nserial = \"R\"\nrated_dwpd = nan\n",
        "6:14: drive[0].rated_dwpd: must be a finite number, not nan"},
+      {"drive_rated_tbw_number_1e308", kSim + "[[drive]]\nserial = \"R\"\nrated_tbw = 1e308\n",
+       "6:13: drive[0].rated_tbw: 1e+308 TB is out of range: must be between 0.001 and 1000000 TB"},
       {"drive_rated_tbw_1e300", kSim + "[[drive]]\nserial = \"R\"\nrated_tbw = \"1e300TB\"\n",
        "6:13: drive[0].rated_tbw: 1e300TB is out of range: must be between 1GB and 1EB"},
       {"warn_factor_nan", kSim + "[wear]\nwarn_factor = nan\n", "5:15: wear.warn_factor: must be a finite number, not nan"},

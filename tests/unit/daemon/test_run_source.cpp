@@ -147,6 +147,20 @@ TEST(RunSource, AnUnknownIdNamesTheDatabaseAndTheId) {
   EXPECT_NE(record.error().message.find(s.db), std::string::npos) << record.error().message;
 }
 
+TEST(RunSource, AHistoryFromBeforePtsRunsSaysItHoldsNone) {
+  test::TempDir dir{"run-source-old"};
+  const std::string db = dir.path() + "/nvmond.db";
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(h, "CREATE TABLE samples (time_ns INTEGER)", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(h);
+  auto record = RunSource(dir.path(), "").load("1");
+  ASSERT_FALSE(record);
+  EXPECT_EQ(record.error().reason, "unknown");
+  EXPECT_NE(record.error().message.find("this database holds no PTS runs"), std::string::npos)
+      << record.error().message;
+}
+
 TEST(RunSource, AStateDirectoryWithoutADatabaseSaysWhereItLooked) {
   test::TempDir empty("run-source-empty");
   auto record = RunSource(empty.path(), "").load("1");

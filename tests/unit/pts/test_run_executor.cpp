@@ -92,6 +92,14 @@ TEST(RunExecutor, WithoutResumeAnUnfinishedRunIsClosedAsInterrupted) {
   EXPECT_EQ(out.status, "completed");
   EXPECT_NE(out.run_id, first);
   EXPECT_EQ(f.store->rounds(first)->size(), 3u);
+  const RunRow closed = f.store->run(first).value().value();
+  EXPECT_EQ(closed.status, "interrupted");
+  ASSERT_TRUE(closed.ended_ns);
+  // The run.json header says so too, with the end the report shows.
+  const auto header = nlohmann::json::parse(closed.header);
+  EXPECT_EQ(header["status"], "interrupted");
+  EXPECT_TRUE(header.contains("ended_at"));
+  EXPECT_FALSE(header.contains("resumable"));
 }
 
 TEST(RunExecutor, ARoundIsNeverStoredTwice) {
@@ -128,6 +136,20 @@ TEST(RunExecutor, ARefusedTargetIsRefusedBeforeAnyIoOrRecord) {
   std::ifstream in(victim);
   std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(content, std::string(1 << 20, 'x'));
+}
+
+TEST(SimTarget, APacedRunStartsAtItsClockNotAtTheModelsLastAdvance) {
+  auto model = std::make_shared<DriveModel>(small_drive(), WallTime{} + std::chrono::hours(480000));
+  ManualClock clock(model->now() + std::chrono::minutes(3));  // the poller last advanced it 3 min ago
+  SimTarget t(model, &clock);
+  t.stop();  // a stopped run does no slice: only where it starts is seen
+  Element e;
+  e.block_sizes = {BlockSizeWeight{4096, 1}};
+  e.duration = std::chrono::seconds(10);
+  auto m = t.run(e, 1 << 30, std::nullopt);
+  ASSERT_TRUE(m.ok());
+  EXPECT_TRUE(m->stopped);
+  EXPECT_EQ(model->now(), clock.wall());
 }
 
 TEST(SimTarget, ASmallerSpanReachesAHigherSteadyStateThanTheWholeDrive) {

@@ -179,6 +179,23 @@ TEST(SoakScheduler, ManualRunQueuesBehindAScheduledOneAndFailuresAreShown) {
   EXPECT_NE(view(sched.list(), bad).detail.find("unknown test"), std::string::npos);
 }
 
+TEST(SoakScheduler, ManualRunNamesSayWhenAndNeverRepeatAcrossARestart) {
+  FakeSoakControl ctl;
+  Drives drives;
+  std::string first, second, after_restart;
+  {
+    SoakScheduler sched(ctl, nullptr);
+    first = sched.request({"", "wsat", "sim:a", {}}, t0());
+    second = sched.request({"", "wsat", "sim:b", {}}, t0());
+  }
+  SoakScheduler restarted(ctl, nullptr);
+  after_restart = restarted.request({"", "wsat", "sim:a", {}}, t0() + std::chrono::minutes(5));
+  EXPECT_EQ(first.rfind("manual-20", 0), 0u) << first;
+  EXPECT_NE(first, second);
+  EXPECT_NE(after_restart, first);
+  EXPECT_NE(after_restart, second);
+}
+
 TEST(SoakTiming, ConfigErrorsNameTheKey) {
   auto tbl = toml::parse(std::string_view("schedule = \"Funday\"\n"), std::string_view("soak.toml"));
   TableReader r(tbl, "soak.toml", "soak[0]");

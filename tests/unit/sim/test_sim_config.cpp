@@ -171,6 +171,19 @@ rated_tbw = 150
   EXPECT_DOUBLE_EQ(rated_endurance_bytes(t), 150e12);
 }
 
+TEST_F(SimConfig, RatedTbwWithWarrantyYearsGivesTheDwpdOverThatPeriod) {
+  SimDriveSpec s = parse(R"(
+[[sim]]
+name = "g"
+serial = "SG"
+rated_tbw = 600
+warranty_years = 3
+)");
+  EXPECT_DOUBLE_EQ(rated_endurance_bytes(s), 600e12);
+  EXPECT_DOUBLE_EQ(s.warranty_years, 3);
+  EXPECT_DOUBLE_EQ(s.rated_dwpd, 600e12 / (1e12 * 365 * 3));
+}
+
 struct BadCase {
   const char* what;
   const char* body;     // lines after [[sim]] (line 2 onward)
@@ -240,6 +253,27 @@ TEST(SimProfiles, EveryProfileIsSelfConsistent) {
     }
   }
   EXPECT_THROW(sim_profile("nope"), std::out_of_range);
+}
+
+// The profiles are TOML read by the [[sim]] reader: pin the figures the
+// reviews they model quote, so a slip in that table cannot pass unseen.
+TEST(SimProfiles, CarryTheReviewedDrivesFigures) {
+  const SimDriveSpec dc = sim_profile("datacenter");
+  EXPECT_EQ(dc.capacity_bytes, 3'840'000'000'000ULL);
+  EXPECT_DOUBLE_EQ(dc.rated_dwpd, 1.3);
+  ASSERT_EQ(dc.throttle.size(), 2u);
+  EXPECT_DOUBLE_EQ(dc.throttle[0].at_c, 70);
+  EXPECT_DOUBLE_EQ(dc.throttle[1].write_bytes_per_s, 650e6);
+  EXPECT_TRUE(dc.has_ocp);
+  const SimDriveSpec c = sim_profile("consumer");
+  EXPECT_DOUBLE_EQ(rated_endurance_bytes(c), 480e12);
+  EXPECT_EQ(c.slc_cache_bytes, 28'000'000'000ULL);
+  EXPECT_DOUBLE_EQ(c.post_cache_write_bytes_per_s, 630e6);
+  const SimDriveSpec h = sim_profile("consumer-heatsink");
+  EXPECT_EQ(h.model, c.model);  // the same drive, cooled better
+  EXPECT_DOUBLE_EQ(h.thermal_resistance_c_per_w, 9);
+  EXPECT_EQ(h.thermal_time_constant, std::chrono::seconds(120));
+  EXPECT_FALSE(sim_profile("generic").has_ocp);
 }
 
 }  // namespace

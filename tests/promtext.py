@@ -1,4 +1,10 @@
-"""Parser for the Prometheus text exposition format (samples only)."""
+"""The one parser of the Prometheus text exposition format (samples only) for
+the Python tests, the QEMU lab and the benchmarks, and the lookups on it.
+
+Integration tests and bench put tests/ on sys.path through nvmond_harness;
+the lab's entry points (lab.py, selftest.py) put it there themselves. It runs
+on the host only: nothing of it is shipped into the lab guest.
+"""
 from __future__ import annotations
 
 import math
@@ -53,18 +59,38 @@ def parse(text: str) -> list[Sample]:
         fields = line[pos:].split()
         if not fields:
             raise ParseError(f"line {n}: no value: {line!r}")
-        samples.append(Sample(name, labels, _value(fields[0])))
+        try:
+            samples.append(Sample(name, labels, _value(fields[0])))
+        except ValueError:
+            raise ParseError(f"line {n}: bad value: {line!r}") from None
     return samples
 
 
 def find(samples: list[Sample], name: str, **labels: str) -> list[Sample]:
-    return [s for s in samples if s.name == name and all(s.labels.get(k) == v
-                                                         for k, v in labels.items())]
+    """The samples of `name` that carry at least these labels."""
+    return [s for s in samples if s.name == name and labels.items() <= s.labels.items()]
 
 
-def value(samples: list[Sample], name: str, **labels: str) -> float | None:
+def has_series(samples: list[Sample], name: str, **labels: str) -> bool:
+    return bool(find(samples, name, **labels))
+
+
+def get(samples: list[Sample], name: str, **labels: str) -> float | None:
     """The single matching sample's value; None if absent; error if ambiguous."""
     found = find(samples, name, **labels)
     if len(found) > 1:
         raise ParseError(f"{name}{labels}: {len(found)} samples match")
     return found[0].value if found else None
+
+
+def value(samples: list[Sample], name: str, **labels: str) -> float:
+    """The value of the one matching sample; a test failure if none or several match."""
+    found = find(samples, name, **labels)
+    if len(found) != 1:
+        raise AssertionError(f"{name}{labels}: expected one series, found {len(found)}")
+    return found[0].value
+
+
+def by_series(samples: list[Sample]) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """{(name, sorted label pairs): value}: two scrapes compared series by series."""
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value for s in samples}
