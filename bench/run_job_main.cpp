@@ -3,6 +3,7 @@
 // benchmark driver can measure its CPU time with wait4().
 #include <iostream>
 
+#include "sim/sim_engine.hpp"
 #include "workloads/run_job_cli.hpp"
 
 int main(int argc, char** argv) {
@@ -10,5 +11,5 @@ int main(int argc, char** argv) {
     std::cerr << "usage: " << argv[0] << " JOB.toml\n";
     return 2;
   }
-  return nvmond::run_job_cli(argv[1], std::cout);
+  return nvmond::run_job_cli(argv[1], std::cout, std::cerr, nvmond::make_engine_factory());
 }

@@ -230,7 +230,7 @@ DaemonConfig load_config(const std::string& path, ConfigUse use) {
   c.analytics = read_analytics_config(r);
   std::vector<std::string> sim_serials;
   for (const auto& s : c.sims) sim_serials.push_back(s.spec.serial);
-  c.jobs = read_jobs_config(r, sim_serials);
+  c.jobs = read_jobs_config(r, &sim_serials);
   c.soaks = read_soaks(r);
   r.finish();
   if (!c.web_config.empty()) {

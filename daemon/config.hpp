@@ -15,7 +15,7 @@
 #include "core/clock.hpp"
 #include "core/log.hpp"
 #include "daemon/control_server.hpp"
-#include "daemon/jobs_config.hpp"
+#include "workloads/jobs_config.hpp"
 #include "schedule/soak_scheduler.hpp"
 
 namespace nvmond {

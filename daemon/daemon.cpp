@@ -10,6 +10,7 @@
 #include <set>
 
 #include "sim/sim_device.hpp"
+#include "sim/sim_engine.hpp"
 #include "core/build_info.hpp"
 #include "core/config_reader.hpp"
 #include "core/log.hpp"
@@ -51,8 +52,6 @@ std::optional<WallTime> newest_record(Store& store) {
 
 Daemon::Daemon(DaemonConfig config)
     : signals_(io_, SIGINT, SIGTERM, SIGHUP),
-      watchdog_(io_),
-      compaction_(io_),
       config_(std::move(config)),
       self_(std::make_shared<prometheus::Registry>()),
       store_errors_(prometheus::BuildCounter()
@@ -62,6 +61,9 @@ Daemon::Daemon(DaemonConfig config)
       lock_(std::make_unique<StateDirLock>(config_.state_dir)),
       store_(open_store(config_.state_dir)),
       clock_(make_clock(config_.clock, newest_record(*store_))),
+      watchdog_(clock_->real_timer(io_)),
+      compaction_(std::make_unique<HistoryCompaction>(io_, *clock_, *store_, config_.analytics.retention)),
+      soak_timer_(clock_->real_timer(io_)),
       published_(std::make_shared<PublishedMetrics>()) {
   log::set_level(config_.log_level);
   for (const char* reason : kStoreErrorReasons) store_errors_.Add({{"reason", reason}});
@@ -125,8 +127,7 @@ void Daemon::stop_all() {
 }
 
 void Daemon::start_jobs() {
-  jobs_ = std::make_unique<JobScheduler>(io_, config_.jobs,
-                                         job_engine_factory(fleet_->sim_source(), *clock_),
+  jobs_ = std::make_unique<JobScheduler>(io_, *clock_, config_.jobs, make_engine_factory(fleet_->sim_source()),
                                          *published_);
   jobs_->report_throughput(throughput_, *clock_);
   jobs_->start();
@@ -189,9 +190,7 @@ void Daemon::soak_tick() {
 }
 
 void Daemon::arm_soak_tick() {
-  soak_timer_.expires_after(std::chrono::seconds(1));
-  soak_timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (ec) return;
+  soak_timer_->arm(std::chrono::seconds(1), [this] {
     soak_tick();
     arm_soak_tick();
   });
@@ -206,7 +205,7 @@ int Daemon::run() {
   sd_notify(0, "READY=1");
   notify_status();
   if (sd_watchdog_enabled(0, &watchdog_usec_) > 0) arm_watchdog();
-  arm_compaction();
+  compaction_->start();
   io_.run();
   sd_notify(0, "STOPPING=1");
   log::info("stopped");
@@ -222,9 +221,9 @@ void Daemon::wait_signal() {
       return;
     }
     log::info("received {}, stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-    watchdog_.cancel();
-    compaction_.cancel();
-    soak_timer_.cancel();
+    watchdog_->cancel();
+    compaction_->stop();
+    soak_timer_->cancel();
     control_.reset();
     if (soak_runner_) soak_runner_->shutdown(SoakRunner::kShutdownGrace);
     stop_all();
@@ -262,20 +261,6 @@ void Daemon::reload() {
   notify_status();
 }
 
-// Raw samples older than the retention are folded to hourly ones; run every
-// clock hour so an accelerated clock compacts as often as a real one would.
-void Daemon::arm_compaction() {
-  compaction_.expires_after(clock_->to_real(std::chrono::hours(1)));
-  compaction_.async_wait([this](const boost::system::error_code& ec) {
-    if (ec) return;
-    // A failing store has logged (once) and counted it already.
-    if (auto r = store_->compact(clock_->wall(), config_.analytics.retention); !r) {
-      log::debug("compacting history: {}", r.error().message);
-    }
-    arm_compaction();
-  });
-}
-
 void Daemon::notify_status() {
   sd_notifyf(0, "STATUS=monitoring %zu drive(s) (%zu up), serving %s://%s/metrics",
              fleet_ ? fleet_->size() : 0, fleet_ ? fleet_->up_count() : 0, scheme_of(config_).c_str(),
@@ -283,9 +268,7 @@ void Daemon::notify_status() {
 }
 
 void Daemon::arm_watchdog() {
-  watchdog_.expires_after(std::chrono::microseconds(watchdog_usec_ / 2));
-  watchdog_.async_wait([this](const boost::system::error_code& ec) {
-    if (ec) return;
+  watchdog_->arm(std::chrono::microseconds(watchdog_usec_ / 2), [this] {
     sd_notify(0, "WATCHDOG=1");
     notify_status();
     arm_watchdog();

@@ -4,7 +4,6 @@
 // notification (READY, STATUS, WATCHDOG).
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
 
@@ -15,6 +14,7 @@
 #include "daemon/control_commands.hpp"
 #include "daemon/control_server.hpp"
 #include "daemon/fleet.hpp"
+#include "daemon/history_compaction.hpp"
 #include "daemon/job_scheduler.hpp"
 #include "daemon/published_metrics.hpp"
 #include "daemon/state_lock.hpp"
@@ -44,7 +44,6 @@ class Daemon {
   void reload();
   void notify_status();
   void arm_watchdog();
-  void arm_compaction();
   void start_jobs();
   void start_control();
   void configure_soaks();
@@ -56,8 +55,6 @@ class Daemon {
 
   boost::asio::io_context io_;
   boost::asio::signal_set signals_;
-  boost::asio::steady_timer watchdog_;
-  boost::asio::steady_timer compaction_;
   DaemonConfig config_;
   std::shared_ptr<prometheus::Registry> self_;
   prometheus::Family<prometheus::Counter>& store_errors_;
@@ -67,6 +64,11 @@ class Daemon {
   SystemClock retry_clock_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<Clock> clock_;
+  // Every timer comes from clock_: compaction counts clock hours; the
+  // watchdog (systemd's) and the soak tick count real time.
+  std::unique_ptr<Timer> watchdog_;
+  std::unique_ptr<HistoryCompaction> compaction_;
+  std::unique_ptr<Timer> soak_timer_;
   std::shared_ptr<PublishedMetrics> published_;
   // Declared before the server that counts into it.
   std::unique_ptr<http::HttpMetrics> http_metrics_;
@@ -89,7 +91,6 @@ class Daemon {
   std::unique_ptr<SoakScheduler> scheduler_;
   std::unique_ptr<ControlContext> control_ctx_;
   std::unique_ptr<ControlServer> control_;
-  boost::asio::steady_timer soak_timer_{io_};
   std::uint64_t watchdog_usec_ = 0;
 };
 

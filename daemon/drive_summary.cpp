@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "collectors/sim_name.hpp"
 #include "metrics/samples.hpp"
 
 namespace nvmond {
@@ -43,8 +44,8 @@ std::vector<DriveSummary> summarize_drives(const std::vector<prometheus::MetricF
 std::optional<DriveThermal> drive_for_target(const std::vector<DriveSummary>& drives, const std::string& target,
                                              const std::map<std::string, std::string>& sim_serial_by_name) {
   std::string serial, path;
-  if (target.rfind("sim:", 0) == 0) {
-    serial = target.substr(4);
+  if (auto key = sim_key(target)) {
+    serial = *key;
     if (auto it = sim_serial_by_name.find(serial); it != sim_serial_by_name.end()) serial = it->second;
   } else {
     path = target;

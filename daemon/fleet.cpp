@@ -6,6 +6,7 @@
 #include "sim/sim_device.hpp"
 
 #include "core/log.hpp"
+#include "collectors/sim_name.hpp"
 
 namespace nvmond {
 
@@ -27,7 +28,7 @@ Fleet::Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Cloc
     s.interval = c.poll_interval;
     for (const auto& sim : config_.sims) {
       specs.push_back(sim.spec);
-      if (sim.poll_interval) s.interval_by_path["sim:" + sim.spec.name] = *sim.poll_interval;
+      if (sim.poll_interval) s.interval_by_path[sim_device_path(sim.spec.name)] = *sim.poll_interval;
     }
     auto source = std::make_unique<SimDeviceSource>(specs, clock_, config_.state_dir, sim_models);
     auto* raw = source.get();

@@ -2,24 +2,18 @@
 
 #include "core/log.hpp"
 #include "metrics/metric_set.hpp"
-#include "sim/sim_engine.hpp"
 #include "workloads/target_serial.hpp"
 #include "workloads/workload_metrics.hpp"
 
 namespace nvmond {
 
-EngineFactory job_engine_factory(const SimDeviceSource* sims, const Clock& clock) {
-  return sims ? make_engine_factory(*sims, clock) : default_engine_factory();
-}
-
-JobScheduler::JobScheduler(boost::asio::io_context& io, JobsConfig config, EngineFactory factory,
+JobScheduler::JobScheduler(boost::asio::io_context& io, const Clock& clock, JobsConfig config, EngineFactory factory,
                            PublishedMetrics& out, Duration publish_interval, SystemRoots roots)
-    : io_(io),
-      guard_(std::move(config.safety), std::move(roots)),
+    : guard_(std::move(config.safety), std::move(roots)),
       factory_(std::move(factory)),
       out_(out),
       interval_(publish_interval),
-      timer_(io) {
+      timer_(clock.real_timer(io)) {
   for (auto& spec : config.jobs) {
     auto job = std::make_unique<Job>();
     job->runner = std::make_unique<JobRunner>(std::move(spec), factory_, &guard_);
@@ -28,7 +22,7 @@ JobScheduler::JobScheduler(boost::asio::io_context& io, JobsConfig config, Engin
 }
 
 JobScheduler::~JobScheduler() {
-  timer_.cancel();
+  timer_->cancel();
   stop();
   for (auto& job : jobs_) {
     if (job->started && !job->collected) collect(*job);
@@ -76,11 +70,7 @@ const RunResult* JobScheduler::result(const std::string& name) const {
 }
 
 void JobScheduler::arm() {
-  timer_.expires_after(interval_);
-  timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (ec) return;  // cancelled: `this` may be gone
-    tick();
-  });
+  timer_->arm(interval_, [this] { tick(); });
 }
 
 void JobScheduler::tick() {
@@ -124,7 +114,7 @@ void JobScheduler::report(Job& job, const RunSnapshot& snap) {
   const JobSpec& spec = job.runner->spec();
   // The sim engine keeps the clock's own time (ns since the epoch); real
   // engines keep the monotonic clock, which runs at the system clock's pace.
-  WallTime end = spec.engine == "sim"
+  WallTime end = snap.time_base == EngineTime::clock
                      ? from_unix_ns(snap.interval_end_ns)
                      : clock_->wall() - (std::chrono::steady_clock::now().time_since_epoch() -
                                          std::chrono::nanoseconds(snap.interval_end_ns));

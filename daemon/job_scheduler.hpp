@@ -15,11 +15,14 @@
 // numbers: it returns within about one I/O's latency, so SIGTERM and reload
 // never wait for a job's budget.
 //
-// Thread-safety: the public methods are for the event-loop thread. `factory`
-// (and what it references: the simulated drives, the clock) and `out` must
+// The publish timer is the clock's real_timer: the runners merge their numbers
+// once a second of real time whatever the clock's pace, and a test on a
+// ManualClock publishes by advancing it.
+//
+// Thread-safety: the public methods are for the event-loop thread. `clock`,
+// `factory` (and what it references: the simulated drives) and `out` must
 // outlive the scheduler.
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 
 #include <atomic>
 #include <memory>
@@ -29,23 +32,17 @@
 #include <vector>
 
 #include "core/throughput_feed.hpp"
-#include "daemon/jobs_config.hpp"
+#include "workloads/jobs_config.hpp"
 #include "daemon/published_metrics.hpp"
 #include "workloads/runner.hpp"
 #include "workloads/safety_guard.hpp"
 
 namespace nvmond {
 
-class SimDeviceSource;
-
-// The engines a daemon's jobs use: the simulated drives of `sims` for
-// engine = "sim" (nullptr: no [[sim]] drives, so no sim jobs passed the
-// config), UringEngine otherwise. Both referenced objects must outlive the jobs.
-EngineFactory job_engine_factory(const SimDeviceSource* sims, const Clock& clock);
-
 class JobScheduler {
  public:
-  JobScheduler(boost::asio::io_context& io, JobsConfig config, EngineFactory factory,
+  // `factory`: make_engine_factory (sim/sim_engine.hpp) over the daemon's drives.
+  JobScheduler(boost::asio::io_context& io, const Clock& clock, JobsConfig config, EngineFactory factory,
                PublishedMetrics& out, Duration publish_interval = std::chrono::seconds(1),
                SystemRoots roots = {});
   ~JobScheduler();
@@ -87,12 +84,11 @@ class JobScheduler {
   void report(Job& job, const RunSnapshot& snap);
   void collect(Job& job);
 
-  boost::asio::io_context& io_;
   SafetyGuard guard_;
   EngineFactory factory_;
   PublishedMetrics& out_;
   Duration interval_;
-  boost::asio::steady_timer timer_;
+  std::unique_ptr<Timer> timer_;
   std::vector<std::unique_ptr<Job>> jobs_;
   ThroughputSink* throughput_ = nullptr;
   const Clock* clock_ = nullptr;

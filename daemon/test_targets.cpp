@@ -4,18 +4,20 @@
 
 #include "pts/device_target.hpp"
 #include "pts/sim_target.hpp"
+#include "collectors/sim_name.hpp"
 
 namespace nvmond {
 
 Result<std::unique_ptr<TestTarget>> open_test_target(const std::string& target, const std::vector<SimSettings>& sims,
                                                      const SafetyGuard& guard, const SimDeviceSource* source,
                                                      const Clock* pace) {
-  if (target.rfind("sim:", 0) != 0) {
+  const auto sim = sim_key(target);
+  if (!sim) {
     auto t = DeviceTarget::open(target, guard);
     if (!t) return t.error();
     return std::unique_ptr<TestTarget>(std::move(*t));
   }
-  const std::string key = target.substr(4);
+  const std::string& key = *sim;
   for (const auto& s : sims) {
     if (s.spec.name != key && s.spec.serial != key) continue;
     std::shared_ptr<DriveModel> model = source ? source->model(s.spec.serial) : nullptr;

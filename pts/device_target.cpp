@@ -13,6 +13,7 @@
 #include <regex>
 
 #include "pts/purge.hpp"
+#include "sim/sim_engine.hpp"
 
 namespace nvmond {
 
@@ -136,7 +137,7 @@ JobSpec element_job(const Element& e, const std::string& path, std::uint64_t ran
 Result<Measurement> DeviceTarget::run(const Element& e, std::uint64_t range_bytes,
                                       std::optional<std::uint64_t> max_bytes) {
   if (refusal_) return *refusal_;
-  JobRunner runner(element_job(e, path_, range_bytes, max_bytes), default_engine_factory(), &guard_);
+  JobRunner runner(element_job(e, path_, range_bytes, max_bytes), make_engine_factory(), &guard_);
   runner.use_approved_target(fd_.get());
   {
     std::lock_guard lock(mu_);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/log.hpp"
+#include "collectors/sim_name.hpp"
 
 namespace nvmond {
 
@@ -15,7 +16,7 @@ constexpr Duration kSlice = std::chrono::milliseconds(100);
 // One kind of command of an element: its share of the commands and its
 // service and access time in the current slice.
 struct CommandClass {
-  IoKind kind;
+  IoOp kind;
   std::uint64_t bytes;
   double share;
   double service_s = 0;
@@ -29,8 +30,8 @@ std::vector<CommandClass> classes_of(const Element& e) {
   std::vector<CommandClass> out;
   for (const auto& b : e.block_sizes) {
     const double w = b.weight / total_weight;
-    if (e.read_pct > 0) out.push_back({IoKind::read, b.bytes, w * e.read_pct / 100.0});
-    if (e.read_pct < 100) out.push_back({IoKind::write, b.bytes, w * (100.0 - e.read_pct) / 100.0});
+    if (e.read_pct > 0) out.push_back({IoOp::read, b.bytes, w * e.read_pct / 100.0});
+    if (e.read_pct < 100) out.push_back({IoOp::write, b.bytes, w * (100.0 - e.read_pct) / 100.0});
   }
   return out;
 }
@@ -58,7 +59,7 @@ bool SimTarget::wait_for_clock(WallTime t) {
 TargetIdentity SimTarget::identity() const {
   const auto& s = model_->spec();
   TargetIdentity t;
-  t.path = "sim:" + s.name;
+  t.path = sim_device_path(s.name);
   t.serial = s.serial;
   t.model = s.model;
   t.firmware = s.firmware;
@@ -124,7 +125,7 @@ Result<Measurement> SimTarget::run(const Element& e, std::uint64_t range_bytes,
     // A hung drive hangs its I/O too: the thread blocks in real time, as it
     // would in io_uring_wait_cqe on a device that stopped answering.
     if (model_->fault() == SimFault::hang) {
-      log::warn("sim:{}: I/O blocked, the drive hangs (fault = \"hang\")", model_->spec().name);
+      log::warn("{}: I/O blocked, the drive hangs (fault = \"hang\")", sim_device_path(model_->spec().name));
       model_->wait_if_hung();
     }
     const double span_s = seconds(std::min<Duration>(slice, end - t));
@@ -142,7 +143,7 @@ Result<Measurement> SimTarget::run(const Element& e, std::uint64_t range_bytes,
     double busy_s = 0;
     for (auto& c : classes) {
       double want = x * span_s * c.share + c.carry;
-      if (max_bytes && c.kind == IoKind::write) {
+      if (max_bytes && c.kind == IoOp::write) {
         // Whole commands up to the budget, the last one possibly past it (as
         // the runner does), so a budget always ends.
         const double left = static_cast<double>(*max_bytes - std::min(*max_bytes, written));
@@ -152,10 +153,10 @@ Result<Measurement> SimTarget::run(const Element& e, std::uint64_t range_bytes,
       c.carry = want - static_cast<double>(n);
       if (n == 0) continue;
       busy_s += seconds(model_->io_batch(c.kind, c.bytes, n, sequential));
-      const int op = c.kind == IoKind::read ? 0 : 1;
+      const auto op = static_cast<int>(c.kind);
       m.op[op].ops += n;
       m.op[op].bytes += n * c.bytes;
-      if (c.kind == IoKind::write) written += n * c.bytes;
+      if (c.kind == IoOp::write) written += n * c.bytes;
       const double latency = wait + c.service_s + c.access_s;
       m.op[op].latency.record(static_cast<std::uint64_t>(std::llround(latency * 1e9)), n);
     }

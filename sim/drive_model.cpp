@@ -221,10 +221,10 @@ double DriveModel::read_seconds_locked(std::uint64_t bytes, std::uint64_t count,
   return t;
 }
 
-void DriveModel::account_locked(IoKind kind, std::uint64_t bytes, std::uint64_t count, bool sequential,
+void DriveModel::account_locked(IoOp kind, std::uint64_t bytes, std::uint64_t count, bool sequential,
                                 Duration service) {
   const std::uint64_t total = bytes * count;
-  if (kind == IoKind::write) {
+  if (kind == IoOp::write) {
     double waf = write_amplification_locked(sequential);
     if (spec_.slc_cache_bytes > 0) {
       p_.slc_used += std::min<std::uint64_t>(total, spec_.slc_cache_bytes - std::min(p_.slc_used, spec_.slc_cache_bytes));
@@ -246,31 +246,31 @@ void DriveModel::account_locked(IoKind kind, std::uint64_t bytes, std::uint64_t 
   update_level_locked();
 }
 
-void DriveModel::add_heat_locked(double bytes, IoKind kind) {
-  double weight = kind == IoKind::read ? kReadHeatWeight : 1.0;
+void DriveModel::add_heat_locked(double bytes, IoOp kind) {
+  double weight = kind == IoOp::read ? kReadHeatWeight : 1.0;
   double joules = spec_.power_per_gbps_w * weight * bytes / kGB;
   p_.temp_c += joules / heat_capacity_j_per_c_;
 }
 
-Duration DriveModel::io(IoKind kind, std::uint64_t bytes, bool sequential) {
+Duration DriveModel::io(IoOp kind, std::uint64_t bytes, bool sequential) {
   return io_batch(kind, bytes, 1, sequential);
 }
 
-Duration DriveModel::io_batch(IoKind kind, std::uint64_t bytes, std::uint64_t count, bool sequential) {
+Duration DriveModel::io_batch(IoOp kind, std::uint64_t bytes, std::uint64_t count, bool sequential) {
   std::lock_guard lock(mu_);
   Duration service{};
   if (bytes > 0 && count > 0) {
-    service = to_duration(kind == IoKind::write ? write_seconds_locked(bytes, count, sequential, p_.slc_used)
+    service = to_duration(kind == IoOp::write ? write_seconds_locked(bytes, count, sequential, p_.slc_used)
                                                 : read_seconds_locked(bytes, count, sequential));
   }
   account_locked(kind, bytes, count, sequential, service);
   return service;
 }
 
-Duration DriveModel::service_time(IoKind kind, std::uint64_t bytes, bool sequential) const {
+Duration DriveModel::service_time(IoOp kind, std::uint64_t bytes, bool sequential) const {
   std::lock_guard lock(mu_);
   if (bytes == 0) return Duration::zero();
-  return to_duration(kind == IoKind::write ? write_seconds_locked(bytes, 1, sequential, p_.slc_used)
+  return to_duration(kind == IoOp::write ? write_seconds_locked(bytes, 1, sequential, p_.slc_used)
                                            : read_seconds_locked(bytes, 1, sequential));
 }
 
@@ -293,8 +293,8 @@ void DriveModel::purge() {
   p_.span_lo = p_.span_hi = 0;
 }
 
-Duration DriveModel::access_latency(IoKind kind) const {
-  return kind == IoKind::read ? spec_.read_latency : spec_.write_latency;
+Duration DriveModel::access_latency(IoOp kind) const {
+  return kind == IoOp::read ? spec_.read_latency : spec_.write_latency;
 }
 
 }  // namespace nvmond

@@ -32,7 +32,7 @@
 #include "collectors/health.hpp"
 #include "sim/sim_drive_spec.hpp"
 #include "core/clock.hpp"
-#include "core/io_kind.hpp"
+#include "core/io_op.hpp"
 #include "core/result.hpp"
 #include "core/u128.hpp"
 
@@ -48,13 +48,13 @@ class DriveModel {
   void advance_to(WallTime t);
   // Accounts one completed host command of `bytes` and returns its service
   // time (see above). bytes == 0 counts a command and takes no time.
-  Duration io(IoKind kind, std::uint64_t bytes, bool sequential);
+  Duration io(IoOp kind, std::uint64_t bytes, bool sequential);
   // `count` commands of `bytes` each at once, for simulated runs that move in
   // steps of many commands (PTS rounds): the same accounting as `count` calls
   // of io(), and the drive's total occupancy for them.
-  Duration io_batch(IoKind kind, std::uint64_t bytes, std::uint64_t count, bool sequential);
+  Duration io_batch(IoOp kind, std::uint64_t bytes, std::uint64_t count, bool sequential);
   // Service time one command would take now, without doing it.
-  Duration service_time(IoKind kind, std::uint64_t bytes, bool sequential) const;
+  Duration service_time(IoOp kind, std::uint64_t bytes, bool sequential) const;
   // The host writes the LBA range [lo, hi) (bytes). The span written since
   // the last purge is the drive's valid data: what is never written is extra
   // over-provisioning, so random writes on a smaller span amplify less and
@@ -74,7 +74,7 @@ class DriveModel {
   double composite_celsius() const;
   int throttle_level() const;                // 0 = not throttled, 1.. = throttle[level-1]
   double write_limit_bytes_per_s() const;    // for a sequential write issued now
-  Duration access_latency(IoKind kind) const;  // spec read/write latency
+  Duration access_latency(IoOp kind) const;  // spec read/write latency
   WallTime now() const;                      // last advanced time
   const SimDriveSpec& spec() const { return spec_; }  // immutable after construction
 
@@ -151,8 +151,8 @@ class DriveModel {
   double write_seconds_locked(std::uint64_t bytes, std::uint64_t count, bool sequential,
                               std::uint64_t slc_used) const;
   double read_seconds_locked(std::uint64_t bytes, std::uint64_t count, bool sequential) const;
-  void account_locked(IoKind kind, std::uint64_t bytes, std::uint64_t count, bool sequential, Duration service);
-  void add_heat_locked(double bytes, IoKind kind);
+  void account_locked(IoOp kind, std::uint64_t bytes, std::uint64_t count, bool sequential, Duration service);
+  void add_heat_locked(double bytes, IoOp kind);
   double sensor_celsius_locked(int sensor) const;  // 1..8
   std::uint8_t critical_warning_locked() const;
   std::uint8_t percentage_used_locked() const;

@@ -5,6 +5,7 @@
 
 #include "sim/drive_model.hpp"
 #include "sim/drive_model_detail.hpp"
+#include "collectors/sim_name.hpp"
 
 namespace nvmond {
 
@@ -138,7 +139,7 @@ DriveInfo DriveModel::identity() const {
   d.serial = spec_.serial;
   d.model = spec_.model;
   d.firmware = spec_.firmware;
-  d.path = "sim:" + spec_.name;
+  d.path = sim_device_path(spec_.name);
   d.backend = "sim";
   d.controller = controller_identity();
   NamespaceIdentity ns;

@@ -7,6 +7,7 @@
 #include "sim/drive_model.hpp"
 #include "sim/drive_model_detail.hpp"
 #include "core/atomic_file.hpp"
+#include "collectors/sim_name.hpp"
 
 namespace nvmond {
 
@@ -80,7 +81,7 @@ std::string DriveModel::save_state() const {
 
 std::optional<Error> DriveModel::load_state(const std::string& text) {
   using nlohmann::json;
-  const std::string who = "sim:" + spec_.name + ": load state: ";
+  const std::string who = sim_device_path(spec_.name) + ": load state: ";
   Counters c;
   Physical p;
   TemperatureThresholds th;

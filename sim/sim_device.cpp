@@ -5,6 +5,7 @@
 
 #include "core/config_reader.hpp"
 #include "core/log.hpp"
+#include "collectors/sim_name.hpp"
 
 namespace nvmond {
 
@@ -18,7 +19,7 @@ std::optional<Error> SimDevice::enter(const char* command) {
     model_->advance_to(clock_.wall());
   }
   if (model_->fault() == SimFault::fail) {
-    return Error{"io", "sim:" + model_->spec().name + ": " + command + ": injected failure"};
+    return Error{"io", sim_device_path(model_->spec().name) + ": " + command + ": injected failure"};
   }
   return std::nullopt;
 }
@@ -67,7 +68,7 @@ SimDeviceSource::SimDeviceSource(std::vector<SimDriveSpec> specs, const Clock& c
         if (err->reason != "absent") log::warn("{}; starting the drive fresh", err->message);
       } else {
         model->resume_at(now);
-        log::info("sim:{}: state restored from {}", model->spec().name, path);
+        log::info("{}: state restored from {}", sim_device_path(model->spec().name), path);
       }
     }
     models_.push_back(std::move(model));
@@ -77,7 +78,7 @@ SimDeviceSource::SimDeviceSource(std::vector<SimDriveSpec> specs, const Clock& c
 std::vector<DeviceHandle> SimDeviceSource::scan() {
   std::vector<DeviceHandle> out;
   for (const auto& m : models_) {
-    out.push_back(DeviceHandle{"sim:" + m->spec().name, std::make_unique<SimDevice>(m, clock_)});
+    out.push_back(DeviceHandle{sim_device_path(m->spec().name), std::make_unique<SimDevice>(m, clock_)});
   }
   return out;
 }

@@ -58,6 +58,8 @@ class SimDeviceSource final : public DeviceSource {
   std::vector<DeviceHandle> scan() override;
   // The model of the drive with this serial; nullptr if none.
   std::shared_ptr<DriveModel> model(const std::string& serial) const;
+  // The time the drives live in (their engines keep it too).
+  const Clock& clock() const { return clock_; }
   const std::vector<std::shared_ptr<DriveModel>>& models() const { return models_; }
   // Writes every model's state; returns the failures (empty on success).
   // No-op without a state directory.

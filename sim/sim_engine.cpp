@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "collectors/sim_name.hpp"
 #include "sim/sim_device.hpp"
 #include "workloads/uring_engine.hpp"
 
@@ -32,14 +33,13 @@ bool SimEngine::queue(IoUnit& unit) {
 
 std::optional<Error> SimEngine::commit() {
   for (IoUnit* u : queued_) {
-    const IoKind kind = u->op == IoOp::read ? IoKind::read : IoKind::write;
     const bool sequential = u->offset == last_end_;
     last_end_ = u->offset + u->length;
     const std::int64_t start = std::max(now_, busy_until_);
     model_->advance_to(from_unix_ns(start));
-    const Duration service = model_->io(kind, u->length, sequential);
+    const Duration service = model_->io(u->op, u->length, sequential);
     busy_until_ = start + service.count();
-    inflight_.push_back({busy_until_ + model_->access_latency(kind).count(), u});
+    inflight_.push_back({busy_until_ + model_->access_latency(u->op).count(), u});
   }
   queued_.clear();
   return std::nullopt;
@@ -88,13 +88,12 @@ void SimEngine::idle(Duration d) {
   if (d.count() > 0) wait_until(now_ + d.count());
 }
 
-EngineFactory make_engine_factory(const SimDeviceSource& source, const Clock& clock) {
-  return [&source, &clock](const JobSpec& spec) -> std::unique_ptr<IoEngine> {
-    if (spec.engine == "sim") {
-      std::string serial = spec.target.substr(spec.target.find(':') + 1);
-      return std::make_unique<SimEngine>(source.model(serial), clock, serial);
-    }
-    return std::make_unique<UringEngine>();
+EngineFactory make_engine_factory(const SimDeviceSource* sims) {
+  return [sims](const JobSpec& spec) -> std::unique_ptr<IoEngine> {
+    if (spec.engine == "io_uring") return std::make_unique<UringEngine>();
+    if (spec.engine != "sim" || sims == nullptr) return nullptr;
+    const std::string serial = sim_key(spec.target).value_or("");
+    return std::make_unique<SimEngine>(sims->model(serial), sims->clock(), serial);
   };
 }
 

@@ -31,6 +31,7 @@ class SimEngine final : public IoEngine {
 
   std::string_view name() const override { return "sim"; }
   bool touches_real_media() const override { return false; }
+  EngineTime time_base() const override { return EngineTime::clock; }
   std::optional<Error> setup(const EngineSetup& setup) override;
   std::uint64_t target_size() const override;
   bool queue(IoUnit& unit) override;
@@ -58,9 +59,12 @@ class SimEngine final : public IoEngine {
   std::vector<InFlight> inflight_;
 };
 
-// Engines for jobs with engine = "sim" and target = "sim:SERIAL", on the
-// drives of `source`; io_uring jobs get UringEngine. Both referenced objects
-// must outlive every run.
-EngineFactory make_engine_factory(const SimDeviceSource& source, const Clock& clock);
+// The one engine factory (the runner and its users know only EngineFactory):
+// UringEngine for engine = "io_uring"; for engine = "sim" and target =
+// "sim:SERIAL", a SimEngine on that drive of `sims` in the drives' clock time.
+// No `sims` (nvmonctl run-job, a PTS run on a real device): a sim job gets no
+// engine, and the runner reports that naming its target. `sims` must outlive
+// every run.
+EngineFactory make_engine_factory(const SimDeviceSource* sims = nullptr);
 
 }  // namespace nvmond

@@ -16,16 +16,20 @@
 #include <string_view>
 
 #include "core/clock.hpp"
+#include "core/io_op.hpp"
 #include "core/result.hpp"
 
 namespace nvmond {
 
-enum class IoOp : std::uint8_t { read = 0, write = 1 };
-inline constexpr int kIoOpCount = 2;
-inline const char* op_name(IoOp op) { return op == IoOp::read ? "read" : "write"; }
-
 // One I/O in flight. Owned by the runner (a fixed array per worker, so no
 // allocation per I/O); its address is the completion token.
+// Which time an engine's now_ns() counts, so whoever turns a run's interval
+// ends into calendar time asks the engine instead of guessing from its name.
+enum class EngineTime {
+  monotonic,  // the real monotonic clock (real devices and files)
+  clock,      // the daemon's Clock, ns since the Unix epoch (simulated time)
+};
+
 struct IoUnit {
   // What the engine submits.
   IoOp op = IoOp::read;
@@ -69,6 +73,7 @@ class IoEngine {
   // false only for engines whose I/O reaches no device or file (the simulated
   // drive): the safety guard is skipped for them, and only for them.
   virtual bool touches_real_media() const { return true; }
+  virtual EngineTime time_base() const { return EngineTime::monotonic; }
   // Takes the target's descriptor, creates queues, registers buffers. Error
   // names the target.
   virtual std::optional<Error> setup(const EngineSetup& setup) = 0;
@@ -86,8 +91,8 @@ class IoEngine {
   // engine itself is broken.
   virtual Result<std::size_t> reap(std::size_t min, Duration max_wait,
                                    std::span<IoCompletion> out) = 0;
-  // Monotonic nanoseconds in the engine's time domain: the real monotonic clock
-  // for real devices, simulated time for the sim engine. Latencies, runtime and
+  // Nanoseconds in the engine's time domain (time_base()): the real monotonic
+  // clock for real devices, simulated time for the sim engine. Latencies, runtime and
   // rate limits are measured in it.
   virtual std::int64_t now_ns() const = 0;
   // Sleeps for `d` of engine time (rate limiting with nothing in flight).

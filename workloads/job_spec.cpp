@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "collectors/sim_name.hpp"
+
 namespace nvmond {
 
 std::uint32_t JobSpec::max_block_size() const {
@@ -49,7 +51,7 @@ JobSpec parse_job(TableReader& t) {
   if (!target || target->empty()) t.fail_here(t.where() + ": \"target\" is required");
   j.target = *target;
   j.engine = t.choice("engine", {"io_uring", "sim"}).value_or("io_uring");
-  if (j.engine == "sim" && j.target.rfind("sim:", 0) != 0) {
+  if (j.engine == "sim" && !is_sim_target(j.target)) {
     t.fail("target", "the sim engine needs a target of the form \"sim:SERIAL\"");
   }
   if (auto p = t.choice("pattern", {"random", "sequential"})) {

@@ -2,19 +2,17 @@
 
 #include <fmt/core.h>
 
-#include <iostream>
+#include <ostream>
 #include <nlohmann/json.hpp>
 
 #include "workloads/workload_metrics.hpp"
 
 namespace nvmond {
 
-JobFile load_job_file(const std::string& path) {
+JobsConfig load_job_file(const std::string& path) {
   toml::table root_table = parse_toml_file(path);
   TableReader root(root_table, path, "");
-  JobFile f;
-  for (auto& t : root.array_of_tables("job")) f.jobs.push_back(parse_job(t));
-  if (auto s = root.table("safety")) f.safety = parse_safety(*s);
+  JobsConfig f = read_jobs_config(root, nullptr);
   root.finish();
   if (f.jobs.empty()) throw ConfigError(path + ": no [[job]] table");
   return f;
@@ -86,7 +84,7 @@ std::string result_json(const RunResult& r, bool with_timeline) {
 
 int run_job_cli(const std::string& path, std::ostream& out, std::ostream& err,
                 const EngineFactory& factory) {
-  JobFile file;
+  JobsConfig file;
   try {
     file = load_job_file(path);
   } catch (const ConfigError& e) {
@@ -107,10 +105,6 @@ int run_job_cli(const std::string& path, std::ostream& out, std::ostream& err,
     }
   }
   return rc;
-}
-
-int run_job_cli(const std::string& path, std::ostream& out) {
-  return run_job_cli(path, out, std::cerr);
 }
 
 }  // namespace nvmond

@@ -10,27 +10,23 @@
 #include <string>
 #include <vector>
 
-#include "workloads/job_spec.hpp"
+#include "workloads/jobs_config.hpp"
 #include "workloads/run_result.hpp"
 #include "workloads/runner.hpp"
-#include "workloads/safety_guard.hpp"
 
 namespace nvmond {
 
-struct JobFile {
-  std::vector<JobSpec> jobs;
-  SafetyConfig safety;
-};
-
-// Throws ConfigError (file:line:col) for anything wrong in the file.
-JobFile load_job_file(const std::string& path);
+// The daemon's [[job]] reader (workloads/jobs_config.hpp) on a file of its
+// own, which must hold at least one job. Throws ConfigError (file:line:col)
+// for anything wrong in the file, a duplicate job name included.
+JobsConfig load_job_file(const std::string& path);
 
 // The summary printed for one run: totals, latency quantiles in seconds,
 // errors with offsets, verify counts and the per-second timeline.
 std::string result_json(const RunResult& result, bool with_timeline = true);
 
+// `factory`: make_engine_factory() (sim/sim_engine.hpp) in the binaries.
 int run_job_cli(const std::string& job_toml_path, std::ostream& out, std::ostream& err,
-                const EngineFactory& factory = default_engine_factory());
-int run_job_cli(const std::string& job_toml_path, std::ostream& out);
+                const EngineFactory& factory);
 
 }  // namespace nvmond

@@ -82,6 +82,7 @@ struct RunSnapshot {
   // has measured so far (a reader tells a new one from one it has seen).
   std::uint64_t intervals = 0;
   std::int64_t interval_end_ns = 0;
+  EngineTime time_base = EngineTime::monotonic;  // what interval_end_ns counts
   Duration interval{};
 };
 

@@ -252,6 +252,7 @@ RunResult JobRunner::run() {
   // must open the target; then every worker works on that one descriptor.
   std::vector<std::unique_ptr<IoEngine>> engines(n);
   bool real_media = false;
+  EngineTime time_base = EngineTime::monotonic;
   for (auto& engine : engines) {
     engine = factory_ ? factory_(spec_) : nullptr;
     if (!engine) {
@@ -259,6 +260,7 @@ RunResult JobRunner::run() {
       return result;
     }
     real_media = real_media || engine->touches_real_media();
+    time_base = engine->time_base();
   }
   UniqueFd target;
   if (real_media) {
@@ -333,6 +335,7 @@ RunResult JobRunner::run() {
   SnapshotAggregator aggregator(stats);
   auto aggregate = [&](bool running) {
     RunSnapshot s = aggregator.take(spec_.name, running);
+    s.time_base = time_base;
     std::lock_guard lock(snapshot_mu_);
     snapshot_ = std::move(s);
   };
@@ -350,13 +353,6 @@ RunResult JobRunner::run() {
 
   merge_into(result, stats, outputs);
   return result;
-}
-
-EngineFactory default_engine_factory() {
-  return [](const JobSpec& spec) -> std::unique_ptr<IoEngine> {
-    if (spec.engine == "io_uring") return std::make_unique<UringEngine>();
-    return nullptr;
-  };
 }
 
 std::optional<Error> prepare_file_target(const std::string& path, std::uint64_t size) {

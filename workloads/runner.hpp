@@ -65,10 +65,6 @@ class JobRunner {
   RunSnapshot snapshot_;
 };
 
-// The engine a JobSpec names: UringEngine for "io_uring", nullptr for any
-// other ("sim" engines come from make_engine_factory in sim_engine.hpp).
-EngineFactory default_engine_factory();
-
 // Creates (or extends) a regular-file target to `size` bytes. No-op for block
 // devices and for size 0.
 std::optional<Error> prepare_file_target(const std::string& path, std::uint64_t size);

@@ -3,10 +3,12 @@
 #include <filesystem>
 #include <fstream>
 
+#include "collectors/sim_name.hpp"
+
 namespace nvmond {
 
 std::string target_serial(const std::string& target, const std::string& sysfs_root) {
-  if (target.rfind("sim:", 0) == 0) return target.substr(4);
+  if (auto serial = sim_key(target)) return *serial;
   std::error_code ec;
   // Follows /dev/disk/by-id links to the kernel's name.
   const auto dev = std::filesystem::canonical(target, ec);

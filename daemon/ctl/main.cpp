@@ -24,6 +24,7 @@
 #include "daemon/config.hpp"
 #include "daemon/ctl/ctl_client.hpp"
 #include "daemon/test_run_cli.hpp"
+#include "sim/sim_engine.hpp"
 #include "workloads/run_job_cli.hpp"
 
 int main(int argc, char** argv) {
@@ -93,9 +94,9 @@ int main(int argc, char** argv) {
 
   if (*check) return nvmond::check_config_command(check_path);
   if (*run_job) {
-    // Sim targets need a daemon's simulated drives; here the default factory
+    // Sim targets need a daemon's simulated drives; without them the factory
     // gives io_uring jobs their engine and fails "sim" jobs at setup, naming them.
-    const int rc = nvmond::run_job_cli(job_path, std::cout, std::cerr);
+    const int rc = nvmond::run_job_cli(job_path, std::cout, std::cerr, nvmond::make_engine_factory());
     std::cout.flush();
     return rc;
   }

@@ -150,7 +150,7 @@ TEST(GoldenExposition, SimulatedDriveWithThermalEventsAndARunningWorkload) {
   while (clock.wall() - start < 15min) {
     model.advance_to(clock.wall());
     if (clock.wall() - start < 10min) {
-      clock.advance(model.io(IoKind::write, 1 << 20, true));
+      clock.advance(model.io(IoOp::write, 1 << 20, true));
     } else {
       clock.advance(std::max<Duration>(next_poll - clock.wall(), 1ns));
     }

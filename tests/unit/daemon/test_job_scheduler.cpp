@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 
+#include "collectors/sim_name.hpp"
 #include "sim/sim_device.hpp"
 #include "sim/sim_engine.hpp"
 
@@ -51,7 +52,7 @@ JobSpec sim_job(const std::string& name, const std::string& serial, double read_
   JobSpec j;
   j.name = name;
   j.engine = "sim";
-  j.target = "sim:" + serial;
+  j.target = sim_job_target(serial);
   j.read_pct = read_pct;
   j.pattern = AccessPattern::sequential;
   j.block_sizes = {{128 * 1024, 1}};
@@ -77,7 +78,8 @@ TEST(JobScheduler, SimJobsArePublishedAndMoveTheirDrivesCounters) {
 
   boost::asio::io_context io;
   PublishedMetrics out;
-  JobScheduler jobs(io, config, job_engine_factory(&source, clock), out, 10ms);
+  SystemClock ticks;  // publishes in real time; the drives live on `clock`
+  JobScheduler jobs(io, ticks, config, make_engine_factory(&source), out, 10ms);
   jobs.start();
   EXPECT_EQ(jobs.running(), 2u);
   ASSERT_TRUE(run_until(io, [&] { return jobs.running() == 0; }));
@@ -121,9 +123,10 @@ TEST(JobScheduler, LiveNumbersWhileRunningAndDestructionStopsALongJob) {
 
   boost::asio::io_context io;
   PublishedMetrics out;
+  SystemClock ticks;  // publishes in real time; the drives live on `clock`
   double live_bytes = 0;
   {
-    JobScheduler jobs(io, config, make_engine_factory(source, clock), out, 10ms);
+    JobScheduler jobs(io, ticks, config, make_engine_factory(&source), out, 10ms);
     jobs.start();
     // The runner merges its workers' counters about once a second.
     ASSERT_TRUE(run_until(io, [&] {
@@ -151,10 +154,11 @@ TEST(JobScheduler, RunningJobsReportEachIntervalsThroughputForTheirDrive) {
 
   boost::asio::io_context io;
   PublishedMetrics out;
+  SystemClock ticks;  // publishes in real time; the drives live on `clock`
   ThroughputFeed feed;
   std::vector<WorkloadThroughput> got;
   {
-    JobScheduler jobs(io, config, make_engine_factory(source, clock), out, 10ms);
+    JobScheduler jobs(io, ticks, config, make_engine_factory(&source), out, 10ms);
     jobs.report_throughput(feed, clock);
     jobs.start();
     // The runner measures an interval about once a second of real time.
@@ -178,66 +182,91 @@ TEST(JobScheduler, RunningJobsReportEachIntervalsThroughputForTheirDrive) {
   }
 }
 
-TEST(JobScheduler, RefusedJobIsPublishedAsFailedAndWritesNothing) {
+// One io_uring job on a scratch file in a temporary directory, run to its
+// end with the publish timer on real time.
+struct ScratchFileRun {
   TempDir dir;
   SystemClock clock;
-  const fs::path target = fs::path(dir.path()) / "scratch.bin";
-  JobsConfig config;
-  JobSpec j;
-  j.name = "refused";
-  j.target = target.string();
-  j.read_pct = 0;
-  j.file_size = 1 << 20;
-  j.bytes = 1 << 20;
-  config.jobs.push_back(j);
-  config.safety.allow_dirs = {(fs::path(dir.path()) / "elsewhere").string()};
-
+  fs::path target = fs::path(dir.path()) / "scratch.bin";
   boost::asio::io_context io;
   PublishedMetrics out;
-  JobScheduler jobs(io, config, job_engine_factory(nullptr, clock), out, 10ms);
-  jobs.start();
-  ASSERT_TRUE(run_until(io, [&] { return jobs.running() == 0; }));
-  const RunResult* r = jobs.result("refused");
+  std::unique_ptr<JobScheduler> jobs;
+
+  // Writes 1 MiB to `target`, created at `file_size`, where [safety] allows
+  // only `allowed_dir`. The job's result; nullptr if it did not end in time.
+  const RunResult* run(const std::string& name, std::uint64_t file_size, const std::string& allowed_dir,
+                       unsigned queue_depth = 1) {
+    JobsConfig config;
+    JobSpec j;
+    j.name = name;
+    j.target = target.string();
+    j.read_pct = 0;
+    j.queue_depth = queue_depth;
+    j.file_size = file_size;
+    j.bytes = 1 << 20;
+    config.jobs.push_back(j);
+    config.safety.allow_dirs = {allowed_dir};
+    jobs = std::make_unique<JobScheduler>(io, clock, config, make_engine_factory(), out, 10ms);
+    jobs->start();
+    if (!run_until(io, [&] { return jobs->running() == 0; })) return nullptr;
+    return jobs->result(name);
+  }
+};
+
+TEST(JobScheduler, RefusedJobIsPublishedAsFailedAndWritesNothing) {
+  ScratchFileRun f;
+  const RunResult* r = f.run("refused", 1 << 20, (fs::path(f.dir.path()) / "elsewhere").string());
   ASSERT_NE(r, nullptr);
   ASSERT_TRUE(r->failure);
   EXPECT_EQ(r->failure->reason, "outside_allowed_dirs");
-  const auto fams = out.Collect();
+  const auto fams = f.out.Collect();
   EXPECT_EQ(sample(fams, "nvmond_workload_failed", {{"workload", "refused"}}), 1.0);
   EXPECT_EQ(sample(fams, "nvmond_workload_running", {{"workload", "refused"}}), 0.0);
   EXPECT_EQ(sample(fams, "nvmond_workload_bytes_total", {{"workload", "refused"}, {"op", "write"}}), 0.0);
-  EXPECT_FALSE(fs::exists(target));
+  EXPECT_FALSE(fs::exists(f.target));
 }
 
 TEST(JobScheduler, IoUringJobOnAnAllowedFileWritesIt) {
-  TempDir dir;
-  SystemClock clock;
-  const fs::path target = fs::path(dir.path()) / "scratch.bin";
-  JobsConfig config;
-  JobSpec j;
-  j.name = "file";
-  j.target = target.string();
-  j.read_pct = 0;
-  j.queue_depth = 4;
-  j.file_size = 4 << 20;
-  j.bytes = 1 << 20;
-  config.jobs.push_back(j);
-  config.safety.allow_dirs = {dir.path()};
-
-  boost::asio::io_context io;
-  PublishedMetrics out;
-  JobScheduler jobs(io, config, job_engine_factory(nullptr, clock), out, 10ms);
-  jobs.start();
-  ASSERT_TRUE(run_until(io, [&] { return jobs.running() == 0; }));
-  const RunResult* r = jobs.result("file");
+  ScratchFileRun f;
+  const RunResult* r = f.run("file", 4 << 20, f.dir.path(), 4);
   ASSERT_NE(r, nullptr);
   if (r->failure && r->failure->message.find("io_uring") != std::string::npos) {
     GTEST_SKIP() << "io_uring unavailable: " << r->failure->message;
   }
   ASSERT_FALSE(r->failure) << r->failure->message;
-  EXPECT_EQ(fs::file_size(target), 4u << 20);
-  EXPECT_EQ(sample(out.Collect(), "nvmond_workload_bytes_total", {{"workload", "file"}, {"op", "write"}}),
+  EXPECT_EQ(fs::file_size(f.target), 4u << 20);
+  EXPECT_EQ(sample(f.out.Collect(), "nvmond_workload_bytes_total", {{"workload", "file"}, {"op", "write"}}),
             static_cast<double>(r->op[1].bytes));
   EXPECT_GT(r->op[1].bytes, 0u);
+}
+
+// The publish timer is the clock's: nothing is republished before the
+// interval has passed on it, a running job's numbers are when it has, and
+// the next interval counts from that tick.
+TEST(JobScheduler, PublishesEachTimeTheClocksIntervalHasPassed) {
+  ManualClock clock;
+  SimDeviceSource source({drive("SIM0")}, clock);
+  JobsConfig config;
+  config.jobs.push_back(sim_job("soak", "SIM0", 0));
+  config.jobs.back().runtime = std::chrono::hours(24 * 365);  // runs until the scheduler goes
+
+  boost::asio::io_context io;
+  PublishedMetrics out;
+  JobScheduler jobs(io, clock, config, make_engine_factory(&source), out, 1s);
+  jobs.start();  // publishes once at the start, then arms the timer
+  EXPECT_FALSE(out.Collect().empty());
+  EXPECT_EQ(clock.armed_timers(), 1u);
+  for (int tick = 0; tick < 2; ++tick) {
+    out.remove(JobScheduler::metrics_key("soak"));
+    clock.advance(1s - 1ns);
+    io.poll();
+    EXPECT_TRUE(out.Collect().empty()) << tick;
+    clock.advance(1ns);
+    io.poll();
+    EXPECT_EQ(sample(out.Collect(), "nvmond_workload_running", {{"workload", "soak"}}), 1.0) << tick;
+    EXPECT_EQ(clock.armed_timers(), 1u) << tick;
+  }
+  EXPECT_EQ(jobs.running(), 1u);
 }
 
 }  // namespace

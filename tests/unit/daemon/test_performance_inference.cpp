@@ -65,7 +65,7 @@ Outcome run(const std::string& profile, Duration span) {
   WallTime interval_start = clock.wall(), next_poll = clock.wall() + kPoll;
   double interval_bytes = 0;
   bool hot = false;
-  test::run_workload(m, clock, span, 1 << 20, IoKind::write, true, [&](const test::Sample& s) {
+  test::run_workload(m, clock, span, 1 << 20, IoOp::write, true, [&](const test::Sample& s) {
     interval_bytes += static_cast<double>(s.bytes);
     if (s.level > 0 && !hot) out.model.push_back({clock.wall() - s.service, std::nullopt});
     if (s.level == 0 && hot) out.model.back().end = clock.wall() - s.service;

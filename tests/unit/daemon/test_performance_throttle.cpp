@@ -30,7 +30,7 @@ Timeline run(const std::string& profile, Duration span) {
   tl.t0 = clock.wall();
   double interval_bytes = 0, next_edge = 1;
   bool model_hot = false;
-  test::run_workload(m, clock, span, 1 << 20, IoKind::write, true, [&](const test::Sample& s) {
+  test::run_workload(m, clock, span, 1 << 20, IoOp::write, true, [&](const test::Sample& s) {
     interval_bytes += static_cast<double>(s.bytes);
     if (s.level > 0 && !model_hot) tl.model.push_back({s.elapsed_s, -1});
     if (s.level == 0 && model_hot) tl.model.back().end_s = s.elapsed_s;

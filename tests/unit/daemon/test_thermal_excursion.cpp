@@ -64,7 +64,7 @@ class Bench {
     for (WallTime end = clock_.wall() + hot; clock_.wall() < end;) {
       for (WallTime next = clock_.wall() + kPoll; clock_.wall() < next;) {
         model_->advance_to(clock_.wall());
-        clock_.advance(model_->io(IoKind::write, kChunk, true));
+        clock_.advance(model_->io(IoOp::write, kChunk, true));
         watch();
       }
       x.polled_peak_c = std::max(x.polled_peak_c, poll());

@@ -32,7 +32,7 @@ struct Sample {
 // Issues `kind` commands of `chunk` bytes back to back for `span` of clock
 // time, advancing the clock by each service time; calls `see` after each.
 inline void run_workload(DriveModel& m, ManualClock& clock, Duration span, std::uint64_t chunk,
-                         IoKind kind, bool sequential, const std::function<void(const Sample&)>& see) {
+                         IoOp kind, bool sequential, const std::function<void(const Sample&)>& see) {
   const WallTime start = clock.wall();
   while (clock.wall() - start < span) {
     m.advance_to(clock.wall());

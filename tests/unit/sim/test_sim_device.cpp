@@ -48,8 +48,8 @@ void expect_same(const SmartLog& a, const SmartLog& b) {
 void age(DriveModel& m, ManualClock& clock) {
   clock.advance(5h);
   m.advance_to(clock.wall());
-  test::run_workload(m, clock, 8min, 8 << 20, IoKind::write, true, [](const test::Sample&) {});
-  test::run_workload(m, clock, 50ms, 4096, IoKind::read, false, [](const test::Sample&) {});
+  test::run_workload(m, clock, 8min, 8 << 20, IoOp::write, true, [](const test::Sample&) {});
+  test::run_workload(m, clock, 50ms, 4096, IoOp::read, false, [](const test::Sample&) {});
   m.set_over_threshold(1, 350);
 }
 
@@ -71,7 +71,7 @@ TEST(SimState, SaveLoadRoundTripContinuesCounters) {
   // Both drives go on identically: the same hour of time and the same I/O.
   for (DriveModel* m : {&a, &b}) {
     m->advance_to(clock.wall() + 1h);
-    m->io(IoKind::write, 123'456'789, false);
+    m->io(IoOp::write, 123'456'789, false);
   }
   expect_same(a.smart(), b.smart());
   EXPECT_EQ(b.smart().power_on_hours, 6u);
@@ -81,7 +81,7 @@ TEST(SimState, RejectsAnotherDrivesStateAndGarbage) {
   ManualClock clock;
   DriveModel a(test::named("generic", "a", "SNA"), clock.wall());
   DriveModel b(test::named("generic", "b", "SNB"), clock.wall());
-  a.io(IoKind::write, 1'000'000, true);
+  a.io(IoOp::write, 1'000'000, true);
   auto err = b.load_state(a.save_state());
   ASSERT_TRUE(err.has_value());
   EXPECT_EQ(err->reason, "decode");
@@ -97,7 +97,7 @@ TEST(SimState, FileHelpersWriteAtomicallyAndReportAbsence) {
   TempDir dir;
   ManualClock clock;
   DriveModel a(test::named("consumer"), clock.wall());
-  a.io(IoKind::write, 5'000'000'000, true);
+  a.io(IoOp::write, 5'000'000'000, true);
   const std::string path = (fs::path(dir.path()) / "state.json").string();
   auto missing = load_state_file(a, path);
   ASSERT_TRUE(missing.has_value());
@@ -125,7 +125,7 @@ TEST(SimSource, ScanGivesHandlesOverTheSameModels) {
   ASSERT_EQ(handles.size(), 2u);
   EXPECT_EQ(handles[0].path, "sim:dc0");
   EXPECT_EQ(handles[1].path, "sim:c0");
-  source.model("SNC0")->io(IoKind::write, 1'024'000, true);  // the workload engine's view
+  source.model("SNC0")->io(IoOp::write, 1'024'000, true);  // the workload engine's view
   auto smart = handles[1].device->read_smart();
   ASSERT_TRUE(smart.ok());
   EXPECT_EQ(smart->data_units_written, 2u);
@@ -171,7 +171,7 @@ TEST(SimSource, StateDirectorySurvivesARestart) {
     SimDeviceSource first(two_drives(), clock, dir.path());
     clock.advance(3h);
     first.model("SNC0")->advance_to(clock.wall());
-    first.model("SNC0")->io(IoKind::write, 7'000'000'000, true);
+    first.model("SNC0")->io(IoOp::write, 7'000'000'000, true);
     written = first.scan()[1].device->read_smart()->data_units_written;
     EXPECT_TRUE(first.save_all().empty());
   }

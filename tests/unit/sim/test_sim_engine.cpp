@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "collectors/sim_name.hpp"
+#include "tests/support/jobs.hpp"
 #include "workloads/runner.hpp"
 
 namespace nvmond {
@@ -16,13 +18,8 @@ std::shared_ptr<DriveModel> drive(const ManualClock& clock) {
 }
 
 JobSpec sim_job() {
-  JobSpec j;
-  j.name = "sim";
-  j.engine = "sim";
-  j.target = "sim:SIM0";
-  j.read_pct = 0;
+  JobSpec j = test::one_size_job("sim", "sim", sim_job_target("SIM0"), 0, 128 * 1024);
   j.pattern = AccessPattern::sequential;
-  j.block_sizes = {{128 * 1024, 1}};
   j.queue_depth = 8;
   return j;
 }
@@ -64,7 +61,7 @@ TEST(SimEngine, QueueDepthOneLatencyIsServicePlusAccessLatency) {
   ASSERT_FALSE(r.failure) << r.failure->message;
   EXPECT_EQ(r.op[0].ops, 1000u);
   EXPECT_GE(static_cast<double>(r.op[0].latency.min()),
-            static_cast<double>(model->access_latency(IoKind::read).count()));
+            static_cast<double>(model->access_latency(IoOp::read).count()));
 }
 
 // "Write at N DWPD" endurance runs depend on the runner delivering the rate

@@ -25,7 +25,7 @@ struct Trace {
 Trace sustained_write(DriveModel& m, ManualClock& clock, Duration span, double tail_s) {
   Trace t;
   const double span_s = seconds(span);
-  test::run_workload(m, clock, span, kChunk, IoKind::write, true, [&](const test::Sample& s) {
+  test::run_workload(m, clock, span, kChunk, IoOp::write, true, [&](const test::Sample& s) {
     t.max_celsius = std::max(t.max_celsius, s.celsius);
     t.min_limit = std::min(t.min_limit, s.limit);
     if (s.level >= 1 && t.first_level1_s < 0) {

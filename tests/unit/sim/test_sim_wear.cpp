@@ -15,14 +15,14 @@ TEST(SimWear, DataUnitsAreBytesOver512000RoundedUp) {
   ManualClock clock;
   DriveModel m(test::named("generic"), clock.wall());
   ASSERT_EQ(m.smart().data_units_written, 0u);
-  m.io(IoKind::write, 1, true);
+  m.io(IoOp::write, 1, true);
   EXPECT_EQ(m.smart().data_units_written, 1u);
-  m.io(IoKind::write, 511'999, true);  // exactly one unit
+  m.io(IoOp::write, 511'999, true);  // exactly one unit
   EXPECT_EQ(m.smart().data_units_written, 1u);
-  m.io(IoKind::write, 1, false);
+  m.io(IoOp::write, 1, false);
   EXPECT_EQ(m.smart().data_units_written, 2u);
-  m.io(IoKind::read, 1'024'000, true);
-  m.io(IoKind::read, 4096, false);
+  m.io(IoOp::read, 1'024'000, true);
+  m.io(IoOp::read, 4096, false);
   SmartLog s = m.smart();
   EXPECT_EQ(s.data_units_read, 3u);  // 1 028 096 bytes
   EXPECT_EQ(s.host_write_commands, 3u);
@@ -82,9 +82,9 @@ TEST(SimWear, PercentageUsedFollowsRatedTbw) {
   spec.slc_cache_bytes = 0;
   DriveModel m(spec, clock.wall());
   // 4.8 TB is 1 % of 480 TBW.
-  for (int i = 0; i < 4800 - 1; ++i) m.io(IoKind::write, 1'000'000'000, true);
+  for (int i = 0; i < 4800 - 1; ++i) m.io(IoOp::write, 1'000'000'000, true);
   EXPECT_EQ(m.smart().percentage_used, 0);
-  m.io(IoKind::write, 1'000'000'000, true);
+  m.io(IoOp::write, 1'000'000'000, true);
   EXPECT_EQ(m.smart().percentage_used, 1);
 }
 
@@ -93,16 +93,16 @@ TEST(SimWear, SpareFallsOnlyPastRatedEndurance) {
   SimDriveSpec spec = test::named("generic");
   spec.capacity_bytes = 1'000'000;  // rated 0.5 × 1 MB × 365 × 5 = 912.5 MB
   DriveModel m(spec, clock.wall());
-  m.io(IoKind::write, 912'500'000, true);
+  m.io(IoOp::write, 912'500'000, true);
   SmartLog s = m.smart();
   EXPECT_EQ(s.percentage_used, 100);
   EXPECT_EQ(s.available_spare_pct, 100);
-  m.io(IoKind::write, 912'500'000, true);  // 200 %
+  m.io(IoOp::write, 912'500'000, true);  // 200 %
   s = m.smart();
   EXPECT_EQ(s.percentage_used, 200);
   EXPECT_EQ(s.available_spare_pct, 0);
   EXPECT_NE(s.critical_warning & kWarnSpare, 0);
-  m.io(IoKind::write, 912'500'000ULL * 2, true);
+  m.io(IoOp::write, 912'500'000ULL * 2, true);
   EXPECT_EQ(m.smart().percentage_used, 255);  // saturates
 }
 
@@ -114,7 +114,7 @@ TEST(SimWear, SlcCacheFillsAtFullSpeedThenDropsAndRecoversWhenIdle) {
   double fast_bytes = 0, fast_s = 0, slow_bytes = 0, slow_s = 0;
   double cached = -1;
   double written = 0;
-  test::run_workload(m, clock, 60s, kChunk, IoKind::write, true, [&](const test::Sample& s) {
+  test::run_workload(m, clock, 60s, kChunk, IoOp::write, true, [&](const test::Sample& s) {
     const bool in_cache = cached < 0;  // this command started with room in the cache
     written += static_cast<double>(s.bytes);
     if (in_cache && s.limit < 1700e6) cached = written;
@@ -142,7 +142,7 @@ TEST(SimWear, CommandStraddlingTheCacheEndIsTimedAtBothSpeeds) {
   spec.slc_cache_bytes = 1'700'000;
   DriveModel m(spec, clock.wall());
   // 1.7 MB in cache (1 ms) + 0.63 MB past it (1 ms).
-  Duration d = m.io(IoKind::write, 2'330'000, true);
+  Duration d = m.io(IoOp::write, 2'330'000, true);
   EXPECT_NEAR(seconds(d), 2e-3, 1e-9);
 }
 
@@ -157,7 +157,7 @@ TEST(SimWear, RandomWritesFallOffTheCliffAfterOneCapacity) {
     const auto before = m.ocp()->physical_media_units_written;
     double s = 0;
     for (int i = 0; i < n; ++i) {
-      Duration d = m.io(IoKind::write, kBs, false);
+      Duration d = m.io(IoOp::write, kBs, false);
       clock.advance(d);
       m.advance_to(clock.wall());
       s += seconds(d);
@@ -176,12 +176,12 @@ TEST(SimWear, RandomWritesFallOffTheCliffAfterOneCapacity) {
   EXPECT_NEAR(steady_iops, 40'000, 100);
   EXPECT_NEAR(steady_waf, 2.5, 1e-3);
   // Large sequential writes still run at full speed.
-  EXPECT_NEAR(seconds(m.io(IoKind::write, 2'000'000, true)), 1e-3, 1e-9);
+  EXPECT_NEAR(seconds(m.io(IoOp::write, 2'000'000, true)), 1e-3, 1e-9);
 
   // A purge returns the drive to fresh-out-of-box; lifetime counters stay.
   const u128 written = m.smart().data_units_written;
   m.purge();
-  EXPECT_NEAR(1.0 / seconds(m.io(IoKind::write, kBs, false)), 180'000, 100);
+  EXPECT_NEAR(1.0 / seconds(m.io(IoOp::write, kBs, false)), 180'000, 100);
   EXPECT_GE(m.smart().data_units_written, written);
 }
 
@@ -189,12 +189,12 @@ TEST(SimWear, ReadsAreCappedByTheirOwnLimitsAndHeatLess) {
   ManualClock clock;
   DriveModel r(test::named("datacenter"), clock.wall());
   DriveModel w(test::named("datacenter"), clock.wall());
-  EXPECT_NEAR(seconds(r.io(IoKind::read, 3'200'000, true)), 1e-3, 1e-9);
-  EXPECT_NEAR(1.0 / seconds(r.io(IoKind::read, 4096, false)), 550'000, 550);  // whole nanoseconds: 1e-3 relative
+  EXPECT_NEAR(seconds(r.io(IoOp::read, 3'200'000, true)), 1e-3, 1e-9);
+  EXPECT_NEAR(1.0 / seconds(r.io(IoOp::read, 4096, false)), 550'000, 550);  // whole nanoseconds: 1e-3 relative
   const double r0 = r.composite_celsius();
   const double w0 = w.composite_celsius();
-  r.io(IoKind::read, 10'000'000'000, true);
-  w.io(IoKind::write, 10'000'000'000, true);
+  r.io(IoOp::read, 10'000'000'000, true);
+  w.io(IoOp::write, 10'000'000'000, true);
   EXPECT_NEAR(r.composite_celsius() - r0, (w.composite_celsius() - w0) / 2, 1e-9);
   // 10 GB × 8 J/GB over C = 300 s / 5 °C/W = 60 J/K.
   EXPECT_NEAR(w.composite_celsius() - w0, 80.0 / 60, 1e-9);

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/jobs.hpp"
 #include "tests/support/temp_dir.hpp"
 
 #include <atomic>
@@ -74,7 +75,7 @@ class GuardBypass : public ::testing::Test {
   }
   RunResult run(const JobSpec& j) const {
     SafetyGuard guard(SafetyConfig{{}, {scratch_}});
-    return JobRunner(j, default_engine_factory(), &guard).run();
+    return JobRunner(j, test::uring_engines(), &guard).run();
   }
   void expect_refused_untouched(const RunResult& r, const std::string& reason) const {
     ASSERT_TRUE(r.failure) << "the job ran on " << r.target;
@@ -285,17 +286,39 @@ TEST_F(GuardBypass, ReadsOfNvmeGenericNamespacesAreAllowed) {
 TEST_F(GuardBypass, EveryRealMediaJobNeedsTheGuardEvenAReadOnlyOne) {
   JobSpec j = write_job(outside_);
   j.read_pct = 100;
-  const RunResult r = JobRunner(j, default_engine_factory(), nullptr).run();
+  const RunResult r = JobRunner(j, test::uring_engines(), nullptr).run();
   ASSERT_TRUE(r.failure);
   EXPECT_EQ(r.failure->reason, "refused");
 }
 
+// Names itself "sim" and, as every engine does unless it says otherwise,
+// touches real media: io_uring on the guard's descriptor underneath.
+class RealEngineNamedSim final : public IoEngine {
+ public:
+  std::string_view name() const override { return "sim"; }
+  std::optional<Error> setup(const EngineSetup& s) override { return real_.setup(s); }
+  std::uint64_t target_size() const override { return real_.target_size(); }
+  bool queue(IoUnit& unit) override { return real_.queue(unit); }
+  std::optional<Error> commit() override { return real_.commit(); }
+  Result<std::size_t> reap(std::size_t min, Duration max_wait, std::span<IoCompletion> out) override {
+    return real_.reap(min, max_wait, out);
+  }
+  std::int64_t now_ns() const override { return real_.now_ns(); }
+  void idle(Duration d) override { real_.idle(d); }
+
+ private:
+  UringEngine real_;
+};
+
 TEST_F(GuardBypass, TheGuardIsSkippedByCapabilityNotByTheEngineName) {
-  // An engine configured as "sim" that does real I/O is still guarded.
+  // A job configured as "sim" whose engine is named "sim" but does real I/O
+  // is still guarded.
   JobSpec j = write_job(outside_);
   j.engine = "sim";
   SafetyGuard guard(SafetyConfig{{}, {scratch_}});
-  auto factory = [](const JobSpec&) -> std::unique_ptr<IoEngine> { return std::make_unique<UringEngine>(); };
+  auto factory = [](const JobSpec&) -> std::unique_ptr<IoEngine> { return std::make_unique<RealEngineNamedSim>(); };
+  ASSERT_EQ(factory(j)->name(), "sim");
+  ASSERT_TRUE(factory(j)->touches_real_media());
   expect_refused_untouched(JobRunner(j, factory, &guard).run(), "outside_allowed_dirs");
 }
 

@@ -1,8 +1,13 @@
 #include "workloads/job_spec.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "tests/support/config_error.hpp"
+#include "tests/support/temp_dir.hpp"
 
 #include "workloads/run_job_cli.hpp"
 
@@ -22,7 +27,7 @@ std::string error_of(const std::string& body) {
 }
 
 TEST(JobSpec, FixtureFileParsesEveryKey) {
-  JobFile f = load_job_file(NVMOND_FIXTURES "/workloads/jobs.toml");
+  JobsConfig f = load_job_file(NVMOND_FIXTURES "/workloads/jobs.toml");
   ASSERT_EQ(f.jobs.size(), 2u);
   EXPECT_EQ(f.safety.allow_serials, std::vector<std::string>{"S4EWNX0R123456"});
   EXPECT_EQ(f.safety.allow_dirs, std::vector<std::string>{"/var/lib/nvmond/scratch"});
@@ -48,6 +53,21 @@ TEST(JobSpec, FixtureFileParsesEveryKey) {
   EXPECT_EQ(c.file_size, 1ULL << 30);
   EXPECT_FALSE(c.direct);
   EXPECT_EQ(c.max_block_size(), 1u << 20);
+}
+
+// nvmonctl run-job reads its file with the daemon's reader: a second job of
+// the same name is refused, positioned, before any job runs.
+TEST(JobSpec, TheCliRefusesADuplicateJobName) {
+  test::TempDir dir;
+  const std::string path = dir.path() + "/jobs.toml";
+  std::ofstream(path) << "[[job]]\nname = \"a\"\ntarget = \"" << dir.path() << "/f\"\n"
+                      << "[[job]]\nname = \"a\"\ntarget = \"" << dir.path() << "/g\"\n";
+  EXPECT_THAT(test::config_error_of([&] { load_job_file(path); }),
+              ::testing::HasSubstr(path + ":5:8: job[1].name: duplicate job: name \"a\" is already used by job[0]"));
+  std::ostringstream out, err;
+  EXPECT_EQ(run_job_cli(path, out, err, EngineFactory{}), 2);
+  EXPECT_EQ(out.str(), "");
+  EXPECT_THAT(err.str(), ::testing::HasSubstr(path + ":5:8:"));
 }
 
 TEST(JobSpec, ErrorsCarryFileLineAndColumn) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/jobs.hpp"
 #include "tests/support/temp_dir.hpp"
 
 #include <array>
@@ -40,7 +41,7 @@ bool io_uring_works(const std::string& dir) {
   j.bytes = 4096;
   j.read_pct = 0;
   SafetyGuard guard(SafetyConfig{{}, {dir}});
-  RunResult r = JobRunner(j, default_engine_factory(), &guard).run();
+  RunResult r = JobRunner(j, test::uring_engines(), &guard).run();
   return !r.failure && r.op[1].ops == 1;
 }
 
@@ -53,7 +54,7 @@ TEST(RunnerIo, RandomMixedJobOnAFileMovesExactlyItsBytes) {
   j.bytes = 4 << 20;
   j.block_sizes = {{4096, 3}, {16384, 1}};
   SafetyGuard guard(SafetyConfig{{}, {dir.path()}});
-  RunResult r = JobRunner(j, default_engine_factory(), &guard).run();
+  RunResult r = JobRunner(j, test::uring_engines(), &guard).run();
   ASSERT_FALSE(r.failure) << r.failure->message;
   EXPECT_EQ(r.total_errors(), 0u);
   const std::uint64_t moved = r.op[0].bytes + r.op[1].bytes;
@@ -78,7 +79,7 @@ TEST(RunnerIo, SequentialWritePassCoversTheRangeOnce) {
   j.size = 2 << 20;
   j.block_sizes = {{65536, 1}};
   SafetyGuard guard(SafetyConfig{{}, {dir.path()}});
-  RunResult r = JobRunner(j, default_engine_factory(), &guard).run();
+  RunResult r = JobRunner(j, test::uring_engines(), &guard).run();
   ASSERT_FALSE(r.failure) << r.failure->message;
   EXPECT_EQ(r.op[1].bytes, 2u << 20);
   EXPECT_EQ(r.op[1].ops, 32u);
@@ -90,7 +91,7 @@ TEST(RunnerIo, RefusesAFileOutsideTheAllowedDirectories) {
   JobSpec j = file_job(other.path() + "/x");
   j.read_pct = 0;
   SafetyGuard guard(SafetyConfig{{}, {dir.path()}});
-  RunResult r = JobRunner(j, default_engine_factory(), &guard).run();
+  RunResult r = JobRunner(j, test::uring_engines(), &guard).run();
   ASSERT_TRUE(r.failure);
   EXPECT_EQ(r.failure->reason, "outside_allowed_dirs");
   EXPECT_FALSE(fs::exists(other.path() + "/x"));
@@ -119,7 +120,7 @@ TEST(RunnerIo, WriteVerifyPassesCleanAndCatchesACorruptedBlock) {
 
   // Random writes of one range's worth touch about 63 % of the blocks; only
   // those are read back.
-  RunResult clean = JobRunner(j, default_engine_factory(), &guard).run();
+  RunResult clean = JobRunner(j, test::uring_engines(), &guard).run();
   ASSERT_FALSE(clean.failure) << clean.failure->message;
   EXPECT_GT(clean.verified_blocks, 100u);
   EXPECT_LT(clean.verified_blocks, 256u);
@@ -131,7 +132,7 @@ TEST(RunnerIo, WriteVerifyPassesCleanAndCatchesACorruptedBlock) {
   const std::uint64_t bad = 37 * 4096 + 1000;  // inside block 37
   RunHooks hooks;
   hooks.after_write_pass = [&] { flip_bytes(path, bad); };
-  RunResult r = JobRunner(j, default_engine_factory(), &guard, hooks).run();
+  RunResult r = JobRunner(j, test::uring_engines(), &guard, hooks).run();
   ASSERT_FALSE(r.failure) << r.failure->message;
   EXPECT_EQ(r.verified_blocks, 256u);
   EXPECT_EQ(r.verify_failures, 1u);
@@ -179,14 +180,14 @@ TEST(RunnerIo, LoopDeviceOverAnAllowedFile) {
   j.size = 4 << 20;
   j.pattern = AccessPattern::sequential;
   SafetyGuard guard(SafetyConfig{{}, {dir.path()}});
-  RunResult r = JobRunner(j, default_engine_factory(), &guard).run();
+  RunResult r = JobRunner(j, test::uring_engines(), &guard).run();
   ASSERT_FALSE(r.failure) << r.failure->message;
   EXPECT_EQ(r.op[1].bytes, 4u << 20);
   EXPECT_EQ(r.op[0].bytes, 4u << 20);  // the read-back pass
   EXPECT_EQ(r.verify_failures, 0u);
 
   SafetyGuard strict(SafetyConfig{{}, {"/nonexistent-nvmond"}});
-  RunResult refused = JobRunner(j, default_engine_factory(), &strict).run();
+  RunResult refused = JobRunner(j, test::uring_engines(), &strict).run();
   ASSERT_TRUE(refused.failure);
   EXPECT_EQ(refused.failure->reason, "outside_allowed_dirs");
 }

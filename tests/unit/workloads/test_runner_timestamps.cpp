@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "tests/support/jobs.hpp"
 #include "workloads/runner.hpp"
 
 namespace nvmond {
@@ -50,15 +51,7 @@ class StaggeredEngine final : public IoEngine {
   std::vector<IoUnit*> queued_;
 };
 
-JobSpec read_job() {
-  JobSpec j;
-  j.name = "t";
-  j.engine = "staggered";
-  j.target = "staggered";
-  j.read_pct = 100;
-  j.block_sizes = {{4096, 1}};
-  return j;
-}
+JobSpec read_job() { return test::one_size_job("t", "staggered", "staggered", 100, 4096); }
 
 EngineFactory staggered() {
   return [](const JobSpec&) { return std::make_unique<StaggeredEngine>(); };

@@ -1,5 +1,5 @@
-// read_jobs_config: [[job]] and [safety] in the daemon's file, with positions.
-#include "daemon/jobs_config.hpp"
+// read_jobs_config: [[job]] and [safety] in the daemon's file or a job file, with positions.
+#include "workloads/jobs_config.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,12 +11,15 @@ namespace {
 
 using ::testing::HasSubstr;
 
-JobsConfig read(const std::string& text, const std::vector<std::string>& sims = {"SIM0"}) {
-  toml::table root = toml::parse(std::string_view(text), std::string_view("nvmond.toml"));
-  TableReader r(root, "nvmond.toml", "");
-  JobsConfig c = read_jobs_config(r, sims);
+JobsConfig read_root(toml::table root, const std::string& file, const std::vector<std::string>& sims = {"SIM0"}) {
+  TableReader r(root, file, "");
+  JobsConfig c = read_jobs_config(r, &sims);
   r.finish();  // whatever the caller did not read
   return c;
+}
+
+JobsConfig read(const std::string& text, const std::vector<std::string>& sims = {"SIM0"}) {
+  return read_root(toml::parse(std::string_view(text), std::string_view("nvmond.toml")), "nvmond.toml", sims);
 }
 
 std::string error_of(const std::string& text, const std::vector<std::string>& sims = {"SIM0"}) {
@@ -24,23 +27,8 @@ std::string error_of(const std::string& text, const std::vector<std::string>& si
 }
 
 TEST(JobsConfig, ReadsJobsAndSafety) {
-  JobsConfig c = read(R"(
-[[job]]
-name = "soak"
-target = "sim:SIM0"
-engine = "sim"
-read_pct = 0
-runtime = "10h"
-
-[[job]]
-name = "scratch"
-target = "/var/lib/nvmond/scratch/a"
-bytes = "1GiB"
-
-[safety]
-allow_serials = ["S1", "S2"]
-allow_dirs = ["/var/lib/nvmond/scratch"]
-)");
+  const std::string path = NVMOND_FIXTURES "/workloads/daemon_jobs.toml";
+  JobsConfig c = read_root(parse_toml_file(path), path);
   ASSERT_EQ(c.jobs.size(), 2u);
   EXPECT_EQ(c.jobs[0].name, "soak");
   EXPECT_EQ(c.jobs[0].engine, "sim");
