@@ -27,6 +27,11 @@ unsigned round_up_pow2(unsigned v) {
 }  // namespace
 
 UringEngine::~UringEngine() {
+  // A registered file is let go by the ring's teardown, which the kernel
+  // finishes asynchronously after the ring's descriptor is closed: until then
+  // the target stays claimed (O_EXCL), and the next job or round on it would
+  // be refused as busy. Unregistering first lets it go now.
+  if (ring_ready_ && fixed_file_) io_uring_unregister_files(&ring_);
   if (ring_ready_) io_uring_queue_exit(&ring_);
   if (fd_ >= 0) ::close(fd_);
 }
