@@ -161,18 +161,26 @@ class LoopDevice {
   std::string dev_;
 };
 
-TEST(RunnerIo, LoopDeviceOverAnAllowedFile) {
-  if (::geteuid() != 0) GTEST_SKIP() << "needs root for losetup";
+// A 16 MiB loop device over a file in an allowed directory; skips where
+// that cannot be had.
+class RunnerIoLoop : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root for losetup";
+    if (!io_uring_works(dir.path())) GTEST_SKIP() << "io_uring is not usable here";
+    const std::string backing = dir.path() + "/loop.img";
+    ASSERT_FALSE(prepare_file_target(backing, 16 << 20));
+    loop = std::make_unique<LoopDevice>(backing);
+    if (loop->path().empty()) GTEST_SKIP() << "losetup is not available";
+  }
   TempDir dir;
-  if (!io_uring_works(dir.path())) GTEST_SKIP() << "io_uring is not usable here";
-  const std::string backing = dir.path() + "/loop.img";
-  ASSERT_FALSE(prepare_file_target(backing, 16 << 20));
-  LoopDevice loop(backing);
-  if (loop.path().empty()) GTEST_SKIP() << "losetup is not available";
+  std::unique_ptr<LoopDevice> loop;
+};
 
+TEST_F(RunnerIoLoop, LoopDeviceOverAnAllowedFile) {
   JobSpec j;
   j.name = "loop";
-  j.target = loop.path();
+  j.target = loop->path();
   j.read_pct = 0;
   j.verify = true;
   j.queue_depth = 16;
@@ -195,18 +203,10 @@ TEST(RunnerIo, LoopDeviceOverAnAllowedFile) {
 // The engine holds the target through a registered file; the kernel drops
 // that with the ring, asynchronously, unless the engine unregisters it. Jobs
 // and PTS rounds that follow each other on one drive must not find it busy.
-TEST(RunnerIo, ALoopDeviceIsFreeForTheNextJobTheMomentAJobEnds) {
-  if (::geteuid() != 0) GTEST_SKIP() << "needs root for losetup";
-  TempDir dir;
-  if (!io_uring_works(dir.path())) GTEST_SKIP() << "io_uring is not usable here";
-  const std::string backing = dir.path() + "/loop.img";
-  ASSERT_FALSE(prepare_file_target(backing, 16 << 20));
-  LoopDevice loop(backing);
-  if (loop.path().empty()) GTEST_SKIP() << "losetup is not available";
-
+TEST_F(RunnerIoLoop, ALoopDeviceIsFreeForTheNextJobTheMomentAJobEnds) {
   JobSpec j;
   j.name = "loop";
-  j.target = loop.path();
+  j.target = loop->path();
   j.read_pct = 70;
   j.queue_depth = 4;
   j.bytes = 1 << 20;
