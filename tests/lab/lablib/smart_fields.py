@@ -109,7 +109,7 @@ FIELDS: list[Field] = [
 # (DWPD, throttle events, ...) belong here once nvmond exports them.
 NOT_SMART_FIELDS: set[str] = {
     "nvme_up", "nvme_device_info",
-    # Derived by nvmond's wear and thermal analytics (collectors/analytics),
+    # Derived by nvmond's wear and thermal analytics (analytics/),
     # not single fields of a log page; the thermal scenario checks the events.
     "nvme_dwpd", "nvme_dwpd_window_covered_seconds", "nvme_endurance_used_ratio",
     "nvme_host_write_rate_bytes_per_second", "nvme_projected_wearout_timestamp_seconds",
