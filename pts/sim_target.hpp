@@ -16,6 +16,7 @@
 // law gives: the queueing wait N / X - (service + access) plus its own
 // service and access time. The drive has no per-command jitter, so latency
 // quantiles spread only as its state (throttling, GC, SLC) changes.
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
@@ -37,7 +38,9 @@ class SimTarget final : public TestTarget {
   Result<Measurement> run(const Element& e, std::uint64_t range_bytes,
                           std::optional<std::uint64_t> max_bytes) override;
   std::optional<HealthSample> health() override;
-  WallTime now() const override { return model_->now(); }
+  // Paced, the run's time is the daemon's clock: the model trails it until a
+  // run advances it (the poller moves it only on its polls).
+  WallTime now() const override { return pace_ != nullptr ? std::max(model_->now(), pace_->wall()) : model_->now(); }
   void stop() override;
   void restart() override { stop_.store(false); }
   std::string checkpoint() const override { return model_->save_state(); }

@@ -19,10 +19,10 @@ void add_history(CLI::App& app, Options& o, int& rc) {
         out << "no runs\n";
         return;
       }
-      out << fmt::format("{:>5} {:<16} {:<10} {:<20} {:<12} {:>7} {:<19} {:<19}\n", "RUN", "NAME", "TEST", "DRIVE",
+      out << fmt::format("{:>5} {:<24} {:<10} {:<20} {:<12} {:>7} {:<19} {:<19}\n", "RUN", "NAME", "TEST", "DRIVE",
                          "STATUS", "ROUNDS", "STARTED", "ENDED");
       for (const auto& x : r["runs"]) {
-        out << fmt::format("{:>5} {:<16} {:<10} {:<20} {:<12} {:>7} {:<19} {:<19}\n", x["id"].get<long>(),
+        out << fmt::format("{:>5} {:<24} {:<10} {:<20} {:<12} {:>7} {:<19} {:<19}\n", x["id"].get<long>(),
                            cell(x["name"]), cell(x["test"]), cell(x["serial"]), cell(x["status"]), x["round"].get<long>(),
                            when(x["started"]), when(x["ended"]));
       }

@@ -16,10 +16,10 @@ void add_list(CLI::App& app, Options& o, int& rc) {
         out << "no schedules\n";
         return;
       }
-      out << fmt::format("{:<16} {:<10} {:<16} {:<32} {:<13} {:<19} {:>5} {}\n", "NAME", "TEST", "TARGET", "SCHEDULE",
+      out << fmt::format("{:<24} {:<10} {:<16} {:<32} {:<13} {:<19} {:>5} {}\n", "NAME", "TEST", "TARGET", "SCHEDULE",
                          "STATE", "NEXT", "RUN", "DETAIL");
       for (const auto& s : r["schedules"]) {
-        out << fmt::format("{:<16} {:<10} {:<16} {:<32} {:<13} {:<19} {:>5} {}\n", cell(s["name"]), cell(s["test"]),
+        out << fmt::format("{:<24} {:<10} {:<16} {:<32} {:<13} {:<19} {:>5} {}\n", cell(s["name"]), cell(s["test"]),
                            cell(s["target"]), cell(s["schedule"]), cell(s["state"]), when(s["next_start"]),
                            cell(s["run"]), cell(s["detail"]));
       }

@@ -142,6 +142,7 @@ TEST(SimTarget, APacedRunStartsAtItsClockNotAtTheModelsLastAdvance) {
   auto model = std::make_shared<DriveModel>(small_drive(), WallTime{} + std::chrono::hours(480000));
   ManualClock clock(model->now() + std::chrono::minutes(3));  // the poller last advanced it 3 min ago
   SimTarget t(model, &clock);
+  EXPECT_EQ(t.now(), clock.wall());  // what a run header's start is stamped with
   t.stop();  // a stopped run does no slice: only where it starts is seen
   Element e;
   e.block_sizes = {BlockSizeWeight{4096, 1}};
