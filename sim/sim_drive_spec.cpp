@@ -14,7 +14,6 @@ namespace nvmond {
 namespace {
 
 constexpr double kMB = 1e6;
-constexpr double kTB = 1e12;
 constexpr double kSecondsPerDay = 86'400;
 
 // The built-in profiles: sim/profiles.toml, compiled in (sim/profiles.hpp.in).
@@ -161,54 +160,9 @@ void read_background(TableReader& t, SimDriveSpec& s) {
   }
 }
 
-}  // namespace
-
-namespace {
-void read_sim_keys(TableReader& t, SimDriveSpec& s);
-}  // namespace
-
-const std::vector<std::string>& sim_profile_names() {
-  static const std::vector<std::string> names(std::begin(kProfileNames), std::end(kProfileNames));
-  return names;
-}
-
-SimDriveSpec sim_profile(std::string_view profile) {
-  // Read once; a mistake in the table above fails every test that uses a sim.
-  static const std::vector<SimDriveSpec> specs = [] {
-    const toml::table doc = toml::parse(kSimProfilesToml, std::string_view("sim/profiles.toml"));
-    std::vector<SimDriveSpec> out;
-    std::vector<std::string> earlier;
-    for (const char* name : kProfileNames) {
-      TableReader t(*doc[name].as_table(), "sim/profiles.toml", name);
-      const auto base = t.choice("profile", earlier);
-      SimDriveSpec s = base ? out[static_cast<std::size_t>(
-                                  std::find(earlier.begin(), earlier.end(), *base) - earlier.begin())]
-                            : SimDriveSpec{};
-      read_sim_keys(t, s);
-      t.finish();
-      s.profile = name;
-      out.push_back(std::move(s));
-      earlier.emplace_back(name);
-    }
-    return out;
-  }();
-  for (std::size_t i = 0; i < std::size(kProfileNames); ++i) {
-    if (profile == kProfileNames[i]) return specs[i];
-  }
-  throw std::out_of_range("unknown sim profile \"" + std::string(profile) + "\"");
-}
-
-double rated_endurance_bytes(const SimDriveSpec& spec) {
-  if (spec.rated_tbw_bytes > 0) return spec.rated_tbw_bytes;
-  return spec.rated_dwpd * static_cast<double>(spec.capacity_bytes) * 365 * spec.warranty_years;
-}
-
-namespace {
-
 // Every key but `profile` and the identity check, onto `s`: a profile's
 // table reads through it too.
 void read_sim_keys(TableReader& t, SimDriveSpec& s) {
-
   for (const auto& f : kStringFields) {
     auto v = t.string(f.key);
     if (!v) continue;
@@ -243,7 +197,44 @@ void read_sim_keys(TableReader& t, SimDriveSpec& s) {
   }
 }
 
+
 }  // namespace
+
+const std::vector<std::string>& sim_profile_names() {
+  static const std::vector<std::string> names(std::begin(kProfileNames), std::end(kProfileNames));
+  return names;
+}
+
+SimDriveSpec sim_profile(std::string_view profile) {
+  // Read once; a mistake in the table above fails every test that uses a sim.
+  static const std::vector<SimDriveSpec> specs = [] {
+    const toml::table doc = toml::parse(kSimProfilesToml, std::string_view("sim/profiles.toml"));
+    std::vector<SimDriveSpec> out;
+    std::vector<std::string> earlier;  // the names of `out`, which a profile may start from
+    for (const char* name : kProfileNames) {
+      TableReader t(*doc[name].as_table(), "sim/profiles.toml", name);
+      SimDriveSpec s;
+      if (const auto base = t.choice("profile", earlier)) {
+        s = out[static_cast<std::size_t>(std::find(earlier.begin(), earlier.end(), *base) - earlier.begin())];
+      }
+      read_sim_keys(t, s);
+      t.finish();
+      s.profile = name;
+      out.push_back(std::move(s));
+      earlier.emplace_back(name);
+    }
+    return out;
+  }();
+  for (std::size_t i = 0; i < std::size(kProfileNames); ++i) {
+    if (profile == kProfileNames[i]) return specs[i];
+  }
+  throw std::out_of_range("unknown sim profile \"" + std::string(profile) + "\"");
+}
+
+double rated_endurance_bytes(const SimDriveSpec& spec) {
+  if (spec.rated_tbw_bytes > 0) return spec.rated_tbw_bytes;
+  return spec.rated_dwpd * static_cast<double>(spec.capacity_bytes) * 365 * spec.warranty_years;
+}
 
 SimDriveSpec parse_sim_drive(TableReader& t) {
   auto profile = t.choice("profile", sim_profile_names());
