@@ -1,6 +1,12 @@
 #include "core/clock.hpp"
 
+#include <fmt/chrono.h>
+
 namespace nvmond {
+
+std::string utc_stamp(WallTime t) {
+  return fmt::format("{:%Y%m%dT%H%M%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(t)));
+}
 
 AcceleratedClock::AcceleratedClock(WallTime start, double factor)
     : start_(start), real_start_(std::chrono::steady_clock::now()), factor_(factor) {}

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <mutex>
 #include <vector>
 
@@ -112,6 +113,10 @@ inline std::int64_t to_unix_ns(WallTime t) {
 inline WallTime from_unix_ns(std::int64_t ns) {
   return WallTime{} + std::chrono::duration_cast<WallTime::duration>(std::chrono::nanoseconds(ns));
 }
+
+// "20261201T041800Z": the UTC second of `t`, compact, for names a person
+// reads and that sort by time (operator runs, a set-aside database).
+std::string utc_stamp(WallTime t);
 
 // Seconds as double: the unit of every rate and exported duration.
 inline double seconds(Duration d) { return std::chrono::duration<double>(d).count(); }

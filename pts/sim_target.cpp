@@ -99,11 +99,11 @@ Result<Measurement> SimTarget::run(const Element& e, std::uint64_t range_bytes,
   double bytes_per_command = 0;
   for (const auto& c : classes) bytes_per_command += c.share * static_cast<double>(c.bytes);
   if (e.writes()) model_->note_write_range(0, range_bytes);
-  // Paced by a clock, the run starts when the clock says, not where the model
-  // was last advanced to (up to a poll interval back): the drive idled until
-  // now, and starting earlier would run slices the clock has already passed
-  // unpaced.
-  if (pace_ != nullptr) model_->advance_to(pace_->wall());
+  // Paced by a clock, the run starts when the clock says (now()), not where
+  // the model was last advanced to (up to a poll interval back): the drive
+  // idled until then, and starting earlier would run slices the clock has
+  // already passed unpaced. Unpaced, now() is the model's time: no step.
+  model_->advance_to(now());
 
   const WallTime start = model_->now();
   const WallTime end = start + std::chrono::duration_cast<WallTime::duration>(e.duration);

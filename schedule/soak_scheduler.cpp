@@ -1,9 +1,6 @@
 #include "schedule/soak_scheduler.hpp"
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
-
-#include <ctime>
 
 #include <algorithm>
 #include <set>
@@ -75,10 +72,7 @@ std::string SoakScheduler::request(SoakRequest request, WallTime now) {
   if (request.name.empty()) {
     // Named by when it was asked for (UTC), so a name never comes back after
     // a restart, where a counter would start again at 1.
-    const std::time_t t = std::chrono::system_clock::to_time_t(now);
-    std::tm utc{};
-    gmtime_r(&t, &utc);
-    const std::string base = fmt::format("manual-{:%Y%m%dT%H%M%SZ}", utc);
+    const std::string base = "manual-" + utc_stamp(now);
     request.name = base;
     for (int i = 2; slots_.contains(request.name); ++i) request.name = fmt::format("{}-{}", base, i);
   }

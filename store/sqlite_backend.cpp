@@ -1,6 +1,5 @@
 #include "store/sqlite_backend.hpp"
 
-#include <fmt/chrono.h>
 #include <fmt/core.h>
 
 #include <unistd.h>
@@ -42,8 +41,7 @@ Result<std::unique_ptr<Store>> SqliteBackend::open() {
 Result<std::string> SqliteBackend::set_aside() {
   const fs::path db = fs::path(state_dir_) / SqliteStore::kFileName;
   // Real time, not the daemon's clock: the name is for the operator reading the directory.
-  std::string stamp = fmt::format("{:%Y%m%dT%H%M%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(
-                                                           std::chrono::system_clock::now())));
+  const std::string stamp = utc_stamp(std::chrono::system_clock::now());
   fs::path aside = db;
   aside += ".corrupt-" + stamp;
   for (int n = 1; fs::exists(aside); ++n) {

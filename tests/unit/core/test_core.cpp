@@ -28,6 +28,12 @@ TEST(U128, ReadsLittleEndianOfAnyWidth) {
   EXPECT_EQ(static_cast<std::uint64_t>(wide >> 64), 0x11100f0e0d0c0b0aull);
 }
 
+TEST(UtcStamp, IsTheUtcSecondCompact) {
+  const WallTime t = WallTime{std::chrono::sys_days{std::chrono::year{2026} / 12 / 1}} + std::chrono::hours(4) +
+                     std::chrono::minutes(18) + std::chrono::milliseconds(999);
+  EXPECT_EQ(utc_stamp(t), "20261201T041800Z");
+}
+
 TEST(ParseDuration, AcceptsUnitsAndBareSeconds) {
   EXPECT_EQ(parse_duration("500ms"), std::chrono::milliseconds(500));
   EXPECT_EQ(parse_duration("10s"), std::chrono::seconds(10));
