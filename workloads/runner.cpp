@@ -119,8 +119,8 @@ class Worker {
       // With I/O in flight, wait for a completion, not for the next due time
       // (as fio's rate process does): a near timer armed in that wait delays
       // the completion's own wake-up. The far bound only keeps a stalled I/O
-      // from holding issuing back for long; the limiter's burst makes up for
-      // an issue that comes late. Measured in bench/RESULTS.md ("Rate-limited
+      // from holding issuing back for long; the pacer's catch-up (kCatchUp in
+      // io_planner.cpp) makes up for an issue that comes late. Measured in bench/RESULTS.md ("Rate-limited
       // waits").
       auto got = engine.reap(1, wait.count() < 0 ? wait : std::max(wait, kInFlightWaitBound), completions_);
       if (!got) {
