@@ -68,7 +68,7 @@ def block_stat(dev):
     return v[0] + v[4], v[10]
 
 
-def nvmond_run(binary, args, target, c, runtime):
+def nvmond_run(binary, args, target, c, runtime, pinned=True):
     allow = os.path.dirname(os.path.realpath(args.backing_for.get(target, target)))
     job = f"""
 [safety]
@@ -83,6 +83,7 @@ threads = {c.threads}
 queue_depth = {c.qd}
 runtime = "{runtime}s"
 direct = true
+pin_cpus = {'true' if pinned else 'false'}
 """
     if c.rate:
         job += f"rate_iops = {c.rate}\n"
@@ -133,7 +134,8 @@ def fio_run(target, c, runtime, fast, pinned=False):
 def one(args, tool, target, c, runtime):
     before = block_stat(target)
     if tool.startswith("nvmond"):
-        r = nvmond_run(args.nvmond if tool == "nvmond" else args.before, args, target, c, runtime)
+        binary = args.before if tool == "nvmond-before" else args.nvmond
+        r = nvmond_run(binary, args, target, c, runtime, pinned=tool != "nvmond-unpinned")
     else:
         r = fio_run(target, c, runtime, tool in ("fio-fast", "fio-pinned"), tool == "fio-pinned")
     after = block_stat(target)
@@ -193,6 +195,8 @@ def main():
     ap.add_argument("--size-mib", type=int, default=512)
     ap.add_argument("--fio-pinned", action="store_true",
                     help="also run fio-fast with each job pinned to a CPU (cpus_allowed, policy split)")
+    ap.add_argument("--nvmond-unpinned", action="store_true",
+                    help="also run nvmond with pin_cpus = false (the kernel places its thread)")
     ap.add_argument("--base", default="fio-fast", help="the tool ratios are against (fio-fast or fio-pinned)")
     ap.add_argument("--disk-dir", default=None)
     args = ap.parse_args()
@@ -200,7 +204,8 @@ def main():
     args.reps = args.reps or (3 if args.quick else 7)
     args.tools = (["nvmond", "fio-fast"] + (["fio-pinned"] if args.fio_pinned else [])
                   + ([] if args.quick else ["fio-default"])
-                  + (["nvmond-before"] if args.before else []))
+                  + (["nvmond-before"] if args.before else [])
+                  + (["nvmond-unpinned"] if args.nvmond_unpinned else []))
     args.nvmond = os.path.join(args.build_dir, "bench", "nvmond_run_job")
     if not os.access(args.nvmond, os.X_OK):
         sys.exit(f"{args.nvmond} missing: build it first (ninja -C {args.build_dir} nvmond_run_job)")
