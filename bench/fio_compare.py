@@ -176,12 +176,27 @@ def run_case(args, tname, target, c):
                f"{(med([a['iops'] for a in rs]) / c.rate) if c.rate else float('nan'):.3f} |")
         rows.append(row)
         print(row, flush=True)
+    spread = []
+    for t in args.tools:
+        if t.startswith("nvmond"):
+            cells = []
+            for key in ("iops", "p50", "p99", "p99.9"):
+                rs = [a[key] / b[key] for a, b in zip(res[t], base) if b[key]]
+                cells.append(f"{min(rs):.2f}–{max(rs):.2f}" if rs else "")
+            spread.append(f"| {tname} | {c.name} | {t} | " + " | ".join(cells) + " |")
     hist = []
     for a in res["nvmond"]:
         for k in ("99", "99.9"):
             if a.get("h" + k) and a["p" + k]:
                 hist.append((k, a["h" + k] / a["p" + k] - 1))
-    return hist
+    return hist, spread
+
+
+def cpu_times():
+    """(steal, total) jiffies of all CPUs, from /proc/stat."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return v[7], sum(v[:8])
 
 
 def main():
@@ -254,20 +269,33 @@ def main():
     print("| target | case | tool | IOPS | p50 µs | p99 µs | p99.9 µs | mean µs | mean - blk µs | "
           "CPU s/M I/O | IOPS x | p50 x | p99 x | p99.9 x | CPU x | rate delivered |")
     print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    hist = []
+    hist, spreads = [], []
+    steal0 = cpu_times()
     try:
         for tname, target in targets:
             for c in cases:
                 if tname != targets[0][0] and c.threads == 1 and c.qd != 32:
                     continue  # latency cases on the first target only
-                hist += run_case(args, tname, target, c)
+                h, sp = run_case(args, tname, target, c)
+                hist += h
+                spreads += sp
+        # The medians hide how far apart the repetitions were: a ratio whose
+        # range spans the goal is not a measurement of it.
+        print(f"\nPer-repetition ratios against {args.base}, lowest–highest:\n")
+        print("| target | case | tool | IOPS x | p50 x | p99 x | p99.9 x |")
+        print("|---|---|---|---:|---:|---:|---:|")
+        print("\n".join(spreads))
         if hist:
             print("\nnvmond's histogram_quantile() on its exported buckets against its exact quantile, all runs:\n")
             for k in ("99", "99.9"):
                 errs = [abs(e) for q, e in hist if q == k]
                 print(f"- p{k}: median error {statistics.median(errs) * 100:.2f} %, "
                       f"max {max(errs) * 100:.2f} % over {len(errs)} runs")
-        print(f"\nload average at end {os.getloadavg()[0]:.1f}")
+        steal1 = cpu_times()
+        stolen = (steal1[0] - steal0[0]) / max(steal1[1] - steal0[1], 1)
+        # Time the hypervisor gave to other guests: above a few per cent the
+        # run's latencies measure the host, not the tools.
+        print(f"\nload average at end {os.getloadavg()[0]:.1f}; steal {stolen * 100:.1f} % of CPU time")
     finally:
         if loop.returncode == 0:
             subprocess.run(["losetup", "-d", loop.stdout.strip()])
