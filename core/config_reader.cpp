@@ -63,6 +63,46 @@ std::optional<double> byte_count(std::string_view text) {
 
 bool in_range(double v, double lo, double hi) { return v >= lo && v <= hi; }
 
+// A size string in bytes per second: "50MB/s", or "50MB" with the "/s" left out.
+std::optional<double> bytes_per_second(std::string_view text) {
+  if (text.size() > 2 && text.ends_with("/s")) text.remove_suffix(2);
+  return byte_count(text);
+}
+
+// How a duration or a rate is written: a bare number, which must be finite,
+// or a string with a unit.
+struct QuantityForm {
+  std::string_view kind;       // as in "must be a finite duration"
+  double bare_scale;           // a bare number times this is in the base unit
+  std::string_view bare_unit;  // follows a bare number in errors: "5s"
+  std::optional<double> (*parse)(std::string_view);  // the string form
+  std::string_view expected;   // the error when neither form reads
+};
+
+// A quantity's value in its base unit, and its text as range errors show it.
+struct Quantity {
+  double value;
+  std::string shown;
+};
+
+std::optional<Quantity> read_quantity(TableReader& r, std::string_view key, const QuantityForm& form) {
+  const toml::node* n = r.node(key);
+  if (n == nullptr) return std::nullopt;
+  std::optional<double> value;
+  std::string shown;
+  if (n->is_integer() || n->is_floating_point()) {
+    const double bare = *n->value<double>();
+    if (!std::isfinite(bare)) r.fail(key, fmt::format("must be a finite {}, not {}", form.kind, bare));
+    value = bare * form.bare_scale;
+    shown = fmt::format("{}{}", bare, form.bare_unit);
+  } else if (n->is_string()) {
+    shown = *n->value<std::string>();
+    value = form.parse(shown);
+  }
+  if (!value) r.fail(key, std::string(form.expected));
+  return Quantity{*value, shown};
+}
+
 std::string with_unit(double v, std::string_view unit) {
   return unit.empty() ? fmt::format("{}", v) : fmt::format("{} {}", v, unit);
 }
@@ -189,23 +229,13 @@ std::optional<bool> TableReader::boolean(std::string_view key) {
 }
 
 std::optional<Duration> TableReader::duration(std::string_view key, const DurationRange& range) {
-  const toml::node* n = take(key);
-  if (n == nullptr) return std::nullopt;
-  std::optional<double> ns;
-  std::string shown;
-  if (n->is_integer() || n->is_floating_point()) {
-    const double s = *n->value<double>();
-    if (!std::isfinite(s)) fail(key, fmt::format("must be a finite duration, not {}", s));
-    ns = s * 1e9;
-    shown = fmt::format("{}s", s);
-  } else if (n->is_string()) {
-    shown = *n->value<std::string>();
-    ns = duration_ns(shown);
-  }
-  if (!ns) fail(key, "expected a duration such as 10, \"500ms\", \"10s\", \"5m\", \"1h\"");
-  const double rounded = std::round(*ns);
+  static constexpr QuantityForm kForm{"duration", 1e9, "s", duration_ns,
+                                      "expected a duration such as 10, \"500ms\", \"10s\", \"5m\", \"1h\""};
+  const auto ns = read_quantity(*this, key, kForm);
+  if (!ns) return std::nullopt;
+  const double rounded = std::round(ns->value);
   if (!in_range(rounded, static_cast<double>(range.lo.count()), static_cast<double>(range.hi.count()))) {
-    fail_range(key, shown, format_duration(range.lo), format_duration(range.hi));
+    fail_range(key, ns->shown, format_duration(range.lo), format_duration(range.hi));
   }
   return Duration(static_cast<std::int64_t>(rounded));
 }
@@ -238,25 +268,14 @@ std::optional<std::uint64_t> TableReader::terabytes(std::string_view key, const 
 }
 
 std::optional<double> TableReader::rate(std::string_view key, const ByteRange& range) {
-  const toml::node* n = take(key);
-  if (n == nullptr) return std::nullopt;
-  std::optional<double> v;
-  std::string shown;
-  if (n->is_integer() || n->is_floating_point()) {
-    v = *n->value<double>();
-    if (!std::isfinite(*v)) fail(key, fmt::format("must be a finite rate, not {}", *v));
-    shown = fmt::format("{}", *v);
-  } else if (n->is_string()) {
-    shown = *n->value<std::string>();
-    std::string s = shown;
-    if (s.size() > 2 && s.ends_with("/s")) s.resize(s.size() - 2);
-    v = byte_count(s);
+  static constexpr QuantityForm kForm{"rate", 1, "", bytes_per_second,
+                                      "expected bytes per second such as 50000000 or \"50MB/s\""};
+  const auto v = read_quantity(*this, key, kForm);
+  if (!v) return std::nullopt;
+  if (!in_range(v->value, static_cast<double>(range.lo), static_cast<double>(range.hi))) {
+    fail_range(key, v->shown, range.lo == 0 ? "0" : format_bytes(range.lo) + "/s", format_bytes(range.hi) + "/s");
   }
-  if (!v) fail(key, "expected bytes per second such as 50000000 or \"50MB/s\"");
-  if (!in_range(*v, static_cast<double>(range.lo), static_cast<double>(range.hi))) {
-    fail_range(key, shown, range.lo == 0 ? "0" : format_bytes(range.lo) + "/s", format_bytes(range.hi) + "/s");
-  }
-  return v;
+  return v->value;
 }
 
 std::optional<std::string> TableReader::choice(std::string_view key,

@@ -82,6 +82,38 @@ std::optional<CalendarSpec::Field> parse_field(std::string_view s, int lo, int h
   return f;
 }
 
+// A date "[YYYY-]MM-DD" or a time "HH:MM[:SS]": three fields, of which the
+// token may leave out one (a date's leading year, a time's trailing seconds).
+struct FieldsForm {
+  std::string_view what;  // "date", "time"
+  std::string_view form;  // as errors quote it
+  char sep;
+  std::array<std::pair<int, int>, 3> bounds;
+  std::size_t omissible;             // the field a two-part token leaves out
+  CalendarSpec::Field when_omitted;  // its value then
+};
+
+const FieldsForm kDate{"date", "[YYYY-]MM-DD", '-', {{{1970, 2199}, {1, 12}, {1, 31}}}, 0, {}};
+const FieldsForm kTime{"time", "HH:MM[:SS]", ':', {{{0, 23}, {0, 59}, {0, 59}}}, 2, {{0, 0, 1, false}}};
+
+// Reads `token` into the three fields; on error, why (for bad()).
+std::optional<std::string> parse_fields(std::string_view token, const FieldsForm& f,
+                                        const std::array<CalendarSpec::Field*, 3>& into) {
+  const auto parts = split(token, f.sep);
+  if (parts.size() != 2 && parts.size() != 3) return fmt::format("{} \"{}\" is not {}", f.what, token, f.form);
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (parts.size() == 2 && i == f.omissible) {
+      *into[i] = f.when_omitted;
+      continue;
+    }
+    auto field = parse_field(parts[next++], f.bounds[i].first, f.bounds[i].second);
+    if (!field) return fmt::format("{} \"{}\" has a value out of range", f.what, token);
+    *into[i] = *field;
+  }
+  return std::nullopt;
+}
+
 bool field_has(const CalendarSpec::Field& f, int v) {
   if (f.empty()) return true;
   for (const auto& it : f) {
@@ -155,29 +187,12 @@ Result<CalendarSpec> CalendarSpec::parse(std::string_view text) {
   }
   bool have_date = false, have_time = false;
   if (i < tokens.size() && tokens[i].find('-') != std::string::npos && tokens[i].find(':') == std::string::npos) {
-    auto parts = split(tokens[i], '-');
-    if (parts.size() != 2 && parts.size() != 3) return bad(text, "date \"" + tokens[i] + "\" is not [YYYY-]MM-DD");
-    std::optional<Field> y = Field{};
-    if (parts.size() == 3) y = parse_field(parts[0], 1970, 2199);
-    auto m = parse_field(parts[parts.size() - 2], 1, 12);
-    auto d = parse_field(parts.back(), 1, 31);
-    if (!y || !m || !d) return bad(text, "date \"" + tokens[i] + "\" has a value out of range");
-    c.year_ = *y;
-    c.month_ = *m;
-    c.day_ = *d;
+    if (auto why = parse_fields(tokens[i], kDate, {&c.year_, &c.month_, &c.day_})) return bad(text, *why);
     have_date = true;
     ++i;
   }
   if (i < tokens.size() && tokens[i].find(':') != std::string::npos) {
-    auto parts = split(tokens[i], ':');
-    if (parts.size() != 2 && parts.size() != 3) return bad(text, "time \"" + tokens[i] + "\" is not HH:MM[:SS]");
-    auto h = parse_field(parts[0], 0, 23);
-    auto mi = parse_field(parts[1], 0, 59);
-    auto s = parts.size() == 3 ? parse_field(parts[2], 0, 59) : std::optional<Field>(Field{{0, 0, 1, false}});
-    if (!h || !mi || !s) return bad(text, "time \"" + tokens[i] + "\" has a value out of range");
-    c.hour_ = *h;
-    c.minute_ = *mi;
-    c.second_ = *s;
+    if (auto why = parse_fields(tokens[i], kTime, {&c.hour_, &c.minute_, &c.second_})) return bad(text, *why);
     have_time = true;
     ++i;
   }

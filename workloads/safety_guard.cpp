@@ -77,6 +77,20 @@ Error refuse(const char* reason, std::string message) {
   return Error{reason, std::move(message)};
 }
 
+// The Filename column of `proc`/swaps: every active swap device or file.
+std::vector<std::string> active_swaps(const std::string& proc) {
+  std::ifstream in(fs::path(proc) / "swaps");
+  std::string line;
+  std::getline(in, line);  // header
+  std::vector<std::string> names;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string name;
+    if (fields >> name) names.push_back(name);
+  }
+  return names;
+}
+
 }  // namespace
 
 std::optional<std::string> find_signature(std::span<const std::byte> head) {
@@ -163,18 +177,10 @@ std::optional<Error> SafetyGuard::check_block_content(const std::string& name, i
       }
     }
   }
-  {
-    std::ifstream in(fs::path(roots_.proc) / "swaps");
-    std::string line;
-    std::getline(in, line);  // header
-    while (std::getline(in, line)) {
-      std::istringstream fields(line);
-      std::string dev;
-      fields >> dev;
-      const std::string base_name = fs::path(dev).filename().string();
-      for (const auto& m : family) {
-        if (m == base_name) return refuse("swap", fmt::format("{}: {} is in use as swap", name, m));
-      }
+  for (const std::string& swap : active_swaps(roots_.proc)) {
+    const std::string base_name = fs::path(swap).filename().string();
+    for (const auto& m : family) {
+      if (m == base_name) return refuse("swap", fmt::format("{}: {} is in use as swap", name, m));
     }
   }
   if (!holders.empty()) {
@@ -298,13 +304,7 @@ Error SafetyGuard::beneath_refusal(const std::string& full, const std::string& d
 }
 
 bool SafetyGuard::is_swap(const std::string& full, const struct stat* st) const {
-  std::ifstream in(fs::path(roots_.proc) / "swaps");
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string name;
-    fields >> name;
+  for (const std::string& name : active_swaps(roots_.proc)) {
     if (name == full) return true;
     struct stat s{};
     if (st != nullptr && ::stat(name.c_str(), &s) == 0 && s.st_dev == st->st_dev && s.st_ino == st->st_ino) {

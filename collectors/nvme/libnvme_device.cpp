@@ -85,8 +85,7 @@ LibnvmeDevice::Outcome LibnvmeDevice::identify_page(int cns, std::uint32_t nsid,
       .cns_specific_id = NVME_CNSSPECID_NONE,
       .uuidx = NVME_UUID_NONE,
   };
-  const int rc = nvme_identify(&args);
-  return Outcome{rc, rc < 0 ? errno : 0};
+  return Outcome::of(nvme_identify(&args));
 }
 
 LibnvmeDevice::Outcome LibnvmeDevice::get_log_page(std::uint8_t lid, std::span<std::uint8_t> page) {
@@ -109,8 +108,7 @@ LibnvmeDevice::Outcome LibnvmeDevice::get_log_page(std::uint8_t lid, std::span<s
       .rae = false,
       .ot = false,
   };
-  const int rc = nvme_get_log(&args);
-  return Outcome{rc, rc < 0 ? errno : 0};
+  return Outcome::of(nvme_get_log(&args));
 }
 
 LibnvmeDevice::Outcome LibnvmeDevice::get_temperature_threshold(std::uint32_t cdw11,
@@ -128,8 +126,7 @@ LibnvmeDevice::Outcome LibnvmeDevice::get_temperature_threshold(std::uint32_t cd
       .fid = NVME_FEAT_FID_TEMP_THRESH,
       .uuidx = NVME_UUID_NONE,
   };
-  const int rc = nvme_get_features(&args);
-  return Outcome{rc, rc < 0 ? errno : 0};
+  return Outcome::of(nvme_get_features(&args));
 }
 
 Result<std::vector<std::uint32_t>> LibnvmeDevice::active_namespaces() {

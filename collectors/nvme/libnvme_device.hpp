@@ -4,6 +4,7 @@
 // raw pages; collectors/nvme/decode.hpp turns them into structs, the same code
 // the fixture tests run.
 #include <array>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -45,6 +46,9 @@ class LibnvmeDevice final : public Device {
   struct Outcome {
     int rc = 0;
     int err = 0;
+    // For a libnvme call that has just returned `result`: errno is read here,
+    // before anything else can overwrite it.
+    static Outcome of(int result) { return Outcome{result, result < 0 ? errno : 0}; }
   };
 
   Result<int> fd();

@@ -25,6 +25,20 @@ std::string openssl_error() {
 // required) but anything is accepted, as Go's crypto/tls does.
 int accept_any(int, X509_STORE_CTX*) { return 1; }
 
+// Go's four client_auth_type values past NoClientCert are two choices: is a
+// certificate required or only asked for, and is it verified against
+// client_ca_file or taken as it comes (accept_any).
+void set_client_auth(SSL_CTX* native, ClientAuth auth) {
+  if (auth == ClientAuth::none) {
+    SSL_CTX_set_verify(native, SSL_VERIFY_NONE, nullptr);
+    return;
+  }
+  const bool required = auth == ClientAuth::require_any || auth == ClientAuth::require_and_verify;
+  const bool verified = auth == ClientAuth::verify_if_given || auth == ClientAuth::require_and_verify;
+  SSL_CTX_set_verify(native, SSL_VERIFY_PEER | (required ? SSL_VERIFY_FAIL_IF_NO_PEER_CERT : 0),
+                     verified ? nullptr : accept_any);
+}
+
 }  // namespace
 
 std::shared_ptr<boost::asio::ssl::context> make_tls_context(const TlsSettings& tls) {
@@ -55,23 +69,7 @@ std::shared_ptr<boost::asio::ssl::context> make_tls_context(const TlsSettings& t
   // Client certificates and session resumption need a session id context.
   static const unsigned char kSessionContext[] = "nvmond";
   SSL_CTX_set_session_id_context(native, kSessionContext, sizeof(kSessionContext) - 1);
-  switch (tls.client_auth) {
-    case ClientAuth::none:
-      SSL_CTX_set_verify(native, SSL_VERIFY_NONE, nullptr);
-      break;
-    case ClientAuth::request:
-      SSL_CTX_set_verify(native, SSL_VERIFY_PEER, accept_any);
-      break;
-    case ClientAuth::require_any:
-      SSL_CTX_set_verify(native, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, accept_any);
-      break;
-    case ClientAuth::verify_if_given:
-      SSL_CTX_set_verify(native, SSL_VERIFY_PEER, nullptr);
-      break;
-    case ClientAuth::require_and_verify:
-      SSL_CTX_set_verify(native, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
-      break;
-  }
+  set_client_auth(native, tls.client_auth);
   return ctx;
 }
 

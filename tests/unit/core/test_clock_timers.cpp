@@ -14,12 +14,22 @@ namespace {
 
 using namespace std::chrono_literals;
 
-TEST(ManualClockTimer, FiresOnlyOnceTheClockReachesIt) {
+class ManualClockTimer : public ::testing::Test {
+ protected:
+  // A clock timer armed `delay` ahead whose call counts itself in `fired`.
+  std::unique_ptr<Timer> counting(Duration delay) {
+    auto t = clock.timer(io);
+    t->arm(delay, [this] { ++fired; });
+    return t;
+  }
+
   boost::asio::io_context io;
   ManualClock clock;
   int fired = 0;
-  auto t = clock.timer(io);
-  t->arm(10s, [&] { ++fired; });
+};
+
+TEST_F(ManualClockTimer, FiresOnlyOnceTheClockReachesIt) {
+  auto t = counting(10s);
   io.poll();
   clock.advance(9s);
   io.poll();
@@ -33,9 +43,7 @@ TEST(ManualClockTimer, FiresOnlyOnceTheClockReachesIt) {
   EXPECT_EQ(fired, 1) << "a timer fires once per arm";
 }
 
-TEST(ManualClockTimer, DueTimersRunInDueOrderWhateverTheArmingOrder) {
-  boost::asio::io_context io;
-  ManualClock clock;
+TEST_F(ManualClockTimer, DueTimersRunInDueOrderWhateverTheArmingOrder) {
   std::vector<std::string> order;
   auto late = clock.timer(io);
   auto early = clock.real_timer(io);
@@ -48,19 +56,13 @@ TEST(ManualClockTimer, DueTimersRunInDueOrderWhateverTheArmingOrder) {
   EXPECT_EQ(order, (std::vector<std::string>{"early", "middle", "late"}));
 }
 
-TEST(ManualClockTimer, AZeroDelayIsDueAtOnce) {
-  boost::asio::io_context io;
-  ManualClock clock;
-  int fired = 0;
-  auto t = clock.timer(io);
-  t->arm(0s, [&] { ++fired; });
+TEST_F(ManualClockTimer, AZeroDelayIsDueAtOnce) {
+  auto t = counting(0s);
   io.poll();
   EXPECT_EQ(fired, 1);
 }
 
-TEST(ManualClockTimer, CancelAndRearmDropTheCallEvenWhenAlreadyPosted) {
-  boost::asio::io_context io;
-  ManualClock clock;
+TEST_F(ManualClockTimer, CancelAndRearmDropTheCallEvenWhenAlreadyPosted) {
   std::vector<std::string> ran;
   auto t = clock.timer(io);
   t->arm(1s, [&] { ran.push_back("first"); });
@@ -75,21 +77,15 @@ TEST(ManualClockTimer, CancelAndRearmDropTheCallEvenWhenAlreadyPosted) {
   EXPECT_EQ(clock.armed_timers(), 0u);
 }
 
-TEST(ManualClockTimer, ADestroyedTimerNeverCalls) {
-  boost::asio::io_context io;
-  ManualClock clock;
-  int fired = 0;
-  auto t = clock.timer(io);
-  t->arm(1s, [&] { ++fired; });
+TEST_F(ManualClockTimer, ADestroyedTimerNeverCalls) {
+  auto t = counting(1s);
   clock.advance(1s);
   t.reset();
   io.poll();
   EXPECT_EQ(fired, 0);
 }
 
-TEST(ManualClockTimer, ACallThatRearmsCountsFromTheTimeItRuns) {
-  boost::asio::io_context io;
-  ManualClock clock;
+TEST_F(ManualClockTimer, ACallThatRearmsCountsFromTheTimeItRuns) {
   int ticks = 0;
   auto t = clock.timer(io);
   std::function<void()> tick = [&] {
@@ -107,9 +103,7 @@ TEST(ManualClockTimer, ACallThatRearmsCountsFromTheTimeItRuns) {
   EXPECT_EQ(ticks, 4);
 }
 
-TEST(ManualClockTimer, AnArmedTimerKeepsItsContextBusyLikeARealOne) {
-  boost::asio::io_context io;
-  ManualClock clock;
+TEST_F(ManualClockTimer, AnArmedTimerKeepsItsContextBusyLikeARealOne) {
   auto t = clock.timer(io);
   t->arm(1s, [] {});
   EXPECT_EQ(clock.armed_timers(), 1u);
@@ -121,12 +115,8 @@ TEST(ManualClockTimer, AnArmedTimerKeepsItsContextBusyLikeARealOne) {
   EXPECT_TRUE(io.stopped()) << "nothing left once cancelled";
 }
 
-TEST(ManualClockTimer, SetFiresWhatTheNewTimeHasPassed) {
-  boost::asio::io_context io;
-  ManualClock clock;
-  int fired = 0;
-  auto t = clock.timer(io);
-  t->arm(1h, [&] { ++fired; });
+TEST_F(ManualClockTimer, SetFiresWhatTheNewTimeHasPassed) {
+  auto t = counting(1h);
   clock.set(clock.wall() + 2h);
   io.poll();
   EXPECT_EQ(fired, 1);

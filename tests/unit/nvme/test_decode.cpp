@@ -58,18 +58,30 @@ TEST(DecodeSmartLog, FullPageEveryField) {
   EXPECT_EQ(s.thermal_mgmt_t2_seconds, 90u);
 }
 
+// A page of a drive that has barely run (the fresh fixture, QEMU's): no
+// warning and no sensor but the composite temperature, and a few I/Os.
+struct QuietPage {
+  std::uint16_t temperature_k;  // composite
+  std::uint8_t spare_pct;
+  unsigned units_read, units_written, read_commands;
+};
+
+void expect_quiet(const SmartLog& s, const QuietPage& want) {
+  EXPECT_EQ(s.critical_warning, 0);
+  EXPECT_EQ(s.composite_temperature_k, want.temperature_k);
+  EXPECT_EQ(s.available_spare_pct, want.spare_pct);
+  EXPECT_U128_EQ(s.data_units_read, want.units_read);
+  EXPECT_U128_EQ(s.data_units_written, want.units_written);
+  EXPECT_U128_EQ(s.host_read_commands, want.read_commands);
+  for (auto k : s.sensor_temperature_k) EXPECT_EQ(k, 0);
+}
+
 TEST(DecodeSmartLog, FreshPageHasNoSensorsOrWarnings) {
   const auto r = decode_smart_log(fixture("smart_fresh.bin"));
   ASSERT_TRUE(r.ok()) << r.error().message;
-  EXPECT_EQ(r->critical_warning, 0);
-  EXPECT_EQ(r->composite_temperature_k, 323);
-  EXPECT_EQ(r->available_spare_pct, 100);
-  EXPECT_U128_EQ(r->data_units_read, 17);
-  EXPECT_U128_EQ(r->data_units_written, 3);
-  EXPECT_U128_EQ(r->host_read_commands, 620);
+  expect_quiet(*r, {.temperature_k = 323, .spare_pct = 100, .units_read = 17, .units_written = 3, .read_commands = 620});
   EXPECT_U128_EQ(r->host_write_commands, 44);
   EXPECT_U128_EQ(r->power_cycles, 1);
-  for (auto k : r->sensor_temperature_k) EXPECT_EQ(k, 0);
 }
 
 TEST(DecodeSmartLog, AllOnesSaturatesEveryWidth) {
@@ -183,13 +195,7 @@ TEST(DecodeNamespaceList, StopsAtFirstZero) {
 TEST(DecodeRecordedQemu, SmartLog) {
   const auto r = decode_smart_log(fixture("qemu_smart.bin"));
   ASSERT_TRUE(r.ok()) << r.error().message;
-  EXPECT_EQ(r->composite_temperature_k, 323);
-  EXPECT_EQ(r->critical_warning, 0);
-  EXPECT_EQ(r->available_spare_pct, 0);
-  EXPECT_U128_EQ(r->data_units_read, 1);
-  EXPECT_U128_EQ(r->data_units_written, 0);
-  EXPECT_U128_EQ(r->host_read_commands, 4);
-  for (auto k : r->sensor_temperature_k) EXPECT_EQ(k, 0);
+  expect_quiet(*r, {.temperature_k = 323, .spare_pct = 0, .units_read = 1, .units_written = 0, .read_commands = 4});
 }
 
 TEST(DecodeRecordedQemu, IdentifyControllerNamespaceAndList) {

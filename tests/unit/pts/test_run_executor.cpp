@@ -13,14 +13,28 @@
 namespace nvmond {
 namespace {
 
-SimDriveSpec small_drive() { return test::small_datacenter_drive("SN0"); }
+// A fresh small drive, its clock in 2024 (480,000 h after the epoch).
+std::shared_ptr<DriveModel> small_drive() {
+  return std::make_shared<DriveModel>(test::small_datacenter_drive("SN0"), WallTime{} + std::chrono::hours(480000));
+}
 
 struct Fixture {
   test::TempDir dir{"pts-exec"};
   std::unique_ptr<SqliteRunStore> store = std::move(*SqliteRunStore::open_file(dir.path() + "/runs.db"));
-  std::shared_ptr<DriveModel> model = std::make_shared<DriveModel>(small_drive(), WallTime{} + std::chrono::hours(480000));
+  std::shared_ptr<DriveModel> model = small_drive();
   SimTarget target{model};
   TestPlan plan = build_plan("wsat", {{"rounds", "40"}, {"round", "5m"}}, TargetFacts{100'000'000'000ULL, 1.3});
+
+  // Runs "w" (resumable) and stops it from its progress call once `index`
+  // rounds are committed: a run left unfinished in the store.
+  RunOutcome run_stopped_at(std::size_t index) {
+    RunExecutor* self = nullptr;
+    RunExecutor ex(plan, target, *store, RunOptions{"w", "sim:d0", true}, [&](const RunProgress& p) {
+      if (p.index == index) self->stop();
+    });
+    self = &ex;
+    return ex.run();
+  }
 };
 
 TEST(RunExecutor, CommitsEveryRoundAndBuildsRunJson) {
@@ -42,21 +56,13 @@ TEST(RunExecutor, CommitsEveryRoundAndBuildsRunJson) {
 
 TEST(RunExecutor, AStoppedRunResumesAtTheNextRoundWithoutLosingOrRepeatingOne) {
   Fixture f;
-  {
-    RunExecutor* self = nullptr;
-    RunExecutor ex(f.plan, f.target, *f.store, RunOptions{"w", "sim:d0", true}, [&](const RunProgress& p) {
-      if (p.index == 13) self->stop();
-    });
-    self = &ex;
-    EXPECT_EQ(ex.run().status, "stopped");
-  }
+  EXPECT_EQ(f.run_stopped_at(13).status, "stopped");
   auto open = f.store->unfinished_run("w");
   ASSERT_TRUE(open && *open);
   EXPECT_EQ(f.store->rounds((*open)->id)->size(), 13u);
   // A fresh drive object stands for the daemon after kill -9: its state comes
   // back from the run's checkpoint.
-  auto model = std::make_shared<DriveModel>(small_drive(), WallTime{} + std::chrono::hours(480000));
-  SimTarget fresh(model);
+  SimTarget fresh(small_drive());
   RunExecutor again(f.plan, fresh, *f.store, RunOptions{"w", "sim:d0", true});
   RunOutcome out = again.run();
   ASSERT_EQ(out.status, "completed");
@@ -77,14 +83,7 @@ TEST(RunExecutor, AStoppedRunResumesAtTheNextRoundWithoutLosingOrRepeatingOne) {
 
 TEST(RunExecutor, WithoutResumeAnUnfinishedRunIsClosedAsInterrupted) {
   Fixture f;
-  {
-    RunExecutor* self = nullptr;
-    RunExecutor ex(f.plan, f.target, *f.store, RunOptions{"w", "sim:d0", true}, [&](const RunProgress& p) {
-      if (p.index == 3) self->stop();
-    });
-    self = &ex;
-    ex.run();
-  }
+  f.run_stopped_at(3);
   const std::int64_t first = f.store->unfinished_run("w").value()->id;
   SimTarget again(f.model);  // a stopped target stays stopped; a new run gets a new one
   RunExecutor fresh(f.plan, again, *f.store, RunOptions{"w", "sim:d0", false});
@@ -139,7 +138,7 @@ TEST(RunExecutor, ARefusedTargetIsRefusedBeforeAnyIoOrRecord) {
 }
 
 TEST(SimTarget, APacedRunStartsAtItsClockNotAtTheModelsLastAdvance) {
-  auto model = std::make_shared<DriveModel>(small_drive(), WallTime{} + std::chrono::hours(480000));
+  auto model = small_drive();
   ManualClock clock(model->now() + std::chrono::minutes(3));  // the poller last advanced it 3 min ago
   SimTarget t(model, &clock);
   EXPECT_EQ(t.now(), clock.wall());  // what a run header's start is stamped with
@@ -155,7 +154,7 @@ TEST(SimTarget, APacedRunStartsAtItsClockNotAtTheModelsLastAdvance) {
 
 TEST(SimTarget, ASmallerSpanReachesAHigherSteadyStateThanTheWholeDrive) {
   auto run_at = [](double fraction) {
-    auto model = std::make_shared<DriveModel>(small_drive(), WallTime{} + std::chrono::hours(480000));
+    auto model = small_drive();
     SimTarget t(model);
     Element e;
     e.block_sizes = {BlockSizeWeight{4096, 1}};

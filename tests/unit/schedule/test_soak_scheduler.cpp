@@ -35,14 +35,21 @@ const ScheduleView& view(const std::vector<ScheduleView>& v, const std::string& 
   throw std::runtime_error("no schedule " + name);
 }
 
-TEST(SoakScheduler, SecondRunOnTheSameDriveQueuesUntilTheFirstEnds) {
+class SoakSchedulerTest : public ::testing::Test {
+ protected:
+  // One pass of the scheduler at `at`, its thermal gate reading `drives`.
+  void tick(WallTime at) { sched.tick(at, drives.lookup()); }
+
   FakeSoakControl ctl;
-  SoakScheduler sched(ctl, nullptr);
+  SoakScheduler sched{ctl, nullptr};
   Drives drives;
+};
+
+TEST_F(SoakSchedulerTest, SecondRunOnTheSameDriveQueuesUntilTheFirstEnds) {
   drives.by_target["sim:a"] = {"SN-A", 40, 70, false};
   drives.by_target["sim:b"] = {"SN-B", 40, 70, false};
   sched.configure({entry("one", "sim:a"), entry("two", "sim:a"), entry("other", "sim:b")}, t0());
-  sched.tick(t0(), drives.lookup());
+  tick(t0());
   ASSERT_EQ(ctl.started.size(), 2U);  // "one" and "other": different drives
   auto v = sched.list();
   EXPECT_EQ(view(v, "two").state, "queued");
@@ -50,89 +57,77 @@ TEST(SoakScheduler, SecondRunOnTheSameDriveQueuesUntilTheFirstEnds) {
   ASSERT_TRUE(view(v, "one").run);
 
   ASSERT_TRUE(ctl.end(*view(v, "one").run, "completed").ok());
-  sched.tick(t0() + 1min, drives.lookup());
+  tick(t0() + 1min);
   ASSERT_EQ(ctl.started.size(), 3U);
   EXPECT_EQ(ctl.started.back().name, "two");
   EXPECT_EQ(view(sched.list(), "one").state, "idle");  // once: done
 }
 
-TEST(SoakScheduler, ThermalGateHoldsARunUntilTheDriveCools) {
-  FakeSoakControl ctl;
-  SoakScheduler sched(ctl, nullptr);
-  Drives drives;
+TEST_F(SoakSchedulerTest, ThermalGateHoldsARunUntilTheDriveCools) {
   auto e = entry("hot", "sim:c");
   e.timing.thermal_margin_c = 5;
   drives.by_target["sim:c"] = {"SN-C", 78, 75, false};  // consumer drive after a run: above WCTEMP
   sched.configure({e}, t0());
-  sched.tick(t0(), drives.lookup());
+  tick(t0());
   EXPECT_TRUE(ctl.started.empty());
   EXPECT_EQ(view(sched.list(), "hot").state, "waiting-cool");
   EXPECT_NE(view(sched.list(), "hot").detail.find("70"), std::string::npos);
 
   drives.by_target["sim:c"].composite_c = 71;  // cooler, still inside the margin
-  sched.tick(t0() + 1min, drives.lookup());
+  tick(t0() + 1min);
   EXPECT_TRUE(ctl.started.empty());
 
   drives.by_target["sim:c"].composite_c = 70;  // at WCTEMP - margin
-  sched.tick(t0() + 2min, drives.lookup());
+  tick(t0() + 2min);
   ASSERT_EQ(ctl.started.size(), 1U);
   EXPECT_EQ(view(sched.list(), "hot").state, "running");
 }
 
-TEST(SoakScheduler, PausesWhileTheDriveThrottlesWhenConfigured) {
-  FakeSoakControl ctl;
-  SoakScheduler sched(ctl, nullptr);
-  Drives drives;
+TEST_F(SoakSchedulerTest, PausesWhileTheDriveThrottlesWhenConfigured) {
   auto paused = entry("p", "sim:a");
   paused.timing.on_throttle = OnThrottle::pause;
   auto recorded = entry("r", "sim:b");
   drives.by_target["sim:a"] = {"SN-A", 40, 70, false};
   drives.by_target["sim:b"] = {"SN-B", 40, 70, false};
   sched.configure({paused, recorded}, t0());
-  sched.tick(t0(), drives.lookup());
+  tick(t0());
   const auto run_p = *view(sched.list(), "p").run;
   const auto run_r = *view(sched.list(), "r").run;
 
   drives.by_target["sim:a"].throttling = drives.by_target["sim:b"].throttling = true;
-  sched.tick(t0() + 1min, drives.lookup());
+  tick(t0() + 1min);
   EXPECT_EQ(ctl.run(run_p).status, "paused");
   EXPECT_EQ(ctl.run(run_r).status, "running");  // on_throttle = record keeps going
   EXPECT_EQ(view(sched.list(), "p").state, "paused");
 
   drives.by_target["sim:a"].throttling = false;
-  sched.tick(t0() + 2min, drives.lookup());
+  tick(t0() + 2min);
   EXPECT_EQ(ctl.run(run_p).status, "running");
 }
 
-TEST(SoakScheduler, OperatorPauseIsNotUndoneWhenThrottlingEnds) {
-  FakeSoakControl ctl;
-  SoakScheduler sched(ctl, nullptr);
-  Drives drives;
+TEST_F(SoakSchedulerTest, OperatorPauseIsNotUndoneWhenThrottlingEnds) {
   auto e = entry("p", "sim:a");
   e.timing.on_throttle = OnThrottle::pause;
   drives.by_target["sim:a"] = {"SN-A", 40, 70, false};
   sched.configure({e}, t0());
-  sched.tick(t0(), drives.lookup());
+  tick(t0());
   auto run = *view(sched.list(), "p").run;
   ASSERT_TRUE(ctl.pause(run).ok());
   sched.operator_paused(run, true);
-  sched.tick(t0() + 1min, drives.lookup());
+  tick(t0() + 1min);
   EXPECT_EQ(ctl.run(run).status, "paused");
 }
 
-TEST(SoakScheduler, ReloadKeepsAnUnchangedRunAndStopsAChangedOne) {
-  FakeSoakControl ctl;
-  SoakScheduler sched(ctl, nullptr);
-  Drives drives;
+TEST_F(SoakSchedulerTest, ReloadKeepsAnUnchangedRunAndStopsAChangedOne) {
   sched.configure({entry("keep", "sim:a"), entry("change", "sim:b")}, t0());
-  sched.tick(t0(), drives.lookup());
+  tick(t0());
   const auto keep = *view(sched.list(), "keep").run;
   const auto change = *view(sched.list(), "change").run;
 
   auto changed = entry("change", "sim:b");
   changed.request.params["rounds"] = "20";
   sched.configure({entry("keep", "sim:a"), changed}, t0() + 1min);
-  sched.tick(t0() + 1min, drives.lookup());
+  tick(t0() + 1min);
   EXPECT_EQ(ctl.run(keep).status, "running");
   EXPECT_EQ(view(sched.list(), "keep").run, keep);  // same run id
   EXPECT_EQ(ctl.run(change).status, "interrupted");
@@ -164,17 +159,14 @@ TEST(SoakScheduler, IntervalAndCalendarPlanTheNextStartWithItsRandomDelay) {
   EXPECT_EQ(ctl.started.size(), 2U);
 }
 
-TEST(SoakScheduler, ManualRunQueuesBehindAScheduledOneAndFailuresAreShown) {
-  FakeSoakControl ctl;
-  SoakScheduler sched(ctl, nullptr);
-  Drives drives;
+TEST_F(SoakSchedulerTest, ManualRunQueuesBehindAScheduledOneAndFailuresAreShown) {
   sched.configure({entry("nightly", "sim:a")}, t0());
-  sched.tick(t0(), drives.lookup());
+  tick(t0());
   auto name = sched.request({"", "wsat", "sim:a", {}}, t0());
-  sched.tick(t0(), drives.lookup());
+  tick(t0());
   EXPECT_EQ(view(sched.list(), name).state, "queued");
   auto bad = sched.request({"", "no-such-test", "sim:z", {}}, t0());
-  sched.tick(t0(), drives.lookup());
+  tick(t0());
   EXPECT_EQ(view(sched.list(), bad).state, "failed");
   EXPECT_NE(view(sched.list(), bad).detail.find("unknown test"), std::string::npos);
 }

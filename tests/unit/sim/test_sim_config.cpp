@@ -39,6 +39,11 @@ class SimConfig : public ::testing::Test {
     if (finish) sims[0].finish();
     return spec;
   }
+  // parse() of a [[sim]] table with the name and serial every drive needs,
+  // then `keys`.
+  SimDriveSpec parse_keys(const std::string& keys) {
+    return parse("[[sim]]\nname = \"g\"\nserial = \"SG\"\n" + keys);
+  }
   // The ConfigError message of parsing `text`, or "" if it parsed.
   std::string error_of(const std::string& text) {
     return test::config_error_of([&] { parse(text); });
@@ -123,10 +128,7 @@ hang = "30s"
 }
 
 TEST_F(SimConfig, ProfileSuppliesDefaultsAndLeavesDaemonKeysAlone) {
-  SimDriveSpec s = parse(R"(
-[[sim]]
-name = "a"
-serial = "SA"
+  SimDriveSpec s = parse_keys(R"(
 profile = "datacenter"
 poll_interval = "10s"
 )");
@@ -139,10 +141,7 @@ poll_interval = "10s"
 }
 
 TEST_F(SimConfig, DefaultProfileIsGenericAndRatesAcceptSeveralForms) {
-  SimDriveSpec s = parse(R"(
-[[sim]]
-name = "g"
-serial = "SG"
+  SimDriveSpec s = parse_keys(R"(
 write_rate = "50MB/s"
 read_rate = 1000
 throttle = []
@@ -154,28 +153,19 @@ throttle = []
 }
 
 TEST_F(SimConfig, RatedTbwOverridesTheProfileDwpd) {
-  SimDriveSpec s = parse(R"(
-[[sim]]
-name = "g"
-serial = "SG"
+  SimDriveSpec s = parse_keys(R"(
 profile = "datacenter"
 rated_tbw = "600TB"
 )");
   EXPECT_DOUBLE_EQ(rated_endurance_bytes(s), 600e12);
-  SimDriveSpec t = parse(R"(
-[[sim]]
-name = "g"
-serial = "SG"
+  SimDriveSpec t = parse_keys(R"(
 rated_tbw = 150
 )");
   EXPECT_DOUBLE_EQ(rated_endurance_bytes(t), 150e12);
 }
 
 TEST_F(SimConfig, RatedTbwWithWarrantyYearsGivesTheDwpdOverThatPeriod) {
-  SimDriveSpec s = parse(R"(
-[[sim]]
-name = "g"
-serial = "SG"
+  SimDriveSpec s = parse_keys(R"(
 rated_tbw = 600
 warranty_years = 3
 )");

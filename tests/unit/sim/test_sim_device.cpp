@@ -209,20 +209,29 @@ TEST(SimSource, CorruptStateFileStartsFresh) {
   EXPECT_EQ(source.scan()[0].device->read_smart()->data_units_written, 0u);
 }
 
-// Waits until a call is parked inside the hung drive. The bound only stops a
-// broken build from spinning forever; the assertions follow it.
-void wait_until_parked(const DriveModel& model) {
+// two_drives() with `fault` injected into dc0; c0 stays healthy.
+std::vector<SimDriveSpec> faulty_dc0(SimFault fault) {
+  auto specs = two_drives();
+  specs[0].fault = fault;
+  return specs;
+}
+
+// Starts `call` on another thread and returns once it is parked inside the
+// hung drive `model`. The bound only stops a broken build from spinning
+// forever; the assertions follow it.
+template <typename Call>
+auto start_parked(const DriveModel& model, Call call) {
+  auto pending = std::async(std::launch::async, std::move(call));
   const auto give_up = std::chrono::steady_clock::now() + 30s;
   while (model.hung_calls() == 0 && std::chrono::steady_clock::now() < give_up) {
     std::this_thread::yield();
   }
+  return pending;
 }
 
 TEST(SimFaults, FailReturnsAnIoErrorWithContext) {
   ManualClock clock;
-  auto specs = two_drives();
-  specs[0].fault = SimFault::fail;
-  SimDeviceSource source(specs, clock);
+  SimDeviceSource source(faulty_dc0(SimFault::fail), clock);
   auto handles = source.scan();
   auto smart = handles[0].device->read_smart();
   ASSERT_FALSE(smart.ok());
@@ -238,15 +247,12 @@ TEST(SimFaults, FailReturnsAnIoErrorWithContext) {
 
 TEST(SimFaults, HangBlocksTheCallerUntilTheFaultClears) {
   ManualClock clock;
-  auto specs = two_drives();
-  specs[0].fault = SimFault::hang;
+  auto specs = faulty_dc0(SimFault::hang);
   specs[0].hang = 1h;
   SimDeviceSource source(specs, clock);
   auto model = source.model("SNDC0");
   auto handles = source.scan();
-  Device& hung = *handles[0].device;
-  auto pending = std::async(std::launch::async, [&] { return hung.read_smart(); });
-  wait_until_parked(*model);
+  auto pending = start_parked(*model, [&] { return handles[0].device->read_smart(); });
   ASSERT_EQ(model->hung_calls(), 1);
   EXPECT_EQ(pending.wait_for(0s), std::future_status::timeout);
   EXPECT_TRUE(handles[1].device->read_smart().ok());  // other drives answer meanwhile
@@ -258,14 +264,10 @@ TEST(SimFaults, HangBlocksTheCallerUntilTheFaultClears) {
 
 TEST(SimFaults, HangThatTurnsIntoFailureReturnsTheError) {
   ManualClock clock;
-  auto specs = two_drives();
-  specs[0].fault = SimFault::hang;
-  SimDeviceSource source(specs, clock);
+  SimDeviceSource source(faulty_dc0(SimFault::hang), clock);
   auto model = source.model("SNDC0");
   auto handles = source.scan();
-  Device& hung = *handles[0].device;
-  auto pending = std::async(std::launch::async, [&] { return hung.identify(); });
-  wait_until_parked(*model);
+  auto pending = start_parked(*model, [&] { return handles[0].device->identify(); });
   ASSERT_EQ(model->hung_calls(), 1);
   model->set_fault(SimFault::fail);
   auto info = pending.get();
@@ -275,9 +277,7 @@ TEST(SimFaults, HangThatTurnsIntoFailureReturnsTheError) {
 
 TEST(SimFaults, ReleasedHangsNeverBlockAgain) {
   ManualClock clock;
-  auto specs = two_drives();
-  specs[0].fault = SimFault::hang;
-  SimDeviceSource source(specs, clock);
+  SimDeviceSource source(faulty_dc0(SimFault::hang), clock);
   source.model("SNDC0")->release_hangs();
   EXPECT_TRUE(source.scan()[0].device->read_smart().ok());  // would block an hour otherwise
 }

@@ -92,24 +92,28 @@ TEST(LatencyHistogram, MergeEqualsOneHistogramOfAllSamples) {
   for (double q : kQuantiles) EXPECT_DOUBLE_EQ(merged.quantile(q), all.quantile(q));
 }
 
-TEST(LatencyHistogram, RecorderSnapshotAndIntervalSubtraction) {
-  LatencyRecorder r;
-  LatencyHistogram plain, first, second;
-  for (std::uint64_t v = 1000; v < 50000; v += 7) {
+// Records from, from + step, ... below `to` into `r`, and returns a plain
+// histogram of the same values to hold the recorder's snapshots against.
+LatencyHistogram record_both(LatencyRecorder& r, std::uint64_t from, std::uint64_t to, std::uint64_t step) {
+  LatencyHistogram plain;
+  for (std::uint64_t v = from; v < to; v += step) {
     r.record(v);
     plain.record(v);
   }
+  return plain;
+}
+
+TEST(LatencyHistogram, RecorderSnapshotAndIntervalSubtraction) {
+  LatencyRecorder r;
+  LatencyHistogram first, second;
+  const LatencyHistogram plain = record_both(r, 1000, 50000, 7);
   r.snapshot(first);
   EXPECT_EQ(first.counts(), plain.counts());
   EXPECT_EQ(first.min(), plain.min());
   EXPECT_EQ(first.max(), plain.max());
   EXPECT_DOUBLE_EQ(first.mean(), plain.mean());
 
-  LatencyHistogram later_only;
-  for (std::uint64_t v = 5'000'000; v < 6'000'000; v += 1001) {
-    r.record(v);
-    later_only.record(v);
-  }
+  const LatencyHistogram later_only = record_both(r, 5'000'000, 6'000'000, 1001);
   r.snapshot(second);
   second.subtract(first);
   EXPECT_EQ(second.counts(), later_only.counts());

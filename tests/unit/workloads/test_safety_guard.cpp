@@ -50,6 +50,12 @@ class FakeSystem : public ::testing::Test {
     fs::create_directory_symlink(p, sys_ / "class/block" / name);
     return p;
   }
+  // A device (dm-0, md0) stacked on the disk at `held`, which lists it under holders/.
+  void holder(const fs::path& held, const std::string& name, const std::string& devnum) {
+    fs::create_directories(sys_ / "class/block" / name / "holders");
+    write(sys_ / "class/block" / name / "dev", devnum + "\n");
+    fs::create_directories(held / "holders" / name);
+  }
   fs::path content(const std::string& name, const std::vector<std::pair<std::size_t, std::string>>& marks) {
     std::vector<char> bytes(128 * 1024, 0);
     for (const auto& [off, s] : marks) std::memcpy(bytes.data() + off, s.data(), s.size());
@@ -81,19 +87,13 @@ TEST_F(FakeSystem, RefusesADriveWhosePartitionIsMounted) {
 }
 
 TEST_F(FakeSystem, RefusesADriveMountedThroughLvm) {
-  fs::path d = disk("nvme2n1", "259:2", "SN-OK");
-  fs::create_directories(sys_ / "class/block/dm-0/holders");
-  write(sys_ / "class/block/dm-0/dev", "253:0\n");
-  fs::create_directories(d / "holders/dm-0");
+  holder(disk("nvme2n1", "259:2", "SN-OK"), "dm-0", "253:0");
   write(proc_ / "self/mountinfo", "30 1 253:0 / /data rw - xfs /dev/mapper/vg-data rw\n");
   EXPECT_EQ(reason_for("nvme2n1"), "mounted: nvme2n1: dm-0 is mounted on /data");
 }
 
 TEST_F(FakeSystem, RefusesAnUnmountedHolder) {
-  fs::path d = disk("nvme3n1", "259:3", "SN-OK");
-  fs::create_directories(sys_ / "class/block/md0/holders");
-  write(sys_ / "class/block/md0/dev", "9:0\n");
-  fs::create_directories(d / "holders/md0");
+  holder(disk("nvme3n1", "259:3", "SN-OK"), "md0", "9:0");
   EXPECT_EQ(reason_for("nvme3n1").substr(0, 7), "holder:");
 }
 
