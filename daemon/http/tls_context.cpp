@@ -25,18 +25,14 @@ std::string openssl_error() {
 // required) but anything is accepted, as Go's crypto/tls does.
 int accept_any(int, X509_STORE_CTX*) { return 1; }
 
-// Go's four client_auth_type values past NoClientCert are two choices: is a
-// certificate required or only asked for, and is it verified against
-// client_ca_file or taken as it comes (accept_any).
 void set_client_auth(SSL_CTX* native, ClientAuth auth) {
-  if (auth == ClientAuth::none) {
+  const ClientCertPolicy p = policy_of(auth);
+  if (!p.asked) {
     SSL_CTX_set_verify(native, SSL_VERIFY_NONE, nullptr);
     return;
   }
-  const bool required = auth == ClientAuth::require_any || auth == ClientAuth::require_and_verify;
-  const bool verified = auth == ClientAuth::verify_if_given || auth == ClientAuth::require_and_verify;
-  SSL_CTX_set_verify(native, SSL_VERIFY_PEER | (required ? SSL_VERIFY_FAIL_IF_NO_PEER_CERT : 0),
-                     verified ? nullptr : accept_any);
+  SSL_CTX_set_verify(native, SSL_VERIFY_PEER | (p.required ? SSL_VERIFY_FAIL_IF_NO_PEER_CERT : 0),
+                     p.verified ? nullptr : accept_any);
 }
 
 }  // namespace

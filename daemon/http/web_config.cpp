@@ -127,7 +127,7 @@ std::optional<TlsSettings> read_tls(const Reader& r, const Entry& section) {
   if (t.max_version != 0 && t.max_version < t.min_version) {
     r.fail(node, "tls_server_config: max_version is below min_version");
   }
-  bool verifies = t.client_auth == ClientAuth::verify_if_given || t.client_auth == ClientAuth::require_and_verify;
+  const bool verifies = policy_of(t.client_auth).verified;
   if (ca && !verifies) {
     r.fail(*ca, "client_ca_file is set but client_auth_type does not verify client certificates "
                 "(use VerifyClientCertIfGiven or RequireAndVerifyClientCert)");

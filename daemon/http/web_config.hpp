@@ -35,6 +35,26 @@ enum class ClientAuth {
   require_and_verify  // RequireAndVerifyClientCert
 };
 
+// What each of Go's client_auth_type values asks of a client: the TLS setup
+// and the config check both read it from here, so a new value is handled in
+// one switch the compiler checks for completeness.
+struct ClientCertPolicy {
+  bool asked = false;     // the server requests a certificate
+  bool required = false;  // the handshake fails without one
+  bool verified = false;  // it must chain to client_ca_file (else anything is taken)
+};
+
+constexpr ClientCertPolicy policy_of(ClientAuth auth) {
+  switch (auth) {
+    case ClientAuth::none: return {};
+    case ClientAuth::request: return {.asked = true};
+    case ClientAuth::require_any: return {.asked = true, .required = true};
+    case ClientAuth::verify_if_given: return {.asked = true, .verified = true};
+    case ClientAuth::require_and_verify: return {.asked = true, .required = true, .verified = true};
+  }
+  return {};
+}
+
 struct TlsSettings {
   std::string cert_file;  // absolute paths
   std::string key_file;

@@ -106,6 +106,26 @@ TEST_F(WebConfigTest, ADirectoryIsNotAWebConfig) {
   EXPECT_THROW(parse_web_config(dir_.path()), WebConfigError);
 }
 
+// Go's crypto/tls, which exporter-toolkit's client_auth_type names: only the
+// *Verify* modes check the chain, only the Require* modes fail without a
+// certificate, and every mode but NoClientCert asks for one.
+TEST(ClientAuthPolicy, EachModeAsksRequiresAndVerifiesAsGoDoes) {
+  struct Row {
+    ClientAuth auth;
+    bool asked, required, verified;
+  };
+  for (const Row& r : {Row{ClientAuth::none, false, false, false},
+                       Row{ClientAuth::request, true, false, false},
+                       Row{ClientAuth::require_any, true, true, false},
+                       Row{ClientAuth::verify_if_given, true, false, true},
+                       Row{ClientAuth::require_and_verify, true, true, true}}) {
+    const ClientCertPolicy p = policy_of(r.auth);
+    EXPECT_EQ(p.asked, r.asked) << static_cast<int>(r.auth);
+    EXPECT_EQ(p.required, r.required) << static_cast<int>(r.auth);
+    EXPECT_EQ(p.verified, r.verified) << static_cast<int>(r.auth);
+  }
+}
+
 TEST(BcryptHash, KnowsTheShapeCryptVerifies) {
   EXPECT_TRUE(is_bcrypt_hash(kHash));
   EXPECT_TRUE(is_bcrypt_hash(std::string(kHash).replace(2, 1, "b")));
