@@ -3,7 +3,9 @@
 Proves: nvmond serves /metrics over TLS with basic auth (bcrypt) from
 [daemon] web_config; a wrong or missing password gets 401 with
 WWW-Authenticate: Basic; plain HTTP to the TLS listener is answered 400 and
-closed while TLS scrapes go on; a real Prometheus scrapes it over TLS with
+closed while TLS scrapes go on; each client_auth_type admits a scraper
+without a certificate, with a CA-signed one and with a self-signed one as
+Go's crypto/tls does; a real Prometheus scrapes it over TLS with
 basic auth from a scrape configuration, and its target with a wrong password
 is down with a 401; an invalid web config stops the start with file:line:col
 and is refused on SIGHUP (the old one keeps serving); a non-loopback listener
@@ -14,6 +16,7 @@ import os
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -174,6 +177,76 @@ class TlsAuthTest(unittest.TestCase):
         finally:
             with open(self.web, "w") as f:
                 f.write(good)
+
+
+def make_client_certs(directory):
+    """A client certificate the test CA signed and a self-signed one no CA
+    knows: (signed, foreign) as (cert, key) path pairs."""
+    def run(*args):
+        subprocess.run(["openssl", *args], cwd=directory, check=True, capture_output=True)
+    run("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=scraper", "-keyout", "client.key",
+        "-out", "client.csr")
+    run("x509", "-req", "-in", "client.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+        "-days", "2", "-out", "client.crt")
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=stranger",
+        "-keyout", "foreign.key", "-out", "foreign.crt")
+    return tuple((os.path.join(directory, n + ".crt"), os.path.join(directory, n + ".key"))
+                 for n in ("client", "foreign"))
+
+
+class ClientCertificateTest(unittest.TestCase):
+    """Each exporter-toolkit client_auth_type against a real handshake: a
+    scraper without a certificate, with one the client CA signed, and with a
+    self-signed one. One daemon; the mode changes by SIGHUP."""
+
+    # mode -> (no certificate, signed, foreign) scraped?
+    EXPECTED = {
+        "NoClientCert": (True, True, True),
+        "RequestClientCert": (True, True, True),
+        "RequireAnyClientCert": (False, True, True),
+        "VerifyClientCertIfGiven": (True, True, False),
+        "RequireAndVerifyClientCert": (False, True, False),
+    }
+
+    def test_each_mode_lets_in_whom_go_lets_in(self):
+        tmp = tempfile.mkdtemp(prefix="nvmond-mtls-")
+        try:
+            ca, _, _ = make_tls_files(tmp)
+            signed, foreign = make_client_certs(tmp)
+            web = os.path.join(tmp, "web.yml")
+
+            def configure(mode):
+                with open(web, "w") as f:
+                    f.write("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
+                            f"  client_auth_type: {mode}\n")
+                    if "Verify" in mode:
+                        f.write("  client_ca_file: ca.crt\n")
+            configure("NoClientCert")
+            d = Daemon(CONFIG, workdir=tmp, ca_file=ca).start()
+            try:
+                d.wait_metric(lambda m: has_series(m, "nvme_up", serial="TLS-A"), 20, "the drive published")
+
+                def scraped(cert):
+                    context = ssl.create_default_context(cafile=ca)
+                    if cert:
+                        context.load_cert_chain(*cert)
+                    try:
+                        with urllib.request.urlopen(d.url, timeout=5, context=context) as r:
+                            return r.status == 200 and b"nvme_up" in r.read()
+                    except (OSError, ssl.SSLError):  # refused in the handshake or by the alert after it
+                        return False
+
+                for mode, expected in self.EXPECTED.items():
+                    mark = len(d.log_text())
+                    configure(mode)
+                    d.signal(signal.SIGHUP)
+                    d.wait_log(r"reloaded ", 10, mark)
+                    got = tuple(scraped(cert) for cert in (None, signed, foreign))
+                    self.assertEqual(got, expected, f"{mode}: (none, signed, foreign)")
+            finally:
+                d.stop()
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 class WebConfigStartTest(unittest.TestCase):
