@@ -18,10 +18,14 @@ Result<std::unique_ptr<TestTarget>> open_test_target(const std::string& target, 
     return std::unique_ptr<TestTarget>(std::move(*t));
   }
   const std::string& key = *sim;
+  // A fresh model starts at the daemon's time, not the host's: its rounds and
+  // health samples are stamped with the model's clock, and a daemon on a
+  // simulated or restored clock must not find host time in its runs.
+  const WallTime start = pace != nullptr ? pace->wall() : std::chrono::system_clock::now();
   for (const auto& s : sims) {
     if (s.spec.name != key && s.spec.serial != key) continue;
     std::shared_ptr<DriveModel> model = source ? source->model(s.spec.serial) : nullptr;
-    if (!model) model = std::make_shared<DriveModel>(s.spec, std::chrono::system_clock::now());
+    if (!model) model = std::make_shared<DriveModel>(s.spec, start);
     return std::unique_ptr<TestTarget>(std::make_unique<SimTarget>(model, pace));
   }
   for (const auto& profile : sim_profile_names()) {
@@ -29,7 +33,7 @@ Result<std::unique_ptr<TestTarget>> open_test_target(const std::string& target, 
     SimDriveSpec spec = sim_profile(profile);
     spec.name = profile;
     spec.serial = "SIM-" + profile;
-    auto model = std::make_shared<DriveModel>(spec, std::chrono::system_clock::now());
+    auto model = std::make_shared<DriveModel>(spec, start);
     return std::unique_ptr<TestTarget>(std::make_unique<SimTarget>(model, pace));
   }
   std::string known;
