@@ -12,9 +12,7 @@ namespace {
 
 OpSummary summarise(const OpTotals& t, double secs) {
   OpSummary s;
-  s.ops = t.ops;
-  s.bytes = t.bytes;
-  s.errors = t.errors;
+  static_cast<OpCounts&>(s) = t;
   s.iops = secs > 0 ? static_cast<double>(t.ops) / secs : 0;
   s.bytes_per_second = secs > 0 ? static_cast<double>(t.bytes) / secs : 0;
   const LatencyHistogram& h = t.latency;
