@@ -62,11 +62,7 @@ std::int64_t planned_rounds(const TestPlan& plan) {
 
 RunView view_of(const RunRow& row) {
   RunView v;
-  v.id = row.id;
-  v.name = row.name;
-  v.test = row.test;
-  v.target = row.target;
-  v.serial = row.serial;
+  static_cast<RunIdentity&>(v) = row;
   v.status = row.status;
   v.round = row.rounds;
   v.started_ns = row.started_ns;
@@ -108,12 +104,6 @@ Result<std::int64_t> SoakRunner::start(const SoakRequest& request) {
   } catch (const ParamError& e) {
     return Error{"params", fmt::format("{} on {}: {}", request.test, request.target, e.what())};
   }
-  run->view.name = request.name;
-  run->view.test = request.test;
-  run->view.target = request.target;
-  run->view.serial = id.serial;
-  run->view.status = "running";
-  run->view.rounds_total = planned_rounds(run->plan);
   auto answer = run->opened.get_future();
   run->thread = std::thread([state = state_, run] { execute(state, run); });
   // Opening is a few store writes and, for a device, the safety check on
@@ -169,25 +159,20 @@ void SoakRunner::execute(const std::shared_ptr<State>& state, const std::shared_
       v.round_latency = p.latency;
     });
     if (first) {
-      ex.on_open([&](std::int64_t id, bool resumed) {
-        std::int64_t rounds = 0;
-        std::int64_t started = to_unix_ns(run->target->now());
-        if (auto row = state->store->run(id); row && *row) {
-          rounds = (*row)->rounds;
-          started = (*row)->started_ns;
-        }
+      // Until now nothing has shown the run: its view starts from its row.
+      ex.on_open([&](const RunRow& row, bool resumed) {
+        RunView view = view_of(row);
+        view.rounds_total = planned_rounds(run->plan);
         {
           std::lock_guard lock(state->mu);
           std::lock_guard run_lock(run->mu);
-          run->view.id = id;
-          run->view.round = rounds;
-          run->view.started_ns = started;
+          run->view = std::move(view);
           run->registered = true;
-          state->runs[id] = run;
+          state->runs[row.id] = run;
         }
         log::info("soak {}: {} on {} {} as run {}", run->request.name, run->request.test, run->request.target,
-                  resumed ? fmt::format("resumed at round {}", rounds) : std::string("started"), id);
-        run->opened.set_value(id);
+                  resumed ? fmt::format("resumed at round {}", row.rounds) : std::string("started"), row.id);
+        run->opened.set_value(row.id);
       });
     }
     {
@@ -348,7 +333,7 @@ Result<RunDetail> SoakRunner::show(std::int64_t id) const {
     std::lock_guard lock(live->mu);
     d.run = live->view;
   }
-  for (const auto& r : *rounds) d.rounds.push_back(RoundView{r.index, r.phase, r.iops, r.data});
+  d.rounds = std::move(*rounds);
   return d;
 }
 

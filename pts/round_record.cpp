@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace nvmond {
 
@@ -12,9 +13,7 @@ namespace {
 
 OpSummary summarise(const OpTotals& t, double secs) {
   OpSummary s;
-  s.ops = t.ops;
-  s.bytes = t.bytes;
-  s.errors = t.errors;
+  static_cast<OpCounts&>(s) = t;
   s.iops = secs > 0 ? static_cast<double>(t.ops) / secs : 0;
   s.bytes_per_second = secs > 0 ? static_cast<double>(t.bytes) / secs : 0;
   const LatencyHistogram& h = t.latency;
@@ -30,6 +29,44 @@ OpSummary summarise(const OpTotals& t, double secs) {
 }
 
 const char* kOpKeys[kIoOpCount] = {"read", "write"};
+
+// A field that a round's JSON keeps as it is, under `key`.
+template <typename Record, typename Value>
+struct Field {
+  const char* key;
+  Value Record::*member;
+};
+
+// One table per JSON object serves both directions, so a round reads back
+// exactly what was written.
+constexpr auto kRoundFields = std::tuple{
+    Field{"index", &RoundRecord::index}, Field{"round", &RoundRecord::round}, Field{"stage", &RoundRecord::stage},
+    Field{"group", &RoundRecord::group}, Field{"phase", &RoundRecord::phase},
+    Field{"element_index", &RoundRecord::element_index}, Field{"seconds", &RoundRecord::seconds},
+    Field{"iops", &RoundRecord::iops}, Field{"bytes_per_second", &RoundRecord::bytes_per_second},
+    Field{"throttled_seconds", &RoundRecord::throttled_seconds}, Field{"bytes_written", &RoundRecord::bytes_written},
+    Field{"histogram_counts", &RoundRecord::histogram}};
+constexpr auto kElementFields = std::tuple{
+    Field{"bs", &RoundRecord::bs}, Field{"read_pct", &RoundRecord::read_pct}, Field{"threads", &RoundRecord::threads},
+    Field{"queue_depth", &RoundRecord::queue_depth}, Field{"label", &RoundRecord::label}};
+constexpr auto kOpFields = std::tuple{
+    Field{"ops", &OpSummary::ops}, Field{"bytes", &OpSummary::bytes}, Field{"errors", &OpSummary::errors},
+    Field{"iops", &OpSummary::iops}, Field{"bytes_per_second", &OpSummary::bytes_per_second}};
+constexpr auto kLatencyFields = std::tuple{
+    Field{"mean", &OpSummary::mean}, Field{"min", &OpSummary::min}, Field{"max", &OpSummary::max},
+    Field{"p50", &OpSummary::p50}, Field{"p90", &OpSummary::p90}, Field{"p99", &OpSummary::p99},
+    Field{"p99.9", &OpSummary::p999}, Field{"p99.99", &OpSummary::p9999}};
+
+template <typename Record, typename Fields>
+void write_fields(nlohmann::json& j, const Record& r, const Fields& fields) {
+  std::apply([&](const auto&... f) { ((j[f.key] = r.*f.member), ...); }, fields);
+}
+
+// Throws nlohmann::json::exception on a missing key or a value of another type.
+template <typename Record, typename Fields>
+void read_fields(const nlohmann::json& j, Record& r, const Fields& fields) {
+  std::apply([&](const auto&... f) { (j.at(f.key).get_to(r.*f.member), ...); }, fields);
+}
 
 }  // namespace
 
@@ -97,14 +134,10 @@ std::string rfc3339(WallTime t) {
 }
 
 nlohmann::json to_json(const OpSummary& s) {
-  return {{"ops", s.ops},
-          {"bytes", s.bytes},
-          {"errors", s.errors},
-          {"iops", s.iops},
-          {"bytes_per_second", s.bytes_per_second},
-          {"latency_s",
-           {{"mean", s.mean}, {"min", s.min}, {"max", s.max}, {"p50", s.p50}, {"p90", s.p90},
-            {"p99", s.p99}, {"p99.9", s.p999}, {"p99.99", s.p9999}}}};
+  nlohmann::json j;
+  write_fields(j, s, kOpFields);
+  write_fields(j["latency_s"], s, kLatencyFields);
+  return j;
 }
 
 nlohmann::json to_json(const RoundRecord& r) {
@@ -112,75 +145,33 @@ nlohmann::json to_json(const RoundRecord& r) {
   for (int op = 0; op < kIoOpCount; ++op) {
     if (r.ops[op]) ops[kOpKeys[op]] = to_json(*r.ops[op]);
   }
-  nlohmann::json j = {
-      {"index", r.index},
-      {"round", r.round},
-      {"stage", r.stage},
-      {"group", r.group},
-      {"phase", r.phase},
-      {"element_index", r.element_index},
-      {"element",
-       {{"bs", r.bs}, {"read_pct", r.read_pct}, {"threads", r.threads}, {"queue_depth", r.queue_depth},
-        {"label", r.label}}},
-      {"started_at", rfc3339(r.started_at)},
-      {"started_ns", to_unix_ns(r.started_at)},
-      {"seconds", r.seconds},
-      {"iops", r.iops},
-      {"bytes_per_second", r.bytes_per_second},
-      {"ops", ops},
-      {"throttled_seconds", r.throttled_seconds},
-      {"bytes_written", r.bytes_written},
-      {"histogram_counts", r.histogram},
-  };
+  nlohmann::json j;
+  write_fields(j, r, kRoundFields);
+  write_fields(j["element"], r, kElementFields);
+  j["started_at"] = rfc3339(r.started_at);
+  j["started_ns"] = to_unix_ns(r.started_at);
+  j["ops"] = ops;
   if (r.temp_min_c && r.temp_max_c) j["temperature_c"] = {{"min", *r.temp_min_c}, {"max", *r.temp_max_c}};
   return j;
 }
 
 RoundRecord round_from_json(const nlohmann::json& j) {
   RoundRecord r;
-  r.index = j.at("index").get<std::size_t>();
-  r.round = j.at("round").get<std::size_t>();
-  r.stage = j.at("stage").get<int>();
-  r.group = j.at("group").get<int>();
-  r.phase = j.at("phase").get<std::string>();
-  r.element_index = j.at("element_index").get<std::size_t>();
-  const auto& e = j.at("element");
-  r.bs = e.at("bs").get<std::uint32_t>();
-  r.read_pct = e.at("read_pct").get<double>();
-  r.threads = e.at("threads").get<unsigned>();
-  r.queue_depth = e.at("queue_depth").get<unsigned>();
-  r.label = e.at("label").get<std::string>();
+  read_fields(j, r, kRoundFields);
+  read_fields(j.at("element"), r, kElementFields);
   r.started_at = from_unix_ns(j.at("started_ns").get<std::int64_t>());
-  r.seconds = j.at("seconds").get<double>();
-  r.iops = j.at("iops").get<double>();
-  r.bytes_per_second = j.at("bytes_per_second").get<double>();
   for (int op = 0; op < kIoOpCount; ++op) {
     if (!j.at("ops").contains(kOpKeys[op])) continue;
     const auto& o = j.at("ops").at(kOpKeys[op]);
-    const auto& l = o.at("latency_s");
     OpSummary s;
-    s.ops = o.at("ops").get<std::uint64_t>();
-    s.bytes = o.at("bytes").get<std::uint64_t>();
-    s.errors = o.at("errors").get<std::uint64_t>();
-    s.iops = o.at("iops").get<double>();
-    s.bytes_per_second = o.at("bytes_per_second").get<double>();
-    s.mean = l.at("mean").get<double>();
-    s.min = l.at("min").get<double>();
-    s.max = l.at("max").get<double>();
-    s.p50 = l.at("p50").get<double>();
-    s.p90 = l.at("p90").get<double>();
-    s.p99 = l.at("p99").get<double>();
-    s.p999 = l.at("p99.9").get<double>();
-    s.p9999 = l.at("p99.99").get<double>();
+    read_fields(o, s, kOpFields);
+    read_fields(o.at("latency_s"), s, kLatencyFields);
     r.ops[op] = s;
   }
   if (j.contains("temperature_c")) {
     r.temp_min_c = j["temperature_c"].at("min").get<double>();
     r.temp_max_c = j["temperature_c"].at("max").get<double>();
   }
-  r.throttled_seconds = j.at("throttled_seconds").get<double>();
-  r.bytes_written = j.at("bytes_written").get<std::uint64_t>();
-  r.histogram = j.at("histogram_counts").get<std::vector<std::uint64_t>>();
   return r;
 }
 

@@ -16,10 +16,7 @@
 
 namespace nvmond {
 
-struct OpSummary {
-  std::uint64_t ops = 0;
-  std::uint64_t bytes = 0;
-  std::uint64_t errors = 0;
+struct OpSummary : OpCounts {
   double iops = 0;
   double bytes_per_second = 0;
   // Seconds.

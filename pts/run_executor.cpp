@@ -83,7 +83,7 @@ std::optional<Error> RunExecutor::open_run(json& header, std::vector<RoundRecord
   if (!existing) return existing.error();
   const TargetIdentity id = target_.identity();
   if (*existing) {
-    const RunRow& row = **existing;
+    RunRow& row = **existing;
     const bool same = row.test == plan_.test && row.serial == id.serial;
     if (options_.resume && same) {
       try {
@@ -103,8 +103,11 @@ std::optional<Error> RunExecutor::open_run(json& header, std::vector<RoundRecord
       header.erase("resumable");
       header["status"] = "running";
       header.erase("ended_at");
-      if (auto r = store_.update_run(run_id_, "running", std::nullopt, header.dump()); !r) return r.error();
-      if (on_open_) on_open_(run_id_, true);
+      row.status = "running";
+      row.ended_ns.reset();
+      row.header = header.dump();
+      if (auto r = store_.update_run(run_id_, row.status, row.ended_ns, row.header); !r) return r.error();
+      if (on_open_) on_open_(row, true);
       return std::nullopt;
     }
     if (auto err = close_as_interrupted(store_, row, target_.now(), false)) return err;
@@ -123,8 +126,9 @@ std::optional<Error> RunExecutor::open_run(json& header, std::vector<RoundRecord
   auto created = store_.create_run(row);
   if (!created) return created.error();
   run_id_ = *created;
+  row.id = run_id_;
   header["run_id"] = std::to_string(run_id_);
-  if (on_open_) on_open_(run_id_, false);
+  if (on_open_) on_open_(row, false);
   if (plan_.purge) {
     auto p = target_.purge();
     if (!p) return p.error();

@@ -75,8 +75,8 @@ class RunExecutor {
  public:
   using ProgressFn = std::function<void(const RunProgress&)>;
   // Called once the run has its row in the store (created or resumed), before
-  // any purge or I/O; with the run id and whether it resumed.
-  using OpenFn = std::function<void(std::int64_t run, bool resumed)>;
+  // any purge or I/O; with the row as it now stands and whether it resumed.
+  using OpenFn = std::function<void(const RunRow& run, bool resumed)>;
   RunExecutor(TestPlan plan, TestTarget& target, RunStore& store, RunOptions options, ProgressFn progress = {});
   RunOutcome run();
   void stop(StopAs as = StopAs::paused);

@@ -75,6 +75,18 @@ std::vector<std::pair<std::string, std::string>> printed_fields(const std::optio
   return out;
 }
 
+// What the steady-state section says of its window: numbers under the names
+// of their fields.
+constexpr std::pair<const char*, double SteadyState::*> kWindowStatistics[] = {
+    {"average", &SteadyState::average},
+    {"range", &SteadyState::range},
+    {"range_limit", &SteadyState::range_limit},
+    {"slope_excursion", &SteadyState::slope_excursion},
+    {"slope_excursion_limit", &SteadyState::slope_excursion_limit},
+    {"slope", &SteadyState::slope},
+    {"intercept", &SteadyState::intercept},
+};
+
 class Decoder {
  public:
   explicit Decoder(double run_start) : start_(run_start) {}
@@ -142,13 +154,7 @@ class Decoder {
       s.window_from = w[0].j.get<double>();
       s.window_to = w[1].j.get<double>();
     }
-    s.average = n.number("average");
-    s.range = n.number("range");
-    s.range_limit = n.number("range_limit");
-    s.slope_excursion = n.number("slope_excursion");
-    s.slope_excursion_limit = n.number("slope_excursion_limit");
-    s.slope = n.number("slope");
-    s.intercept = n.number("intercept");
+    for (const auto& [key, field] : kWindowStatistics) s.*field = n.number(key);
     return s;
   }
 

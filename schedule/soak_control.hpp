@@ -1,8 +1,9 @@
 #pragma once
 // The boundary between the soak scheduler / control socket and whatever
 // executes PTS runs (daemon/soak_runner on the pts branch; a fake in tests).
-// Shaped after the run store's RunRow/RoundRow so the real runner maps onto
-// it field by field.
+// Built on the run store's records: a run is named by its RunIdentity and its
+// rounds are the store's RoundRows, so the real runner passes them on as they
+// are.
 //
 // Thread-safety: implementations are called from the daemon's io_context
 // thread only; they must not block it (start() queues work for the runner's
@@ -16,6 +17,7 @@
 
 #include "core/clock.hpp"
 #include "core/result.hpp"
+#include "store/run_store.hpp"
 
 namespace nvmond {
 
@@ -31,9 +33,7 @@ struct SoakRequest {
 };
 
 // One run as an operator sees it, live or from history.
-struct RunView {
-  std::int64_t id = 0;
-  std::string name, test, target, serial;
+struct RunView : RunIdentity {
   std::string status;  // running | paused | completed | interrupted | failed
   std::int64_t round = 0;         // finished rounds
   std::int64_t rounds_total = 0;  // 0 when open-ended (until steady state)
@@ -51,16 +51,9 @@ struct RunView {
   std::vector<std::pair<double, double>> round_latency;
 };
 
-struct RoundView {
-  std::int64_t index = 0;
-  std::string phase;
-  double iops = 0;
-  std::string data;  // JSON as the store keeps it
-};
-
 struct RunDetail {
   RunView run;
-  std::vector<RoundView> rounds;
+  std::vector<RoundRow> rounds;
 };
 
 class SoakControl {

@@ -29,6 +29,43 @@ u128 u128_from_string(const std::string& s) {
   return v;
 }
 
+// Every counter the state file keeps, under its own name: `f(key, counter)`,
+// for saving and loading alike.
+template <typename Counters, typename F>
+void each_counter(Counters& c, F f) {
+  f("host_read_bytes", c.host_read_bytes);
+  f("host_write_bytes", c.host_write_bytes);
+  f("read_commands", c.read_commands);
+  f("write_commands", c.write_commands);
+  f("background_read_bytes", c.background_read_bytes);
+  f("background_write_bytes", c.background_write_bytes);
+  f("media_write_bytes", c.media_write_bytes);
+  f("media_write_fraction", c.media_write_fraction);
+  f("busy_ns", c.busy_ns);
+  f("power_on_ns", c.power_on_ns);
+  f("power_cycles", c.power_cycles);
+  f("warning_temp_s", c.warning_temp_s);
+  f("critical_temp_s", c.critical_temp_s);
+  f("tmt1_transitions", c.tmt1_transitions);
+  f("tmt2_transitions", c.tmt2_transitions);
+  f("tmt1_s", c.tmt1_s);
+  f("tmt2_s", c.tmt2_s);
+  f("throttle_events", c.throttle_events);
+}
+
+// 128-bit counters are kept as decimal strings: a JSON number would round them.
+template <typename T>
+nlohmann::json state_value(const T& v) {
+  if constexpr (std::is_same_v<T, u128>) return to_string(v);
+  else return v;
+}
+
+template <typename T>
+void read_state_value(const nlohmann::json& j, T& v) {
+  if constexpr (std::is_same_v<T, u128>) v = u128_from_string(j.get<std::string>());
+  else j.get_to(v);
+}
+
 }  // namespace
 
 // ---- persistence ---------------------------------------------------------
@@ -41,35 +78,19 @@ std::string DriveModel::save_state() const {
     for (const auto& v : arr) a.push_back(v ? json(*v) : json(nullptr));
     return a;
   };
+  json counters = json::object();
+  each_counter(c_, [&](const char* key, const auto& v) { counters[key] = state_value(v); });
   json j = {
       {"format", "nvmond-sim-drive"},
       {"version", kStateVersion},
       {"serial", spec_.serial},
       {"time_ns", to_unix_ns(now_)},
-      {"counters",
-       {{"host_read_bytes", to_string(c_.host_read_bytes)},
-        {"host_write_bytes", to_string(c_.host_write_bytes)},
-        {"read_commands", to_string(c_.read_commands)},
-        {"write_commands", to_string(c_.write_commands)},
-        {"background_read_bytes", to_string(c_.background_read_bytes)},
-        {"background_write_bytes", to_string(c_.background_write_bytes)},
-        {"media_write_bytes", to_string(c_.media_write_bytes)},
-        {"media_write_fraction", c_.media_write_fraction},
-        {"busy_ns", to_string(c_.busy_ns)},
-        {"power_on_ns", to_string(c_.power_on_ns)},
-        {"power_cycles", to_string(c_.power_cycles)},
-        {"warning_temp_s", c_.warning_temp_s},
-        {"critical_temp_s", c_.critical_temp_s},
-        {"tmt1_transitions", c_.tmt1_transitions},
-        {"tmt2_transitions", c_.tmt2_transitions},
-        {"tmt1_s", c_.tmt1_s},
-        {"tmt2_s", c_.tmt2_s},
-        {"throttle_events", c_.throttle_events}}},
+      {"counters", counters},
       {"physical",
        {{"temp_c", p_.temp_c},
         {"level", p_.level},
         {"slc_used", p_.slc_used},
-        {"written_since_purge", to_string(p_.written_since_purge)},
+        {"written_since_purge", state_value(p_.written_since_purge)},
         {"last_io_ns", to_unix_ns(p_.last_io)},
         {"background_elapsed_ns", p_.background_elapsed_ns},
         {"span_lo", p_.span_lo},
@@ -97,30 +118,12 @@ std::optional<Error> DriveModel::load_state(const std::string& text) {
     }
     time = from_unix_ns(j.at("time_ns").get<std::int64_t>());
     const json& jc = j.at("counters");
-    auto big = [&](const char* key) { return u128_from_string(jc.at(key).get<std::string>()); };
-    c.host_read_bytes = big("host_read_bytes");
-    c.host_write_bytes = big("host_write_bytes");
-    c.read_commands = big("read_commands");
-    c.write_commands = big("write_commands");
-    c.background_read_bytes = big("background_read_bytes");
-    c.background_write_bytes = big("background_write_bytes");
-    c.media_write_bytes = big("media_write_bytes");
-    c.media_write_fraction = jc.at("media_write_fraction").get<double>();
-    c.busy_ns = big("busy_ns");
-    c.power_on_ns = big("power_on_ns");
-    c.power_cycles = big("power_cycles");
-    c.warning_temp_s = jc.at("warning_temp_s").get<double>();
-    c.critical_temp_s = jc.at("critical_temp_s").get<double>();
-    c.tmt1_transitions = jc.at("tmt1_transitions").get<std::uint32_t>();
-    c.tmt2_transitions = jc.at("tmt2_transitions").get<std::uint32_t>();
-    c.tmt1_s = jc.at("tmt1_s").get<double>();
-    c.tmt2_s = jc.at("tmt2_s").get<double>();
-    c.throttle_events = jc.at("throttle_events").get<std::uint32_t>();
+    each_counter(c, [&](const char* key, auto& v) { read_state_value(jc.at(key), v); });
     const json& jp = j.at("physical");
     p.temp_c = jp.at("temp_c").get<double>();
     p.level = std::clamp(jp.at("level").get<int>(), 0, static_cast<int>(spec_.throttle.size()));
     p.slc_used = std::min(jp.at("slc_used").get<std::uint64_t>(), spec_.slc_cache_bytes);
-    p.written_since_purge = u128_from_string(jp.at("written_since_purge").get<std::string>());
+    read_state_value(jp.at("written_since_purge"), p.written_since_purge);
     p.last_io = from_unix_ns(jp.at("last_io_ns").get<std::int64_t>());
     p.background_elapsed_ns = jp.at("background_elapsed_ns").get<std::int64_t>();
     // Absent in states saved before spans were tracked: the whole drive.

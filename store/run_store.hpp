@@ -15,12 +15,18 @@
 
 namespace nvmond {
 
-struct RunRow {
+// What names a run wherever it is listed, stored or live: its id, its name
+// (its key in the store: a [[soak]]'s name, or a label), the test, the target
+// as the operator gave it, and the serial of the drive under it.
+struct RunIdentity {
   std::int64_t id = 0;
   std::string name;
   std::string test;
   std::string target;
   std::string serial;
+};
+
+struct RunRow : RunIdentity {
   std::string model;
   std::string status = "running";  // running | completed | interrupted | failed
   std::int64_t started_ns = 0;

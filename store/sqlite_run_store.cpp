@@ -119,16 +119,23 @@ RunRow read_run(Stmt& st) {
   return r;
 }
 
-// The run with this id; nullopt when there is none.
-Result<std::optional<RunRow>> select_run(sqlite3* db, std::int64_t id, const std::string& context) {
-  const std::string sql = std::string(kRunColumns) + "WHERE id = ?1";
+// The first run `where` selects, `key` bound to its ?1; nullopt when there is none.
+template <typename Key>
+Result<std::optional<RunRow>> select_one_run(sqlite3* db, const char* where, const Key& key,
+                                             const std::string& context) {
+  const std::string sql = std::string(kRunColumns) + where;
   Stmt st(db, sql.c_str());
   if (!st.ok()) return st.error(context);
-  st.bind(1, id);
+  st.bind(1, key);
   const int rc = st.step();
   if (rc == SQLITE_DONE) return std::optional<RunRow>{};
   if (rc != SQLITE_ROW) return st.error(context);
   return std::optional<RunRow>{read_run(st)};
+}
+
+// The run with this id; nullopt when there is none.
+Result<std::optional<RunRow>> select_run(sqlite3* db, std::int64_t id, const std::string& context) {
+  return select_one_run(db, "WHERE id = ?1", id, context);
 }
 
 }  // namespace
@@ -139,16 +146,11 @@ Result<std::optional<RunRow>> select_run(sqlite3* db, std::int64_t id, const std
 Result<std::optional<RunRow>> SqliteRunStore::unfinished_run(const std::string& name) {
   std::lock_guard lock(mu_);
   const std::string context = fmt::format("looking up the unfinished run {} in {}", name, path_);
-  const std::string sql = std::string(kRunColumns) +
-                   "WHERE name = ?1 AND (status = 'running' OR (status = 'interrupted' AND "
-                   "json_extract(header, '$.resumable') = 1)) AND id = (SELECT MAX(id) FROM pts_runs WHERE name = ?1)";
-  Stmt st(db_, sql.c_str());
-  if (!st.ok()) return st.error(context);
-  st.bind(1, name);
-  const int rc = st.step();
-  if (rc == SQLITE_DONE) return std::optional<RunRow>{};
-  if (rc != SQLITE_ROW) return st.error(context);
-  return std::optional<RunRow>{read_run(st)};
+  return select_one_run(db_,
+                        "WHERE name = ?1 AND (status = 'running' OR (status = 'interrupted' AND "
+                        "json_extract(header, '$.resumable') = 1)) AND "
+                        "id = (SELECT MAX(id) FROM pts_runs WHERE name = ?1)",
+                        name, context);
 }
 
 Result<std::optional<RunRow>> SqliteRunStore::run(std::int64_t id) {

@@ -74,6 +74,66 @@ void bind_drive(Stmt& st, const DriveKey& drive) {
   st.bind(2, drive.model);
 }
 
+// What commit() writes per item: each statement's `?1` is the drive's id; the
+// binder binds the rest and says what writing the item does, for its error.
+constexpr const char* kInsertSample =
+    "INSERT OR REPLACE INTO samples(drive_id, time_ns, segment, data_units_written, "
+    "data_units_read, power_on_hours, percentage_used, composite_temperature_k, "
+    "media_bytes_written) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+
+std::string bind_sample(Stmt& ins, const SampleRecord& s) {
+  ins.bind(2, to_unix_ns(s.time));
+  ins.bind(3, s.segment);
+  ins.bind_u128(4, s.data_units_written);
+  ins.bind_u128(5, s.data_units_read);
+  ins.bind_u128(6, s.power_on_hours);
+  ins.bind(7, std::int64_t{s.percentage_used});
+  ins.bind(8, std::int64_t{s.composite_temperature_k});
+  if (s.media_bytes_written) ins.bind_u128(9, *s.media_bytes_written);
+  else ins.bind_null(9);
+  return "inserting sample";
+}
+
+constexpr const char* kUpsertEvent =
+    "INSERT INTO thermal_events(drive_id, start_ns, end_ns, peak_celsius, sources, level) "
+    "VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(drive_id, start_ns) DO UPDATE SET "
+    "end_ns = excluded.end_ns, peak_celsius = excluded.peak_celsius, "
+    "sources = excluded.sources, level = excluded.level";
+
+std::string bind_event(Stmt& ins, const ThermalEventRecord& e) {
+  ins.bind(2, to_unix_ns(e.start));
+  if (e.end) ins.bind(3, to_unix_ns(*e.end));
+  else ins.bind_null(3);
+  ins.bind(4, e.peak_celsius);
+  ins.bind(5, join(e.sources));
+  ins.bind(6, std::int64_t{e.level});
+  return "recording thermal event";
+}
+
+constexpr const char* kSaveState = "INSERT OR REPLACE INTO drive_state(drive_id, key, value) VALUES(?1, ?2, ?3)";
+
+std::string bind_state(Stmt& ins, const std::pair<std::string, std::string>& entry) {
+  ins.bind(2, entry.first);
+  ins.bind(3, entry.second);
+  return "saving state " + entry.first;
+}
+
+// Runs `sql` once per item (none: not even prepared), `?1` the drive's id.
+template <typename Item, typename Bind>
+StoreStatus write_each(sqlite3* db, const char* sql, std::int64_t drive_id, const std::vector<Item>& items,
+                       const std::string& context, Bind bind) {
+  if (items.empty()) return std::monostate{};
+  Stmt ins(db, sql);
+  if (!ins.ok()) return ins.error(context);
+  for (const auto& item : items) {
+    ins.bind(1, drive_id);
+    const std::string doing = bind(ins, item);
+    if (ins.step() != SQLITE_DONE) return ins.error(context + ": " + doing);
+    ins.reset();
+  }
+  return std::monostate{};
+}
+
 }  // namespace
 
 int sqlite_schema_version() { return sqlite_migrations().back().version; }
@@ -132,67 +192,16 @@ StoreStatus SqliteStore::commit(const PollRecord& record) {
 
   Stmt add_drive(db_, "INSERT INTO drives(serial, model) VALUES(?1, ?2) ON CONFLICT DO NOTHING");
   if (!add_drive.ok()) return add_drive.error(context);
-  add_drive.bind(1, record.drive.serial);
-  add_drive.bind(2, record.drive.model);
+  bind_drive(add_drive, record.drive);
   if (add_drive.step() != SQLITE_DONE) return add_drive.error(context);
   auto id = find_drive(record.drive);
   if (!id) return id.error();
   if (!*id) return Error{"store", context + ": drive row vanished"};
   const std::int64_t drive_id = **id;
 
-  if (!record.samples.empty()) {
-    Stmt ins(db_,
-             "INSERT OR REPLACE INTO samples(drive_id, time_ns, segment, data_units_written, "
-             "data_units_read, power_on_hours, percentage_used, composite_temperature_k, "
-             "media_bytes_written) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
-    if (!ins.ok()) return ins.error(context);
-    for (const auto& s : record.samples) {
-      ins.bind(1, drive_id);
-      ins.bind(2, to_unix_ns(s.time));
-      ins.bind(3, s.segment);
-      ins.bind_u128(4, s.data_units_written);
-      ins.bind_u128(5, s.data_units_read);
-      ins.bind_u128(6, s.power_on_hours);
-      ins.bind(7, std::int64_t{s.percentage_used});
-      ins.bind(8, std::int64_t{s.composite_temperature_k});
-      if (s.media_bytes_written) ins.bind_u128(9, *s.media_bytes_written);
-      else ins.bind_null(9);
-      if (ins.step() != SQLITE_DONE) return ins.error(context + ": inserting sample");
-      ins.reset();
-    }
-  }
-
-  if (!record.events.empty()) {
-    Stmt ins(db_,
-             "INSERT INTO thermal_events(drive_id, start_ns, end_ns, peak_celsius, sources, level) "
-             "VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(drive_id, start_ns) DO UPDATE SET "
-             "end_ns = excluded.end_ns, peak_celsius = excluded.peak_celsius, "
-             "sources = excluded.sources, level = excluded.level");
-    if (!ins.ok()) return ins.error(context);
-    for (const auto& e : record.events) {
-      ins.bind(1, drive_id);
-      ins.bind(2, to_unix_ns(e.start));
-      if (e.end) ins.bind(3, to_unix_ns(*e.end));
-      else ins.bind_null(3);
-      ins.bind(4, e.peak_celsius);
-      ins.bind(5, join(e.sources));
-      ins.bind(6, std::int64_t{e.level});
-      if (ins.step() != SQLITE_DONE) return ins.error(context + ": recording thermal event");
-      ins.reset();
-    }
-  }
-
-  if (!record.state.empty()) {
-    Stmt ins(db_, "INSERT OR REPLACE INTO drive_state(drive_id, key, value) VALUES(?1, ?2, ?3)");
-    if (!ins.ok()) return ins.error(context);
-    for (const auto& [key, value] : record.state) {
-      ins.bind(1, drive_id);
-      ins.bind(2, key);
-      ins.bind(3, value);
-      if (ins.step() != SQLITE_DONE) return ins.error(context + ": saving state " + key);
-      ins.reset();
-    }
-  }
+  if (auto r = write_each(db_, kInsertSample, drive_id, record.samples, context, bind_sample); !r) return r.error();
+  if (auto r = write_each(db_, kUpsertEvent, drive_id, record.events, context, bind_event); !r) return r.error();
+  if (auto r = write_each(db_, kSaveState, drive_id, record.state, context, bind_state); !r) return r.error();
   if (auto r = tx.commit(context); !r) return r.error();
   return std::monostate{};
 }

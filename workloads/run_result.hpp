@@ -15,10 +15,14 @@
 
 namespace nvmond {
 
-struct OpTotals {
+// What one op type did: completed I/Os, the bytes they moved, failed I/Os.
+struct OpCounts {
   std::uint64_t ops = 0;
   std::uint64_t bytes = 0;
   std::uint64_t errors = 0;
+};
+
+struct OpTotals : OpCounts {
   LatencyHistogram latency;  // completed I/Os only, nanoseconds
 };
 
@@ -66,10 +70,7 @@ struct RunResult {
 struct RunSnapshot {
   std::string job;
   std::string serial;  // drive of the target ("" for files): the `serial` label
-  struct Op {
-    std::uint64_t ops = 0;
-    std::uint64_t bytes = 0;
-    std::uint64_t errors = 0;
+  struct Op : OpCounts {
     LatencyHistogram latency;           // since the start
     LatencyHistogram interval_latency;  // last interval only
     double iops = 0;                    // last interval

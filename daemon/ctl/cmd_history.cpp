@@ -1,6 +1,4 @@
 // nvmonctl history [--drive SERIAL]: finished and running runs, newest first.
-#include <fmt/format.h>
-
 #include <ostream>
 
 #include "daemon/ctl/ctl_client.hpp"
@@ -15,17 +13,13 @@ void add_history(CLI::App& app, Options& o, int& rc) {
     nlohmann::json req{{"cmd", "history"}};
     if (!drive.empty()) req["drive"] = drive;
     rc = call(o, req, [](const nlohmann::json& r, std::ostream& out) {
-      if (r["runs"].empty()) {
-        out << "no runs\n";
-        return;
-      }
-      out << fmt::format("{:>5} {:<24} {:<10} {:<20} {:<12} {:>7} {:<19} {:<19}\n", "RUN", "NAME", "TEST", "DRIVE",
-                         "STATUS", "ROUNDS", "STARTED", "ENDED");
-      for (const auto& x : r["runs"]) {
-        out << fmt::format("{:>5} {:<24} {:<10} {:<20} {:<12} {:>7} {:<19} {:<19}\n", x["id"].get<long>(),
-                           cell(x["name"]), cell(x["test"]), cell(x["serial"]), cell(x["status"]), x["round"].get<long>(),
-                           when(x["started"]), when(x["ended"]));
-      }
+      print_table(out, r["runs"], "no runs", "{:>5} {:<24} {:<10} {:<20} {:<12} {:>7} {:<19} {:<19}\n",
+                  {"RUN", "NAME", "TEST", "DRIVE", "STATUS", "ROUNDS", "STARTED", "ENDED"},
+                  [](const nlohmann::json& x) -> std::vector<std::string> {
+                    return {std::to_string(x["id"].get<long>()), cell(x["name"]),   cell(x["test"]),
+                            cell(x["serial"]), cell(x["status"]), std::to_string(x["round"].get<long>()),
+                            when(x["started"]), when(x["ended"])};
+                  });
     });
   });
 }

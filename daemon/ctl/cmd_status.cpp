@@ -22,17 +22,17 @@ void print_status(const nlohmann::json& r, std::ostream& out) {
                        d["throttling"].get<bool>() ? "yes" : "no", warnings.empty() ? "-" : warnings);
   }
   out << "\n";
-  if (r["runs"].empty()) out << "no run in progress\n";
-  else out << fmt::format("{:>5} {:<24} {:<10} {:<20} {:<10} {:>9} {:<12} {:>10} {:>8}\n", "RUN", "NAME", "TEST",
-                          "DRIVE", "STATUS", "ROUND", "PHASE", "IOPS", "ETA");
-  for (const auto& x : r["runs"]) {
-    const std::string round = x["rounds_total"].get<long>() > 0
-                                  ? fmt::format("{}/{}", x["round"].get<long>(), x["rounds_total"].get<long>())
-                                  : std::to_string(x["round"].get<long>());
-    out << fmt::format("{:>5} {:<24} {:<10} {:<20} {:<10} {:>9} {:<12} {:>10.0f} {:>8}\n", x["id"].get<long>(),
-                       cell(x["name"]), cell(x["test"]), cell(x["serial"]), cell(x["status"]), round, cell(x["phase"]),
-                       x["iops"].get<double>(), duration(x["eta_s"]));
-  }
+  print_table(out, r["runs"], "no run in progress", "{:>5} {:<24} {:<10} {:<20} {:<10} {:>9} {:<12} {:>10} {:>8}\n",
+              {"RUN", "NAME", "TEST", "DRIVE", "STATUS", "ROUND", "PHASE", "IOPS", "ETA"},
+              [](const nlohmann::json& x) -> std::vector<std::string> {
+                const std::string round =
+                    x["rounds_total"].get<long>() > 0
+                        ? fmt::format("{}/{}", x["round"].get<long>(), x["rounds_total"].get<long>())
+                        : std::to_string(x["round"].get<long>());
+                return {std::to_string(x["id"].get<long>()), cell(x["name"]), cell(x["test"]), cell(x["serial"]),
+                        cell(x["status"]), round, cell(x["phase"]), fmt::format("{:.0f}", x["iops"].get<double>()),
+                        duration(x["eta_s"])};
+              });
   for (const auto& q : r["queued"]) {
     out << fmt::format("waiting: {} ({} on {}): {}\n", cell(q["name"]), cell(q["test"]), cell(q["target"]),
                        cell(q["detail"]));

@@ -1,5 +1,6 @@
 #include "daemon/ctl/ctl_client.hpp"
 
+#include <fmt/args.h>
 #include <fmt/format.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -99,6 +100,25 @@ std::string duration(const nlohmann::json& seconds) {
   if (!seconds.is_number()) return "-";
   auto s = static_cast<long>(seconds.get<double>());
   return fmt::format("{}h{:02}m", s / 3600, (s % 3600) / 60);
+}
+
+namespace {
+std::string laid_out(std::string_view layout, const std::vector<std::string>& cells) {
+  fmt::dynamic_format_arg_store<fmt::format_context> args;
+  for (const auto& c : cells) args.push_back(c);
+  return fmt::vformat(layout, args);
+}
+}  // namespace
+
+void print_table(std::ostream& out, const nlohmann::json& rows, std::string_view none, std::string_view layout,
+                 const std::vector<std::string>& header,
+                 const std::function<std::vector<std::string>(const nlohmann::json& row)>& cells) {
+  if (rows.empty()) {
+    out << none << "\n";
+    return;
+  }
+  out << laid_out(layout, header);
+  for (const auto& row : rows) out << laid_out(layout, cells(row));
 }
 
 }  // namespace nvmond::ctl

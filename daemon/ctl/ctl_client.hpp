@@ -10,6 +10,8 @@
 #include <functional>
 #include <iosfwd>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace nvmond::ctl {
 
@@ -33,6 +35,11 @@ int call(const Options& o, const nlohmann::json& request,
 std::string cell(const nlohmann::json& v);                  // null → "-"
 std::string when(const nlohmann::json& unix_seconds);       // local "YYYY-MM-DD HH:MM:SS" or "-"
 std::string duration(const nlohmann::json& seconds);        // "1h02m" or "-"
+// `header`, then each row's cells, every line laid out by `layout` so the
+// columns line up; `none` alone when there are no rows.
+void print_table(std::ostream& out, const nlohmann::json& rows, std::string_view none, std::string_view layout,
+                 const std::vector<std::string>& header,
+                 const std::function<std::vector<std::string>(const nlohmann::json& row)>& cells);
 
 // One function per subcommand file.
 void add_status(CLI::App& app, Options& o, int& rc);
