@@ -7,6 +7,7 @@
 #include "core/clock.hpp"
 #include "core/config_reader.hpp"
 #include "core/u128.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace nvmond {
 namespace {
@@ -58,13 +59,17 @@ TEST(ParseBytes, AcceptsSiAndIecSuffixes) {
   }
 }
 
+// Each test its own directory: ctest runs the tests of this file as
+// processes of their own, side by side, and a shared /tmp/reader.toml was
+// rewritten under a test that was reading it.
 class TableReaderTest : public ::testing::Test {
  protected:
   toml::table parse(const std::string& text) {
-    path_ = ::testing::TempDir() + "/reader.toml";
+    path_ = dir_.path() + "/reader.toml";
     std::ofstream(path_) << text;
     return parse_toml_file(path_);
   }
+  test::TempDir dir_{"table-reader"};
   std::string path_;
 };
 
