@@ -144,7 +144,7 @@ void Daemon::start_control() {
                                                  if (!t) return t.error();
                                                  return OpenedTarget{std::move(*t), soak_guard_};
                                                },
-                                               &throughput_);
+                                               *clock_, &throughput_);
     soak_runner_ = runner.get();
     soak_control_ = std::move(runner);
   } else {

@@ -81,8 +81,8 @@ void close_in_store(RunStore& store, std::int64_t id, bool resumable, WallTime n
 }  // namespace
 
 SoakRunner::SoakRunner(std::shared_ptr<RunStore> store, std::string state_dir, TargetOpener open,
-                       ThroughputSink* throughput)
-    : state_(std::make_shared<State>()), open_(std::move(open)) {
+                       const Clock& clock, ThroughputSink* throughput)
+    : state_(std::make_shared<State>()), open_(std::move(open)), clock_(clock) {
   state_->store = std::move(store);
   state_->throughput = throughput;
   state_->state_dir = std::move(state_dir);
@@ -347,7 +347,7 @@ void SoakRunner::close_orphans(const std::set<std::string>& soak_names) {
     if (row.status != "running" || soak_names.contains(row.name) || find(row.id)) continue;
     log::info("run {} ({} on {}) was left running by a crash and no [[soak]] resumes it: closed as interrupted",
               row.id, row.test, row.target);
-    close_in_store(*state_->store, row.id, false, std::chrono::system_clock::now());
+    close_in_store(*state_->store, row.id, false, clock_.wall());
   }
 }
 
@@ -395,7 +395,7 @@ void SoakRunner::shutdown(Duration grace) {
     log::warn("soak {}: run {} did not stop within {:.1f} s (device hung?); closed as interrupted, its finished "
               "rounds kept",
               run->request.name, id, seconds(grace));
-    close_in_store(*state_->store, id, resumable, std::chrono::system_clock::now());
+    close_in_store(*state_->store, id, resumable, clock_.wall());
     if (run->thread.joinable()) run->thread.detach();
   }
   reap();

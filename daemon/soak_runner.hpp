@@ -23,6 +23,7 @@
 #include <set>
 #include <string>
 
+#include "core/clock.hpp"
 #include "core/throughput_feed.hpp"
 #include "store/run_store.hpp"
 #include "pts/run_executor.hpp"
@@ -43,9 +44,11 @@ using TargetOpener = std::function<Result<OpenedTarget>(const std::string& targe
 
 class SoakRunner final : public SoakControl {
  public:
+  // `clock`: the daemon's, which stamps a run closed from outside its thread
+  // (an orphan, a run stuck on a hung device); it outlives the runner.
   // `throughput`: where each finished round's throughput goes, for the
   // drive's analytics to infer throttling from (none: nowhere).
-  SoakRunner(std::shared_ptr<RunStore> store, std::string state_dir, TargetOpener open,
+  SoakRunner(std::shared_ptr<RunStore> store, std::string state_dir, TargetOpener open, const Clock& clock,
              ThroughputSink* throughput = nullptr);
   ~SoakRunner() override;  // shutdown(kShutdownGrace)
 
@@ -80,6 +83,7 @@ class SoakRunner final : public SoakControl {
 
   std::shared_ptr<State> state_;
   TargetOpener open_;
+  const Clock& clock_;
 };
 
 }  // namespace nvmond

@@ -113,6 +113,9 @@ struct Fixture {
   std::shared_ptr<DriveModel> model = std::make_shared<DriveModel>(drive(), WallTime{} + 480000h);
   std::shared_ptr<Gate> gate = std::make_shared<Gate>();
   RecordingSink sink;
+  // The daemon's clock, an hour ahead of the drive's model: what a run closed
+  // from outside its thread is stamped with.
+  ManualClock clock{WallTime{} + 480001h};
   std::unique_ptr<SoakRunner> runner = make_runner();
 
   std::unique_ptr<SoakRunner> make_runner() {
@@ -121,7 +124,7 @@ struct Fixture {
         [this](const std::string&) -> Result<OpenedTarget> {
           return OpenedTarget{std::make_unique<GatedTarget>(model, gate), nullptr};
         },
-        &sink);
+        clock, &sink);
   }
   SoakRequest wsat(int rounds, bool resumable = true) const {
     return SoakRequest{"w", "wsat", "sim:d0", {{"rounds", std::to_string(rounds)}, {"round", "1m"}}, resumable};
@@ -197,6 +200,7 @@ TEST(SoakRunner, ShutdownWithHungIoClosesTheRunInterruptedAndTheNextDaemonResume
   RunRow r = f.row(*id);
   EXPECT_EQ(r.status, "interrupted");
   EXPECT_EQ(r.rounds, 2);
+  EXPECT_EQ(r.ended_ns, to_unix_ns(f.clock.wall()));
   EXPECT_TRUE(nlohmann::json::parse(r.header).value("resumable", false));
 
   // The device answers again: the abandoned thread ends on its own.
@@ -249,6 +253,7 @@ TEST(SoakRunner, AnOperatorsRunIsNotResumableAndOrphansAreClosed) {
   f.runner = f.make_runner();
   f.runner->close_orphans({"kept"});
   EXPECT_EQ(f.row(orphan).status, "interrupted");
+  EXPECT_EQ(f.row(orphan).ended_ns, to_unix_ns(f.clock.wall()));
   EXPECT_EQ(f.row(kept).status, "running");
 }
 
@@ -286,7 +291,7 @@ TEST(SoakRunner, AnUnknownTestParameterOrTargetFailsTheStartWithItsName) {
   EXPECT_NE(r.error().message.find("roundz"), std::string::npos) << r.error().message;
   SoakRunner refusing(f.store, f.dir.path(), [](const std::string& t) -> Result<OpenedTarget> {
     return Error{"refused", t + " is mounted"};
-  });
+  }, f.clock);
   auto refused = refusing.start(f.wsat(3));
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("sim:d0"), std::string::npos);
