@@ -84,7 +84,7 @@ std::optional<HealthSample> SimTarget::health() {
   h.data_units_written = to_double(s.data_units_written);
   h.percentage_used = s.percentage_used;
   h.throttled = model_->throttle_level() > 0;
-  h.throttle_events = s.thermal_mgmt_t1_transitions;
+  h.throttle_events = s.thermal.tmt1_transitions;
   return h;
 }
 

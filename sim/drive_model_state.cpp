@@ -58,12 +58,12 @@ std::string DriveModel::save_state() const {
         {"busy_ns", to_string(c_.busy_ns)},
         {"power_on_ns", to_string(c_.power_on_ns)},
         {"power_cycles", to_string(c_.power_cycles)},
-        {"warning_temp_s", c_.warning_temp_s},
-        {"critical_temp_s", c_.critical_temp_s},
-        {"tmt1_transitions", c_.tmt1_transitions},
-        {"tmt2_transitions", c_.tmt2_transitions},
-        {"tmt1_s", c_.tmt1_s},
-        {"tmt2_s", c_.tmt2_s},
+        {"warning_temp_s", c_.thermal.warning_temp_s},
+        {"critical_temp_s", c_.thermal.critical_temp_s},
+        {"tmt1_transitions", c_.thermal.tmt1_transitions},
+        {"tmt2_transitions", c_.thermal.tmt2_transitions},
+        {"tmt1_s", c_.thermal.tmt1_s},
+        {"tmt2_s", c_.thermal.tmt2_s},
         {"throttle_events", c_.throttle_events}}},
       {"physical",
        {{"temp_c", p_.temp_c},
@@ -109,12 +109,12 @@ std::optional<Error> DriveModel::load_state(const std::string& text) {
     c.busy_ns = big("busy_ns");
     c.power_on_ns = big("power_on_ns");
     c.power_cycles = big("power_cycles");
-    c.warning_temp_s = jc.at("warning_temp_s").get<double>();
-    c.critical_temp_s = jc.at("critical_temp_s").get<double>();
-    c.tmt1_transitions = jc.at("tmt1_transitions").get<std::uint32_t>();
-    c.tmt2_transitions = jc.at("tmt2_transitions").get<std::uint32_t>();
-    c.tmt1_s = jc.at("tmt1_s").get<double>();
-    c.tmt2_s = jc.at("tmt2_s").get<double>();
+    c.thermal.warning_temp_s = jc.at("warning_temp_s").get<double>();
+    c.thermal.critical_temp_s = jc.at("critical_temp_s").get<double>();
+    c.thermal.tmt1_transitions = jc.at("tmt1_transitions").get<std::uint32_t>();
+    c.thermal.tmt2_transitions = jc.at("tmt2_transitions").get<std::uint32_t>();
+    c.thermal.tmt1_s = jc.at("tmt1_s").get<double>();
+    c.thermal.tmt2_s = jc.at("tmt2_s").get<double>();
     c.throttle_events = jc.at("throttle_events").get<std::uint32_t>();
     const json& jp = j.at("physical");
     p.temp_c = jp.at("temp_c").get<double>();
