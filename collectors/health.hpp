@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/clock.hpp"
@@ -155,6 +156,19 @@ struct DriveInfo {
   // Bytes the operator can write: sum of namespace sizes, else TNVMCAP.
   std::uint64_t capacity_bytes = 0;
 };
+
+// A drive named as Identify Controller names it (SN, MN, FR), so that every
+// backend keys the same drive alike; the backend adds namespaces and capacity.
+inline DriveInfo drive_info(ControllerIdentity controller, std::string path, std::string backend) {
+  DriveInfo d;
+  d.serial = controller.serial;
+  d.model = controller.model;
+  d.firmware = controller.firmware;
+  d.path = std::move(path);
+  d.backend = std::move(backend);
+  d.controller = std::move(controller);
+  return d;
+}
 
 // NVMe reports whole Kelvin; nvme-cli and libnvme convert with 273, so the
 // same drive reads the same in Grafana as on the operator's console.

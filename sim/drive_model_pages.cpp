@@ -141,13 +141,7 @@ ControllerIdentity DriveModel::controller_identity() const {
 }
 
 DriveInfo DriveModel::identity() const {
-  DriveInfo d;
-  d.serial = spec_.serial;
-  d.model = spec_.model;
-  d.firmware = spec_.firmware;
-  d.path = sim_device_path(spec_.name);
-  d.backend = "sim";
-  d.controller = controller_identity();
+  DriveInfo d = drive_info(controller_identity(), sim_device_path(spec_.name), "sim");
   NamespaceIdentity ns;
   ns.nsid = 1;
   ns.lba_bytes = 512;
