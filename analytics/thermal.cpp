@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <utility>
 
 namespace nvmond {
 namespace {
@@ -17,15 +18,15 @@ SourceMask bit(ThrottleSource s) { return static_cast<SourceMask>(1u << static_c
 struct CounterSignal {
   ThrottleSource source;
   int level;
-  std::uint32_t ThermalCounters::*transitions;  // nullptr: no event counter
-  std::uint32_t ThermalCounters::*time;
+  std::uint32_t SmartThermalCounters::*transitions;  // nullptr: no event counter
+  std::uint32_t SmartThermalCounters::*time;
   double seconds_per_unit;
 };
 constexpr CounterSignal kCounterSignals[] = {
-    {ThrottleSource::tmt1, 1, &ThermalCounters::tmt1_transitions, &ThermalCounters::tmt1_seconds, 1},
-    {ThrottleSource::tmt2, 2, &ThermalCounters::tmt2_transitions, &ThermalCounters::tmt2_seconds, 1},
-    {ThrottleSource::warning_temp_time, 1, nullptr, &ThermalCounters::warning_minutes, 60},
-    {ThrottleSource::critical_temp_time, 3, nullptr, &ThermalCounters::critical_minutes, 60},
+    {ThrottleSource::tmt1, 1, &SmartThermalCounters::tmt1_transitions, &SmartThermalCounters::tmt1_seconds, 1},
+    {ThrottleSource::tmt2, 2, &SmartThermalCounters::tmt2_transitions, &SmartThermalCounters::tmt2_seconds, 1},
+    {ThrottleSource::warning_temp_time, 1, nullptr, &SmartThermalCounters::warning_minutes, 60},
+    {ThrottleSource::critical_temp_time, 3, nullptr, &SmartThermalCounters::critical_minutes, 60},
 };
 
 bool has_time_counter(ThrottleSource s) {
@@ -36,15 +37,9 @@ bool has_time_counter(ThrottleSource s) {
 }
 
 ThermalCounters counters_of(const HealthSnapshot& snap) {
-  const SmartLog& l = snap.smart;
   ThermalCounters c;
   c.time = snap.taken;
-  c.tmt1_transitions = l.thermal_mgmt_t1_transitions;
-  c.tmt2_transitions = l.thermal_mgmt_t2_transitions;
-  c.tmt1_seconds = l.thermal_mgmt_t1_seconds;
-  c.tmt2_seconds = l.thermal_mgmt_t2_seconds;
-  c.warning_minutes = l.warning_temperature_minutes;
-  c.critical_minutes = l.critical_temperature_minutes;
+  c.smart = snap.smart.thermal;
   if (snap.ocp) c.ocp_count = snap.ocp->thermal_throttling_count;
   return c;
 }
@@ -90,8 +85,8 @@ ThermalSignals read_thermal_signals(const std::optional<ThermalCounters>& last, 
 
   if (last) {
     for (const auto& c : kCounterSignals) {
-      std::uint32_t events = c.transitions != nullptr ? delta(now.*c.transitions, (*last).*c.transitions) : 0;
-      double secs = delta(now.*c.time, (*last).*c.time) * c.seconds_per_unit;
+      std::uint32_t events = c.transitions != nullptr ? delta(now.smart.*c.transitions, last->smart.*c.transitions) : 0;
+      double secs = delta(now.smart.*c.time, last->smart.*c.time) * c.seconds_per_unit;
       if (events > 0 || secs > 0) raise(s, c.source, c.level);
       s.counted_seconds[static_cast<std::size_t>(c.source)] = secs;
     }
@@ -214,6 +209,16 @@ using nlohmann::json;
 // sources and load with the rest at zero. More than we know is damage.
 constexpr int kStateVersion = 2;
 
+// The SMART thermal counters' keys in a persisted state.
+constexpr std::pair<const char*, std::uint32_t SmartThermalCounters::*> kCounterKeys[] = {
+    {"tmt1_transitions", &SmartThermalCounters::tmt1_transitions},
+    {"tmt2_transitions", &SmartThermalCounters::tmt2_transitions},
+    {"tmt1_seconds", &SmartThermalCounters::tmt1_seconds},
+    {"tmt2_seconds", &SmartThermalCounters::tmt2_seconds},
+    {"warning_minutes", &SmartThermalCounters::warning_minutes},
+    {"critical_minutes", &SmartThermalCounters::critical_minutes},
+};
+
 template <typename T>
 std::array<T, kThrottleSourceCount> per_source(const json& j) {
   const auto v = j.get<std::vector<T>>();
@@ -246,10 +251,8 @@ std::string encode_thermal_state(const ThermalState& s) {
   j["version"] = kStateVersion;
   if (s.last) {
     const auto& c = *s.last;
-    j["last"] = {{"time_ns", to_unix_ns(c.time)}, {"tmt1_transitions", c.tmt1_transitions},
-                 {"tmt2_transitions", c.tmt2_transitions}, {"tmt1_seconds", c.tmt1_seconds},
-                 {"tmt2_seconds", c.tmt2_seconds}, {"warning_minutes", c.warning_minutes},
-                 {"critical_minutes", c.critical_minutes}};
+    j["last"] = {{"time_ns", to_unix_ns(c.time)}};
+    for (const auto& [key, member] : kCounterKeys) j["last"][key] = c.smart.*member;
     if (c.ocp_count) j["last"]["ocp_count"] = *c.ocp_count;
   }
   j["active"] = s.active;
@@ -279,12 +282,7 @@ std::optional<ThermalState> decode_thermal_state(std::string_view text) {
       const auto& l = j.at("last");
       ThermalCounters c;
       c.time = from_unix_ns(l.at("time_ns").get<std::int64_t>());
-      c.tmt1_transitions = l.at("tmt1_transitions").get<std::uint32_t>();
-      c.tmt2_transitions = l.at("tmt2_transitions").get<std::uint32_t>();
-      c.tmt1_seconds = l.at("tmt1_seconds").get<std::uint32_t>();
-      c.tmt2_seconds = l.at("tmt2_seconds").get<std::uint32_t>();
-      c.warning_minutes = l.at("warning_minutes").get<std::uint32_t>();
-      c.critical_minutes = l.at("critical_minutes").get<std::uint32_t>();
+      for (const auto& [key, member] : kCounterKeys) c.smart.*member = l.at(key).get<std::uint32_t>();
       if (l.contains("ocp_count")) c.ocp_count = l.at("ocp_count").get<std::uint8_t>();
       s.last = c;
     }

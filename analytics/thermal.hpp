@@ -62,12 +62,7 @@ std::vector<std::string> throttle_source_labels(SourceMask mask);
 // The drive's raw counters at the previous poll.
 struct ThermalCounters {
   WallTime time{};
-  std::uint32_t tmt1_transitions = 0;
-  std::uint32_t tmt2_transitions = 0;
-  std::uint32_t tmt1_seconds = 0;
-  std::uint32_t tmt2_seconds = 0;
-  std::uint32_t warning_minutes = 0;
-  std::uint32_t critical_minutes = 0;
+  SmartThermalCounters smart;
   std::optional<std::uint8_t> ocp_count;
 };
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/clock.hpp"
@@ -50,6 +51,20 @@ struct NamespaceIdentity {
   std::uint64_t size_bytes() const { return nsze * lba_bytes; }
 };
 
+// The SMART log's thermal counters (bytes 192..199 and 216..231): time the
+// composite spent over WCTEMP / CCTEMP, and how often and how long the drive
+// throttled itself at thermal management temperature 1 (light) or 2 (heavy).
+// Throttling detection compares them between polls as one value.
+struct SmartThermalCounters {
+  std::uint32_t warning_minutes = 0;   // composite at or above WCTEMP and below CCTEMP
+  std::uint32_t critical_minutes = 0;  // composite at or above CCTEMP
+  std::uint32_t tmt1_transitions = 0;
+  std::uint32_t tmt2_transitions = 0;
+  std::uint32_t tmt1_seconds = 0;
+  std::uint32_t tmt2_seconds = 0;
+  bool operator==(const SmartThermalCounters&) const = default;
+};
+
 // SMART / Health Information log (Log ID 02h), NVMe 1.4 layout, all fields.
 struct SmartLog {
   std::uint8_t critical_warning = 0;  // bit field, see CriticalWarning
@@ -68,14 +83,9 @@ struct SmartLog {
   u128 unsafe_shutdowns = 0;
   u128 media_errors = 0;
   u128 error_log_entries = 0;
-  std::uint32_t warning_temperature_minutes = 0;
-  std::uint32_t critical_temperature_minutes = 0;
   // Temperature sensors 1..8 in Kelvin; 0 means the sensor is absent.
   std::array<std::uint16_t, 8> sensor_temperature_k{};
-  std::uint32_t thermal_mgmt_t1_transitions = 0;
-  std::uint32_t thermal_mgmt_t2_transitions = 0;
-  std::uint32_t thermal_mgmt_t1_seconds = 0;
-  std::uint32_t thermal_mgmt_t2_seconds = 0;
+  SmartThermalCounters thermal;
 };
 
 // Bits of SmartLog::critical_warning.
@@ -146,6 +156,19 @@ struct DriveInfo {
   // Bytes the operator can write: sum of namespace sizes, else TNVMCAP.
   std::uint64_t capacity_bytes = 0;
 };
+
+// A drive named as Identify Controller names it (SN, MN, FR), so that every
+// backend keys the same drive alike; the backend adds namespaces and capacity.
+inline DriveInfo drive_info(ControllerIdentity controller, std::string path, std::string backend) {
+  DriveInfo d;
+  d.serial = controller.serial;
+  d.model = controller.model;
+  d.firmware = controller.firmware;
+  d.path = std::move(path);
+  d.backend = std::move(backend);
+  d.controller = std::move(controller);
+  return d;
+}
 
 // NVMe reports whole Kelvin; nvme-cli and libnvme convert with 273, so the
 // same drive reads the same in Grafana as on the operator's console.

@@ -117,13 +117,13 @@ void read_clock(TableReader& t, ClockSettings& s) {
   t.finish();
 }
 
-DriveRating rating_of(const SimDriveSpec& spec) {
+DriveRating rating_of(const SimEndurance& e) {
   DriveRating r;
-  if (spec.rated_tbw_bytes > 0) {
-    r.rated_tbw_bytes = static_cast<std::uint64_t>(spec.rated_tbw_bytes);
-  } else if (spec.rated_dwpd > 0) {
-    r.rated_dwpd = spec.rated_dwpd;
-    r.warranty_years = spec.warranty_years;
+  if (e.rated_tbw_bytes > 0) {
+    r.rated_tbw_bytes = static_cast<std::uint64_t>(e.rated_tbw_bytes);
+  } else if (e.rated_dwpd > 0) {
+    r.rated_dwpd = e.rated_dwpd;
+    r.warranty_years = e.warranty_years;
   }
   return r;
 }
@@ -214,7 +214,7 @@ DaemonConfig load_config(const std::string& path, ConfigUse use) {
       t.fail("name", fmt::format("duplicate device: name \"{}\" is already used by {}",
                                  s.spec.name, it->second));
     }
-    c.ratings[s.spec.serial] = rating_of(s.spec);
+    c.ratings[s.spec.serial] = rating_of(s.spec.endurance);
     c.sims.push_back(std::move(s));
   }
   // [[drive]]: per-drive settings of real drives, keyed by serial.

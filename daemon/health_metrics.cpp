@@ -54,10 +54,10 @@ const FieldMetric<SmartLog> kSmartMetrics[] = {
      [](const SmartLog& s) { return to_double(s.error_log_entries); }},
     {{"nvme_warning_temperature_seconds_total", Family::counter,
       "Time the composite temperature was at or above WCTEMP."},
-     [](const SmartLog& s) { return s.warning_temperature_minutes * kMinute; }},
+     [](const SmartLog& s) { return s.thermal.warning_minutes * kMinute; }},
     {{"nvme_critical_temperature_seconds_total", Family::counter,
       "Time the composite temperature was at or above CCTEMP."},
-     [](const SmartLog& s) { return s.critical_temperature_minutes * kMinute; }},
+     [](const SmartLog& s) { return s.thermal.critical_minutes * kMinute; }},
 };
 
 struct WarningBit {
@@ -171,8 +171,8 @@ void add_health(const DriveInfo& /*info*/, const HealthSnapshot& snap, const Lab
   add_fields(out, kSmartMetrics, id, s);
 
   const std::pair<const char*, std::pair<std::uint32_t, std::uint32_t>> tmt[] = {
-      {"1", {s.thermal_mgmt_t1_transitions, s.thermal_mgmt_t1_seconds}},
-      {"2", {s.thermal_mgmt_t2_transitions, s.thermal_mgmt_t2_seconds}}};
+      {"1", {s.thermal.tmt1_transitions, s.thermal.tmt1_seconds}},
+      {"2", {s.thermal.tmt2_transitions, s.thermal.tmt2_seconds}}};
   for (const auto& [level, v] : tmt) {
     out.add({"nvme_thermal_management_transitions_total", Family::counter,
              "Transitions into host-controlled thermal management level 1 or 2."},

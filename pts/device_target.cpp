@@ -100,7 +100,7 @@ std::optional<HealthSample> DeviceTarget::health() {
   h.temperature_c = s->composite_temperature_k - 273.15;
   h.data_units_written = to_double(s->data_units_written);
   h.percentage_used = s->percentage_used;
-  h.throttle_events = s->thermal_mgmt_t1_transitions;
+  h.throttle_events = s->thermal.tmt1_transitions;
   return h;
 }
 

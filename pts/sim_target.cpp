@@ -65,7 +65,7 @@ TargetIdentity SimTarget::identity() const {
   t.firmware = s.firmware;
   t.capacity_bytes = s.capacity_bytes;
   t.rated_endurance_bytes = rated_endurance_bytes(s);
-  t.rated_dwpd = s.rated_dwpd;
+  t.rated_dwpd = s.endurance.rated_dwpd;
   t.warning_temp_c = s.warning_temp_c;
   t.critical_temp_c = s.critical_temp_c;
   return t;
@@ -84,7 +84,7 @@ std::optional<HealthSample> SimTarget::health() {
   h.data_units_written = to_double(s.data_units_written);
   h.percentage_used = s.percentage_used;
   h.throttled = model_->throttle_level() > 0;
-  h.throttle_events = s.thermal_mgmt_t1_transitions;
+  h.throttle_events = s.thermal.tmt1_transitions;
   return h;
 }
 

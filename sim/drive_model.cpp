@@ -76,11 +76,11 @@ void DriveModel::step_locked(Duration dt) {
   const WallTime end = now_ + std::chrono::duration_cast<WallTime::duration>(dt);
 
   // Accounting over the step uses the state at its start.
-  if (p_.temp_c >= spec_.critical_temp_c) c_.critical_temp_s += dt_s;
-  else if (p_.temp_c >= spec_.warning_temp_c) c_.warning_temp_s += dt_s;
+  if (p_.temp_c >= spec_.critical_temp_c) c_.thermal.critical_temp_s += dt_s;
+  else if (p_.temp_c >= spec_.warning_temp_c) c_.thermal.warning_temp_s += dt_s;
   // Many consumer drives throttle without counting it (tmt_counters = false).
-  if (spec_.tmt_counters && p_.level == 1) c_.tmt1_s += dt_s;
-  else if (spec_.tmt_counters && p_.level >= 2) c_.tmt2_s += dt_s;
+  if (spec_.tmt_counters && p_.level == 1) c_.thermal.tmt1_s += dt_s;
+  else if (spec_.tmt_counters && p_.level >= 2) c_.thermal.tmt2_s += dt_s;
   c_.power_on_ns += static_cast<u128>(dt.count());
 
   // Background load (not throttled: it stands for light tenant traffic).
@@ -127,10 +127,10 @@ void DriveModel::update_level_locked() {
   while (level > 0 && p_.temp_c < spec_.throttle[level - 1].at_c - spec_.hysteresis_c) --level;
   for (int l = old + 1; l <= level; ++l) {
     if (l == 1) {
-      if (spec_.tmt_counters) ++c_.tmt1_transitions;
+      if (spec_.tmt_counters) ++c_.thermal.tmt1_transitions;
       ++c_.throttle_events;
     }
-    if (l == 2 && spec_.tmt_counters) ++c_.tmt2_transitions;
+    if (l == 2 && spec_.tmt_counters) ++c_.thermal.tmt2_transitions;
   }
   p_.level = level;
 }

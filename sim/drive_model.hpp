@@ -106,6 +106,18 @@ class DriveModel {
   void resume_at(WallTime t);
 
  private:
+  // The SMART log's thermal counters with time in exact seconds: integrated
+  // in steps of a fraction of a second, truncated to the log's units only
+  // when the log is read.
+  struct ExactThermalCounters {
+    double warning_temp_s = 0;
+    double critical_temp_s = 0;
+    std::uint32_t tmt1_transitions = 0;
+    std::uint32_t tmt2_transitions = 0;
+    double tmt1_s = 0;
+    double tmt2_s = 0;
+    SmartThermalCounters in_log_units() const;
+  };
   struct Counters {
     u128 host_read_bytes = 0;   // host commands + background load
     u128 host_write_bytes = 0;
@@ -118,12 +130,7 @@ class DriveModel {
     u128 busy_ns = 0;
     u128 power_on_ns = 0;
     u128 power_cycles = 1;
-    double warning_temp_s = 0;
-    double critical_temp_s = 0;
-    std::uint32_t tmt1_transitions = 0;
-    std::uint32_t tmt2_transitions = 0;
-    double tmt1_s = 0;
-    double tmt2_s = 0;
+    ExactThermalCounters thermal;
     std::uint32_t throttle_events = 0;
   };
   struct Physical {

@@ -69,15 +69,21 @@ SmartLog DriveModel::smart() const {
   s.controller_busy_minutes = c_.busy_ns / 60'000'000'000ULL;
   s.power_cycles = c_.power_cycles;
   s.power_on_hours = c_.power_on_ns / 3'600'000'000'000ULL;
-  s.warning_temperature_minutes = static_cast<std::uint32_t>(c_.warning_temp_s / 60);
-  s.critical_temperature_minutes = static_cast<std::uint32_t>(c_.critical_temp_s / 60);
   for (int i = 1; i <= spec_.sensors; ++i) {
     s.sensor_temperature_k[static_cast<std::size_t>(i - 1)] = to_kelvin(sensor_celsius_locked(i));
   }
-  s.thermal_mgmt_t1_transitions = c_.tmt1_transitions;
-  s.thermal_mgmt_t2_transitions = c_.tmt2_transitions;
-  s.thermal_mgmt_t1_seconds = static_cast<std::uint32_t>(c_.tmt1_s);
-  s.thermal_mgmt_t2_seconds = static_cast<std::uint32_t>(c_.tmt2_s);
+  s.thermal = c_.thermal.in_log_units();
+  return s;
+}
+
+SmartThermalCounters DriveModel::ExactThermalCounters::in_log_units() const {
+  SmartThermalCounters s;
+  s.warning_minutes = static_cast<std::uint32_t>(warning_temp_s / 60);
+  s.critical_minutes = static_cast<std::uint32_t>(critical_temp_s / 60);
+  s.tmt1_transitions = tmt1_transitions;
+  s.tmt2_transitions = tmt2_transitions;
+  s.tmt1_seconds = static_cast<std::uint32_t>(tmt1_s);
+  s.tmt2_seconds = static_cast<std::uint32_t>(tmt2_s);
   return s;
 }
 
@@ -135,13 +141,7 @@ ControllerIdentity DriveModel::controller_identity() const {
 }
 
 DriveInfo DriveModel::identity() const {
-  DriveInfo d;
-  d.serial = spec_.serial;
-  d.model = spec_.model;
-  d.firmware = spec_.firmware;
-  d.path = sim_device_path(spec_.name);
-  d.backend = "sim";
-  d.controller = controller_identity();
+  DriveInfo d = drive_info(controller_identity(), sim_device_path(spec_.name), "sim");
   NamespaceIdentity ns;
   ns.nsid = 1;
   ns.lba_bytes = 512;

@@ -44,12 +44,12 @@ void each_counter(Counters& c, F f) {
   f("busy_ns", c.busy_ns);
   f("power_on_ns", c.power_on_ns);
   f("power_cycles", c.power_cycles);
-  f("warning_temp_s", c.warning_temp_s);
-  f("critical_temp_s", c.critical_temp_s);
-  f("tmt1_transitions", c.tmt1_transitions);
-  f("tmt2_transitions", c.tmt2_transitions);
-  f("tmt1_s", c.tmt1_s);
-  f("tmt2_s", c.tmt2_s);
+  f("warning_temp_s", c.thermal.warning_temp_s);
+  f("critical_temp_s", c.thermal.critical_temp_s);
+  f("tmt1_transitions", c.thermal.tmt1_transitions);
+  f("tmt2_transitions", c.thermal.tmt2_transitions);
+  f("tmt1_s", c.thermal.tmt1_s);
+  f("tmt2_s", c.thermal.tmt2_s);
   f("throttle_events", c.throttle_events);
 }
 

@@ -122,19 +122,20 @@ void read_throttle(TableReader& t, SimDriveSpec& s) {
 }
 
 void read_endurance(TableReader& t, SimDriveSpec& s) {
+  SimEndurance& e = s.endurance;
   auto dwpd = t.number("rated_dwpd", kRatedDwpd);
   auto years = t.number("warranty_years", kWarrantyYears);
   if (auto tbw = t.terabytes("rated_tbw", kRatedTbw)) {
     if (dwpd) t.fail("rated_tbw", "give either rated_tbw or rated_dwpd");
-    if (years) s.warranty_years = *years;
-    s.rated_tbw_bytes = static_cast<double>(*tbw);
-    if (s.warranty_years > 0) s.rated_dwpd = s.rated_tbw_bytes / (static_cast<double>(s.capacity_bytes) * 365 * s.warranty_years);
+    if (years) e.warranty_years = *years;
+    e.rated_tbw_bytes = static_cast<double>(*tbw);
+    if (e.warranty_years > 0) e.rated_dwpd = e.rated_tbw_bytes / (static_cast<double>(s.capacity_bytes) * 365 * e.warranty_years);
     return;
   }
   if (dwpd || years) {
-    if (dwpd) s.rated_dwpd = *dwpd;
-    if (years) s.warranty_years = *years;
-    s.rated_tbw_bytes = 0;  // derive from DWPD so it follows the capacity
+    if (dwpd) e.rated_dwpd = *dwpd;
+    if (years) e.warranty_years = *years;
+    e.rated_tbw_bytes = 0;  // derive from DWPD so it follows the capacity
   }
 }
 
@@ -232,8 +233,9 @@ SimDriveSpec sim_profile(std::string_view profile) {
 }
 
 double rated_endurance_bytes(const SimDriveSpec& spec) {
-  if (spec.rated_tbw_bytes > 0) return spec.rated_tbw_bytes;
-  return spec.rated_dwpd * static_cast<double>(spec.capacity_bytes) * 365 * spec.warranty_years;
+  const SimEndurance& e = spec.endurance;
+  if (e.rated_tbw_bytes > 0) return e.rated_tbw_bytes;
+  return e.rated_dwpd * static_cast<double>(spec.capacity_bytes) * 365 * e.warranty_years;
 }
 
 SimDriveSpec parse_sim_drive(TableReader& t) {

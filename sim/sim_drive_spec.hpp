@@ -67,6 +67,15 @@ struct ThrottleLevel {
   bool operator==(const ThrottleLevel&) const = default;
 };
 
+// The endurance rating, as a datasheet gives it: rated_tbw_bytes when > 0,
+// else rated_dwpd × capacity × 365 × warranty_years.
+struct SimEndurance {
+  double rated_dwpd = 0;
+  double warranty_years = 0;
+  double rated_tbw_bytes = 0;
+  bool operator==(const SimEndurance&) const = default;
+};
+
 struct SimDriveSpec {
   std::string name;
   std::string serial;
@@ -75,10 +84,7 @@ struct SimDriveSpec {
   std::string profile;
 
   std::uint64_t capacity_bytes = 0;
-  // Endurance: rated_tbw_bytes when > 0, else rated_dwpd × capacity × 365 × years.
-  double rated_dwpd = 0;
-  double warranty_years = 0;
-  double rated_tbw_bytes = 0;
+  SimEndurance endurance;
 
   int sensors = 1;
   double warning_temp_c = 70;

@@ -30,8 +30,8 @@ constexpr std::array kSmartFields = {
     field<&SmartLog::unsafe_shutdowns>("Unsafe Shutdowns", 144, 16),
     field<&SmartLog::media_errors>("Media and Data Integrity Errors", 160, 16),
     field<&SmartLog::error_log_entries>("Number of Error Information Log Entries", 176, 16),
-    field<&SmartLog::warning_temperature_minutes>("Warning Composite Temperature Time", 192, 4),
-    field<&SmartLog::critical_temperature_minutes>("Critical Composite Temperature Time", 196, 4),
+    field<&SmartLog::thermal, &SmartThermalCounters::warning_minutes>("Warning Composite Temperature Time", 192, 4),
+    field<&SmartLog::thermal, &SmartThermalCounters::critical_minutes>("Critical Composite Temperature Time", 196, 4),
     element<&SmartLog::sensor_temperature_k, 0>("Temperature Sensor 1", 200, 2),
     element<&SmartLog::sensor_temperature_k, 1>("Temperature Sensor 2", 202, 2),
     element<&SmartLog::sensor_temperature_k, 2>("Temperature Sensor 3", 204, 2),
@@ -40,10 +40,10 @@ constexpr std::array kSmartFields = {
     element<&SmartLog::sensor_temperature_k, 5>("Temperature Sensor 6", 210, 2),
     element<&SmartLog::sensor_temperature_k, 6>("Temperature Sensor 7", 212, 2),
     element<&SmartLog::sensor_temperature_k, 7>("Temperature Sensor 8", 214, 2),
-    field<&SmartLog::thermal_mgmt_t1_transitions>("Thermal Management Temperature 1 Transition Count", 216, 4),
-    field<&SmartLog::thermal_mgmt_t2_transitions>("Thermal Management Temperature 2 Transition Count", 220, 4),
-    field<&SmartLog::thermal_mgmt_t1_seconds>("Total Time For Thermal Management Temperature 1", 224, 4),
-    field<&SmartLog::thermal_mgmt_t2_seconds>("Total Time For Thermal Management Temperature 2", 228, 4),
+    field<&SmartLog::thermal, &SmartThermalCounters::tmt1_transitions>("Thermal Management Temperature 1 Transition Count", 216, 4),
+    field<&SmartLog::thermal, &SmartThermalCounters::tmt2_transitions>("Thermal Management Temperature 2 Transition Count", 220, 4),
+    field<&SmartLog::thermal, &SmartThermalCounters::tmt1_seconds>("Total Time For Thermal Management Temperature 1", 224, 4),
+    field<&SmartLog::thermal, &SmartThermalCounters::tmt2_seconds>("Total Time For Thermal Management Temperature 2", 228, 4),
 };
 
 // NVMe 1.4, Identify Controller data structure. SN/MN/FR are strings, below.

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <span>
 #include <tuple>
+#include <type_traits>
 
 #include "core/u128.hpp"
 
@@ -37,6 +38,11 @@ void assign(typename MemberOf<Member>::Struct& s, u128 v) {
   s.*Member = static_cast<typename MemberOf<Member>::Type>(v);
 }
 
+template <auto Group, auto Member>
+void assign_in_group(typename MemberOf<Group>::Struct& s, u128 v) {
+  (s.*Group).*Member = static_cast<typename MemberOf<Member>::Type>(v);
+}
+
 template <auto Member, std::size_t Index>
 void assign_element(typename MemberOf<Member>::Struct& s, u128 v) {
   (s.*Member)[Index] = static_cast<typename MemberOf<Member>::Type::value_type>(v);
@@ -53,6 +59,20 @@ consteval FieldSpec<typename field_detail::MemberOf<Member>::Struct> field(const
     throw "field width does not fit its destination member";
   }
   return {name, offset, width, &field_detail::assign<Member>};
+}
+
+// A field the struct keeps in a group of fields (SmartLog::thermal).
+template <auto Group, auto Member>
+consteval FieldSpec<typename field_detail::MemberOf<Group>::Struct> field(const char* name,
+                                                                          std::size_t offset,
+                                                                          std::size_t width) {
+  static_assert(std::is_same_v<typename field_detail::MemberOf<Group>::Type,
+                               typename field_detail::MemberOf<Member>::Struct>,
+                "Member must belong to the group's type");
+  if (width == 0 || width > sizeof(typename field_detail::MemberOf<Member>::Type)) {
+    throw "field width does not fit its destination member";
+  }
+  return {name, offset, width, &field_detail::assign_in_group<Group, Member>};
 }
 
 template <auto Member, std::size_t Index>

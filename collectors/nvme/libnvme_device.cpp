@@ -159,13 +159,7 @@ Result<DriveInfo> LibnvmeDevice::identify() {
   auto ctrl = decode_identify_controller(page);
   if (!ctrl) return Error{"decode", fmt::format("{}: {}: {}", name_, ctrl_command, ctrl.error().message)};
 
-  DriveInfo info;
-  info.serial = ctrl->serial;
-  info.model = ctrl->model;
-  info.firmware = ctrl->firmware;
-  info.path = path_;
-  info.backend = "libnvme";
-  info.controller = *ctrl;
+  DriveInfo info = drive_info(*ctrl, path_, "libnvme");
 
   auto nsids = active_namespaces();
   if (!nsids) return nsids.error();

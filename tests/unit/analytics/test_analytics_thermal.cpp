@@ -38,12 +38,12 @@ TEST(ThermalSignals, EachSourceIsDetected) {
     int level;
   };
   const Case cases[] = {
-      {"tmt1 transitions", [](HealthSnapshot& s) { s.smart.thermal_mgmt_t1_transitions = 1; }, ThrottleSource::tmt1, 1},
-      {"tmt1 time", [](HealthSnapshot& s) { s.smart.thermal_mgmt_t1_seconds = 4; }, ThrottleSource::tmt1, 1},
-      {"tmt2 time", [](HealthSnapshot& s) { s.smart.thermal_mgmt_t2_seconds = 4; }, ThrottleSource::tmt2, 2},
-      {"warning minutes", [](HealthSnapshot& s) { s.smart.warning_temperature_minutes = 1; },
+      {"tmt1 transitions", [](HealthSnapshot& s) { s.smart.thermal.tmt1_transitions = 1; }, ThrottleSource::tmt1, 1},
+      {"tmt1 time", [](HealthSnapshot& s) { s.smart.thermal.tmt1_seconds = 4; }, ThrottleSource::tmt1, 1},
+      {"tmt2 time", [](HealthSnapshot& s) { s.smart.thermal.tmt2_seconds = 4; }, ThrottleSource::tmt2, 2},
+      {"warning minutes", [](HealthSnapshot& s) { s.smart.thermal.warning_minutes = 1; },
        ThrottleSource::warning_temp_time, 1},
-      {"critical minutes", [](HealthSnapshot& s) { s.smart.critical_temperature_minutes = 1; },
+      {"critical minutes", [](HealthSnapshot& s) { s.smart.thermal.critical_minutes = 1; },
        ThrottleSource::critical_temp_time, 3},
       {"critical warning bit", [](HealthSnapshot& s) { s.smart.critical_warning = kWarnTemperature; },
        ThrottleSource::critical_warning, 1},
@@ -81,14 +81,14 @@ TEST(ThermalDetector, OverlappingSignalsMergeIntoOneEvent) {
   det.update(d.snap, d.id, d.config);  // baseline
   // t=10: TMT1 for 4 s. t=20: TMT1 continues, composite crosses WCTEMP.
   // t=30: TMT2 kicks in. t=40: only the temperature remains. t=50: all clear.
-  d.next().smart.thermal_mgmt_t1_seconds = 4;
-  d.snap.smart.thermal_mgmt_t1_transitions = 1;
+  d.next().smart.thermal.tmt1_seconds = 4;
+  d.snap.smart.thermal.tmt1_transitions = 1;
   det.update(d.snap, d.id, d.config);
-  d.next().smart.thermal_mgmt_t1_seconds = 14;
+  d.next().smart.thermal.tmt1_seconds = 14;
   d.snap.smart.composite_temperature_k = 345;
   det.update(d.snap, d.id, d.config);
-  d.next().smart.thermal_mgmt_t2_seconds = 6;
-  d.snap.smart.thermal_mgmt_t2_transitions = 1;
+  d.next().smart.thermal.tmt2_seconds = 6;
+  d.snap.smart.thermal.tmt2_transitions = 1;
   d.snap.smart.composite_temperature_k = 350;  // 77 °C peak
   det.update(d.snap, d.id, d.config);
   d.next().smart.composite_temperature_k = 344;
@@ -124,24 +124,24 @@ TEST(ThermalDetector, OverlappingSignalsMergeIntoOneEvent) {
 
 TEST(ThermalDetector, CounterResetsMakeNoPhantomEventOrNegativeTime) {
   Drive d;
-  d.snap.smart.thermal_mgmt_t1_transitions = 50;
-  d.snap.smart.thermal_mgmt_t1_seconds = 5000;
-  d.snap.smart.warning_temperature_minutes = 90;
+  d.snap.smart.thermal.tmt1_transitions = 50;
+  d.snap.smart.thermal.tmt1_seconds = 5000;
+  d.snap.smart.thermal.warning_minutes = 90;
   d.snap.ocp = OcpSmartLog{};
   d.snap.ocp->thermal_throttling_count = 200;
   ThermalDetector det;
   det.update(d.snap, d.id, d.config);
   // Firmware reset: every counter back to zero.
   HealthSnapshot& s = d.next();
-  s.smart.thermal_mgmt_t1_transitions = 0;
-  s.smart.thermal_mgmt_t1_seconds = 0;
-  s.smart.warning_temperature_minutes = 0;
+  s.smart.thermal.tmt1_transitions = 0;
+  s.smart.thermal.tmt1_seconds = 0;
+  s.smart.thermal.warning_minutes = 0;
   s.ocp->thermal_throttling_count = 0;
   det.update(s, d.id, d.config);
   EXPECT_EQ(det.state().events, 0u);
   for (double v : det.state().source_seconds) EXPECT_GE(v, 0);
   // Counting resumes from the new base.
-  d.next().smart.thermal_mgmt_t1_seconds = 3;
+  d.next().smart.thermal.tmt1_seconds = 3;
   det.update(d.snap, d.id, d.config);
   EXPECT_EQ(det.state().events, 1u);
   EXPECT_DOUBLE_EQ(det.state().source_seconds[idx(ThrottleSource::tmt1)], 3);
@@ -165,7 +165,7 @@ TEST(ThermalState, SurvivesEncoding) {
   d.snap.ocp = OcpSmartLog{};
   d.snap.ocp->thermal_throttling_status = 1;
   det.update(d.snap, d.id, d.config);
-  d.next().smart.thermal_mgmt_t2_seconds = 7;
+  d.next().smart.thermal.tmt2_seconds = 7;
   det.update(d.snap, d.id, d.config);
   auto back = decode_thermal_state(encode_thermal_state(det.state()));
   ASSERT_TRUE(back);
@@ -197,10 +197,10 @@ TEST(DriveAnalyticsThermal, RestartMidEventDoesNotDoubleCount) {
     ASSERT_TRUE(store);
     DriveAnalytics a(**store);
     poll(a);
-    snap.smart.thermal_mgmt_t1_transitions = 1;
-    snap.smart.thermal_mgmt_t1_seconds = 8;
+    snap.smart.thermal.tmt1_transitions = 1;
+    snap.smart.thermal.tmt1_seconds = 8;
     poll(a);
-    snap.smart.thermal_mgmt_t1_seconds = 18;
+    snap.smart.thermal.tmt1_seconds = 18;
     AnalyticsView v = poll(a);
     EXPECT_TRUE(v.thermal.throttling);
     EXPECT_EQ(v.thermal.events, 1u);
@@ -208,7 +208,7 @@ TEST(DriveAnalyticsThermal, RestartMidEventDoesNotDoubleCount) {
   auto store = SqliteStore::open(dir.path());
   ASSERT_TRUE(store);
   DriveAnalytics b(**store);
-  snap.smart.thermal_mgmt_t1_seconds = 28;
+  snap.smart.thermal.tmt1_seconds = 28;
   AnalyticsView v = poll(b);
   EXPECT_TRUE(v.thermal.throttling);
   EXPECT_EQ(v.thermal.level, 1);

@@ -105,8 +105,8 @@ bool near(std::optional<WallTime> a, std::optional<WallTime> b) {
 TEST(PerformanceInference, FindsTheConsumerDrivesThrottlingWithinOneIntervalWithoutTmtCounters) {
   const Outcome o = run("consumer", 10min);
   ASSERT_FALSE(o.model.empty()) << "the model never throttled: the test proves nothing";
-  EXPECT_EQ(o.smart.thermal_mgmt_t1_transitions, 0u);
-  EXPECT_EQ(o.smart.thermal_mgmt_t1_seconds, 0u);
+  EXPECT_EQ(o.smart.thermal.tmt1_transitions, 0u);
+  EXPECT_EQ(o.smart.thermal.tmt1_seconds, 0u);
 
   // Every episode the model finished well before the last poll was found...
   std::size_t checked = 0;

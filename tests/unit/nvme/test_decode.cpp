@@ -48,14 +48,14 @@ TEST(DecodeSmartLog, FullPageEveryField) {
   EXPECT_U128_EQ(s.unsafe_shutdowns, 5);
   EXPECT_U128_EQ(s.media_errors, 2);
   EXPECT_U128_EQ(s.error_log_entries, 314);
-  EXPECT_EQ(s.warning_temperature_minutes, 1234u);
-  EXPECT_EQ(s.critical_temperature_minutes, 56u);
+  EXPECT_EQ(s.thermal.warning_minutes, 1234u);
+  EXPECT_EQ(s.thermal.critical_minutes, 56u);
   const std::array<std::uint16_t, 8> sensors{330, 341, 0, 0, 352, 0, 0, 0};
   EXPECT_EQ(s.sensor_temperature_k, sensors);
-  EXPECT_EQ(s.thermal_mgmt_t1_transitions, 11u);
-  EXPECT_EQ(s.thermal_mgmt_t2_transitions, 3u);
-  EXPECT_EQ(s.thermal_mgmt_t1_seconds, 600u);
-  EXPECT_EQ(s.thermal_mgmt_t2_seconds, 90u);
+  EXPECT_EQ(s.thermal.tmt1_transitions, 11u);
+  EXPECT_EQ(s.thermal.tmt2_transitions, 3u);
+  EXPECT_EQ(s.thermal.tmt1_seconds, 600u);
+  EXPECT_EQ(s.thermal.tmt2_seconds, 90u);
 }
 
 // A page of a drive that has barely run (the fresh fixture, QEMU's): no
@@ -91,7 +91,7 @@ TEST(DecodeSmartLog, AllOnesSaturatesEveryWidth) {
   EXPECT_EQ(r->percentage_used, 255);
   EXPECT_TRUE(r->data_units_written == ~static_cast<u128>(0));
   EXPECT_TRUE(r->error_log_entries == ~static_cast<u128>(0));
-  EXPECT_EQ(r->thermal_mgmt_t2_seconds, 0xffffffffu);
+  EXPECT_EQ(r->thermal.tmt2_seconds, 0xffffffffu);
   EXPECT_EQ(r->sensor_temperature_k[7], 0xffff);
 }
 

@@ -170,8 +170,8 @@ rated_tbw = 600
 warranty_years = 3
 )");
   EXPECT_DOUBLE_EQ(rated_endurance_bytes(s), 600e12);
-  EXPECT_DOUBLE_EQ(s.warranty_years, 3);
-  EXPECT_DOUBLE_EQ(s.rated_dwpd, 600e12 / (1e12 * 365 * 3));
+  EXPECT_DOUBLE_EQ(s.endurance.warranty_years, 3);
+  EXPECT_DOUBLE_EQ(s.endurance.rated_dwpd, 600e12 / (1e12 * 365 * 3));
 }
 
 struct BadCase {
@@ -250,7 +250,7 @@ TEST(SimProfiles, EveryProfileIsSelfConsistent) {
 TEST(SimProfiles, CarryTheReviewedDrivesFigures) {
   const SimDriveSpec dc = sim_profile("datacenter");
   EXPECT_EQ(dc.capacity_bytes, 3'840'000'000'000ULL);
-  EXPECT_DOUBLE_EQ(dc.rated_dwpd, 1.3);
+  EXPECT_DOUBLE_EQ(dc.endurance.rated_dwpd, 1.3);
   ASSERT_EQ(dc.throttle.size(), 2u);
   EXPECT_DOUBLE_EQ(dc.throttle[0].at_c, 70);
   EXPECT_DOUBLE_EQ(dc.throttle[1].write_bytes_per_s, 650e6);

@@ -35,13 +35,13 @@ void expect_same(const SmartLog& a, const SmartLog& b) {
   EXPECT_EQ(a.controller_busy_minutes, b.controller_busy_minutes);
   EXPECT_EQ(a.power_cycles, b.power_cycles);
   EXPECT_EQ(a.power_on_hours, b.power_on_hours);
-  EXPECT_EQ(a.warning_temperature_minutes, b.warning_temperature_minutes);
-  EXPECT_EQ(a.critical_temperature_minutes, b.critical_temperature_minutes);
+  EXPECT_EQ(a.thermal.warning_minutes, b.thermal.warning_minutes);
+  EXPECT_EQ(a.thermal.critical_minutes, b.thermal.critical_minutes);
   EXPECT_EQ(a.sensor_temperature_k, b.sensor_temperature_k);
-  EXPECT_EQ(a.thermal_mgmt_t1_transitions, b.thermal_mgmt_t1_transitions);
-  EXPECT_EQ(a.thermal_mgmt_t2_transitions, b.thermal_mgmt_t2_transitions);
-  EXPECT_EQ(a.thermal_mgmt_t1_seconds, b.thermal_mgmt_t1_seconds);
-  EXPECT_EQ(a.thermal_mgmt_t2_seconds, b.thermal_mgmt_t2_seconds);
+  EXPECT_EQ(a.thermal.tmt1_transitions, b.thermal.tmt1_transitions);
+  EXPECT_EQ(a.thermal.tmt2_transitions, b.thermal.tmt2_transitions);
+  EXPECT_EQ(a.thermal.tmt1_seconds, b.thermal.tmt1_seconds);
+  EXPECT_EQ(a.thermal.tmt2_seconds, b.thermal.tmt2_seconds);
 }
 
 // A drive with a history: hours on, throttled, heavy writes and reads.
@@ -59,7 +59,7 @@ TEST(SimState, SaveLoadRoundTripContinuesCounters) {
   spec.background_write_bytes_per_s = 1e8;
   DriveModel a(spec, clock.wall());
   age(a, clock);
-  ASSERT_GT(a.smart().thermal_mgmt_t2_transitions, 0u);
+  ASSERT_GT(a.smart().thermal.tmt2_transitions, 0u);
 
   DriveModel b(spec, clock.wall() - 100h);  // a restarted daemon, any start
   ASSERT_FALSE(b.load_state(a.save_state()).has_value());

@@ -68,11 +68,11 @@ TEST(SimThermal, DatacenterThrottlesAt70To800ThenTo650) {
   EXPECT_NEAR(t.tail_bytes / t.tail_seconds, 650e6, 1e6);
 
   SmartLog s = m.smart();
-  EXPECT_EQ(s.thermal_mgmt_t1_transitions, 1u);
-  EXPECT_EQ(s.thermal_mgmt_t2_transitions, 1u);
+  EXPECT_EQ(s.thermal.tmt1_transitions, 1u);
+  EXPECT_EQ(s.thermal.tmt2_transitions, 1u);
   // Seconds at each level follow the trace (±1 s for truncation).
-  EXPECT_NEAR(s.thermal_mgmt_t1_seconds, t.first_level2_s - t.first_level1_s, 1.5);
-  EXPECT_NEAR(s.thermal_mgmt_t2_seconds, 15 * 60 - t.first_level2_s, 1.5);
+  EXPECT_NEAR(s.thermal.tmt1_seconds, t.first_level2_s - t.first_level1_s, 1.5);
+  EXPECT_NEAR(s.thermal.tmt2_seconds, 15 * 60 - t.first_level2_s, 1.5);
   EXPECT_GE(s.composite_temperature_k, 348);  // ≥ 75 °C
   auto ocp = m.ocp();
   ASSERT_TRUE(ocp.has_value());
@@ -102,9 +102,9 @@ TEST(SimThermal, ConsumerReaches83AndFallsTo450) {
   EXPECT_DOUBLE_EQ(t.min_limit, 450e6);
   EXPECT_DOUBLE_EQ(t.first_level1_limit, 450e6);
   SmartLog s = m.smart();
-  EXPECT_GE(s.thermal_mgmt_t1_transitions, 1u);
-  EXPECT_EQ(s.thermal_mgmt_t2_transitions, 0u);
-  EXPECT_GT(s.thermal_mgmt_t1_seconds, 0u);
+  EXPECT_GE(s.thermal.tmt1_transitions, 1u);
+  EXPECT_EQ(s.thermal.tmt2_transitions, 0u);
+  EXPECT_GT(s.thermal.tmt1_seconds, 0u);
   EXPECT_FALSE(m.ocp().has_value());
 }
 
@@ -114,7 +114,7 @@ TEST(SimThermal, HeatsinkRemovesConsumerThrottling) {
   Trace t = sustained_write(m, clock, 10min, 60);
   EXPECT_LT(t.max_celsius, 83 - 10);
   EXPECT_LT(t.first_level1_s, 0) << "throttled at " << t.first_level1_celsius;
-  EXPECT_EQ(m.smart().thermal_mgmt_t1_transitions, 0u);
+  EXPECT_EQ(m.smart().thermal.tmt1_transitions, 0u);
   // Past the SLC cache it writes at the drive's post-cache speed, unthrottled.
   EXPECT_NEAR(t.tail_bytes / t.tail_seconds, 630e6, 1e6);
 }
@@ -128,9 +128,9 @@ TEST(SimThermal, TimeAboveWarningAndCriticalThresholdsIsCounted) {
   DriveModel m(spec, clock.wall());
   sustained_write(m, clock, 20min, 1);
   SmartLog s = m.smart();
-  EXPECT_GT(s.warning_temperature_minutes, 0u);
-  EXPECT_GT(s.critical_temperature_minutes, 0u);
-  EXPECT_LE(s.warning_temperature_minutes + s.critical_temperature_minutes, 20u);
+  EXPECT_GT(s.thermal.warning_minutes, 0u);
+  EXPECT_GT(s.thermal.critical_minutes, 0u);
+  EXPECT_LE(s.thermal.warning_minutes + s.thermal.critical_minutes, 20u);
   EXPECT_EQ(m.ocp()->thermal_throttling_status, 3);
   // Composite ≥ WCTEMP (the default over-temperature threshold).
   EXPECT_NE(s.critical_warning & kWarnTemperature, 0);
