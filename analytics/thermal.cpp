@@ -3,7 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <utility>
+#include <tuple>
+
+#include "core/json_fields.hpp"
 
 namespace nvmond {
 namespace {
@@ -209,14 +211,14 @@ using nlohmann::json;
 // sources and load with the rest at zero. More than we know is damage.
 constexpr int kStateVersion = 2;
 
-// The SMART thermal counters' keys in a persisted state.
-constexpr std::pair<const char*, std::uint32_t SmartThermalCounters::*> kCounterKeys[] = {
-    {"tmt1_transitions", &SmartThermalCounters::tmt1_transitions},
-    {"tmt2_transitions", &SmartThermalCounters::tmt2_transitions},
-    {"tmt1_seconds", &SmartThermalCounters::tmt1_seconds},
-    {"tmt2_seconds", &SmartThermalCounters::tmt2_seconds},
-    {"warning_minutes", &SmartThermalCounters::warning_minutes},
-    {"critical_minutes", &SmartThermalCounters::critical_minutes},
+// The SMART thermal counters in a persisted state (core/json_fields.hpp).
+constexpr auto kCounterFields = std::tuple{
+    JsonField{"tmt1_transitions", &SmartThermalCounters::tmt1_transitions},
+    JsonField{"tmt2_transitions", &SmartThermalCounters::tmt2_transitions},
+    JsonField{"tmt1_seconds", &SmartThermalCounters::tmt1_seconds},
+    JsonField{"tmt2_seconds", &SmartThermalCounters::tmt2_seconds},
+    JsonField{"warning_minutes", &SmartThermalCounters::warning_minutes},
+    JsonField{"critical_minutes", &SmartThermalCounters::critical_minutes},
 };
 
 template <typename T>
@@ -252,7 +254,7 @@ std::string encode_thermal_state(const ThermalState& s) {
   if (s.last) {
     const auto& c = *s.last;
     j["last"] = {{"time_ns", to_unix_ns(c.time)}};
-    for (const auto& [key, member] : kCounterKeys) j["last"][key] = c.smart.*member;
+    write_fields(j["last"], c.smart, kCounterFields);
     if (c.ocp_count) j["last"]["ocp_count"] = *c.ocp_count;
   }
   j["active"] = s.active;
@@ -282,7 +284,7 @@ std::optional<ThermalState> decode_thermal_state(std::string_view text) {
       const auto& l = j.at("last");
       ThermalCounters c;
       c.time = from_unix_ns(l.at("time_ns").get<std::int64_t>());
-      for (const auto& [key, member] : kCounterKeys) c.smart.*member = l.at(key).get<std::uint32_t>();
+      read_fields(l, c.smart, kCounterFields);
       if (l.contains("ocp_count")) c.ocp_count = l.at("ocp_count").get<std::uint8_t>();
       s.last = c;
     }

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <tuple>
 
+#include "core/json_fields.hpp"
+
 namespace nvmond {
 
 namespace {
@@ -30,43 +32,32 @@ OpSummary summarise(const OpTotals& t, double secs) {
 
 const char* kOpKeys[kIoOpCount] = {"read", "write"};
 
-// A field that a round's JSON keeps as it is, under `key`.
-template <typename Record, typename Value>
-struct Field {
-  const char* key;
-  Value Record::*member;
-};
-
-// One table per JSON object serves both directions, so a round reads back
-// exactly what was written.
-constexpr auto kRoundFields = std::tuple{
-    Field{"index", &RoundRecord::index}, Field{"round", &RoundRecord::round}, Field{"stage", &RoundRecord::stage},
-    Field{"group", &RoundRecord::group}, Field{"phase", &RoundRecord::phase},
-    Field{"element_index", &RoundRecord::element_index}, Field{"seconds", &RoundRecord::seconds},
-    Field{"iops", &RoundRecord::iops}, Field{"bytes_per_second", &RoundRecord::bytes_per_second},
-    Field{"throttled_seconds", &RoundRecord::throttled_seconds}, Field{"bytes_written", &RoundRecord::bytes_written},
-    Field{"histogram_counts", &RoundRecord::histogram}};
-constexpr auto kElementFields = std::tuple{
-    Field{"bs", &RoundRecord::bs}, Field{"read_pct", &RoundRecord::read_pct}, Field{"threads", &RoundRecord::threads},
-    Field{"queue_depth", &RoundRecord::queue_depth}, Field{"label", &RoundRecord::label}};
-constexpr auto kOpFields = std::tuple{
-    Field{"ops", &OpSummary::ops}, Field{"bytes", &OpSummary::bytes}, Field{"errors", &OpSummary::errors},
-    Field{"iops", &OpSummary::iops}, Field{"bytes_per_second", &OpSummary::bytes_per_second}};
-constexpr auto kLatencyFields = std::tuple{
-    Field{"mean", &OpSummary::mean}, Field{"min", &OpSummary::min}, Field{"max", &OpSummary::max},
-    Field{"p50", &OpSummary::p50}, Field{"p90", &OpSummary::p90}, Field{"p99", &OpSummary::p99},
-    Field{"p99.9", &OpSummary::p999}, Field{"p99.99", &OpSummary::p9999}};
-
-template <typename Record, typename Fields>
-void write_fields(nlohmann::json& j, const Record& r, const Fields& fields) {
-  std::apply([&](const auto&... f) { ((j[f.key] = r.*f.member), ...); }, fields);
-}
-
-// Throws nlohmann::json::exception on a missing key or a value of another type.
-template <typename Record, typename Fields>
-void read_fields(const nlohmann::json& j, Record& r, const Fields& fields) {
-  std::apply([&](const auto&... f) { (j.at(f.key).get_to(r.*f.member), ...); }, fields);
-}
+// One table per JSON object (core/json_fields.hpp).
+constexpr auto kRoundFields = std::tuple{JsonField{"index", &RoundRecord::index},
+                                         JsonField{"round", &RoundRecord::round},
+                                         JsonField{"stage", &RoundRecord::stage},
+                                         JsonField{"group", &RoundRecord::group},
+                                         JsonField{"phase", &RoundRecord::phase},
+                                         JsonField{"element_index", &RoundRecord::element_index},
+                                         JsonField{"seconds", &RoundRecord::seconds},
+                                         JsonField{"iops", &RoundRecord::iops},
+                                         JsonField{"bytes_per_second", &RoundRecord::bytes_per_second},
+                                         JsonField{"throttled_seconds", &RoundRecord::throttled_seconds},
+                                         JsonField{"bytes_written", &RoundRecord::bytes_written},
+                                         JsonField{"histogram_counts", &RoundRecord::histogram}};
+constexpr auto kElementFields =
+    std::tuple{JsonField{"bs", &RoundRecord::bs}, JsonField{"read_pct", &RoundRecord::read_pct},
+               JsonField{"threads", &RoundRecord::threads}, JsonField{"queue_depth", &RoundRecord::queue_depth},
+               JsonField{"label", &RoundRecord::label}};
+constexpr auto kOpFields =
+    std::tuple{JsonField{"ops", &OpSummary::ops}, JsonField{"bytes", &OpSummary::bytes},
+               JsonField{"errors", &OpSummary::errors}, JsonField{"iops", &OpSummary::iops},
+               JsonField{"bytes_per_second", &OpSummary::bytes_per_second}};
+constexpr auto kLatencyFields =
+    std::tuple{JsonField{"mean", &OpSummary::mean}, JsonField{"min", &OpSummary::min},
+               JsonField{"max", &OpSummary::max},   JsonField{"p50", &OpSummary::p50},
+               JsonField{"p90", &OpSummary::p90},   JsonField{"p99", &OpSummary::p99},
+               JsonField{"p99.9", &OpSummary::p999}, JsonField{"p99.99", &OpSummary::p9999}};
 
 }  // namespace
 
