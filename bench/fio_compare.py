@@ -8,8 +8,9 @@ One command, as root (it makes a loop device over a file in /dev/shm):
 Cases (4 KiB random read unless named): QD1; QD1 at 5k IOPS; QD4 at 10k and
 20k IOPS; QD8 at 40k IOPS; 70/30 random read/write at QD8; sequential 128 KiB
 read at QD8; QD32 (throughput and CPU). fio runs with its fastest io_uring
-options (fixedbufs, registerfiles, no hipri, no sqthread_poll) and, in full
-mode, with its defaults too. Each repetition runs every tool once on the same
+options (fixedbufs, registerfiles, no hipri, no sqthread_poll, and a 1 ns
+timer slack as nvmond's workers set for themselves) and, in full mode, with
+its defaults too (fio-default: also the default 50 µs timer slack). Each repetition runs every tool once on the same
 target, one after the other; a case's ratios are computed within each
 repetition (nvmond over the fio-fast run next to it) and the table shows the
 median of those ratios, so slow drifts of a shared machine cancel.
@@ -27,6 +28,7 @@ exported buckets against the exact p99 / p99.9.
 Prints Markdown; not part of the test suite.
 """
 import argparse
+import ctypes
 import json
 import os
 import statistics
@@ -36,13 +38,34 @@ import tempfile
 import time
 
 
-def run_child(argv):
+PR_SET_TIMERSLACK = 29
+
+
+def tight_timer_slack():
+    """In the child before exec: a 1 ns timer slack, inherited by fio's job
+    processes. nvmond's workers set the same for themselves (runner.cpp); with
+    the default 50 µs a sleeping rate limiter wakes up to 50 µs late, falls
+    behind its schedule and then issues in bursts that queue behind each
+    other, so the reference would measure its own oversleeping."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_TIMERSLACK, ctypes.c_ulong(1), 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_TIMERSLACK)")
+
+
+def run_child(argv, preexec=None, cpus=None):
+    def setup_child():
+        if cpus:
+            os.sched_setaffinity(0, cpus)
+        if preexec:
+            preexec()
+
     with tempfile.TemporaryFile() as out:
         # Its own session, as fio's job processes make themselves (setsid) and
         # as a systemd service is: with sched_autogroup a session is a CPU
         # group, and on a busy machine one that shares its session with
         # compilers waits milliseconds for the CPU after each wake-up.
-        p = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE, start_new_session=True)
+        p = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE, start_new_session=True,
+                             preexec_fn=setup_child)
         _, status, ru = os.wait4(p.pid, 0)
         p.returncode = os.waitstatus_to_exitcode(status)
         err = p.stderr.read().decode()
@@ -91,7 +114,7 @@ pin_cpus = {'true' if pinned else 'false'}
         f.write(job)
         path = f.name
     try:
-        text, cpu = run_child([binary, path])
+        text, cpu = run_child([binary, path], cpus=args.cpus)
     finally:
         os.unlink(path)
     r = json.loads(text.splitlines()[0])
@@ -105,7 +128,7 @@ pin_cpus = {'true' if pinned else 'false'}
             "h99": hq.get("p99"), "h99.9": hq.get("p99.9")}
 
 
-def fio_run(target, c, runtime, fast, pinned=False):
+def fio_run(target, c, runtime, fast, pinned=False, tight=False, cpus=None):
     rw = {"randread": "randread", "randwrite": "randwrite", "randrw": "randrw", "read": "read"}[c.rw]
     argv = ["fio", "--name=bench", f"--filename={target}", "--ioengine=io_uring", "--direct=1",
             f"--bs={c.bs}", f"--rw={rw}", f"--iodepth={c.qd}", f"--numjobs={c.threads}",
@@ -116,11 +139,11 @@ def fio_run(target, c, runtime, fast, pinned=False):
     if fast:
         argv += ["--fixedbufs=1", "--registerfiles=1", "--hipri=0", "--sqthread_poll=0"]
     if pinned:  # each job on a CPU of its own, as nvmond's pin_cpus does
-        cpus = ",".join(str(c) for c in sorted(os.sched_getaffinity(0)))
-        argv += [f"--cpus_allowed={cpus}", "--cpus_allowed_policy=split"]
+        allowed = ",".join(str(c) for c in sorted(cpus or os.sched_getaffinity(0)))
+        argv += [f"--cpus_allowed={allowed}", "--cpus_allowed_policy=split"]
     if c.rate:
         argv.append(f"--rate_iops={c.rate // c.threads}")
-    text, cpu = run_child(argv)
+    text, cpu = run_child(argv, tight_timer_slack if tight else None, cpus)
     j = json.loads(text[text.index("{"):])["jobs"][0]
     op = "write" if c.rw == "randwrite" else "read"
     pct = j[op]["lat_ns"].get("percentile", {})
@@ -132,12 +155,15 @@ def fio_run(target, c, runtime, fast, pinned=False):
 
 
 def one(args, tool, target, c, runtime):
+    tool = tool.removesuffix(" again")
     before = block_stat(target)
     if tool.startswith("nvmond"):
         binary = args.before if tool == "nvmond-before" else args.nvmond
         r = nvmond_run(binary, args, target, c, runtime, pinned=tool != "nvmond-unpinned")
     else:
-        r = fio_run(target, c, runtime, tool in ("fio-fast", "fio-pinned"), tool == "fio-pinned")
+        fast = tool in ("fio-fast", "fio-pinned", "fio-loose")
+        r = fio_run(target, c, runtime, fast, tool == "fio-pinned", tight=fast and tool != "fio-loose",
+                    cpus=args.cpus)
     after = block_stat(target)
     if before and after and after[0] > before[0]:
         r["blk"] = (after[1] - before[1]) * 1e-3 / (after[0] - before[0])
@@ -212,17 +238,27 @@ def main():
     ap.add_argument("--size-mib", type=int, default=512)
     ap.add_argument("--fio-pinned", action="store_true",
                     help="also run fio-fast with each job pinned to a CPU (cpus_allowed, policy split)")
+    ap.add_argument("--fio-loose", action="store_true",
+                    help="also run fio-fast with the default 50 us timer slack (fio-loose), as runs before 2026-12-02 did")
+    ap.add_argument("--repeat-base", action="store_true",
+                    help="run the base setup twice per repetition ('BASE again'): the noise floor of a tool against itself")
     ap.add_argument("--nvmond-unpinned", action="store_true",
                     help="also run nvmond with pin_cpus = false (the kernel places its thread)")
     ap.add_argument("--base", default="fio-fast", help="the tool ratios are against (fio-fast or fio-pinned)")
     ap.add_argument("--disk-dir", default=None)
+    ap.add_argument("--cpus", help="run every tool on these CPUs only (e.g. 1): the same placement for all; "
+                                   "with one CPU, pinned and unpinned setups run alike")
     args = ap.parse_args()
+    args.cpus = {int(x) for x in args.cpus.split(",")} if args.cpus else None
     args.runtime = args.runtime or (2 if args.quick else 5)
     args.reps = args.reps or (3 if args.quick else 7)
     args.tools = (["nvmond", "fio-fast"] + (["fio-pinned"] if args.fio_pinned else [])
+                  + (["fio-loose"] if args.fio_loose else [])
                   + ([] if args.quick else ["fio-default"])
                   + (["nvmond-before"] if args.before else [])
                   + (["nvmond-unpinned"] if args.nvmond_unpinned else []))
+    if args.repeat_base:
+        args.tools.append(args.base + " again")
     args.nvmond = os.path.join(args.build_dir, "bench", "nvmond_run_job")
     if not os.access(args.nvmond, os.X_OK):
         sys.exit(f"{args.nvmond} missing: build it first (ninja -C {args.build_dir} nvmond_run_job)")
