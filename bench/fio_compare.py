@@ -21,7 +21,10 @@ I/O's own completion). "blk mean" is the block layer's own mean for the
 requests of the run: the delta of time_in_queue (ms, field 11 of
 /sys/block/loopN/stat) over the delta of completed reads + writes;
 "- blk" is the tool's mean latency minus it: the time the tool adds around the
-block layer (submission, wake-up, reaping).
+block layer (submission, wake-up, reaping). "blk depth" is the block layer's
+mean number of requests in flight while it was busy (delta time_in_queue over
+delta io_ticks, field 10): at a fixed rate, a tool that issues in bursts shows
+a higher depth, and its latency includes waiting behind its own requests.
 CPU is user+system seconds of the whole child (wait4), per million I/Os.
 For nvmond it also prints what histogram_quantile() would read from the
 exported buckets against the exact p99 / p99.9.
@@ -82,13 +85,23 @@ class Case:
         self.threads, self.mix, self.lat = threads, mix, lat
 
 
+def own_case(text):
+    """A --case: keys of Case, named by what was asked for."""
+    kv = dict(item.split("=", 1) for item in text.split(","))
+    known = {"qd", "bs", "rate", "rw", "mix", "threads"}
+    if not kv.keys() <= known or "qd" not in kv:
+        sys.exit(f"--case {text}: needs qd=, may have {', '.join(sorted(known))}")
+    ints = {k: int(v) for k, v in kv.items() if k != "rw"}
+    return Case(f"own: {text}", ints.pop("qd"), rw=kv.get("rw", "randread"), **ints)
+
+
 def block_stat(dev):
-    """(completed requests, time_in_queue ms) of a block device, or None."""
+    """(completed requests, time_in_queue ms, io_ticks ms) of a block device, or None."""
     if not dev or not dev.startswith("/dev/"):
         return None
     with open(f"/sys/block/{os.path.basename(dev)}/stat") as f:
         v = [int(x) for x in f.read().split()]
-    return v[0] + v[4], v[10]
+    return v[0] + v[4], v[10], v[9]
 
 
 def nvmond_run(binary, args, target, c, runtime, pinned=True):
@@ -167,6 +180,8 @@ def one(args, tool, target, c, runtime):
     after = block_stat(target)
     if before and after and after[0] > before[0]:
         r["blk"] = (after[1] - before[1]) * 1e-3 / (after[0] - before[0])
+        if after[2] > before[2]:
+            r["blk_depth"] = (after[1] - before[1]) / (after[2] - before[2])
     return r
 
 
@@ -196,7 +211,7 @@ def run_case(args, tname, target, c):
         row = (f"| {tname} | {c.name} | {t} | {med([a['iops'] for a in rs]):,.0f} | "
                f"{us(med([a['p50'] for a in rs]))} | {us(med([a['p99'] for a in rs]))} | "
                f"{us(med([a['p99.9'] for a in rs]))} | {us(med([a['mean'] for a in rs]))} | "
-               f"{us(med(extra))} | {med(cpu):.2f} | {ratio('iops'):.2f} | {ratio('p50'):.3f} | "
+               f"{us(med(extra))} | {med([a.get('blk_depth') for a in rs]):.2f} | {med(cpu):.2f} | {ratio('iops'):.2f} | {ratio('p50'):.3f} | "
                f"{ratio('p99'):.3f} | {ratio('p99.9'):.3f} | "
                f"{med([a / b for a, b in zip(cpu, cpu_base)]):.2f} | "
                f"{(med([a['iops'] for a in rs]) / c.rate) if c.rate else float('nan'):.3f} |")
@@ -234,6 +249,9 @@ def main():
     ap.add_argument("--runtime", type=int, help="seconds per run (quick 2, full 5)")
     ap.add_argument("--reps", type=int, help="interleaved repetitions (quick 3, full 7)")
     ap.add_argument("--only", help="run only cases whose name contains this")
+    ap.add_argument("--case", action="append", default=[], metavar="K=V,...",
+                    help="a case of your own, e.g. qd=16,bs=16384,rate=8000,rw=randrw,mix=70,threads=1 "
+                         "(repeatable; with --only, only these run)")
     ap.add_argument("--before", help="another nvmond_run_job binary (e.g. main's) to run as nvmond-before")
     ap.add_argument("--size-mib", type=int, default=512)
     ap.add_argument("--fio-pinned", action="store_true",
@@ -278,6 +296,8 @@ def main():
         cases += [Case("randwrite QD32", 32, rw="randwrite"), Case("QD32 x2", 32, threads=2)]
     if args.only:
         cases = [c for c in cases if args.only in c.name]
+    if args.case:
+        cases = ([] if args.only else cases) + [own_case(text) for text in args.case]
 
     shm_dir = tempfile.mkdtemp(prefix="nvmond-bench-", dir="/dev/shm")
     shm_file = os.path.join(shm_dir, "loop.img")
@@ -306,7 +326,7 @@ def main():
           f"repetitions; medians, ratios vs {args.base} are medians of per-repetition ratios\n")
     print("| target | case | tool | IOPS | p50 µs | p99 µs | p99.9 µs | mean µs | mean - blk µs | "
           "CPU s/M I/O | IOPS x | p50 x | p99 x | p99.9 x | CPU x | rate delivered |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     hist, spreads = [], []
     steal0 = cpu_times()
     try:
