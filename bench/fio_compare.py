@@ -21,10 +21,7 @@ I/O's own completion). "blk mean" is the block layer's own mean for the
 requests of the run: the delta of time_in_queue (ms, field 11 of
 /sys/block/loopN/stat) over the delta of completed reads + writes;
 "- blk" is the tool's mean latency minus it: the time the tool adds around the
-block layer (submission, wake-up, reaping). "blk depth" is the block layer's
-mean number of requests in flight while it was busy (delta time_in_queue over
-delta io_ticks, field 10): at a fixed rate, a tool that issues in bursts shows
-a higher depth, and its latency includes waiting behind its own requests.
+block layer (submission, wake-up, reaping).
 CPU is user+system seconds of the whole child (wait4), per million I/Os.
 For nvmond it also prints what histogram_quantile() would read from the
 exported buckets against the exact p99 / p99.9.
@@ -96,12 +93,12 @@ def own_case(text):
 
 
 def block_stat(dev):
-    """(completed requests, time_in_queue ms, io_ticks ms) of a block device, or None."""
+    """(completed requests, time_in_queue ms) of a block device, or None."""
     if not dev or not dev.startswith("/dev/"):
         return None
     with open(f"/sys/block/{os.path.basename(dev)}/stat") as f:
         v = [int(x) for x in f.read().split()]
-    return v[0] + v[4], v[10], v[9]
+    return v[0] + v[4], v[10]
 
 
 def nvmond_run(binary, args, target, c, runtime, pinned=True):
@@ -180,8 +177,6 @@ def one(args, tool, target, c, runtime):
     after = block_stat(target)
     if before and after and after[0] > before[0]:
         r["blk"] = (after[1] - before[1]) * 1e-3 / (after[0] - before[0])
-        if after[2] > before[2]:
-            r["blk_depth"] = (after[1] - before[1]) / (after[2] - before[2])
     return r
 
 
@@ -211,7 +206,7 @@ def run_case(args, tname, target, c):
         row = (f"| {tname} | {c.name} | {t} | {med([a['iops'] for a in rs]):,.0f} | "
                f"{us(med([a['p50'] for a in rs]))} | {us(med([a['p99'] for a in rs]))} | "
                f"{us(med([a['p99.9'] for a in rs]))} | {us(med([a['mean'] for a in rs]))} | "
-               f"{us(med(extra))} | {med([a.get('blk_depth') for a in rs]):.2f} | {med(cpu):.2f} | {ratio('iops'):.2f} | {ratio('p50'):.3f} | "
+               f"{us(med(extra))} | {med(cpu):.2f} | {ratio('iops'):.2f} | {ratio('p50'):.3f} | "
                f"{ratio('p99'):.3f} | {ratio('p99.9'):.3f} | "
                f"{med([a / b for a, b in zip(cpu, cpu_base)]):.2f} | "
                f"{(med([a['iops'] for a in rs]) / c.rate) if c.rate else float('nan'):.3f} |")
@@ -326,7 +321,7 @@ def main():
           f"repetitions; medians, ratios vs {args.base} are medians of per-repetition ratios\n")
     print("| target | case | tool | IOPS | p50 µs | p99 µs | p99.9 µs | mean µs | mean - blk µs | "
           "CPU s/M I/O | IOPS x | p50 x | p99 x | p99.9 x | CPU x | rate delivered |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     hist, spreads = [], []
     steal0 = cpu_times()
     try:
