@@ -152,7 +152,13 @@ def fio_run(target, c, runtime, fast, pinned=False, tight=False, cpus=None):
         allowed = ",".join(str(c) for c in sorted(cpus or os.sched_getaffinity(0)))
         argv += [f"--cpus_allowed={allowed}", "--cpus_allowed_policy=split"]
     if c.rate:
-        argv.append(f"--rate_iops={c.rate // c.threads}")
+        # fio's rate_iops is per direction (one value: reads and writes each);
+        # nvmond's is the job's total, so a mix gets its share per direction.
+        per_job = c.rate // c.threads
+        if c.rw == "randrw":
+            argv.append(f"--rate_iops={per_job * c.mix // 100},{per_job * (100 - c.mix) // 100}")
+        else:
+            argv.append(f"--rate_iops={per_job}")
     text, cpu = run_child(argv, tight_timer_slack if tight else None, cpus)
     j = json.loads(text[text.index("{"):])["jobs"][0]
     op = "write" if c.rw == "randwrite" else "read"
