@@ -252,7 +252,7 @@ def main():
     ap.add_argument("--only", help="run only cases whose name contains this")
     ap.add_argument("--case", action="append", default=[], metavar="K=V,...",
                     help="a case of your own, e.g. qd=16,bs=16384,rate=8000,rw=randrw,mix=70,threads=1 "
-                         "(repeatable; with --only, only these run)")
+                         "(repeatable; added to the listed cases --only keeps, so --only none runs only these)")
     ap.add_argument("--before", help="another nvmond_run_job binary (e.g. main's) to run as nvmond-before")
     ap.add_argument("--size-mib", type=int, default=512)
     ap.add_argument("--fio-pinned", action="store_true",
@@ -298,7 +298,7 @@ def main():
     if args.only:
         cases = [c for c in cases if args.only in c.name]
     if args.case:
-        cases = ([] if args.only else cases) + [own_case(text) for text in args.case]
+        cases += [own_case(text) for text in args.case]
 
     shm_dir = tempfile.mkdtemp(prefix="nvmond-bench-", dir="/dev/shm")
     shm_file = os.path.join(shm_dir, "loop.img")
