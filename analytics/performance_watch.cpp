@@ -35,7 +35,12 @@ void PerformanceWatch::observe(const WorkloadThroughput& x, double celsius, doub
   const bool was = detector_->throttling();
   detector_->observe({x.interval_end, x.bytes_per_second, celsius, warning_c});
   if (detector_->throttling()) {
-    if (!was && !span.out.started) span.out.started = detector_->open()->start;
+    if (!was && !span.out.started) {
+      span.out.started = detector_->open()->start;
+      // last_interval_ is still the previous sample's: the interval before
+      // the first slow one, which may hold the onset (thermal.hpp).
+      span.out.onset_after = *span.out.started - last_interval_;
+    }
     span.out.active = true;
     // The episode covers exactly its slow intervals (performance_throttle.hpp);
     // a detector throttles only after a baseline, so last_end_ is its own.

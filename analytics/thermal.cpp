@@ -157,7 +157,8 @@ std::vector<ThrottleEvent> ThermalDetector::update(const HealthSnapshot& snap, c
       const double lookback = *std::max_element(sig.counted_seconds.begin(), sig.counted_seconds.end());
       WallTime start = now - std::chrono::duration_cast<WallTime::duration>(std::min(from_seconds(lookback), dt));
       if (inferred.active && inferred.started) start = std::clamp(*inferred.started, now - config.max_gap, start);
-      if (state_.last_closed && inferred.active && start <= state_.last_closed_at) {
+      const WallTime earliest = std::min(start, inferred.onset_after.value_or(start));
+      if (state_.last_closed && inferred.active && earliest <= state_.last_closed_at) {
         state_.open = std::move(state_.last_closed);  // the same excursion: counted once
         state_.open->end.reset();
         state_.last_closed.reset();

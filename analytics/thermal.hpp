@@ -24,8 +24,8 @@
 // `performance` episode ended when it was the only one left.
 //
 // Merging, and what the metrics count: overlapping signals of any source,
-// inferred or reported, make one event (an inferred episode that began
-// before the newest event closed reopens it). The merged event count and the
+// inferred or reported, make one event (an inferred episode that may have
+// begun before the newest event closed reopens it: `onset_after`). The merged event count and the
 // per-level seconds count each event and each second once; the per-source
 // counts say which sources took part (an event of tmt1 and performance counts
 // once for each), so summing them over `source` double-counts overlap.
@@ -111,6 +111,12 @@ struct InferredThrottle {
   double seconds = 0;                // how long, within the span
   std::optional<WallTime> started;   // an episode began in the span, here
   std::optional<WallTime> ended;     // and the last one ended here (not throttling now)
+  // With `started`: the slowdown began after this, not necessarily at
+  // `started`. The interval before the first slow one can have slowed too
+  // little to cross the line, so the onset lies anywhere from that
+  // interval's start on; a drive signal that closed after it may have seen
+  // the same excursion.
+  std::optional<WallTime> onset_after;
 };
 
 ThermalSignals read_thermal_signals(const std::optional<ThermalCounters>& last,
@@ -125,8 +131,8 @@ class ThermalDetector {
   // (rewritten on every poll). A snapshot not newer than the last is ignored.
   // `inferred` joins the drive's own signals as source `performance`: an
   // event it alone opens starts when its episode started (reopening the
-  // newest event if that was closed after the episode began), and one it
-  // alone keeps open ends when its episode ended, not at the next poll.
+  // newest event if that closed after the episode may have begun), and one
+  // it alone keeps open ends when its episode ended, not at the next poll.
   std::vector<ThrottleEvent> update(const HealthSnapshot& snap, const ControllerIdentity& id,
                                     const ThermalConfig& config, const InferredThrottle& inferred = {});
   const ThermalState& state() const { return state_; }

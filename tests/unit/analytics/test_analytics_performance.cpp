@@ -35,14 +35,14 @@ TEST(PerformanceSource, AnEventOnlyItSawSpansTheEpisodeNotThePolls) {
   ThermalDetector d;
   const ThermalConfig config;
   d.update(at(0s), kId, config);
-  auto changed = d.update(at(10s), kId, config, {true, 6, kT0 + 4s, std::nullopt});
+  auto changed = d.update(at(10s), kId, config, {true, 6, kT0 + 4s, std::nullopt, std::nullopt});
   ASSERT_EQ(changed.size(), 1u);
   EXPECT_EQ(changed[0].start, kT0 + 4s);
   EXPECT_FALSE(changed[0].end);
   EXPECT_EQ(throttle_source_labels(changed[0].sources), std::vector<std::string>{"performance"});
   EXPECT_TRUE(thermal_view(d.state()).throttling);
 
-  changed = d.update(at(20s), kId, config, {true, 3, std::nullopt, kT0 + 13s});
+  changed = d.update(at(20s), kId, config, {true, 3, std::nullopt, kT0 + 13s, std::nullopt});
   ASSERT_EQ(changed.size(), 1u);
   ASSERT_TRUE(changed[0].end);
   EXPECT_EQ(*changed[0].end, kT0 + 13s);  // not the poll at 20 s
@@ -64,10 +64,10 @@ TEST(PerformanceSource, OverlapWithTheDrivesOwnSignalIsOneEventAndEachSecondCoun
   const ThermalConfig config;
   d.update(at(0s), kId, config);
   // The composite reaches WCTEMP at the poll at 10 s; the workload slowed at 8 s.
-  d.update(at(10s, 345), kId, config, {true, 2, kT0 + 8s, std::nullopt});
-  d.update(at(20s, 345), kId, config, {true, 10, std::nullopt, std::nullopt});
+  d.update(at(10s, 345), kId, config, {true, 2, kT0 + 8s, std::nullopt, std::nullopt});
+  d.update(at(20s, 345), kId, config, {true, 10, std::nullopt, std::nullopt, std::nullopt});
   // Cool again at 30 s; the workload recovered at 25 s.
-  auto changed = d.update(at(30s), kId, config, {true, 5, std::nullopt, kT0 + 25s});
+  auto changed = d.update(at(30s), kId, config, {true, 5, std::nullopt, kT0 + 25s, std::nullopt});
   ASSERT_EQ(changed.size(), 1u);
   const ThrottleEvent& e = changed[0];
   EXPECT_EQ(e.start, kT0 + 8s);
@@ -101,17 +101,40 @@ TEST(PerformanceSource, AnEpisodeReportedAfterTheDrivesEventClosedReopensItInste
 
   // The workload's slow interval began at 18 s, but its sample came after the
   // poll at 20 s: the same excursion, reopened.
-  auto changed = r.update(at(30s), kId, config, {true, 12, kT0 + 18s, std::nullopt});
+  auto changed = r.update(at(30s), kId, config, {true, 12, kT0 + 18s, std::nullopt, std::nullopt});
   ASSERT_EQ(changed.size(), 1u);
   EXPECT_EQ(changed[0].start, kT0 + 10s);
   EXPECT_FALSE(changed[0].end);
-  changed = r.update(at(40s), kId, config, {true, 4, std::nullopt, kT0 + 34s});
+  changed = r.update(at(40s), kId, config, {true, 4, std::nullopt, kT0 + 34s, std::nullopt});
   ASSERT_EQ(changed.size(), 1u);
   EXPECT_EQ(changed[0].start, kT0 + 10s);
   EXPECT_EQ(changed[0].end, kT0 + 34s);
   EXPECT_EQ(throttle_source_labels(changed[0].sources), (std::vector<std::string>{"sensor_threshold", "performance"}));
   EXPECT_EQ(r.state().events, 1u);
   EXPECT_DOUBLE_EQ(level_seconds(r.state()), 24);  // 10 s .. 34 s, once
+}
+
+// The interval before an episode's first slow one may hold its onset: an
+// episode whose first slow interval began after the drive's event closed,
+// but whose interval before began before that, is the same excursion; one
+// whose onset cannot reach back that far is a new event.
+TEST(PerformanceSource, AnEpisodeWhoseOnsetMayPrecedeTheClosingPollReopensTheEventAndALaterOneDoesNot) {
+  const ThermalConfig config;
+  auto closed_at_13s = [&] {
+    ThermalDetector d;
+    d.update(at(0s), kId, config);
+    d.update(at(12s, 345), kId, config);  // the drive's own signal at 12 s
+    d.update(at(13s), kId, config);       // gone at 13 s: closed
+    return d;
+  };
+  ThermalDetector same = closed_at_13s();
+  same.update(at(20s), kId, config, {true, 3, kT0 + 14s, kT0 + 17s, kT0 + 13s});
+  EXPECT_EQ(same.state().events, 1u);
+  EXPECT_EQ(same.state().source_events[kPerf], 1u);
+
+  ThermalDetector later = closed_at_13s();
+  later.update(at(20s), kId, config, {true, 3, kT0 + 14s, kT0 + 17s, kT0 + 13s + 1ms});
+  EXPECT_EQ(later.state().events, 2u);
 }
 
 // What nvmond wrote before the `performance` source: version 1, 7 sources.
@@ -218,6 +241,44 @@ TEST(PerformanceSource, TheStoreKeepsTheEighthSourceAcrossReopenAndLoadsAnOldRow
   EXPECT_EQ(v.source_events[0], 3u);
   EXPECT_EQ(v.source_events[kPerf], 1u);
   EXPECT_DOUBLE_EQ(v.source_seconds[kPerf], 5);
+}
+
+// The race the integration test met: the drive cools below WCTEMP at the
+// poll that closes its event, while the slowdown began late in an interval
+// that stayed above the line; the first slow interval starts after the
+// close. Through the feed, the episode still joins the drive's event.
+TEST(PerformanceSource, ASlowdownThatBeganInTheIntervalBeforeItsFirstSlowOneJoinsTheDrivesEvent) {
+  TempDir dir;
+  auto store = SqliteStore::open(dir.path());
+  ASSERT_TRUE(store) << store.error().message;
+  const DriveInfo info = testing::drive("SN-P", "sim:p");
+  ThroughputFeed feed;
+  DriveAnalytics analytics(**store, &feed);
+  const AnalyticsConfig config;
+  ASSERT_TRUE(analytics.update(info, at(0s), config));
+  for (int i = 1; i <= 10; ++i) feed.report(second(std::chrono::seconds(i), 1e9));
+  ASSERT_TRUE(analytics.update(info, at(10s, 339), config));  // 66 °C: near WCTEMP 70 °C
+  for (int i = 11; i <= 12; ++i) feed.report(second(std::chrono::seconds(i), 1e9));
+  ASSERT_TRUE(analytics.update(info, at(12s, 345), config));  // 72 °C: the drive's signal
+  feed.report(second(13s, 1e9));
+  ASSERT_TRUE(analytics.update(info, at(13s, 341), config));  // 68 °C: closed at 13 s
+  ASSERT_FALSE(analytics.view().thermal.throttling);
+  feed.report(second(14s, 0.9e9));  // 13..14 s: slowed late, above the line
+  for (int i = 15; i <= 17; ++i) feed.report(second(std::chrono::seconds(i), 0.5e9));
+  for (int i = 18; i <= 20; ++i) feed.report(second(std::chrono::seconds(i), 1e9));
+  ASSERT_TRUE(analytics.update(info, at(20s, 341), config));
+
+  const ThermalView& v = analytics.view().thermal;
+  EXPECT_EQ(v.events, 1u);
+  EXPECT_EQ(v.source_events[kPerf], 1u);
+  EXPECT_EQ(v.source_events[kSensor], 1u);
+  auto events = (*store)->events(DriveKey{info.serial, info.model}, kT0);
+  ASSERT_TRUE(events);
+  ASSERT_EQ(events->size(), 1u);
+  EXPECT_EQ(events->front().start, kT0 + 12s);
+  ASSERT_TRUE(events->front().end);
+  EXPECT_EQ(*events->front().end, kT0 + 17s);
+  EXPECT_EQ(events->front().sources, (std::vector<std::string>{"sensor_threshold", "performance"}));
 }
 
 }  // namespace
