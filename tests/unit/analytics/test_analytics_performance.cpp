@@ -185,6 +185,11 @@ WorkloadThroughput second(Duration end, double bytes_per_second) {
   return x;
 }
 
+// One-second samples ending at `first` .. `last` seconds, all at one rate.
+void report_seconds(ThroughputFeed& feed, int first, int last, double bytes_per_second) {
+  for (int i = first; i <= last; ++i) feed.report(second(std::chrono::seconds(i), bytes_per_second));
+}
+
 TEST(PerformanceSource, TheStoreKeepsTheEighthSourceAcrossReopenAndLoadsAnOldRow) {
   TempDir dir;
   const DriveInfo info = testing::drive("SN-P", "sim:p");
@@ -213,10 +218,10 @@ TEST(PerformanceSource, TheStoreKeepsTheEighthSourceAcrossReopenAndLoadsAnOldRow
 
     // Ten fast seconds, warming up to 66 °C (near WCTEMP 70 °C, below it: no
     // drive signal), then five slow ones and five fast ones.
-    for (int i = 1; i <= 10; ++i) feed.report(second(std::chrono::seconds(i), 1e9));
+    report_seconds(feed, 1, 10, 1e9);
     ASSERT_TRUE(analytics.update(info, at(10s, 339), config));
-    for (int i = 11; i <= 15; ++i) feed.report(second(std::chrono::seconds(i), 0.5e9));
-    for (int i = 16; i <= 20; ++i) feed.report(second(std::chrono::seconds(i), 1e9));
+    report_seconds(feed, 11, 15, 0.5e9);
+    report_seconds(feed, 16, 20, 1e9);
     ASSERT_TRUE(analytics.update(info, at(20s, 339), config));
 
     const ThermalView& v = analytics.view().thermal;
@@ -256,16 +261,16 @@ TEST(PerformanceSource, ASlowdownThatBeganInTheIntervalBeforeItsFirstSlowOneJoin
   DriveAnalytics analytics(**store, &feed);
   const AnalyticsConfig config;
   ASSERT_TRUE(analytics.update(info, at(0s), config));
-  for (int i = 1; i <= 10; ++i) feed.report(second(std::chrono::seconds(i), 1e9));
+  report_seconds(feed, 1, 10, 1e9);
   ASSERT_TRUE(analytics.update(info, at(10s, 339), config));  // 66 °C: near WCTEMP 70 °C
-  for (int i = 11; i <= 12; ++i) feed.report(second(std::chrono::seconds(i), 1e9));
+  report_seconds(feed, 11, 12, 1e9);
   ASSERT_TRUE(analytics.update(info, at(12s, 345), config));  // 72 °C: the drive's signal
   feed.report(second(13s, 1e9));
   ASSERT_TRUE(analytics.update(info, at(13s, 341), config));  // 68 °C: closed at 13 s
   ASSERT_FALSE(analytics.view().thermal.throttling);
   feed.report(second(14s, 0.9e9));  // 13..14 s: slowed late, above the line
-  for (int i = 15; i <= 17; ++i) feed.report(second(std::chrono::seconds(i), 0.5e9));
-  for (int i = 18; i <= 20; ++i) feed.report(second(std::chrono::seconds(i), 1e9));
+  report_seconds(feed, 15, 17, 0.5e9);
+  report_seconds(feed, 18, 20, 1e9);
   ASSERT_TRUE(analytics.update(info, at(20s, 341), config));
 
   const ThermalView& v = analytics.view().thermal;
