@@ -25,10 +25,11 @@
 //
 // Merging, and what the metrics count: overlapping signals of any source,
 // inferred or reported, make one event (an inferred episode that may have
-// begun before the newest event closed reopens it: `onset_after`). The merged event count and the
-// per-level seconds count each event and each second once; the per-source
-// counts say which sources took part (an event of tmt1 and performance counts
-// once for each), so summing them over `source` double-counts overlap.
+// begun before the newest event closed reopens it: `onset_after`). The
+// merged event count and the per-level seconds count each event and each
+// second once; the per-source counts say which sources took part (an event of
+// tmt1 and performance counts once for each), so summing them over `source`
+// double-counts overlap.
 #include <array>
 #include <cstdint>
 #include <optional>

@@ -10,8 +10,8 @@ Cases (4 KiB random read unless named): QD1; QD1 at 5k IOPS; QD4 at 10k and
 read at QD8; QD32 (throughput and CPU). fio runs with its fastest io_uring
 options (fixedbufs, registerfiles, no hipri, no sqthread_poll, and a 1 ns
 timer slack as nvmond's workers set for themselves) and, in full mode, with
-its defaults too (fio-default: also the default 50 µs timer slack). Each repetition runs every tool once on the same
-target, one after the other; a case's ratios are computed within each
+its defaults too (fio-default: also the default 50 µs timer slack). Each
+repetition runs every tool once on the same target, one after the other; a case's ratios are computed within each
 repetition (nvmond over the fio-fast run next to it) and the table shows the
 median of those ratios, so slow drifts of a shared machine cancel.
 
