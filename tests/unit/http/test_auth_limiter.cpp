@@ -74,6 +74,13 @@ TEST(AuthLimiter, AnIpv6ClientIsItsSlash64) {
   EXPECT_FALSE(l.exhausted(make_address("2001:db8:1:3::1"), t0));
 }
 
+TEST(AuthLimiter, AnIpv4MappedAddressIsItsIpv4Client) {
+  AuthLimiter l(kPolicy);
+  for (int i = 0; i < 3; ++i) l.charge(make_address("::ffff:192.0.2.1"), t0);
+  EXPECT_TRUE(l.exhausted(make_address("192.0.2.1"), t0));
+  EXPECT_FALSE(l.exhausted(make_address("::ffff:192.0.2.2"), t0));
+}
+
 TEST(AuthLimiter, TheTableStaysBoundedForgettingCleanThenIdlestClients) {
   AuthLimiter l(kPolicy);
   for (int i = 0; i < 100; ++i) {
