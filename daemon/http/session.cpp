@@ -40,6 +40,8 @@ Session<Stream>::Session(Stream stream, ServerContext& ctx, std::shared_ptr<cons
 template <class Stream>
 void Session<Stream>::start() {
   auto now = Clock::now();
+  // A peer already gone has no address: it gets the unspecified one, and
+  // its reads fail at once anyway.
   boost::system::error_code ec;
   peer_ = socket().remote_endpoint(ec).address();
   id_ = ctx_.table.add(this->weak_from_this(), now);
