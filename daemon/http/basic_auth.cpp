@@ -39,10 +39,6 @@ std::optional<std::string> base64_decode(std::string_view in) {
   return out;
 }
 
-// The bounded memory of checked credentials: a handful of scrapers use it;
-// a guesser trying new passwords fills and clears it and pays bcrypt each time.
-constexpr std::size_t kMaxRemembered = 64;
-
 }  // namespace
 
 std::optional<Credentials> parse_basic_authorization(std::string_view value) {
@@ -54,6 +50,7 @@ std::optional<Credentials> parse_basic_authorization(std::string_view value) {
   while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
   auto decoded = base64_decode(token);
   if (!decoded) return std::nullopt;
+  if (decoded->find('\0') != std::string::npos) return std::nullopt;
   auto colon = decoded->find(':');
   if (colon == std::string::npos) return std::nullopt;
   return Credentials{decoded->substr(0, colon), decoded->substr(colon + 1)};
@@ -62,6 +59,8 @@ std::optional<Credentials> parse_basic_authorization(std::string_view value) {
 bool bcrypt_verify(const std::string& password, const std::string& hash) {
   // crypt_rn falls back to other methods for other settings: bcrypt only.
   if (hash.size() < 7 || hash.compare(0, 2, "$2") != 0) return false;
+  // crypt_rn reads C strings: a NUL would end the password early.
+  if (password.find('\0') != std::string::npos || hash.find('\0') != std::string::npos) return false;
   auto data = std::make_unique<crypt_data>();
   std::memset(data.get(), 0, sizeof(crypt_data));
   const char* out = crypt_rn(password.c_str(), hash.c_str(), data.get(), sizeof(crypt_data));
@@ -70,7 +69,8 @@ bool bcrypt_verify(const std::string& password, const std::string& hash) {
   return n == hash.size() && CRYPTO_memcmp(out, hash.data(), n) == 0;
 }
 
-Authenticator::Authenticator(std::map<std::string, std::string> users) : users_(std::move(users)) {
+Authenticator::Authenticator(std::map<std::string, std::string> users, AuthMemory memory)
+    : users_(std::move(users)), accepted_(memory.accepted), rejected_(memory.rejected) {
   if (!users_.empty()) {
     // Same algorithm and cost as a real user's hash, a digest nobody matches.
     dummy_hash_ = users_.begin()->second.substr(0, 7) +
@@ -89,12 +89,21 @@ Authenticator::Digest Authenticator::digest(const Credentials& c) {
   return d;
 }
 
+void Authenticator::DigestSet::insert(const Digest& d) {
+  if (cap_ == 0 || !set_.insert(d).second) return;
+  order_.push_back(d);
+  if (order_.size() > cap_) {
+    set_.erase(order_.front());
+    order_.pop_front();
+  }
+}
+
 std::optional<bool> Authenticator::remembered(const Credentials& c) const {
   auto d = digest(c);
   std::lock_guard lock(mu_);
-  auto it = outcomes_.find(d);
-  if (it == outcomes_.end()) return std::nullopt;
-  return it->second;
+  if (accepted_.contains(d)) return true;
+  if (rejected_.contains(d)) return false;
+  return std::nullopt;
 }
 
 bool Authenticator::verify(const Credentials& c) {
@@ -102,8 +111,7 @@ bool Authenticator::verify(const Credentials& c) {
   bool ok = bcrypt_verify(c.password, it == users_.end() ? dummy_hash_ : it->second) && it != users_.end();
   auto d = digest(c);
   std::lock_guard lock(mu_);
-  if (outcomes_.size() >= kMaxRemembered) outcomes_.clear();
-  outcomes_[d] = ok;
+  (ok ? accepted_ : rejected_).insert(d);
   return ok;
 }
 

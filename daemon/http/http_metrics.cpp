@@ -40,7 +40,22 @@ HttpMetrics::HttpMetrics(prometheus::Registry& registry)
                    .Help("Connections the endpoint closed itself, by reason: evicted (oldest waiting "
                          "connection at the connection cap), timeout, tls (failed handshake or plain "
                          "HTTP to a TLS listener).")
-                   .Register(registry)) {
+                   .Register(registry)),
+      checks_(prometheus::BuildCounter()
+                  .Name("nvmond_http_auth_checks_total")
+                  .Help("Password checks (bcrypt) of basic-auth credentials not already remembered, by "
+                        "result: accepted or rejected.")
+                  .Register(registry)),
+      checks_accepted_(checks_.Add({{"result", "accepted"}})),
+      checks_rejected_(checks_.Add({{"result", "rejected"}})),
+      refused_(prometheus::BuildCounter()
+                   .Name("nvmond_http_auth_refused_total")
+                   .Help("Requests with new basic-auth credentials answered without a password check, by "
+                         "reason: rate_limited (429, the client address used up its allowance of failed "
+                         "checks), busy (503, the queue of checks was full).")
+                   .Register(registry)),
+      refused_rate_limited_(refused_.Add({{"reason", "rate_limited"}})),
+      refused_busy_(refused_.Add({{"reason", "busy"}})) {
   for (DropReason r : {DropReason::evicted, DropReason::timeout, DropReason::tls}) {
     dropped_.Add({{"reason", reason_label(r)}});
   }

@@ -14,6 +14,12 @@
 
 namespace nvmond::http {
 
+// Why new credentials were answered without a password check.
+enum class AuthRefusal {
+  rate_limited,  // 429: the client address used up its failed-check allowance
+  busy           // 503: the queue of checks was full
+};
+
 class HttpMetrics {
  public:
   explicit HttpMetrics(prometheus::Registry& registry);
@@ -24,6 +30,11 @@ class HttpMetrics {
   void opened() { open_.Increment(); }
   void closed() { open_.Decrement(); }
   void dropped(DropReason reason);
+  // One bcrypt check finished: it accepted the credentials or not.
+  void auth_checked(bool accepted) { (accepted ? checks_accepted_ : checks_rejected_).Increment(); }
+  void auth_refused(AuthRefusal reason) {
+    (reason == AuthRefusal::rate_limited ? refused_rate_limited_ : refused_busy_).Increment();
+  }
 
  private:
   prometheus::Family<prometheus::Counter>& requests_;
@@ -31,6 +42,12 @@ class HttpMetrics {
   prometheus::Gauge& open_;
   prometheus::Family<prometheus::Counter>& dropped_;
   std::map<int, prometheus::Counter*> by_status_;
+  prometheus::Family<prometheus::Counter>& checks_;
+  prometheus::Counter& checks_accepted_;
+  prometheus::Counter& checks_rejected_;
+  prometheus::Family<prometheus::Counter>& refused_;
+  prometheus::Counter& refused_rate_limited_;
+  prometheus::Counter& refused_busy_;
 };
 
 }  // namespace nvmond::http

@@ -3,11 +3,13 @@
 // only that thread touches it (the auth pool posts its results back).
 #include <boost/asio/thread_pool.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
 
+#include "daemon/http/auth_limiter.hpp"
 #include "daemon/http/connection_table.hpp"
 #include "daemon/http/http_metrics.hpp"
 #include "daemon/http/request_parser.hpp"
@@ -29,6 +31,11 @@ struct Limits {
   std::size_t max_connections = 128;
   // bcrypt checks queued at once; more get 503 rather than a longer queue.
   std::size_t max_pending_auth = 16;
+  // Of those, kept for clients with no recent failed check, so a scraper's
+  // first check is not queued out by addresses that keep guessing.
+  std::size_t pending_auth_for_clean_clients = 4;
+  // Failed password checks each client address may cost (auth_limiter.hpp).
+  AuthLimiter::Policy auth_failures;
   // Responses smaller than this are not worth compressing.
   std::size_t min_gzip_bytes = 1024;
 };
@@ -43,7 +50,16 @@ struct ServerContext {
   ConnectionTable table;
   std::shared_ptr<const Security> security;
   boost::asio::thread_pool& auth_pool;
+  AuthLimiter auth_limiter;
   std::size_t pending_auth = 0;
+
+  // Room in the bcrypt queue for one more check from a client that is
+  // `clean` (auth_limiter.hpp) or not.
+  bool auth_slot_free(bool clean) const {
+    std::size_t cap = limits.max_pending_auth;
+    if (!clean) cap -= std::min(cap, limits.pending_auth_for_clean_clients);
+    return pending_auth < cap;
+  }
 };
 
 }  // namespace nvmond::http

@@ -25,6 +25,12 @@ Response unauthorized() {
   return r;
 }
 
+Response too_many_failures(std::chrono::seconds retry_after) {
+  auto r = Response::text(429, "too many failed authentication attempts from this address\n");
+  r.headers.emplace_back("Retry-After", std::to_string(retry_after.count()));
+  return r;
+}
+
 }  // namespace
 
 template <class Stream>
@@ -34,6 +40,10 @@ Session<Stream>::Session(Stream stream, ServerContext& ctx, std::shared_ptr<cons
 template <class Stream>
 void Session<Stream>::start() {
   auto now = Clock::now();
+  // A peer already gone has no address: it gets the unspecified one, and
+  // its reads fail at once anyway.
+  boost::system::error_code ec;
+  peer_ = socket().remote_endpoint(ec).address();
   id_ = ctx_.table.add(this->weak_from_this(), now);
   ctx_.metrics.opened();
   head_deadline_ = now + ctx_.limits.header_timeout;
@@ -154,17 +164,34 @@ void Session<Stream>::authorize() {
   auto creds = value ? parse_basic_authorization(*value) : std::nullopt;
   if (!creds) return answer(unauthorized());
   if (auto known = security->auth->remembered(*creds)) return answer(*known ? ctx_.handler(req) : unauthorized());
-  if (ctx_.pending_auth >= ctx_.limits.max_pending_auth) {
+  check_password(std::move(security), std::move(*creds));
+}
+
+// New credentials: a bcrypt check, if this client's allowance of failures
+// and the queue let one start.
+template <class Stream>
+void Session<Stream>::check_password(std::shared_ptr<const Security> security, Credentials c) {
+  auto now = Clock::now();
+  auto& limiter = ctx_.auth_limiter;
+  if (limiter.exhausted(peer_, now)) {
+    ctx_.metrics.auth_refused(AuthRefusal::rate_limited);
+    return answer(too_many_failures(limiter.retry_after(peer_, now)));
+  }
+  if (!ctx_.auth_slot_free(limiter.clean(peer_, now))) {
+    ctx_.metrics.auth_refused(AuthRefusal::busy);
     return answer(Response::text(503, "too many authentication checks in progress\n"));
   }
-  // bcrypt takes tens of milliseconds: on the pool, never on this thread.
+  limiter.charge(peer_, now);
   ++ctx_.pending_auth;
-  arm_timer(Clock::now() + ctx_.limits.write_timeout);
+  // bcrypt takes tens of milliseconds: on the pool, never on this thread.
+  arm_timer(now + ctx_.limits.write_timeout);
   auto self = this->shared_from_this();
-  boost::asio::post(ctx_.auth_pool, [self, security, c = std::move(*creds)] {
+  boost::asio::post(ctx_.auth_pool, [self, security = std::move(security), c = std::move(c)] {
     bool ok = security->auth->verify(c);
     boost::asio::post(self->stream_.get_executor(), [self, ok] {
       --self->ctx_.pending_auth;
+      self->ctx_.metrics.auth_checked(ok);
+      if (ok) self->ctx_.auth_limiter.refund(self->peer_, Clock::now());
       if (self->closed_) return;
       self->answer(ok ? self->ctx_.handler(self->parser_.request()) : unauthorized());
     });

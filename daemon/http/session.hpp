@@ -39,6 +39,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   void read_more();
   void consume(std::string_view data);
   void authorize();
+  void check_password(std::shared_ptr<const Security> security, Credentials c);
   void answer(Response r);
   void write(Response r, bool close, bool head_only);
   void after_write();
@@ -58,6 +59,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   ServerContext& ctx_;
   boost::asio::steady_timer timer_;
   ConnectionTable::Id id_ = 0;
+  boost::asio::ip::address peer_;  // the client, for its failed-check allowance
   bool closed_ = false;
   std::array<char, 4096> buf_{};
   std::string pending_;  // bytes after the last head (pipelined requests)

@@ -143,7 +143,11 @@ std::map<std::string, std::string> read_users(const Reader& r, const Entry& sect
     const auto& name = e.key;
     if (name.empty()) r.fail(e.key_node, "basic_auth_users: empty user name");
     if (name.find(':') != std::string::npos) r.fail(e.key_node, "basic_auth_users: a user name cannot contain ':'");
+    // A client can never send a NUL (it is refused in the Authorization
+    // header), and crypt(3) would read a hash only up to it.
+    if (name.find('\0') != std::string::npos) r.fail(e.key_node, "basic_auth_users: a user name cannot contain NUL");
     auto hash = r.scalar(e, "basic_auth_users." + name);
+    if (hash.find('\0') != std::string::npos) r.fail(e.value, "basic_auth_users." + name + ": the hash contains NUL");
     if (!is_bcrypt_hash(hash)) {
       r.fail(e.value, "basic_auth_users." + name + ": expected a bcrypt hash ($2y$10$..., e.g. from htpasswd -nBC 10)");
     }

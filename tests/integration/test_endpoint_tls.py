@@ -12,6 +12,8 @@ and is refused on SIGHUP (the old one keeps serving); a non-loopback listener
 without TLS or auth is warned about. Loopback only (the 0.0.0.0 listener is
 only bound, never scraped from outside).
 """
+import base64
+import http.client
 import os
 import shutil
 import signal
@@ -30,7 +32,7 @@ with warnings.catch_warnings():  # libxcrypt's bcrypt, as htpasswd -B; removed i
     import crypt
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import NVMOND, Daemon, has_series, make_tls_files, wait_for  # noqa: E402
+from nvmond_harness import NVMOND, Daemon, has_series, make_tls_files, parse, value, wait_for  # noqa: E402
 from test_prometheus import PROMETHEUS, Prometheus  # noqa: E402
 
 USER, PASSWORD = "prometheus", "correct horse"
@@ -103,6 +105,40 @@ class TlsAuthTest(unittest.TestCase):
             self.fail("a request without credentials was answered")
         except urllib.error.HTTPError as e:
             self.assertEqual(e.code, 401)
+
+    def test_2b_a_password_with_a_nul_is_refused_not_verified_truncated(self):
+        # crypt(3) stops at a NUL: "correct horse\0anything" must not pass as "correct horse".
+        for password in [PASSWORD + "\0anything", PASSWORD + "\0"]:
+            status, headers = self.status_of((USER, password))
+            self.assertEqual(status, 401, repr(password))
+            self.assertTrue(headers.get("WWW-Authenticate", "").startswith("Basic "), headers)
+        self.assertEqual(self.status_of((USER, PASSWORD))[0], 200)
+
+    def test_2c_an_address_that_keeps_failing_gets_429_without_a_check(self):
+        # Its own source address, so the other tests' failures do not count.
+        def get(password, source="127.0.0.77"):
+            conn = http.client.HTTPSConnection("127.0.0.1", self.d.port, timeout=10, context=self.d.ssl_context,
+                                               source_address=(source, 0))
+            token = base64.b64encode(f"{USER}:{password}".encode()).decode()
+            try:
+                conn.request("GET", "/metrics", headers={"Authorization": f"Basic {token}"})
+                r = conn.getresponse()
+                r.read()
+                return r.status, r.getheader("Retry-After")
+            finally:
+                conn.close()
+
+        self.assertEqual(get(PASSWORD)[0], 200)  # remembered: served whatever the address does next
+        statuses = [get(f"guess {i}")[0] for i in range(8)]
+        self.assertEqual(statuses, [401] * 5 + [429] * 3)  # an allowance of 5 failures
+        status, retry_after = get("guess 9")
+        self.assertEqual(status, 429)
+        self.assertTrue(1 <= int(retry_after) <= 10, retry_after)
+        self.assertEqual(get("guess 0")[0], 401)  # a remembered failure costs no check
+        self.assertEqual(get(PASSWORD)[0], 200)
+        self.assertEqual(get(PASSWORD + "!", source="127.0.0.78")[0], 401)  # another address is not limited
+        m = parse(self.d.scrape())
+        self.assertGreaterEqual(value(m, "nvmond_http_auth_refused_total", reason="rate_limited"), 4)
 
     def test_3_plain_http_to_the_tls_listener_fails_cleanly(self):
         for _ in range(3):

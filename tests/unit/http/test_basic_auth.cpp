@@ -75,6 +75,48 @@ TEST(Authenticator, RemembersTheOutcomeOfEachCheckedCredential) {
   EXPECT_EQ(a.remembered(Credentials{"prometheus", "right "}), std::nullopt);
 }
 
+// crypt(3) reads a C string: "right\0anything" would verify as "right".
+TEST(Bcrypt, APasswordWithANulIsNeverVerifiedTruncated) {
+  auto h = bcrypt("right");
+  EXPECT_FALSE(bcrypt_verify(std::string("right\0anything", 14), h));
+  EXPECT_FALSE(bcrypt_verify(std::string("right\0", 6), h));
+  EXPECT_TRUE(bcrypt_verify("right", h));
+}
+
+TEST(BasicAuthHeader, RefusesANulInTheUserOrPassword) {
+  EXPECT_FALSE(parse_basic_authorization("Basic cHJvbWV0aGV1czpyaWdodABhbnl0aGluZw=="));  // prometheus:right\0anything
+  EXPECT_FALSE(parse_basic_authorization("Basic cHJvbQBldGhldXM6cmlnaHQ="));  // prom\0etheus:right
+}
+
+TEST(Authenticator, APasswordWithANulIsRejected) {
+  Authenticator a({{"prometheus", bcrypt("right")}});
+  EXPECT_FALSE(a.verify(Credentials{"prometheus", std::string("right\0x", 7)}));
+  EXPECT_TRUE(a.verify(Credentials{"prometheus", "right"}));
+}
+
+// A guesser's stream of new wrong passwords must not push the scraper's
+// right one out of memory: then every scrape would wait for a bcrypt.
+TEST(Authenticator, WrongPasswordsNeverPushOutTheRightOne) {
+  Authenticator a({{"prometheus", bcrypt("right")}}, AuthMemory{.accepted = 4, .rejected = 8});
+  Credentials good{"prometheus", "right"};
+  ASSERT_TRUE(a.verify(good));
+  for (int i = 0; i < 200; ++i) EXPECT_FALSE(a.verify(Credentials{"prometheus", "guess" + std::to_string(i)}));
+  EXPECT_EQ(a.remembered(good), true);
+  // Rejections are remembered too, within their own bound: the newest ones.
+  EXPECT_EQ(a.remembered(Credentials{"prometheus", "guess199"}), false);
+  EXPECT_EQ(a.remembered(Credentials{"prometheus", "guess0"}), std::nullopt);
+}
+
+// The same scenario at the default sizes: the old single 64-entry memory
+// was flushed by 64 guesses.
+TEST(Authenticator, RemembersTheRightPasswordThroughHundredsOfGuessesByDefault) {
+  Authenticator a({{"prometheus", bcrypt("right")}});
+  Credentials good{"prometheus", "right"};
+  ASSERT_TRUE(a.verify(good));
+  for (int i = 0; i < 300; ++i) a.verify(Credentials{"mallory", "guess" + std::to_string(i)});
+  EXPECT_EQ(a.remembered(good), true);
+}
+
 TEST(Authenticator, WithoutUsersIsDisabled) { EXPECT_FALSE(Authenticator({}).enabled()); }
 
 }  // namespace

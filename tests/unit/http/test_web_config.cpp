@@ -102,6 +102,15 @@ TEST_F(WebConfigTest, RejectsWhatExporterToolkitRejectsAtItsLine) {
   for (const auto& [text, expected] : cases) EXPECT_EQ(error_of(text), expected) << text;
 }
 
+// YAML's "\0" escape puts a NUL in a string; crypt(3) and the Authorization
+// header would both stop at it, so it is an error at its line.
+TEST_F(WebConfigTest, ANulInAUserNameOrHashIsAnErrorAtItsLine) {
+  EXPECT_EQ(error_of(std::string("basic_auth_users:\n  \"ali\\0ce\": ") + kHash + "\n"),
+            "web.yml:2:3: basic_auth_users: a user name cannot contain NUL");
+  EXPECT_EQ(error_of(std::string("basic_auth_users:\n  alice: \"") + kHash + "\\0\"\n"),
+            "web.yml:2:10: basic_auth_users.alice: the hash contains NUL");
+}
+
 TEST_F(WebConfigTest, ADirectoryIsNotAWebConfig) {
   EXPECT_THROW(parse_web_config(dir_.path()), WebConfigError);
 }

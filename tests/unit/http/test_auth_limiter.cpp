@@ -1,0 +1,98 @@
+// The per-client allowance of failed password checks, on an injected clock.
+#include <gtest/gtest.h>
+
+#include <boost/asio/ip/address.hpp>
+
+#include <chrono>
+
+#include "daemon/http/auth_limiter.hpp"
+
+namespace nvmond::http {
+namespace {
+
+using std::chrono::seconds;
+using boost::asio::ip::make_address;
+
+const AuthLimiter::TimePoint t0{seconds(1000)};
+const AuthLimiter::Policy kPolicy{.burst = 3, .refill_every = seconds(10), .max_clients = 4};
+
+TEST(AuthLimiter, AFreshClientIsCleanWithAFullAllowance) {
+  AuthLimiter l(kPolicy);
+  auto a = make_address("192.0.2.1");
+  EXPECT_TRUE(l.clean(a, t0));
+  EXPECT_FALSE(l.exhausted(a, t0));
+  EXPECT_EQ(l.size(), 0u);
+}
+
+TEST(AuthLimiter, FailuresUseTheBurstThenOneComesBackPerRefillPeriod) {
+  AuthLimiter l(kPolicy);
+  auto a = make_address("192.0.2.1");
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_FALSE(l.exhausted(a, t0));
+    l.charge(a, t0);
+    EXPECT_FALSE(l.clean(a, t0));
+  }
+  EXPECT_TRUE(l.exhausted(a, t0));
+  EXPECT_EQ(l.retry_after(a, t0), seconds(10));
+  EXPECT_EQ(l.retry_after(a, t0 + seconds(4)), seconds(6));
+  EXPECT_TRUE(l.exhausted(a, t0 + seconds(9)));
+  EXPECT_FALSE(l.exhausted(a, t0 + seconds(10)));
+  l.charge(a, t0 + seconds(10));
+  EXPECT_TRUE(l.exhausted(a, t0 + seconds(10)));
+  // Refilled to the burst and no further: clean again, and forgotten.
+  EXPECT_TRUE(l.clean(a, t0 + seconds(40)));
+  l.charge(a, t0 + seconds(1000));
+  l.charge(a, t0 + seconds(1000));
+  l.charge(a, t0 + seconds(1000));
+  EXPECT_TRUE(l.exhausted(a, t0 + seconds(1000)));
+}
+
+TEST(AuthLimiter, AnAcceptedCheckCostsNothing) {
+  AuthLimiter l(kPolicy);
+  auto a = make_address("192.0.2.1");
+  for (int i = 0; i < 10; ++i) {
+    l.charge(a, t0);
+    l.refund(a, t0);
+  }
+  EXPECT_TRUE(l.clean(a, t0));
+  EXPECT_EQ(l.size(), 0u);
+}
+
+TEST(AuthLimiter, ClientsHaveTheirOwnAllowance) {
+  AuthLimiter l(kPolicy);
+  auto guesser = make_address("192.0.2.1"), scraper = make_address("192.0.2.2");
+  for (int i = 0; i < 3; ++i) l.charge(guesser, t0);
+  EXPECT_TRUE(l.exhausted(guesser, t0));
+  EXPECT_FALSE(l.exhausted(scraper, t0));
+  EXPECT_TRUE(l.clean(scraper, t0));
+}
+
+TEST(AuthLimiter, AnIpv6ClientIsItsSlash64) {
+  AuthLimiter l(kPolicy);
+  for (int i = 0; i < 3; ++i) l.charge(make_address("2001:db8:1:2::" + std::to_string(i + 1)), t0);
+  EXPECT_TRUE(l.exhausted(make_address("2001:db8:1:2:ffff::9"), t0));
+  EXPECT_FALSE(l.exhausted(make_address("2001:db8:1:3::1"), t0));
+}
+
+TEST(AuthLimiter, AnIpv4MappedAddressIsItsIpv4Client) {
+  AuthLimiter l(kPolicy);
+  for (int i = 0; i < 3; ++i) l.charge(make_address("::ffff:192.0.2.1"), t0);
+  EXPECT_TRUE(l.exhausted(make_address("192.0.2.1"), t0));
+  EXPECT_FALSE(l.exhausted(make_address("::ffff:192.0.2.2"), t0));
+}
+
+TEST(AuthLimiter, TheTableStaysBoundedForgettingCleanThenIdlestClients) {
+  AuthLimiter l(kPolicy);
+  for (int i = 0; i < 100; ++i) {
+    auto when = t0 + seconds(i);
+    auto a = make_address("198.51.100." + std::to_string(i));
+    for (int k = 0; k < 3; ++k) l.charge(a, when);
+    EXPECT_LE(l.size(), 4u);
+  }
+  // The newest clients are still held to their allowance.
+  EXPECT_TRUE(l.exhausted(make_address("198.51.100.99"), t0 + seconds(99)));
+  EXPECT_TRUE(l.exhausted(make_address("198.51.100.98"), t0 + seconds(99)));
+}
+
+}  // namespace
+}  // namespace nvmond::http
