@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -25,7 +26,8 @@ Result<std::monostate> check_integrity(sqlite3* db, const std::string& path) {
   if (!st.ok()) return st.error(context);
   const int rc = st.step();
   if (rc != SQLITE_ROW) return st.error(context);
-  const std::string verdict = st.text(0);
+  std::string verdict = st.text(0);
+  std::replace(verdict.begin(), verdict.end(), '\n', ' ');  // one log line
   if (verdict != "ok") return Error{"corrupt", fmt::format("{}: {}", context, verdict)};
   return std::monostate{};
 }

@@ -77,7 +77,10 @@ void corrupt_first_leaf(const fs::path& db, const char* table, const char* then_
 std::vector<fs::path> set_aside(const std::string& dir) {
   std::vector<fs::path> out;
   for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.path().filename().string().starts_with("runs.db.corrupt-")) out.push_back(e.path());
+    const std::string name = e.path().filename().string();
+    if (name.starts_with("runs.db.corrupt-") && !name.ends_with("-wal") && !name.ends_with("-shm")) {
+      out.push_back(e.path());
+    }
   }
   return out;
 }
