@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "daemon/config.hpp"
+#include "store/sqlite_run_backend.hpp"
 #include "store/sqlite_run_store.hpp"
 #include "store/sqlite_store.hpp"
 #include "pts/stored_run.hpp"
@@ -47,7 +48,7 @@ Result<std::string> RunSource::state_dir() const {
 Result<std::vector<std::string>> RunSource::databases() const {
   auto dir = state_dir();
   if (!dir) return dir.error();
-  return std::vector<std::string>{(fs::path(*dir) / "runs.db").string(),
+  return std::vector<std::string>{(fs::path(*dir) / SqliteRunBackend::kFileName).string(),
                                   (fs::path(*dir) / SqliteStore::kFileName).string()};
 }
 
