@@ -14,11 +14,10 @@
 #include "core/build_info.hpp"
 #include "core/config_reader.hpp"
 #include "core/log.hpp"
-#include "daemon/no_soak_runner.hpp"
 #include "daemon/soak_metrics.hpp"
 #include "store/resilient_store.hpp"
-#include "store/sqlite_run_store.hpp"
-#include "store/sqlite_store.hpp"
+#include "store/resilient_run_store.hpp"
+#include "store/sqlite_run_backend.hpp"
 #include "daemon/test_targets.hpp"
 #include "store/sqlite_backend.hpp"
 #include "daemon/http/server.hpp"
@@ -91,6 +90,16 @@ std::unique_ptr<Store> Daemon::open_store(const std::string& dir) {
                                           });
 }
 
+// The runs in a file of their own (STATE_DIR/runs.db), behind the same
+// resilience as the history: a run store that cannot open now is retried,
+// so soaks start once it can; its errors count in the same family.
+std::shared_ptr<RunStore> Daemon::open_run_store(const std::string& dir) {
+  return std::make_shared<ResilientRunStore>(std::make_unique<SqliteRunBackend>(dir), retry_clock_, StoreRetry{},
+                                             [this](const std::string& reason) {
+                                               store_errors_.Add({{"reason", reason}}).Increment();
+                                             });
+}
+
 namespace {
 std::string scheme_of(const DaemonConfig& c) { return c.security && c.security->tls ? "https" : "http"; }
 }  // namespace
@@ -135,31 +144,23 @@ void Daemon::start_jobs() {
 
 void Daemon::start_control() {
   soak_guard_ = std::make_shared<SafetyGuard>(config_.jobs.safety);
-  const std::string db = (std::filesystem::path(config_.state_dir) / SqliteStore::kFileName).string();
-  if (auto runs = SqliteRunStore::open_file(db)) {
-    auto runner = std::make_unique<SoakRunner>(std::shared_ptr<RunStore>(std::move(*runs)), config_.state_dir,
-                                               [this](const std::string& target) -> Result<OpenedTarget> {
-                                                 auto t = open_test_target(target, config_.sims, *soak_guard_,
-                                                                           fleet_ ? fleet_->sim_source() : nullptr, clock_.get());
-                                                 if (!t) return t.error();
-                                                 return OpenedTarget{std::move(*t), soak_guard_};
-                                               },
-                                               *clock_, &throughput_);
-    soak_runner_ = runner.get();
-    soak_control_ = std::move(runner);
-  } else {
-    log::error("soak runs cannot be recorded, so none will start: {}", runs.error().message);
-    soak_control_ = std::make_unique<NoSoakRunner>("the run store cannot be opened: " + runs.error().message);
-  }
+  auto runner = std::make_unique<SoakRunner>(open_run_store(config_.state_dir), config_.state_dir,
+                                             [this](const std::string& target) -> Result<OpenedTarget> {
+                                               auto t = open_test_target(target, config_.sims, *soak_guard_,
+                                                                         fleet_ ? fleet_->sim_source() : nullptr, clock_.get());
+                                               if (!t) return t.error();
+                                               return OpenedTarget{std::move(*t), soak_guard_};
+                                             },
+                                             *clock_, &throughput_);
+  soak_runner_ = runner.get();
+  soak_control_ = std::move(runner);
   scheduler_ = std::make_unique<SoakScheduler>(*soak_control_, [](Duration max) {
     return Duration(std::uniform_int_distribution<Duration::rep>(0, max.count() - 1)(random_engine()));
   });
   configure_soaks();
-  if (soak_runner_) {
-    std::set<std::string> names;
-    for (const auto& s : config_.soaks) names.insert(s.name);
-    soak_runner_->close_orphans(names);
-  }
+  std::set<std::string> names;
+  for (const auto& s : config_.soaks) names.insert(s.name);
+  soak_runner_->close_orphans(names);
   control_ctx_ = std::make_unique<ControlContext>(ControlContext{
       *soak_control_, *scheduler_, *clock_, [this] { return summarize_drives(published_->Collect()); }, [this] { soak_tick(); }});
   try {

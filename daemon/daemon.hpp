@@ -51,6 +51,7 @@ class Daemon {
   void soak_tick();
   void stop_all();
   std::unique_ptr<Store> open_store(const std::string& dir);
+  std::shared_ptr<RunStore> open_run_store(const std::string& dir);
   void use_security();
 
   boost::asio::io_context io_;
@@ -82,12 +83,12 @@ class Daemon {
   // What approves soak targets; each run keeps the guard it was opened
   // with across reloads.
   std::shared_ptr<SafetyGuard> soak_guard_;
-  // PTS runs (SoakRunner; NoSoakRunner when the run store cannot open),
+  // PTS runs (a SoakRunner on a run store that retries until it opens),
   // what schedules them, and the socket nvmonctl asks them through. The
   // scheduler ticks on the loop. Runs outlive reloads and hold their sim
   // models themselves, so the Fleet can be replaced under them.
   std::unique_ptr<SoakControl> soak_control_;
-  SoakRunner* soak_runner_ = nullptr;  // soak_control_, when it is one
+  SoakRunner* soak_runner_ = nullptr;  // soak_control_
   std::unique_ptr<SoakScheduler> scheduler_;
   std::unique_ptr<ControlContext> control_ctx_;
   std::unique_ptr<ControlServer> control_;

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "daemon/config.hpp"
+#include "store/sqlite_run_backend.hpp"
 #include "store/sqlite_run_store.hpp"
 #include "store/sqlite_store.hpp"
 #include "pts/stored_run.hpp"
@@ -27,7 +28,7 @@ std::optional<std::int64_t> run_id(const std::string& text) {
 
 }  // namespace
 
-Result<std::string> RunSource::database() const {
+Result<std::string> RunSource::state_dir() const {
   std::string dir = state_dir_;
   if (dir.empty() && !config_.empty()) {
     try {
@@ -37,11 +38,18 @@ Result<std::string> RunSource::database() const {
     }
   }
   if (dir.empty()) dir = default_state_dir();
-  const fs::path daemon_db = fs::path(dir) / SqliteStore::kFileName;
-  const fs::path foreground_db = fs::path(dir) / "runs.db";
-  std::error_code ec;
-  if (!fs::exists(daemon_db, ec) && fs::exists(foreground_db, ec)) return foreground_db.string();
-  return daemon_db.string();
+  return dir;
+}
+
+// runs.db first: the daemon's runs (and `nvmonctl test run --out DIR`'s);
+// then nvmond.db, where the daemon kept them beside the history before they
+// had a file of their own (its runs are imported into runs.db, but a state
+// directory no newer daemon has opened has only this one).
+Result<std::vector<std::string>> RunSource::databases() const {
+  auto dir = state_dir();
+  if (!dir) return dir.error();
+  return std::vector<std::string>{(fs::path(*dir) / SqliteRunBackend::kFileName).string(),
+                                  (fs::path(*dir) / SqliteStore::kFileName).string()};
 }
 
 Result<report::RunRecord> RunSource::load(const std::string& run) const {
@@ -54,19 +62,26 @@ Result<report::RunRecord> RunSource::load(const std::string& run) const {
     }
     return record;
   }
-  auto db = database();
-  if (!db) return db.error();
-  auto stored = read_stored_run(*db, *id);
-  if (!stored) {
-    if (stored.error().reason == "absent") {
-      return Error{"absent", fmt::format("run {}: no database at {} (give the daemon's --state-dir DIR or "
-                                         "--config FILE)", run, *db)};
+  auto dbs = databases();
+  if (!dbs) return dbs.error();
+  std::optional<Error> unknown;
+  for (const auto& db : *dbs) {
+    auto stored = read_stored_run(db, *id);
+    if (!stored) {
+      if (stored.error().reason == "absent") continue;
+      if (stored.error().reason == "unknown") {
+        if (!unknown) unknown = stored.error();
+        continue;
+      }
+      return stored.error();
     }
-    return stored.error();
+    auto doc = run_json_from_store(*stored);
+    if (!doc) return doc.error();
+    return report::parse_run(doc->dump(), fmt::format("run {} in {}", run, db));
   }
-  auto doc = run_json_from_store(*stored);
-  if (!doc) return doc.error();
-  return report::parse_run(doc->dump(), fmt::format("run {} in {}", run, *db));
+  if (unknown) return *unknown;
+  return Error{"absent", fmt::format("run {}: no database at {} or {} (give the daemon's --state-dir DIR or "
+                                     "--config FILE)", run, (*dbs)[0], (*dbs)[1])};
 }
 
 }  // namespace nvmond

@@ -5,9 +5,11 @@
 // rebuilt into the run.json the run's writer produces (pts/stored_run.hpp).
 //
 // The state directory: --state-dir, else --config's [daemon] state_dir,
-// else the daemon's default (default_state_dir()). Its database is
-// nvmond.db (the daemon's), else runs.db (`nvmonctl test run --out DIR`).
+// else the daemon's default (default_state_dir()). A run id is looked up in
+// its runs.db (the daemon's runs; `nvmonctl test run --out DIR`'s), then in
+// its nvmond.db (where older daemons kept runs beside the history).
 #include <string>
+#include <vector>
 
 #include "core/result.hpp"
 #include "report/run_record.hpp"
@@ -25,10 +27,13 @@ class RunSource {
   // "decode", the store's.
   Result<report::RunRecord> load(const std::string& run) const;
 
-  // The database of the state directory, existing or not.
-  Result<std::string> database() const;
+  // The state directory's databases that may hold run ids, in the order
+  // they are read, existing or not.
+  Result<std::vector<std::string>> databases() const;
 
  private:
+  Result<std::string> state_dir() const;
+
   std::string state_dir_;
   std::string config_;
 };

@@ -78,6 +78,31 @@ void close_in_store(RunStore& store, std::int64_t id, bool resumable, WallTime n
   if (auto err = close_as_interrupted(store, **row, now, resumable)) log::error("closing run {}: {}", id, err->message);
 }
 
+std::filesystem::path run_dir(const std::string& state_dir, const std::string& name, std::int64_t id) {
+  return std::filesystem::path(state_dir) / "runs" / fmt::format("{}-{}", name, id);
+}
+
+// Made when a run starts, not when it ends: the run store learns from
+// STATE_DIR/runs/ which ids were ever used, so a fresh database (after a
+// corrupt one) cannot hand out a running run's id again. A directory a new
+// run finds under its name belongs to an older run whose record was lost:
+// kept as NAME-ID.old-N, never overwritten.
+void claim_run_dir(const std::filesystem::path& dir, bool resumed) {
+  std::error_code ec;
+  if (!resumed && std::filesystem::exists(dir, ec)) {
+    std::filesystem::path aside;
+    for (int n = 1; aside.empty() || std::filesystem::exists(aside, ec); ++n) {
+      aside = dir;
+      aside += fmt::format(".old-{}", n);
+    }
+    std::filesystem::rename(dir, aside, ec);
+    if (ec) log::error("{} belongs to an older run and cannot be moved aside: {}", dir.string(), ec.message());
+    else log::warn("{} belonged to an older run; kept as {}", dir.string(), aside.string());
+  }
+  std::filesystem::create_directories(dir, ec);
+  if (ec) log::warn("creating {}: {}", dir.string(), ec.message());
+}
+
 }  // namespace
 
 SoakRunner::SoakRunner(std::shared_ptr<RunStore> store, std::string state_dir, TargetOpener open,
@@ -170,6 +195,7 @@ void SoakRunner::execute(const std::shared_ptr<State>& state, const std::shared_
           run->registered = true;
           state->runs[row.id] = run;
         }
+        claim_run_dir(run_dir(state->state_dir, run->request.name, row.id), resumed);
         log::info("soak {}: {} on {} {} as run {}", run->request.name, run->request.test, run->request.target,
                   resumed ? fmt::format("resumed at round {}", row.rounds) : std::string("started"), row.id);
         run->opened.set_value(row.id);
@@ -213,7 +239,7 @@ void SoakRunner::execute(const std::shared_ptr<State>& state, const std::shared_
 void SoakRunner::finish(State& state, Run& run, const RunOutcome& out) {
   const std::string& name = run.request.name;
   if (out.failure) log::error("soak {}: {}: {}", name, out.status, out.failure->message);
-  const auto dir = std::filesystem::path(state.state_dir) / "runs" / fmt::format("{}-{}", name, out.run_id);
+  const auto dir = run_dir(state.state_dir, name, out.run_id);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (auto e = write_file_atomically((dir / "run.json").string(), out.run.dump(2) + "\n")) {

@@ -39,7 +39,10 @@ Result<std::unique_ptr<Store>> SqliteBackend::open() {
 }
 
 Result<std::string> SqliteBackend::set_aside() {
-  const fs::path db = fs::path(state_dir_) / SqliteStore::kFileName;
+  return set_aside_database(fs::path(state_dir_) / SqliteStore::kFileName);
+}
+
+Result<std::string> set_aside_database(const fs::path& db) {
   // Real time, not the daemon's clock: the name is for the operator reading the directory.
   const std::string stamp = utc_stamp(std::chrono::system_clock::now());
   fs::path aside = db;

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -15,11 +16,29 @@ namespace nvmond {
 
 using sqlite::Stmt;
 
-Result<std::unique_ptr<SqliteRunStore>> SqliteRunStore::open_file(const std::string& path) {
+namespace {
+
+// PRAGMA quick_check: O(file size), a few milliseconds for years of soaks.
+// SQLite reports damage as rows of text, or fails the pragma itself.
+Result<std::monostate> check_integrity(sqlite3* db, const std::string& path) {
+  const std::string context = "checking the integrity of " + path;
+  Stmt st(db, "PRAGMA quick_check");
+  if (!st.ok()) return st.error(context);
+  const int rc = st.step();
+  if (rc != SQLITE_ROW) return st.error(context);
+  std::string verdict = st.text(0);
+  std::replace(verdict.begin(), verdict.end(), '\n', ' ');  // one log line
+  if (verdict != "ok") return Error{"corrupt", fmt::format("{}: {}", context, verdict)};
+  return std::monostate{};
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SqliteRunStore>> SqliteRunStore::open_file(const std::string& path, std::int64_t id_floor) {
   sqlite3* db = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &db,
                                  SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
-  std::unique_ptr<SqliteRunStore> store(new SqliteRunStore(db, path));
+  std::unique_ptr<SqliteRunStore> store(new SqliteRunStore(db, path, id_floor));
   if (rc != SQLITE_OK) return sqlite::error(db, "opening " + path);
   sqlite3_busy_timeout(db, 5000);
   if (auto r = sqlite::exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;",
@@ -27,6 +46,7 @@ Result<std::unique_ptr<SqliteRunStore>> SqliteRunStore::open_file(const std::str
       !r) {
     return r.error();
   }
+  if (auto r = check_integrity(db, path); !r) return r.error();
   if (auto r = migrate_schema(db, path); !r) return r.error();
   return store;
 }
@@ -37,8 +57,8 @@ Result<std::int64_t> SqliteRunStore::create_run(const RunRow& run) {
   std::lock_guard lock(mu_);
   const std::string context = fmt::format("recording {} run {} on {} in {}", run.test, run.name, run.target, path_);
   Stmt st(db_,
-          "INSERT INTO pts_runs(name, test, target, serial, model, status, started_ns, header, checkpoint) "
-          "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+          "INSERT INTO pts_runs(id, name, test, target, serial, model, status, started_ns, header, checkpoint) "
+          "VALUES((SELECT max(coalesce(max(id), 0), ?10) + 1 FROM pts_runs), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
   if (!st.ok()) return st.error(context);
   st.bind(1, run.name);
   st.bind(2, run.test);
@@ -49,6 +69,7 @@ Result<std::int64_t> SqliteRunStore::create_run(const RunRow& run) {
   st.bind(7, run.started_ns);
   st.bind(8, run.header);
   st.bind(9, run.checkpoint);
+  st.bind(10, id_floor_);
   if (st.step() != SQLITE_DONE) return st.error(context);
   return static_cast<std::int64_t>(sqlite3_last_insert_rowid(db_));
 }
@@ -210,6 +231,59 @@ struct ReadOnlyDb {
 Result<std::vector<RoundRow>> SqliteRunStore::rounds(std::int64_t run) {
   std::lock_guard lock(mu_);
   return select_rounds(db_, run, fmt::format("reading the rounds of run {} from {}", run, path_));
+}
+
+Result<std::int64_t> SqliteRunStore::import_runs(const std::string& path) {
+  std::lock_guard lock(mu_);
+  const std::string context = fmt::format("importing the runs of {} into {}", path, path_);
+  {
+    Stmt attach(db_, "ATTACH DATABASE ?1 AS legacy");
+    if (!attach.ok()) return attach.error(context);
+    attach.bind(1, path);
+    if (attach.step() != SQLITE_DONE) return attach.error(context);
+  }
+  struct Detach {
+    sqlite3* db;
+    ~Detach() { sqlite3_exec(db, "DETACH DATABASE legacy", nullptr, nullptr, nullptr); }
+  } detach{db_};
+  {
+    Stmt has(db_, "SELECT count(*) FROM legacy.sqlite_master WHERE type = 'table' AND name = 'pts_rounds'");
+    if (!has.ok() || has.step() != SQLITE_ROW) return has.error(context);
+    if (has.int64(0) == 0) return std::int64_t{0};  // older than runs: nothing to import
+  }
+  sqlite::Transaction tx(db_);
+  if (auto r = tx.begin(context); !r) return r.error();
+  if (auto r = sqlite::exec(db_,
+                            "INSERT OR IGNORE INTO main.pts_runs(id, name, test, target, serial, model, status, "
+                            "started_ns, ended_ns, header, checkpoint) SELECT id, name, test, target, serial, model, "
+                            "status, started_ns, ended_ns, header, checkpoint FROM legacy.pts_runs",
+                            context);
+      !r) {
+    return r.error();
+  }
+  const std::int64_t runs = sqlite3_changes(db_);
+  if (auto r = sqlite::exec(db_,
+                            "INSERT OR IGNORE INTO main.pts_rounds(run_id, idx, phase, iops, data) "
+                            "SELECT run_id, idx, phase, iops, data FROM legacy.pts_rounds "
+                            "WHERE run_id IN (SELECT l.id FROM legacy.pts_runs AS l JOIN main.pts_runs AS m "
+                            "ON m.id = l.id AND m.name = l.name AND m.started_ns = l.started_ns)",
+                            context);
+      !r) {
+    return r.error();
+  }
+  if (auto r = tx.commit(context); !r) return r.error();
+  return runs;
+}
+
+std::int64_t highest_run_id(const std::string& path) {
+  ReadOnlyDb ro;
+  if (sqlite3_open_v2(("file:" + uri_path(path)).c_str(), &ro.db,
+                      SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+    return 0;
+  }
+  Stmt st(ro.db, "SELECT coalesce(max(id), 0) FROM pts_runs");
+  if (!st.ok() || st.step() != SQLITE_ROW) return 0;
+  return st.int64(0);
 }
 
 Result<StoredRun> read_stored_run(const std::string& path, std::int64_t id) {

@@ -1,8 +1,10 @@
 #pragma once
-// RunStore on the daemon's SQLite database (tables pts_runs, pts_rounds of
-// schema version 4). Its own connection, so runs never contend with the
-// pollers' lock; WAL and synchronous=FULL as for the rest of the store: a
-// committed round is on disk before commit_round() returns.
+// RunStore on an SQLite database of its own (tables pts_runs, pts_rounds of
+// schema version 4; the daemon's is STATE_DIR/runs.db, apart from the
+// history, so a corrupt history never takes the runs with it). WAL and
+// synchronous=FULL: a committed round is on disk before commit_round()
+// returns. Opening checks the file's integrity (quick_check): a damaged one
+// is refused as "corrupt" rather than found half-way through a soak.
 #include <memory>
 #include <mutex>
 #include <string>
@@ -27,10 +29,16 @@ struct StoredRun {
 // run with that id), else the store's ("read_only" for a file it may not read).
 Result<StoredRun> read_stored_run(const std::string& path, std::int64_t id);
 
+// The highest run id the database at `path` names, read read-only; 0 when
+// it holds none or cannot be read (a corrupt file may still give its ids).
+std::int64_t highest_run_id(const std::string& path);
+
 class SqliteRunStore final : public RunStore {
  public:
-  // Opens (creating and migrating) the database at `path`.
-  static Result<std::unique_ptr<SqliteRunStore>> open_file(const std::string& path);
+  // Opens (creating and migrating) the database at `path`. New runs get ids
+  // above `id_floor` as well as above every run in the file: ids another
+  // file or a runs/ directory already used are never handed out again.
+  static Result<std::unique_ptr<SqliteRunStore>> open_file(const std::string& path, std::int64_t id_floor = 0);
   ~SqliteRunStore() override;
   SqliteRunStore(const SqliteRunStore&) = delete;
   SqliteRunStore& operator=(const SqliteRunStore&) = delete;
@@ -45,11 +53,18 @@ class SqliteRunStore final : public RunStore {
   Result<std::optional<RunRow>> run(std::int64_t id) override;
   Result<std::vector<RunRow>> runs(const std::optional<std::string>& serial, int limit) override;
 
+  // Copies the runs and rounds of the database at `path` (one that held them
+  // beside the history before runs had a file of their own) that this one
+  // lacks, in one transaction; `path` is only read. Returns how many runs.
+  Result<std::int64_t> import_runs(const std::string& path);
+
  private:
-  SqliteRunStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  SqliteRunStore(sqlite3* db, std::string path, std::int64_t id_floor)
+      : db_(db), path_(std::move(path)), id_floor_(id_floor) {}
   std::mutex mu_;
   sqlite3* db_;
   std::string path_;
+  std::int64_t id_floor_;
 };
 
 }  // namespace nvmond

@@ -23,7 +23,7 @@ ReportCommands::ReportCommands(CLI::App& app) {
   add_store_options(*report_, state_dir_, config_);
   report_->footer(
       "A RUN that is no existing path and is a number is a run id, read (read-only, the daemon\n"
-      "keeps writing) from STATE_DIR/nvmond.db, else STATE_DIR/runs.db; STATE_DIR is --state-dir,\n"
+      "keeps writing) from STATE_DIR/runs.db, else STATE_DIR/nvmond.db; STATE_DIR is --state-dir,\n"
       "else --config's [daemon] state_dir, else /var/lib/nvmond ($STATE_DIRECTORY).\n"
       "Without --html, prints the run's summary line. Exit 0 ok, 1 the HTML file could not\n"
       "be written, 2 RUN is missing, unknown or not a valid run.");

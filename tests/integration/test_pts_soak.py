@@ -39,7 +39,7 @@ class DaemonSoakTest(unittest.TestCase):
 
     def test_a_soak_killed_with_kill_9_resumes_and_ends_with_every_round_once(self):
         d = Daemon(SOAK_CONFIG)
-        db = os.path.join(d.dir, "state", "nvmond.db")
+        db = os.path.join(d.dir, "state", "runs.db")
         kill_at = random.randint(20, 400)  # margin: the soak commits several rounds per poll
         state = os.path.join(d.dir, "state")
         d.start()
@@ -96,7 +96,7 @@ class DaemonSoakTest(unittest.TestCase):
         self.assertIn(f"{db}: no run with id 99", r.stderr)
         r = ctl("report", "1", "--state-dir", os.path.join(d.dir, "nowhere"))
         self.assertEqual(r.returncode, 2)
-        self.assertIn("no database at " + os.path.join(d.dir, "nowhere", "nvmond.db"), r.stderr)
+        self.assertIn("no database at " + os.path.join(d.dir, "nowhere", "runs.db"), r.stderr)
         print(f"killed after {done_before} rounds, resumed to 600", file=sys.stderr)
 
 

@@ -31,7 +31,7 @@ class SoakControl(unittest.TestCase):
         cls.dir = tempfile.mkdtemp(prefix="nvmond-soakctl-")
         cls.sock = os.path.join(cls.dir, "control.sock")
         cls.d = Daemon(CONFIG.replace("@SOCKET@", cls.sock), workdir=cls.dir).start()
-        cls.db = os.path.join(cls.dir, "state", "nvmond.db")
+        cls.db = os.path.join(cls.dir, "state", "runs.db")
         wait_for(lambda: os.path.exists(cls.sock), 10, "the control socket")
 
     @classmethod
@@ -145,7 +145,7 @@ HUNG = config(
 class HungDeviceShutdown(unittest.TestCase):
     def test_sigterm_with_io_hung_exits_within_the_stop_timeout_and_closes_the_run(self):
         d = Daemon(HUNG).start()
-        db = os.path.join(d.dir, "state", "nvmond.db")
+        db = os.path.join(d.dir, "state", "runs.db")
         try:
             d.wait_log(r"soak stuck-wsat: wsat on sim:stuck started as run 1", 20)
             d.wait_log(r"sim:stuck: I/O blocked, the drive hangs", 20)
@@ -176,7 +176,7 @@ class RealIoSoak(unittest.TestCase):
         with open(os.path.join(scratch, "target.img"), "wb") as f:
             f.truncate(64 << 20)
         d.write_config(FILE_SOAK.replace("@SCRATCH@", scratch))
-        db = os.path.join(d.dir, "state", "nvmond.db")
+        db = os.path.join(d.dir, "state", "runs.db")
         d.start()
         try:
             d.wait_log(r"soak file-wsat: completed \(3 rounds\)", 60)

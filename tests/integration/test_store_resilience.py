@@ -42,6 +42,18 @@ def sample_rows(state):
         return 0
 
 
+def fill(filler):
+    """Writes `filler` until its filesystem is full."""
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+    try:
+        while True:
+            os.write(fd, b"\0" * 4096)
+    except OSError:
+        pass  # ENOSPC: the filesystem is full
+    finally:
+        os.close(fd)
+
+
 @contextlib.contextmanager
 def state_on_tmpfs(test, d, options):
     """Mounts a tmpfs on the daemon's state directory for the block; stops
@@ -118,18 +130,27 @@ class StoreResilienceTest(unittest.TestCase):
             # Logged once, not once per poll.
             self.assertEqual(d.log_text().count("history store failing"), 1, d.log_text())
 
+    def test_a_filesystem_filled_under_the_daemon_backs_off_and_never_claims_a_recovery(self):
+        """The database still opens on a full filesystem and every write
+        fails: each retry must wait twice as long as the last, and the log
+        say "failing" once and never "recovered" until a write lands."""
+        d = Daemon(CONFIG)
+        with state_on_tmpfs(self, d, "size=8m") as state:
+            d.start()
+            wait_for(lambda: sample_rows(state) >= len(SERIALS), 20, "some history")
+            fill(os.path.join(state, "filler"))
+            # Retries after 1, 2 and 4 s: the fourth error comes 7 s after the first.
+            d.wait_metric(lambda m: store_errors(m, "full") >= 4, 30, "four disk-full errors")
+            log = d.log_text()
+            self.assertEqual(log.count("history store failing"), 1, log)
+            self.assertNotIn("history store recovered", log)
+            self.assertTrue(all_up(d.metrics()))
+
     def test_full_filesystem_then_space_freed(self):
         d = Daemon(CONFIG)
         with state_on_tmpfs(self, d, "size=512k") as state:
             filler = os.path.join(state, "filler")
-            fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
-            try:
-                while True:
-                    os.write(fd, b"\0" * 4096)
-            except OSError:
-                pass  # ENOSPC: the filesystem is full
-            finally:
-                os.close(fd)
+            fill(filler)
             d.start()
             self.serve_all_drives_despite_the_store(d, "full")
             self.assertEqual(sample_rows(state), 0)

@@ -139,6 +139,46 @@ TEST(ResilientStore, TheBackoffDoublesUpToItsCeiling) {
   EXPECT_EQ(waits_s, (std::vector<int>{1, 2, 4, 8, 8, 8}));
 }
 
+// A read-only or full filesystem lets the database open and fails the
+// write: reopening is no recovery, so the backoff keeps doubling and the log
+// says "failing" once and never "recovered" until a write lands.
+TEST(ResilientStore, AStoreThatOpensButCannotWriteBacksOffDoublingAndIsNeverCalledRecovered) {
+  Fixture f;
+  f.world.op_fault = Error{"read_only", "attempt to write a readonly database"};
+  testing::internal::CaptureStderr();
+  ASSERT_FALSE(f.store->commit(kRecord));
+  std::vector<int> waits_s;
+  for (int attempt = 0; attempt < 6; ++attempt) {
+    const int opens = f.world.opens;
+    int waited = 0;
+    while (f.world.opens == opens && waited < 100) {
+      f.clock.advance(1s);
+      ++waited;
+      (void)f.store->commit(kRecord);
+    }
+    waits_s.push_back(waited);
+  }
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(waits_s, (std::vector<int>{1, 2, 4, 8, 8, 8}));
+  EXPECT_EQ(f.store->failing(), "read_only");
+  EXPECT_EQ(f.store->errors().at("read_only"), 7u);
+  auto count = [&](std::string_view what) {
+    std::size_t n = 0;
+    for (auto at = log.find(what); at != std::string::npos; at = log.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("history store failing"), 1u) << log;
+  EXPECT_EQ(count("recovered"), 0u) << log;
+
+  f.world.op_fault.reset();
+  f.clock.advance(8s);
+  testing::internal::CaptureStderr();
+  EXPECT_TRUE(f.store->commit(kRecord));
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("history store recovered (was failing: read_only)"),
+            std::string::npos);
+  EXPECT_FALSE(f.store->failing());
+}
+
 TEST(ResilientStore, WritingResumesWhenTheCauseGoesAway) {
   Fixture f;
   f.world.op_fault = kFull;

@@ -9,6 +9,7 @@
 
 #include "daemon/run_source.hpp"
 #include "store/sqlite_run_store.hpp"
+#include "store/sqlite_store.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/sim_target.hpp"
 #include "pts/stored_run.hpp"
@@ -27,12 +28,15 @@ std::string bytes_of(const std::string& path) {
   return s.str();
 }
 
-// A state directory whose nvmond.db holds runs written by the PTS executor,
-// as the daemon's soak runner writes them.
+// A state directory whose database `file` holds runs written by the PTS
+// executor, as the daemon's soak runner writes them (nvmond.db: as daemons
+// before runs.db did).
 struct StateDir {
+  explicit StateDir(const std::string& file = "nvmond.db")
+      : db(dir.path() + "/" + file), store(std::move(*SqliteRunStore::open_file(db))) {}
   test::TempDir dir{"run-source"};
-  std::string db = dir.path() + "/nvmond.db";
-  std::unique_ptr<SqliteRunStore> store = std::move(*SqliteRunStore::open_file(db));
+  std::string db;
+  std::unique_ptr<SqliteRunStore> store;
   std::shared_ptr<DriveModel> model =
       std::make_shared<DriveModel>(small_drive(), WallTime{} + std::chrono::hours(480000));
   SimTarget target{model};
@@ -69,6 +73,34 @@ TEST(RunSource, ARunIdLoadsThroughTheStateDirectoryWithItsRoundsAndWindow) {
   ASSERT_TRUE(record->steady_state);
   EXPECT_EQ(record->steady_state->window_from, out.run["steady_state"]["window"][0].get<double>());
   EXPECT_EQ(record->steady_state->window_to, out.run["steady_state"]["window"][1].get<double>());
+}
+
+// The daemon's runs live in runs.db beside a history (nvmond.db) that holds
+// none: an id is read from runs.db first, and a run only an older daemon's
+// nvmond.db holds is still found there.
+TEST(RunSource, ARunIdIsReadFromRunsDbBesideAHistoryAndFromNvmondDbWhenOnlyItHoldsIt) {
+  StateDir s("runs.db");
+  const RunOutcome out = s.run("w");
+  auto history = SqliteStore::open_file(s.dir.path() + "/nvmond.db");
+  ASSERT_TRUE(history) << history.error().message;
+  auto record = RunSource(s.dir.path(), "").load(std::to_string(out.run_id));
+  ASSERT_TRUE(record) << record.error().message;
+  EXPECT_EQ(record->rounds.size(), 30u);
+
+  auto older = SqliteRunStore::open_file(s.dir.path() + "/nvmond.db");
+  ASSERT_TRUE(older);
+  RunRow legacy;
+  legacy.name = "legacy";
+  legacy.test = "wsat";
+  legacy.target = "sim:d0";
+  legacy.status = "completed";
+  legacy.header = out.run.dump();  // any run.json will do
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE((*older)->create_run(legacy));  // ids 1..5
+  const auto legacy_id = out.run_id + 4;
+  ASSERT_TRUE((*older)->commit_round(legacy_id, RoundRow{0, "steady", 1.0, out.run["rounds"][0].dump()}, ""));
+  auto found = RunSource(s.dir.path(), "").load(std::to_string(legacy_id));
+  ASSERT_TRUE(found) << found.error().message;
+  EXPECT_EQ(found->rounds.size(), 1u);
 }
 
 TEST(RunSource, ARunInProgressReadsAsRunningWithItsCommittedRounds) {

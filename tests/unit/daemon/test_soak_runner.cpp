@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
 
@@ -280,6 +283,31 @@ TEST(SoakRunner, EachCommittedRoundReportsItsThroughputForTheDrivesThrottleInfer
     EXPECT_NEAR(seconds(s.interval), data["seconds"].get<double>(), 1e-6);
   }
   EXPECT_LT(f.sink.samples[0].interval_end, f.sink.samples[2].interval_end);
+}
+
+// A run store that lost its record (set aside as corrupt) could hand out an
+// id whose runs/NAME-ID an older run still holds: the older run's files are
+// kept under another name, never overwritten by the new run's.
+TEST(SoakRunner, ANewRunNeverOverwritesTheDirectoryAnOlderRunLeftUnderItsId) {
+  Fixture f;
+  const auto older = std::filesystem::path(f.dir.path()) / "runs" / "w-1";
+  std::filesystem::create_directories(older);
+  const std::string older_json = "{\"older\": true}\n";
+  std::ofstream(older / "run.json") << older_json;
+  auto read = [](const std::filesystem::path& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+
+  f.gate->allow(10);
+  auto id = f.runner->start(f.wsat(2, false));
+  ASSERT_TRUE(id) << id.error().message;
+  ASSERT_EQ(*id, 1);  // this store alone knows no older run
+  ASSERT_TRUE(f.runner->wait_idle(20s));
+  EXPECT_EQ(read(std::filesystem::path(older) += ".old-1/run.json"), older_json);
+  EXPECT_EQ(nlohmann::json::parse(read(older / "run.json"))["rounds"].size(), 2U);
 }
 
 TEST(SoakRunner, AnUnknownTestParameterOrTargetFailsTheStartWithItsName) {

@@ -1,0 +1,65 @@
+#include "store/store_reopener.hpp"
+
+#include <algorithm>
+
+#include "core/log.hpp"
+
+namespace nvmond {
+namespace {
+
+std::string known_reason(const std::string& reason) {
+  for (const char* r : kStoreErrorReasons) {
+    if (reason == r) return reason;
+  }
+  return "io";
+}
+
+}  // namespace
+
+bool is_answer(const Error& error) {
+  for (const char* r : kAnswerReasons) {
+    if (error.reason == r) return true;
+  }
+  return false;
+}
+
+bool StoreHealth::may_try(WallTime now) const {
+  // A clock stepped back before the last try must not stall the retries.
+  return !failing_ || now >= next_try_ || now < last_try_;
+}
+
+Error StoreHealth::unavailable() const {
+  return Error{*failing_, fmt::format("{} unavailable ({}); retrying later", role_.name, *failing_)};
+}
+
+void StoreHealth::failed(const Error& error, WallTime now) {
+  const std::string reason = known_reason(error.reason);
+  ++errors_[reason];
+  if (on_error_) on_error_(reason);
+  if (!failing_) {
+    log::error("{} failing ({}): {}; {}", role_.name, reason, error.message, role_.while_down);
+  } else if (*failing_ != reason) {
+    log::error("{} still failing, now ({}): {}", role_.name, reason, error.message);
+  }
+  failing_ = reason;
+  last_try_ = now;
+  backoff_ = backoff_ == Duration::zero() ? retry_.first : std::min(backoff_ * 2, retry_.max);
+  next_try_ = now + std::chrono::duration_cast<WallTime::duration>(backoff_);
+}
+
+void StoreHealth::succeeded() {
+  if (!failing_) return;
+  log::info("{} recovered (was failing: {}); {}", role_.name, *failing_, role_.when_back);
+  failing_.reset();
+  backoff_ = Duration::zero();
+}
+
+void log_store_set_aside(const StoreRole& role, const std::string& where) {
+  log::warn("{}: corrupt database moved to {}; starting a fresh one", role.name, where);
+}
+
+void log_store_set_aside_failed(const StoreRole& role, const Error& error) {
+  log::error("{}: setting the corrupt database aside: {}", role.name, error.message);
+}
+
+}  // namespace nvmond
