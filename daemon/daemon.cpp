@@ -187,7 +187,7 @@ void Daemon::soak_tick() {
   for (const auto& s : config_.sims) sim_serials[s.spec.name] = s.spec.serial;
   auto drives = summarize_drives(published_->Collect());
   scheduler_->tick(clock_->wall(), [&](const std::string& target) { return drive_for_target(drives, target, sim_serials); });
-  published_->publish("soak", render_soak_metrics(soak_control_->active()));
+  published_->publish("soak", render_soak_metrics(soak_control_->active(), scheduler_->list()));
 }
 
 void Daemon::arm_soak_tick() {

@@ -6,8 +6,15 @@
 
 namespace nvmond {
 
-std::vector<prometheus::MetricFamily> render_soak_metrics(const std::vector<RunView>& runs) {
+std::vector<prometheus::MetricFamily> render_soak_metrics(const std::vector<RunView>& runs,
+                                                          const std::vector<ScheduleView>& schedules) {
   MetricSet out;
+  // Every schedule, 0 included, so an alert's increase() sees the first failure.
+  for (const auto& s : schedules) {
+    out.add({"nvmond_soak_start_failures_total", Family::counter,
+             "Starts of the soak that failed (run store unavailable, target refused or absent); retried with backoff."},
+            {{"name", s.name}}, static_cast<double>(s.failed_starts));
+  }
   for (const auto& r : runs) {
     const Labels id{{"serial", r.serial.empty() ? r.target : r.serial}, {"run", std::to_string(r.id)}};
     out.add({"nvmond_soak_running", Family::gauge, "1 while the soak run is running, 0 while it is paused."},

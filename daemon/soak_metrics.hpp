@@ -13,6 +13,7 @@
 //   nvmond_soak_steady_state{serial,run}                  1 reached, 0 not (yet)
 //   nvmond_soak_steady_window{serial,run,stat}            average | range | excursion
 //   nvmond_soak_round_latency_seconds{serial,run,percentile} last round (50, 99, 99.9, 99.99)
+//   nvmond_soak_start_failures_total{name}                 failed starts of each scheduled soak
 //
 // Pure: same views, same families.
 #include <prometheus/metric_family.h>
@@ -20,9 +21,11 @@
 #include <vector>
 
 #include "schedule/soak_control.hpp"
+#include "schedule/soak_scheduler.hpp"
 
 namespace nvmond {
 
-std::vector<prometheus::MetricFamily> render_soak_metrics(const std::vector<RunView>& runs);
+std::vector<prometheus::MetricFamily> render_soak_metrics(const std::vector<RunView>& runs,
+                                                          const std::vector<ScheduleView>& schedules);
 
 }  // namespace nvmond

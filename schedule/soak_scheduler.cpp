@@ -1,6 +1,9 @@
 #include "schedule/soak_scheduler.hpp"
 
 #include <fmt/format.h>
+#include <fmt/chrono.h>
+
+#include "core/log.hpp"
 
 #include <algorithm>
 #include <set>
@@ -155,17 +158,44 @@ void SoakScheduler::start_queued(WallTime now, const DriveLookup& drives) {
     s.last_start = now;
     it = queue_.erase(it);
     if (!run) {
-      s.state = "failed";
-      s.detail = run.error().message;
-      plan(s, now);
+      start_failed(s, run.error(), now);
       continue;
     }
+    if (s.failures > 0) {
+      log::info("soak {}: started run {} after {} failed attempts", s.entry.request.name, *run, s.failures);
+    }
+    s.failures = 0;
     s.run = *run;
     s.drive = drive;
     s.state.clear();
     s.detail.clear();
     s.due.reset();
     busy[drive] = *run;
+  }
+}
+
+void SoakScheduler::start_failed(Slot& s, const Error& error, WallTime now) {
+  const bool changed = s.state != "failed" || s.detail != error.message;
+  s.state = "failed";
+  s.detail = error.message;
+  ++s.failed_starts;
+  const std::string& name = s.entry.request.name;
+  if (s.manual) {  // the operator asked once and sees the error in `list`
+    plan(s, now);
+    if (changed) log::warn("soak {}: cannot start: {}", name, error.message);
+    return;
+  }
+  Duration wait = kFirstRetry;
+  for (int i = 0; i < s.failures && wait < kMaxRetry; ++i) wait *= 2;
+  wait = std::min(wait, kMaxRetry);
+  ++s.failures;
+  plan(s, now);
+  if (!s.due || now + wait < *s.due) s.due = now + wait;
+  // Once per change of reason, not per retry: a target that stays refused
+  // is one line, not one an hour.
+  if (changed) {
+    log::warn("soak {}: cannot start: {}; trying again in {}, then less often", name, error.message,
+              std::chrono::duration_cast<std::chrono::seconds>(wait));
   }
 }
 
@@ -194,7 +224,8 @@ std::vector<ScheduleView> SoakScheduler::list() const {
   std::vector<ScheduleView> out;
   for (const auto& [name, s] : slots_) {
     ScheduleView v{name, s.entry.request.test, s.entry.request.target,
-                   s.manual ? "manual" : s.entry.timing.schedule.normalized(), "idle", s.detail, s.due, s.run};
+                   s.manual ? "manual" : s.entry.timing.schedule.normalized(), "idle", s.detail, s.due, s.run,
+                   s.failed_starts};
     if (s.run) v.state = s.thermal_paused || s.operator_paused ? "paused" : "running";
     else if (s.queued || s.state == "failed") v.state = s.state;
     else if (s.due) v.state = "scheduled";

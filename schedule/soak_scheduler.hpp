@@ -69,11 +69,20 @@ struct ScheduleView {
   std::string detail;  // why it waits, or the error of its last start
   std::optional<WallTime> next_start;
   std::optional<std::int64_t> run;
+  std::uint64_t failed_starts = 0;  // starts the run store or target refused, since configured
 };
 
 class SoakScheduler {
  public:
   SoakScheduler(SoakControl& control, Jitter jitter);
+
+  // A scheduled soak whose start failed (the run store cannot be opened yet,
+  // the target is refused or absent) is tried again after this, doubling up
+  // to an hour, or at its next planned start if that comes first: a cause
+  // that goes away (a store that recovers, a drive put back) must not leave a
+  // `once` soak idle until the next restart.
+  static constexpr Duration kFirstRetry = std::chrono::seconds(30);
+  static constexpr Duration kMaxRetry = std::chrono::hours(1);
 
   // Replaces the [[soak]] entries; unchanged ones keep their state and run,
   // changed or removed ones have their run stopped.
@@ -98,7 +107,10 @@ class SoakScheduler {
     bool thermal_paused = false, operator_paused = false;
     std::string state;  // queued | waiting-cool | failed, while not running
     std::string detail;
+    int failures = 0;                 // consecutive failed starts: the retry's backoff
+    std::uint64_t failed_starts = 0;  // every failed start, for the metric
   };
+  void start_failed(Slot& s, const Error& error, WallTime now);
   void plan(Slot& s, WallTime now);
   void reap(WallTime now);
   void start_queued(WallTime now, const DriveLookup& drives);

@@ -22,7 +22,7 @@ TEST(SoakMetrics, EverySeriesJoinsTheDriveOnSerial) {
   r.window_average = 40000;
   r.window_range = 0.1;
   r.round_latency = {{0.5, 1e-4}, {0.9999, 2e-3}};
-  auto fs = render_soak_metrics({r});
+  auto fs = render_soak_metrics({r}, {});
   std::map<std::string, const prometheus::MetricFamily*> by;
   for (const auto& f : fs) {
     by[f.name] = &f;
@@ -39,7 +39,26 @@ TEST(SoakMetrics, EverySeriesJoinsTheDriveOnSerial) {
   EXPECT_EQ(label_of(by.at("nvmond_soak_round_latency_seconds")->metric[1], "percentile"), "99.99");
 }
 
-TEST(SoakMetrics, NoRunsNoFamilies) { EXPECT_TRUE(render_soak_metrics({}).empty()); }
+TEST(SoakMetrics, NoRunsNoFamilies) { EXPECT_TRUE(render_soak_metrics({}, {}).empty()); }
+
+TEST(SoakMetrics, EverySchedulesFailedStartsAreACounterZeroIncluded) {
+  ScheduleView failing;
+  failing.name = "nightly";
+  failing.state = "failed";
+  failing.failed_starts = 3;
+  ScheduleView fine;
+  fine.name = "weekly";
+  fine.state = "scheduled";
+  auto fs = render_soak_metrics({}, {failing, fine});
+  ASSERT_EQ(fs.size(), 1U);
+  EXPECT_EQ(fs[0].name, "nvmond_soak_start_failures_total");
+  EXPECT_EQ(fs[0].type, prometheus::MetricType::Counter);
+  ASSERT_EQ(fs[0].metric.size(), 2U);
+  EXPECT_EQ(label_of(fs[0].metric[0], "name"), "nightly");
+  EXPECT_EQ(fs[0].metric[0].counter.value, 3);
+  EXPECT_EQ(label_of(fs[0].metric[1], "name"), "weekly");
+  EXPECT_EQ(fs[0].metric[1].counter.value, 0);
+}
 
 }  // namespace
 }  // namespace nvmond

@@ -12,6 +12,7 @@ class FakeSoakControl : public SoakControl {
  public:
   Result<std::int64_t> start(const SoakRequest& r) override {
     if (r.test == "no-such-test") return Error{"test", "unknown test \"no-such-test\""};
+    if (auto it = refuse.find(r.target); it != refuse.end()) return it->second;
     RunView v;
     v.id = next_id_++;
     v.name = r.name;
@@ -51,6 +52,7 @@ class FakeSoakControl : public SoakControl {
   }
 
   // Test side.
+  std::map<std::string, Error> refuse;  // target -> the error its start fails with
   Result<std::monostate> end(std::int64_t id, const std::string& status) {
     auto it = runs_.find(id);
     if (it == runs_.end() || it->second.ended_ns) return Error{"absent", "no active run " + std::to_string(id)};

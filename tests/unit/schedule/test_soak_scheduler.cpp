@@ -171,6 +171,55 @@ TEST_F(SoakSchedulerTest, ManualRunQueuesBehindAScheduledOneAndFailuresAreShown)
   EXPECT_NE(view(sched.list(), bad).detail.find("unknown test"), std::string::npos);
 }
 
+TEST_F(SoakSchedulerTest, AOnceSoakWhoseStartFailedIsRetriedWithBackoffUntilItStarts) {
+  ctl.refuse["sim:a"] = Error{"store", "run store: disk I/O error"};
+  sched.configure({entry("nightly", "sim:a")}, t0());
+  tick(t0());
+  auto v = view(sched.list(), "nightly");
+  EXPECT_EQ(v.state, "failed");
+  EXPECT_EQ(v.failed_starts, 1U);
+  ASSERT_TRUE(v.next_start);
+  EXPECT_EQ(*v.next_start, t0() + SoakScheduler::kFirstRetry);
+
+  // Not before its time, then at it; the wait doubles.
+  tick(t0() + SoakScheduler::kFirstRetry - 1s);
+  EXPECT_EQ(view(sched.list(), "nightly").failed_starts, 1U);
+  const WallTime second = t0() + SoakScheduler::kFirstRetry;
+  tick(second);
+  v = view(sched.list(), "nightly");
+  EXPECT_EQ(v.failed_starts, 2U);
+  EXPECT_EQ(*v.next_start, second + 2 * SoakScheduler::kFirstRetry);
+
+  ctl.refuse.clear();  // the store recovered
+  tick(*v.next_start);
+  ASSERT_EQ(ctl.started.size(), 1U);
+  v = view(sched.list(), "nightly");
+  EXPECT_EQ(v.state, "running");
+  EXPECT_EQ(v.failed_starts, 2U);  // a counter: kept after the success
+}
+
+TEST_F(SoakSchedulerTest, TheRetryWaitStopsDoublingAtAnHourAndAPlannedStartComesFirst) {
+  ctl.refuse["sim:a"] = Error{"target", "sim:a: no such drive"};
+  sched.configure({entry("hourly", "sim:a", "every 10m")}, t0());
+  WallTime at = t0();
+  tick(at);
+  // Retries after 30 s, 1, 2, 4 and 8 min; then the planned start, 10 min after the last try, comes first.
+  for (int i = 0; i < 6; ++i) {
+    at = *view(sched.list(), "hourly").next_start;
+    tick(at);
+  }
+  EXPECT_EQ(*view(sched.list(), "hourly").next_start, at + 10min);
+
+  sched.configure({entry("once", "sim:a")}, t0());
+  at = t0();
+  for (int i = 0; i < 12; ++i) {
+    tick(at);
+    at = *view(sched.list(), "once").next_start;
+  }
+  // 30 s, 1, 2, 4, 8, 16, 32 min, then an hour five times.
+  EXPECT_EQ(at - t0(), 30s + 63min + 5 * SoakScheduler::kMaxRetry);
+}
+
 TEST(SoakScheduler, ManualRunNamesSayWhenAndNeverRepeatAcrossARestart) {
   FakeSoakControl ctl;
   Drives drives;
