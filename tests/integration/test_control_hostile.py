@@ -116,8 +116,8 @@ class NonFiniteRound(unittest.TestCase):
                    workdir=workdir).start()
         d.stop()  # the store now has its schema
         with sqlite3.connect(os.path.join(workdir, "state", "nvmond.db")) as db:
-            db.execute("INSERT INTO pts_runs(id, name, test, target, serial, model, status, started_ns, ended_ns, header)"
-                       " VALUES (7, 'hostile', 'wsat', 'sim:a', 'SIM-A', 'm', 'completed',"
+            db.execute("INSERT INTO pts_runs(id, name, test, target, serial, model, status, started_ns,"
+                       " ended_ns, header) VALUES (7, 'hostile', 'wsat', 'sim:a', 'SIM-A', 'm', 'completed',"
                        " 1764000000000000000, 1764000180000000000, '{}')")
             db.executemany("INSERT INTO pts_rounds(run_id, idx, phase, iops, data) VALUES (7, ?, 'test', ?, '{}')",
                            [(0, float("inf")), (1, float("-inf")), (2, 1234.4)])

@@ -47,7 +47,8 @@ class HostileRunFiles(unittest.TestCase):
     def test_infinity_and_nan_literals_are_named_by_field(self):
         for literal in ("Infinity", "-inf", "NaN", "nan"):
             with self.subTest(literal=literal):
-                text = json.dumps(self.minimal).replace('"rounds": []', f'"rounds": [{{"index": 0, "iops": {literal}}}]')
+                rounds = f'"rounds": [{{"index": 0, "iops": {literal}}}]'
+                text = json.dumps(self.minimal).replace('"rounds": []', rounds)
                 path = self.write("run.json", text)
                 self.assertRefused(report(path), path + f": rounds[0].iops: {literal} is not a finite number")
 
@@ -66,7 +67,8 @@ class HostileRunFiles(unittest.TestCase):
 
     def test_an_empty_object_is_not_a_run(self):
         path = self.write("run.json", "{}")
-        self.assertRefused(report(path), path + ": not a run (schema nvmond.run/1): missing schema, test, status, started_at")
+        self.assertRefused(report(path),
+                           path + ": not a run (schema nvmond.run/1): missing schema, test, status, started_at")
 
     def test_the_minimal_run_is_still_a_run(self):
         r = report(MINIMAL)

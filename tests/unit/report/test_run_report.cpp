@@ -207,7 +207,8 @@ TEST(RunRecord, BadFieldsAreNamedByFileAndPath) {
 // Issue finding 11: `"iops": 1e999` aborted nvmonctl (an uncaught overflow),
 // and `{}` was reported as an empty run.
 TEST(RunRecord, NonFiniteNumbersAreNamedByFileFieldAndLine) {
-  const std::string text = "{\"schema\": \"nvmond.run/1\",\n \"rounds\": [{\"index\": 0},\n  {\"index\": 1, \"iops\": -1e999}]}";
+  const std::string text =
+      "{\"schema\": \"nvmond.run/1\",\n \"rounds\": [{\"index\": 0},\n  {\"index\": 1, \"iops\": -1e999}]}";
   auto r = parse_run(text, "x/run.json");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().reason, "decode");
@@ -233,7 +234,8 @@ TEST(RunRecord, OnlyARegularFileWithinTheSizeLimitIsRead) {
   const std::string big = dir.path() + "/big.json";
   ASSERT_FALSE(write_file_atomically(big, std::string(2048, ' ')));
   EXPECT_TRUE(read_run_file(big, 2048).ok());
-  EXPECT_EQ(read_run_file(big, 2047).error().message, big + ": larger than 2047 bytes, more than any run nvmond writes");
+  EXPECT_EQ(read_run_file(big, 2047).error().message,
+            big + ": larger than 2047 bytes, more than any run nvmond writes");
 
   const std::string link = dir.path() + "/run.json";
   std::filesystem::create_symlink("/dev/zero", link);
