@@ -18,7 +18,9 @@ namespace nvmond::ctl {
 
 std::string socket_path(const Options& o) {
   if (!o.socket.empty()) return o.socket;
-  if (!o.config.empty()) return load_config(o.config).control.socket;  // ConfigError: caller prints it
+  // Only the path is wanted: whether the daemon could bind it is the
+  // connection's to say (exit 3), not a config error.
+  if (!o.config.empty()) return load_config(o.config, ConfigUse::tool).control.socket;  // ConfigError: caller prints it
   return ControlSettings{}.socket;
 }
 

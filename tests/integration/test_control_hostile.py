@@ -105,6 +105,18 @@ class HeldConnections(unittest.TestCase):
         self.assertEqual(nvmonctl("--socket", self.sock, "status").returncode, 0)
 
 
+class SocketFromTheConfig(unittest.TestCase):
+    def test_a_socket_whose_directory_is_gone_is_unreachable_not_a_config_error(self):
+        workdir = tempfile.mkdtemp(prefix="nvmond-ctlcfg-")
+        sock = os.path.join(workdir, "gone", "control.sock")
+        path = os.path.join(workdir, "nvmond.toml")
+        with open(path, "w") as f:
+            f.write(table("[control]", socket=sock) + sim("a", "SIM-A", "consumer"))
+        r = nvmonctl("--config", path, "status", timeout=20)
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        self.assertIn(sock, r.stderr)
+
+
 class NonFiniteRound(unittest.TestCase):
     """A round's IOPS of ±inf in the store (SQLite keeps infinities in REAL
     columns): the daemon sends it as null, nvmonctl prints "-"."""
