@@ -168,6 +168,8 @@ class ControlServer::Session : public std::enable_shared_from_this<Session> {
   void write(const nlohmann::json& reply, bool keep) {
     reading_ = false;
     arm_deadline();
+    // nlohmann writes a non-finite number as null (JSON has no infinities),
+    // which nvmonctl prints as "-"; invalid UTF-8 in a string is replaced.
     out_ = reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     boost::asio::async_write(socket_, boost::asio::buffer(out_), [self = shared_from_this(), keep](auto ec, std::size_t) {
       if (self->deadline_) self->deadline_->cancel();

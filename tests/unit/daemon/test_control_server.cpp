@@ -14,6 +14,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -119,6 +120,25 @@ TEST_F(ControlServerTest, EachReplyStartsTheNextRequestsDeadline) {
   clock.advance(kControlRequestTimeout);
   settle();
   EXPECT_THAT(c.line(), HasSubstr("no complete request line"));
+}
+
+// JSON has no infinities: a stored round's IOPS of inf reaches nvmonctl as
+// null (which it prints as "-"), never as text it cannot parse.
+TEST(ControlReply, NonFiniteNumbersAreSentAsNull) {
+  test::TempDir dir{"nvmond-control"};
+  boost::asio::io_context io;
+  ManualClock clock;
+  const ControlHandler non_finite = [](const nlohmann::json&) {
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    return nlohmann::json{{"ok", true}, {"iops", {inf, -inf, std::numeric_limits<double>::quiet_NaN(), 5.0}}};
+  };
+  ControlServer server{io, clock, ControlSettings{dir.path() + "/c.sock", ""}, non_finite};
+  Client c(dir.path() + "/c.sock");
+  c.send("{\"cmd\":\"show\",\"run\":1}\n");
+  for (int i = 0; i < 20; ++i) io.poll();
+  const auto reply = nlohmann::json::parse(c.line(), nullptr, false);
+  ASSERT_FALSE(reply.is_discarded());
+  EXPECT_EQ(reply["iops"], nlohmann::json::parse("[null, null, null, 5.0]"));
 }
 
 // Issue finding 9: 64 connections that never sent a line refused every
