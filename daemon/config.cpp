@@ -83,14 +83,25 @@ std::string default_control_socket() {
   return std::string(dir != nullptr && *dir != '\0' ? dir : "/run/nvmond") + "/control.sock";
 }
 
-void read_control(TableReader& t, DaemonConfig& c) {
+// A daemon refuses to start on a group or a configured socket path it cannot
+// use, so the check says so first; tools reading the file for its socket
+// path may run where the group does not exist.
+void read_control(TableReader& t, DaemonConfig& c, ConfigUse use) {
   if (auto v = t.string("socket")) {
     if (v->empty() || (*v)[0] != '/') t.fail("socket", "expected an absolute path");
     if (v->size() >= 108) t.fail("socket", "longer than a Unix socket path may be (107 bytes)");
+    if (use == ConfigUse::daemon) {
+      if (auto problem = control_socket_problem(*v)) t.fail("socket", *problem);
+    }
     c.control.socket = *v;
     c.control_explicit = true;
   }
-  if (auto g = t.string("group")) c.control.group = *g;
+  if (auto g = t.string("group")) {
+    if (use == ConfigUse::daemon) {
+      if (auto problem = control_group_problem(*g)) t.fail("group", *problem);
+    }
+    c.control.group = *g;
+  }
   t.finish();
 }
 
@@ -188,7 +199,7 @@ DaemonConfig load_config(const std::string& path, ConfigUse use) {
   c.control.socket = default_control_socket();
   if (auto t = r.table("daemon")) read_daemon(*t, c);
   if (auto t = r.table("collection")) read_collection(*t, c.collection);
-  if (auto t = r.table("control")) read_control(*t, c);
+  if (auto t = r.table("control")) read_control(*t, c, use);
   if (auto t = r.table("clock")) read_clock(*t, c.clock);
   if (auto t = r.table("nvme")) {
     NvmeSettings n;

@@ -3,6 +3,7 @@
 #include <boost/asio/read_until.hpp>
 #include <boost/asio/streambuf.hpp>
 #include <boost/asio/write.hpp>
+#include <fmt/core.h>
 #include <grp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -20,7 +21,6 @@ namespace nvmond {
 namespace {
 
 using boost::asio::local::stream_protocol;
-constexpr std::size_t kMaxSessions = 64;
 
 nlohmann::json error_reply(const std::string& message) { return {{"ok", false}, {"error", message}}; }
 
@@ -39,6 +39,49 @@ void clear_stale(boost::asio::io_context& io, const std::string& path) {
 
 }  // namespace
 
+std::optional<std::string> control_group_problem(const std::string& group) {
+  if (group.empty() || ::getgrnam(group.c_str()) != nullptr) return std::nullopt;
+  return "unknown group \"" + group + "\"";
+}
+
+std::optional<std::string> control_socket_problem(const std::string& path) {
+  struct stat st{};
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (!S_ISSOCK(st.st_mode)) return "\"" + path + "\" exists and is not a socket";
+    return std::nullopt;
+  }
+  const auto dir = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) return "directory \"" + dir.string() + "\" does not exist";
+  return std::nullopt;
+}
+
+std::optional<std::string> ControlSlots::take(uid_t uid, bool privileged) {
+  if (held_ >= limits_.total) return "too many control connections";
+  if (!privileged) {
+    if (unprivileged_ >= limits_.total - std::min(limits_.reserved, limits_.total)) {
+      return "too many control connections";
+    }
+    std::size_t& mine = by_uid_[uid];
+    if (mine >= limits_.per_uid) {
+      if (mine == 0) by_uid_.erase(uid);
+      return fmt::format("too many control connections from uid {} (at most {} each)", uid, limits_.per_uid);
+    }
+    ++mine;
+    ++unprivileged_;
+  }
+  ++held_;
+  return std::nullopt;
+}
+
+void ControlSlots::give_back(uid_t uid) {
+  --held_;
+  auto it = by_uid_.find(uid);
+  if (it == by_uid_.end()) return;  // a privileged peer's
+  --unprivileged_;
+  if (--it->second == 0) by_uid_.erase(it);
+}
+
 nlohmann::json answer_control_line(const std::string& line, const ControlHandler& handler) {
   nlohmann::json req = nlohmann::json::parse(line, nullptr, false);
   if (req.is_discarded()) return error_reply("malformed request: not JSON");
@@ -52,17 +95,28 @@ nlohmann::json answer_control_line(const std::string& line, const ControlHandler
   }
 }
 
+// One connection. Exactly one of a read or a write is pending at a time, and
+// the deadline timer is armed for it: a read that times out is cancelled and
+// answered with an error, a write that times out closes the connection.
 class ControlServer::Session : public std::enable_shared_from_this<Session> {
  public:
   Session(stream_protocol::socket s, const ControlHandler& handler, std::weak_ptr<int> alive,
-          std::shared_ptr<std::size_t> count)
+          std::unique_ptr<Timer> deadline)
       : socket_(std::move(s)), buf_(kMaxControlRequest + 1), handler_(handler), alive_(std::move(alive)),
-        count_(std::move(count)) {
-    ++*count_;
+        deadline_(std::move(deadline)) {}
+  ~Session() {
+    if (slots_) slots_->give_back(uid_);
   }
-  ~Session() { --*count_; }
+
+  // The slot this connection holds, handed back when it ends.
+  void hold(std::shared_ptr<ControlSlots> slots, uid_t uid) {
+    slots_ = std::move(slots);
+    uid_ = uid;
+  }
 
   void read() {
+    reading_ = true;
+    arm_deadline();
     boost::asio::async_read_until(socket_, buf_, '\n', [self = shared_from_this()](auto ec, std::size_t n) {
       self->on_line(ec, n);
     });
@@ -70,9 +124,38 @@ class ControlServer::Session : public std::enable_shared_from_this<Session> {
   // Replies once, then closes.
   void refuse(const std::string& message) { write(error_reply(message), false); }
 
+  // The server is going away: end now, and drop the timer while its clock lives.
+  void stop() {
+    boost::system::error_code ec;
+    socket_.close(ec);
+    deadline_.reset();
+  }
+
  private:
+  void arm_deadline() {
+    if (!deadline_) return;
+    deadline_->arm(kControlRequestTimeout, [weak = weak_from_this()] {
+      if (auto self = weak.lock()) self->on_deadline();
+    });
+  }
+  void on_deadline() {
+    boost::system::error_code ec;
+    if (!reading_) {
+      socket_.close(ec);  // the peer does not take its reply
+      return;
+    }
+    timed_out_ = true;
+    socket_.cancel(ec);  // on_line answers
+  }
+
   void on_line(const boost::system::error_code& ec, std::size_t n) {
+    if (deadline_) deadline_->cancel();
     if (alive_.expired()) return;
+    if (ec == boost::asio::error::operation_aborted && timed_out_) {
+      const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(kControlRequestTimeout).count();
+      write(error_reply(fmt::format("no complete request line within {} s", seconds)), false);
+      return;
+    }
     if (ec == boost::asio::error::not_found) {  // the buffer filled without a newline
       write(error_reply("request larger than " + std::to_string(kMaxControlRequest) + " bytes"), false);
       return;
@@ -83,8 +166,13 @@ class ControlServer::Session : public std::enable_shared_from_this<Session> {
     write(answer_control_line(line, handler_), true);
   }
   void write(const nlohmann::json& reply, bool keep) {
+    reading_ = false;
+    arm_deadline();
+    // nlohmann writes a non-finite number as null (JSON has no infinities),
+    // which nvmonctl prints as "-"; invalid UTF-8 in a string is replaced.
     out_ = reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     boost::asio::async_write(socket_, boost::asio::buffer(out_), [self = shared_from_this(), keep](auto ec, std::size_t) {
+      if (self->deadline_) self->deadline_->cancel();
       if (!ec && keep && !self->alive_.expired()) self->read();
     });
   }
@@ -93,17 +181,22 @@ class ControlServer::Session : public std::enable_shared_from_this<Session> {
   boost::asio::streambuf buf_;
   const ControlHandler& handler_;
   std::weak_ptr<int> alive_;
-  std::shared_ptr<std::size_t> count_;
+  std::unique_ptr<Timer> deadline_;
+  bool reading_ = false;
+  bool timed_out_ = false;
+  std::shared_ptr<ControlSlots> slots_;
+  uid_t uid_ = 0;
   std::string out_;
 };
 
-ControlServer::ControlServer(boost::asio::io_context& io, const ControlSettings& settings, ControlHandler handler)
-    : acceptor_(io), path_(settings.socket), handler_(std::move(handler)) {
-  if (!settings.group.empty()) {
-    struct group* g = ::getgrnam(settings.group.c_str());
-    if (g == nullptr) throw std::runtime_error("control socket " + path_ + ": unknown group \"" + settings.group + "\"");
-    group_ = g->gr_gid;
+ControlServer::ControlServer(boost::asio::io_context& io, const Clock& clock, const ControlSettings& settings,
+                             ControlHandler handler, ControlSlots::Limits limits)
+    : io_(io), clock_(clock), acceptor_(io), path_(settings.socket), handler_(std::move(handler)),
+      slots_(std::make_shared<ControlSlots>(limits)) {
+  if (const auto problem = control_group_problem(settings.group)) {
+    throw std::runtime_error("control socket " + path_ + ": " + *problem);
   }
+  if (!settings.group.empty()) group_ = ::getgrnam(settings.group.c_str())->gr_gid;
   clear_stale(io, path_);
   boost::system::error_code ec;
   acceptor_.open(stream_protocol(), ec);
@@ -124,22 +217,25 @@ ControlServer::ControlServer(boost::asio::io_context& io, const ControlSettings&
 ControlServer::~ControlServer() {
   boost::system::error_code ec;
   acceptor_.close(ec);
+  for (const auto& weak : sessions_) {
+    if (auto s = weak.lock()) s->stop();
+  }
   std::error_code rm;
   std::filesystem::remove(path_, rm);
 }
 
-bool ControlServer::allowed(int fd) const {
+ControlServer::Peer ControlServer::peer(int fd) const {
   ucred cred{};
   socklen_t len = sizeof cred;
-  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return false;
-  if (cred.uid == 0 || cred.uid == ::geteuid()) return true;
-  if (!group_) return false;
-  if (cred.gid == *group_) return true;
+  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return {};
+  if (cred.uid == 0 || cred.uid == ::geteuid()) return {cred.uid, true, true};
+  if (!group_) return {cred.uid, false, false};
+  if (cred.gid == *group_) return {cred.uid, true, false};
   std::vector<gid_t> groups(256);
   socklen_t glen = static_cast<socklen_t>(groups.size() * sizeof(gid_t));
-  if (::getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups.data(), &glen) != 0) return false;
+  if (::getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups.data(), &glen) != 0) return {cred.uid, false, false};
   groups.resize(glen / sizeof(gid_t));
-  return std::find(groups.begin(), groups.end(), *group_) != groups.end();
+  return {cred.uid, std::find(groups.begin(), groups.end(), *group_) != groups.end(), false};
 }
 
 void ControlServer::accept() {
@@ -147,11 +243,18 @@ void ControlServer::accept() {
                                                                      stream_protocol::socket s) {
     if (alive.expired() || ec == boost::asio::error::operation_aborted) return;
     if (!ec) {
-      const bool ok = allowed(s.native_handle());
-      auto session = std::make_shared<Session>(std::move(s), handler_, alive, sessions_);
-      if (!ok) session->refuse("permission denied");
-      else if (*sessions_ > kMaxSessions) session->refuse("too many control connections");
-      else session->read();
+      const Peer who = peer(s.native_handle());
+      auto session = std::make_shared<Session>(std::move(s), handler_, alive, clock_.real_timer(io_));
+      std::erase_if(sessions_, [](const auto& w) { return w.expired(); });
+      sessions_.push_back(session);
+      if (!who.allowed) {
+        session->refuse("permission denied");
+      } else if (auto refused = slots_->take(who.uid, who.privileged)) {
+        session->refuse(*refused);
+      } else {
+        session->hold(slots_, who.uid);
+        session->read();
+      }
     }
     accept();
   });

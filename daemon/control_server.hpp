@@ -10,15 +10,31 @@
 // top of the file mode. Anyone else gets {"ok":false,"error":"permission
 // denied"} and is disconnected.
 //
+// How long: a request line must arrive whole within kControlRequestTimeout
+// of the connection opening or of the previous reply, and a reply must be
+// taken within it too; otherwise the connection is closed (with an error
+// reply when the client was still to send). The deadlines are timers of the
+// daemon's Clock (real time), so a ManualClock fires them in tests.
+//
+// How many: ControlSlots below. Members of the group cannot, alone or
+// together, hold the connections root needs.
+//
 // Thread-safety: event-loop thread only; the handler runs there too.
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <cstddef>
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <sys/types.h>
+#include <vector>
+
+#include "core/clock.hpp"
 
 namespace nvmond {
 
@@ -31,6 +47,44 @@ struct ControlSettings {
 // the connection is closed.
 inline constexpr std::size_t kMaxControlRequest = 64 * 1024;
 
+// nvmonctl sends its request as soon as it connects; a peer that has not
+// sent a whole line (or taken its reply) by then is idle or hostile.
+inline constexpr Duration kControlRequestTimeout = std::chrono::seconds(5);
+
+// Why `group` cannot be the control socket's group ("unknown group"), or
+// nullopt. Shared by the config check and the server.
+std::optional<std::string> control_group_problem(const std::string& group);
+// Why the daemon could not bind a control socket at `path` (a file that is
+// not a socket, a directory that does not exist), or nullopt. A socket file
+// left there is fine: the server replaces a stale one.
+std::optional<std::string> control_socket_problem(const std::string& path);
+
+// The connection slots of the control socket. Privileged peers (root and
+// the daemon's own user) may use all `total`; everyone else shares
+// total - reserved of them, at most `per_uid` each, so one group member
+// cannot lock the others out and no number of them can lock root out.
+class ControlSlots {
+ public:
+  struct Limits {
+    std::size_t total = 64;
+    std::size_t per_uid = 8;
+    std::size_t reserved = 4;  // for privileged peers only
+  };
+  ControlSlots() : ControlSlots(Limits{}) {}
+  explicit ControlSlots(Limits limits) : limits_(limits) {}
+
+  // Takes a slot for `uid`, or says why not (the refusal the peer reads).
+  std::optional<std::string> take(uid_t uid, bool privileged);
+  void give_back(uid_t uid);
+  std::size_t held() const { return held_; }
+
+ private:
+  Limits limits_;
+  std::size_t held_ = 0;
+  std::size_t unprivileged_ = 0;
+  std::map<uid_t, std::size_t> by_uid_;  // unprivileged peers only
+};
+
 // Answers one request object (it has a string "cmd"); returns the reply
 // object. Exceptions become {"ok":false,"error":what()}.
 using ControlHandler = std::function<nlohmann::json(const nlohmann::json& request)>;
@@ -39,24 +93,37 @@ class ControlServer {
  public:
   // Binds now; throws std::runtime_error naming the path when it cannot
   // (another nvmond answers there, a missing directory, an unknown group).
-  ControlServer(boost::asio::io_context& io, const ControlSettings& settings, ControlHandler handler);
-  ~ControlServer();  // closes and removes the socket file
+  // `clock` makes the request deadlines and must outlive the server.
+  ControlServer(boost::asio::io_context& io, const Clock& clock, const ControlSettings& settings,
+                ControlHandler handler, ControlSlots::Limits limits = {});
+  ~ControlServer();  // closes every connection, and removes the socket file
   ControlServer(const ControlServer&) = delete;
   ControlServer& operator=(const ControlServer&) = delete;
 
   const std::string& path() const { return path_; }
+  // Connections holding a slot now.
+  std::size_t connections() const { return slots_->held(); }
 
  private:
   class Session;
   void accept();
-  bool allowed(int fd) const;
+  // The peer's uid, whether it may talk at all, and whether it is privileged.
+  struct Peer {
+    uid_t uid = 0;
+    bool allowed = false;
+    bool privileged = false;
+  };
+  Peer peer(int fd) const;
 
+  boost::asio::io_context& io_;
+  const Clock& clock_;
   boost::asio::local::stream_protocol::acceptor acceptor_;
   std::string path_;
   std::optional<gid_t> group_;
   ControlHandler handler_;
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);
-  std::shared_ptr<std::size_t> sessions_ = std::make_shared<std::size_t>(0);
+  std::shared_ptr<ControlSlots> slots_;
+  std::vector<std::weak_ptr<Session>> sessions_;
 };
 
 // The reply to a request line: parse, check the shape, call `handler`.

@@ -164,7 +164,7 @@ void Daemon::start_control() {
   control_ctx_ = std::make_unique<ControlContext>(ControlContext{
       *soak_control_, *scheduler_, *clock_, [this] { return summarize_drives(published_->Collect()); }, [this] { soak_tick(); }});
   try {
-    control_ = std::make_unique<ControlServer>(io_, config_.control,
+    control_ = std::make_unique<ControlServer>(io_, *clock_, config_.control,
                                                [this](const nlohmann::json& req) { return handle_control(req, *control_ctx_); });
   } catch (const std::exception& e) {
     if (config_.control_explicit) throw;

@@ -4,6 +4,7 @@
 // Optional sections are std::optional or empty vectors; an absent number is
 // NaN. Fields the writer adds beyond the contract are ignored, except
 // `parameters`, which is shown whole.
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -157,12 +158,24 @@ struct RunRecord {
 };
 
 // Decodes run.json text. Errors (reason "decode") name `source` and the JSON
-// path of the offending field: "run.json: rounds[3].iops: expected a number".
+// path of the offending field: "run.json: rounds[3].iops: expected a number",
+// "run.json: rounds[3].iops: 1e999 is not a finite number (line 9, column 14)".
+// A document without the fields every run has (schema, test, status,
+// started_at) is not a run.
 Result<RunRecord> parse_run(const std::string& json_text, const std::string& source);
 
 // Reads RUN: a run.json file, or a directory holding one. Reasons: "absent"
 // (no such file), "io", "decode".
 Result<RunRecord> load_run(const std::string& run);
+
+// A 10-hour WSAT's run.json is 0.5 MB; a month of 1-minute rounds is tens of MB.
+inline constexpr std::size_t kMaxRunFileBytes = std::size_t{256} << 20;
+
+// The text of the run file at `path`, which must be a regular file itself:
+// a symbolic link, FIFO or device is refused without reading (or waiting on)
+// it, and so is anything over `max_bytes`. Reasons "absent", "io"; messages
+// name the path.
+Result<std::string> read_run_file(const std::string& path, std::size_t max_bytes = kMaxRunFileBytes);
 
 // Seconds since the Unix epoch of an RFC 3339 timestamp
 // ("2026-11-30T21:45:31Z", "...31.250+02:00"); nullopt when malformed.

@@ -20,7 +20,7 @@ void add_show(CLI::App& app, Options& o, int& rc) {
                          x["steady"].is_null() ? "-" : (x["steady"].get<bool>() ? "reached" : "not reached"));
       out << fmt::format("{:>6} {:<14} {:>12}\n", "ROUND", "PHASE", "IOPS");
       for (const auto& rd : r["rounds"]) {
-        out << fmt::format("{:>6} {:<14} {:>12.0f}\n", rd["index"].get<long>(), cell(rd["phase"]), rd["iops"].get<double>());
+        out << fmt::format("{:>6} {:<14} {:>12}\n", rd["index"].get<long>(), cell(rd["phase"]), whole(rd["iops"]));
       }
     });
   });

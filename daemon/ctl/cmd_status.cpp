@@ -30,7 +30,7 @@ void print_status(const nlohmann::json& r, std::ostream& out) {
                         ? fmt::format("{}/{}", x["round"].get<long>(), x["rounds_total"].get<long>())
                         : std::to_string(x["round"].get<long>());
                 return {std::to_string(x["id"].get<long>()), cell(x["name"]), cell(x["test"]), cell(x["serial"]),
-                        cell(x["status"]), round, cell(x["phase"]), fmt::format("{:.0f}", x["iops"].get<double>()),
+                        cell(x["status"]), round, cell(x["phase"]), whole(x["iops"]),
                         duration(x["eta_s"])};
               });
   for (const auto& q : r["queued"]) {

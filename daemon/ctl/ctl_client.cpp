@@ -10,6 +10,7 @@
 #include <cstring>
 #include <ctime>
 #include <iostream>
+#include <sstream>
 
 #include "daemon/config.hpp"
 
@@ -17,7 +18,9 @@ namespace nvmond::ctl {
 
 std::string socket_path(const Options& o) {
   if (!o.socket.empty()) return o.socket;
-  if (!o.config.empty()) return load_config(o.config).control.socket;  // ConfigError: caller prints it
+  // Only the path is wanted: whether the daemon could bind it is the
+  // connection's to say (exit 3), not a config error.
+  if (!o.config.empty()) return load_config(o.config, ConfigUse::tool).control.socket;  // ConfigError: caller prints it
   return ControlSettings{}.socket;
 }
 
@@ -64,7 +67,7 @@ int call(const Options& o, const nlohmann::json& request,
   }
   ::close(fd);
   auto j = nlohmann::json::parse(reply.substr(0, reply.find('\n')), nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("ok")) {
+  if (j.is_discarded() || !j.is_object() || !j.contains("ok") || !j["ok"].is_boolean()) {
     std::cerr << "nvmonctl: " << path << ": " << (sent ? "no understandable reply" : "could not send the request") << "\n";
     return kBadReply;
   }
@@ -74,8 +77,20 @@ int call(const Options& o, const nlohmann::json& request,
     std::cerr << "nvmonctl: " << err << "\n";
     return err == "permission denied" ? kUnreachable : kRefused;
   }
-  if (o.json) std::cout << j.dump(2) << "\n";
-  else human(j, std::cout);
+  if (o.json) {
+    std::cout << j.dump(2) << "\n";
+    return kOk;
+  }
+  // Laid out whole before printing: a reply of another shape (another
+  // version's, a damaged value) is an error, not half a table and an abort.
+  std::ostringstream text;
+  try {
+    human(j, text);
+  } catch (const nlohmann::json::exception& e) {
+    std::cerr << "nvmonctl: " << path << ": reply not understood: " << e.what() << "\n";
+    return kBadReply;
+  }
+  std::cout << text.str();
   return kOk;
 }
 
@@ -84,6 +99,11 @@ std::string cell(const nlohmann::json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_number_float()) return fmt::format("{:.1f}", v.get<double>());
   return v.dump();
+}
+
+std::string whole(const nlohmann::json& v) {
+  if (!v.is_number()) return "-";
+  return fmt::format("{:.0f}", v.get<double>());
 }
 
 std::string when(const nlohmann::json& unix_seconds) {

@@ -33,6 +33,9 @@ int call(const Options& o, const nlohmann::json& request,
 
 // Table helpers for the human output.
 std::string cell(const nlohmann::json& v);                  // null → "-"
+// A count or rate rounded to a whole number; "-" for null, which is how the
+// daemon sends a value it does not have or that is not finite.
+std::string whole(const nlohmann::json& v);
 std::string when(const nlohmann::json& unix_seconds);       // local "YYYY-MM-DD HH:MM:SS" or "-"
 std::string duration(const nlohmann::json& seconds);        // "1h02m" or "-"
 // `header`, then each row's cells, every line laid out by `layout` so the

@@ -27,6 +27,14 @@ CASES = [
      r':5:10: drive\[1\]\.serial: duplicate device: serial "X" is configured twice'),
     ("drive without serial", '[[drive]]\nrated_dwpd = 1\n', r":1:1: drive\[0\]: serial is required"),
     ("unknown analytics key", '[thermal]\nthreshold = 70\n', r':2:1: unknown key "thermal\.threshold"'),
+    # The daemon refused these at start after the check had passed them.
+    ("unknown control group", '[control]\ngroup = "nvmond-no-such-group"\n[[sim]]\nname = "a"\nserial = "X"\n',
+     r':2:9: control\.group: unknown group "nvmond-no-such-group"'),
+    ("control socket is a regular file", '[control]\nsocket = "/etc/passwd"\n[[sim]]\nname = "a"\nserial = "X"\n',
+     r':2:10: control\.socket: "/etc/passwd" exists and is not a socket'),
+    ("control socket directory missing",
+     '[control]\nsocket = "/nonexistent-nvmond/control.sock"\n[[sim]]\nname = "a"\nserial = "X"\n',
+     r':2:10: control\.socket: directory "/nonexistent-nvmond" does not exist'),
 ]
 
 

@@ -131,6 +131,13 @@ std::vector<Row> rejected() {
        "2:10: control.socket: expected an absolute path"},
       {"control_socket_108_bytes", "[control]\nsocket = \"/" + std::string(107, 'a') + "\"\n" + kSim,
        "2:10: control.socket: longer than a Unix socket path may be (107 bytes)"},
+      // Each passed the check, then the daemon refused to start on it.
+      {"control_group_unknown", "[control]\ngroup = \"nvmond-no-such-group\"\n" + kSim,
+       "2:9: control.group: unknown group \"nvmond-no-such-group\""},
+      {"control_socket_is_a_regular_file", "[control]\nsocket = \"@DIR@/nvmond.toml\"\n" + kSim,
+       "2:10: control.socket: \"@DIR@/nvmond.toml\" exists and is not a socket"},
+      {"control_socket_directory_missing", "[control]\nsocket = \"@DIR@/absent/control.sock\"\n" + kSim,
+       "2:10: control.socket: directory \"@DIR@/absent\" does not exist"},
       // Intervals: 1us spun 138 % CPU and logged 4,205 lines in 3 s.
       {"poll_interval_1us", "[collection]\npoll_interval = \"1us\"\n" + kSim,
        "2:17: collection.poll_interval: 1us is out of range: must be between 100ms and 1d"},
@@ -188,11 +195,19 @@ std::vector<Row> rejected() {
   };
 }
 
+// `text` with @DIR@, which stands for the test's directory, replaced.
+std::string in_dir(std::string text, const test::TempDir& dir) {
+  for (auto at = text.find("@DIR@"); at != std::string::npos; at = text.find("@DIR@", at + dir.path().size())) {
+    text.replace(at, 5, dir.path());
+  }
+  return text;
+}
+
 // Writes the row's configuration under a fresh directory; returns its path.
 std::string lay_out(const test::TempDir& dir, const Row& row) {
   const std::string path = dir.path() + "/nvmond.toml";
   if (row.layout == Layout::directory) std::filesystem::create_directory(path);
-  if (row.layout == Layout::file) std::ofstream(path) << row.text;
+  if (row.layout == Layout::file) std::ofstream(path) << in_dir(row.text, dir);
   return path;
 }
 
@@ -202,7 +217,7 @@ TEST_P(ConfigRejects, WithFileLineColAndWhy) {
   test::TempDir dir("nvmond-rejects");
   const std::string path = lay_out(dir, GetParam());
   const char* sep = GetParam().layout == Layout::file ? ":" : ": ";
-  EXPECT_EQ(test::config_error_of([&] { load_config(path); }), path + sep + GetParam().expected);
+  EXPECT_EQ(test::config_error_of([&] { load_config(path); }), path + sep + in_dir(GetParam().expected, dir));
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryRejectedValue, ConfigRejects, ::testing::ValuesIn(rejected()),
@@ -227,6 +242,7 @@ std::vector<Accept> accepted() {
       {"write_rate_equal_to_the_drive", kSim + "write_rate = \"1000MB/s\"\n"},
       {"sims_256", sims(kMaxSimDrives)},
       {"nvme_only", "[nvme]\ndevices = \"all\"\n"},
+      {"control_group_and_socket_that_exist", "[control]\ngroup = \"root\"\nsocket = \"@DIR@/control.sock\"\n" + kSim},
       {"performance_at_the_bounds",
        kSim + "[thermal.performance]\ndrop_share = 0.99\nmargin_c = 50\nbaseline_intervals = 10000\n"},
   };
@@ -237,7 +253,7 @@ class ConfigAccepts : public ::testing::TestWithParam<Accept> {};
 TEST_P(ConfigAccepts, ValuesAtTheBounds) {
   test::TempDir dir("nvmond-accepts");
   const std::string path = dir.path() + "/nvmond.toml";
-  std::ofstream(path) << GetParam().text;
+  std::ofstream(path) << in_dir(GetParam().text, dir);
   EXPECT_EQ(test::config_error_of([&] { load_config(path); }), "(no error)");
 }
 

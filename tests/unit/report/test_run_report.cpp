@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -201,6 +202,46 @@ TEST(RunRecord, BadFieldsAreNamedByFileAndPath) {
   json["schema"] = "nvmond.run/2";
   EXPECT_THAT(parse_run(json.dump(), "y").error().message, HasSubstr("y: schema: unsupported schema"));
   EXPECT_THAT(parse_run("{\"rounds\": [", "z").error().message, HasSubstr("z: not JSON"));
+}
+
+// Issue finding 11: `"iops": 1e999` aborted nvmonctl (an uncaught overflow),
+// and `{}` was reported as an empty run.
+TEST(RunRecord, NonFiniteNumbersAreNamedByFileFieldAndLine) {
+  const std::string text =
+      "{\"schema\": \"nvmond.run/1\",\n \"rounds\": [{\"index\": 0},\n  {\"index\": 1, \"iops\": -1e999}]}";
+  auto r = parse_run(text, "x/run.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().reason, "decode");
+  EXPECT_EQ(r.error().message, "x/run.json: rounds[1].iops: -1e999 is not a finite number (line 3, column 24)");
+
+  auto nan = parse_run("{\"target\": {\"capacity_bytes\": NaN}}", "y");
+  ASSERT_FALSE(nan.ok());
+  EXPECT_EQ(nan.error().message, "y: target.capacity_bytes: NaN is not a finite number (line 1, column 31)");
+  EXPECT_THAT(parse_run("{\"a\": [1, 2, }", "z").error().message, HasSubstr("z: not JSON at a[2] (line 1, column 14)"));
+}
+
+TEST(RunRecord, ADocumentWithoutTheFieldsOfARunIsNotARun) {
+  EXPECT_EQ(parse_run("{}", "e.json").error().message,
+            "e.json: not a run (schema nvmond.run/1): missing schema, test, status, started_at");
+  EXPECT_EQ(parse_run("[1]", "a.json").error().message, "a.json: (top level): expected a run object");
+  auto json = raw("minimal");
+  json.erase("status");
+  EXPECT_EQ(parse_run(json.dump(), "m").error().message, "m: not a run (schema nvmond.run/1): missing status");
+}
+
+TEST(RunRecord, OnlyARegularFileWithinTheSizeLimitIsRead) {
+  nvmond::test::TempDir dir("run-file");
+  const std::string big = dir.path() + "/big.json";
+  ASSERT_FALSE(write_file_atomically(big, std::string(2048, ' ')));
+  EXPECT_TRUE(read_run_file(big, 2048).ok());
+  EXPECT_EQ(read_run_file(big, 2047).error().message,
+            big + ": larger than 2047 bytes, more than any run nvmond writes");
+
+  const std::string link = dir.path() + "/run.json";
+  std::filesystem::create_symlink("/dev/zero", link);
+  EXPECT_EQ(load_run(dir.path()).error().message, link + ": is a symbolic link; give the run file itself");
+  EXPECT_EQ(load_run("/dev/zero").error().message, "/dev/zero: is a character device, not a regular file");
+  EXPECT_EQ(load_run(dir.path() + "/absent.json").error().reason, "absent");
 }
 
 TEST(RunRecord, Rfc3339TimesWithZonesAndFractions) {
