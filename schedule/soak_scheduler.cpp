@@ -165,6 +165,7 @@ void SoakScheduler::start_queued(WallTime now, const DriveLookup& drives) {
       log::info("soak {}: started run {} after {} failed attempts", s.entry.request.name, *run, s.failures);
     }
     s.failures = 0;
+    s.last_error.clear();
     s.run = *run;
     s.drive = drive;
     s.state.clear();
@@ -175,7 +176,8 @@ void SoakScheduler::start_queued(WallTime now, const DriveLookup& drives) {
 }
 
 void SoakScheduler::start_failed(Slot& s, const Error& error, WallTime now) {
-  const bool changed = s.state != "failed" || s.detail != error.message;
+  const bool changed = s.last_error != error.message;
+  s.last_error = error.message;
   s.state = "failed";
   s.detail = error.message;
   ++s.failed_starts;

@@ -108,6 +108,7 @@ class SoakScheduler {
     std::string state;  // queued | waiting-cool | failed, while not running
     std::string detail;
     int failures = 0;                 // consecutive failed starts: the retry's backoff
+    std::string last_error;           // of those, what was logged last
     std::uint64_t failed_starts = 0;  // every failed start, for the metric
   };
   void start_failed(Slot& s, const Error& error, WallTime now);
