@@ -113,6 +113,10 @@ StoreStatus ResilientStore::commit(const PollRecord& record) {
   return run<std::monostate>([&](Store& s) { return s.commit(record); });
 }
 
+StoreStatus ResilientStore::commit_all(const std::vector<PollRecord>& records) {
+  return run<std::monostate>([&](Store& s) { return s.commit_all(records); });
+}
+
 Result<std::optional<SampleRecord>> ResilientStore::last_sample(const DriveKey& drive) {
   return run<std::optional<SampleRecord>>([&](Store& s) { return s.last_sample(drive); });
 }
