@@ -16,6 +16,7 @@
 #include "core/log.hpp"
 #include "daemon/no_soak_runner.hpp"
 #include "daemon/soak_metrics.hpp"
+#include "store/history_store.hpp"
 #include "store/resilient_store.hpp"
 #include "store/sqlite_run_store.hpp"
 #include "store/sqlite_store.hpp"
@@ -60,8 +61,26 @@ Daemon::Daemon(DaemonConfig config)
                         .Register(*self_)),
       lock_(std::make_unique<StateDirLock>(config_.state_dir)),
       store_(open_store(config_.state_dir)),
+      store_queued_(prometheus::BuildGauge()
+                        .Name("nvmond_store_queued_writes")
+                        .Help("Polls waiting for the history store's writer thread.")
+                        .Register(*self_)
+                        .Add({})),
+      store_dropped_(prometheus::BuildCounter()
+                         .Name("nvmond_store_dropped_writes_total")
+                         .Help("Polls never written to the history store: its write queue was full, or the "
+                               "daemon stopped before the store took them.")
+                         .Register(*self_)
+                         .Add({})),
+      store_batches_(prometheus::BuildCounter()
+                         .Name("nvmond_store_commits_total")
+                         .Help("Transactions the history store's writer committed (each holds every poll "
+                               "queued since the last).")
+                         .Register(*self_)
+                         .Add({})),
       clock_(make_clock(config_.clock, newest_record(*store_))),
       watchdog_(clock_->real_timer(io_)),
+      store_metrics_timer_(clock_->real_timer(io_)),
       compaction_(std::make_unique<HistoryCompaction>(io_, *clock_, *store_, config_.analytics.retention)),
       soak_timer_(clock_->real_timer(io_)),
       published_(std::make_shared<PublishedMetrics>()) {
@@ -82,13 +101,28 @@ Daemon::Daemon(DaemonConfig config)
   fleet_->read_throughput(throughput_);
 }
 
-// The history behind a ResilientStore: a corrupt, full, read-only or locked
-// database never stops the monitoring.
-std::unique_ptr<Store> Daemon::open_store(const std::string& dir) {
-  return std::make_unique<ResilientStore>(std::make_unique<SqliteBackend>(dir), retry_clock_, StoreRetry{},
-                                          [this](const std::string& reason) {
-                                            store_errors_.Add({{"reason", reason}}).Increment();
-                                          });
+// A corrupt, full, read-only, locked or slow database never stops the
+// monitoring (store/history_store.hpp).
+std::unique_ptr<StoreWriter> Daemon::open_store(const std::string& dir) {
+  return open_history_store(dir, retry_clock_, [this](const std::string& reason) {
+    store_errors_.Add({{"reason", reason}}).Increment();
+  });
+}
+
+// The writer counts on its own thread; the scrape reads what this copied.
+void Daemon::publish_store_metrics() {
+  const StoreWriterCounters now = store_->counters();
+  store_queued_.Set(static_cast<double>(now.queued));
+  store_dropped_.Increment(static_cast<double>(now.dropped - store_published_.dropped));
+  store_batches_.Increment(static_cast<double>(now.batches - store_published_.batches));
+  store_published_ = now;
+}
+
+void Daemon::arm_store_metrics() {
+  store_metrics_timer_->arm(std::chrono::seconds(1), [this] {
+    publish_store_metrics();
+    arm_store_metrics();
+  });
 }
 
 namespace {
@@ -206,6 +240,7 @@ int Daemon::run() {
   notify_status();
   if (sd_watchdog_enabled(0, &watchdog_usec_) > 0) arm_watchdog();
   compaction_->start();
+  arm_store_metrics();
   io_.run();
   sd_notify(0, "STOPPING=1");
   log::info("stopped");
@@ -224,9 +259,13 @@ void Daemon::wait_signal() {
     watchdog_->cancel();
     compaction_->stop();
     soak_timer_->cancel();
+    store_metrics_timer_->cancel();
     control_.reset();
     if (soak_runner_) soak_runner_->shutdown(SoakRunner::kShutdownGrace);
     stop_all();
+    // The pollers are gone: flush their last polls, but within the unit's
+    // stop timeout whatever the database does.
+    store_->stop(kStoreStopTimeout);
     io_.stop();
   });
 }
