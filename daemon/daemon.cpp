@@ -104,9 +104,17 @@ Daemon::Daemon(DaemonConfig config)
 // A corrupt, full, read-only, locked or slow database never stops the
 // monitoring (store/history_store.hpp).
 std::unique_ptr<StoreWriter> Daemon::open_store(const std::string& dir) {
+  HistoryStoreOptions options;
+  // A kill -9 loses what is queued: on an accelerated clock no more than a
+  // poll's worth of clock time, as on a real one.
+  if (config_.clock.accelerated && config_.clock.factor > 1) {
+    const auto poll_real = std::chrono::duration_cast<std::chrono::milliseconds>(
+        config_.collection.poll_interval / config_.clock.factor);
+    options.writer.group_interval = std::min(options.writer.group_interval, poll_real);
+  }
   return open_history_store(dir, retry_clock_, [this](const std::string& reason) {
     store_errors_.Add({{"reason", reason}}).Increment();
-  });
+  }, options);
 }
 
 // The writer counts on its own thread; the scrape reads what this copied.

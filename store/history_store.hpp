@@ -3,8 +3,9 @@
 // ResilientStore (a corrupt, full, read-only or locked database never stops
 // monitoring) and a StoreWriter (a slow or locked one never holds up a poll:
 // writes queue for the writer thread). Two connections to the file: the
-// writer's, and the readers' (analytics restoring a drive, wear windows), so
-// a read never waits behind a write held up by another program's lock.
+// writer's, and the readers' (read-only: analytics restoring a drive, wear
+// windows), so a read never waits behind a write held up by another
+// program's lock.
 #include <chrono>
 #include <memory>
 #include <string>
@@ -25,7 +26,8 @@ struct HistoryStoreOptions {
 };
 
 // `retry_clock` paces the reopening of a failing database and must outlive
-// the store; `on_error` counts failures of either connection, by reason.
+// the store; `on_error` counts the writer's failures, by reason (the one
+// owner of the file: a reader's failure is neither logged nor counted).
 std::unique_ptr<StoreWriter> open_history_store(const std::string& state_dir, const Clock& retry_clock,
                                                 ResilientStore::ErrorListener on_error = {},
                                                 const HistoryStoreOptions& options = {});

@@ -151,11 +151,12 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const std::string& state_
 Result<std::unique_ptr<SqliteStore>> SqliteStore::open_file(const std::string& path,
                                                             const SqliteOptions& options) {
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &db,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  const int mode = options.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  int rc = sqlite3_open_v2(path.c_str(), &db, mode | SQLITE_OPEN_NOMUTEX, nullptr);
   std::unique_ptr<SqliteStore> store(new SqliteStore(db, path));  // closes db on every early return
   if (rc != SQLITE_OK) return sqlite::error(db, "opening " + path);
   sqlite3_busy_timeout(db, static_cast<int>(options.busy_timeout.count()));
+  if (options.read_only) return store;
 
   {
     Stmt wal(db, "PRAGMA journal_mode=WAL");

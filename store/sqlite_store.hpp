@@ -23,6 +23,9 @@ struct SqliteOptions {
   // loss). Tests that bulk-load synthetic years may turn it off.
   bool synchronous_full = true;
   std::chrono::milliseconds busy_timeout{5000};
+  // A reader's connection beside the writer's: opens an existing database
+  // read-only and leaves its journal mode and schema to the writer.
+  bool read_only = false;
 };
 
 class SqliteStore final : public Store {

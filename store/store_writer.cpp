@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -26,6 +27,10 @@ struct StoreWriter::Shared {
   std::deque<PollRecord> pending;
   std::size_t in_flight = 0;
   std::optional<std::pair<WallTime, RetentionPolicy>> compaction;
+  // A read that failed on the readers' connection, to repeat on the
+  // writer's: its owner then opens (creating the schema), counts, logs and
+  // sets a corrupt file aside, as it would for a failed write.
+  std::function<void(Store&)> probe;
   bool stopping = false;   // flush at once, take no more
   bool abandoned = false;  // stop() gave up: write nothing more
   bool busy = false;       // inside a Store call, outside the lock
@@ -87,17 +92,27 @@ void run_compaction(StoreWriter::Shared& s, std::unique_lock<std::mutex>& lock) 
   if (!r) log::debug("compacting history: {}", r.error().message);
 }
 
+void run_probe(StoreWriter::Shared& s, std::unique_lock<std::mutex>& lock) {
+  auto probe = std::move(s.probe);
+  s.probe = nullptr;
+  unlocked(lock, s.busy, [&] {
+    probe(*s.writes);
+    return 0;
+  });
+}
+
 void writer_loop(const std::shared_ptr<StoreWriter::Shared>& shared) {
   StoreWriter::Shared& s = *shared;
   std::unique_lock lock(s.mu);
   // The first batch waits an interval too, so the first tick's drives share it.
   Steady::time_point next_batch = Steady::now() + s.options.group_interval;
   for (;;) {
-    s.wake.wait(lock, [&] { return s.abandoned || s.stopping || !s.pending.empty() || s.compaction; });
+    s.wake.wait(lock, [&] { return s.abandoned || s.stopping || !s.pending.empty() || s.compaction || s.probe; });
     if (s.abandoned) return;
     if (s.pending.empty()) {
       if (s.stopping) return;
-      run_compaction(s, lock);
+      if (s.probe) run_probe(s, lock);
+      else run_compaction(s, lock);
       continue;
     }
     // Group commit: what arrives within the interval joins one transaction.
@@ -159,7 +174,7 @@ Result<std::optional<SampleRecord>> StoreWriter::last_sample(const DriveKey& dri
       return std::optional<SampleRecord>{newest_sample(*r)};
     }
   }
-  return shared_->reads->last_sample(drive);
+  return read<std::optional<SampleRecord>>([drive](Store& s) { return s.last_sample(drive); });
 }
 
 Result<std::optional<WallTime>> StoreWriter::latest_sample_time() {
@@ -170,7 +185,7 @@ Result<std::optional<WallTime>> StoreWriter::latest_sample_time() {
       for (const auto& s : r.samples) queued = std::max(queued.value_or(s.time), s.time);
     }
   }
-  auto stored = shared_->reads->latest_sample_time();
+  auto stored = read<std::optional<WallTime>>([](Store& s) { return s.latest_sample_time(); });
   if (!stored) return queued ? Result<std::optional<WallTime>>{queued} : stored;
   if (!*stored) return queued;
   return queued ? std::max(*queued, **stored) : *stored;
@@ -179,7 +194,8 @@ Result<std::optional<WallTime>> StoreWriter::latest_sample_time() {
 Result<std::optional<SampleRecord>> StoreWriter::first_sample_since(const DriveKey& drive, std::int64_t segment,
                                                                     WallTime since) {
   // Anything stored is older than anything queued.
-  auto stored = shared_->reads->first_sample_since(drive, segment, since);
+  auto stored = read<std::optional<SampleRecord>>(
+      [drive, segment, since](Store& s) { return s.first_sample_since(drive, segment, since); });
   if (!stored || *stored) return stored;
   std::lock_guard lock(shared_->mu);
   for (const auto& r : shared_->pending) {
@@ -192,7 +208,7 @@ Result<std::optional<SampleRecord>> StoreWriter::first_sample_since(const DriveK
 }
 
 Result<std::vector<SampleRecord>> StoreWriter::samples(const DriveKey& drive, WallTime from, WallTime to) {
-  auto stored = shared_->reads->samples(drive, from, to);
+  auto stored = read<std::vector<SampleRecord>>([drive, from, to](Store& s) { return s.samples(drive, from, to); });
   if (!stored) return stored;
   std::vector<SampleRecord> out = std::move(*stored);
   {
@@ -212,7 +228,7 @@ Result<std::vector<SampleRecord>> StoreWriter::samples(const DriveKey& drive, Wa
 }
 
 Result<std::vector<ThermalEventRecord>> StoreWriter::events(const DriveKey& drive, WallTime since) {
-  auto stored = shared_->reads->events(drive, since);
+  auto stored = read<std::vector<ThermalEventRecord>>([drive, since](Store& s) { return s.events(drive, since); });
   if (!stored) return stored;
   std::vector<ThermalEventRecord> out = std::move(*stored);
   {
@@ -241,7 +257,7 @@ Result<std::optional<std::string>> StoreWriter::state(const DriveKey& drive, std
       }
     }
   }
-  return shared_->reads->state(drive, key);
+  return read<std::optional<std::string>>([drive, key = std::string(key)](Store& s) { return s.state(drive, key); });
 }
 
 Result<CompactionStats> StoreWriter::compact(WallTime now, const RetentionPolicy& policy) {
@@ -251,7 +267,22 @@ Result<CompactionStats> StoreWriter::compact(WallTime now, const RetentionPolicy
   return CompactionStats{};
 }
 
-Result<StoreStats> StoreWriter::stats() { return shared_->reads->stats(); }
+Result<StoreStats> StoreWriter::stats() {
+  return read<StoreStats>([](Store& s) { return s.stats(); });
+}
+
+template <typename T, typename Op>
+Result<T> StoreWriter::read(Op op) {
+  Result<T> r = op(*shared_->reads);
+  if (!r) {
+    std::lock_guard lock(shared_->mu);
+    if (!shared_->stopping) {
+      shared_->probe = [op](Store& s) { (void)op(s); };
+      shared_->wake.notify_one();
+    }
+  }
+  return r;
+}
 
 std::uint64_t StoreWriter::stop(std::chrono::milliseconds timeout) {
   Shared& s = *shared_;

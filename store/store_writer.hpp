@@ -11,6 +11,10 @@
 // connection of its own, so a reader never waits behind the writer (SQLite's
 // WAL lets readers go on while another connection holds the write lock).
 //
+// A read that fails is repeated once on the writer's connection, so the
+// store's owner (a ResilientStore) opens a database not yet created, and
+// counts and sets aside one found corrupt, as it does for writes.
+//
 // Nothing acknowledged is silently lost: a failed batch stays queued and is
 // retried; a poll that finds the queue full (max_queued) is dropped and
 // counted; stop() waits a bounded time for the queue and counts what it
@@ -90,6 +94,11 @@ class StoreWriter final : public Store {
   struct Shared;
 
  private:
+  // Runs `op` on the readers' connection; a failure is repeated on the
+  // writer thread (see Shared::probe).
+  template <typename T, typename Op>
+  Result<T> read(Op op);
+
   std::shared_ptr<Shared> shared_;
 };
 
