@@ -19,7 +19,7 @@ class NoSoakRunner final : public SoakControl {
   Result<std::monostate> resume(std::int64_t run) override { return absent(run); }
   std::vector<RunView> active() const override { return {}; }
   Result<std::vector<RunView>> history(const std::optional<std::string>&) const override { return std::vector<RunView>{}; }
-  Result<RunDetail> show(std::int64_t run) const override { return absent(run); }
+  Result<RunDetail> show(std::int64_t run, const RoundPage&) const override { return absent(run); }
 
  private:
   std::string why_;
