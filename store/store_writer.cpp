@@ -145,6 +145,7 @@ StoreWriter::~StoreWriter() { stop(kDefaultStopTimeout); }
 StoreStatus StoreWriter::commit(const PollRecord& record) { return commit_all({record}); }
 
 StoreStatus StoreWriter::commit_all(const std::vector<PollRecord>& records) {
+  if (records.empty()) return std::monostate{};
   Shared& s = *shared_;
   std::lock_guard lock(s.mu);
   if (s.stopping) return Error{"stopped", "history writer stopped: poll of " + records.front().drive.serial + " not recorded"};
