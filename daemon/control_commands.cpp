@@ -1,5 +1,7 @@
 #include "daemon/control_commands.hpp"
 
+#include <fmt/format.h>
+
 #include <map>
 #include <stdexcept>
 
@@ -27,6 +29,27 @@ json opt(const std::optional<T>& v) {
 std::int64_t run_id(const json& req) {
   if (!req.contains("run") || !req["run"].is_number_integer()) throw std::invalid_argument("\"run\": expected a run id");
   return req["run"].get<std::int64_t>();
+}
+
+// `from` (a round index, default 0) and `limit` (1..RoundPage::kMaxRounds,
+// default the most) of a `show`.
+RoundPage round_page(const json& req) {
+  RoundPage page;
+  if (req.contains("from")) {
+    if (!req["from"].is_number_integer() || req["from"].get<std::int64_t>() < 0) {
+      throw std::invalid_argument("\"from\": expected a round index (0 or more)");
+    }
+    page.from = req["from"].get<std::int64_t>();
+  }
+  if (req.contains("limit")) {
+    const json& l = req["limit"];
+    if (!l.is_number_integer() || l.get<std::int64_t>() < 1 ||
+        l.get<std::int64_t>() > static_cast<std::int64_t>(RoundPage::kMaxRounds)) {
+      throw std::invalid_argument(fmt::format("\"limit\": expected 1 to {} rounds", RoundPage::kMaxRounds));
+    }
+    page.limit = l.get<std::size_t>();
+  }
+  return page;
 }
 
 json drive_json(const DriveSummary& d) {
@@ -144,14 +167,14 @@ json handle_control(const json& req, ControlContext& ctx) {
     return ok({{"runs", runs}});
   }
   if (cmd == "show") {
-    auto d = ctx.soaks.show(run_id(req));
+    auto d = ctx.soaks.show(run_id(req), round_page(req));
     if (!d) return fail(d.error().message);
     json rounds = json::array();
     for (const auto& r : d->rounds) {
       json data = json::parse(r.data, nullptr, false);
       rounds.push_back({{"index", r.index}, {"phase", r.phase}, {"iops", r.iops}, {"data", data.is_discarded() ? json(r.data) : data}});
     }
-    return ok({{"run", to_json(d->run)}, {"rounds", rounds}});
+    return ok({{"run", to_json(d->run)}, {"rounds", rounds}, {"next", opt(d->next_round)}});
   }
   return fail("unknown command \"" + cmd + "\"");
 }

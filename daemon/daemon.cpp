@@ -15,6 +15,7 @@
 #include "core/config_reader.hpp"
 #include "core/log.hpp"
 #include "daemon/soak_metrics.hpp"
+#include "store/history_store.hpp"
 #include "store/resilient_store.hpp"
 #include "store/resilient_run_store.hpp"
 #include "store/sqlite_run_backend.hpp"
@@ -59,8 +60,26 @@ Daemon::Daemon(DaemonConfig config)
                         .Register(*self_)),
       lock_(std::make_unique<StateDirLock>(config_.state_dir)),
       store_(open_store(config_.state_dir)),
+      store_queued_(prometheus::BuildGauge()
+                        .Name("nvmond_store_queued_writes")
+                        .Help("Polls waiting for the history store's writer thread.")
+                        .Register(*self_)
+                        .Add({})),
+      store_dropped_(prometheus::BuildCounter()
+                         .Name("nvmond_store_dropped_writes_total")
+                         .Help("Polls never written to the history store: its write queue was full, or the "
+                               "daemon stopped before the store took them.")
+                         .Register(*self_)
+                         .Add({})),
+      store_batches_(prometheus::BuildCounter()
+                         .Name("nvmond_store_commits_total")
+                         .Help("Transactions the history store's writer committed (each holds every poll "
+                               "queued since the last).")
+                         .Register(*self_)
+                         .Add({})),
       clock_(make_clock(config_.clock, newest_record(*store_))),
       watchdog_(clock_->real_timer(io_)),
+      store_metrics_timer_(clock_->real_timer(io_)),
       compaction_(std::make_unique<HistoryCompaction>(io_, *clock_, *store_, config_.analytics.retention)),
       soak_timer_(clock_->real_timer(io_)),
       published_(std::make_shared<PublishedMetrics>()) {
@@ -81,13 +100,36 @@ Daemon::Daemon(DaemonConfig config)
   fleet_->read_throughput(throughput_);
 }
 
-// The history behind a ResilientStore: a corrupt, full, read-only or locked
-// database never stops the monitoring.
-std::unique_ptr<Store> Daemon::open_store(const std::string& dir) {
-  return std::make_unique<ResilientStore>(std::make_unique<SqliteBackend>(dir), retry_clock_, StoreRetry{},
-                                          [this](const std::string& reason) {
-                                            store_errors_.Add({{"reason", reason}}).Increment();
-                                          });
+// A corrupt, full, read-only, locked or slow database never stops the
+// monitoring (store/history_store.hpp).
+std::unique_ptr<StoreWriter> Daemon::open_store(const std::string& dir) {
+  HistoryStoreOptions options;
+  // A kill -9 loses what is queued: on an accelerated clock no more than a
+  // poll's worth of clock time, as on a real one.
+  if (config_.clock.accelerated && config_.clock.factor > 1) {
+    const auto poll_real = std::chrono::duration_cast<std::chrono::milliseconds>(
+        config_.collection.poll_interval / config_.clock.factor);
+    options.writer.group_interval = std::min(options.writer.group_interval, poll_real);
+  }
+  return open_history_store(dir, retry_clock_, [this](const std::string& reason) {
+    store_errors_.Add({{"reason", reason}}).Increment();
+  }, options);
+}
+
+// The writer counts on its own thread; the scrape reads what this copied.
+void Daemon::publish_store_metrics() {
+  const StoreWriterCounters now = store_->counters();
+  store_queued_.Set(static_cast<double>(now.queued));
+  store_dropped_.Increment(static_cast<double>(now.dropped - store_published_.dropped));
+  store_batches_.Increment(static_cast<double>(now.batches - store_published_.batches));
+  store_published_ = now;
+}
+
+void Daemon::arm_store_metrics() {
+  store_metrics_timer_->arm(std::chrono::seconds(1), [this] {
+    publish_store_metrics();
+    arm_store_metrics();
+  });
 }
 
 // The runs in a file of their own (STATE_DIR/runs.db), behind the same
@@ -207,6 +249,7 @@ int Daemon::run() {
   notify_status();
   if (sd_watchdog_enabled(0, &watchdog_usec_) > 0) arm_watchdog();
   compaction_->start();
+  arm_store_metrics();
   io_.run();
   sd_notify(0, "STOPPING=1");
   log::info("stopped");
@@ -225,9 +268,13 @@ void Daemon::wait_signal() {
     watchdog_->cancel();
     compaction_->stop();
     soak_timer_->cancel();
+    store_metrics_timer_->cancel();
     control_.reset();
     if (soak_runner_) soak_runner_->shutdown(SoakRunner::kShutdownGrace);
     stop_all();
+    // The pollers are gone: flush their last polls, but within the unit's
+    // stop timeout whatever the database does.
+    store_->stop(kStoreStopTimeout);
     io_.stop();
   });
 }

@@ -6,6 +6,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
+#include <prometheus/gauge.h>
 
 #include <memory>
 
@@ -19,7 +20,7 @@
 #include "daemon/published_metrics.hpp"
 #include "daemon/state_lock.hpp"
 #include "daemon/soak_runner.hpp"
-#include "store/store.hpp"
+#include "store/store_writer.hpp"
 
 namespace prometheus {
 class Registry;
@@ -38,6 +39,9 @@ class Daemon {
   ~Daemon();
   // Serves until SIGTERM/SIGINT. Returns the process exit code.
   int run();
+  // What a stop gives the history writer to flush, after the soak runs'
+  // grace (SoakRunner::kShutdownGrace): both inside TimeoutStopSec=10s.
+  static constexpr std::chrono::milliseconds kStoreStopTimeout{2000};
 
  private:
   void wait_signal();
@@ -50,8 +54,10 @@ class Daemon {
   void arm_soak_tick();
   void soak_tick();
   void stop_all();
-  std::unique_ptr<Store> open_store(const std::string& dir);
   std::shared_ptr<RunStore> open_run_store(const std::string& dir);
+  std::unique_ptr<StoreWriter> open_store(const std::string& dir);
+  void arm_store_metrics();
+  void publish_store_metrics();
   void use_security();
 
   boost::asio::io_context io_;
@@ -63,11 +69,18 @@ class Daemon {
   std::unique_ptr<StateDirLock> lock_;
   // Paces the store's retries: how long a disk stays full is real time.
   SystemClock retry_clock_;
-  std::unique_ptr<Store> store_;
+  // Writes queue for the store's own thread: no poll, scrape or control
+  // command waits on the database.
+  std::unique_ptr<StoreWriter> store_;
+  prometheus::Gauge& store_queued_;
+  prometheus::Counter& store_dropped_;
+  prometheus::Counter& store_batches_;
+  StoreWriterCounters store_published_;  // what the counters above already hold
   std::unique_ptr<Clock> clock_;
   // Every timer comes from clock_: compaction counts clock hours; the
   // watchdog (systemd's) and the soak tick count real time.
   std::unique_ptr<Timer> watchdog_;
+  std::unique_ptr<Timer> store_metrics_timer_;  // real time: copies the writer's counters
   std::unique_ptr<HistoryCompaction> compaction_;
   std::unique_ptr<Timer> soak_timer_;
   std::shared_ptr<PublishedMetrics> published_;

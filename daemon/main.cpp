@@ -11,6 +11,7 @@
 #include "daemon/config.hpp"
 #include "daemon/daemon.hpp"
 #include "daemon/poller.hpp"
+#include "store/store_writer.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"nvmond: NVMe SMART/health, wear and thermal-throttling exporter"};
@@ -34,8 +35,9 @@ int main(int argc, char** argv) {
     nvmond::log::error("{}", e.what());
     return 1;
   }
-  if (nvmond::DevicePoller::abandoned_threads() > 0) {
-    // A thread is blocked inside a device command; exit without waiting for it.
+  if (nvmond::DevicePoller::abandoned_threads() > 0 || nvmond::StoreWriter::abandoned_writers() > 0) {
+    // A thread is blocked inside a device command or a database commit; exit
+    // without waiting for it.
     std::fflush(nullptr);
     _exit(rc);
   }

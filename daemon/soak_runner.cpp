@@ -347,11 +347,12 @@ Result<std::vector<RunView>> SoakRunner::history(const std::optional<std::string
   return out;
 }
 
-Result<RunDetail> SoakRunner::show(std::int64_t id) const {
+Result<RunDetail> SoakRunner::show(std::int64_t id, const RoundPage& page) const {
   auto row = state_->store->run(id);
   if (!row) return row.error();
   if (!*row) return Error{"absent", fmt::format("no run {}", id)};
-  auto rounds = state_->store->rounds(id);
+  // One more than asked: whether another page follows.
+  auto rounds = state_->store->rounds_page(id, page.from, page.limit + 1);
   if (!rounds) return rounds.error();
   RunDetail d;
   d.run = view_of(**row);
@@ -360,6 +361,10 @@ Result<RunDetail> SoakRunner::show(std::int64_t id) const {
     d.run = live->view;
   }
   d.rounds = std::move(*rounds);
+  if (d.rounds.size() > page.limit) {
+    d.next_round = d.rounds[page.limit].index;
+    d.rounds.resize(page.limit);
+  }
   return d;
 }
 

@@ -61,7 +61,7 @@ class SoakRunner final : public SoakControl {
   Result<std::monostate> resume(std::int64_t run) override;
   std::vector<RunView> active() const override;
   Result<std::vector<RunView>> history(const std::optional<std::string>& serial) const override;
-  Result<RunDetail> show(std::int64_t run) const override;
+  Result<RunDetail> show(std::int64_t run, const RoundPage& page = {}) const override;
 
   // Runs a crash left "running" whose name no [[soak]] has any more are
   // closed as interrupted: nothing would resume them.

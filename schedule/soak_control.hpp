@@ -54,6 +54,15 @@ struct RunView : RunIdentity {
 struct RunDetail {
   RunView run;
   std::vector<RoundRow> rounds;
+  std::optional<std::int64_t> next_round;  // where the next page starts; none after the last
+};
+
+// Which rounds a `show` returns: bounded, so that a run of 100,000 rounds
+// costs the event loop no more than any other answer.
+struct RoundPage {
+  static constexpr std::size_t kMaxRounds = 1000;
+  std::int64_t from = 0;  // round index
+  std::size_t limit = kMaxRounds;
 };
 
 class SoakControl {
@@ -70,7 +79,7 @@ class SoakControl {
   virtual std::vector<RunView> active() const = 0;
   // Newest first; only runs on `serial` when given.
   virtual Result<std::vector<RunView>> history(const std::optional<std::string>& serial) const = 0;
-  virtual Result<RunDetail> show(std::int64_t run) const = 0;
+  virtual Result<RunDetail> show(std::int64_t run, const RoundPage& page = {}) const = 0;
 };
 
 }  // namespace nvmond

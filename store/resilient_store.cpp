@@ -18,6 +18,10 @@ StoreStatus ResilientStore::commit(const PollRecord& record) {
   return store_.run<std::monostate>([&](Store& s) { return s.commit(record); });
 }
 
+StoreStatus ResilientStore::commit_all(const std::vector<PollRecord>& records) {
+  return store_.run<std::monostate>([&](Store& s) { return s.commit_all(records); });
+}
+
 Result<std::optional<SampleRecord>> ResilientStore::last_sample(const DriveKey& drive) {
   return store_.run<std::optional<SampleRecord>>([&](Store& s) { return s.last_sample(drive); });
 }

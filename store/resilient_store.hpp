@@ -32,6 +32,7 @@ class ResilientStore final : public Store {
                  ErrorListener on_error = {});
 
   StoreStatus commit(const PollRecord& record) override;
+  StoreStatus commit_all(const std::vector<PollRecord>& records) override;
   Result<std::optional<SampleRecord>> last_sample(const DriveKey& drive) override;
   Result<std::optional<WallTime>> latest_sample_time() override;
   Result<std::optional<SampleRecord>> first_sample_since(const DriveKey& drive, std::int64_t segment,

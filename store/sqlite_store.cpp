@@ -151,11 +151,12 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const std::string& state_
 Result<std::unique_ptr<SqliteStore>> SqliteStore::open_file(const std::string& path,
                                                             const SqliteOptions& options) {
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &db,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  const int mode = options.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  int rc = sqlite3_open_v2(path.c_str(), &db, mode | SQLITE_OPEN_NOMUTEX, nullptr);
   std::unique_ptr<SqliteStore> store(new SqliteStore(db, path));  // closes db on every early return
   if (rc != SQLITE_OK) return sqlite::error(db, "opening " + path);
   sqlite3_busy_timeout(db, static_cast<int>(options.busy_timeout.count()));
+  if (options.read_only) return store;
 
   {
     Stmt wal(db, "PRAGMA journal_mode=WAL");
@@ -184,12 +185,7 @@ Result<std::optional<std::int64_t>> SqliteStore::find_drive(const DriveKey& driv
   return std::optional<std::int64_t>{st.int64(0)};
 }
 
-StoreStatus SqliteStore::commit(const PollRecord& record) {
-  std::lock_guard lock(mu_);
-  const std::string context = "recording poll of " + describe(record.drive);
-  sqlite::Transaction tx(db_);
-  if (auto r = tx.begin(context); !r) return r.error();
-
+StoreStatus SqliteStore::write_record(const PollRecord& record, const std::string& context) {
   Stmt add_drive(db_, "INSERT INTO drives(serial, model) VALUES(?1, ?2) ON CONFLICT DO NOTHING");
   if (!add_drive.ok()) return add_drive.error(context);
   bind_drive(add_drive, record.drive);
@@ -202,6 +198,28 @@ StoreStatus SqliteStore::commit(const PollRecord& record) {
   if (auto r = write_each(db_, kInsertSample, drive_id, record.samples, context, bind_sample); !r) return r.error();
   if (auto r = write_each(db_, kUpsertEvent, drive_id, record.events, context, bind_event); !r) return r.error();
   if (auto r = write_each(db_, kSaveState, drive_id, record.state, context, bind_state); !r) return r.error();
+  return std::monostate{};
+}
+
+StoreStatus SqliteStore::commit(const PollRecord& record) {
+  std::lock_guard lock(mu_);
+  const std::string context = "recording poll of " + describe(record.drive);
+  sqlite::Transaction tx(db_);
+  if (auto r = tx.begin(context); !r) return r.error();
+  if (auto r = write_record(record, context); !r) return r.error();
+  if (auto r = tx.commit(context); !r) return r.error();
+  return std::monostate{};
+}
+
+StoreStatus SqliteStore::commit_all(const std::vector<PollRecord>& records) {
+  if (records.empty()) return std::monostate{};
+  std::lock_guard lock(mu_);
+  const std::string context = fmt::format("recording {} poll(s)", records.size());
+  sqlite::Transaction tx(db_);
+  if (auto r = tx.begin(context); !r) return r.error();
+  for (const auto& record : records) {
+    if (auto r = write_record(record, "recording poll of " + describe(record.drive)); !r) return r.error();
+  }
   if (auto r = tx.commit(context); !r) return r.error();
   return std::monostate{};
 }

@@ -23,6 +23,9 @@ struct SqliteOptions {
   // loss). Tests that bulk-load synthetic years may turn it off.
   bool synchronous_full = true;
   std::chrono::milliseconds busy_timeout{5000};
+  // A reader's connection beside the writer's: opens an existing database
+  // read-only and leaves its journal mode and schema to the writer.
+  bool read_only = false;
 };
 
 class SqliteStore final : public Store {
@@ -41,6 +44,7 @@ class SqliteStore final : public Store {
   SqliteStore& operator=(const SqliteStore&) = delete;
 
   StoreStatus commit(const PollRecord& record) override;
+  StoreStatus commit_all(const std::vector<PollRecord>& records) override;
   Result<std::optional<SampleRecord>> last_sample(const DriveKey& drive) override;
   Result<std::optional<WallTime>> latest_sample_time() override;
   Result<std::optional<SampleRecord>> first_sample_since(const DriveKey& drive, std::int64_t segment,
@@ -58,6 +62,8 @@ class SqliteStore final : public Store {
   SqliteStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   // Looks the drive up; nullopt if it has never been committed.
   Result<std::optional<std::int64_t>> find_drive(const DriveKey& drive);
+  // Under mu_, inside a transaction: the rows of one poll.
+  StoreStatus write_record(const PollRecord& record, const std::string& context);
 
   std::mutex mu_;
   sqlite3* db_;

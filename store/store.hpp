@@ -94,6 +94,16 @@ class Store {
   virtual ~Store() = default;
 
   virtual StoreStatus commit(const PollRecord& record) = 0;
+  // Every record in one transaction where the implementation can (SqliteStore:
+  // one fsync for a whole tick of drives); this default commits them one by
+  // one and stops at the first failure. Writes are upserts, so committing a
+  // record again after a failure is harmless.
+  virtual StoreStatus commit_all(const std::vector<PollRecord>& records) {
+    for (const auto& r : records) {
+      if (auto s = commit(r); !s) return s;
+    }
+    return std::monostate{};
+  }
 
   // The newest sample of the drive, any segment.
   virtual Result<std::optional<SampleRecord>> last_sample(const DriveKey& drive) = 0;

@@ -43,10 +43,10 @@ class FakeSoakControl : public SoakControl {
     }
     return out;
   }
-  Result<RunDetail> show(std::int64_t id) const override {
+  Result<RunDetail> show(std::int64_t id, const RoundPage& = {}) const override {
     auto it = runs_.find(id);
     if (it == runs_.end()) return Error{"absent", "no run " + std::to_string(id)};
-    RunDetail d{it->second, {}};
+    RunDetail d{it->second, {}, std::nullopt};
     for (std::int64_t i = 0; i < it->second.round; ++i) d.rounds.push_back({i, "fob", 1000.0 + static_cast<double>(i), "{}"});
     return d;
   }

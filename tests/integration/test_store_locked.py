@@ -1,0 +1,97 @@
+"""Another program holding the history database's write lock (an sqlite3
+shell inside BEGIN EXCLUSIVE, a backup tool) stops no poll: every drive stays
+up, the polls queue (nvmond_store_queued_writes) and land once the lock goes;
+and SIGTERM with the lock still held ends the daemon within the unit's
+TimeoutStopSec=10s, counting what it could not write.
+"""
+import os
+import signal
+import sqlite3
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from nvmond_harness import Daemon, config, find, get, sim, store_rows, wait_for  # noqa: E402
+
+SERIALS = ["LK-A", "LK-B", "LK-C"]
+CONFIG = config(*(sim(s.lower(), s, "generic", write_rate="100MB") for s in SERIALS),
+                poll_interval="200ms", command_timeout="2s")
+UNIT_STOP_TIMEOUT_S = 10  # systemd/nvmond.service TimeoutStopSec
+
+
+def polls(m, serial):
+    return get(m, "nvmond_collections_total", serial=serial)
+
+
+def queued(m):
+    series = find(m, "nvmond_store_queued_writes")
+    return series[0].value if series else None
+
+
+class WriteLock:
+    """A second connection inside BEGIN EXCLUSIVE on the daemon's database."""
+
+    def __init__(self, db):
+        self.conn = sqlite3.connect(db, isolation_level=None, timeout=10)
+        self.conn.execute("BEGIN EXCLUSIVE")
+
+    def release(self):
+        if self.conn:
+            self.conn.execute("ROLLBACK")
+            self.conn.close()
+            self.conn = None
+
+
+class StoreLocked(unittest.TestCase):
+    def start(self):
+        d = Daemon(CONFIG).start()
+        self.addCleanup(d.stop)
+        db = os.path.join(d.dir, "state", "nvmond.db")
+        d.wait_metric(lambda m: all(get(m, "nvme_up", serial=s) == 1 for s in SERIALS), 20, "every drive up")
+        wait_for(lambda: os.path.exists(db) and store_rows(db, "SELECT count(*) FROM samples")[0][0] > 0, 20,
+                 "history on disk")
+        return d, db
+
+    def test_drives_stay_up_while_another_program_holds_the_write_lock_and_their_polls_land_after(self):
+        d, db = self.start()
+        lock = WriteLock(db)
+        self.addCleanup(lock.release)
+        start = d.metrics()
+        # 5 s of polls at 200 ms: more than twice the writer's 5 s busy timeout per poll.
+        m = d.wait_metric(lambda m: all(polls(m, s) >= polls(start, s) + 25 for s in SERIALS) or
+                          any(get(m, "nvme_up", serial=s) != 1 for s in SERIALS), 30, "25 more polls of each drive")
+        for s in SERIALS:
+            self.assertEqual(get(m, "nvme_up", serial=s), 1, f"{s} went down while the store was locked")
+        self.assertGreater(queued(m) or 0, 0, "the locked polls wait in the writer's queue")
+        self.assertEqual(get(m, "nvmond_store_dropped_writes_total"), 0)
+
+        before = store_rows(db, "SELECT count(*) FROM samples")[0][0]
+        lock.release()
+        wait_for(lambda: store_rows(db, "SELECT count(*) FROM samples")[0][0] >= before + 25 * len(SERIALS), 30,
+                 "the polls queued behind the lock on disk")
+
+    def test_sigterm_with_the_write_lock_held_ends_within_the_units_stop_timeout(self):
+        d, db = self.start()
+        lock = WriteLock(db)
+        self.addCleanup(lock.release)
+        start = d.metrics()
+        # Polls have met the lock: they went on (history queued) or, writing it
+        # themselves, went down stuck in it.
+        d.wait_metric(lambda m: all(polls(m, s) >= polls(start, s) + 3 for s in SERIALS) or
+                      any(get(m, "nvme_up", serial=s) != 1 for s in SERIALS), 20, "polls to meet the lock")
+        began = time.monotonic()
+        d.signal(signal.SIGTERM)
+        try:
+            rc = d.proc.wait(UNIT_STOP_TIMEOUT_S)
+        except Exception:
+            self.fail(f"nvmond still running {UNIT_STOP_TIMEOUT_S} s after SIGTERM:\n{d.log_text()}")
+        took = time.monotonic() - began
+        self.assertEqual(rc, 0, d.log_text())
+        self.assertRegex(d.log_text(), r"queued poll\(s\) not written within \d+ ms of stopping; dropped")
+        self.assertIn("stopped", d.log_text())
+        print(f"stopped {took:.1f} s after SIGTERM with the database locked")
+
+
+if __name__ == "__main__":
+    unittest.main()
