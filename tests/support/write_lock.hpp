@@ -14,6 +14,9 @@ class WriteLockHolder {
  public:
   explicit WriteLockHolder(const std::string& path) {
     if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) throw std::runtime_error("opening " + path);
+    // The daemon's writer may be mid-commit (its queue drains on its own
+    // thread): wait for it as another program would, instead of failing.
+    sqlite3_busy_timeout(db_, 10000);
     if (sqlite3_exec(db_, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr) != SQLITE_OK) {
       throw std::runtime_error("BEGIN EXCLUSIVE on " + path + ": " + sqlite3_errmsg(db_));
     }
