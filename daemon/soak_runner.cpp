@@ -1,9 +1,12 @@
 #include "daemon/soak_runner.hpp"
 
+#include <fcntl.h>
+
 #include <fmt/core.h>
 
+#include <cerrno>
 #include <condition_variable>
-#include <filesystem>
+#include <cstring>
 #include <future>
 #include <map>
 #include <mutex>
@@ -14,7 +17,9 @@
 #include "pts/params.hpp"
 #include "pts/round_record.hpp"
 #include "pts/test_plan.hpp"
-#include "report/report_cli.hpp"
+#include "report/run_record.hpp"
+#include "report/run_report.hpp"
+#include "schedule/run_name.hpp"
 
 namespace nvmond {
 
@@ -43,6 +48,9 @@ struct SoakRunner::State {
   std::shared_ptr<RunStore> store;
   ThroughputSink* throughput = nullptr;  // outlives the runner and its threads (the Daemon's)
   std::string state_dir;
+  // Opened once: the files of every run are written relative to it, and a
+  // state_dir path swapped for a symlink later leads nowhere else.
+  UniqueFd state_dir_fd;
   std::mutex mu;  // guards what follows; taken before a Run's mu
   std::condition_variable ended;
   std::map<std::int64_t, std::shared_ptr<Run>> runs;  // registered, not yet ended
@@ -86,12 +94,20 @@ SoakRunner::SoakRunner(std::shared_ptr<RunStore> store, std::string state_dir, T
   state_->store = std::move(store);
   state_->throughput = throughput;
   state_->state_dir = std::move(state_dir);
+  state_->state_dir_fd = UniqueFd(::open(state_->state_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!state_->state_dir_fd.valid()) {
+    log::error("state_dir {}: {}; finished runs will have no run.json or report.html there", state_->state_dir,
+               std::strerror(errno));
+  }
 }
 
 SoakRunner::~SoakRunner() { shutdown(kShutdownGrace); }
 
 Result<std::int64_t> SoakRunner::start(const SoakRequest& request) {
   reap();
+  // Every source of names is checked before (config, scheduler); this is the
+  // one door they all pass, so a bad name never reaches a path or a log line.
+  if (auto problem = run_name_problem(request.name)) return Error{"name", "run name " + *problem};
   auto opened = open_(request.target);
   if (!opened) return Error{opened.error().reason, fmt::format("{}: {}", request.target, opened.error().message)};
   auto run = std::make_shared<Run>();
@@ -208,21 +224,45 @@ void SoakRunner::execute(const std::shared_ptr<State>& state, const std::shared_
   }
 }
 
+namespace {
+
+// STATE_DIR/runs/NAME-RUNID, each step opened by descriptor without following
+// a symlink, so nothing planted under runs/ redirects what root writes.
+Result<UniqueFd> open_run_dir(int state_dir_fd, const std::string& state_dir, const std::string& leaf) {
+  if (state_dir_fd < 0) return Error{"io", state_dir + ": not open"};
+  auto runs = open_directory_at(state_dir_fd, "runs", state_dir + "/runs");
+  if (!runs) return runs.error();
+  return open_directory_at(runs->get(), leaf, state_dir + "/runs/" + leaf);
+}
+
+std::optional<Error> write_run_files(int dir_fd, const std::string& shown, const nlohmann::json& run) {
+  const std::string text = run.dump(2) + "\n";
+  if (auto e = write_file_atomically_at(dir_fd, "run.json", text, shown)) return e;
+  auto record = report::parse_run(text, shown + "/run.json");
+  if (!record) return Error{record.error().reason, "report: " + record.error().message};
+  return write_file_atomically_at(dir_fd, "report.html", report::render_run_report(*record), shown);
+}
+
+}  // namespace
+
 // Writes run.json and report.html where an operator finds them, and moves
 // the run to the finished list.
 void SoakRunner::finish(State& state, Run& run, const RunOutcome& out) {
   const std::string& name = run.request.name;
   if (out.failure) log::error("soak {}: {}: {}", name, out.status, out.failure->message);
-  const auto dir = std::filesystem::path(state.state_dir) / "runs" / fmt::format("{}-{}", name, out.run_id);
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (auto e = write_file_atomically((dir / "run.json").string(), out.run.dump(2) + "\n")) {
+  // start() checked the name; a run is never filed under one that is not a
+  // single safe path component.
+  const std::string leaf =
+      run_name_problem(name) ? fmt::format("run-{}", out.run_id) : fmt::format("{}-{}", name, out.run_id);
+  const std::string shown = state.state_dir + "/runs/" + leaf;
+  auto dir = open_run_dir(state.state_dir_fd.get(), state.state_dir, leaf);
+  if (!dir) {
+    log::error("soak {}: {}", name, dir.error().message);
+  } else if (auto e = write_run_files(dir->get(), shown, out.run)) {
     log::error("soak {}: {}", name, e->message);
-  } else if (auto r = report::write_report_beside(dir.string())) {
-    log::error("soak {}: report: {}", name, r->message);
   }
-  log::info("soak {}: {} ({} rounds), {}", name, out.status, out.run.value("rounds", nlohmann::json::array()).size(),
-            (dir / "run.json").string());
+  log::info("soak {}: {} ({} rounds), {}/run.json", name, out.status,
+            out.run.value("rounds", nlohmann::json::array()).size(), shown);
   std::shared_ptr<Run> self;
   {
     std::lock_guard lock(state.mu);

@@ -27,6 +27,13 @@ CASES = [
      r':5:10: drive\[1\]\.serial: duplicate device: serial "X" is configured twice'),
     ("drive without serial", '[[drive]]\nrated_dwpd = 1\n', r":1:1: drive\[0\]: serial is required"),
     ("unknown analytics key", '[thermal]\nthreshold = 70\n', r':2:1: unknown key "thermal\.threshold"'),
+    # a [[soak]] name is a directory under state_dir/runs/ and part of log lines
+    ("soak name climbing out", '[[soak]]\nname = "../../x"\ntest = "wsat"\ntarget = "sim:a"\n',
+     r":2:8: soak\[0\]\.name: may contain only letters, digits, '-', '_' and '\.'"),
+    ("soak name with a newline", '[[soak]]\nname = "a\\nb"\ntest = "wsat"\ntarget = "sim:a"\n',
+     r":2:8: soak\[0\]\.name: may contain only"),
+    ("soak name of 10 MB", '[[soak]]\nname = "' + "a" * (10 << 20) + '"\ntest = "wsat"\ntarget = "sim:a"\n',
+     r":2:8: soak\[0\]\.name: must be 1 to 64 characters \(got 10485760\)\n$"),
 ]
 
 
