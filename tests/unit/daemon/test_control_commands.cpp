@@ -86,12 +86,13 @@ TEST(ControlCommands, BadRequestsGetErrorRepliesThatSayWhy) {
 // huge value is refused before the scheduler sees the request.
 TEST(ControlCommands, AStartWithUnprintableOrOversizedStringsIsRefusedBeforeItIsQueued) {
   Fixture f;
-  const std::string newline_target = json{{"cmd", "start"}, {"test", "wsat"}, {"target", "sim:a\nsoak x: completed"}}.dump();
+  const std::string newline_target =
+      json{{"cmd", "start"}, {"test", "wsat"}, {"target", "sim:a\nsoak x: completed"}}.dump();
   const std::string long_target = json{{"cmd", "start"}, {"test", "wsat"}, {"target", std::string(5000, 'a')}}.dump();
   const std::string newline_value =
       json{{"cmd", "start"}, {"test", "wsat"}, {"target", "sim:a"}, {"params", {{"round", "1s\nforged"}}}}.dump();
-  const std::string long_value =
-      json{{"cmd", "start"}, {"test", "wsat"}, {"target", "sim:a"}, {"params", {{"round", std::string(2000, '1')}}}}.dump();
+  const std::string long_value = json{
+      {"cmd", "start"}, {"test", "wsat"}, {"target", "sim:a"}, {"params", {{"round", std::string(2000, '1')}}}}.dump();
   const std::string newline_key =
       json{{"cmd", "start"}, {"test", "wsat"}, {"target", "sim:a"}, {"params", {{"a\nb", "1"}}}}.dump();
   json many = json::object();
