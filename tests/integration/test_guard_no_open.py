@@ -1,7 +1,8 @@
 """A target the safety guard refuses is never opened for reading or writing:
 the guard judges an O_PATH descriptor (fstat, sysfs) and only re-opens an
 approved object for I/O. Watched with strace on the real binaries, for a PTS
-run (`nvmonctl test run wsat --target T`) and for read and write [[job]]s
+run (`nvmonctl test run wsat --target T`, and `nvmonctl start` through the
+daemon, traced while it runs) and for read and write [[job]]s
 (`nvmonctl run-job`): every open of /dev/ptmx, /dev/kmsg, /dev/null (a
 character device) and of a loop device over a file outside [safety]
 allow_dirs is O_PATH, and nothing is re-opened through /proc/self/fd.
@@ -16,7 +17,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import NVMONCTL, table  # noqa: E402
+from nvmond_harness import NVMONCTL, Daemon, config, nvmonctl, sim, table, wait_for  # noqa: E402
 
 CHAR_DEVICES = ["/dev/ptmx", "/dev/kmsg", "/dev/null"]
 # 123 openat(AT_FDCWD, "/dev/ptmx", O_RDWR|O_EXCL|O_NONBLOCK|O_CLOEXEC) = 3</dev/pts/ptmx>
@@ -110,6 +111,46 @@ class RefusedTargetsAreNeverOpened(unittest.TestCase):
                     opened, r = self.traced(f"job{read_pct}-" + os.path.basename(target), "run-job", jobs)
                     self.assertNotEqual(r.returncode, 0, f"the job ran on {target}: {r.stdout}")
                     self.assert_only_o_path(target, opened, r)
+
+
+@unittest.skipUnless(shutil.which("strace"), "needs strace (scripts/setup installs it)")
+class RefusedTargetsAreNeverOpenedByTheDaemon(unittest.TestCase):
+    def test_nvmonctl_start_on_a_refused_target_makes_the_daemon_open_it_only_with_o_path(self):
+        d = Daemon("")
+        scratch = os.path.join(d.dir, "scratch")
+        os.mkdir(scratch)
+        sock = os.path.join(d.dir, "control.sock")
+        d.write_config(config(table("[control]", socket=sock), table("[safety]", allow_dirs=[scratch]),
+                              sim("dc0", "SIM-DC0", "datacenter")))
+        d.start()
+        trace = os.path.join(d.dir, "daemon.trace")
+        strace = None
+        try:
+            wait_for(lambda: os.path.exists(sock), 10, "the control socket")
+            # With -f, -p attaches every thread the daemon has now (the control
+            # socket's included) and follows the threads it starts.
+            strace = subprocess.Popen(["strace", "-f", "-y", "-e", "trace=open,openat,openat2", "-o", trace,
+                                       "-p", str(d.proc.pid)], stderr=subprocess.PIPE, text=True)
+            # "Process N attached with T threads", once all are traced.
+            self.assertIn("attached", strace.stderr.readline())
+            targets = [t for t in CHAR_DEVICES if os.path.exists(t)]
+            for target in targets:
+                r = nvmonctl("--socket", sock, "start", "wsat", "--target", target, "--set", "rounds=1")
+                self.assertNotEqual(r.returncode, 0, f"the daemon started a run on {target}: {r.stdout}")
+                self.assertIn("neither a block device nor a regular file", r.stderr + r.stdout)
+        finally:
+            if strace:
+                strace.terminate()  # detaches; the daemon goes on
+                strace.wait(10)
+                strace.stderr.close()
+            d.stop()
+        opened = opens(trace)
+        for target in targets:
+            names = {target, os.path.realpath(target)}
+            self.assertTrue([o for o in opened if o[0] in names], f"the daemon never looked at {target}")
+            for path, flags, got, line in opened:
+                if path in names or got in names:
+                    self.assertIn("O_PATH", flags, f"the daemon opened {target} for I/O: {line}")
 
 
 if __name__ == "__main__":
