@@ -1,6 +1,7 @@
 #include "core/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -55,6 +56,48 @@ std::optional<Error> write_file_atomically(const std::string& path, std::string_
   if (d.fd < 0) return io_error(dir.string(), "open directory", errno);
   if (::fsync(d.fd) != 0) return io_error(dir.string(), "fsync directory", errno);
   return std::nullopt;
+}
+
+std::optional<Error> write_file_atomically_at(int dir_fd, const std::string& name, std::string_view content,
+                                              const std::string& shown) {
+  const std::string path = shown + "/" + name;
+  std::string tmp = ".";
+  tmp += name;
+  tmp += ".tmp";
+  if (::unlinkat(dir_fd, tmp.c_str(), 0) != 0 && errno != ENOENT) return io_error(shown + "/" + tmp, "unlink", errno);
+  {
+    Fd f{::openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)};
+    if (f.fd < 0) return io_error(shown + "/" + tmp, "create", errno);
+    std::size_t done = 0;
+    while (done < content.size()) {
+      ssize_t n = ::write(f.fd, content.data() + done, content.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return io_error(shown + "/" + tmp, "write", errno);
+      done += static_cast<std::size_t>(n);
+    }
+    if (::fsync(f.fd) != 0) return io_error(shown + "/" + tmp, "fsync", errno);
+  }
+  // renameat replaces a symlink at `name` itself, never what it points to.
+  if (::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) != 0) {
+    int err = errno;
+    ::unlinkat(dir_fd, tmp.c_str(), 0);
+    return io_error(path, "rename", err);
+  }
+  if (::fsync(dir_fd) != 0) return io_error(shown, "fsync directory", errno);
+  return std::nullopt;
+}
+
+Result<UniqueFd> open_directory_at(int parent_fd, const std::string& name, const std::string& shown) {
+  if (::mkdirat(parent_fd, name.c_str(), 0755) != 0 && errno != EEXIST) return io_error(shown, "mkdir", errno);
+  UniqueFd fd(::openat(parent_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid()) {
+    const int err = errno;
+    if (err == ELOOP || err == ENOTDIR) {
+      return Error{"io", shown + ": is a symlink or not a directory; nothing is written through it"};
+    }
+    return io_error(shown, "open directory", err);
+  }
+  return fd;
 }
 
 Result<std::string> read_whole_file(const std::string& path) {

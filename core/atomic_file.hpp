@@ -8,11 +8,26 @@
 #include <string_view>
 
 #include "core/result.hpp"
+#include "core/unique_fd.hpp"
 
 namespace nvmond {
 
 // nullopt on success; Error{"io", "<path>: <step>: <strerror>"} otherwise.
 std::optional<Error> write_file_atomically(const std::string& path, std::string_view content);
+// The same, for the file `name` (one path component) inside the directory
+// `dir_fd` (opened O_RDONLY, not O_PATH: it is fsynced), written by descriptor: no symlink is followed and no existing
+// file is opened (the temporary is unlinked, then created O_EXCL), so nothing
+// planted in the directory redirects the write. `shown` names the directory
+// in errors.
+std::optional<Error> write_file_atomically_at(int dir_fd, const std::string& name, std::string_view content,
+                                              const std::string& shown);
+
+// The directory `name` (one path component) inside the directory `parent_fd`,
+// made (mode 0755) when absent, opened O_DIRECTORY|O_NOFOLLOW: a symlink or
+// anything not a directory there is an Error, never followed. `shown` is the
+// path to put in errors.
+Result<UniqueFd> open_directory_at(int parent_fd, const std::string& name, const std::string& shown);
+
 // Error reason "absent" when the file does not exist, "io" otherwise.
 Result<std::string> read_whole_file(const std::string& path);
 

@@ -13,6 +13,7 @@
 #include "daemon/http/security.hpp"
 #include "daemon/listen_address.hpp"
 #include "pts/test_plan.hpp"
+#include "schedule/run_name.hpp"
 
 namespace nvmond {
 
@@ -265,6 +266,8 @@ std::vector<SoakSpec> read_soaks(TableReader& root) {
     auto test = t.string("test");
     auto target = t.string("target");
     if (!name || !test || !target) t.fail_here(t.where() + ": name, test and target are required");
+    // The name becomes a directory under state_dir and part of log lines.
+    if (auto problem = run_name_problem(*name)) t.fail("name", *problem);
     s.name = *name;
     s.test = *t.choice("test", test_names());
     s.target = *target;

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 namespace nvmond {
@@ -77,16 +79,40 @@ json status(ControlContext& ctx) {
   return ok({{"drives", drives}, {"runs", runs}, {"queued", queued}});
 }
 
+// What a control client may send in a start request: strings that end up in
+// log lines, run.json and error messages are printable and bounded, so no
+// client forges a log line or fills the log. (The run's name is the
+// daemon's own: "manual-<UTC time>".)
+constexpr std::size_t kMaxTarget = 4096;  // PATH_MAX
+constexpr std::size_t kMaxParams = 64;
+constexpr std::size_t kMaxParamKey = 64;
+constexpr std::size_t kMaxParamValue = 1024;
+
+bool printable(const std::string& s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
+}
+
+std::optional<std::string> field_problem(const std::string& what, const std::string& value, std::size_t max) {
+  if (value.empty() || value.size() > max) return fmt::format("{}: must be 1 to {} characters", what, max);
+  if (!printable(value)) return what + ": must be printable ASCII (no newline or control character)";
+  return std::nullopt;
+}
+
 json start(const json& req, ControlContext& ctx) {
   SoakRequest r;
   if (!req.contains("test") || !req["test"].is_string()) return fail("\"test\": expected a test name");
   if (!req.contains("target") || !req["target"].is_string()) return fail("\"target\": expected a target");
   r.test = req["test"];
   r.target = req["target"];
+  if (auto p = field_problem("\"test\"", r.test, kMaxParamKey)) return fail(*p);
+  if (auto p = field_problem("\"target\"", r.target, kMaxTarget)) return fail(*p);
   if (req.contains("params")) {
     if (!req["params"].is_object()) return fail("\"params\": expected an object of strings");
+    if (req["params"].size() > kMaxParams) return fail(fmt::format("\"params\": at most {} parameters", kMaxParams));
     for (const auto& [k, v] : req["params"].items()) {
+      if (auto p = field_problem("\"params\": a parameter name", k, kMaxParamKey)) return fail(*p);
       if (!v.is_string()) return fail("\"params\": " + k + " must be a string");
+      if (auto p = field_problem("\"params\": " + k, v.get<std::string>(), kMaxParamValue)) return fail(*p);
       r.params[k] = v.get<std::string>();
     }
   }

@@ -1,9 +1,13 @@
 #include "daemon/soak_runner.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <fmt/core.h>
 
+#include <cerrno>
 #include <condition_variable>
-#include <filesystem>
+#include <cstring>
 #include <future>
 #include <map>
 #include <mutex>
@@ -14,7 +18,9 @@
 #include "pts/params.hpp"
 #include "pts/round_record.hpp"
 #include "pts/test_plan.hpp"
-#include "report/report_cli.hpp"
+#include "report/run_record.hpp"
+#include "report/run_report.hpp"
+#include "schedule/run_name.hpp"
 
 namespace nvmond {
 
@@ -43,6 +49,9 @@ struct SoakRunner::State {
   std::shared_ptr<RunStore> store;
   ThroughputSink* throughput = nullptr;  // outlives the runner and its threads (the Daemon's)
   std::string state_dir;
+  // Opened once: the files of every run are written relative to it, and a
+  // state_dir path swapped for a symlink later leads nowhere else.
+  UniqueFd state_dir_fd;
   std::mutex mu;  // guards what follows; taken before a Run's mu
   std::condition_variable ended;
   std::map<std::int64_t, std::shared_ptr<Run>> runs;  // registered, not yet ended
@@ -78,8 +87,28 @@ void close_in_store(RunStore& store, std::int64_t id, bool resumable, WallTime n
   if (auto err = close_as_interrupted(store, **row, now, resumable)) log::error("closing run {}: {}", id, err->message);
 }
 
-std::filesystem::path run_dir(const std::string& state_dir, const std::string& name, std::int64_t id) {
-  return std::filesystem::path(state_dir) / "runs" / fmt::format("{}-{}", name, id);
+// A run's directory under STATE_DIR/runs. start() checked the name; a run is
+// never filed under one that is not a single safe path component.
+std::string run_leaf(const std::string& name, std::int64_t id) {
+  return run_name_problem(name) ? fmt::format("run-{}", id) : fmt::format("{}-{}", name, id);
+}
+
+// STATE_DIR/runs/NAME-RUNID, each step opened by descriptor without following
+// a symlink, so nothing planted under runs/ redirects what root writes.
+Result<UniqueFd> open_runs(int state_dir_fd, const std::string& state_dir) {
+  if (state_dir_fd < 0) return Error{"io", state_dir + ": not open"};
+  return open_directory_at(state_dir_fd, "runs", state_dir + "/runs");
+}
+
+Result<UniqueFd> open_run_dir(int state_dir_fd, const std::string& state_dir, const std::string& leaf) {
+  auto runs = open_runs(state_dir_fd, state_dir);
+  if (!runs) return runs.error();
+  return open_directory_at(runs->get(), leaf, state_dir + "/runs/" + leaf);
+}
+
+bool exists_at(int dir_fd, const std::string& name) {
+  struct stat st {};
+  return ::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 // Made when a run starts, not when it ends: the run store learns from
@@ -87,20 +116,23 @@ std::filesystem::path run_dir(const std::string& state_dir, const std::string& n
 // corrupt one) cannot hand out a running run's id again. A directory a new
 // run finds under its name belongs to an older run whose record was lost:
 // kept as NAME-ID.old-N, never overwritten.
-void claim_run_dir(const std::filesystem::path& dir, bool resumed) {
-  std::error_code ec;
-  if (!resumed && std::filesystem::exists(dir, ec)) {
-    std::filesystem::path aside;
-    for (int n = 1; aside.empty() || std::filesystem::exists(aside, ec); ++n) {
-      aside = dir;
-      aside += fmt::format(".old-{}", n);
-    }
-    std::filesystem::rename(dir, aside, ec);
-    if (ec) log::error("{} belongs to an older run and cannot be moved aside: {}", dir.string(), ec.message());
-    else log::warn("{} belonged to an older run; kept as {}", dir.string(), aside.string());
+void claim_run_dir(int state_dir_fd, const std::string& state_dir, const std::string& leaf, bool resumed) {
+  const std::string shown = state_dir + "/runs/" + leaf;
+  auto runs = open_runs(state_dir_fd, state_dir);
+  if (!runs) {
+    log::warn("{}", runs.error().message);
+    return;
   }
-  std::filesystem::create_directories(dir, ec);
-  if (ec) log::warn("creating {}: {}", dir.string(), ec.message());
+  if (!resumed && exists_at(runs->get(), leaf)) {
+    std::string aside;
+    for (int n = 1; aside.empty() || exists_at(runs->get(), aside); ++n) aside = fmt::format("{}.old-{}", leaf, n);
+    if (::renameat(runs->get(), leaf.c_str(), runs->get(), aside.c_str()) != 0) {
+      log::error("{} belongs to an older run and cannot be moved aside: {}", shown, std::strerror(errno));
+    } else {
+      log::warn("{} belonged to an older run; kept as {}/runs/{}", shown, state_dir, aside);
+    }
+  }
+  if (auto dir = open_directory_at(runs->get(), leaf, shown); !dir) log::warn("{}", dir.error().message);
 }
 
 }  // namespace
@@ -111,12 +143,20 @@ SoakRunner::SoakRunner(std::shared_ptr<RunStore> store, std::string state_dir, T
   state_->store = std::move(store);
   state_->throughput = throughput;
   state_->state_dir = std::move(state_dir);
+  state_->state_dir_fd = UniqueFd(::open(state_->state_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!state_->state_dir_fd.valid()) {
+    log::error("state_dir {}: {}; finished runs will have no run.json or report.html there", state_->state_dir,
+               std::strerror(errno));
+  }
 }
 
 SoakRunner::~SoakRunner() { shutdown(kShutdownGrace); }
 
 Result<std::int64_t> SoakRunner::start(const SoakRequest& request) {
   reap();
+  // Every source of names is checked before (config, scheduler); this is the
+  // one door they all pass, so a bad name never reaches a path or a log line.
+  if (auto problem = run_name_problem(request.name)) return Error{"name", "run name " + *problem};
   auto opened = open_(request.target);
   if (!opened) return Error{opened.error().reason, fmt::format("{}: {}", request.target, opened.error().message)};
   auto run = std::make_shared<Run>();
@@ -195,7 +235,7 @@ void SoakRunner::execute(const std::shared_ptr<State>& state, const std::shared_
           run->registered = true;
           state->runs[row.id] = run;
         }
-        claim_run_dir(run_dir(state->state_dir, run->request.name, row.id), resumed);
+        claim_run_dir(state->state_dir_fd.get(), state->state_dir, run_leaf(run->request.name, row.id), resumed);
         log::info("soak {}: {} on {} {} as run {}", run->request.name, run->request.test, run->request.target,
                   resumed ? fmt::format("resumed at round {}", row.rounds) : std::string("started"), row.id);
         run->opened.set_value(row.id);
@@ -234,21 +274,33 @@ void SoakRunner::execute(const std::shared_ptr<State>& state, const std::shared_
   }
 }
 
+namespace {
+
+std::optional<Error> write_run_files(int dir_fd, const std::string& shown, const nlohmann::json& run) {
+  const std::string text = run.dump(2) + "\n";
+  if (auto e = write_file_atomically_at(dir_fd, "run.json", text, shown)) return e;
+  auto record = report::parse_run(text, shown + "/run.json");
+  if (!record) return Error{record.error().reason, "report: " + record.error().message};
+  return write_file_atomically_at(dir_fd, "report.html", report::render_run_report(*record), shown);
+}
+
+}  // namespace
+
 // Writes run.json and report.html where an operator finds them, and moves
 // the run to the finished list.
 void SoakRunner::finish(State& state, Run& run, const RunOutcome& out) {
   const std::string& name = run.request.name;
   if (out.failure) log::error("soak {}: {}: {}", name, out.status, out.failure->message);
-  const auto dir = run_dir(state.state_dir, name, out.run_id);
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (auto e = write_file_atomically((dir / "run.json").string(), out.run.dump(2) + "\n")) {
+  const std::string leaf = run_leaf(name, out.run_id);
+  const std::string shown = state.state_dir + "/runs/" + leaf;
+  auto dir = open_run_dir(state.state_dir_fd.get(), state.state_dir, leaf);
+  if (!dir) {
+    log::error("soak {}: {}", name, dir.error().message);
+  } else if (auto e = write_run_files(dir->get(), shown, out.run)) {
     log::error("soak {}: {}", name, e->message);
-  } else if (auto r = report::write_report_beside(dir.string())) {
-    log::error("soak {}: report: {}", name, r->message);
   }
-  log::info("soak {}: {} ({} rounds), {}", name, out.status, out.run.value("rounds", nlohmann::json::array()).size(),
-            (dir / "run.json").string());
+  log::info("soak {}: {} ({} rounds), {}/run.json", name, out.status,
+            out.run.value("rounds", nlohmann::json::array()).size(), shown);
   std::shared_ptr<Run> self;
   {
     std::lock_guard lock(state.mu);

@@ -2,7 +2,10 @@
 // The daemon's PTS runs: the SoakControl behind the scheduler and the
 // control socket. Each run executes on its own thread (the scheduler allows
 // one per drive), commits every round to the run store, and on its end
-// writes STATE_DIR/runs/NAME-RUNID/{run.json,report.html}.
+// writes STATE_DIR/runs/NAME-RUNID/{run.json,report.html}: STATE_DIR is opened
+// once, when the runner is made, and each step below it is opened by
+// descriptor without following a symlink; NAME is checked at start()
+// (schedule/run_name.hpp).
 //
 // - stop(): the run ends at its next I/O, closed as interrupted with its
 //   finished rounds; it is not resumed.

@@ -4,6 +4,7 @@
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <fmt/core.h>
@@ -27,6 +28,23 @@ std::string read_line(const std::string& path) {
   return s;
 }
 
+Result<std::uint64_t> block_size(int fd, const std::string& path) {
+  std::uint64_t size = 0;
+  if (::ioctl(fd, BLKGETSIZE64, &size) != 0) {
+    return Error{"io", fmt::format("{}: reading its size: {}", path, std::strerror(errno))};
+  }
+  return size;
+}
+
+// In 512-byte sectors, whatever the logical block size.
+Result<std::uint64_t> block_size_from_sysfs(dev_t rdev, const std::string& path) {
+  const std::string sectors = read_line(fmt::format("/sys/dev/block/{}:{}/size", major(rdev), minor(rdev)));
+  if (sectors.empty() || sectors.find_first_not_of("0123456789") != std::string::npos) {
+    return Error{"io", fmt::format("{}: no size in sysfs", path)};
+  }
+  return std::stoull(sectors) * 512;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<DeviceTarget>> DeviceTarget::open(const std::string& path, const SafetyGuard& guard) {
@@ -37,10 +55,11 @@ Result<std::unique_ptr<DeviceTarget>> DeviceTarget::open(const std::string& path
   } else {
     t->refusal_ = opened.error();
   }
-  // A refused target is still named in the refusal: identify it by path,
-  // read-only, and never write to it.
+  // A refused target is still named in the refusal, identified through an
+  // O_PATH descriptor and sysfs only: the guard refused to open it, and
+  // opening it here (a tty, a watchdog) would have the effects it avoided.
   UniqueFd probe;
-  if (!t->fd_.valid()) probe = UniqueFd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  if (!t->fd_.valid()) probe = UniqueFd(::open(path.c_str(), O_PATH | O_CLOEXEC));
   const int fd = t->fd_.valid() ? t->fd_.get() : probe.get();
   struct stat st{};
   if (fd < 0 || ::fstat(fd, &st) != 0) {
@@ -50,11 +69,9 @@ Result<std::unique_ptr<DeviceTarget>> DeviceTarget::open(const std::string& path
   TargetIdentity& id = t->identity_;
   id.path = path;
   if (S_ISBLK(st.st_mode)) {
-    std::uint64_t size = 0;
-    if (::ioctl(fd, BLKGETSIZE64, &size) != 0) {
-      return Error{"io", fmt::format("{}: reading its size: {}", path, std::strerror(errno))};
-    }
-    id.capacity_bytes = size;
+    auto size = t->fd_.valid() ? block_size(fd, path) : block_size_from_sysfs(st.st_rdev, path);
+    if (!size) return t->refusal_ ? *t->refusal_ : size.error();
+    id.capacity_bytes = *size;
     const std::string name = path.substr(path.rfind('/') + 1);
     std::smatch m;
     static const std::regex kNamespace("(nvme[0-9]+)n[0-9]+");
@@ -79,10 +96,11 @@ Result<std::unique_ptr<DeviceTarget>> DeviceTarget::open(const std::string& path
     id.serial = "file:" + path;
     id.model = "regular file";
   } else {
+    if (t->refusal_) return *t->refusal_;
     return Error{"unsupported_target", path + ": neither a block device nor a regular file"};
   }
   if (id.serial.empty()) id.serial = path;
-  if (id.capacity_bytes == 0) return Error{"io", path + ": size 0"};
+  if (id.capacity_bytes == 0) return t->refusal_ ? *t->refusal_ : Error{"io", path + ": size 0"};
   return t;
 }
 

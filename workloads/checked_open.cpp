@@ -11,11 +11,6 @@
 
 namespace nvmond {
 
-void UniqueFd::reset() {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
-}
-
 namespace {
 
 int via_openat2(int dirfd, const std::string& relative, int flags, unsigned mode) {

@@ -1,39 +1,13 @@
 #pragma once
 // Opening a path so that what is opened is what was meant: beneath a directory
-// descriptor without following any symlink or crossing a mount, and an owning
-// descriptor to carry the result. The safety guard builds on these; nothing
-// here decides what is allowed.
+// descriptor without following any symlink or crossing a mount (the result
+// is carried in core/unique_fd.hpp's UniqueFd). The safety guard builds on
+// these; nothing here decides what is allowed.
 #include <string>
-#include <utility>
+
+#include "core/unique_fd.hpp"
 
 namespace nvmond {
-
-// Owns one file descriptor; closes it on destruction. Move-only. A negative
-// value is no descriptor (callers may keep open_beneath's -errno in it).
-class UniqueFd {
- public:
-  UniqueFd() = default;
-  explicit UniqueFd(int fd) : fd_(fd) {}
-  ~UniqueFd() { reset(); }
-  UniqueFd(UniqueFd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-  UniqueFd& operator=(UniqueFd&& o) noexcept {
-    if (this != &o) {
-      reset();
-      fd_ = std::exchange(o.fd_, -1);
-    }
-    return *this;
-  }
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-
-  int get() const { return fd_; }
-  bool valid() const { return fd_ >= 0; }
-  int release() { return std::exchange(fd_, -1); }
-  void reset();
-
- private:
-  int fd_ = -1;
-};
 
 enum class BeneathMethod { openat2, component_walk };
 

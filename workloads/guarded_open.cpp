@@ -1,5 +1,5 @@
-// SafetyGuard::open_target and the checks it makes on an open descriptor (the
-// policy on devices and paths is in safety_guard.cpp).
+// SafetyGuard::open_target: judge on an O_PATH descriptor, then open that
+// same object for I/O (the policy on devices and paths is in safety_guard.cpp).
 #include <fcntl.h>
 #include <linux/loop.h>
 #include <sys/ioctl.h>
@@ -86,6 +86,31 @@ Result<CheckedTarget> SafetyGuard::open_target(const std::string& path, const Ta
   return open_device_for_write(full, access);
 }
 
+Result<UniqueFd> SafetyGuard::reopen_judged(int judged_fd, const struct stat& judged, int flags,
+                                            const std::string& shown) {
+  // The magic link names the very inode judged, whatever happened to the
+  // path since; O_NOCTTY in case a judged object ever is a terminal.
+  const std::string self = fmt::format("/proc/self/fd/{}", judged_fd);
+  UniqueFd fd(::open(self.c_str(), flags | O_NOCTTY | O_CLOEXEC));
+  if (!fd.valid()) {
+    const int err = errno;
+    if (err == EBUSY) {
+      return Error{"busy", fmt::format("{}: in use (mounted, swap, or claimed by another driver)", shown)};
+    }
+    if (err == ENOENT) {
+      return Error{"io", fmt::format("{}: re-opening it through {} failed: is /proc mounted?", shown, self)};
+    }
+    return Error{"unknown_device", fmt::format("opening {}: {}", shown, std::strerror(err))};
+  }
+  struct stat now{};
+  if (::fstat(fd.get(), &now) != 0) return Error{"io", fmt::format("stat of {}: {}", shown, std::strerror(errno))};
+  if (now.st_dev != judged.st_dev || now.st_ino != judged.st_ino || now.st_rdev != judged.st_rdev ||
+      (now.st_mode & S_IFMT) != (judged.st_mode & S_IFMT)) {
+    return Error{"io", fmt::format("{}: changed between its check and its open; try again", shown)};
+  }
+  return fd;
+}
+
 Result<CheckedTarget> SafetyGuard::open_file_for_write(const Placement& where, const std::string& full,
                                                        const TargetAccess& access) const {
   UniqueFd dir(::open(where.dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
@@ -93,30 +118,47 @@ Result<CheckedTarget> SafetyGuard::open_file_for_write(const Placement& where, c
     return Error{"outside_allowed_dirs",
                  fmt::format("{}: allowed directory {}: {}", full, where.dir, std::strerror(errno))};
   }
-  const int flags = O_RDWR | O_NONBLOCK | O_NOCTTY;
-  UniqueFd fd(open_beneath(dir.get(), where.relative, flags));
+  UniqueFd judged(open_beneath(dir.get(), where.relative, O_PATH));
   // Create only what does not exist: O_EXCL fails on anything that appeared
-  // meanwhile (a symlink included), and the open is then retried as above.
-  for (int attempt = 0; !fd.valid() && fd.get() == -ENOENT && access.file_size > 0 && attempt < 3; ++attempt) {
-    fd = UniqueFd(open_beneath(dir.get(), where.relative, flags | O_CREAT | O_EXCL, 0600));
-    if (fd.get() == -EEXIST) fd = UniqueFd(open_beneath(dir.get(), where.relative, flags));
+  // meanwhile (a symlink, a device node included), which is then judged as
+  // above. A file created here is new and empty: opening it has no effect.
+  UniqueFd created;
+  for (int attempt = 0; !judged.valid() && judged.get() == -ENOENT && access.file_size > 0 && attempt < 3;
+       ++attempt) {
+    created = UniqueFd(open_beneath(dir.get(), where.relative, O_RDWR | O_NONBLOCK | O_CREAT | O_EXCL, 0600));
+    if (created.valid()) break;
+    if (created.get() != -EEXIST) {
+      judged = std::move(created);
+      break;
+    }
+    judged = UniqueFd(open_beneath(dir.get(), where.relative, O_PATH));
   }
-  if (!fd.valid()) {
-    const int err = -fd.release();
+  if (created.valid()) return ready_file(std::move(created), full, access);
+  if (!judged.valid()) {
+    const int err = -judged.release();
     if (err == ENOENT) {
       return Error{"io", fmt::format("{}: no such file (file_size creates it)", full)};
     }
     return beneath_refusal(full, where.dir, err);
   }
   struct stat st{};
-  if (::fstat(fd.get(), &st) != 0) return Error{"io", fmt::format("stat of {}: {}", full, std::strerror(errno))};
-  if (S_ISBLK(st.st_mode)) {  // a device node inside the directory is still the device
-    if (auto e = check_block_rdev(st.st_rdev, fd.get(), full)) return *e;
-    return finish(std::move(fd), st, access, full);
-  }
+  if (::fstat(judged.get(), &st) != 0) return Error{"io", fmt::format("stat of {}: {}", full, std::strerror(errno))};
+  if (S_ISBLK(st.st_mode)) return open_judged_device(judged.get(), st, full, access);  // a node inside is the device
   if (!S_ISREG(st.st_mode)) {
     return Error{"unsupported_target", fmt::format("{} is {}, not a regular file", full, kind_of(st.st_mode))};
   }
+  if (auto e = check_regular(st, full, true)) return *e;
+  auto fd = reopen_judged(judged.get(), st, O_RDWR | O_NONBLOCK, full);
+  if (!fd) return fd.error();
+  return ready_file(std::move(*fd), full, access);
+}
+
+Result<CheckedTarget> SafetyGuard::ready_file(UniqueFd fd, const std::string& full,
+                                                       const TargetAccess& access) const {
+  // Judged again on the open descriptor: a hard link made since the O_PATH
+  // judgement would otherwise slip through.
+  struct stat st{};
+  if (::fstat(fd.get(), &st) != 0) return Error{"io", fmt::format("stat of {}: {}", full, std::strerror(errno))};
   if (auto e = check_regular(st, full, true)) return *e;
   if (static_cast<std::uint64_t>(st.st_size) < access.file_size &&
       ::ftruncate(fd.get(), static_cast<off_t>(access.file_size)) != 0) {
@@ -125,27 +167,31 @@ Result<CheckedTarget> SafetyGuard::open_file_for_write(const Placement& where, c
   return finish(std::move(fd), st, access, full);
 }
 
+Result<CheckedTarget> SafetyGuard::open_judged_device(int judged_fd, const struct stat& st, const std::string& full,
+                                                      const TargetAccess& access) const {
+  auto name = block_name(st.st_rdev, full);
+  if (!name) return name.error();
+  if (auto e = check_block_sysfs(*name)) return *e;
+  // O_EXCL on a block device: the kernel refuses it while mounted or claimed
+  // (MD, LVM, swap), and nobody can claim it while the job holds it.
+  auto fd = reopen_judged(judged_fd, st, O_RDWR | O_EXCL | O_NONBLOCK, full);
+  if (!fd) return fd.error();
+  if (auto e = check_signature(*name, fd->get())) return *e;
+  return finish(std::move(*fd), st, access, full);
+}
+
 Result<CheckedTarget> SafetyGuard::open_device_for_write(const std::string& full,
                                                          const TargetAccess& access) const {
-  // Device paths (/dev/disk/by-id/...) are symlinks by design: what was opened
-  // is judged, whatever the path led to. O_EXCL on a block device: the kernel
-  // refuses it while mounted or claimed (MD, LVM, swap), and nobody can claim
-  // it while the job holds it.
-  UniqueFd fd(::open(full.c_str(), O_RDWR | O_EXCL | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
-  if (!fd.valid()) {
+  // Device paths (/dev/disk/by-id/...) are symlinks by design: what the path
+  // leads to is judged, and that object is what gets opened.
+  UniqueFd judged(::open(full.c_str(), O_PATH | O_CLOEXEC));
+  if (!judged.valid()) {
     const int err = errno;
     if (err == ENOENT) return Error{"outside_allowed_dirs", fmt::format("{} is outside [safety] allow_dirs", full)};
-    if (err != EBUSY) return Error{"unknown_device", fmt::format("opening {}: {}", full, std::strerror(err))};
-    // Busy: say why if the checks can tell (mounted, holder, swap).
-    UniqueFd ro(::open(full.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
-    struct stat st{};
-    if (ro.valid() && ::fstat(ro.get(), &st) == 0 && S_ISBLK(st.st_mode)) {
-      if (auto e = check_block_rdev(st.st_rdev, ro.get(), full)) return *e;
-    }
-    return Error{"busy", fmt::format("{}: in use (mounted, swap, or claimed by another driver)", full)};
+    return Error{"unknown_device", fmt::format("opening {}: {}", full, std::strerror(err))};
   }
   struct stat st{};
-  if (::fstat(fd.get(), &st) != 0) return Error{"io", fmt::format("stat of {}: {}", full, std::strerror(errno))};
+  if (::fstat(judged.get(), &st) != 0) return Error{"io", fmt::format("stat of {}: {}", full, std::strerror(errno))};
   if (S_ISREG(st.st_mode)) {
     return Error{"outside_allowed_dirs", fmt::format("{} is outside [safety] allow_dirs", full)};
   }
@@ -153,40 +199,36 @@ Result<CheckedTarget> SafetyGuard::open_device_for_write(const std::string& full
     return Error{"unsupported_target", fmt::format("{} is neither a block device nor a regular file ({})", full,
                                                    kind_of(st.st_mode))};
   }
-  if (auto e = check_block_rdev(st.st_rdev, fd.get(), full)) return *e;
-  return finish(std::move(fd), st, access, full);
+  return open_judged_device(judged.get(), st, full, access);
 }
 
 Result<CheckedTarget> SafetyGuard::open_for_read(const std::string& full, const TargetAccess& access) const {
-  // Reading cannot harm what it reads, so links are followed; the open is
-  // non-blocking so a FIFO without a writer returns at once.
-  auto would_block = [&full](mode_t mode) {
-    return Error{"would_block", fmt::format("{} is {}; a read job on it could block forever (regular files, "
-                                            "block devices and NVMe namespaces only)", full, kind_of(mode))};
-  };
-  UniqueFd fd(::open(full.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  // Reading cannot harm what it reads, so links are followed; but opening
+  // can (a tty, a watchdog, a FIFO that blocks), so the kind is judged first.
+  UniqueFd judged(::open(full.c_str(), O_PATH | O_CLOEXEC));
+  if (!judged.valid()) return Error{"unknown_device", fmt::format("opening {}: {}", full, std::strerror(errno))};
   struct stat st{};
-  if (!fd.valid()) {
-    const int err = errno;
-    if (err == ENXIO && ::stat(full.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) return would_block(st.st_mode);
-    return Error{"unknown_device", fmt::format("opening {}: {}", full, std::strerror(err))};
-  }
-  if (::fstat(fd.get(), &st) != 0) return Error{"io", fmt::format("stat of {}: {}", full, std::strerror(errno))};
+  if (::fstat(judged.get(), &st) != 0) return Error{"io", fmt::format("stat of {}: {}", full, std::strerror(errno))};
   const bool ok = S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) ||
                   (S_ISCHR(st.st_mode) && is_nvme_generic(st.st_rdev));
-  if (!ok) return would_block(st.st_mode);
+  if (!ok) {
+    return Error{"would_block", fmt::format("{} is {}; a read job on it could block forever (regular files, "
+                                            "block devices and NVMe namespaces only)", full, kind_of(st.st_mode))};
+  }
+  auto fd = reopen_judged(judged.get(), st, O_RDONLY | O_NONBLOCK, full);
+  if (!fd) return fd.error();
   TargetAccess read = access;
   read.direct = access.direct && !S_ISCHR(st.st_mode);  // passthrough devices take no O_DIRECT
-  return finish(std::move(fd), st, read, full);
+  return finish(std::move(*fd), st, read, full);
 }
 
-std::optional<Error> SafetyGuard::check_block_rdev(dev_t rdev, int content_fd, const std::string& shown) const {
-  const std::string name = device_name(roots_.sys, "block", rdev);
+Result<std::string> SafetyGuard::block_name(dev_t rdev, const std::string& shown) const {
+  std::string name = device_name(roots_.sys, "block", rdev);
   if (name.empty()) {
     return Error{"unknown_device", fmt::format("{}: no sysfs entry for block device {}:{}", shown, major(rdev),
                                                minor(rdev))};
   }
-  return check_block_content(name, content_fd);
+  return name;
 }
 
 bool SafetyGuard::is_nvme_generic(dev_t rdev) const {

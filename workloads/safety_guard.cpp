@@ -118,11 +118,13 @@ std::optional<Error> SafetyGuard::check_write_target(const std::string& path) co
   if (!S_ISBLK(st.st_mode)) {
     return refuse("unsupported_target", full + " is neither a block device nor a regular file");
   }
-  UniqueFd content(::open(full.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
-  if (!content.valid()) {
-    return refuse("unknown_device", fmt::format("{}: cannot read: {}", full, std::strerror(errno)));
-  }
-  return check_block_rdev(st.st_rdev, content.get(), full);
+  auto name = block_name(st.st_rdev, full);
+  if (!name) return name.error();
+  if (auto e = check_block_sysfs(*name)) return e;
+  // Only a device its sysfs facts approve is read, for its signature.
+  auto content = reopen_judged(probe.get(), st, O_RDONLY | O_NONBLOCK, full);
+  if (!content) return content.error();
+  return check_signature(*name, content->get());
 }
 
 std::optional<Error> SafetyGuard::check_block_device(const std::string& name,
@@ -131,10 +133,11 @@ std::optional<Error> SafetyGuard::check_block_device(const std::string& name,
   if (!fd.valid()) {
     return refuse("unknown_device", fmt::format("{}: cannot read {}: {}", name, content_path, std::strerror(errno)));
   }
-  return check_block_content(name, fd.get());
+  if (auto e = check_block_sysfs(name)) return e;
+  return check_signature(name, fd.get());
 }
 
-std::optional<Error> SafetyGuard::check_block_content(const std::string& name, int content_fd) const {
+std::optional<Error> SafetyGuard::check_block_sysfs(const std::string& name) const {
   std::error_code ec;
   const fs::path classes = fs::path(roots_.sys) / "class/block";
   const fs::path base = classes / name;
@@ -196,16 +199,6 @@ std::optional<Error> SafetyGuard::check_block_content(const std::string& name, i
     return refuse("partition", fmt::format("{}: is a partition; give the whole device", name));
   }
 
-  std::vector<std::byte> head(68 * 1024);
-  const ssize_t got = ::pread(content_fd, head.data(), head.size(), 0);
-  if (got < 0) {
-    return refuse("unknown_device", fmt::format("{}: reading its first bytes: {}", name, std::strerror(errno)));
-  }
-  head.resize(static_cast<std::size_t>(got));
-  if (auto sig = find_signature(head)) {
-    return refuse("signature", fmt::format("{}: carries a {} signature; wipe it (wipefs -a) if the data may go", name, *sig));
-  }
-
   // A loop device is the file behind it.
   const std::string backing = read_line(base / "loop/backing_file");
   if (!backing.empty()) {
@@ -228,6 +221,19 @@ std::optional<Error> SafetyGuard::check_block_content(const std::string& name, i
   }
   return refuse("not_allowed", fmt::format("{}: serial \"{}\" is not in [safety] allow_serials", name,
                                            serial.empty() ? wwid : serial));
+}
+
+std::optional<Error> SafetyGuard::check_signature(const std::string& name, int content_fd) const {
+  std::vector<std::byte> head(68 * 1024);
+  const ssize_t got = ::pread(content_fd, head.data(), head.size(), 0);
+  if (got < 0) {
+    return refuse("unknown_device", fmt::format("{}: reading its first bytes: {}", name, std::strerror(errno)));
+  }
+  head.resize(static_cast<std::size_t>(got));
+  if (auto sig = find_signature(head)) {
+    return refuse("signature", fmt::format("{}: carries a {} signature; wipe it (wipefs -a) if the data may go", name, *sig));
+  }
+  return std::nullopt;
 }
 
 std::optional<Error> SafetyGuard::check_file(const std::string& path) const {

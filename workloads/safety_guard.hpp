@@ -1,15 +1,21 @@
 #pragma once
-// Decides which targets a job may touch, on the descriptor it will do its I/O
-// on: open_target() opens the target once, without blocking, checks what
-// fstat says of that descriptor, and hands the descriptor to the engines,
-// which never open the path again (no window between check and use).
+// Decides which targets a job may touch, and decides before it opens them:
+// open_target() first takes an O_PATH descriptor of the target (no open side
+// effect on any kind of file: no tty becomes controlling, no watchdog arms,
+// no tape rewinds, never blocks), judges what fstat and sysfs say of it, and
+// only then re-opens that same object for I/O through /proc/self/fd/N,
+// checking the new descriptor is still the judged one (st_dev, st_ino,
+// st_rdev). A refused target is never opened for reading or writing. The
+// engines get the I/O descriptor and never open the path again (no window
+// between check and use).
 //
-// Writes. A block device (found by st_rdev of the opened descriptor, opened
-// O_EXCL so the kernel refuses it while mounted or claimed) must be: not
-// mounted (itself, a partition, or an LVM/MD/dm device stacked on it), not
-// swap, without partitions or holders, without a filesystem / partition-table
-// / RAID / LVM signature, and its serial (or WWID) must be in [safety]
-// allow_serials. A loop device counts as the file behind it. A regular file
+// Writes. A block device (found by st_rdev, re-opened O_EXCL so the kernel
+// refuses it while mounted or claimed) must be: not mounted (itself, a
+// partition, or an LVM/MD/dm device stacked on it), not swap, without
+// partitions or holders, and its serial (or WWID) must be in [safety]
+// allow_serials (all sysfs facts, judged before the open); once open, it
+// must carry no filesystem / partition-table / RAID / LVM signature. A loop
+// device counts as the file behind it. A regular file
 // must lie inside one of [safety] allow_dirs: it is opened relative to the
 // allowed directory with openat2(RESOLVE_BENEATH|NO_SYMLINKS|NO_MAGICLINKS|
 // NO_XDEV) (an O_NOFOLLOW walk on kernels without openat2), so no symlink,
@@ -19,8 +25,8 @@
 // with O_EXCL there.
 // Reads. Regular files, block devices and NVMe generic namespaces (ngXnY)
 // only: FIFOs, sockets and other character devices can block forever.
-// Every open is O_NONBLOCK (a FIFO cannot hang the caller); O_NONBLOCK is
-// cleared and O_DIRECT set afterwards.
+// The I/O open is O_NONBLOCK; O_NONBLOCK is cleared and O_DIRECT set
+// afterwards. /proc must be mounted (the re-open goes through it).
 //
 // [safety]
 // allow_serials = ["S4EWNX0R123456"]   # drives handed over for destructive tests
@@ -107,8 +113,17 @@ class SafetyGuard {
   // What fstat says of an open regular file inside allow_dirs.
   std::optional<Error> check_regular(const struct stat& st, const std::string& shown,
                                      bool refuse_loop_backing) const;
-  std::optional<Error> check_block_rdev(dev_t rdev, int content_fd, const std::string& shown) const;
-  std::optional<Error> check_block_content(const std::string& name, int content_fd) const;
+  // The kernel's name of block device `rdev` ("nvme0n1"), from sysfs.
+  Result<std::string> block_name(dev_t rdev, const std::string& shown) const;
+  // What sysfs and procfs say of a block device: every check that needs no
+  // open of it (mounts, swap, holders, partitions, loop backing, serial).
+  std::optional<Error> check_block_sysfs(const std::string& name) const;
+  // Its first bytes, read from a descriptor opened after check_block_sysfs.
+  std::optional<Error> check_signature(const std::string& name, int content_fd) const;
+  // Opens the object the O_PATH descriptor `judged_fd` names, whose fstat was
+  // `judged`, with open(2) `flags`; an Error if it is no longer that object.
+  static Result<UniqueFd> reopen_judged(int judged_fd, const struct stat& judged, int flags,
+                                        const std::string& shown);
   std::optional<std::string> loop_backed_by(dev_t dev, ino_t ino) const;
   bool is_swap(const std::string& full, const struct stat* st) const;
   bool is_nvme_generic(dev_t rdev) const;
@@ -119,6 +134,11 @@ class SafetyGuard {
                                             const TargetAccess& access) const;
   Result<CheckedTarget> open_device_for_write(const std::string& full, const TargetAccess& access) const;
   Result<CheckedTarget> open_for_read(const std::string& full, const TargetAccess& access) const;
+  // A block device judged on the O_PATH descriptor `judged_fd` (fstat `st`).
+  Result<CheckedTarget> open_judged_device(int judged_fd, const struct stat& st, const std::string& full,
+                                           const TargetAccess& access) const;
+  // A regular file open for writing: judged on its descriptor, extended.
+  Result<CheckedTarget> ready_file(UniqueFd fd, const std::string& full, const TargetAccess& access) const;
 
   SafetyConfig config_;
   SystemRoots roots_;

@@ -35,6 +35,13 @@ CASES = [
     ("control socket directory missing",
      '[control]\nsocket = "/nonexistent-nvmond/control.sock"\n[[sim]]\nname = "a"\nserial = "X"\n',
      r':2:10: control\.socket: directory "/nonexistent-nvmond" does not exist'),
+    # a [[soak]] name is a directory under state_dir/runs/ and part of log lines
+    ("soak name climbing out", '[[soak]]\nname = "../../x"\ntest = "wsat"\ntarget = "sim:a"\n',
+     r":2:8: soak\[0\]\.name: may contain only letters, digits, '-', '_' and '\.'"),
+    ("soak name with a newline", '[[soak]]\nname = "a\\nb"\ntest = "wsat"\ntarget = "sim:a"\n',
+     r":2:8: soak\[0\]\.name: may contain only"),
+    ("soak name of 10 MB", '[[soak]]\nname = "' + "a" * (10 << 20) + '"\ntest = "wsat"\ntarget = "sim:a"\n',
+     r":2:8: soak\[0\]\.name: must be 1 to 64 characters \(got 10485760\)\n$"),
 ]
 
 

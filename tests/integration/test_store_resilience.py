@@ -159,9 +159,12 @@ class StoreResilienceTest(unittest.TestCase):
             self.assertIn("history store recovered", d.log_text())
             self.assertTrue(all_up(d.metrics()))
 
-    def test_second_daemon_on_the_same_state_directory_exits(self):
+    def second_daemon_is_refused(self, delete_lock_file):
         first = Daemon(CONFIG).start()
         try:
+            state = os.path.join(first.dir, "state")
+            if delete_lock_file:
+                os.remove(os.path.join(state, "nvmond.lock"))
             second = Daemon(CONFIG)
             with open(second.config, "w") as f:
                 with open(first.config) as g:
@@ -173,12 +176,19 @@ class StoreResilienceTest(unittest.TestCase):
             log.close()
             text = second.log_text()
             self.assertNotEqual(rc, 0, text)
-            state = os.path.join(first.dir, "state")
             self.assertIn(f"state_dir {state} is in use by another nvmond (pid {first.proc.pid})", text)
             # The first one is untouched.
             self.assertTrue(all_up(first.wait_metric(all_up, 10, "the first daemon still serving")))
         finally:
             first.stop()
+
+    def test_second_daemon_on_the_same_state_directory_exits(self):
+        self.second_daemon_is_refused(delete_lock_file=False)
+
+    def test_second_daemon_exits_even_after_the_lock_file_is_deleted(self):
+        # The lock is on the directory itself: a deleted nvmond.lock used to
+        # let a second daemon in, which resumed the first one's live runs.
+        self.second_daemon_is_refused(delete_lock_file=True)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "daemon/control_commands.hpp"
 #include "daemon/control_server.hpp"
 #include "tests/unit/schedule/fake_soak_control.hpp"
@@ -75,6 +79,38 @@ TEST(ControlCommands, BadRequestsGetErrorRepliesThatSayWhy) {
   EXPECT_NE(f.ask(R"({"cmd":"start","test":"no-such-test","target":"sim:a"})")["error"].get<std::string>().find("unknown test"),
             std::string::npos);
   EXPECT_FALSE(f.ask(R"({"cmd":"show","run":99})")["ok"]);
+}
+
+// Any member of the control group can send these strings; they end up in log
+// lines, run.json and error messages, so a newline (a forged log line) or a
+// huge value is refused before the scheduler sees the request.
+TEST(ControlCommands, AStartWithUnprintableOrOversizedStringsIsRefusedBeforeItIsQueued) {
+  Fixture f;
+  const std::string newline_target =
+      json{{"cmd", "start"}, {"test", "wsat"}, {"target", "sim:a\nsoak x: completed"}}.dump();
+  const std::string long_target = json{{"cmd", "start"}, {"test", "wsat"}, {"target", std::string(5000, 'a')}}.dump();
+  const std::string newline_value =
+      json{{"cmd", "start"}, {"test", "wsat"}, {"target", "sim:a"}, {"params", {{"round", "1s\nforged"}}}}.dump();
+  const std::string long_value = json{
+      {"cmd", "start"}, {"test", "wsat"}, {"target", "sim:a"}, {"params", {{"round", std::string(2000, '1')}}}}.dump();
+  const std::string newline_key =
+      json{{"cmd", "start"}, {"test", "wsat"}, {"target", "sim:a"}, {"params", {{"a\nb", "1"}}}}.dump();
+  json many = json::object();
+  for (int i = 0; i < 65; ++i) many["k" + std::to_string(i)] = "1";
+  const std::string too_many = json{{"cmd", "start"}, {"test", "wsat"}, {"target", "sim:a"}, {"params", many}}.dump();
+  for (const auto& [line, why] : std::vector<std::pair<std::string, std::string>>{
+           {newline_target, "\"target\": must be printable ASCII (no newline or control character)"},
+           {long_target, "\"target\": must be 1 to 4096 characters"},
+           {newline_value, "\"params\": round: must be printable ASCII (no newline or control character)"},
+           {long_value, "\"params\": round: must be 1 to 1024 characters"},
+           {newline_key, "\"params\": a parameter name: must be printable ASCII (no newline or control character)"},
+           {too_many, "\"params\": at most 64 parameters"}}) {
+    const json reply = f.ask(line);
+    EXPECT_FALSE(reply["ok"]) << why;
+    EXPECT_EQ(reply.value("error", ""), why);
+  }
+  EXPECT_TRUE(f.soaks.started.empty());
+  EXPECT_TRUE(f.scheduler.list().empty());
 }
 
 }  // namespace

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "daemon/config.hpp"
 #include "tests/support/config_error.hpp"
@@ -90,6 +93,33 @@ TEST(SoakConfig, AnUnknownTestOrParameterFailsAtItsPosition) {
               HasSubstr("duplicate soak name"));
   EXPECT_THAT(test::config_error_of([&] { load(dir, "[[soak]]\nname = \"a\"\ntest = \"wsat\"\n"); }),
               HasSubstr("required"));
+}
+
+// The name becomes STATE_DIR/runs/NAME-RUNID and part of log lines: one that
+// climbs out ("../../x"), is absolute, forges a log line or runs to
+// megabytes is refused at its position, and the message does not repeat it.
+TEST(SoakConfig, ANameThatIsNoSafePathComponentFailsAtItsPosition) {
+  test::TempDir dir;
+  const std::string big(10 * 1024 * 1024, 'a');
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"\"../../x\"", "may contain only letters, digits, '-', '_' and '.'"},
+      {"\"/etc/cron.d/x\"", "may contain only letters, digits, '-', '_' and '.'"},
+      {"\"a\\nsoak b: completed\"", "may contain only letters, digits, '-', '_' and '.'"},
+      {"\"..\"", "must start with a letter or a digit"},
+      {"\"-rf\"", "must start with a letter or a digit"},
+      {"\"\"", "must be 1 to 64 characters (got 0)"},
+      {"\"" + big + "\"", "must be 1 to 64 characters (got 10485760)"},
+  };
+  for (const auto& [name, why] : cases) {
+    const std::string error = test::config_error_of([&] {
+      load(dir, "[[soak]]\nname = " + name + "\ntest = \"wsat\"\ntarget = \"sim:x\"\n");
+    });
+    EXPECT_THAT(error, HasSubstr("nvmond.toml:2:8: soak[0].name: " + why)) << name.substr(0, 40);
+    EXPECT_LT(error.size(), 300u) << "the message repeats the name";
+  }
+  const DaemonConfig ok = load(dir, "[[sim]]\nname = \"x\"\nserial = \"X\"\n"
+                                   "[[soak]]\nname = \"dc0.wsat_2-b\"\ntest = \"wsat\"\ntarget = \"sim:x\"\n");
+  EXPECT_EQ(ok.soaks.at(0).name, "dc0.wsat_2-b");
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
 
@@ -324,6 +325,72 @@ TEST(SoakRunner, AnUnknownTestParameterOrTargetFailsTheStartWithItsName) {
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("sim:d0"), std::string::npos);
   EXPECT_TRUE(f.runner->active().empty());
+}
+
+// A run's name becomes STATE_DIR/runs/NAME-RUNID: a name that climbs out,
+// is absolute, forges a log line or runs to megabytes is refused before the
+// target is even opened, whoever asked (a [[soak]], the control socket).
+TEST(SoakRunner, ANameThatIsNoSafePathComponentIsRefusedBeforeTheTargetIsOpened) {
+  Fixture f;
+  int opened = 0;
+  SoakRunner runner(f.store, f.dir.path(), [&](const std::string&) -> Result<OpenedTarget> {
+    ++opened;
+    return OpenedTarget{std::make_unique<GatedTarget>(f.model, f.gate), nullptr};
+  }, f.clock);
+  for (const std::string& name : {std::string("../../x"), std::string("/tmp/x"), std::string("a\nsoak b: done"),
+                                  std::string(10 * 1024 * 1024, 'a'), std::string()}) {
+    SoakRequest r = f.wsat(1);
+    r.name = name;
+    auto id = runner.start(r);
+    ASSERT_FALSE(id) << "started a run named " << name.substr(0, 40);
+    EXPECT_EQ(id.error().reason, "name");
+    EXPECT_LT(id.error().message.size(), 200u);
+  }
+  EXPECT_EQ(opened, 0);
+  EXPECT_TRUE(runner.active().empty());
+  EXPECT_TRUE(f.store->runs(std::nullopt, 10)->empty());
+}
+
+// Runs until it ends, with the run's directory or runs/ itself swapped for a
+// symlink to `outside` once the run is open (root writes these files).
+void run_with_planted_link(Fixture& f, const std::function<void(std::int64_t)>& plant) {
+  auto id = f.runner->start(f.wsat(1));  // opens, then waits at the gate
+  ASSERT_TRUE(id) << id.error().message;
+  plant(*id);
+  f.gate->allow(1000);
+  ASSERT_TRUE(f.runner->wait_idle(20s));
+  EXPECT_EQ(f.row(*id).status, "completed");  // the run itself is recorded whatever happened to its files
+}
+
+TEST(SoakRunner, ASymlinkPlantedAsTheRunsDirectoryDoesNotRedirectItsFiles) {
+  Fixture f;
+  test::TempDir outside("outside");
+  std::filesystem::create_directories(f.dir.path() + "/runs");
+  run_with_planted_link(f, [&](std::int64_t id) {
+    const std::string dir = f.dir.path() + "/runs/w-" + std::to_string(id);
+    std::filesystem::remove_all(dir);  // made when the run opened: swapped for the link
+    std::filesystem::create_directory_symlink(outside.path(), dir);
+  });
+  EXPECT_TRUE(std::filesystem::is_empty(outside.path())) << "run files were written through the symlink";
+}
+
+TEST(SoakRunner, ASymlinkPlantedAsRunsItselfDoesNotRedirectItsFiles) {
+  Fixture f;
+  test::TempDir outside("outside");
+  run_with_planted_link(f, [&](std::int64_t) {
+    std::filesystem::remove_all(f.dir.path() + "/runs");
+    std::filesystem::create_directory_symlink(outside.path(), f.dir.path() + "/runs");
+  });
+  EXPECT_TRUE(std::filesystem::is_empty(outside.path())) << "run files were written through the symlink";
+}
+
+TEST(SoakRunner, AFinishedRunsFilesAreUnderStateDirRuns) {
+  Fixture f;
+  std::int64_t run = 0;
+  run_with_planted_link(f, [&](std::int64_t id) { run = id; });
+  const std::string dir = f.dir.path() + "/runs/w-" + std::to_string(run);
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir + "/run.json"));
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir + "/report.html"));
 }
 
 }  // namespace

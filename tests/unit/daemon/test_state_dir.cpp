@@ -48,6 +48,26 @@ TEST(StateDirLock, ASecondHolderIsRefusedWithTheDirectoryAndThePid) {
   }
 }
 
+// The lock is on the directory: deleting (or replacing) nvmond.lock under a
+// running daemon used to let a second one in, which resumed the first one's
+// live runs and marked them failed.
+TEST(StateDirLock, DeletingTheLockFileDoesNotLetASecondHolderIn) {
+  TempDir dir;
+  StateDirLock first(dir.path());
+  ASSERT_TRUE(first.held());
+  const auto pid_file = std::filesystem::path(dir.path()) / StateDirLock::kFileName;
+  ASSERT_TRUE(std::filesystem::remove(pid_file));
+  try {
+    StateDirLock second(dir.path());
+    FAIL() << "a second lock was granted once " << pid_file << " was deleted";
+  } catch (const ConfigError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("state_dir " + dir.path() + " is in use by another nvmond"), std::string::npos) << msg;
+    // Named by the kernel's record of the lock, the pid file being gone.
+    EXPECT_NE(msg.find("(pid " + std::to_string(getpid()) + ")"), std::string::npos) << msg;
+  }
+}
+
 TEST(StateDirLock, IsFreeAgainOnceReleased) {
   TempDir dir;
   { StateDirLock first(dir.path()); }
