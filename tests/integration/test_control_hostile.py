@@ -127,7 +127,7 @@ class NonFiniteRound(unittest.TestCase):
         d = Daemon(config(table("[control]", socket=sock), sim("a", "SIM-A", "consumer"), poll_interval="1s"),
                    workdir=workdir).start()
         d.stop()  # the store now has its schema
-        with sqlite3.connect(os.path.join(workdir, "state", "nvmond.db")) as db:
+        with sqlite3.connect(os.path.join(workdir, "state", "runs.db")) as db:
             db.execute("INSERT INTO pts_runs(id, name, test, target, serial, model, status, started_ns,"
                        " ended_ns, header) VALUES (7, 'hostile', 'wsat', 'sim:a', 'SIM-A', 'm', 'completed',"
                        " 1764000000000000000, 1764000180000000000, '{}')")
