@@ -8,11 +8,12 @@ import os
 import signal
 import sqlite3
 import sys
+import tempfile
 import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import Daemon, config, find, get, sim, store_rows, wait_for  # noqa: E402
+from nvmond_harness import Daemon, config, find, get, nvmonctl, sim, store_rows, table, wait_for  # noqa: E402
 
 SERIALS = ["LK-A", "LK-B", "LK-C"]
 CONFIG = config(*(sim(s.lower(), s, "generic", write_rate="100MB") for s in SERIALS),
@@ -91,6 +92,57 @@ class StoreLocked(unittest.TestCase):
         self.assertRegex(d.log_text(), r"queued poll\(s\) not written within \d+ ms of stopping; dropped")
         self.assertIn("stopped", d.log_text())
         print(f"stopped {took:.1f} s after SIGTERM with the database locked")
+
+
+SOAK_DRIVES = [f"sk{i}" for i in range(9)]
+SOAK_CONFIG = config(
+    table("[control]", socket="@SOCKET@"),
+    # Simulated soaks keep pace with the clock: one-minute rounds, 10 a second.
+    table("[clock]", mode="accelerated", factor=600),
+    *(sim(n, n.upper(), "datacenter") for n in SOAK_DRIVES),
+    *(table("[[soak]]", name=f"{n}-wsat", test="wsat", target=f"sim:{n}", params={"rounds": 1000000, "round": "1m"})
+      for n in SOAK_DRIVES[:8]),
+    poll_interval="1s")
+
+
+class SoaksWithTheHistoryLocked(unittest.TestCase):
+    """Eight soaks write their rounds while another program holds the
+    history's write lock: an operator's start is answered with a run, and
+    SIGTERM still ends the daemon within the unit's stop timeout."""
+
+    def test_start_is_answered_and_sigterm_ends_in_time_with_eight_soaks_running(self):
+        work = tempfile.mkdtemp(prefix="nvmond-locked-soaks-")
+        sock = os.path.join(work, "control.sock")
+        d = Daemon(SOAK_CONFIG.replace("@SOCKET@", sock), workdir=work).start()
+        self.addCleanup(d.stop)
+        db = os.path.join(d.dir, "state", "nvmond.db")
+        wait_for(lambda: os.path.exists(sock), 20, "the control socket")
+
+        def rounds(m):
+            return [get(m, "nvmond_soak_round", serial=n.upper()) or 0 for n in SOAK_DRIVES[:8]]
+        d.wait_metric(lambda m: all(r >= 2 for r in rounds(m)), 60, "every soak past its second round")
+        wait_for(lambda: os.path.exists(db) and store_rows(db, "SELECT count(*) FROM samples")[0][0] > 0, 20,
+                 "history on disk")
+        lock = WriteLock(db)
+        self.addCleanup(lock.release)
+        start = d.metrics()
+        d.wait_metric(lambda m: polls(m, "SK0") >= polls(start, "SK0") + 2 or get(m, "nvme_up", serial="SK0") != 1,
+                      20, "polls to meet the lock")
+
+        started = nvmonctl("--socket", sock, "--json", "start", "wsat", "--target", "sim:sk8", "--set", "rounds=100")
+        self.assertEqual(started.returncode, 0, started.stdout + started.stderr)
+        self.assertIn('"run"', started.stdout)
+        after = d.metrics()
+        self.assertTrue(all(r >= 2 for r in rounds(after)), "the soaks went on")
+
+        began = time.monotonic()
+        d.signal(signal.SIGTERM)
+        try:
+            rc = d.proc.wait(UNIT_STOP_TIMEOUT_S)
+        except Exception:
+            self.fail(f"nvmond still running {UNIT_STOP_TIMEOUT_S} s after SIGTERM:\n{d.log_text()}")
+        self.assertEqual(rc, 0, d.log_text())
+        print(f"stopped {time.monotonic() - began:.1f} s after SIGTERM with 9 soaks and the history locked")
 
 
 if __name__ == "__main__":
