@@ -122,9 +122,10 @@ TEST(ResilientStore, AFailedWriteIsCountedAndTheStoreIsLeftAloneUntilTheBackoffE
   EXPECT_EQ(f.store->errors().at("full"), 2u);
 }
 
-TEST(ResilientStore, TheBackoffDoublesUpToItsCeiling) {
-  Fixture f(kFull);  // cannot even open
-  EXPECT_EQ(f.world.opens, 1);
+// Seconds between six successive reopen attempts, calling `use` each second
+// of the clock: the backoff as a caller meets it.
+template <typename Use>
+std::vector<int> waits_between_opens(Fixture& f, Use use) {
   std::vector<int> waits_s;
   for (int attempt = 0; attempt < 6; ++attempt) {
     const int opens = f.world.opens;
@@ -132,10 +133,17 @@ TEST(ResilientStore, TheBackoffDoublesUpToItsCeiling) {
     while (f.world.opens == opens && waited < 100) {
       f.clock.advance(1s);
       ++waited;
-      (void)f.store->last_sample(DriveKey{"S", "M"});
+      use();
     }
     waits_s.push_back(waited);
   }
+  return waits_s;
+}
+
+TEST(ResilientStore, TheBackoffDoublesUpToItsCeiling) {
+  Fixture f(kFull);  // cannot even open
+  EXPECT_EQ(f.world.opens, 1);
+  const auto waits_s = waits_between_opens(f, [&] { (void)f.store->last_sample(DriveKey{"S", "M"}); });
   EXPECT_EQ(waits_s, (std::vector<int>{1, 2, 4, 8, 8, 8}));
 }
 
@@ -147,17 +155,7 @@ TEST(ResilientStore, AStoreThatOpensButCannotWriteBacksOffDoublingAndIsNeverCall
   f.world.op_fault = Error{"read_only", "attempt to write a readonly database"};
   testing::internal::CaptureStderr();
   ASSERT_FALSE(f.store->commit(kRecord));
-  std::vector<int> waits_s;
-  for (int attempt = 0; attempt < 6; ++attempt) {
-    const int opens = f.world.opens;
-    int waited = 0;
-    while (f.world.opens == opens && waited < 100) {
-      f.clock.advance(1s);
-      ++waited;
-      (void)f.store->commit(kRecord);
-    }
-    waits_s.push_back(waited);
-  }
+  const auto waits_s = waits_between_opens(f, [&] { (void)f.store->commit(kRecord); });
   const std::string log = testing::internal::GetCapturedStderr();
   EXPECT_EQ(waits_s, (std::vector<int>{1, 2, 4, 8, 8, 8}));
   EXPECT_EQ(f.store->failing(), "read_only");
