@@ -68,6 +68,9 @@ int main(int argc, char** argv) {
   app.add_option("--socket", ctl.socket, "Control socket of the daemon (default /run/nvmond/control.sock)");
   app.add_option("--config", ctl.config, "Daemon configuration whose [control] socket to use");
   app.add_flag("--json", ctl.json, "Print the daemon's reply as JSON");
+  // `nvmonctl status --json` as well as `nvmonctl --json status`: an option
+  // the subcommand does not know falls through to these global ones.
+  app.fallthrough();
   app.footer(
       "Socket commands exit 0 done, 1 the daemon refused (its error on stderr), 2 usage,\n"
       "3 the daemon cannot be reached (no socket, permission denied), 4 reply not understood.");

@@ -77,6 +77,16 @@ class ControlSocket(unittest.TestCase):
         r = ctl("--config", self.d.config, "list")
         self.assertEqual(r.returncode, 0, r.stderr)
 
+    def test_global_options_are_taken_before_or_after_the_subcommand(self):
+        before = ctl("--socket", self.sock, "--json", "list")
+        after = ctl("list", "--json", "--socket", self.sock)
+        self.assertEqual(after.returncode, 0, after.stderr)
+        self.assertEqual(json.loads(after.stdout), json.loads(before.stdout))
+        status = ctl("status", "--socket", self.sock, "--json")
+        self.assertEqual(status.returncode, 0, status.stderr)
+        self.assertEqual(json.loads(status.stdout).keys(), self.status_json().keys())
+        self.assertEqual(ctl("list", "--config", self.d.config).returncode, 0)
+
     def test_socket_is_0660(self):
         self.assertEqual(stat.S_IMODE(os.stat(self.sock).st_mode), 0o660)
 
