@@ -1,5 +1,5 @@
-"""The control socket against clients that hold it open (issue finding 9)
-and a stored round nvmonctl could not print (finding 11): one group member's
+"""The control socket against clients that hold it open
+and a stored round nvmonctl could not print: one group member's
 idle connections leave root and the other members answered, the server itself
 closes a connection that sends no whole line within its timeout, and `nvmonctl
 show` of a round whose IOPS is ±inf prints the run instead of aborting."""

@@ -1,5 +1,4 @@
-"""Tier 2: password guessers cannot starve the right password (reliability
-issue, finding 8).
+"""Tier 2: password guessers cannot starve the right password.
 
 Proves, with TLS and bcrypt cost 10 as deployed: while 32 clients on 32
 source addresses guess passwords as fast as the endpoint answers them,
@@ -30,6 +29,7 @@ with warnings.catch_warnings():  # libxcrypt's bcrypt, as htpasswd -B; removed i
 
 sys.path.insert(0, os.path.dirname(__file__))
 from nvmond_harness import Daemon, has_series, make_tls_files, parse, value  # noqa: E402
+from test_endpoint_tls import CONFIG as TLS_CONFIG, write_web_config  # noqa: E402
 
 USER, PASSWORD = "prometheus", "correct horse"
 SECOND_USER, SECOND_PASSWORD = "grafana", "battery staple"
@@ -42,20 +42,8 @@ P99_BOUND_S = 1.0
 # nvmond's defaults (daemon/http/server_context.hpp, auth_limiter.hpp).
 FAILURE_BURST, FAILURE_REFILL_S = 5, 10
 
-CONFIG = """
-[daemon]
-listen = "127.0.0.1:@PORT@"
-state_dir = "@STATE@"
-web_config = "web.yml"
-
-[collection]
-poll_interval = "500ms"
-
-[[sim]]
-name = "t"
-serial = "GUESS-A"
-profile = "datacenter"
-"""
+# The TLS tests' daemon, under its own serial.
+CONFIG = TLS_CONFIG.replace('serial = "TLS-A"', 'serial = "GUESS-A"')
 
 
 def bcrypt_hash(password):
@@ -98,11 +86,9 @@ class Scraper:
 class GuessingTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="nvmond-guess-")
-        self.ca, _, _ = make_tls_files(self.tmp)
-        with open(os.path.join(self.tmp, "web.yml"), "w") as f:
-            f.write("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n")
-            f.write(f"basic_auth_users:\n  {USER}: {bcrypt_hash(PASSWORD)}\n"
-                    f"  {SECOND_USER}: {bcrypt_hash(SECOND_PASSWORD)}\n")
+        self.ca, cert, key = make_tls_files(self.tmp)
+        write_web_config(os.path.join(self.tmp, "web.yml"), cert, key,
+                         {USER: bcrypt_hash(PASSWORD), SECOND_USER: bcrypt_hash(SECOND_PASSWORD)})
         self.d = Daemon(CONFIG, workdir=self.tmp, ca_file=self.ca, auth=(USER, PASSWORD)).start()
         self.d.wait_metric(lambda m: has_series(m, "nvme_up", serial="GUESS-A"), 20, "the drive published")
         self.guessers = None

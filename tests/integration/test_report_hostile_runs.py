@@ -1,5 +1,5 @@
 """`nvmonctl report` and `compare` on run files a hostile or careless
-operator leaves (issue finding 11): each is refused with exit 2 and a message
+operator leaves: each is refused with exit 2 and a message
 naming the file (and the field), without reading a device, waiting on a FIFO,
 or aborting. Every call has a timeout, so a hang fails the test."""
 import json

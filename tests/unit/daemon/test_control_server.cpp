@@ -141,7 +141,7 @@ TEST(ControlReply, NonFiniteNumbersAreSentAsNull) {
   EXPECT_EQ(reply["iops"], nlohmann::json::parse("[null, null, null, 5.0]"));
 }
 
-// Issue finding 9: 64 connections that never sent a line refused every
+// 64 connections that never sent a line refused every
 // nvmonctl for as long as they were held.
 TEST_F(ControlServerTest, SixtyFourIdleConnectionsHoldTheSocketOnlyUntilTheTimeout) {
   std::vector<std::unique_ptr<Client>> idle;

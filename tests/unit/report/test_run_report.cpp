@@ -204,7 +204,7 @@ TEST(RunRecord, BadFieldsAreNamedByFileAndPath) {
   EXPECT_THAT(parse_run("{\"rounds\": [", "z").error().message, HasSubstr("z: not JSON"));
 }
 
-// Issue finding 11: `"iops": 1e999` aborted nvmonctl (an uncaught overflow),
+// `"iops": 1e999` aborted nvmonctl (an uncaught overflow),
 // and `{}` was reported as an empty run.
 TEST(RunRecord, NonFiniteNumbersAreNamedByFileFieldAndLine) {
   const std::string text =
