@@ -35,6 +35,10 @@ Result<std::vector<RoundRow>> ResilientRunStore::rounds(std::int64_t run) {
   return store_.run<std::vector<RoundRow>>([&](RunStore& s) { return s.rounds(run); });
 }
 
+Result<std::vector<RoundRow>> ResilientRunStore::rounds_page(std::int64_t run, std::int64_t from, std::size_t limit) {
+  return store_.run<std::vector<RoundRow>>([&](RunStore& s) { return s.rounds_page(run, from, limit); });
+}
+
 Result<std::optional<RunRow>> ResilientRunStore::run(std::int64_t id) {
   return store_.run<std::optional<RunRow>>([&](RunStore& s) { return s.run(id); });
 }

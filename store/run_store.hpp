@@ -60,16 +60,9 @@ class RunStore {
   virtual Result<std::vector<RoundRow>> rounds(std::int64_t run) = 0;
   // At most `limit` rounds with index >= `from`, in index order: what a
   // reader on the event loop asks for, so a 10-hour soak's 100,000 rounds
-  // never come back in one piece. This default reads them all and cuts.
-  virtual Result<std::vector<RoundRow>> rounds_page(std::int64_t run, std::int64_t from, std::size_t limit) {
-    auto all = rounds(run);
-    if (!all) return all;
-    std::vector<RoundRow> out;
-    for (auto& r : *all) {
-      if (r.index >= from && out.size() < limit) out.push_back(std::move(r));
-    }
-    return out;
-  }
+  // never come back in one piece. No default that reads them all and cuts: a
+  // wrapper that forgot to pass it on would read every round per page.
+  virtual Result<std::vector<RoundRow>> rounds_page(std::int64_t run, std::int64_t from, std::size_t limit) = 0;
   virtual Result<std::optional<RunRow>> run(std::int64_t id) = 0;
   // Newest first, at most `limit`; only runs on `serial` when given.
   virtual Result<std::vector<RunRow>> runs(const std::optional<std::string>& serial, int limit) = 0;

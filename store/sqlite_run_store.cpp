@@ -200,10 +200,15 @@ Result<std::vector<RunRow>> SqliteRunStore::runs(const std::optional<std::string
 
 namespace {
 
-Result<std::vector<RoundRow>> select_rounds(sqlite3* db, std::int64_t run, const std::string& context) {
-  Stmt st(db, "SELECT idx, phase, iops, data FROM pts_rounds WHERE run_id = ?1 ORDER BY idx");
+// Rounds of `run` from index `from`, at most `limit` of them (-1: all, as
+// SQLite reads a negative LIMIT).
+Result<std::vector<RoundRow>> select_rounds(sqlite3* db, std::int64_t run, const std::string& context,
+                                            std::int64_t from = 0, std::int64_t limit = -1) {
+  Stmt st(db, "SELECT idx, phase, iops, data FROM pts_rounds WHERE run_id = ?1 AND idx >= ?2 ORDER BY idx LIMIT ?3");
   if (!st.ok()) return st.error(context);
   st.bind(1, run);
+  st.bind(2, from);
+  st.bind(3, limit);
   std::vector<RoundRow> out;
   int rc;
   while ((rc = st.step()) == SQLITE_ROW) out.push_back(RoundRow{st.int64(0), st.text(1), st.real(2), st.text(3)});
@@ -288,17 +293,8 @@ std::int64_t highest_run_id(const std::string& path) {
 
 Result<std::vector<RoundRow>> SqliteRunStore::rounds_page(std::int64_t run, std::int64_t from, std::size_t limit) {
   std::lock_guard lock(mu_);
-  const std::string context = fmt::format("reading rounds {}.. of run {} from {}", from, run, path_);
-  Stmt st(db_, "SELECT idx, phase, iops, data FROM pts_rounds WHERE run_id = ?1 AND idx >= ?2 ORDER BY idx LIMIT ?3");
-  if (!st.ok()) return st.error(context);
-  st.bind(1, run);
-  st.bind(2, from);
-  st.bind(3, static_cast<std::int64_t>(limit));
-  std::vector<RoundRow> out;
-  int rc;
-  while ((rc = st.step()) == SQLITE_ROW) out.push_back(RoundRow{st.int64(0), st.text(1), st.real(2), st.text(3)});
-  if (rc != SQLITE_DONE) return st.error(context);
-  return out;
+  return select_rounds(db_, run, fmt::format("reading rounds {}.. of run {} from {}", from, run, path_), from,
+                       static_cast<std::int64_t>(limit));
 }
 
 Result<StoredRun> read_stored_run(const std::string& path, std::int64_t id) {
