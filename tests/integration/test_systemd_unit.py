@@ -1,7 +1,7 @@
 """Tier 2: the shipped unit, systemd/nvmond.service, as systemd itself judges it.
 
 - `systemd-analyze security --offline=yes` rates it 4.0 or lower ("OK"), and
-  README.md quotes the score it really gets;
+  docs/operations.md quotes the score it really gets;
 - `systemd-analyze verify` is clean with the built nvmond at the path the
   unit names (/usr/sbin/nvmond, bind-mounted in a private mount namespace so
   the host is not touched; needs root, else skipped);
@@ -29,7 +29,8 @@ from nvmond_harness import NVMOND, SOURCE_DIR  # noqa: E402
 
 UNIT = os.path.join(SOURCE_DIR, "systemd", "nvmond.service")
 DEFAULT_CONFIG = os.path.join(SOURCE_DIR, "systemd", "nvmond.toml")
-README = os.path.join(SOURCE_DIR, "README.md")
+OPERATIONS = os.path.join(SOURCE_DIR, "docs", "operations.md")
+CONFIGURATION = os.path.join(SOURCE_DIR, "docs", "configuration.md")
 MAX_EXPOSURE = 4.0
 IO_URING = {"io_uring_setup", "io_uring_enter", "io_uring_register"}
 
@@ -82,12 +83,12 @@ class UnitTest(unittest.TestCase):
         self.assertLessEqual(score, MAX_EXPOSURE, f"exposure {score} {word}")
         self.assertEqual(word, "OK")
 
-    def test_readme_quotes_the_real_score(self):
+    def test_operations_doc_quotes_the_real_score(self):
         score, word = exposure(UNIT)
-        with open(README) as f:
+        with open(OPERATIONS) as f:
             text = f.read()
         m = re.search(r"`systemd-analyze security[^`]*`\s+rates it\s+\*\*([0-9.]+) (\w+)\*\*", text)
-        self.assertTrue(m, "README does not quote the unit's systemd-analyze security score")
+        self.assertTrue(m, "docs/operations.md does not quote the unit's systemd-analyze security score")
         self.assertEqual((float(m.group(1)), m.group(2)), (score, word))
 
     def test_the_scorer_sees_a_weaker_unit(self):
@@ -148,16 +149,16 @@ class DefaultConfigTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout)
 
     def test_every_documented_key_is_listed(self):
-        # Rows of README's configuration table: | `[section] key` | or
-        # | `[section] key`, `other` |; each key appears, set or commented.
-        with open(README) as f:
+        # Rows of the daemon's table in docs/configuration.md: | `[section] key` |
+        # or | `[section] key`, `other` |; each key appears, set or commented.
+        with open(CONFIGURATION) as f:
             readme = f.read()
-        table = readme.split("## Configuration", 1)[1].split("\n### ", 1)[0]
+        table = readme.split("## The daemon's tables", 1)[1].split("\n## ", 1)[0]
         keys = []
         for row in re.findall(r"^\| `\[(\w+)\] ([^|]+)\|", table, re.M):
             section, rest = row
             keys += [(section, k) for k in re.findall(r"`?(\w+)`?", rest.split("|")[0])]
-        self.assertGreater(len(keys), 10, "README configuration table not found")
+        self.assertGreater(len(keys), 10, "docs/configuration.md: the daemon's table not found")
         with open(DEFAULT_CONFIG) as f:
             text = f.read()
         missing = []
@@ -165,7 +166,7 @@ class DefaultConfigTest(unittest.TestCase):
             body = re.search(r"^#?\[\[?" + section + r"\]\]?\n(.*?)(?=^#?\[|\Z)", text, re.M | re.S)
             if not body or not re.search(r"^#?" + key + r" = ", body.group(1), re.M):
                 missing.append(f"[{section}] {key}")
-        self.assertFalse(missing, "keys documented in README but not in systemd/nvmond.toml: " + ", ".join(missing))
+        self.assertFalse(missing, "keys documented in docs/configuration.md but not in systemd/nvmond.toml: " + ", ".join(missing))
 
 
 if __name__ == "__main__":
