@@ -1,5 +1,9 @@
-"""Tier 2: the shipped unit, systemd/nvmond.service, as systemd itself judges it.
+"""Tier 2: the shipped unit, as `cmake --install` makes it from
+systemd/nvmond.service.in for the package's prefix (/usr), as systemd itself
+judges it.
 
+- its paths follow the install prefix (ExecStart= and the rest name the
+  nvmond of the prefix installed to);
 - `systemd-analyze security --offline=yes` rates it 4.0 or lower ("OK"), and
   docs/operations.md quotes the score it really gets;
 - `systemd-analyze verify` is clean with the built nvmond at the path the
@@ -22,17 +26,38 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from nvmond_harness import NVMOND, SOURCE_DIR  # noqa: E402
 
-UNIT = os.path.join(SOURCE_DIR, "systemd", "nvmond.service")
+BUILD_DIR = os.environ.get("NVMOND_BUILD_DIR", os.path.dirname(os.path.abspath(NVMOND)))
 DEFAULT_CONFIG = os.path.join(SOURCE_DIR, "systemd", "nvmond.toml")
 OPERATIONS = os.path.join(SOURCE_DIR, "docs", "operations.md")
 CONFIGURATION = os.path.join(SOURCE_DIR, "docs", "configuration.md")
+STAGE = tempfile.mkdtemp(prefix="nvmond-unit-")
 MAX_EXPOSURE = 4.0
 IO_URING = {"io_uring_setup", "io_uring_enter", "io_uring_register"}
+
+
+def install_unit(prefix):
+    """The unit as `cmake --install --prefix PREFIX` installs it (under a
+    DESTDIR of its own), and its path."""
+    destdir = tempfile.mkdtemp(dir=STAGE)
+    r = subprocess.run(["cmake", "--install", BUILD_DIR, "--component", "unit", "--prefix", prefix],
+                       env={**os.environ, "DESTDIR": destdir}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=120)
+    if r.returncode != 0:
+        raise AssertionError(f"cmake --install of the unit failed:\n{r.stdout}")
+    return os.path.join(destdir, prefix.lstrip("/"), "lib", "systemd", "system", "nvmond.service")
+
+
+UNIT = install_unit("/usr")
+
+
+def tearDownModule():
+    shutil.rmtree(STAGE, ignore_errors=True)
 
 
 def analyze(*args):
@@ -138,6 +163,15 @@ class UnitTest(unittest.TestCase):
     def test_no_ordering_on_udev_settle(self):
         s = unit_settings(UNIT)
         self.assertNotIn("systemd-udev-settle.service", " ".join(s.get("After", []) + s.get("Wants", [])))
+
+
+class InstallPrefixTest(unittest.TestCase):
+    def test_the_unit_runs_the_nvmond_of_its_prefix(self):
+        for prefix in ("/usr", "/opt/nvmond"):
+            s = unit_settings(install_unit(prefix))
+            commands = s["ExecStartPre"] + s["ExecStart"] + s["ExecReload"][:1]
+            self.assertEqual([c.split()[0] for c in commands], [f"{prefix}/sbin/nvmond"] * 3, prefix)
+            self.assertIn(f"file://{prefix}/share/doc/nvmond/README.md", " ".join(s["Documentation"]), prefix)
 
 
 class DefaultConfigTest(unittest.TestCase):
