@@ -9,6 +9,12 @@
 # packages them.
 include(GNUInstallDirs)
 
+# Who answers for the package: its Maintainer and the changelog's signature.
+# The default is a placeholder that cannot receive mail; whoever publishes
+# the package sets theirs.
+set(NVMOND_MAINTAINER "nvmond maintainers <nvmond@nvmond.invalid>" CACHE STRING
+    "Maintainer of the Debian package (name <address>)")
+
 find_program(NVMOND_GO_MD2MAN go-md2man)
 find_program(NVMOND_GZIP gzip REQUIRED)
 set(_stage ${CMAKE_BINARY_DIR}/install-stage)
@@ -62,3 +68,5 @@ install(FILES README.md packaging/debian/copyright DESTINATION ${CMAKE_INSTALL_D
 # The reference pages beside the README, so its links resolve.
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
         FILES_MATCHING PATTERN "*.md" PATTERN "*.png" PATTERN "man" EXCLUDE)
+install(FILES packaging/debian/lintian-overrides DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides
+        RENAME nvmond)
