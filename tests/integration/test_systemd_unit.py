@@ -7,8 +7,9 @@ judges it.
 - `systemd-analyze security --offline=yes` rates it 4.0 or lower ("OK"), and
   docs/operations.md quotes the score it really gets;
 - `systemd-analyze verify` is clean with the built nvmond at the path the
-  unit names (/usr/sbin/nvmond, bind-mounted in a private mount namespace so
-  the host is not touched; needs root, else skipped);
+  unit names (/usr/sbin/nvmond) and the manual pages its Documentation=
+  names, both installed in a private mount namespace so the host is not
+  touched (needs root, else skipped);
 - what must stay open stays open: the io_uring system calls pass the unit's
   SystemCallFilter (groups expanded by `systemd-analyze syscall-filter`),
   /dev/nvme* is reachable (no PrivateDevices, char-nvme allowed) and the
@@ -132,10 +133,13 @@ class UnitTest(unittest.TestCase):
 
     @unittest.skipUnless(os.geteuid() == 0 and shutil.which("unshare"), "needs root for a private mount namespace")
     def test_verify_is_clean_with_nvmond_installed(self):
+        # Documentation= names manual pages, which verify looks up with man.
         script = ("set -e; mount -t tmpfs tmpfs /usr/sbin; cp \"$1\" /usr/sbin/nvmond; "
+                  "mount -t tmpfs tmpfs /usr/share/man; "
+                  "cmake --install \"$3\" --component man --prefix /usr >/dev/null; "
                   "systemd-analyze verify \"$2\"")
         r = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh",
-                            os.path.abspath(NVMOND), UNIT],
+                            os.path.abspath(NVMOND), UNIT, BUILD_DIR],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
         self.assertEqual(r.returncode, 0, r.stdout)
         self.assertEqual(r.stdout.strip(), "", r.stdout)
