@@ -5,7 +5,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Bounds of the analytics keys (README "Configuration").
+// Bounds of the analytics keys (docs/configuration.md).
 constexpr NumberRange kWarnFactor{0.01, 1000};
 constexpr NumberRange kThresholdC{-40, 200, "°C"};
 constexpr DurationRange kMaxGap{1s, 24h * 365};

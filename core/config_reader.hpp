@@ -33,7 +33,7 @@ std::optional<Duration> parse_duration(std::string_view text);
 std::optional<std::uint64_t> parse_bytes(std::string_view text);
 
 // What a numeric key accepts, declared once beside the key (a table per
-// area): finite and in [lo, hi]. `unit` (as the README writes it) follows the
+// area): finite and in [lo, hi]. `unit` (as docs/configuration.md writes it) follows the
 // bounds in messages: "must be between -40 and 100 °C".
 struct NumberRange {
   double lo;

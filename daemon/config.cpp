@@ -25,7 +25,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Bounds of the daemon's own keys (README "Configuration"). Polling faster
+// Bounds of the daemon's own keys (docs/configuration.md). Polling faster
 // than 100 ms only burns CPU and floods the log; a rescan is a sysfs walk.
 constexpr DurationRange kPollInterval{100ms, 24h};
 constexpr DurationRange kCommandTimeout{100ms, 1h};

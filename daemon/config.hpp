@@ -1,7 +1,7 @@
 #pragma once
 // The daemon's configuration: one TOML file, validated whole before anything
 // runs (so a bad SIGHUP reload changes nothing). Every error names
-// file:line:col. Keys are documented in README.md ("Configuration").
+// file:line:col. Keys are documented in docs/configuration.md.
 #include <cstddef>
 #include <map>
 #include <memory>

@@ -1,5 +1,5 @@
 #pragma once
-// What each control-socket command does (README "Control socket"): plain
+// What each control-socket command does (docs/operations.md): plain
 // dispatch from a request object to the soak boundary, the scheduler and
 // the published drive summaries, and back to a reply object.
 //

@@ -1,7 +1,7 @@
 #pragma once
 // The control socket nvmonctl talks to: a Unix stream socket (mode 0660,
 // group from [control] group) served on the daemon's io_context. Protocol:
-// one JSON object per line each way (README "Control socket"). Every read
+// one JSON object per line each way (docs/operations.md, "nvmonctl and the control socket"). Every read
 // and write is asynchronous: a slow, idle or hostile client holds only its
 // own connection, never the event loop.
 //

@@ -1,6 +1,6 @@
 #pragma once
 // Renders one drive's decoded health into Prometheus families, following the
-// conventions of the README's metrics reference: prefix nvme_, base units (seconds, bytes, celsius,
+// conventions of docs/metrics.md: prefix nvme_, base units (seconds, bytes, celsius,
 // ratio), counters end in _total, every series labelled serial="...".
 #include "collectors/health.hpp"
 #include "metrics/metric_set.hpp"

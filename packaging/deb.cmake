@@ -1,13 +1,13 @@
 # The Debian package: `cpack -G DEB` in a build directory (or
-# `cmake --build build --target package`). Installs under /usr (nvmond in
-# /usr/sbin as the unit expects), the unit, the default configuration as a
-# conffile, Grafana dashboards and Prometheus rules under /usr/share/nvmond
-# and the README under /usr/share/doc/nvmond. Dependencies come from
-# dpkg-shlibdeps on the binaries. Maintainer scripts: packaging/debian/.
+# `cmake --build build --target package`). Installs under /usr what
+# packaging/install.cmake lists (the unit then runs /usr/sbin/nvmond), with
+# the default configuration as a conffile. Dependencies come from
+# dpkg-shlibdeps on the binaries. Maintainer scripts: packaging/debian/;
+# lintian's verdict: tests/package/test_lintian.py.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME nvmond)
 set(CPACK_PACKAGE_VENDOR "nvmond")
-set(CPACK_PACKAGE_CONTACT "nvmond maintainers <nvmond@localhost>")
+set(CPACK_PACKAGE_CONTACT "${NVMOND_MAINTAINER}")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "NVMe health, wear and thermal-throttling exporter for Prometheus")
 set(CPACK_PACKAGE_DESCRIPTION
   "nvmond reads NVMe SMART/health logs through libnvme, computes DWPD wear and\nthermal throttling events with a SQLite history, runs io_uring soak workloads\non drives handed over for testing and exposes it all to Prometheus.")

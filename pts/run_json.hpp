@@ -1,5 +1,5 @@
 #pragma once
-// run.json (schema "nvmond.run/1", see README "How to run a soak"): the
+// run.json (schema "nvmond.run/1", see docs/pts.md): the
 // header written when a run starts, and the whole document assembled from
 // the header, the plan and the rounds. Pure: a resumed run rebuilds the same
 // document from what the store kept.

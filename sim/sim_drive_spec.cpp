@@ -19,7 +19,7 @@ constexpr double kSecondsPerDay = 86'400;
 // The built-in profiles: sim/profiles.toml, compiled in (sim/profiles.hpp.in).
 constexpr const char* kProfileNames[] = {"datacenter", "consumer", "consumer-heatsink", "generic"};
 
-// Every numeric key's bound, declared once (README "Simulated drives"). Wide
+// Every numeric key's bound, declared once (docs/configuration.md). Wide
 // enough for any drive on the market, narrow enough that the thermal model's
 // arithmetic stays finite and meaningful.
 constexpr NumberRange kTemperature{-40, 200, "°C"};

@@ -17,7 +17,7 @@ std::uint32_t JobSpec::max_block_size() const {
 
 namespace {
 
-// Every numeric key's bound, declared once (README "How to run a soak").
+// Every numeric key's bound, declared once (docs/configuration.md).
 constexpr ByteRange kBlock{1, 64ULL << 20};  // io_uring/O_DIRECT: keep one I/O sane
 constexpr IntegerRange kWeight{1, 1'000'000};
 constexpr IntegerRange kThreads{1, 1024};

@@ -1,5 +1,5 @@
 #pragma once
-// nvmond's self-telemetry about its HTTP endpoint (README, "Daemon
+// nvmond's self-telemetry about its HTTP endpoint (docs/metrics.md, "Daemon
 // self-telemetry"). Counters are prometheus-cpp metrics: atomic, so the
 // server thread updates them while a scrape on the same thread reads them.
 #include <prometheus/counter.h>

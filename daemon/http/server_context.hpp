@@ -18,7 +18,7 @@
 
 namespace nvmond::http {
 
-// The endpoint's limits (README, "Metrics endpoint").
+// The endpoint's limits (docs/operations.md, "The metrics endpoint").
 struct Limits {
   RequestParser::Limits head;  // 8 KiB of request line and fields, 100 fields
   // From a connection's accept (or a request's first byte) to the end of

@@ -1,4 +1,4 @@
-"""Tier 2: the series budget per drive that README.md ("Fleet scale")
+"""Tier 2: the series budget per drive that docs/metrics.md ("Series budget")
 documents holds on a real scrape.
 
 The daemon runs 8 simulated drives, among them a worst case: 8 temperature
@@ -6,7 +6,7 @@ sensors, the OCP C0 log and writes hot enough to throttle (every throttle
 source and level series appears), on an accelerated clock so wear windows
 and throttle events exist. The test waits until that drive's throttle and
 wear series are there, then counts the series carrying each drive's serial
-and the daemon-wide ones, and fails when any is above the README's budget.
+and the daemon-wide ones, and fails when any is above the documented budget.
 """
 import os
 import re
@@ -27,20 +27,20 @@ CONFIG = config(
 SERIALS = [WORST] + [f"BUDGET-{i}" for i in range(7)]
 
 
-def readme_budget():
-    with open(os.path.join(SOURCE_DIR, "README.md")) as f:
+def documented_budget():
+    with open(os.path.join(SOURCE_DIR, "docs", "metrics.md")) as f:
         text = f.read()
     per_drive = re.search(r"at\s+most\s+\*\*(\d+) series per drive\*\*", text)
     daemon = re.search(r"at\s+most\s+\*\*(\d+) daemon-wide series\*\*", text)
     if not per_drive or not daemon:
-        raise AssertionError("README.md states no series budget (\"at most **N series per drive**\", "
+        raise AssertionError("docs/metrics.md states no series budget (\"at most **N series per drive**\", "
                              "\"at most **N daemon-wide series**\")")
     return int(per_drive.group(1)), int(daemon.group(1))
 
 
 class SeriesBudgetTest(unittest.TestCase):
     def test_series_per_drive_within_the_documented_budget(self):
-        budget, daemon_budget = readme_budget()
+        budget, daemon_budget = documented_budget()
         d = Daemon(CONFIG).start()
         try:
             # Every drive identified and analysed (wear needs two polls), and

@@ -18,7 +18,7 @@ from nvmond_harness import Daemon, config, find, get, nvmonctl, sim, store_rows,
 SERIALS = ["LK-A", "LK-B", "LK-C"]
 CONFIG = config(*(sim(s.lower(), s, "generic", write_rate="100MB") for s in SERIALS),
                 poll_interval="200ms", command_timeout="2s")
-UNIT_STOP_TIMEOUT_S = 10  # systemd/nvmond.service TimeoutStopSec
+UNIT_STOP_TIMEOUT_S = 10  # systemd/nvmond.service.in TimeoutStopSec
 
 
 def polls(m, serial):

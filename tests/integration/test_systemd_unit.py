@@ -1,10 +1,15 @@
-"""Tier 2: the shipped unit, systemd/nvmond.service, as systemd itself judges it.
+"""Tier 2: the shipped unit, as `cmake --install` makes it from
+systemd/nvmond.service.in for the package's prefix (/usr), as systemd itself
+judges it.
 
+- its paths follow the install prefix (ExecStart= and the rest name the
+  nvmond of the prefix installed to);
 - `systemd-analyze security --offline=yes` rates it 4.0 or lower ("OK"), and
-  README.md quotes the score it really gets;
+  docs/operations.md quotes the score it really gets;
 - `systemd-analyze verify` is clean with the built nvmond at the path the
-  unit names (/usr/sbin/nvmond, bind-mounted in a private mount namespace so
-  the host is not touched; needs root, else skipped);
+  unit names (/usr/sbin/nvmond) and the manual pages its Documentation=
+  names, both installed in a private mount namespace so the host is not
+  touched (needs root, else skipped);
 - what must stay open stays open: the io_uring system calls pass the unit's
   SystemCallFilter (groups expanded by `systemd-analyze syscall-filter`),
   /dev/nvme* is reachable (no PrivateDevices, char-nvme allowed) and the
@@ -22,16 +27,38 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from nvmond_harness import NVMOND, SOURCE_DIR  # noqa: E402
 
-UNIT = os.path.join(SOURCE_DIR, "systemd", "nvmond.service")
+BUILD_DIR = os.environ.get("NVMOND_BUILD_DIR", os.path.dirname(os.path.abspath(NVMOND)))
 DEFAULT_CONFIG = os.path.join(SOURCE_DIR, "systemd", "nvmond.toml")
-README = os.path.join(SOURCE_DIR, "README.md")
+OPERATIONS = os.path.join(SOURCE_DIR, "docs", "operations.md")
+CONFIGURATION = os.path.join(SOURCE_DIR, "docs", "configuration.md")
+STAGE = tempfile.mkdtemp(prefix="nvmond-unit-")
 MAX_EXPOSURE = 4.0
 IO_URING = {"io_uring_setup", "io_uring_enter", "io_uring_register"}
+
+
+def install_unit(prefix):
+    """The unit as `cmake --install --prefix PREFIX` installs it (under a
+    DESTDIR of its own), and its path."""
+    destdir = tempfile.mkdtemp(dir=STAGE)
+    r = subprocess.run(["cmake", "--install", BUILD_DIR, "--component", "unit", "--prefix", prefix],
+                       env={**os.environ, "DESTDIR": destdir}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=120)
+    if r.returncode != 0:
+        raise AssertionError(f"cmake --install of the unit failed:\n{r.stdout}")
+    return os.path.join(destdir, prefix.lstrip("/"), "lib", "systemd", "system", "nvmond.service")
+
+
+UNIT = install_unit("/usr")
+
+
+def tearDownModule():
+    shutil.rmtree(STAGE, ignore_errors=True)
 
 
 def analyze(*args):
@@ -82,12 +109,12 @@ class UnitTest(unittest.TestCase):
         self.assertLessEqual(score, MAX_EXPOSURE, f"exposure {score} {word}")
         self.assertEqual(word, "OK")
 
-    def test_readme_quotes_the_real_score(self):
+    def test_operations_doc_quotes_the_real_score(self):
         score, word = exposure(UNIT)
-        with open(README) as f:
+        with open(OPERATIONS) as f:
             text = f.read()
         m = re.search(r"`systemd-analyze security[^`]*`\s+rates it\s+\*\*([0-9.]+) (\w+)\*\*", text)
-        self.assertTrue(m, "README does not quote the unit's systemd-analyze security score")
+        self.assertTrue(m, "docs/operations.md does not quote the unit's systemd-analyze security score")
         self.assertEqual((float(m.group(1)), m.group(2)), (score, word))
 
     def test_the_scorer_sees_a_weaker_unit(self):
@@ -106,10 +133,13 @@ class UnitTest(unittest.TestCase):
 
     @unittest.skipUnless(os.geteuid() == 0 and shutil.which("unshare"), "needs root for a private mount namespace")
     def test_verify_is_clean_with_nvmond_installed(self):
+        # Documentation= names manual pages, which verify looks up with man.
         script = ("set -e; mount -t tmpfs tmpfs /usr/sbin; cp \"$1\" /usr/sbin/nvmond; "
+                  "mount -t tmpfs tmpfs /usr/share/man; "
+                  "cmake --install \"$3\" --component man --prefix /usr >/dev/null; "
                   "systemd-analyze verify \"$2\"")
         r = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh",
-                            os.path.abspath(NVMOND), UNIT],
+                            os.path.abspath(NVMOND), UNIT, BUILD_DIR],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
         self.assertEqual(r.returncode, 0, r.stdout)
         self.assertEqual(r.stdout.strip(), "", r.stdout)
@@ -139,6 +169,15 @@ class UnitTest(unittest.TestCase):
         self.assertNotIn("systemd-udev-settle.service", " ".join(s.get("After", []) + s.get("Wants", [])))
 
 
+class InstallPrefixTest(unittest.TestCase):
+    def test_the_unit_runs_the_nvmond_of_its_prefix(self):
+        for prefix in ("/usr", "/opt/nvmond"):
+            s = unit_settings(install_unit(prefix))
+            commands = s["ExecStartPre"] + s["ExecStart"] + s["ExecReload"][:1]
+            self.assertEqual([c.split()[0] for c in commands], [f"{prefix}/sbin/nvmond"] * 3, prefix)
+            self.assertIn(f"file://{prefix}/share/doc/nvmond/README.md", " ".join(s["Documentation"]), prefix)
+
+
 class DefaultConfigTest(unittest.TestCase):
     """systemd/nvmond.toml, the package's /etc/nvmond/nvmond.toml."""
 
@@ -148,16 +187,16 @@ class DefaultConfigTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout)
 
     def test_every_documented_key_is_listed(self):
-        # Rows of README's configuration table: | `[section] key` | or
-        # | `[section] key`, `other` |; each key appears, set or commented.
-        with open(README) as f:
+        # Rows of the daemon's table in docs/configuration.md: | `[section] key` |
+        # or | `[section] key`, `other` |; each key appears, set or commented.
+        with open(CONFIGURATION) as f:
             readme = f.read()
-        table = readme.split("## Configuration", 1)[1].split("\n### ", 1)[0]
+        table = readme.split("## The daemon's tables", 1)[1].split("\n## ", 1)[0]
         keys = []
         for row in re.findall(r"^\| `\[(\w+)\] ([^|]+)\|", table, re.M):
             section, rest = row
             keys += [(section, k) for k in re.findall(r"`?(\w+)`?", rest.split("|")[0])]
-        self.assertGreater(len(keys), 10, "README configuration table not found")
+        self.assertGreater(len(keys), 10, "docs/configuration.md: the daemon's table not found")
         with open(DEFAULT_CONFIG) as f:
             text = f.read()
         missing = []
@@ -165,7 +204,7 @@ class DefaultConfigTest(unittest.TestCase):
             body = re.search(r"^#?\[\[?" + section + r"\]\]?\n(.*?)(?=^#?\[|\Z)", text, re.M | re.S)
             if not body or not re.search(r"^#?" + key + r" = ", body.group(1), re.M):
                 missing.append(f"[{section}] {key}")
-        self.assertFalse(missing, "keys documented in README but not in systemd/nvmond.toml: " + ", ".join(missing))
+        self.assertFalse(missing, "keys documented in docs/configuration.md but not in systemd/nvmond.toml: " + ", ".join(missing))
 
 
 if __name__ == "__main__":

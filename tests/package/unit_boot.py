@@ -7,7 +7,7 @@ it saw to /unit-report.txt and powers the container off.
 The daemon runs on a simulated drive with two io_uring jobs on files: one in
 the state directory (writable under the unit), one in /srv/nvmond-scratch,
 which ProtectSystem=strict makes read-only unless a drop-in adds it to
-ReadWritePaths (what README tells operators to do).
+ReadWritePaths (what docs/operations.md tells operators to do).
 """
 import os
 import re
@@ -106,7 +106,7 @@ def prepare(root):
 
 
 def add_read_write_drop_in(root):
-    """What README tells operators: `systemctl edit nvmond` with ReadWritePaths."""
+    """What docs/operations.md tells operators: `systemctl edit nvmond` with ReadWritePaths."""
     d = os.path.join(root, "etc/systemd/system/nvmond.service.d")
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, "override.conf"), "w") as f:

@@ -13,7 +13,7 @@ from .unit_caps import mask, unit_capabilities
 @_guard
 def check_caps(lab: Lab, rep: Report) -> None:
     """The unit's capability set is enough: nvmond ran with exactly the
-    CapabilityBoundingSet of systemd/nvmond.service (read here, on the host)
+    CapabilityBoundingSet of systemd/nvmond.service.in (read here, on the host)
     and still read both controllers' SMART logs (their full equivalence with
     nvme-cli on the same scrape is lab_smart's) and ran the io_uring job."""
     if not lab.have_nvmond():

@@ -1,11 +1,11 @@
-"""The capabilities the shipped unit (systemd/nvmond.service) leaves nvmond:
+"""The capabilities the shipped unit (systemd/nvmond.service.in) leaves nvmond:
 the lab runs the guest's nvmond with exactly these (setpriv) and checks that
 the process had them and no more while it read SMART."""
 from __future__ import annotations
 
 from pathlib import Path
 
-UNIT = Path(__file__).resolve().parents[3] / "systemd" / "nvmond.service"
+UNIT = Path(__file__).resolve().parents[3] / "systemd" / "nvmond.service.in"
 
 # Kernel ABI numbers (include/uapi/linux/capability.h).
 CAP_NUMBERS = {name: i for i, name in enumerate([
