@@ -7,6 +7,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include "pts/model/run_codec.hpp"
+
 namespace nvmond {
 namespace {
 
@@ -64,7 +66,7 @@ json drive_json(const DriveSummary& d) {
 
 json schedule_json(const ScheduleView& s) {
   return {{"name", s.name},     {"test", s.test},     {"target", s.target},
-          {"schedule", s.schedule}, {"state", s.state}, {"detail", s.detail},
+          {"schedule", s.schedule}, {"state", std::string(to_text(s.state))}, {"detail", s.detail},
           {"next_start", opt(unix_seconds(s.next_start))}, {"run", opt(s.run)}};
 }
 
@@ -74,7 +76,7 @@ json status(ControlContext& ctx) {
   for (const auto& r : ctx.soaks.active()) runs.push_back(to_json(r));
   json queued = json::array();
   for (const auto& s : ctx.scheduler.list()) {
-    if (s.state == "queued" || s.state == "waiting-cool") queued.push_back(schedule_json(s));
+    if (s.state == ScheduleState::queued || s.state == ScheduleState::waiting_cool) queued.push_back(schedule_json(s));
   }
   return ok({{"drives", drives}, {"runs", runs}, {"queued", queued}});
 }
@@ -120,7 +122,7 @@ json start(const json& req, ControlContext& ctx) {
   ctx.tick();
   for (const auto& s : ctx.scheduler.list()) {
     if (s.name != name) continue;
-    if (s.state == "failed") return fail(s.detail);
+    if (s.state == ScheduleState::failed) return fail(s.detail);
     if (s.run) return ok({{"name", name}, {"run", *s.run}, {"queued", false}});
     return ok({{"name", name}, {"queued", true}, {"detail", s.detail}});
   }
@@ -145,23 +147,7 @@ json pause_resume(const json& req, ControlContext& ctx, bool pause) {
 
 }  // namespace
 
-json to_json(const RunView& r) {
-  return {{"id", r.id},
-          {"name", r.name},
-          {"test", r.test},
-          {"target", r.target},
-          {"serial", r.serial},
-          {"status", r.status},
-          {"round", r.round},
-          {"rounds_total", r.rounds_total},
-          {"phase", r.phase},
-          {"iops", r.iops},
-          {"bytes_per_second", r.bytes_per_second},
-          {"eta_s", r.eta ? json(seconds(*r.eta)) : json(nullptr)},
-          {"started", static_cast<double>(r.started_ns) / 1e9},
-          {"ended", r.ended_ns ? json(static_cast<double>(*r.ended_ns) / 1e9) : json(nullptr)},
-          {"steady", opt(r.steady)}};
-}
+json to_json(const RunView& r) { return run_view_json(r); }
 
 json handle_control(const json& req, ControlContext& ctx) {
   const std::string cmd = req["cmd"];

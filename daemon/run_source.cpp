@@ -77,7 +77,7 @@ Result<report::RunRecord> RunSource::load(const std::string& run) const {
     }
     auto doc = run_json_from_store(*stored);
     if (!doc) return doc.error();
-    return report::parse_run(doc->dump(), fmt::format("run {} in {}", run, db));
+    return report::run_from_json(*doc, fmt::format("run {} in {}", run, db));
   }
   if (unknown) return *unknown;
   return Error{"absent", fmt::format("run {}: no database at {} or {} (give the daemon's --state-dir DIR or "

@@ -255,17 +255,17 @@ void SoakRunner::execute(const std::shared_ptr<State>& state, const std::shared_
       registered = run->registered;
     }
     if (!registered) {
-      run->opened.set_value(out.failure ? *out.failure : Error{"failed", "the run ended before it opened"});
+      run->opened.set_value(out.failure ? *out.failure : Error{"ended", "the run ended before it opened"});
       std::lock_guard lock(run->mu);
       run->done = true;
       return;
     }
     first = false;
-    if (out.status == "stopped") {  // paused: wait, then redo the abandoned round
+    if (out.status == RunStatus::paused) {  // wait, then redo the abandoned round
       std::unique_lock lock(run->mu);
-      run->view.status = "paused";
+      run->view.status = RunStatus::paused;
       run->cv.wait(lock, [&] { return !run->pause || run->ending; });
-      run->view.status = "running";
+      run->view.status = RunStatus::running;
       run->target->restart();
       continue;
     }
@@ -279,7 +279,7 @@ namespace {
 std::optional<Error> write_run_files(int dir_fd, const std::string& shown, const nlohmann::json& run) {
   const std::string text = run.dump(2) + "\n";
   if (auto e = write_file_atomically_at(dir_fd, "run.json", text, shown)) return e;
-  auto record = report::parse_run(text, shown + "/run.json");
+  auto record = report::run_from_json(run, shown + "/run.json");
   if (!record) return Error{record.error().reason, "report: " + record.error().message};
   return write_file_atomically_at(dir_fd, "report.html", report::render_run_report(*record), shown);
 }
@@ -290,7 +290,7 @@ std::optional<Error> write_run_files(int dir_fd, const std::string& shown, const
 // the run to the finished list.
 void SoakRunner::finish(State& state, Run& run, const RunOutcome& out) {
   const std::string& name = run.request.name;
-  if (out.failure) log::error("soak {}: {}: {}", name, out.status, out.failure->message);
+  if (out.failure) log::error("soak {}: {}: {}", name, to_text(out.status), out.failure->message);
   const std::string leaf = run_leaf(name, out.run_id);
   const std::string shown = state.state_dir + "/runs/" + leaf;
   auto dir = open_run_dir(state.state_dir_fd.get(), state.state_dir, leaf);
@@ -299,7 +299,7 @@ void SoakRunner::finish(State& state, Run& run, const RunOutcome& out) {
   } else if (auto e = write_run_files(dir->get(), shown, out.run)) {
     log::error("soak {}: {}", name, e->message);
   }
-  log::info("soak {}: {} ({} rounds), {}/run.json", name, out.status,
+  log::info("soak {}: {} ({} rounds), {}/run.json", name, to_text(out.status),
             out.run.value("rounds", nlohmann::json::array()).size(), shown);
   std::shared_ptr<Run> self;
   {
@@ -358,7 +358,7 @@ Result<std::monostate> SoakRunner::pause(std::int64_t id) {
   std::lock_guard lock(run->mu);
   if (run->ending) return Error{"ending", fmt::format("run {} is ending", id)};
   run->pause = true;
-  run->view.status = "paused";
+  run->view.status = RunStatus::paused;
   if (run->executor) run->executor->stop(StopAs::paused);
   return std::monostate{};
 }
@@ -427,7 +427,7 @@ void SoakRunner::close_orphans(const std::set<std::string>& soak_names) {
     return;
   }
   for (const auto& row : *rows) {
-    if (row.status != "running" || soak_names.contains(row.name) || find(row.id)) continue;
+    if (row.status != RunStatus::running || soak_names.contains(row.name) || find(row.id)) continue;
     log::info("run {} ({} on {}) was left running by a crash and no [[soak]] resumes it: closed as interrupted",
               row.id, row.test, row.target);
     close_in_store(*state_->store, row.id, false, clock_.wall());

@@ -86,10 +86,10 @@ int test_run_command(const TestRunArgs& a, std::ostream& progress, std::ostream&
   // The run is recorded whatever happens to its report: a report that cannot
   // be written is said, not fatal (`nvmonctl report DIR` can retry it).
   if (auto e = report::write_report_beside(a.out)) err << "report: " << e->message << "\n";
-  progress << fmt::format("{}: {} (run {}), {} rounds, {}\n", a.test, outcome.status, outcome.run_id,
+  progress << fmt::format("{}: {} (run {}), {} rounds, {}\n", a.test, to_text(outcome.status), outcome.run_id,
                           outcome.run.value("rounds", nlohmann::json::array()).size(), path);
   if (outcome.failure) err << a.test << " on " << a.target << ": " << outcome.failure->message << "\n";
-  return outcome.status == "completed" ? 0 : 1;
+  return outcome.status == RunStatus::completed ? 0 : 1;
 }
 
 }  // namespace nvmond

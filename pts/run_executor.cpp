@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "pts/model/run_codec.hpp"
 #include "pts/run_json.hpp"
 #include "pts/slc_detector.hpp"
 
@@ -78,7 +79,7 @@ bool RunExecutor::stage_done(std::size_t s, const std::vector<RoundRecord>& roun
   return false;
 }
 
-std::optional<Error> RunExecutor::open_run(json& header, std::vector<RoundRecord>& rounds, bool& resumed) {
+std::optional<Error> RunExecutor::open_run(RunHeader& header, std::vector<RoundRecord>& rounds, bool& resumed) {
   auto existing = store_.unfinished_run(options_.name);
   if (!existing) return existing.error();
   const TargetIdentity id = target_.identity();
@@ -86,8 +87,13 @@ std::optional<Error> RunExecutor::open_run(json& header, std::vector<RoundRecord
     RunRow& row = **existing;
     const bool same = row.test == plan_.test && row.serial == id.serial;
     if (options_.resume && same) {
+      auto decoded = header_from_blob(row.header);
+      if (!decoded) {
+        return Error{"store", fmt::format("run {} ({}): unreadable record: {}", row.id, row.name,
+                                          decoded.error().message)};
+      }
+      header = std::move(*decoded);
       try {
-        header = json::parse(row.header);
         auto stored = store_.rounds(row.id);
         if (!stored) return stored.error();
         for (const auto& r : *stored) rounds.push_back(round_from_json(json::parse(r.data)));
@@ -99,13 +105,12 @@ std::optional<Error> RunExecutor::open_run(json& header, std::vector<RoundRecord
       }
       run_id_ = row.id;
       resumed = true;
-      header["resumed"] = header.value("resumed", 0) + 1;
-      header.erase("resumable");
-      header["status"] = "running";
-      header.erase("ended_at");
-      row.status = "running";
+      ++header.resumed;
+      header.resumable = false;
+      header.ended_at.reset();
+      row.status = RunStatus::running;
       row.ended_ns.reset();
-      row.header = header.dump();
+      row.header = header_blob(header);
       if (auto r = store_.update_run(run_id_, row.status, row.ended_ns, row.header); !r) return r.error();
       if (on_open_) on_open_(row, true);
       return std::nullopt;
@@ -114,7 +119,7 @@ std::optional<Error> RunExecutor::open_run(json& header, std::vector<RoundRecord
   }
   const WallTime started = target_.now();
   header = run_header(plan_, id, options_.target, target_.simulated(), started);
-  if (auto h = target_.health()) header["drive"]["smart_before"] = health_json(*h);
+  if (auto h = target_.health()) header.smart_before = smart_record(*h);
   RunRow row;
   row.name = options_.name;
   row.test = plan_.test;
@@ -122,19 +127,19 @@ std::optional<Error> RunExecutor::open_run(json& header, std::vector<RoundRecord
   row.serial = id.serial;
   row.model = id.model;
   row.started_ns = to_unix_ns(started);
-  row.header = header.dump();
+  row.header = header_blob(header);
   auto created = store_.create_run(row);
   if (!created) return created.error();
   run_id_ = *created;
   row.id = run_id_;
-  header["run_id"] = std::to_string(run_id_);
+  header.run_id = run_id_;
   if (on_open_) on_open_(row, false);
   if (plan_.purge) {
     auto p = target_.purge();
     if (!p) return p.error();
-    header["purge"] = {{"method", p->method}, {"detail", p->detail}};
+    header.purge = PurgeRecord{p->method, p->detail};
   }
-  if (auto r = store_.update_run(run_id_, "running", std::nullopt, header.dump()); !r) return r.error();
+  if (auto r = store_.update_run(run_id_, RunStatus::running, std::nullopt, header_blob(header)); !r) return r.error();
   return std::nullopt;
 }
 
@@ -142,17 +147,17 @@ RunOutcome RunExecutor::run() {
   if (plan_.destructive) {
     if (auto refusal = target_.check_destructive()) {
       RunOutcome out;
-      out.status = "failed";
+      out.status = RunStatus::failed;
       out.failure = refusal;
       return out;
     }
   }
-  json header;
+  RunHeader header;
   std::vector<RoundRecord> rounds;
   bool resumed = false;
   if (auto err = open_run(header, rounds, resumed)) {
     RunOutcome out;
-    out.status = "failed";
+    out.status = RunStatus::failed;
     out.failure = err;
     return out;
   }
@@ -162,8 +167,8 @@ RunOutcome RunExecutor::run() {
     auto mine = stage_rounds(rounds, s);
     if (mine.empty() && stage.purge_before) {
       auto p = target_.purge();
-      if (!p) return finish("failed", p.error(), header, rounds);
-      header["purges"].push_back({{"stage", s}, {"method", p->method}, {"detail", p->detail}});
+      if (!p) return finish(RunStatus::failed, p.error(), header, rounds);
+      header.purges.push_back({s, PurgeRecord{p->method, p->detail}});
     }
     std::uint64_t written = 0;
     for (const auto* r : mine) written += r->bytes_written;
@@ -171,7 +176,7 @@ RunOutcome RunExecutor::run() {
     const std::size_t per_round = stage.elements.size();
     const std::uint64_t capacity = target_.identity().capacity_bytes;
     while (!stage_done(s, rounds)) {
-      if (stop_.load()) return finish("stopped", std::nullopt, header, rounds);
+      if (stop_.load()) return finish(std::nullopt, std::nullopt, header, rounds);
       const std::size_t e = next % per_round;
       const Element& element = stage.elements[e];
       std::optional<std::uint64_t> left;
@@ -179,8 +184,8 @@ RunOutcome RunExecutor::run() {
       const auto span = static_cast<std::uint64_t>(element.range_fraction * static_cast<double>(capacity));
       const WallTime started = target_.now();
       auto m = target_.run(element, span, left);
-      if (!m) return finish("failed", m.error(), header, rounds);
-      if (m->stopped) return finish("stopped", std::nullopt, header, rounds);
+      if (!m) return finish(RunStatus::failed, m.error(), header, rounds);
+      if (m->stopped) return finish(std::nullopt, std::nullopt, header, rounds);
       RoundRecord r = make_round(element, *m, started);
       r.index = rounds.size();
       r.stage = static_cast<int>(s);
@@ -190,19 +195,20 @@ RunOutcome RunExecutor::run() {
       r.phase = stage.phase;
       for (const auto& o : r.ops) {
         if (o && o->ops == 0 && o->errors > 0) {
-          return finish("failed", Error{"io", fmt::format("{}: every I/O of {} failed", options_.target, r.label)},
-                        header, rounds);
+          return finish(RunStatus::failed,
+                        Error{"io", fmt::format("{}: every I/O of {} failed", options_.target, r.label)}, header,
+                        rounds);
         }
       }
       auto committed = store_.commit_round(run_id_, RoundRow{static_cast<std::int64_t>(r.index), r.phase, r.iops,
                                                              to_json(r).dump()},
                                            target_.checkpoint());
-      if (!committed) return finish("failed", committed.error(), header, rounds);
+      if (!committed) return finish(RunStatus::failed, committed.error(), header, rounds);
       written += r.bytes_written;
       const bool stalled = left && element.writes() && r.bytes_written == 0;
       rounds.push_back(std::move(r));
       if (stalled) {
-        return finish("failed", Error{"io", fmt::format("{}: {} wrote nothing in a whole round; its byte budget "
+        return finish(RunStatus::failed, Error{"io", fmt::format("{}: {} wrote nothing in a whole round; its byte budget "
                                                         "cannot be reached", options_.target, rounds.back().label)},
                       header, rounds);
       }
@@ -225,49 +231,52 @@ RunOutcome RunExecutor::run() {
       }
     }
   }
-  if (auto h = target_.health()) header["drive"]["smart_after"] = health_json(*h);
-  return finish("completed", std::nullopt, header, rounds);
+  if (auto h = target_.health()) header.smart_after = smart_record(*h);
+  return finish(RunStatus::completed, std::nullopt, header, rounds);
 }
 
-RunOutcome RunExecutor::finish(const std::string& status, std::optional<Error> failure, json& header,
+RunOutcome RunExecutor::finish(std::optional<RunStatus> status, std::optional<Error> failure, RunHeader& header,
                                const std::vector<RoundRecord>& rounds) {
   RunOutcome out;
-  out.status = status;
   out.failure = failure;
   out.run_id = run_id_;
   // A paused run stays running in the store and resumes; a suspended one
   // (daemon stopping) is closed as interrupted but resumable, so the next
   // daemon resumes it; an interrupted one is over.
-  std::string stored = status;
-  if (status == "stopped") {
+  RunStatus stored = status.value_or(RunStatus::failed);
+  out.status = stored;
+  if (!status) {
     const StopAs as = stop_as_.load();
-    stored = as == StopAs::paused ? "running" : "interrupted";
-    if (as != StopAs::paused) out.status = "interrupted";
-    if (as == StopAs::suspended) header["resumable"] = true;
+    stored = stored_status(as);
+    out.status = outcome_status(as);
+    if (as == StopAs::suspended) header.resumable = true;
   }
   const WallTime end = target_.now();
-  header["status"] = stored;
-  if (failure) header["failure"] = failure->message;
-  if (stored != "running") header["ended_at"] = rfc3339(end);
+  if (failure) header.failure = failure->message;
+  const bool over = stored != RunStatus::running;
+  if (over) header.ended_at = rfc3339(end);
   if (run_id_ != 0) {
-    auto r = store_.update_run(run_id_, stored, stored == "running" ? std::nullopt : std::optional(to_unix_ns(end)),
-                               header.dump());
+    auto r = store_.update_run(run_id_, stored, over ? std::optional(to_unix_ns(end)) : std::nullopt,
+                               header_blob(header));
     if (!r && !out.failure) {
       out.failure = r.error();
-      out.status = "failed";
+      out.status = RunStatus::failed;
     }
   }
-  out.run = build_run_json(plan_, header, rounds);
+  out.run = build_run_json(plan_, header, stored, rounds);
   return out;
 }
 
 std::optional<Error> close_as_interrupted(RunStore& store, const RunRow& row, WallTime now, bool resumable) {
-  json header = json::parse(row.header, nullptr, false);
-  if (!header.is_object()) header = json::object();
-  header["status"] = "interrupted";
-  header["ended_at"] = rfc3339(now);
-  if (resumable) header["resumable"] = true;
-  if (auto r = store.update_run(row.id, "interrupted", to_unix_ns(now), header.dump()); !r) return r.error();
+  // A header the codec cannot read stays as it is: such a run cannot be
+  // resumed or rebuilt anyway, and its row still ends.
+  std::string blob = row.header;
+  if (auto header = header_from_blob(row.header)) {
+    header->ended_at = rfc3339(now);
+    if (resumable) header->resumable = true;
+    blob = header_blob(*header);
+  }
+  if (auto r = store.update_run(row.id, RunStatus::interrupted, to_unix_ns(now), blob); !r) return r.error();
   return std::nullopt;
 }
 

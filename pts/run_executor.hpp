@@ -21,6 +21,8 @@
 #include <nlohmann/json.hpp>
 
 #include "store/run_store.hpp"
+#include "pts/model/run_header.hpp"
+#include "pts/model/run_status.hpp"
 #include "pts/round_record.hpp"
 #include "pts/steady_state.hpp"
 #include "pts/test_plan.hpp"
@@ -36,13 +38,6 @@ struct RunOptions {
   // committed round (a crash lost what came after). Off when the same
   // process resumes a run it paused: the drive went on living meanwhile.
   bool restore_checkpoint = true;
-};
-
-// How stop() leaves the run in the store.
-enum class StopAs {
-  paused,       // still "running": the same process resumes it
-  suspended,    // "interrupted" but resumable: the daemon is stopping
-  interrupted,  // "interrupted" for good: an operator stopped it
 };
 
 struct RunProgress {
@@ -65,7 +60,9 @@ struct RunProgress {
 };
 
 struct RunOutcome {
-  std::string status;  // completed | interrupted | failed | stopped (resumable)
+  // completed | interrupted | failed, or paused when stop() paused it (the
+  // store still says running and the same process resumes it).
+  RunStatus status = RunStatus::failed;
   std::optional<Error> failure;
   std::int64_t run_id = 0;
   nlohmann::json run;  // the run.json object
@@ -84,9 +81,10 @@ class RunExecutor {
 
  private:
   struct StageState;
-  std::optional<Error> open_run(nlohmann::json& header, std::vector<RoundRecord>& rounds, bool& resumed);
+  std::optional<Error> open_run(RunHeader& header, std::vector<RoundRecord>& rounds, bool& resumed);
   bool stage_done(std::size_t stage, const std::vector<RoundRecord>& rounds) const;
-  RunOutcome finish(const std::string& status, std::optional<Error> failure, nlohmann::json& header,
+  // `status` completed or failed, or none when stop() ended the run.
+  RunOutcome finish(std::optional<RunStatus> status, std::optional<Error> failure, RunHeader& header,
                     const std::vector<RoundRecord>& rounds);
 
   TestPlan plan_;
@@ -107,8 +105,8 @@ std::vector<double> tracked_series(const Stage& stage, const std::vector<const R
 
 // Closes a run that will not go on (an older run of the same name, one whose
 // thread was abandoned, one a crash left running): status interrupted, ended
-// now, both in the store's row and in the run.json header it keeps;
-// `resumable` marks one the next daemon picks up again under the same id.
+// now (the end in the header the store keeps for run.json); `resumable`
+// marks one the next daemon picks up again under the same id.
 std::optional<Error> close_as_interrupted(RunStore& store, const RunRow& row, WallTime now, bool resumable);
 
 }  // namespace nvmond

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/build_info.hpp"
+#include "pts/model/run_codec.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/slc_detector.hpp"
 
@@ -165,33 +166,42 @@ json group_json(const TestPlan& plan, const std::vector<RoundRecord>& rounds, in
 
 }  // namespace
 
-json health_json(const HealthSample& h) {
-  json j = {{"time", rfc3339(h.time)}};
-  if (h.temperature_c) j["temperature_c"] = *h.temperature_c;
-  if (h.data_units_written) j["data_units_written"] = *h.data_units_written;
-  if (h.percentage_used) j["percentage_used"] = *h.percentage_used;
-  if (h.throttle_events) j["thermal_mgmt_t1_transitions"] = *h.throttle_events;
-  return j;
+SmartRecord smart_record(const HealthSample& h) {
+  SmartRecord s;
+  s.time = rfc3339(h.time);
+  s.temperature_c = h.temperature_c;
+  s.data_units_written = h.data_units_written;
+  s.percentage_used = h.percentage_used;
+  s.thermal_mgmt_t1_transitions = h.throttle_events;
+  return s;
 }
 
-json run_header(const TestPlan& plan, const TargetIdentity& id, const std::string& target, bool simulated,
-                WallTime started) {
-  json t = {{"path", target}, {"serial", id.serial}, {"model", id.model}, {"firmware", id.firmware},
-            {"capacity_bytes", id.capacity_bytes}, {"tested_range_bytes", plan.tested_range_bytes}};
-  if (id.rated_dwpd > 0) t["rated_dwpd"] = id.rated_dwpd;
-  if (id.rated_endurance_bytes > 0) t["rated_endurance_bytes"] = id.rated_endurance_bytes;
-  if (id.warning_temp_c) t["warning_temp_c"] = *id.warning_temp_c;
-  if (id.critical_temp_c) t["critical_temp_c"] = *id.critical_temp_c;
-  json params = json::object();
-  for (const auto& [k, v] : plan.parameters) params[k] = v;
-  return {{"schema", "nvmond.run/1"}, {"run_id", ""},           {"test", plan.test},
-          {"status", "running"},      {"started_at", rfc3339(started)}, {"started_ns", to_unix_ns(started)},
-          {"nvmond_version", build::kVersion}, {"clock", simulated ? "simulated" : "system"},
-          {"target", t},              {"parameters", params},     {"drive", json::object()}};
+RunHeader run_header(const TestPlan& plan, const TargetIdentity& id, const std::string& target, bool simulated,
+                     WallTime started) {
+  RunHeader h;
+  h.test = plan.test;
+  h.started_at = rfc3339(started);
+  h.started_ns = to_unix_ns(started);
+  h.nvmond_version = build::kVersion;
+  h.simulated_clock = simulated;
+  h.target.path = target;
+  h.target.serial = id.serial;
+  h.target.model = id.model;
+  h.target.firmware = id.firmware;
+  h.target.capacity_bytes = id.capacity_bytes;
+  h.target.tested_range_bytes = plan.tested_range_bytes;
+  // A rating of 0 is unknown: run.json leaves it out.
+  if (id.rated_dwpd > 0) h.target.rated_dwpd = id.rated_dwpd;
+  if (id.rated_endurance_bytes > 0) h.target.rated_endurance_bytes = id.rated_endurance_bytes;
+  h.target.warning_temp_c = id.warning_temp_c;
+  h.target.critical_temp_c = id.critical_temp_c;
+  h.parameters = plan.parameters;
+  return h;
 }
 
-json build_run_json(const TestPlan& plan, const json& header, const std::vector<RoundRecord>& rounds) {
-  json j = header;
+json build_run_json(const TestPlan& plan, const RunHeader& header, RunStatus status,
+                    const std::vector<RoundRecord>& rounds) {
+  json j = run_head_json(header, status);
   json main = group_json(plan, rounds, 0);
   for (auto& [k, v] : main.items()) j[k] = v;
   if (!plan.compare_label.empty()) {
@@ -226,12 +236,12 @@ json build_run_json(const TestPlan& plan, const json& header, const std::vector<
   }
   // What happened to the drive: temperatures, throttling (at round
   // granularity), bytes written and the DWPD they amount to.
-  json drive = header.value("drive", json::object());
+  json drive = j["drive"];
   std::optional<double> tmin, tmax;
   json events = json::array();
   json timeline = json::array();
   std::uint64_t written = 0;
-  const std::int64_t t0 = header.value("started_ns", std::int64_t{0});
+  const std::int64_t t0 = header.started_ns;
   json open;
   for (const auto& r : rounds) {
     written += r.bytes_written;
@@ -255,13 +265,12 @@ json build_run_json(const TestPlan& plan, const json& header, const std::vector<
   if (tmin && tmax) drive["temperature_c"] = {{"min", *tmin}, {"max", *tmax}};
   drive["throttle_events"] = events;
   double host = static_cast<double>(written);
-  if (drive.contains("smart_before") && drive.contains("smart_after") &&
-      drive["smart_before"].contains("data_units_written") && drive["smart_after"].contains("data_units_written")) {
-    host = (drive["smart_after"]["data_units_written"].get<double>() -
-            drive["smart_before"]["data_units_written"].get<double>()) * kDataUnitBytes;
+  if (header.smart_before && header.smart_after && header.smart_before->data_units_written &&
+      header.smart_after->data_units_written) {
+    host = (*header.smart_after->data_units_written - *header.smart_before->data_units_written) * kDataUnitBytes;
   }
   drive["host_bytes_written"] = host;
-  const double capacity = header["target"].value("capacity_bytes", 0.0);
+  const auto capacity = static_cast<double>(header.target.capacity_bytes);
   double elapsed = 0;
   if (!rounds.empty()) {
     const auto& last = rounds.back();

@@ -8,16 +8,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pts/model/run_header.hpp"
+#include "pts/model/run_status.hpp"
 #include "pts/round_record.hpp"
 #include "pts/test_plan.hpp"
 #include "pts/test_target.hpp"
 
 namespace nvmond {
 
-nlohmann::json run_header(const TestPlan& plan, const TargetIdentity& id, const std::string& target,
-                          bool simulated, WallTime started);
-nlohmann::json health_json(const HealthSample& h);
-nlohmann::json build_run_json(const TestPlan& plan, const nlohmann::json& header,
+RunHeader run_header(const TestPlan& plan, const TargetIdentity& id, const std::string& target, bool simulated,
+                     WallTime started);
+SmartRecord smart_record(const HealthSample& h);
+// The header's fields (pts/model/run_codec.hpp) and the status, then what
+// the plan and rounds make of the run.
+nlohmann::json build_run_json(const TestPlan& plan, const RunHeader& header, RunStatus status,
                               const std::vector<RoundRecord>& rounds);
 
 }  // namespace nvmond

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -42,7 +43,8 @@ struct Node {
     if (!has(key)) return kAbsent;
     const auto n = at(key);
     if (!n.j.is_number()) n.fail("expected a number");
-    return n.j.get<double>();
+    const double v = n.j.get<double>();
+    return std::isfinite(v) ? v : kAbsent;
   }
   std::string text(const char* key) const {
     if (!has(key)) return {};
@@ -246,7 +248,11 @@ RunRecord decode(const Node& root, const std::string& source) {
   }
   r.run_id = root.text("run_id");
   r.test = root.text("test");
-  r.status = root.text("status");
+  if (const auto status = root.text("status"); !status.empty()) {
+    auto s = run_status_from_text(status);
+    if (!s) root.at("status").fail(s.error().message);
+    r.status = *s;
+  }
   r.failure = root.text("failure");
   r.started_at = root.text("started_at");
   r.ended_at = root.text("ended_at");
@@ -424,6 +430,10 @@ Result<RunRecord> parse_run(const std::string& json_text, const std::string& sou
   } catch (const json::exception&) {
     return Error{"decode", source + ": " + where_parsing_failed(json_text)};
   }
+  return run_from_json(j, source);
+}
+
+Result<RunRecord> run_from_json(const json& j, const std::string& source) {
   try {
     const Node root{j, ""};
     require_run_fields(root);

@@ -14,7 +14,10 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/result.hpp"
+#include "pts/model/run_status.hpp"
 
 namespace nvmond::report {
 
@@ -137,7 +140,9 @@ struct Preconditioning {
 
 struct RunRecord {
   std::string source;  // the file it was read from
-  std::string run_id, test, status, failure;
+  std::string run_id, test;
+  std::optional<RunStatus> status;  // none in a comparison's nested run
+  std::string failure;
   std::string started_at, ended_at;
   double duration_s = kAbsent;  // ended_at - started_at
   std::string nvmond_version, clock;
@@ -163,6 +168,10 @@ struct RunRecord {
 // A document without the fields every run has (schema, test, status,
 // started_at) is not a run.
 Result<RunRecord> parse_run(const std::string& json_text, const std::string& source);
+// The same from a document already in memory (a run rebuilt from the store,
+// one just written): no text between them. A non-finite number is absent, as
+// it is once written (JSON has no such number).
+Result<RunRecord> run_from_json(const nlohmann::json& run, const std::string& source);
 
 // Reads RUN: a run.json file, or a directory holding one. Reasons: "absent"
 // (no such file), "io", "decode".

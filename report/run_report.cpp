@@ -132,9 +132,9 @@ void add_result_sections(HtmlPage& page, const RunRecord& run, const std::vector
 std::string render_run_report(const RunRecord& run) {
   const std::string title = upper(run.test.empty() ? "run" : run.test) + " report — " + drive_name(run);
   HtmlPage page(title);
-  page.heading(title, "Run " + (run.run_id.empty() ? std::string("–") : run.run_id) + " · " +
-                          (run.status.empty() ? "status unknown" : run.status) + " · " + run.started_at +
-                          (run.ended_at.empty() ? "" : " → " + run.ended_at));
+  const std::string status = run.status ? std::string(to_text(*run.status)) : "status unknown";
+  page.heading(title, "Run " + (run.run_id.empty() ? std::string("–") : run.run_id) + " · " + status + " · " +
+                          run.started_at + (run.ended_at.empty() ? "" : " → " + run.ended_at));
   page.section("run", "Drive and test");
   page.facts(drive_facts(run));
   page.subheading("Test");

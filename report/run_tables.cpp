@@ -55,7 +55,8 @@ Facts test_facts(const RunRecord& run) {
   Facts f;
   add(f, "Test", or_dash(run.test));
   add(f, "Run", or_dash(run.run_id));
-  add(f, "Status", or_dash(run.status) + (run.failure.empty() ? "" : ": " + run.failure));
+  const std::string status = run.status ? std::string(to_text(*run.status)) : std::string();
+  add(f, "Status", or_dash(status) + (run.failure.empty() ? "" : ": " + run.failure));
   add(f, "Started", or_dash(run.started_at));
   add(f, "Ended", run.ended_at.empty() ? "– (not ended)" : run.ended_at);
   if (std::isfinite(run.duration_s)) add(f, "Duration", elapsed(run.duration_s));

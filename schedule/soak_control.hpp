@@ -17,6 +17,7 @@
 
 #include "core/clock.hpp"
 #include "core/result.hpp"
+#include "pts/model/run_view.hpp"
 #include "store/run_store.hpp"
 
 namespace nvmond {
@@ -30,25 +31,6 @@ struct SoakRequest {
   // A [[soak]]'s run resumes after a daemon restart; an operator's does not
   // (nothing would ask for it again).
   bool resumable = true;
-};
-
-// One run as an operator sees it, live or from history.
-struct RunView : RunIdentity {
-  std::string status;  // running | paused | completed | interrupted | failed
-  std::int64_t round = 0;         // finished rounds
-  std::int64_t rounds_total = 0;  // 0 when open-ended (until steady state)
-  std::string phase;
-  double iops = 0;
-  double bytes_per_second = 0;  // of the last finished round
-  std::optional<Duration> eta;
-  std::int64_t started_ns = 0;
-  std::optional<std::int64_t> ended_ns;
-  std::optional<bool> steady;  // none until the test has a steady-state window
-  // The steady-state window over the tracked variable (PTS: 5 rounds):
-  // its average, range and least-squares excursion, in that variable's unit.
-  std::optional<double> window_average, window_range, window_excursion;
-  // Latency quantiles of the last finished round: {quantile, seconds}.
-  std::vector<std::pair<double, double>> round_latency;
 };
 
 struct RunDetail {

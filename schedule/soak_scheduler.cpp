@@ -60,7 +60,7 @@ void SoakScheduler::configure(const std::vector<SoakEntry>& entries, WallTime no
     next.emplace(e.request.name, std::move(s));
   }
   for (auto& [name, s] : slots_) {
-    if (s.manual && s.state != "failed") {
+    if (s.manual && s.state != ScheduleState::failed) {
       next.emplace(name, std::move(s));
     } else if (s.run) {
       (void)control_.stop(*s.run);  // changed or removed: its run ends, resumable
@@ -129,7 +129,7 @@ void SoakScheduler::start_queued(WallTime now, const DriveLookup& drives) {
   std::stable_sort(due.begin(), due.end(), [](const Slot* a, const Slot* b) { return *a->due < *b->due; });
   for (Slot* s : due) {
     s->queued = true;
-    s->state = "queued";
+    s->state = ScheduleState::queued;
     queue_.push_back(s->entry.request.name);
   }
   std::map<std::string, std::int64_t> busy;  // drive → run
@@ -141,13 +141,13 @@ void SoakScheduler::start_queued(WallTime now, const DriveLookup& drives) {
     auto d = drives ? drives(s.entry.request.target) : std::nullopt;
     const std::string drive = d && !d->serial.empty() ? d->serial : s.entry.request.target;
     if (auto b = busy.find(drive); b != busy.end()) {
-      s.state = "queued";
+      s.state = ScheduleState::queued;
       s.detail = fmt::format("drive {} busy with run {}", drive, b->second);
       ++it;
       continue;
     }
     if (d && d->composite_c && d->warning_c && *d->composite_c > *d->warning_c - s.entry.timing.thermal_margin_c) {
-      s.state = "waiting-cool";
+      s.state = ScheduleState::waiting_cool;
       s.detail = fmt::format("drive {} at {:.0f} °C; starts at or below {:.0f} °C", drive, *d->composite_c,
                              *d->warning_c - s.entry.timing.thermal_margin_c);
       ++it;
@@ -168,7 +168,7 @@ void SoakScheduler::start_queued(WallTime now, const DriveLookup& drives) {
     s.last_error.clear();
     s.run = *run;
     s.drive = drive;
-    s.state.clear();
+    s.state.reset();
     s.detail.clear();
     s.due.reset();
     busy[drive] = *run;
@@ -178,7 +178,7 @@ void SoakScheduler::start_queued(WallTime now, const DriveLookup& drives) {
 void SoakScheduler::start_failed(Slot& s, const Error& error, WallTime now) {
   const bool changed = s.last_error != error.message;
   s.last_error = error.message;
-  s.state = "failed";
+  s.state = ScheduleState::failed;
   s.detail = error.message;
   ++s.failed_starts;
   const std::string& name = s.entry.request.name;
@@ -226,11 +226,11 @@ std::vector<ScheduleView> SoakScheduler::list() const {
   std::vector<ScheduleView> out;
   for (const auto& [name, s] : slots_) {
     ScheduleView v{name, s.entry.request.test, s.entry.request.target,
-                   s.manual ? "manual" : s.entry.timing.schedule.normalized(), "idle", s.detail, s.due, s.run,
-                   s.failed_starts};
-    if (s.run) v.state = s.thermal_paused || s.operator_paused ? "paused" : "running";
-    else if (s.queued || s.state == "failed") v.state = s.state;
-    else if (s.due) v.state = "scheduled";
+                   s.manual ? "manual" : s.entry.timing.schedule.normalized(), ScheduleState::idle, s.detail, s.due,
+                   s.run, s.failed_starts};
+    if (s.run) v.state = s.thermal_paused || s.operator_paused ? ScheduleState::paused : ScheduleState::running;
+    else if (s.state && (s.queued || *s.state == ScheduleState::failed)) v.state = *s.state;
+    else if (s.due) v.state = ScheduleState::scheduled;
     out.push_back(std::move(v));
   }
   return out;

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "core/config_reader.hpp"
+#include "pts/model/run_status.hpp"
 #include "schedule/schedule.hpp"
 #include "schedule/soak_control.hpp"
 
@@ -65,7 +66,7 @@ using Jitter = std::function<Duration(Duration max)>;
 
 struct ScheduleView {
   std::string name, test, target, schedule;
-  std::string state;   // idle | scheduled | queued | waiting-cool | running | paused
+  ScheduleState state = ScheduleState::idle;
   std::string detail;  // why it waits, or the error of its last start
   std::optional<WallTime> next_start;
   std::optional<std::int64_t> run;
@@ -105,7 +106,7 @@ class SoakScheduler {
     std::optional<std::int64_t> run;
     std::string drive;            // serial (or target) of the current run
     bool thermal_paused = false, operator_paused = false;
-    std::string state;  // queued | waiting-cool | failed, while not running
+    std::optional<ScheduleState> state;  // queued | waiting_cool | failed, while not running
     std::string detail;
     int failures = 0;                 // consecutive failed starts: the retry's backoff
     std::string last_error;           // of those, what was logged last

@@ -22,7 +22,7 @@ Result<std::monostate> ResilientRunStore::commit_round(std::int64_t run, const R
   return store_.run<std::monostate>([&](RunStore& s) { return s.commit_round(run, round, checkpoint); });
 }
 
-Result<std::monostate> ResilientRunStore::update_run(std::int64_t run, const std::string& status,
+Result<std::monostate> ResilientRunStore::update_run(std::int64_t run, RunStatus status,
                                                      std::optional<std::int64_t> ended_ns, const std::string& header) {
   return store_.run<std::monostate>([&](RunStore& s) { return s.update_run(run, status, ended_ns, header); });
 }

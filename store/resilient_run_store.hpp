@@ -23,7 +23,7 @@ class ResilientRunStore final : public RunStore {
   Result<std::int64_t> create_run(const RunRow& run) override;
   Result<std::monostate> commit_round(std::int64_t run, const RoundRow& round,
                                       const std::string& checkpoint) override;
-  Result<std::monostate> update_run(std::int64_t run, const std::string& status,
+  Result<std::monostate> update_run(std::int64_t run, RunStatus status,
                                     std::optional<std::int64_t> ended_ns, const std::string& header) override;
   Result<std::optional<RunRow>> unfinished_run(const std::string& name) override;
   Result<std::vector<RoundRow>> rounds(std::int64_t run) override;

@@ -1,10 +1,12 @@
 #pragma once
 // The store's half of durable PTS runs: a run row (what ran, on what, and
 // how it ended) and its finished rounds. Plain text payloads (JSON written by
-// pts/), so the store knows nothing of tests.
+// pts/), so the store knows nothing of tests; the status is the one typed
+// column it queries (its text: pts/model/run_status.hpp).
 //
 // Thread-safety: implementations serialise on one connection. Errors are
-// values (reason "store"); "duplicate" when a round index is committed twice.
+// values (reason "store"); "duplicate" when a round index is committed twice;
+// "decode" for a row whose status names no RunStatus.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,23 +14,14 @@
 #include <vector>
 
 #include "core/result.hpp"
+#include "pts/model/run_status.hpp"
+#include "pts/model/run_view.hpp"
 
 namespace nvmond {
 
-// What names a run wherever it is listed, stored or live: its id, its name
-// (its key in the store: a [[soak]]'s name, or a label), the test, the target
-// as the operator gave it, and the serial of the drive under it.
-struct RunIdentity {
-  std::int64_t id = 0;
-  std::string name;
-  std::string test;
-  std::string target;
-  std::string serial;
-};
-
 struct RunRow : RunIdentity {
   std::string model;
-  std::string status = "running";  // running | completed | interrupted | failed
+  RunStatus status = RunStatus::running;  // running | completed | interrupted | failed
   std::int64_t started_ns = 0;
   std::optional<std::int64_t> ended_ns;
   std::string header;      // JSON
@@ -52,7 +45,7 @@ class RunStore {
   // the same index fails with reason "duplicate" and changes nothing.
   virtual Result<std::monostate> commit_round(std::int64_t run, const RoundRow& round,
                                               const std::string& checkpoint) = 0;
-  virtual Result<std::monostate> update_run(std::int64_t run, const std::string& status,
+  virtual Result<std::monostate> update_run(std::int64_t run, RunStatus status,
                                             std::optional<std::int64_t> ended_ns,
                                             const std::string& header) = 0;
   // The newest run named `name` still marked running (a crash left it so).

@@ -65,7 +65,7 @@ Result<std::int64_t> SqliteRunStore::create_run(const RunRow& run) {
   st.bind(3, run.target);
   st.bind(4, run.serial);
   st.bind(5, run.model);
-  st.bind(6, run.status);
+  st.bind(6, to_text(run.status));
   st.bind(7, run.started_ns);
   st.bind(8, run.header);
   st.bind(9, run.checkpoint);
@@ -103,14 +103,14 @@ Result<std::monostate> SqliteRunStore::commit_round(std::int64_t run, const Roun
   return std::monostate{};
 }
 
-Result<std::monostate> SqliteRunStore::update_run(std::int64_t run, const std::string& status,
+Result<std::monostate> SqliteRunStore::update_run(std::int64_t run, RunStatus status,
                                                   std::optional<std::int64_t> ended_ns, const std::string& header) {
   std::lock_guard lock(mu_);
   const std::string context = fmt::format("updating run {} in {}", run, path_);
   Stmt st(db_, "UPDATE pts_runs SET status = ?2, ended_ns = ?3, header = ?4 WHERE id = ?1");
   if (!st.ok()) return st.error(context);
   st.bind(1, run);
-  st.bind(2, status);
+  st.bind(2, to_text(status));
   if (ended_ns) st.bind(3, *ended_ns);
   else st.bind_null(3);
   st.bind(4, header);
@@ -123,7 +123,10 @@ constexpr const char* kRunColumns =
     "SELECT id, name, test, target, serial, model, status, started_ns, ended_ns, header, checkpoint, "
     "(SELECT COUNT(*) FROM pts_rounds WHERE run_id = pts_runs.id) FROM pts_runs ";
 
-RunRow read_run(Stmt& st) {
+// Reason "decode" when the status column names no RunStatus.
+Result<RunRow> read_run(Stmt& st, const std::string& context) {
+  auto status = run_status_from_text(st.text(6));
+  if (!status) return Error{"decode", fmt::format("{}: run {}: {}", context, st.int64(0), status.error().message)};
   RunRow r;
   r.id = st.int64(0);
   r.name = st.text(1);
@@ -131,7 +134,7 @@ RunRow read_run(Stmt& st) {
   r.target = st.text(3);
   r.serial = st.text(4);
   r.model = st.text(5);
-  r.status = st.text(6);
+  r.status = *status;
   r.started_ns = st.int64(7);
   if (!st.is_null(8)) r.ended_ns = st.int64(8);
   r.header = st.text(9);
@@ -151,7 +154,9 @@ Result<std::optional<RunRow>> select_one_run(sqlite3* db, const char* where, con
   const int rc = st.step();
   if (rc == SQLITE_DONE) return std::optional<RunRow>{};
   if (rc != SQLITE_ROW) return st.error(context);
-  return std::optional<RunRow>{read_run(st)};
+  auto row = read_run(st, context);
+  if (!row) return row.error();
+  return std::optional<RunRow>{std::move(*row)};
 }
 
 // The run with this id; nullopt when there is none.
@@ -190,9 +195,10 @@ Result<std::vector<RunRow>> SqliteRunStore::runs(const std::optional<std::string
   std::vector<RunRow> out;
   int rc;
   while ((rc = st.step()) == SQLITE_ROW) {
-    RunRow r = read_run(st);
-    r.checkpoint.clear();  // a listing never needs the drive state
-    out.push_back(std::move(r));
+    auto r = read_run(st, context);
+    if (!r) return r.error();
+    r->checkpoint.clear();  // a listing never needs the drive state
+    out.push_back(std::move(*r));
   }
   if (rc != SQLITE_DONE) return st.error(context);
   return out;

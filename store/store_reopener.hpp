@@ -46,9 +46,10 @@ struct StoreRetry {
 // The reasons nvmond_store_errors_total is labelled with.
 inline constexpr const char* kStoreErrorReasons[] = {"corrupt", "full", "read_only", "locked", "io"};
 
-// Answers a healthy store gives (a round committed twice): passed on to the
-// caller, never counted nor a reason to reopen.
-inline constexpr const char* kAnswerReasons[] = {"duplicate"};
+// Answers a healthy store gives (a round committed twice, a row naming a
+// status nvmond does not know): passed on to the caller, never counted nor a
+// reason to reopen.
+inline constexpr const char* kAnswerReasons[] = {"duplicate", "decode"};
 bool is_answer(const Error& error);
 
 using StoreErrorListener = std::function<void(const std::string& reason)>;

@@ -59,7 +59,7 @@ TEST(ControlCommands, PauseWithoutARunPausesEveryRunAndShowListsRounds) {
   json run = f.ask(R"({"cmd":"start","test":"wsat","target":"sim:a"})");
   json paused = f.ask(R"({"cmd":"pause"})");
   ASSERT_TRUE(paused["ok"]) << paused;
-  EXPECT_EQ(f.soaks.run(run["run"]).status, "paused");
+  EXPECT_EQ(f.soaks.run(run["run"]).status, RunStatus::paused);
   EXPECT_FALSE(f.ask(R"({"cmd":"pause"})")["ok"]);  // already paused: the runner's error
   EXPECT_TRUE(f.ask(R"({"cmd":"resume"})")["ok"]);
   f.soaks.run(run["run"]).round = 2;

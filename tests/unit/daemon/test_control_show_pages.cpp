@@ -58,7 +58,7 @@ struct Fixture {
     r.test = "wsat";
     r.target = "sim:d0";
     r.serial = "SN-LONG";
-    r.status = "completed";
+    r.status = RunStatus::completed;
     run = *store->create_run(r);
     add_rounds(db, run);
   }

@@ -28,7 +28,7 @@ TEST(ReportOfASimulatedWsat, HasOnePointPerRoundAndTheWindowWhereRunJsonPutsIt) 
   TestPlan plan = build_plan("wsat", {{"rounds", "600"}, {"round", "1m"}}, TargetFacts{spec.capacity_bytes, 1.3});
   RunExecutor ex(plan, target, *store, RunOptions{"wsat", "sim:d0", true});
   RunOutcome out = ex.run();
-  ASSERT_EQ(out.status, "completed");
+  ASSERT_EQ(out.status, RunStatus::completed);
   const nlohmann::json& json = out.run;
   ASSERT_EQ(json["rounds"].size(), 600U);  // 10 hours of one-minute rounds
   std::ofstream(dir.path() + "/run.json") << json.dump();

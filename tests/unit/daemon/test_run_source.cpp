@@ -55,7 +55,7 @@ struct StateDir {
 TEST(RunSource, AFinishedRunRebuiltFromTheStoreIsTheRunJsonItsWriterProduced) {
   StateDir s;
   const RunOutcome out = s.run("w");
-  ASSERT_EQ(out.status, "completed");
+  ASSERT_EQ(out.status, RunStatus::completed);
   auto stored = read_stored_run(s.db, out.run_id);
   ASSERT_TRUE(stored) << stored.error().message;
   auto rebuilt = run_json_from_store(*stored);
@@ -69,7 +69,7 @@ TEST(RunSource, ARunIdLoadsThroughTheStateDirectoryWithItsRoundsAndWindow) {
   auto record = RunSource(s.dir.path(), "").load(std::to_string(out.run_id));
   ASSERT_TRUE(record) << record.error().message;
   EXPECT_EQ(record->rounds.size(), 30u);
-  EXPECT_EQ(record->status, "completed");
+  EXPECT_EQ(record->status, RunStatus::completed);
   ASSERT_TRUE(record->steady_state);
   EXPECT_EQ(record->steady_state->window_from, out.run["steady_state"]["window"][0].get<double>());
   EXPECT_EQ(record->steady_state->window_to, out.run["steady_state"]["window"][1].get<double>());
@@ -93,7 +93,7 @@ TEST(RunSource, ARunIdIsReadFromRunsDbBesideAHistoryAndFromNvmondDbWhenOnlyItHol
   legacy.name = "legacy";
   legacy.test = "wsat";
   legacy.target = "sim:d0";
-  legacy.status = "completed";
+  legacy.status = RunStatus::completed;
   legacy.header = out.run.dump();  // any run.json will do
   for (int i = 0; i < 5; ++i) ASSERT_TRUE((*older)->create_run(legacy));  // ids 1..5
   const auto legacy_id = out.run_id + 4;
@@ -105,31 +105,31 @@ TEST(RunSource, ARunIdIsReadFromRunsDbBesideAHistoryAndFromNvmondDbWhenOnlyItHol
 
 TEST(RunSource, ARunInProgressReadsAsRunningWithItsCommittedRounds) {
   StateDir s;
-  ASSERT_EQ(s.run("w", 12).status, "stopped");
+  ASSERT_EQ(s.run("w", 12).status, RunStatus::paused);
   auto record = RunSource(s.dir.path(), "").load("1");
   ASSERT_TRUE(record) << record.error().message;
-  EXPECT_EQ(record->status, "running");
+  EXPECT_EQ(record->status, RunStatus::running);
   EXPECT_EQ(record->rounds.size(), 12u);
 }
 
 TEST(RunSource, ARunClosedAsInterruptedByTheNextStartSaysSoWithItsEnd) {
   StateDir s;
-  ASSERT_EQ(s.run("w", 5).status, "stopped");
+  ASSERT_EQ(s.run("w", 5).status, RunStatus::paused);
   // A start that does not resume closes the open run of that name.
   TestPlan plan = build_plan("wsat", {{"rounds", "3"}, {"round", "5m"}}, TargetFacts{100'000'000'000ULL, 1.3});
   SimTarget target(s.model);  // the first one keeps its stop request
   RunExecutor fresh(plan, target, *s.store, RunOptions{"w", "sim:d0", false});
-  ASSERT_EQ(fresh.run().status, "completed");
+  ASSERT_EQ(fresh.run().status, RunStatus::completed);
   auto record = RunSource(s.dir.path(), "").load("1");
   ASSERT_TRUE(record) << record.error().message;
-  EXPECT_EQ(record->status, "interrupted");
+  EXPECT_EQ(record->status, RunStatus::interrupted);
   EXPECT_FALSE(record->ended_at.empty());
   EXPECT_EQ(record->rounds.size(), 5u);
 }
 
 TEST(RunSource, ReadingNeitherWaitsForAnOpenWriteNorChangesTheDatabase) {
   StateDir s;
-  ASSERT_EQ(s.run("w", 7).status, "stopped");
+  ASSERT_EQ(s.run("w", 7).status, RunStatus::paused);
   // A writer in the middle of a transaction, as the daemon is while it commits a round.
   sqlite3* writer = nullptr;
   ASSERT_EQ(sqlite3_open(s.db.c_str(), &writer), SQLITE_OK);
@@ -155,7 +155,7 @@ TEST(RunSource, ReadingNeitherWaitsForAnOpenWriteNorChangesTheDatabase) {
 
 TEST(RunSource, ADatabaseNoDaemonHasOpenIsReadWithoutLeavingWalFilesBehind) {
   StateDir s;
-  ASSERT_EQ(s.run("w", 4).status, "stopped");
+  ASSERT_EQ(s.run("w", 4).status, RunStatus::paused);
   s.store.reset();  // the daemon stopped: its last connection removed -wal and -shm
   ASSERT_FALSE(std::filesystem::exists(s.db + "-wal"));
   // Characters a file: URI would otherwise take as its query or fragment.

@@ -185,7 +185,7 @@ TEST(RunStoreResilience, RunsAnOlderDaemonKeptInNvmondDbAreImportedOnceAndResuma
     ASSERT_TRUE(old);
     auto done = (*old)->create_run(soak_row("done"));
     ASSERT_TRUE(done);
-    ASSERT_TRUE((*old)->update_run(*done, "completed", 5, "{}"));
+    ASSERT_TRUE((*old)->update_run(*done, RunStatus::completed, 5, "{}"));
     auto running = (*old)->create_run(soak_row("soak"));
     ASSERT_TRUE(running);
     commit_rounds(**old, *running, 0, 3);

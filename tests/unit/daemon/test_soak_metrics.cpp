@@ -12,7 +12,7 @@ TEST(SoakMetrics, EverySeriesJoinsTheDriveOnSerial) {
   r.name = "nightly";
   r.test = "wsat";
   r.serial = "SIM-DC";
-  r.status = "paused";
+  r.status = RunStatus::paused;
   r.round = 12;
   r.rounds_total = 600;
   r.phase = "steady";
@@ -44,11 +44,11 @@ TEST(SoakMetrics, NoRunsNoFamilies) { EXPECT_TRUE(render_soak_metrics({}, {}).em
 TEST(SoakMetrics, EverySchedulesFailedStartsAreACounterZeroIncluded) {
   ScheduleView failing;
   failing.name = "nightly";
-  failing.state = "failed";
+  failing.state = ScheduleState::failed;
   failing.failed_starts = 3;
   ScheduleView fine;
   fine.name = "weekly";
-  fine.state = "scheduled";
+  fine.state = ScheduleState::scheduled;
   auto fs = render_soak_metrics({}, {failing, fine});
   ASSERT_EQ(fs.size(), 1U);
   EXPECT_EQ(fs[0].name, "nvmond_soak_start_failures_total");

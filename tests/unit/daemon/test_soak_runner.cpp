@@ -146,7 +146,7 @@ TEST(SoakRunner, ReportsTheRunInProgressAndStopKeepsItsRoundsAsInterrupted) {
   ASSERT_EQ(active.size(), 1U);
   EXPECT_EQ(active[0].id, *id);
   EXPECT_EQ(active[0].serial, "SN-RUNNER");
-  EXPECT_EQ(active[0].status, "running");
+  EXPECT_EQ(active[0].status, RunStatus::running);
   EXPECT_EQ(active[0].round, 2);
   EXPECT_EQ(active[0].rounds_total, 10);
   EXPECT_GT(active[0].iops, 0);
@@ -156,13 +156,13 @@ TEST(SoakRunner, ReportsTheRunInProgressAndStopKeepsItsRoundsAsInterrupted) {
   ASSERT_TRUE(f.runner->wait_idle(20s));
   EXPECT_TRUE(f.runner->active().empty());
   const RunRow r = f.row(*id);
-  EXPECT_EQ(r.status, "interrupted");
+  EXPECT_EQ(r.status, RunStatus::interrupted);
   EXPECT_EQ(r.rounds, 2);
   EXPECT_FALSE(nlohmann::json::parse(r.header).contains("resumable"));
   auto history = f.runner->history(std::string("SN-RUNNER"));
   ASSERT_TRUE(history);
   ASSERT_EQ(history->size(), 1U);
-  EXPECT_EQ((*history)[0].status, "interrupted");
+  EXPECT_EQ((*history)[0].status, RunStatus::interrupted);
   EXPECT_EQ((*history)[0].round, 2);
   EXPECT_TRUE(f.runner->history(std::string("OTHER"))->empty());
   EXPECT_FALSE(f.runner->stop(*id));  // over
@@ -175,22 +175,22 @@ TEST(SoakRunner, PauseAbandonsTheRoundInProgressAndResumeRedoesIt) {
   ASSERT_TRUE(id);
   ASSERT_TRUE(f.gate->wait_entered(2));  // in round 1
   ASSERT_TRUE(f.runner->pause(*id));
-  EXPECT_EQ(f.runner->active()[0].status, "paused");
-  EXPECT_EQ(f.row(*id).status, "running");  // resumable in the store meanwhile
+  EXPECT_EQ(f.runner->active()[0].status, RunStatus::paused);
+  EXPECT_EQ(f.row(*id).status, RunStatus::running);  // resumable in the store meanwhile
   EXPECT_FALSE(f.runner->resume(*id + 1));
   ASSERT_TRUE(f.runner->resume(*id));
   ASSERT_TRUE(f.gate->wait_entered(3));  // round 1 again, on the same target
   f.gate->allow(3);
   ASSERT_TRUE(f.runner->wait_idle(20s));
   const RunRow r = f.row(*id);
-  EXPECT_EQ(r.status, "completed");
+  EXPECT_EQ(r.status, RunStatus::completed);
   auto rounds = f.store->rounds(*id);
   ASSERT_EQ(rounds->size(), 4U);
   for (std::size_t i = 0; i < rounds->size(); ++i) EXPECT_EQ((*rounds)[i].index, static_cast<std::int64_t>(i));
   auto detail = f.runner->show(*id);
   ASSERT_TRUE(detail);
   EXPECT_EQ(detail->rounds.size(), 4U);
-  EXPECT_EQ(detail->run.status, "completed");
+  EXPECT_EQ(detail->run.status, RunStatus::completed);
 }
 
 TEST(SoakRunner, ShutdownWithHungIoClosesTheRunInterruptedAndTheNextDaemonResumesIt) {
@@ -202,7 +202,7 @@ TEST(SoakRunner, ShutdownWithHungIoClosesTheRunInterruptedAndTheNextDaemonResume
   ASSERT_TRUE(f.gate->wait_entered(3));  // stuck in round 2's I/O
   f.runner->shutdown(200ms);
   RunRow r = f.row(*id);
-  EXPECT_EQ(r.status, "interrupted");
+  EXPECT_EQ(r.status, RunStatus::interrupted);
   EXPECT_EQ(r.rounds, 2);
   EXPECT_EQ(r.ended_ns, to_unix_ns(f.clock.wall()));
   EXPECT_TRUE(nlohmann::json::parse(r.header).value("resumable", false));
@@ -230,7 +230,7 @@ TEST(SoakRunner, ShutdownWithHungIoClosesTheRunInterruptedAndTheNextDaemonResume
   EXPECT_EQ(*again, *id);
   ASSERT_TRUE(f.runner->wait_idle(20s));
   r = f.row(*id);
-  EXPECT_EQ(r.status, "completed");
+  EXPECT_EQ(r.status, RunStatus::completed);
   EXPECT_EQ(r.rounds, 6);
 }
 
@@ -241,7 +241,7 @@ TEST(SoakRunner, AnOperatorsRunIsNotResumableAndOrphansAreClosed) {
   ASSERT_TRUE(manual);
   ASSERT_TRUE(f.gate->wait_entered(2));
   f.runner->shutdown(20s);
-  EXPECT_EQ(f.row(*manual).status, "interrupted");
+  EXPECT_EQ(f.row(*manual).status, RunStatus::interrupted);
   EXPECT_FALSE(nlohmann::json::parse(f.row(*manual).header).contains("resumable"));
 
   // A crash leaves a run "running"; with no [[soak]] of its name it is closed.
@@ -256,9 +256,9 @@ TEST(SoakRunner, AnOperatorsRunIsNotResumableAndOrphansAreClosed) {
   const std::int64_t kept = *f.store->create_run(crashed);
   f.runner = f.make_runner();
   f.runner->close_orphans({"kept"});
-  EXPECT_EQ(f.row(orphan).status, "interrupted");
+  EXPECT_EQ(f.row(orphan).status, RunStatus::interrupted);
   EXPECT_EQ(f.row(orphan).ended_ns, to_unix_ns(f.clock.wall()));
-  EXPECT_EQ(f.row(kept).status, "running");
+  EXPECT_EQ(f.row(kept).status, RunStatus::running);
 }
 
 TEST(SoakRunner, EachCommittedRoundReportsItsThroughputForTheDrivesThrottleInference) {
@@ -359,7 +359,7 @@ void run_with_planted_link(Fixture& f, const std::function<void(std::int64_t)>& 
   plant(*id);
   f.gate->allow(1000);
   ASSERT_TRUE(f.runner->wait_idle(20s));
-  EXPECT_EQ(f.row(*id).status, "completed");  // the run itself is recorded whatever happened to its files
+  EXPECT_EQ(f.row(*id).status, RunStatus::completed);  // the run itself is recorded whatever happened to its files
 }
 
 TEST(SoakRunner, ASymlinkPlantedAsTheRunsDirectoryDoesNotRedirectItsFiles) {

@@ -7,6 +7,7 @@
 #include "pts/device_target.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/sim_target.hpp"
+#include "pts/stored_run.hpp"
 #include "tests/support/sim_drives.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -41,7 +42,7 @@ TEST(RunExecutor, CommitsEveryRoundAndBuildsRunJson) {
   Fixture f;
   RunExecutor ex(f.plan, f.target, *f.store, RunOptions{"w", "sim:d0", true});
   RunOutcome out = ex.run();
-  ASSERT_EQ(out.status, "completed") << (out.failure ? out.failure->message : "");
+  ASSERT_EQ(out.status, RunStatus::completed) << (out.failure ? out.failure->message : "");
   auto rounds = f.store->rounds(out.run_id);
   ASSERT_TRUE(rounds);
   ASSERT_EQ(rounds->size(), 40u);
@@ -54,9 +55,25 @@ TEST(RunExecutor, CommitsEveryRoundAndBuildsRunJson) {
   EXPECT_FALSE(f.store->unfinished_run("w").value());
 }
 
+TEST(RunExecutor, TheStatusLivesInTheRowAloneWhileRunningAndOnceEnded) {
+  Fixture f;
+  ASSERT_EQ(f.run_stopped_at(2).status, RunStatus::paused);
+  const RunRow open = f.store->unfinished_run("w").value().value();
+  EXPECT_EQ(open.status, RunStatus::running);
+  EXPECT_FALSE(nlohmann::json::parse(open.header).contains("status")) << open.header;
+  SimTarget again(f.model);
+  RunExecutor ex(f.plan, again, *f.store, RunOptions{"w", "sim:d0", true, false});
+  const RunOutcome out = ex.run();
+  ASSERT_EQ(out.status, RunStatus::completed);
+  const RunRow ended = f.store->run(out.run_id).value().value();
+  EXPECT_EQ(ended.status, RunStatus::completed);
+  EXPECT_FALSE(nlohmann::json::parse(ended.header).contains("status")) << ended.header;
+  EXPECT_EQ(out.run["status"], "completed");  // run.json takes it from the outcome
+}
+
 TEST(RunExecutor, AStoppedRunResumesAtTheNextRoundWithoutLosingOrRepeatingOne) {
   Fixture f;
-  EXPECT_EQ(f.run_stopped_at(13).status, "stopped");
+  EXPECT_EQ(f.run_stopped_at(13).status, RunStatus::paused);
   auto open = f.store->unfinished_run("w");
   ASSERT_TRUE(open && *open);
   EXPECT_EQ(f.store->rounds((*open)->id)->size(), 13u);
@@ -65,7 +82,7 @@ TEST(RunExecutor, AStoppedRunResumesAtTheNextRoundWithoutLosingOrRepeatingOne) {
   SimTarget fresh(small_drive());
   RunExecutor again(f.plan, fresh, *f.store, RunOptions{"w", "sim:d0", true});
   RunOutcome out = again.run();
-  ASSERT_EQ(out.status, "completed");
+  ASSERT_EQ(out.status, RunStatus::completed);
   EXPECT_EQ(out.run_id, (*open)->id);
   auto rounds = f.store->rounds(out.run_id);
   ASSERT_EQ(rounds->size(), 40u);
@@ -88,22 +105,26 @@ TEST(RunExecutor, WithoutResumeAnUnfinishedRunIsClosedAsInterrupted) {
   SimTarget again(f.model);  // a stopped target stays stopped; a new run gets a new one
   RunExecutor fresh(f.plan, again, *f.store, RunOptions{"w", "sim:d0", false});
   RunOutcome out = fresh.run();
-  EXPECT_EQ(out.status, "completed");
+  EXPECT_EQ(out.status, RunStatus::completed);
   EXPECT_NE(out.run_id, first);
   EXPECT_EQ(f.store->rounds(first)->size(), 3u);
   const RunRow closed = f.store->run(first).value().value();
-  EXPECT_EQ(closed.status, "interrupted");
+  EXPECT_EQ(closed.status, RunStatus::interrupted);
   ASSERT_TRUE(closed.ended_ns);
-  // The run.json header says so too, with the end the report shows.
+  // The run.json rebuilt from the store says so too, with the end the report
+  // shows (the status lives in the row's column alone).
+  const auto doc = run_json_from_store(StoredRun{closed, f.store->rounds(first).value()});
+  ASSERT_TRUE(doc) << doc.error().message;
+  EXPECT_EQ((*doc)["status"], "interrupted");
   const auto header = nlohmann::json::parse(closed.header);
-  EXPECT_EQ(header["status"], "interrupted");
   EXPECT_TRUE(header.contains("ended_at"));
   EXPECT_FALSE(header.contains("resumable"));
 }
 
 TEST(RunExecutor, ARoundIsNeverStoredTwice) {
   Fixture f;
-  auto id = f.store->create_run(RunRow{0, "x", "wsat", "sim:d0", "SN0", "m", "running", 1, std::nullopt, "{}", ""});
+  auto id = f.store->create_run(
+      RunRow{0, "x", "wsat", "sim:d0", "SN0", "m", RunStatus::running, 1, std::nullopt, "{}", ""});
   ASSERT_TRUE(id);
   ASSERT_TRUE(f.store->commit_round(*id, RoundRow{0, "test", 1.0, "{}"}, "state"));
   auto again = f.store->commit_round(*id, RoundRow{0, "test", 2.0, "{}"}, "other");
@@ -127,7 +148,7 @@ TEST(RunExecutor, ARefusedTargetIsRefusedBeforeAnyIoOrRecord) {
   TestPlan plan = build_plan("wsat", {{"rounds", "1"}, {"round", "1s"}}, TargetFacts{1 << 20, 0});
   RunExecutor ex(plan, **target, *store, RunOptions{"r", victim, true});
   RunOutcome out = ex.run();
-  EXPECT_EQ(out.status, "failed");
+  EXPECT_EQ(out.status, RunStatus::failed);
   ASSERT_TRUE(out.failure);
   EXPECT_EQ(out.failure->reason, "outside_allowed_dirs");
   EXPECT_EQ(out.run_id, 0);

@@ -19,16 +19,16 @@ class FakeSoakControl : public SoakControl {
     v.test = r.test;
     v.target = r.target;
     v.serial = serial_of.contains(r.target) ? serial_of.at(r.target) : r.target;
-    v.status = "running";
+    v.status = RunStatus::running;
     v.rounds_total = 10;
     v.phase = "fob";
     runs_[v.id] = v;
     started.push_back(r);
     return v.id;
   }
-  Result<std::monostate> stop(std::int64_t id) override { return end(id, "interrupted"); }
-  Result<std::monostate> pause(std::int64_t id) override { return set(id, "paused", "running"); }
-  Result<std::monostate> resume(std::int64_t id) override { return set(id, "running", "paused"); }
+  Result<std::monostate> stop(std::int64_t id) override { return end(id, RunStatus::interrupted); }
+  Result<std::monostate> pause(std::int64_t id) override { return set(id, RunStatus::paused, RunStatus::running); }
+  Result<std::monostate> resume(std::int64_t id) override { return set(id, RunStatus::running, RunStatus::paused); }
   std::vector<RunView> active() const override {
     std::vector<RunView> out;
     for (const auto& [_, v] : runs_) {
@@ -53,7 +53,7 @@ class FakeSoakControl : public SoakControl {
 
   // Test side.
   std::map<std::string, Error> refuse;  // target -> the error its start fails with
-  Result<std::monostate> end(std::int64_t id, const std::string& status) {
+  Result<std::monostate> end(std::int64_t id, RunStatus status) {
     auto it = runs_.find(id);
     if (it == runs_.end() || it->second.ended_ns) return Error{"absent", "no active run " + std::to_string(id)};
     it->second.status = status;
@@ -65,9 +65,11 @@ class FakeSoakControl : public SoakControl {
   std::vector<SoakRequest> started;
 
  private:
-  Result<std::monostate> set(std::int64_t id, const std::string& to, const std::string& from) {
+  Result<std::monostate> set(std::int64_t id, RunStatus to, RunStatus from) {
     auto it = runs_.find(id);
-    if (it == runs_.end() || it->second.status != from) return Error{"state", "run " + std::to_string(id) + " is not " + from};
+    if (it == runs_.end() || it->second.status != from) {
+      return Error{"state", "run " + std::to_string(id) + " is not " + std::string(to_text(from))};
+    }
     it->second.status = to;
     return std::monostate{};
   }

@@ -52,15 +52,15 @@ TEST_F(SoakSchedulerTest, SecondRunOnTheSameDriveQueuesUntilTheFirstEnds) {
   tick(t0());
   ASSERT_EQ(ctl.started.size(), 2U);  // "one" and "other": different drives
   auto v = sched.list();
-  EXPECT_EQ(view(v, "two").state, "queued");
+  EXPECT_EQ(view(v, "two").state, ScheduleState::queued);
   EXPECT_NE(view(v, "two").detail.find("SN-A"), std::string::npos);
   ASSERT_TRUE(view(v, "one").run);
 
-  ASSERT_TRUE(ctl.end(*view(v, "one").run, "completed").ok());
+  ASSERT_TRUE(ctl.end(*view(v, "one").run, RunStatus::completed).ok());
   tick(t0() + 1min);
   ASSERT_EQ(ctl.started.size(), 3U);
   EXPECT_EQ(ctl.started.back().name, "two");
-  EXPECT_EQ(view(sched.list(), "one").state, "idle");  // once: done
+  EXPECT_EQ(view(sched.list(), "one").state, ScheduleState::idle);  // once: done
 }
 
 TEST_F(SoakSchedulerTest, ThermalGateHoldsARunUntilTheDriveCools) {
@@ -70,7 +70,7 @@ TEST_F(SoakSchedulerTest, ThermalGateHoldsARunUntilTheDriveCools) {
   sched.configure({e}, t0());
   tick(t0());
   EXPECT_TRUE(ctl.started.empty());
-  EXPECT_EQ(view(sched.list(), "hot").state, "waiting-cool");
+  EXPECT_EQ(view(sched.list(), "hot").state, ScheduleState::waiting_cool);
   EXPECT_NE(view(sched.list(), "hot").detail.find("70"), std::string::npos);
 
   drives.by_target["sim:c"].composite_c = 71;  // cooler, still inside the margin
@@ -80,7 +80,7 @@ TEST_F(SoakSchedulerTest, ThermalGateHoldsARunUntilTheDriveCools) {
   drives.by_target["sim:c"].composite_c = 70;  // at WCTEMP - margin
   tick(t0() + 2min);
   ASSERT_EQ(ctl.started.size(), 1U);
-  EXPECT_EQ(view(sched.list(), "hot").state, "running");
+  EXPECT_EQ(view(sched.list(), "hot").state, ScheduleState::running);
 }
 
 TEST_F(SoakSchedulerTest, PausesWhileTheDriveThrottlesWhenConfigured) {
@@ -96,13 +96,13 @@ TEST_F(SoakSchedulerTest, PausesWhileTheDriveThrottlesWhenConfigured) {
 
   drives.by_target["sim:a"].throttling = drives.by_target["sim:b"].throttling = true;
   tick(t0() + 1min);
-  EXPECT_EQ(ctl.run(run_p).status, "paused");
-  EXPECT_EQ(ctl.run(run_r).status, "running");  // on_throttle = record keeps going
-  EXPECT_EQ(view(sched.list(), "p").state, "paused");
+  EXPECT_EQ(ctl.run(run_p).status, RunStatus::paused);
+  EXPECT_EQ(ctl.run(run_r).status, RunStatus::running);  // on_throttle = record keeps going
+  EXPECT_EQ(view(sched.list(), "p").state, ScheduleState::paused);
 
   drives.by_target["sim:a"].throttling = false;
   tick(t0() + 2min);
-  EXPECT_EQ(ctl.run(run_p).status, "running");
+  EXPECT_EQ(ctl.run(run_p).status, RunStatus::running);
 }
 
 TEST_F(SoakSchedulerTest, OperatorPauseIsNotUndoneWhenThrottlingEnds) {
@@ -115,7 +115,7 @@ TEST_F(SoakSchedulerTest, OperatorPauseIsNotUndoneWhenThrottlingEnds) {
   ASSERT_TRUE(ctl.pause(run).ok());
   sched.operator_paused(run, true);
   tick(t0() + 1min);
-  EXPECT_EQ(ctl.run(run).status, "paused");
+  EXPECT_EQ(ctl.run(run).status, RunStatus::paused);
 }
 
 TEST_F(SoakSchedulerTest, ReloadKeepsAnUnchangedRunAndStopsAChangedOne) {
@@ -128,15 +128,15 @@ TEST_F(SoakSchedulerTest, ReloadKeepsAnUnchangedRunAndStopsAChangedOne) {
   changed.request.params["rounds"] = "20";
   sched.configure({entry("keep", "sim:a"), changed}, t0() + 1min);
   tick(t0() + 1min);
-  EXPECT_EQ(ctl.run(keep).status, "running");
+  EXPECT_EQ(ctl.run(keep).status, RunStatus::running);
   EXPECT_EQ(view(sched.list(), "keep").run, keep);  // same run id
-  EXPECT_EQ(ctl.run(change).status, "interrupted");
+  EXPECT_EQ(ctl.run(change).status, RunStatus::interrupted);
   ASSERT_TRUE(view(sched.list(), "change").run);
   EXPECT_NE(*view(sched.list(), "change").run, change);  // restarted with the new parameters
   EXPECT_EQ(ctl.started.size(), 3U);
 
   sched.configure({}, t0() + 2min);  // removed: its run ends
-  EXPECT_EQ(ctl.run(keep).status, "interrupted");
+  EXPECT_EQ(ctl.run(keep).status, RunStatus::interrupted);
 }
 
 TEST(SoakScheduler, IntervalAndCalendarPlanTheNextStartWithItsRandomDelay) {
@@ -150,7 +150,7 @@ TEST(SoakScheduler, IntervalAndCalendarPlanTheNextStartWithItsRandomDelay) {
   EXPECT_EQ(view(sched.list(), "weekly").next_start, t0() + 3 * 24h + 2h + 15min);
   sched.tick(t0(), drives.lookup());
   auto run = *view(sched.list(), "every").run;
-  ASSERT_TRUE(ctl.end(run, "completed").ok());
+  ASSERT_TRUE(ctl.end(run, RunStatus::completed).ok());
   sched.tick(t0() + 1h, drives.lookup());
   EXPECT_EQ(view(sched.list(), "every").next_start, t0() + 6h);
   sched.tick(t0() + 5h, drives.lookup());
@@ -164,10 +164,10 @@ TEST_F(SoakSchedulerTest, ManualRunQueuesBehindAScheduledOneAndFailuresAreShown)
   tick(t0());
   auto name = sched.request({"", "wsat", "sim:a", {}}, t0());
   tick(t0());
-  EXPECT_EQ(view(sched.list(), name).state, "queued");
+  EXPECT_EQ(view(sched.list(), name).state, ScheduleState::queued);
   auto bad = sched.request({"", "no-such-test", "sim:z", {}}, t0());
   tick(t0());
-  EXPECT_EQ(view(sched.list(), bad).state, "failed");
+  EXPECT_EQ(view(sched.list(), bad).state, ScheduleState::failed);
   EXPECT_NE(view(sched.list(), bad).detail.find("unknown test"), std::string::npos);
 }
 
@@ -176,7 +176,7 @@ TEST_F(SoakSchedulerTest, AOnceSoakWhoseStartFailedIsRetriedWithBackoffUntilItSt
   sched.configure({entry("nightly", "sim:a")}, t0());
   tick(t0());
   auto v = view(sched.list(), "nightly");
-  EXPECT_EQ(v.state, "failed");
+  EXPECT_EQ(v.state, ScheduleState::failed);
   EXPECT_EQ(v.failed_starts, 1U);
   ASSERT_TRUE(v.next_start);
   EXPECT_EQ(*v.next_start, t0() + SoakScheduler::kFirstRetry);
@@ -194,7 +194,7 @@ TEST_F(SoakSchedulerTest, AOnceSoakWhoseStartFailedIsRetriedWithBackoffUntilItSt
   tick(*v.next_start);
   ASSERT_EQ(ctl.started.size(), 1U);
   v = view(sched.list(), "nightly");
-  EXPECT_EQ(v.state, "running");
+  EXPECT_EQ(v.state, ScheduleState::running);
   EXPECT_EQ(v.failed_starts, 2U);  // a counter: kept after the success
 }
 

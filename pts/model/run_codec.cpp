@@ -1,0 +1,250 @@
+#include "pts/model/run_codec.hpp"
+
+#include <fmt/core.h>
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <tuple>
+#include <type_traits>
+
+#include "core/json_fields.hpp"
+
+namespace nvmond {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kSimulatedClock = "simulated";
+constexpr const char* kSystemClock = "system";
+
+// One table per object for the fields every record has; the optional ones
+// are written only when known, as run.json always did.
+constexpr auto kTargetFields =
+    std::tuple{JsonField{"path", &TargetRecord::path},
+               JsonField{"serial", &TargetRecord::serial},
+               JsonField{"model", &TargetRecord::model},
+               JsonField{"firmware", &TargetRecord::firmware},
+               JsonField{"capacity_bytes", &TargetRecord::capacity_bytes},
+               JsonField{"tested_range_bytes", &TargetRecord::tested_range_bytes}};
+constexpr auto kTargetOptional = std::tuple{JsonField{"rated_dwpd", &TargetRecord::rated_dwpd},
+                                            JsonField{"rated_endurance_bytes", &TargetRecord::rated_endurance_bytes},
+                                            JsonField{"warning_temp_c", &TargetRecord::warning_temp_c},
+                                            JsonField{"critical_temp_c", &TargetRecord::critical_temp_c}};
+constexpr auto kSmartOptional =
+    std::tuple{JsonField{"temperature_c", &SmartRecord::temperature_c},
+               JsonField{"data_units_written", &SmartRecord::data_units_written},
+               JsonField{"percentage_used", &SmartRecord::percentage_used},
+               JsonField{"thermal_mgmt_t1_transitions", &SmartRecord::thermal_mgmt_t1_transitions}};
+constexpr auto kPurgeFields =
+    std::tuple{JsonField{"method", &PurgeRecord::method}, JsonField{"detail", &PurgeRecord::detail}};
+
+template <typename Record, typename Fields>
+void write_optional(json& j, const Record& r, const Fields& fields) {
+  std::apply([&](const auto&... f) { ((r.*f.member ? void(j[f.key] = *(r.*f.member)) : void()), ...); }, fields);
+}
+
+template <typename Record, typename Fields>
+void read_optional(const json& j, Record& r, const Fields& fields) {
+  std::apply(
+      [&](const auto&... f) {
+        ((j.contains(f.key) ? void(r.*f.member = j.at(f.key).template get<
+                                       typename std::remove_reference_t<decltype(r.*f.member)>::value_type>())
+                            : void()),
+         ...);
+      },
+      fields);
+}
+
+json smart_json(const SmartRecord& s) {
+  json j = {{"time", s.time}};
+  write_optional(j, s, kSmartOptional);
+  return j;
+}
+
+SmartRecord smart_from_json(const json& j) {
+  SmartRecord s;
+  j.at("time").get_to(s.time);
+  read_optional(j, s, kSmartOptional);
+  return s;
+}
+
+json purge_json(const PurgeRecord& p) {
+  json j = json::object();
+  write_fields(j, p, kPurgeFields);
+  return j;
+}
+
+PurgeRecord purge_from_json(const json& j) {
+  PurgeRecord p;
+  read_fields(j, p, kPurgeFields);
+  return p;
+}
+
+std::int64_t run_id_from_json(const json& j) {
+  const std::string text = j.get<std::string>();
+  if (text.empty()) return 0;
+  std::int64_t id = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (ec != std::errc{} || end != text.data() + text.size() || id <= 0) {
+    throw std::invalid_argument(fmt::format("run_id: \"{}\" is no run id", text));
+  }
+  return id;
+}
+
+RunHeader decode_header(const json& j) {
+  if (!j.is_object()) throw std::invalid_argument("expected an object");
+  RunHeader h;
+  j.at("schema").get_to(h.schema);
+  if (j.contains("run_id")) h.run_id = run_id_from_json(j.at("run_id"));
+  j.at("test").get_to(h.test);
+  j.at("started_at").get_to(h.started_at);
+  j.at("started_ns").get_to(h.started_ns);
+  j.at("nvmond_version").get_to(h.nvmond_version);
+  const std::string clock = j.at("clock").get<std::string>();
+  if (clock != kSimulatedClock && clock != kSystemClock) {
+    throw std::invalid_argument(fmt::format("clock: \"{}\" is neither {} nor {}", clock, kSimulatedClock,
+                                            kSystemClock));
+  }
+  h.simulated_clock = clock == kSimulatedClock;
+  const json& target = j.at("target");
+  read_fields(target, h.target, kTargetFields);
+  read_optional(target, h.target, kTargetOptional);
+  for (const auto& [k, v] : j.at("parameters").items()) h.parameters[k] = v.get<std::string>();
+  if (j.contains("drive")) {
+    const json& drive = j.at("drive");
+    if (drive.contains("smart_before")) h.smart_before = smart_from_json(drive.at("smart_before"));
+    if (drive.contains("smart_after")) h.smart_after = smart_from_json(drive.at("smart_after"));
+  }
+  if (j.contains("purge")) h.purge = purge_from_json(j.at("purge"));
+  if (j.contains("purges")) {
+    for (const auto& p : j.at("purges")) h.purges.push_back({p.at("stage").get<std::size_t>(), purge_from_json(p)});
+  }
+  if (j.contains("resumed")) j.at("resumed").get_to(h.resumed);
+  if (j.contains("resumable")) j.at("resumable").get_to(h.resumable);
+  if (j.contains("failure")) h.failure = j.at("failure").get<std::string>();
+  if (j.contains("ended_at")) h.ended_at = j.at("ended_at").get<std::string>();
+  return h;
+}
+
+}  // namespace
+
+json header_json(const RunHeader& h) {
+  json target = json::object();
+  write_fields(target, h.target, kTargetFields);
+  write_optional(target, h.target, kTargetOptional);
+  json drive = json::object();
+  if (h.smart_before) drive["smart_before"] = smart_json(*h.smart_before);
+  if (h.smart_after) drive["smart_after"] = smart_json(*h.smart_after);
+  json j = {{"schema", h.schema},
+            {"run_id", h.run_id == 0 ? std::string() : std::to_string(h.run_id)},
+            {"test", h.test},
+            {"started_at", h.started_at},
+            {"started_ns", h.started_ns},
+            {"nvmond_version", h.nvmond_version},
+            {"clock", h.simulated_clock ? kSimulatedClock : kSystemClock},
+            {"target", target},
+            {"parameters", h.parameters},
+            {"drive", drive}};
+  if (h.purge) j["purge"] = purge_json(*h.purge);
+  for (const auto& p : h.purges) {
+    json one = purge_json(p.purge);
+    one["stage"] = p.stage;
+    j["purges"].push_back(one);
+  }
+  if (h.resumed > 0) j["resumed"] = h.resumed;
+  if (h.resumable) j["resumable"] = true;
+  if (h.failure) j["failure"] = *h.failure;
+  if (h.ended_at) j["ended_at"] = *h.ended_at;
+  return j;
+}
+
+Result<RunHeader> header_from_json(const json& j) {
+  try {
+    return decode_header(j);
+  } catch (const json::exception& e) {
+    return Error{"decode", fmt::format("run header: {}", e.what())};
+  } catch (const std::invalid_argument& e) {
+    return Error{"decode", fmt::format("run header: {}", e.what())};
+  }
+}
+
+std::string header_blob(const RunHeader& header) { return header_json(header).dump(); }
+
+Result<RunHeader> header_from_blob(const std::string& blob) {
+  const json j = json::parse(blob, nullptr, false);
+  if (j.is_discarded()) return Error{"decode", "run header: not JSON"};
+  return header_from_json(j);
+}
+
+json run_head_json(const RunHeader& header, RunStatus status) {
+  json j = header_json(header);
+  j["status"] = std::string(to_text(status));
+  return j;
+}
+
+json run_view_json(const RunView& r) {
+  const auto opt = [](const auto& v) { return v ? json(*v) : json(nullptr); };
+  return {{"id", r.id},
+          {"name", r.name},
+          {"test", r.test},
+          {"target", r.target},
+          {"serial", r.serial},
+          {"status", std::string(to_text(r.status))},
+          {"round", r.round},
+          {"rounds_total", r.rounds_total},
+          {"phase", r.phase},
+          {"iops", r.iops},
+          {"bytes_per_second", r.bytes_per_second},
+          {"eta_s", r.eta ? json(seconds(*r.eta)) : json(nullptr)},
+          {"started", static_cast<double>(r.started_ns) / 1e9},
+          {"ended", r.ended_ns ? json(static_cast<double>(*r.ended_ns) / 1e9) : json(nullptr)},
+          {"steady", opt(r.steady)}};
+}
+
+namespace {
+
+double number_or_nan(const json& v) {
+  return v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>();
+}
+
+std::int64_t ns_of_seconds(double s) { return std::llround(s * 1e9); }
+
+}  // namespace
+
+Result<RunView> run_view_from_json(const json& j) {
+  try {
+    RunView r;
+    j.at("id").get_to(r.id);
+    j.at("name").get_to(r.name);
+    j.at("test").get_to(r.test);
+    j.at("target").get_to(r.target);
+    j.at("serial").get_to(r.serial);
+    auto status = run_status_from_text(j.at("status").get<std::string>());
+    if (!status) return status.error();
+    r.status = *status;
+    j.at("round").get_to(r.round);
+    j.at("rounds_total").get_to(r.rounds_total);
+    j.at("phase").get_to(r.phase);
+    r.iops = number_or_nan(j.at("iops"));
+    r.bytes_per_second = number_or_nan(j.at("bytes_per_second"));
+    if (!j.at("eta_s").is_null()) r.eta = from_seconds(j.at("eta_s").get<double>());
+    r.started_ns = ns_of_seconds(j.at("started").get<double>());
+    if (!j.at("ended").is_null()) r.ended_ns = ns_of_seconds(j.at("ended").get<double>());
+    if (!j.at("steady").is_null()) r.steady = j.at("steady").get<bool>();
+    return r;
+  } catch (const json::exception& e) {
+    return Error{"decode", fmt::format("run: {}", e.what())};
+  }
+}
+
+Result<RunStatus> status_from_json(const json& run) {
+  if (!run.is_object() || !run.contains("status") || !run["status"].is_string()) {
+    return Error{"decode", "run: status: expected a string"};
+  }
+  return run_status_from_text(run["status"].get<std::string>());
+}
+
+}  // namespace nvmond

@@ -1,0 +1,73 @@
+#pragma once
+// A run's header: what ran, on what, since when, and how it ended, as one
+// typed value. The executor edits it as the run goes; the store keeps it in
+// its blob column and run.json starts with it (pts/model/run_codec.hpp is
+// the only code that turns it into JSON and back).
+//
+// The run's status is not here: the store's status column is its one place,
+// and run.json takes it from there (or from the run's outcome).
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nvmond {
+
+// The drive under test as the run found it. Absent ratings are unknown.
+struct TargetRecord {
+  std::string path;  // as the operator gave it
+  std::string serial, model, firmware;
+  std::uint64_t capacity_bytes = 0;
+  std::uint64_t tested_range_bytes = 0;
+  std::optional<double> rated_dwpd;
+  std::optional<double> rated_endurance_bytes;
+  std::optional<double> warning_temp_c, critical_temp_c;
+  bool operator==(const TargetRecord&) const = default;
+};
+
+// The drive's health log at the start or the end of the run.
+struct SmartRecord {
+  std::string time;  // RFC 3339
+  std::optional<double> temperature_c;
+  std::optional<double> data_units_written;  // 512 000-byte units
+  std::optional<int> percentage_used;
+  std::optional<std::uint32_t> thermal_mgmt_t1_transitions;  // lifetime TMT1 transitions
+  bool operator==(const SmartRecord&) const = default;
+};
+
+struct PurgeRecord {
+  std::string method;  // format | deallocate | zero-fill
+  std::string detail;
+  bool operator==(const PurgeRecord&) const = default;
+};
+
+// A purge between stages, before stage `stage`'s first round.
+struct StagePurge {
+  std::size_t stage = 0;
+  PurgeRecord purge;
+  bool operator==(const StagePurge&) const = default;
+};
+
+struct RunHeader {
+  static constexpr const char* kSchema = "nvmond.run/1";
+  std::string schema = kSchema;
+  std::int64_t run_id = 0;  // 0 until the store has given the run an id
+  std::string test;
+  std::string started_at;  // RFC 3339, target time
+  std::int64_t started_ns = 0;
+  std::string nvmond_version;
+  bool simulated_clock = false;  // times are the simulated drive's
+  TargetRecord target;
+  std::map<std::string, std::string> parameters;  // every effective parameter
+  std::optional<SmartRecord> smart_before, smart_after;
+  std::optional<PurgeRecord> purge;  // before the first stage
+  std::vector<StagePurge> purges;
+  int resumed = 0;         // times the run was resumed
+  bool resumable = false;  // closed by a stopping daemon: the next one resumes it
+  std::optional<std::string> failure;
+  std::optional<std::string> ended_at;  // RFC 3339, once the run is over
+  bool operator==(const RunHeader&) const = default;
+};
+
+}  // namespace nvmond
