@@ -7,6 +7,8 @@
 //
 // Thread-safety: one caller at a time per Device (the collector serialises
 // polls of a device). Different devices may be polled concurrently.
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,7 +28,25 @@ class Device {
   // Ok(nullopt) when the drive has no OCP C0 log: not an error.
   virtual Result<std::optional<OcpSmartLog>> read_ocp() = 0;
   virtual Result<TemperatureThresholds> read_temperature_thresholds() = 0;
+  // Format NVM of namespace `nsid` in its in-use LBA format with a user-data
+  // erase: every block of the namespace is lost. Only a PTS purge sends it,
+  // on a target the safety guard approved. May take minutes; the backend
+  // bounds it with its own, longer, timeout. A backend that cannot format
+  // refuses with reason "unsupported"; the message names the device and the
+  // command, as every Error here does.
+  virtual std::optional<Error> format_user_data_erase(std::uint32_t nsid) = 0;
 };
+
+// The NVMe controller behind a namespace block device (/dev/nvme0n1 ->
+// /dev/nvme0) and the namespace's id on it: how a PTS target reads its
+// drive's health and formats it.
+struct NvmeNamespace {
+  std::unique_ptr<Device> controller;
+  std::optional<std::uint32_t> nsid;  // nullopt: unknown, so no format
+};
+// nullopt when `path` is no NVMe namespace (a loop device, another disk, a
+// file). Must not open `path` itself: the safety guard decides that.
+using NamespaceOpener = std::function<std::optional<NvmeNamespace>(const std::string& path)>;
 
 // Enumerates the controllers a backend can see now. Called at start-up and on
 // every rescan; a controller that appears later is picked up then.

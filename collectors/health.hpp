@@ -48,6 +48,7 @@ struct NamespaceIdentity {
   std::uint64_t ncap = 0;
   std::uint64_t nuse = 0;
   std::uint32_t lba_bytes = 512;  // from the in-use LBA format
+  std::uint8_t lba_format = 0;    // the in-use LBA format's index (FLBAS), what a format keeps
   std::uint64_t size_bytes() const { return nsze * lba_bytes; }
 };
 
@@ -96,6 +97,18 @@ enum CriticalWarning : std::uint8_t {
   kWarnReadOnly = 1u << 3,
   kWarnVolatileBackup = 1u << 4,
   kWarnPmr = 1u << 5,
+};
+
+// Each bit's name, in bit order: the `bit` label of nvme_critical_warning and
+// what `nvmonctl status` lists, so the two name a warning alike.
+struct CriticalWarningName {
+  std::uint8_t mask;
+  const char* name;
+};
+inline constexpr CriticalWarningName kCriticalWarningNames[] = {
+    {kWarnSpare, "spare"},           {kWarnTemperature, "temperature"},
+    {kWarnReliability, "reliability"}, {kWarnReadOnly, "read_only"},
+    {kWarnVolatileBackup, "volatile_backup"}, {kWarnPmr, "pmr"},
 };
 
 // OCP Datacenter NVMe SSD spec, SMART / Health Information Extended

@@ -1,7 +1,17 @@
 #pragma once
-// Errors on polling and I/O paths are values, not exceptions (exceptions are
-// reserved for start-up misconfiguration). std::expected is C++23, so this is
-// the small subset we need.
+// What the world does to a running daemon (a device, a file, the store, a
+// target, a peer) comes back as an Error value, never as an exception.
+// Exceptions are left for:
+//   - bad configuration (ConfigError) and bad test parameters (ParamError):
+//     main() refuses to start, a reload is rejected and the running
+//     configuration kept, a control request or nvmonctl gets the message;
+//   - a bad control request: answer_control_line() replies with the message;
+//   - a malformed document inside a decoder (run.json, a stored run, a
+//     state file): the decoder's own catch returns it as an Error;
+//   - the process itself failing (no memory, zlib unable to deflate) and
+//     programming errors (std::logic_error): the HTTP server answers 500 for
+//     what its request handler lets out; anywhere else the daemon ends.
+// std::expected is C++23, so this is the small subset we need.
 #include <string>
 #include <utility>
 #include <variant>

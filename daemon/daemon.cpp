@@ -204,7 +204,7 @@ void Daemon::start_control() {
   for (const auto& s : config_.soaks) names.insert(s.name);
   soak_runner_->close_orphans(names);
   control_ctx_ = std::make_unique<ControlContext>(ControlContext{
-      *soak_control_, *scheduler_, *clock_, [this] { return summarize_drives(published_->Collect()); }, [this] { soak_tick(); }});
+      *soak_control_, *scheduler_, *clock_, [this] { return published_->drives(); }, [this] { soak_tick(); }});
   try {
     control_ = std::make_unique<ControlServer>(io_, *clock_, config_.control,
                                                [this](const nlohmann::json& req) { return handle_control(req, *control_ctx_); });
@@ -227,7 +227,7 @@ void Daemon::configure_soaks() {
 void Daemon::soak_tick() {
   std::map<std::string, std::string> sim_serials;
   for (const auto& s : config_.sims) sim_serials[s.spec.name] = s.spec.serial;
-  auto drives = summarize_drives(published_->Collect());
+  const auto drives = published_->drives();
   scheduler_->tick(clock_->wall(), [&](const std::string& target) { return drive_for_target(drives, target, sim_serials); });
   published_->publish("soak", render_soak_metrics(soak_control_->active(), scheduler_->list()));
 }

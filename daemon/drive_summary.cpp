@@ -1,44 +1,25 @@
 #include "daemon/drive_summary.hpp"
 
-#include <map>
-
 #include "collectors/sim_name.hpp"
-#include "metrics/samples.hpp"
 
 namespace nvmond {
 
-std::vector<DriveSummary> summarize_drives(const std::vector<prometheus::MetricFamily>& families) {
-  std::map<std::string, DriveSummary> by_serial;
-  for (const auto& f : families) {
-    for (const auto& m : f.metric) {
-      const std::string serial = label_of(m, "serial");
-      if (serial.empty()) continue;
-      const double v = value_of(f, m);
-      if (f.name == "nvme_device_info") {
-        DriveSummary& d = by_serial[serial];
-        d.model = label_of(m, "model");
-        d.path = label_of(m, "path");
-      } else if (f.name == "nvme_up") {
-        by_serial[serial].up = v == 1;
-      } else if (f.name == "nvme_temperature_celsius" && label_of(m, "sensor") == "composite") {
-        by_serial[serial].composite_c = v;
-      } else if (f.name == "nvme_temperature_limit_celsius" && label_of(m, "limit") == "warning") {
-        by_serial[serial].warning_c = v;
-      } else if (f.name == "nvme_percentage_used_ratio") {
-        by_serial[serial].percentage_used = v;
-      } else if (f.name == "nvme_critical_warning" && v != 0) {
-        by_serial[serial].critical_warnings.push_back(label_of(m, "bit"));
-      } else if (f.name == "nvme_thermal_throttling") {
-        by_serial[serial].throttling = v != 0;
-      }
-    }
+DriveSummary summarize_drive(const DriveInfo& info, bool up, const HealthSnapshot* health, bool throttling) {
+  DriveSummary d;
+  d.serial = info.serial;
+  d.model = info.model;
+  d.path = info.path;
+  d.up = up;
+  if (info.controller.wctemp_k != 0) d.warning_c = kelvin_to_celsius(info.controller.wctemp_k);
+  if (health == nullptr) return d;
+  const SmartLog& s = health->smart;
+  d.composite_c = kelvin_to_celsius(s.composite_temperature_k);
+  d.percentage_used = s.percentage_used / 100.0;
+  for (const auto& bit : kCriticalWarningNames) {
+    if ((s.critical_warning & bit.mask) != 0) d.critical_warnings.emplace_back(bit.name);
   }
-  std::vector<DriveSummary> out;
-  for (auto& [serial, d] : by_serial) {
-    d.serial = serial;
-    out.push_back(std::move(d));
-  }
-  return out;
+  d.throttling = throttling;
+  return d;
 }
 
 std::optional<DriveThermal> drive_for_target(const std::vector<DriveSummary>& drives, const std::string& target,

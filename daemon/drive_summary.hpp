@@ -1,14 +1,14 @@
 #pragma once
-// Each drive's health in a few numbers, read back from the families the
-// pollers published (what a scrape sees), so nvmonctl and the soak
-// scheduler never touch a device or wait on a poller.
-#include <prometheus/metric_family.h>
-
+// Each drive's health in a few numbers, made by its poller from the decoded
+// health data whenever it publishes (PublishedMetrics::drives()), so nvmonctl
+// and the soak scheduler never touch a device or wait on a poller, and what
+// they see does not depend on how the metrics are named.
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "collectors/health.hpp"
 #include "schedule/soak_scheduler.hpp"
 
 namespace nvmond {
@@ -16,13 +16,15 @@ namespace nvmond {
 struct DriveSummary {
   std::string serial, model, path;
   bool up = false;
-  std::optional<double> composite_c, warning_c, percentage_used;
-  std::vector<std::string> critical_warnings;  // bits set
+  std::optional<double> composite_c, warning_c, percentage_used;  // celsius, ratio
+  std::vector<std::string> critical_warnings;  // names of the bits set (kCriticalWarningNames)
   bool throttling = false;
 };
 
-// Drives with a serial, sorted by serial.
-std::vector<DriveSummary> summarize_drives(const std::vector<prometheus::MetricFamily>& families);
+// `health`: the last poll's snapshot, null once a poll failed (its values
+// would be stale); `throttling`: what the drive's thermal analytics concluded
+// from that poll. The limits come from `info`, so they outlive a failed poll.
+DriveSummary summarize_drive(const DriveInfo& info, bool up, const HealthSnapshot* health, bool throttling);
 
 // The scheduler's view of the drive behind a soak target: "sim:X" is the
 // [[sim]] drive whose name (via `sim_serial_by_name`) or serial is X; any

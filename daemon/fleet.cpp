@@ -46,7 +46,7 @@ Fleet::Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Cloc
         if (!err && failing) log::info("{}: simulated drive state saved again", info.path);
         failing = err.has_value();
       }
-      return std::vector<prometheus::MetricFamily>{};
+      return PollObservation{};
     };
     s.source = std::move(source);
     sources_.push_back(std::move(s));
@@ -103,15 +103,19 @@ PollObserver Fleet::observer_for(const Source& source) const {
   const DaemonConfig& config = config_;
   return [analytics, &config, extra = source.observer](const DriveInfo& info,
                                                        const HealthSnapshot& snap) {
-    std::vector<prometheus::MetricFamily> out;
+    PollObservation out;
     if (extra) out = extra(info, snap);
     auto rating = config.ratings.find(info.serial);
     auto view = analytics->update(info, snap, config.analytics,
                                   rating != config.ratings.end() ? rating->second : DriveRating{});
     // The store logs its failures once per state change and counts them.
     if (!view) log::debug("{}: recording history: {}", info.path, view.error().message);
-    auto fams = analytics_metric_families(std::span(&analytics->view(), 1));
-    out.insert(out.end(), std::make_move_iterator(fams.begin()), std::make_move_iterator(fams.end()));
+    const AnalyticsView& current = analytics->view();
+    auto fams = analytics_metric_families(std::span(&current, 1));
+    out.families.insert(out.families.end(), std::make_move_iterator(fams.begin()),
+                        std::make_move_iterator(fams.end()));
+    // Without history the detector is fresh and knows nothing (its families are left out too).
+    out.throttling = current.history && current.thermal.throttling;
     return out;
   };
 }

@@ -60,16 +60,6 @@ const FieldMetric<SmartLog> kSmartMetrics[] = {
      [](const SmartLog& s) { return s.thermal.critical_minutes * kMinute; }},
 };
 
-struct WarningBit {
-  std::uint8_t mask;
-  const char* label;
-};
-const WarningBit kWarningBits[] = {
-    {kWarnSpare, "spare"},           {kWarnTemperature, "temperature"},
-    {kWarnReliability, "reliability"}, {kWarnReadOnly, "read_only"},
-    {kWarnVolatileBackup, "volatile_backup"}, {kWarnPmr, "pmr"},
-};
-
 const FieldMetric<OcpSmartLog> kOcpMetrics[] = {
     {{"nvme_ocp_physical_media_written_bytes_total", Family::counter, "Bytes written to NAND (OCP C0)."},
      [](const OcpSmartLog& o) { return to_double(o.physical_media_units_written); }},
@@ -164,9 +154,9 @@ void add_health(const DriveInfo& /*info*/, const HealthSnapshot& snap, const Lab
     if (s.sensor_temperature_k[i] == 0) continue;  // absent sensor
     out.add(kTemperature, with(id, "sensor", std::to_string(i + 1)), kelvin_to_celsius(s.sensor_temperature_k[i]));
   }
-  for (const auto& bit : kWarningBits) {
+  for (const auto& bit : kCriticalWarningNames) {
     out.add({"nvme_critical_warning", Family::gauge, "SMART critical warning bits, one series per bit (0/1)."},
-            with(id, "bit", bit.label), (s.critical_warning & bit.mask) != 0 ? 1 : 0);
+            with(id, "bit", bit.name), (s.critical_warning & bit.mask) != 0 ? 1 : 0);
   }
   add_fields(out, kSmartMetrics, id, s);
 

@@ -36,7 +36,7 @@ struct DevicePoller::Outcome {
   std::optional<Error> error;
   std::optional<DriveInfo> info;  // set when (re-)identified
   std::optional<HealthSnapshot> snapshot;
-  std::vector<prometheus::MetricFamily> families;
+  PollObservation observed;
   double duration_s = 0;
 };
 
@@ -78,7 +78,7 @@ struct DevicePoller::Worker {
       if (outcome->snapshot && observer && !info->serial.empty()) {
         phase = Phase::observing;
         lock.unlock();
-        outcome->families = observer(*info, *outcome->snapshot);
+        outcome->observed = observer(*info, *outcome->snapshot);
         lock.lock();
       }
       phase = Phase::idle;
@@ -260,8 +260,10 @@ void DevicePoller::on_outcome(std::shared_ptr<Outcome> o) {
   MetricSet set;
   add_health(*info_, *o->snapshot, {{"serial", info_->serial}}, set);
   health_ = set.take();
-  health_.insert(health_.end(), std::make_move_iterator(o->families.begin()),
-                 std::make_move_iterator(o->families.end()));
+  health_.insert(health_.end(), std::make_move_iterator(o->observed.families.begin()),
+                 std::make_move_iterator(o->observed.families.end()));
+  snapshot_ = std::move(o->snapshot);
+  throttling_ = o->observed.throttling;
   publish();
 }
 
@@ -270,7 +272,11 @@ void DevicePoller::record_failure(const Error& error) {
   if (up_ || last_error_.message != error.message) log::error("{}", error.message);
   up_ = false;
   last_error_ = error;
-  health_.clear();  // stale values would lie; the series go away until it answers
+  // Stale values would lie: the series and the summary's health go away
+  // until it answers.
+  health_.clear();
+  snapshot_.reset();
+  throttling_ = false;
   publish();
 }
 
@@ -301,7 +307,8 @@ void DevicePoller::publish() {
   }
   auto fams = set.take();
   fams.insert(fams.end(), health_.begin(), health_.end());
-  out_.publish(path_, std::move(fams));
+  out_.publish(path_, std::move(fams),
+               summarize_drive(*info_, up_, snapshot_ ? &*snapshot_ : nullptr, throttling_));
 }
 
 }  // namespace nvmond

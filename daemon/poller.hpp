@@ -10,6 +10,8 @@
 //
 // A drive is labelled by its serial; one that never identified (or has an
 // empty serial) is reported only as nvme_up{path} and nvme_device_info{path}.
+// Each publish of an identified drive carries its DriveSummary, made from the
+// same decoded snapshot as its families.
 //
 // Thread-safety: every public method is called on the event loop's thread.
 #include <boost/asio/io_context.hpp>
@@ -32,10 +34,15 @@ struct PollSettings {
   Duration timeout = std::chrono::seconds(5);
 };
 
-// Runs on the worker thread after every successful poll and returns extra
-// families for the device (wear and thermal analytics, persistence).
-using PollObserver = std::function<std::vector<prometheus::MetricFamily>(
-    const DriveInfo&, const HealthSnapshot&)>;
+// What an observer adds to a successful poll: extra families for the device
+// (wear and thermal analytics) and whether the analytics see it throttling.
+struct PollObservation {
+  std::vector<prometheus::MetricFamily> families;
+  bool throttling = false;
+};
+// Runs on the worker thread after every successful poll of an identified
+// drive (analytics, persistence).
+using PollObserver = std::function<PollObservation(const DriveInfo&, const HealthSnapshot&)>;
 
 class DevicePoller {
  public:
@@ -85,7 +92,10 @@ class DevicePoller {
   bool up_ = false;
   Error last_error_;
   std::optional<DriveInfo> info_;
-  std::vector<prometheus::MetricFamily> health_;  // from the last good poll
+  // From the last good poll; cleared by a failed one.
+  std::vector<prometheus::MetricFamily> health_;
+  std::optional<HealthSnapshot> snapshot_;
+  bool throttling_ = false;
   double last_duration_s_ = 0;
   double last_success_unix_ = 0;
   std::uint64_t polls_ = 0;

@@ -27,8 +27,9 @@ std::vector<std::pair<std::string, std::string>> render_families(const Published
 
 }  // namespace
 
-void PublishedMetrics::publish(const std::string& key, Families families) {
+void PublishedMetrics::publish(const std::string& key, Families families, std::optional<DriveSummary> drive) {
   auto snapshot = std::make_shared<Snapshot>();
+  snapshot->drive = std::move(drive);
   auto rendered = render_families(families);
   for (std::size_t i = 0; i < families.size(); ++i) {
     snapshot->text.push_back({families[i].name, std::move(rendered[i].first), std::move(rendered[i].second)});
@@ -43,26 +44,24 @@ void PublishedMetrics::remove(const std::string& key) {
   sources_.erase(key);
 }
 
+std::vector<std::shared_ptr<const PublishedMetrics::Snapshot>> PublishedMetrics::held() const {
+  std::vector<std::shared_ptr<const Snapshot>> out;
+  std::lock_guard lock(mu_);
+  out.reserve(sources_.size());
+  for (const auto& [key, snap] : sources_) out.push_back(snap);
+  return out;
+}
+
 std::vector<prometheus::MetricFamily> PublishedMetrics::Collect() const {
-  std::vector<std::shared_ptr<const Snapshot>> held;
-  {
-    std::lock_guard lock(mu_);
-    held.reserve(sources_.size());
-    for (const auto& [key, snap] : sources_) held.push_back(snap);
-  }
+  const auto snapshots = held();
   std::vector<const Families*> parts;
-  parts.reserve(held.size());
-  for (const auto& h : held) parts.push_back(&h->families);
+  parts.reserve(snapshots.size());
+  for (const auto& h : snapshots) parts.push_back(&h->families);
   return merge_families(parts);
 }
 
 void PublishedMetrics::render(std::string& out) const {
-  std::vector<std::shared_ptr<const Snapshot>> held;
-  {
-    std::lock_guard lock(mu_);
-    held.reserve(sources_.size());
-    for (const auto& [key, snap] : sources_) held.push_back(snap);
-  }
+  const auto snapshots = held();
   // Family name -> its first header and every source's samples, in source
   // order: the order merge_families() gives the serializer.
   struct Merged {
@@ -71,7 +70,7 @@ void PublishedMetrics::render(std::string& out) const {
   };
   std::map<std::string_view, Merged> by_name;
   std::size_t size = 0;
-  for (const auto& snap : held) {
+  for (const auto& snap : snapshots) {
     for (const auto& f : snap->text) {
       auto& m = by_name[f.name];
       if (m.header == nullptr) {
@@ -87,6 +86,19 @@ void PublishedMetrics::render(std::string& out) const {
     out += *m.header;
     for (const auto* s : m.samples) out += *s;
   }
+}
+
+std::vector<DriveSummary> PublishedMetrics::drives() const {
+  std::map<std::string, const DriveSummary*> by_serial;
+  for (const auto& snap : held()) {
+    if (!snap->drive) continue;
+    auto [it, inserted] = by_serial.try_emplace(snap->drive->serial, &*snap->drive);
+    if (!inserted && !it->second->up && snap->drive->up) it->second = &*snap->drive;
+  }
+  std::vector<DriveSummary> out;
+  out.reserve(by_serial.size());
+  for (const auto& [serial, d] : by_serial) out.push_back(*d);
+  return out;
 }
 
 }  // namespace nvmond

@@ -7,27 +7,37 @@
 // (once per poll), so a scrape concatenates pre-rendered text instead of
 // copying and serialising every series: at 64 drives that is the difference
 // between milliseconds and a fraction of one.
+//
+// A drive's poller publishes its typed summary in the same snapshot: the
+// control socket and the soak scheduler read that, never the families.
 #include <prometheus/collectable.h>
 
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <optional>
 #include <vector>
+
+#include "daemon/drive_summary.hpp"
 
 namespace nvmond {
 
 class PublishedMetrics final : public prometheus::Collectable {
  public:
   using Families = std::vector<prometheus::MetricFamily>;
-  // Replaces what `key` published before. Thread-safe.
-  void publish(const std::string& key, Families families);
+  // Replaces what `key` published before, its drive summary included (a
+  // source that is no identified drive has none). Thread-safe.
+  void publish(const std::string& key, Families families, std::optional<DriveSummary> drive = std::nullopt);
   // Drops a source that is gone (a removed device, a finished job).
   void remove(const std::string& key);
   std::vector<prometheus::MetricFamily> Collect() const override;
   // Appends the text exposition of everything published: exactly what
   // prometheus::TextSerializer makes of Collect(). Thread-safe.
   void render(std::string& out) const;
+  // The summary of every published drive, sorted by serial; one per serial
+  // (an answering source before one that is down). Thread-safe.
+  std::vector<DriveSummary> drives() const;
 
  private:
   // One family of one source: its "# HELP"/"# TYPE" lines and its samples.
@@ -39,7 +49,9 @@ class PublishedMetrics final : public prometheus::Collectable {
   struct Snapshot {
     Families families;
     std::vector<RenderedFamily> text;
+    std::optional<DriveSummary> drive;
   };
+  std::vector<std::shared_ptr<const Snapshot>> held() const;
   mutable std::mutex mu_;
   std::map<std::string, std::shared_ptr<const Snapshot>> sources_;
 };

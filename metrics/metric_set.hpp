@@ -1,11 +1,17 @@
 #pragma once
-// The one way to declare a metric family and build its series from plain data.
+// How every published family is declared and built from plain data.
 //
 // A family is declared once, as a constant `Family` (name, type, help) next
 // to the code that fills it; a MetricSet collects series into families by
 // name and hands back a plain vector the scrape path only copies. Health,
-// analytics, workloads and the soak runs all build their families here, so
-// a metric's name, type and help are written in exactly one place.
+// analytics, workloads and the soak runs all build their families here.
+// Nothing checks that a name is declared only once: a MetricSet keeps the
+// type and help of the first declaration it sees for a name.
+//
+// The daemon's own live instruments (nvmond_build_info, the store writer's
+// and the HTTP server's counters) are not built here: they are prometheus-cpp
+// Registry metrics, updated in place where the event happens and collected
+// at scrape time beside the published snapshots.
 //
 // Not thread-safe: one MetricSet per rendering, on one thread.
 #include <prometheus/client_metric.h>

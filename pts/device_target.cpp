@@ -11,7 +11,6 @@
 
 #include <cstring>
 #include <fstream>
-#include <regex>
 
 #include "pts/purge.hpp"
 #include "sim/sim_engine.hpp"
@@ -45,9 +44,22 @@ Result<std::uint64_t> block_size_from_sysfs(dev_t rdev, const std::string& path)
   return std::stoull(sectors) * 512;
 }
 
+// Who the drive is and its limits, from its controller; nothing when the
+// controller does not answer (the caller then names the target otherwise).
+void identify_controller(Device& controller, TargetIdentity& id) {
+  auto info = controller.identify();
+  if (!info) return;
+  id.serial = info->serial;
+  id.model = info->model;
+  id.firmware = info->firmware;
+  if (info->controller.wctemp_k) id.warning_temp_c = kelvin_to_celsius(info->controller.wctemp_k);
+  if (info->controller.cctemp_k) id.critical_temp_c = kelvin_to_celsius(info->controller.cctemp_k);
+}
+
 }  // namespace
 
-Result<std::unique_ptr<DeviceTarget>> DeviceTarget::open(const std::string& path, const SafetyGuard& guard) {
+Result<std::unique_ptr<DeviceTarget>> DeviceTarget::open(const std::string& path, const SafetyGuard& guard,
+                                                         const NamespaceOpener& open_namespace) {
   std::unique_ptr<DeviceTarget> t(new DeviceTarget(path, guard));
   auto opened = guard.open_target(path, TargetAccess{true, true, 0});
   if (opened) {
@@ -66,6 +78,7 @@ Result<std::unique_ptr<DeviceTarget>> DeviceTarget::open(const std::string& path
     if (t->refusal_) return *t->refusal_;
     return Error{"io", fmt::format("{}: {}", path, std::strerror(errno))};
   }
+  if (open_namespace) t->nvme_ = open_namespace(path);
   TargetIdentity& id = t->identity_;
   id.path = path;
   if (S_ISBLK(st.st_mode)) {
@@ -73,17 +86,8 @@ Result<std::unique_ptr<DeviceTarget>> DeviceTarget::open(const std::string& path
     if (!size) return t->refusal_ ? *t->refusal_ : size.error();
     id.capacity_bytes = *size;
     const std::string name = path.substr(path.rfind('/') + 1);
-    std::smatch m;
-    static const std::regex kNamespace("(nvme[0-9]+)n[0-9]+");
-    if (std::regex_match(name, m, kNamespace)) {
-      t->nvme_ = std::make_unique<LibnvmeDevice>("/dev/" + m[1].str(), std::chrono::seconds(10));
-      if (auto info = t->nvme_->identify()) {
-        id.serial = info->serial;
-        id.model = info->model;
-        id.firmware = info->firmware;
-        if (info->controller.wctemp_k) id.warning_temp_c = info->controller.wctemp_k - 273.15;
-        if (info->controller.cctemp_k) id.critical_temp_c = info->controller.cctemp_k - 273.15;
-      }
+    if (t->nvme_) {
+      identify_controller(*t->nvme_->controller, id);
     } else if (name.rfind("loop", 0) == 0) {
       id.serial = "loop:" + read_line("/sys/block/" + name + "/loop/backing_file");
       id.model = "Linux loop device";
@@ -93,8 +97,12 @@ Result<std::unique_ptr<DeviceTarget>> DeviceTarget::open(const std::string& path
     }
   } else if (S_ISREG(st.st_mode)) {
     id.capacity_bytes = static_cast<std::uint64_t>(st.st_size);
-    id.serial = "file:" + path;
-    id.model = "regular file";
+    if (t->nvme_) {
+      identify_controller(*t->nvme_->controller, id);
+    } else {
+      id.serial = "file:" + path;
+      id.model = "regular file";
+    }
   } else {
     if (t->refusal_) return *t->refusal_;
     return Error{"unsupported_target", path + ": neither a block device nor a regular file"};
@@ -106,16 +114,16 @@ Result<std::unique_ptr<DeviceTarget>> DeviceTarget::open(const std::string& path
 
 Result<PurgeOutcome> DeviceTarget::purge() {
   if (refusal_) return *refusal_;
-  return purge_target(fd_.get(), path_, identity_.capacity_bytes);
+  return purge_target(fd_.get(), path_, identity_.capacity_bytes, nvme_ ? &*nvme_ : nullptr);
 }
 
 std::optional<HealthSample> DeviceTarget::health() {
   if (!nvme_) return std::nullopt;
-  auto s = nvme_->read_smart();
+  auto s = nvme_->controller->read_smart();
   if (!s) return std::nullopt;
   HealthSample h;
   h.time = now();
-  h.temperature_c = s->composite_temperature_k - 273.15;
+  h.temperature_c = kelvin_to_celsius(s->composite_temperature_k);
   h.data_units_written = to_double(s->data_units_written);
   h.percentage_used = s->percentage_used;
   h.throttle_events = s->thermal.tmt1_transitions;

@@ -1,13 +1,14 @@
 #pragma once
 // A real block device or file as a PTS target: elements run through the
 // workload runner (io_uring, O_DIRECT), writes only where the safety guard
-// allows them; health and temperature come from the NVMe controller through
-// libnvme when the target is an NVMe namespace (/dev/nvmeXnY), and are
-// absent otherwise (a loop device or a file has no SMART log).
+// allows them; health and temperature come from the NVMe controller (the
+// Device boundary) when the target is an NVMe namespace (/dev/nvmeXnY), and
+// are absent otherwise (a loop device or a file has no SMART log).
 #include <memory>
 #include <mutex>
+#include <optional>
 
-#include "collectors/nvme/libnvme_device.hpp"
+#include "collectors/device.hpp"
 #include "pts/test_target.hpp"
 #include "workloads/runner.hpp"
 #include "workloads/safety_guard.hpp"
@@ -16,8 +17,11 @@ namespace nvmond {
 
 class DeviceTarget final : public TestTarget {
  public:
-  // `guard` must outlive the target. Fails when the size cannot be read.
-  static Result<std::unique_ptr<DeviceTarget>> open(const std::string& path, const SafetyGuard& guard);
+  // `guard` must outlive the target. `open_namespace` says which NVMe
+  // namespace `path` is, if any (empty: none is). Fails when the size
+  // cannot be read.
+  static Result<std::unique_ptr<DeviceTarget>> open(const std::string& path, const SafetyGuard& guard,
+                                                    const NamespaceOpener& open_namespace);
 
   TargetIdentity identity() const override { return identity_; }
   bool simulated() const override { return false; }
@@ -42,7 +46,7 @@ class DeviceTarget final : public TestTarget {
   // asynchronous release of the previous round's io_uring.
   UniqueFd fd_;
   std::optional<Error> refusal_;
-  std::unique_ptr<LibnvmeDevice> nvme_;  // null unless an NVMe namespace
+  std::optional<NvmeNamespace> nvme_;  // nullopt unless an NVMe namespace
   std::mutex mu_;
   JobRunner* running_ = nullptr;  // guarded by mu_
   bool stopped_ = false;          // guarded by mu_

@@ -1,6 +1,7 @@
 #pragma once
-// A run as the report reads it: the run.json contract ("nvmond.run/1",
-// /work/notes/run_json.md, written by the PTS tests) decoded into plain data.
+// A run as the report reads it: the run.json contract (schema "nvmond.run/1",
+// written by pts/run_json.cpp; its fields are tabled for users under
+// "run.json" in README's "How to run a soak") decoded into plain data.
 // Optional sections are std::optional or empty vectors; an absent number is
 // NaN. Fields the writer adds beyond the contract are ignored, except
 // `parameters`, which is shown whole.

@@ -1,5 +1,7 @@
 #include "sim/sim_device.hpp"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <set>
 
@@ -42,6 +44,17 @@ Result<std::optional<OcpSmartLog>> SimDevice::read_ocp() {
 Result<TemperatureThresholds> SimDevice::read_temperature_thresholds() {
   if (auto err = enter("get-features temperature threshold")) return *err;
   return model_->thresholds();
+}
+
+std::optional<Error> SimDevice::format_user_data_erase(std::uint32_t nsid) {
+  const std::string command = fmt::format("format NVM namespace {}, user data erase", nsid);
+  if (auto err = enter(command.c_str())) return err;
+  const auto namespaces = model_->identity().namespaces;
+  if (std::none_of(namespaces.begin(), namespaces.end(), [&](const auto& ns) { return ns.nsid == nsid; })) {
+    return Error{"nvme_status", fmt::format("{}: {}: no such namespace", sim_device_path(model_->spec().name), command)};
+  }
+  model_->purge();
+  return std::nullopt;
 }
 
 SimDeviceSource::SimDeviceSource(std::vector<SimDriveSpec> specs, const Clock& clock,

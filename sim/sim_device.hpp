@@ -28,6 +28,10 @@ class SimDevice final : public Device {
   Result<SmartLog> read_smart() override;
   Result<std::optional<OcpSmartLog>> read_ocp() override;
   Result<TemperatureThresholds> read_temperature_thresholds() override;
+  // Purges the model (back to fresh-out-of-box, lifetime counters kept), as
+  // a user-data erase does to a real drive; any namespace but the model's
+  // one is refused.
+  std::optional<Error> format_user_data_erase(std::uint32_t nsid) override;
 
  private:
   // Advance, then hang or fail as injected; nullopt means answer normally.

@@ -21,8 +21,6 @@
 
 namespace nvmond {
 
-// One I/O in flight. Owned by the runner (a fixed array per worker, so no
-// allocation per I/O); its address is the completion token.
 // Which time an engine's now_ns() counts, so whoever turns a run's interval
 // ends into calendar time asks the engine instead of guessing from its name.
 enum class EngineTime {
@@ -30,6 +28,8 @@ enum class EngineTime {
   clock,      // the daemon's Clock, ns since the Unix epoch (simulated time)
 };
 
+// One I/O in flight. Owned by the runner (a fixed array per worker, so no
+// allocation per I/O); its address is the completion token.
 struct IoUnit {
   // What the engine submits.
   IoOp op = IoOp::read;

@@ -189,6 +189,7 @@ Result<NamespaceIdentity> decode_identify_namespace(std::span<const std::uint8_t
                                     nsid, index, lbads));
   }
   out.lba_bytes = 1u << lbads;
+  out.lba_format = static_cast<std::uint8_t>(index);
   return out;
 }
 

@@ -237,4 +237,30 @@ Result<TemperatureThresholds> LibnvmeDevice::read_temperature_thresholds() {
   return out;
 }
 
+std::optional<Error> LibnvmeDevice::format_user_data_erase(std::uint32_t nsid) {
+  if (auto f = fd(); !f) return f.error();
+  std::vector<std::uint8_t> page(kIdentifyBytes);
+  const std::string identify = fmt::format("identify namespace {} (CNS 00h)", nsid);
+  if (auto o = identify_page(NVME_IDENTIFY_CNS_NS, nsid, page); o.rc != 0) return failed(identify, o);
+  auto ns = decode_identify_namespace(page, nsid);
+  if (!ns) return Error{"decode", fmt::format("{}: {}: {}", name_, identify, ns.error().message)};
+  std::uint32_t result = 0;
+  nvme_format_nvm_args args{};
+  args.result = &result;
+  args.args_size = sizeof(args);
+  args.fd = fd_;
+  args.timeout = to_timeout_ms(kFormatTimeout);
+  args.nsid = nsid;
+  args.mset = NVME_FORMAT_MSET_SEPARATE;
+  args.pi = NVME_FORMAT_PI_DISABLE;
+  args.pil = NVME_FORMAT_PIL_LAST;
+  args.ses = NVME_FORMAT_SES_USER_DATA_ERASE;
+  args.lbaf = static_cast<std::uint8_t>(ns->lba_format & 0x0f);
+  args.lbafu = static_cast<std::uint8_t>(ns->lba_format >> 4);
+  if (auto o = Outcome::of(nvme_format_nvm(&args)); o.rc != 0) {
+    return failed(fmt::format("format NVM namespace {} (80h), user data erase", nsid), o);
+  }
+  return std::nullopt;
+}
+
 }  // namespace nvmond

@@ -37,6 +37,11 @@ class LibnvmeDevice final : public Device {
   // Composite + sensors 1..8, over and under: 18 Get Features commands. A
   // selection the controller rejects is nullopt and not asked again.
   Result<TemperatureThresholds> read_temperature_thresholds() override;
+  // Identify Namespace for its in-use LBA format, then Format NVM (SES 1) in
+  // that format, under kFormatTimeout rather than the command timeout.
+  std::optional<Error> format_user_data_erase(std::uint32_t nsid) override;
+  // A user-data erase takes minutes on a large drive.
+  static constexpr std::chrono::minutes kFormatTimeout{10};
 
   const std::string& path() const { return path_; }
 

@@ -36,6 +36,7 @@ class BlockingDevice final : public Device {
   Result<TemperatureThresholds> read_temperature_thresholds() override {
     return TemperatureThresholds{};
   }
+  std::optional<Error> format_user_data_erase(std::uint32_t) override { return Error{"unsupported", "fake: format NVM: not faked"}; }
 
  private:
   std::promise<void>& entered_;
@@ -57,7 +58,7 @@ TEST(DevicePoller, AbandonedThreadNeverRunsTheObserver) {
       PollSettings{1h, 1h}, clock, out,
       [&](const DriveInfo&, const HealthSnapshot&) {
         ++observer_calls;
-        return std::vector<prometheus::MetricFamily>{};
+        return PollObservation{};
       });
   poller->start();
   io.run_one();  // the first tick hands the poll to the device's thread
@@ -87,6 +88,7 @@ class ScriptedDevice final : public Device {
   Result<SmartLog> read_smart() override { return SmartLog{}; }
   Result<std::optional<OcpSmartLog>> read_ocp() override { return std::optional<OcpSmartLog>{}; }
   Result<TemperatureThresholds> read_temperature_thresholds() override { return TemperatureThresholds{}; }
+  std::optional<Error> format_user_data_erase(std::uint32_t) override { return Error{"unsupported", "fake: format NVM: not faked"}; }
 
  private:
   std::optional<std::string> serial_;
@@ -173,7 +175,7 @@ TEST(DevicePoller, ADriveWithAnEmptySerialIsReportedByItsPathAndGetsNoHistory) {
   DevicePoller poller(io, "fake:noid", std::make_unique<ScriptedDevice>("", calls), PollSettings{1h, 1h}, clock,
                       out, [&](const DriveInfo&, const HealthSnapshot&) {
                         ++observed;
-                        return std::vector<prometheus::MetricFamily>{};
+                        return PollObservation{};
                       });
   poller.start();
   io.run_one();

@@ -65,6 +65,7 @@ class GatedDevice final : public Device {
   }
   Result<std::optional<OcpSmartLog>> read_ocp() override { return std::optional<OcpSmartLog>{}; }
   Result<TemperatureThresholds> read_temperature_thresholds() override { return TemperatureThresholds{}; }
+  std::optional<Error> format_user_data_erase(std::uint32_t) override { return Error{"unsupported", "fake: format NVM: not faked"}; }
 
  private:
   Gate& gate_;

@@ -164,6 +164,7 @@ TEST(DecodeIdentifyNamespace, SizesAndInUseLbaFormat) {
   EXPECT_EQ(r->ncap, 7501476000ULL);
   EXPECT_EQ(r->nuse, 1048576ULL);
   EXPECT_EQ(r->lba_bytes, 4096u);  // FLBAS 1 -> format 1 -> LBADS 12
+  EXPECT_EQ(r->lba_format, 1u);    // what a purge's format keeps
   EXPECT_EQ(r->size_bytes(), 7501476528ULL * 4096);
 }
 

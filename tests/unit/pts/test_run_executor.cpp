@@ -142,7 +142,7 @@ TEST(RunExecutor, ARefusedTargetIsRefusedBeforeAnyIoOrRecord) {
     f << std::string(1 << 20, 'x');
   }
   SafetyGuard guard(SafetyConfig{{}, {"/nonexistent"}});
-  auto target = DeviceTarget::open(victim, guard);
+  auto target = DeviceTarget::open(victim, guard, {});
   ASSERT_TRUE(target);
   auto store = std::move(*SqliteRunStore::open_file(dir.path() + "/runs.db"));
   TestPlan plan = build_plan("wsat", {{"rounds", "1"}, {"round", "1s"}}, TargetFacts{1 << 20, 0});

@@ -245,6 +245,20 @@ TEST(SimFaults, FailReturnsAnIoErrorWithContext) {
   EXPECT_TRUE(handles[0].device->read_smart().ok());
 }
 
+TEST(SimSource, AFormatOfTheDrivesNamespaceIsDoneAndOfAnyOtherRefusedByName) {
+  ManualClock clock;
+  SimDeviceSource source(two_drives(), clock);
+  auto handles = source.scan();
+  EXPECT_FALSE(handles[0].device->format_user_data_erase(1).has_value());
+  const auto refused = handles[0].device->format_user_data_erase(2);
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->message, "sim:dc0: format NVM namespace 2, user data erase: no such namespace");
+  source.model("SNDC0")->set_fault(SimFault::fail);
+  const auto failed = handles[0].device->format_user_data_erase(1);
+  ASSERT_TRUE(failed);
+  EXPECT_EQ(failed->message, "sim:dc0: format NVM namespace 1, user data erase: injected failure");
+}
+
 TEST(SimFaults, HangBlocksTheCallerUntilTheFaultClears) {
   ManualClock clock;
   auto specs = faulty_dc0(SimFault::hang);

@@ -1,0 +1,44 @@
+#pragma once
+// The NVMe controller behind a PTS target, faked: it answers identify and
+// SMART with what the test sets and records the formats it is sent, so a
+// target in a temp file reads and purges as an NVMe namespace would.
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "collectors/device.hpp"
+
+namespace nvmond::test {
+
+struct ControllerScript {
+  ControllerIdentity identity;
+  SmartLog smart;
+  std::optional<Error> format_error;     // what a format answers; nullopt: done
+  std::vector<std::uint32_t> formatted;  // the namespaces sent a format, in order
+};
+
+class FakeController final : public Device {
+ public:
+  explicit FakeController(std::shared_ptr<ControllerScript> script) : script_(std::move(script)) {}
+  Result<DriveInfo> identify() override { return drive_info(script_->identity, "fake:nvme7", "fake"); }
+  Result<SmartLog> read_smart() override { return script_->smart; }
+  Result<std::optional<OcpSmartLog>> read_ocp() override { return std::optional<OcpSmartLog>{}; }
+  Result<TemperatureThresholds> read_temperature_thresholds() override { return TemperatureThresholds{}; }
+  std::optional<Error> format_user_data_erase(std::uint32_t nsid) override {
+    script_->formatted.push_back(nsid);
+    return script_->format_error;
+  }
+
+ private:
+  std::shared_ptr<ControllerScript> script_;
+};
+
+// Every target is namespace `nsid` of a FakeController playing `script`.
+inline NamespaceOpener fake_namespace(std::shared_ptr<ControllerScript> script,
+                                      std::optional<std::uint32_t> nsid = 3) {
+  return [script, nsid](const std::string&) {
+    return std::optional<NvmeNamespace>{NvmeNamespace{std::make_unique<FakeController>(script), nsid}};
+  };
+}
+
+}  // namespace nvmond::test
