@@ -53,8 +53,10 @@ def substitute(expr, variables):
     return expr
 
 
-class SoakDashboardTest(DaemonAndPrometheus):
-    CONFIG = CONFIG
+class SoakDashboardQueries(DaemonAndPrometheus):
+    """The soak dashboard's template variables and queries against the
+    class's daemon and Prometheus (no tests of its own, so other test files
+    can import it)."""
 
     @classmethod
     def setUpClass(cls):
@@ -86,26 +88,36 @@ class SoakDashboardTest(DaemonAndPrometheus):
                 empty.append(f"{where}: {q}")
         return empty
 
-    def test_variables_list_the_soak_and_every_query_of_its_row_returns_data(self):
+    def assert_every_query_of_the_row_returns_data(self, serials, serial, within):
+        """The variables list this instance and `serials` (one repeated row
+        per running soak), and within `within` seconds every query of
+        `serial`'s row has returned data."""
         instance = f"127.0.0.1:{self.d.port}"
         try:
             wait_for(lambda: instance in self.variable_values("instance", {}), 30, "the instance variable")
         except AssertionError as e:
             raise AssertionError(str(e) + self.diagnose())
         # Grafana's "All" for $instance: one serial, so one repeated row, per running soak.
-        wait_for(lambda: self.variable_values("serial", {"$instance": ".*"}) == {SERIAL, OTHER}, 20,
-                 f"the serial variable to list {SERIAL} and {OTHER}")
-        # The row of the hot drive, as Grafana repeats it for that serial.
-        row = {"$instance": grafana_escaped(instance), "$serial": grafana_escaped(SERIAL)}
+        wait_for(lambda: self.variable_values("serial", {"$instance": ".*"}) == set(serials), 20,
+                 f"the serial variable to list {sorted(serials)}")
+        # The row of that drive, as Grafana repeats it for its serial.
+        row = {"$instance": grafana_escaped(instance), "$serial": grafana_escaped(serial)}
         # The steady-state window needs five rounds and throttle events a hot
         # drive: wait until nothing is empty, then report what still is.
-        deadline = time.monotonic() + 40
+        deadline = time.monotonic() + within
         empty = self.empty_queries(row)
         while empty and time.monotonic() < deadline:
             time.sleep(0.5)  # polling interval of an event wait
             empty = self.empty_queries(row)
         self.assertFalse(empty, "queries without data:\n" + "\n".join(empty) + self.diagnose())
         print(f"every query had data {time.time() - self.t0:.1f} s after Prometheus started", file=sys.stderr)
+
+
+class SoakDashboardTest(SoakDashboardQueries):
+    CONFIG = CONFIG
+
+    def test_variables_list_the_soak_and_every_query_of_its_row_returns_data(self):
+        self.assert_every_query_of_the_row_returns_data({SERIAL, OTHER}, SERIAL, within=40)
 
 
 if __name__ == "__main__":
