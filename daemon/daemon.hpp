@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "core/throughput_feed.hpp"
-#include "daemon/config.hpp"
+#include "services/config.hpp"
 #include "daemon/control_commands.hpp"
 #include "daemon/control_server.hpp"
 #include "daemon/fleet.hpp"

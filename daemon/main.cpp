@@ -8,7 +8,7 @@
 #include "core/build_info.hpp"
 #include "core/config_reader.hpp"
 #include "core/log.hpp"
-#include "daemon/config.hpp"
+#include "services/config.hpp"
 #include "daemon/daemon.hpp"
 #include "daemon/poller.hpp"
 #include "store/store_writer.hpp"

@@ -1,0 +1,27 @@
+// nvmonctl history [--drive SERIAL]: finished and running runs, newest first.
+#include <ostream>
+
+#include "nvmonctl/ctl_client.hpp"
+
+namespace nvmond::ctl {
+
+void add_history(CLI::App& app, Options& o, int& rc) {
+  auto* c = app.add_subcommand("history", "Runs, newest first");
+  static std::string drive;
+  c->add_option("--drive", drive, "Only runs on the drive with this serial");
+  c->callback([&o, &rc] {
+    nlohmann::json req{{"cmd", "history"}};
+    if (!drive.empty()) req["drive"] = drive;
+    rc = call(o, req, [](const nlohmann::json& r, std::ostream& out) {
+      print_table(out, r["runs"], "no runs", "{:>5} {:<24} {:<10} {:<20} {:<12} {:>7} {:<19} {:<19}\n",
+                  {"RUN", "NAME", "TEST", "DRIVE", "STATUS", "ROUNDS", "STARTED", "ENDED"},
+                  [](const nlohmann::json& x) -> std::vector<std::string> {
+                    return {std::to_string(x["id"].get<long>()), cell(x["name"]),   cell(x["test"]),
+                            cell(x["serial"]), cell(x["status"]), std::to_string(x["round"].get<long>()),
+                            when(x["started"]), when(x["ended"])};
+                  });
+    });
+  });
+}
+
+}  // namespace nvmond::ctl

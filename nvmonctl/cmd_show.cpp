@@ -1,0 +1,42 @@
+// nvmonctl show RUN: one run, its rounds and steady state.
+#include <fmt/format.h>
+
+#include <ostream>
+
+#include "nvmonctl/ctl_client.hpp"
+
+namespace nvmond::ctl {
+
+void add_show(CLI::App& app, Options& o, int& rc) {
+  auto* c = app.add_subcommand("show", "One run with its rounds and steady state");
+  static long run = 0;
+  static long from_round = 0;
+  c->add_option("run", run, "Run id")->required();
+  c->add_option("--from", from_round, "First round index to list")->check(CLI::NonNegativeNumber);
+  c->callback([&o, &rc] {
+    // The daemon answers a page of rounds at a time (its "next" says where the
+    // following page starts); --json prints the one page that --from names.
+    nlohmann::json from = from_round;
+    for (bool first = true; !from.is_null(); first = false) {
+      nlohmann::json next;
+      rc = call(o, {{"cmd", "show"}, {"run", run}, {"from", from}}, [first, &next](const nlohmann::json& r, std::ostream& out) {
+        next = r.value("next", nlohmann::json());
+        const auto& x = r["run"];
+        if (first) {
+          out << fmt::format("run {} ({}): {} on {} [{}], {}\n", x["id"].get<long>(), cell(x["name"]), cell(x["test"]),
+                             cell(x["target"]), cell(x["serial"]), cell(x["status"]));
+          out << fmt::format("started {}, ended {}, steady state: {}\n", when(x["started"]), when(x["ended"]),
+                             x["steady"].is_null() ? "-" : (x["steady"].get<bool>() ? "reached" : "not reached"));
+          out << fmt::format("{:>6} {:<14} {:>12}\n", "ROUND", "PHASE", "IOPS");
+        }
+        for (const auto& rd : r["rounds"]) {
+          out << fmt::format("{:>6} {:<14} {:>12}\n", rd["index"].get<long>(), cell(rd["phase"]), whole(rd["iops"]));
+        }
+      });
+      if (rc != 0) return;
+      from = next;
+    }
+  });
+}
+
+}  // namespace nvmond::ctl
