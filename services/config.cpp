@@ -10,7 +10,6 @@
 #include <set>
 
 #include "core/config_reader.hpp"
-#include "http/security.hpp"
 #include "services/listen_address.hpp"
 #include "pts/test_plan.hpp"
 #include "schedule/run_name.hpp"
@@ -191,7 +190,7 @@ std::optional<std::string> real_poll_problem(const DaemonConfig& c) {
                      c.clock.factor, format_duration(poll), real_s * 1e3, format_duration(kMinRealPollInterval));
 }
 
-DaemonConfig load_config(const std::string& path, ConfigUse use) {
+DaemonConfig load_config(const std::string& path, ConfigUse use, const WebConfigLoader& load_web_config) {
   toml::table root = parse_toml_file(path);
   TableReader r(root, path, "");
   DaemonConfig c;
@@ -245,13 +244,7 @@ DaemonConfig load_config(const std::string& path, ConfigUse use) {
   c.jobs = read_jobs_config(r, &sim_serials);
   c.soaks = read_soaks(r);
   r.finish();
-  if (!c.web_config.empty()) {
-    try {
-      c.security = http::load_security(c.web_config);
-    } catch (const http::WebConfigError& e) {
-      throw ConfigError(e.what());
-    }
-  }
+  if (!c.web_config.empty() && load_web_config) c.security = load_web_config(c.web_config);
   check_real_poll_rate(r, c);
   if (use == ConfigUse::daemon) require_drives(root, c);
   return c;
@@ -295,9 +288,9 @@ std::vector<SoakSpec> read_soaks(TableReader& root) {
   return out;
 }
 
-int check_config_command(const std::string& path) {
+int check_config_command(const std::string& path, const WebConfigLoader& load_web_config) {
   try {
-    load_config(path);
+    load_config(path, ConfigUse::daemon, load_web_config);
     std::printf("%s: ok\n", path.c_str());
     return 0;
   } catch (const std::exception& e) {

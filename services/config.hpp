@@ -3,6 +3,7 @@
 // runs (so a bad SIGHUP reload changes nothing). Every error names
 // file:line:col. Keys are documented in README.md ("Configuration").
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -63,7 +64,8 @@ struct DaemonConfig {
   std::string file;
   std::string listen = "127.0.0.1:9947";
   // [daemon] web_config: exporter-toolkit web config (TLS, basic auth), read
-  // and its certificates loaded by load_config; null security = plain HTTP.
+  // and its certificates loaded by the daemon's WebConfigLoader; null
+  // security = plain HTTP.
   std::string web_config;
   std::shared_ptr<const http::Security> security;
   std::string state_dir;  // default: $STATE_DIRECTORY (systemd) or /var/lib/nvmond
@@ -105,10 +107,17 @@ enum class ConfigUse { daemon, tool };
 // $STATE_DIRECTORY (systemd's StateDirectory=, the first of several) or
 // /var/lib/nvmond: [daemon] state_dir when the file names none.
 std::string default_state_dir();
-DaemonConfig load_config(const std::string& path, ConfigUse use = ConfigUse::daemon);
+// Turns [daemon] web_config's file into the HTTP server's security; throws
+// ConfigError at file:line:col. The daemon passes the HTTP server's loader
+// (daemon/daemon_config.hpp); a tool passes none, so it needs no TLS
+// library, and `security` stays null.
+using WebConfigLoader = std::function<std::shared_ptr<const http::Security>(const std::string& path)>;
+DaemonConfig load_config(const std::string& path, ConfigUse use = ConfigUse::daemon,
+                         const WebConfigLoader& load_web_config = {});
 
 // `nvmond --check-config` and `nvmonctl check-config`: prints "PATH: ok" and
-// returns 0, or prints the error to stderr and returns 1.
-int check_config_command(const std::string& path);
+// returns 0, or prints the error to stderr and returns 1. Without a loader
+// the web config's contents are left to `nvmond --check-config`.
+int check_config_command(const std::string& path, const WebConfigLoader& load_web_config = {});
 
 }  // namespace nvmond
