@@ -35,13 +35,14 @@
 #include <vector>
 
 #include "control/control_settings.hpp"
+#include "control/framing.hpp"
 #include "core/clock.hpp"
 
 namespace nvmond {
 
 // A request longer than this (without its newline) gets an error reply and
 // the connection is closed.
-inline constexpr std::size_t kMaxControlRequest = 64 * 1024;
+inline constexpr std::size_t kMaxControlRequest = control::kMaxRequestLine;
 
 // nvmonctl sends its request as soon as it connects; a peer that has not
 // sent a whole line (or taken its reply) by then is idle or hostile.

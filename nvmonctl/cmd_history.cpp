@@ -10,15 +10,14 @@ void add_history(CLI::App& app, Options& o, int& rc) {
   static std::string drive;
   c->add_option("--drive", drive, "Only runs on the drive with this serial");
   c->callback([&o, &rc] {
-    nlohmann::json req{{"cmd", "history"}};
-    if (!drive.empty()) req["drive"] = drive;
-    rc = call(o, req, [](const nlohmann::json& r, std::ostream& out) {
-      print_table(out, r["runs"], "no runs", "{:>5} {:<24} {:<10} {:<20} {:<12} {:>7} {:<19} {:<19}\n",
+    control::HistoryRequest req;
+    if (!drive.empty()) req.drive = drive;
+    rc = call<control::HistoryReply>(o, req, [](const control::HistoryReply& r, std::ostream& out) {
+      print_table(out, r.runs, "no runs", "{:>5} {:<24} {:<10} {:<20} {:<12} {:>7} {:<19} {:<19}\n",
                   {"RUN", "NAME", "TEST", "DRIVE", "STATUS", "ROUNDS", "STARTED", "ENDED"},
-                  [](const nlohmann::json& x) -> std::vector<std::string> {
-                    return {std::to_string(x["id"].get<long>()), cell(x["name"]),   cell(x["test"]),
-                            cell(x["serial"]), cell(x["status"]), std::to_string(x["round"].get<long>()),
-                            when(x["started"]), when(x["ended"])};
+                  [](const control::Run& x) -> std::vector<std::string> {
+                    return {std::to_string(x.id), x.name,   x.test, x.serial, x.status, std::to_string(x.round),
+                            when(x.started), when(x.ended)};
                   });
     });
   });

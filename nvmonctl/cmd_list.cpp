@@ -9,12 +9,11 @@ namespace nvmond::ctl {
 void add_list(CLI::App& app, Options& o, int& rc) {
   auto* c = app.add_subcommand("list", "Soak schedules, their state and next start");
   c->callback([&o, &rc] {
-    rc = call(o, {{"cmd", "list"}}, [](const nlohmann::json& r, std::ostream& out) {
-      print_table(out, r["schedules"], "no schedules", "{:<24} {:<10} {:<16} {:<32} {:<13} {:<19} {:>5} {}\n",
+    rc = call<control::ListReply>(o, control::ListRequest{}, [](const control::ListReply& r, std::ostream& out) {
+      print_table(out, r.schedules, "no schedules", "{:<24} {:<10} {:<16} {:<32} {:<13} {:<19} {:>5} {}\n",
                   {"NAME", "TEST", "TARGET", "SCHEDULE", "STATE", "NEXT", "RUN", "DETAIL"},
-                  [](const nlohmann::json& s) -> std::vector<std::string> {
-                    return {cell(s["name"]),  cell(s["test"]),       cell(s["target"]), cell(s["schedule"]),
-                            cell(s["state"]), when(s["next_start"]), cell(s["run"]),    cell(s["detail"])};
+                  [](const control::Schedule& s) -> std::vector<std::string> {
+                    return {s.name, s.test, s.target, s.schedule, s.state, when(s.next_start), cell(s.run), s.detail};
                   });
     });
   });

@@ -1,4 +1,6 @@
 // nvmonctl stop RUN, pause [RUN], resume [RUN].
+#include <cstdint>
+#include <optional>
 #include <ostream>
 
 #include "nvmonctl/ctl_client.hpp"
@@ -12,10 +14,17 @@ void add_action(CLI::App& app, Options& o, int& rc, const std::string& name, con
   auto* opt = c->add_option("run", *run, "Run id (nvmonctl status)");
   if (need_run) opt->required();
   c->callback([&o, &rc, name, run, opt] {
-    nlohmann::json req{{"cmd", name}};
-    if (opt->count() > 0) req["run"] = *run;
-    rc = call(o, req, [name](const nlohmann::json& r, std::ostream& out) {
-      out << name << (name == "stop" ? "ped" : "d") << " run " << (r.contains("runs") ? cell(r["runs"]) : cell(r["run"])) << "\n";
+    const std::optional<std::int64_t> which = opt->count() > 0 ? std::optional<std::int64_t>(*run) : std::nullopt;
+    if (name == "stop") {
+      rc = call<control::StopReply>(o, control::StopRequest{*run}, [](const control::StopReply& r, std::ostream& out) {
+        out << "stopped run " << r.run << "\n";
+      });
+      return;
+    }
+    const control::Request req =
+        name == "pause" ? control::Request(control::PauseRequest{which}) : control::Request(control::ResumeRequest{which});
+    rc = call<control::RunsActedOn>(o, req, [name](const control::RunsActedOn& r, std::ostream& out) {
+      out << name << "d run " << cell(r.runs) << "\n";
     });
   });
 }

@@ -1,6 +1,8 @@
 // nvmonctl show RUN: one run, its rounds and steady state.
 #include <fmt/format.h>
 
+#include <cstdint>
+#include <optional>
 #include <ostream>
 
 #include "nvmonctl/ctl_client.hpp"
@@ -16,24 +18,26 @@ void add_show(CLI::App& app, Options& o, int& rc) {
   c->callback([&o, &rc] {
     // The daemon answers a page of rounds at a time (its "next" says where the
     // following page starts); --json prints the one page that --from names.
-    nlohmann::json from = from_round;
-    for (bool first = true; !from.is_null(); first = false) {
-      nlohmann::json next;
-      rc = call(o, {{"cmd", "show"}, {"run", run}, {"from", from}}, [first, &next](const nlohmann::json& r, std::ostream& out) {
-        next = r.value("next", nlohmann::json());
-        const auto& x = r["run"];
+    std::optional<std::int64_t> from = from_round;
+    for (bool first = true; from; first = false) {
+      std::optional<std::int64_t> next;
+      rc = call<control::ShowReply>(o, control::ShowRequest{run, from, std::nullopt},
+                                    [first, &next](const control::ShowReply& r, std::ostream& out) {
+        next = r.next;
+        const auto& x = r.run;
         if (first) {
-          out << fmt::format("run {} ({}): {} on {} [{}], {}\n", x["id"].get<long>(), cell(x["name"]), cell(x["test"]),
-                             cell(x["target"]), cell(x["serial"]), cell(x["status"]));
-          out << fmt::format("started {}, ended {}, steady state: {}\n", when(x["started"]), when(x["ended"]),
-                             x["steady"].is_null() ? "-" : (x["steady"].get<bool>() ? "reached" : "not reached"));
+          out << fmt::format("run {} ({}): {} on {} [{}], {}\n", x.id, x.name, x.test, x.target, x.serial, x.status);
+          out << fmt::format("started {}, ended {}, steady state: {}\n", when(x.started), when(x.ended),
+                             !x.steady ? "-" : (*x.steady ? "reached" : "not reached"));
           out << fmt::format("{:>6} {:<14} {:>12}\n", "ROUND", "PHASE", "IOPS");
         }
-        for (const auto& rd : r["rounds"]) {
-          out << fmt::format("{:>6} {:<14} {:>12}\n", rd["index"].get<long>(), cell(rd["phase"]), whole(rd["iops"]));
+        for (const auto& rd : r.rounds) {
+          out << fmt::format("{:>6} {:<14} {:>12}\n", rd.index, rd.phase, whole(rd.iops));
         }
       });
       if (rc != 0) return;
+      // --json prints the one page --from names
+      if (o.json) return;
       from = next;
     }
   });

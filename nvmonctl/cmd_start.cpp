@@ -14,17 +14,16 @@ void add_start(CLI::App& app, Options& o, int& rc) {
   c->add_option("--target", target, "sim:NAME, or a block device or file allowed by [safety]")->required();
   c->add_option("--set", sets, "Test parameter KEY=VALUE (repeatable)");
   c->callback([&o, &rc] {
-    nlohmann::json params = nlohmann::json::object();
+    control::StartRequest req{test, target, {}};
     for (const auto& kv : sets) {
       auto eq = kv.find('=');
       if (eq == std::string::npos || eq == 0) throw CLI::ValidationError("--set", "expected KEY=VALUE, got " + kv);
-      params[kv.substr(0, eq)] = kv.substr(eq + 1);
+      req.params[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
-    rc = call(o, {{"cmd", "start"}, {"test", test}, {"target", target}, {"params", params}},
-              [](const nlohmann::json& r, std::ostream& out) {
-                if (r.value("queued", false)) out << "queued " << cell(r["name"]) << ": " << cell(r["detail"]) << "\n";
-                else out << "started run " << cell(r["run"]) << " (" << cell(r["name"]) << ")\n";
-              });
+    rc = call<control::StartReply>(o, req, [](const control::StartReply& r, std::ostream& out) {
+      if (r.queued) out << "queued " << r.name << ": " << r.detail.value_or("-") << "\n";
+      else out << "started run " << cell(r.run) << " (" << r.name << ")\n";
+    });
   });
 }
 

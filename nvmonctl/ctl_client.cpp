@@ -2,16 +2,12 @@
 
 #include <fmt/args.h>
 #include <fmt/format.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <iostream>
-#include <sstream>
 
+#include "control/client.hpp"
 #include "services/config.hpp"
 
 namespace nvmond::ctl {
@@ -34,81 +30,53 @@ int unreachable(const std::string& path, int err) {
 
 }  // namespace
 
-int call(const Options& o, const nlohmann::json& request,
-         const std::function<void(const nlohmann::json&, std::ostream&)>& human) {
-  std::string path;
+int not_understood(const std::string& path, const std::string& why) {
+  std::cerr << "nvmonctl: " << path << ": reply not understood: " << why << "\n";
+  return kBadReply;
+}
+
+int exchange(const Options& o, const control::Request& request, nlohmann::json& reply, std::string& path) {
   try {
     path = socket_path(o);
   } catch (const std::exception& e) {
     std::cerr << e.what() << "\n";
     return kUsage;
   }
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (path.size() >= sizeof addr.sun_path) return unreachable(path, ENAMETOOLONG);
-  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return unreachable(path, errno);
-  timeval tv{30, 0};  // a daemon that accepts but never answers
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    int err = errno;
-    ::close(fd);
-    return unreachable(path, err);
-  }
-  const std::string line = request.dump() + "\n";
-  std::string reply;
-  bool sent = ::send(fd, line.data(), line.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(line.size());
-  char buf[4096];
-  while (reply.find('\n') == std::string::npos) {
-    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    reply.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  auto j = nlohmann::json::parse(reply.substr(0, reply.find('\n')), nullptr, false);
+  const control::Exchange x = control::exchange(path, request);
+  if (x.unreachable != 0) return unreachable(path, x.unreachable);
+  const nlohmann::json& j = x.reply;
   if (j.is_discarded() || !j.is_object() || !j.contains("ok") || !j["ok"].is_boolean()) {
-    std::cerr << "nvmonctl: " << path << ": " << (sent ? "no understandable reply" : "could not send the request") << "\n";
+    std::cerr << "nvmonctl: " << path << ": " << (x.sent ? "no understandable reply" : "could not send the request") << "\n";
     return kBadReply;
   }
-  if (!j["ok"].get<bool>()) {
-    const std::string err = j.value("error", "request refused");
-    if (o.json) std::cout << j.dump() << "\n";
-    std::cerr << "nvmonctl: " << err << "\n";
-    return err == "permission denied" ? kUnreachable : kRefused;
-  }
-  if (o.json) {
-    std::cout << j.dump(2) << "\n";
-    return kOk;
-  }
-  // Laid out whole before printing: a reply of another shape (another
-  // version's, a damaged value) is an error, not half a table and an abort.
-  std::ostringstream text;
   try {
-    human(j, text);
-  } catch (const nlohmann::json::exception& e) {
-    std::cerr << "nvmonctl: " << path << ": reply not understood: " << e.what() << "\n";
-    return kBadReply;
+    if (!control::reply_ok(j)) {
+      const std::string err = control::decode_error_reply(j).error;
+      if (o.json) std::cout << j.dump() << "\n";
+      std::cerr << "nvmonctl: " << err << "\n";
+      return err == "permission denied" ? kUnreachable : kRefused;
+    }
+  } catch (const control::DecodeError& e) {
+    return not_understood(path, e.what());
   }
-  std::cout << text.str();
+  if (o.json) std::cout << j.dump(2) << "\n";
+  reply = j;
   return kOk;
 }
 
-std::string cell(const nlohmann::json& v) {
-  if (v.is_null()) return "-";
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_number_float()) return fmt::format("{:.1f}", v.get<double>());
-  return v.dump();
-}
+std::string cell(const std::string& v) { return v; }
 
-std::string whole(const nlohmann::json& v) {
-  if (!v.is_number()) return "-";
-  return fmt::format("{:.0f}", v.get<double>());
-}
+std::string cell(const std::optional<double>& v) { return v ? fmt::format("{:.1f}", *v) : "-"; }
 
-std::string when(const nlohmann::json& unix_seconds) {
-  if (!unix_seconds.is_number()) return "-";
-  std::time_t t = static_cast<std::time_t>(unix_seconds.get<double>());
+std::string cell(const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : "-"; }
+
+std::string cell(const std::vector<std::int64_t>& v) { return nlohmann::json(v).dump(); }
+
+std::string whole(const std::optional<double>& v) { return v ? fmt::format("{:.0f}", *v) : "-"; }
+
+std::string when(const std::optional<double>& unix_seconds) {
+  if (!unix_seconds) return "-";
+  std::time_t t = static_cast<std::time_t>(*unix_seconds);
   std::tm tm{};
   localtime_r(&t, &tm);
   char buf[32];
@@ -116,9 +84,9 @@ std::string when(const nlohmann::json& unix_seconds) {
   return buf;
 }
 
-std::string duration(const nlohmann::json& seconds) {
-  if (!seconds.is_number()) return "-";
-  auto s = static_cast<long>(seconds.get<double>());
+std::string duration(const std::optional<double>& seconds) {
+  if (!seconds) return "-";
+  auto s = static_cast<long>(*seconds);
   return fmt::format("{}h{:02}m", s / 3600, (s % 3600) / 60);
 }
 
@@ -130,15 +98,14 @@ std::string laid_out(std::string_view layout, const std::vector<std::string>& ce
 }
 }  // namespace
 
-void print_table(std::ostream& out, const nlohmann::json& rows, std::string_view none, std::string_view layout,
-                 const std::vector<std::string>& header,
-                 const std::function<std::vector<std::string>(const nlohmann::json& row)>& cells) {
+void print_lines(std::ostream& out, const std::vector<std::vector<std::string>>& rows, std::string_view none,
+                 std::string_view layout, const std::vector<std::string>& header) {
   if (rows.empty()) {
     out << none << "\n";
     return;
   }
   out << laid_out(layout, header);
-  for (const auto& row : rows) out << laid_out(layout, cells(row));
+  for (const auto& row : rows) out << laid_out(layout, row);
 }
 
 }  // namespace nvmond::ctl

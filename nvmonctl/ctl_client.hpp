@@ -7,11 +7,17 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <functional>
-#include <iosfwd>
+#include <iostream>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "control/codec.hpp"
+#include "control/protocol.hpp"
 
 namespace nvmond::ctl {
 
@@ -26,23 +32,56 @@ struct Options {
 // --socket, else --config's [control] socket, else the default.
 std::string socket_path(const Options& o);
 
-// Sends `request`, prints the reply through `human` (or as JSON), returns
-// the exit code.
-int call(const Options& o, const nlohmann::json& request,
-         const std::function<void(const nlohmann::json& reply, std::ostream& out)>& human);
+// Sends `request`; the exit code, and the daemon's reply when it was ok
+// (printed as it came with --json). A reply in a protocol version this
+// nvmonctl does not speak is refused (exit 4) with both versions named.
+// `path` is the socket asked, for messages.
+int exchange(const Options& o, const control::Request& request, nlohmann::json& reply, std::string& path);
+// Prints why a reply was not understood; returns kBadReply.
+int not_understood(const std::string& path, const std::string& why);
 
-// Table helpers for the human output.
-std::string cell(const nlohmann::json& v);                  // null → "-"
-// A count or rate rounded to a whole number; "-" for null, which is how the
-// daemon sends a value it does not have or that is not finite.
-std::string whole(const nlohmann::json& v);
-std::string when(const nlohmann::json& unix_seconds);       // local "YYYY-MM-DD HH:MM:SS" or "-"
-std::string duration(const nlohmann::json& seconds);        // "1h02m" or "-"
+// Sends `request` and prints the reply, decoded as `Reply`, through `human`
+// (or as JSON); returns the exit code.
+template <typename Reply>
+int call(const Options& o, const control::Request& request,
+         const std::function<void(const Reply& reply, std::ostream& out)>& human) {
+  nlohmann::json reply;
+  std::string path;
+  const int rc = exchange(o, request, reply, path);
+  if (rc != kOk || o.json) return rc;
+  // Laid out whole before printing: a reply of another shape (a damaged
+  // value) is an error, not half a table.
+  std::ostringstream text;
+  try {
+    human(control::decode_reply<Reply>(reply), text);
+  } catch (const control::DecodeError& e) {
+    return not_understood(path, e.what());
+  }
+  std::cout << text.str();
+  return kOk;
+}
+
+// Table helpers for the human output; "-" for what the daemon does not have.
+std::string cell(const std::string& v);
+std::string cell(const std::optional<double>& v);        // one decimal
+std::string cell(const std::optional<std::int64_t>& v);
+std::string cell(const std::vector<std::int64_t>& v);    // [1,2]
+// A count or rate rounded to a whole number.
+std::string whole(const std::optional<double>& v);
+std::string when(const std::optional<double>& unix_seconds);  // local "YYYY-MM-DD HH:MM:SS"
+std::string duration(const std::optional<double>& seconds);   // "1h02m"
+
 // `header`, then each row's cells, every line laid out by `layout` so the
 // columns line up; `none` alone when there are no rows.
-void print_table(std::ostream& out, const nlohmann::json& rows, std::string_view none, std::string_view layout,
-                 const std::vector<std::string>& header,
-                 const std::function<std::vector<std::string>(const nlohmann::json& row)>& cells);
+void print_lines(std::ostream& out, const std::vector<std::vector<std::string>>& rows, std::string_view none,
+                 std::string_view layout, const std::vector<std::string>& header);
+template <typename Row, typename Cells>
+void print_table(std::ostream& out, const std::vector<Row>& rows, std::string_view none, std::string_view layout,
+                 const std::vector<std::string>& header, Cells cells) {
+  std::vector<std::vector<std::string>> lines;
+  for (const auto& row : rows) lines.push_back(cells(row));
+  print_lines(out, lines, none, layout, header);
+}
 
 // One function per subcommand file.
 void add_status(CLI::App& app, Options& o, int& rc);
