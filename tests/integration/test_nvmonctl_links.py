@@ -14,6 +14,9 @@ from nvmond_harness import NVMONCTL  # noqa: E402
 # check reads what nvmonctl links directly (its NEEDED entries), not ldd's
 # whole closure.
 DAEMON_ONLY = ("libssl", "libcrypto", "libsystemd")
+# The linker drops a library nothing calls (Debian's gcc links --as-needed),
+# so the link line is read too: what it names is what nvmonctl depends on.
+DAEMON_LIBRARIES = ("libssl", "libcrypto", "libsystemd", "libnvmond_daemon", "libnvmond_http")
 
 
 def needed(binary):
@@ -27,6 +30,19 @@ class NvmonctlLinks(unittest.TestCase):
         self.assertTrue(libs, "readelf found no NEEDED entry in " + NVMONCTL)
         linked = [lib for lib in libs if lib.startswith(DAEMON_ONLY)]
         self.assertEqual(linked, [], f"{NVMONCTL} links {linked}")
+
+    def test_nvmonctl_is_not_linked_against_the_daemon(self):
+        ninja = os.path.join(os.path.dirname(os.path.abspath(NVMONCTL)), "build.ninja")
+        if not os.path.isfile(ninja):
+            self.skipTest("no build.ninja beside " + NVMONCTL)
+        with open(ninja) as f:
+            text = f.read()
+        m = re.search(r"^build nvmonctl: .*?\n((?:  .*\n)+)", text, re.M)
+        self.assertIsNotNone(m, "no link statement for nvmonctl in " + ninja)
+        libs = re.search(r"^  LINK_LIBRARIES = (.*)$", m.group(1), re.M)
+        named = [os.path.basename(w) for w in (libs.group(1).split() if libs else [])]
+        linked = sorted({n for n in named if n.startswith(DAEMON_LIBRARIES)})
+        self.assertEqual(linked, [], "nvmonctl's link line names " + ", ".join(linked))
 
 
 if __name__ == "__main__":
