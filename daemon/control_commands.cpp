@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <map>
 #include <optional>
-#include <stdexcept>
+#include <variant>
+
+#include "control/codec.hpp"
 
 #include "pts/model/run_codec.hpp"
 
@@ -13,72 +15,41 @@ namespace nvmond {
 namespace {
 
 using nlohmann::json;
+namespace ctl = control;
 
-json ok(json body = json::object()) {
-  body["ok"] = true;
-  return body;
-}
-json fail(const std::string& message) { return {{"ok", false}, {"error", message}}; }
+static_assert(ctl::kMaxShowRounds == static_cast<std::int64_t>(RoundPage::kMaxRounds),
+              "a show page is bounded by what the run store answers at once");
+
+json fail(const std::string& message) { return ctl::encode(ctl::ErrorReply{message}); }
 
 std::optional<double> unix_seconds(std::optional<WallTime> t) {
   if (!t) return std::nullopt;
   return seconds(t->time_since_epoch());
 }
 
-template <typename T>
-json opt(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
+ctl::Drive drive_of(const DriveSummary& d) {
+  return {d.serial, d.model, d.path, d.up, d.composite_c, d.warning_c, d.percentage_used, d.critical_warnings,
+          d.throttling};
 }
 
-std::int64_t run_id(const json& req) {
-  if (!req.contains("run") || !req["run"].is_number_integer()) throw std::invalid_argument("\"run\": expected a run id");
-  return req["run"].get<std::int64_t>();
-}
-
-// `from` (a round index, default 0) and `limit` (1..RoundPage::kMaxRounds,
-// default the most) of a `show`.
-RoundPage round_page(const json& req) {
-  RoundPage page;
-  if (req.contains("from")) {
-    if (!req["from"].is_number_integer() || req["from"].get<std::int64_t>() < 0) {
-      throw std::invalid_argument("\"from\": expected a round index (0 or more)");
-    }
-    page.from = req["from"].get<std::int64_t>();
-  }
-  if (req.contains("limit")) {
-    const json& l = req["limit"];
-    if (!l.is_number_integer() || l.get<std::int64_t>() < 1 ||
-        l.get<std::int64_t>() > static_cast<std::int64_t>(RoundPage::kMaxRounds)) {
-      throw std::invalid_argument(fmt::format("\"limit\": expected 1 to {} rounds", RoundPage::kMaxRounds));
-    }
-    page.limit = l.get<std::size_t>();
-  }
-  return page;
-}
-
-json drive_json(const DriveSummary& d) {
-  return {{"serial", d.serial},         {"model", d.model},
-          {"path", d.path},             {"up", d.up},
-          {"composite_c", opt(d.composite_c)}, {"warning_c", opt(d.warning_c)},
-          {"percentage_used", opt(d.percentage_used)}, {"critical_warnings", d.critical_warnings},
-          {"throttling", d.throttling}};
-}
-
-json schedule_json(const ScheduleView& s) {
-  return {{"name", s.name},     {"test", s.test},     {"target", s.target},
-          {"schedule", s.schedule}, {"state", std::string(to_text(s.state))}, {"detail", s.detail},
-          {"next_start", opt(unix_seconds(s.next_start))}, {"run", opt(s.run)}};
+ctl::Schedule schedule_of(const ScheduleView& s) {
+  return {s.name, s.test, s.target, s.schedule, s.state, s.detail, unix_seconds(s.next_start), s.run};
 }
 
 json status(ControlContext& ctx) {
-  json drives = json::array(), runs = json::array();
-  for (const auto& d : ctx.drives()) drives.push_back(drive_json(d));
-  for (const auto& r : ctx.soaks.active()) runs.push_back(to_json(r));
-  json queued = json::array();
+  ctl::StatusReply reply;
+  for (const auto& d : ctx.drives()) reply.drives.push_back(drive_of(d));
+  for (const auto& r : ctx.soaks.active()) reply.runs.push_back(r);
   for (const auto& s : ctx.scheduler.list()) {
-    if (s.state == ScheduleState::queued || s.state == ScheduleState::waiting_cool) queued.push_back(schedule_json(s));
+    if (s.state == ScheduleState::queued || s.state == ScheduleState::waiting_cool) reply.queued.push_back(schedule_of(s));
   }
-  return ok({{"drives", drives}, {"runs", runs}, {"queued", queued}});
+  return ctl::encode(reply);
+}
+
+json list(ControlContext& ctx) {
+  ctl::ListReply reply;
+  for (const auto& s : ctx.scheduler.list()) reply.schedules.push_back(schedule_of(s));
+  return ctl::encode(reply);
 }
 
 // What a control client may send in a start request: strings that end up in
@@ -100,95 +71,100 @@ std::optional<std::string> field_problem(const std::string& what, const std::str
   return std::nullopt;
 }
 
-json start(const json& req, ControlContext& ctx) {
-  SoakRequest r;
-  if (!req.contains("test") || !req["test"].is_string()) return fail("\"test\": expected a test name");
-  if (!req.contains("target") || !req["target"].is_string()) return fail("\"target\": expected a target");
-  r.test = req["test"];
-  r.target = req["target"];
-  if (auto p = field_problem("\"test\"", r.test, kMaxParamKey)) return fail(*p);
-  if (auto p = field_problem("\"target\"", r.target, kMaxTarget)) return fail(*p);
-  if (req.contains("params")) {
-    if (!req["params"].is_object()) return fail("\"params\": expected an object of strings");
-    if (req["params"].size() > kMaxParams) return fail(fmt::format("\"params\": at most {} parameters", kMaxParams));
-    for (const auto& [k, v] : req["params"].items()) {
-      if (auto p = field_problem("\"params\": a parameter name", k, kMaxParamKey)) return fail(*p);
-      if (!v.is_string()) return fail("\"params\": " + k + " must be a string");
-      if (auto p = field_problem("\"params\": " + k, v.get<std::string>(), kMaxParamValue)) return fail(*p);
-      r.params[k] = v.get<std::string>();
-    }
+std::optional<std::string> start_problem(const ctl::StartRequest& req) {
+  if (auto p = field_problem("\"test\"", req.test, kMaxParamKey)) return p;
+  if (auto p = field_problem("\"target\"", req.target, kMaxTarget)) return p;
+  if (req.params.size() > kMaxParams) return fmt::format("\"params\": at most {} parameters", kMaxParams);
+  for (const auto& [k, v] : req.params) {
+    if (auto p = field_problem("\"params\": a parameter name", k, kMaxParamKey)) return p;
+    if (auto p = field_problem("\"params\": " + k, v, kMaxParamValue)) return p;
   }
+  return std::nullopt;
+}
+
+json start(const ctl::StartRequest& req, ControlContext& ctx) {
+  if (auto p = start_problem(req)) return fail(*p);
+  SoakRequest r;
+  r.test = req.test;
+  r.target = req.target;
+  r.params = req.params;
   const std::string name = ctx.scheduler.request(r, ctx.clock.wall());
   ctx.tick();
   for (const auto& s : ctx.scheduler.list()) {
     if (s.name != name) continue;
     if (s.state == ScheduleState::failed) return fail(s.detail);
-    if (s.run) return ok({{"name", name}, {"run", *s.run}, {"queued", false}});
-    return ok({{"name", name}, {"queued", true}, {"detail", s.detail}});
+    if (s.run) return ctl::encode(ctl::StartReply{name, false, *s.run, std::nullopt});
+    return ctl::encode(ctl::StartReply{name, true, std::nullopt, s.detail});
   }
   return fail("run " + name + " ended before it could be reported");
 }
 
-json pause_resume(const json& req, ControlContext& ctx, bool pause) {
+json stop(const ctl::StopRequest& req, ControlContext& ctx) {
+  auto r = ctx.soaks.stop(req.run);
+  if (!r) return fail(r.error().message);
+  ctx.tick();
+  return ctl::encode(ctl::StopReply{req.run});
+}
+
+json pause_resume(std::optional<std::int64_t> run, ControlContext& ctx, bool pause) {
   std::vector<std::int64_t> ids;
-  if (req.contains("run")) ids.push_back(run_id(req));
+  if (run) ids.push_back(*run);
   else
     for (const auto& r : ctx.soaks.active()) ids.push_back(r.id);
   if (ids.empty()) return fail("no run in progress");
-  json done = json::array();
+  ctl::RunsActedOn done;
   for (auto id : ids) {
     auto r = pause ? ctx.soaks.pause(id) : ctx.soaks.resume(id);
     if (!r) return fail(r.error().message);
     ctx.scheduler.operator_paused(id, pause);
-    done.push_back(id);
+    done.runs.push_back(id);
   }
-  return ok({{"runs", done}});
+  return ctl::encode(done);
 }
+
+json history(const ctl::HistoryRequest& req, ControlContext& ctx) {
+  auto h = ctx.soaks.history(req.drive);
+  if (!h) return fail(h.error().message);
+  ctl::HistoryReply reply;
+  for (const auto& r : *h) reply.runs.push_back(r);
+  return ctl::encode(reply);
+}
+
+json show(const ctl::ShowRequest& req, ControlContext& ctx) {
+  RoundPage page;
+  if (req.from) page.from = *req.from;
+  if (req.limit) page.limit = static_cast<std::size_t>(*req.limit);
+  auto d = ctx.soaks.show(req.run, page);
+  if (!d) return fail(d.error().message);
+  ctl::ShowReply reply{d->run, {}, d->next_round};
+  for (const auto& r : d->rounds) {
+    json data = json::parse(r.data, nullptr, false);
+    reply.rounds.push_back({r.index, r.phase, r.iops, data.is_discarded() ? json(r.data) : data});
+  }
+  return ctl::encode(reply);
+}
+
+template <class... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
 
 }  // namespace
 
-json to_json(const RunView& r) { return run_view_json(r); }
 
-json handle_control(const json& req, ControlContext& ctx) {
-  const std::string cmd = req["cmd"];
-  if (cmd == "ping") return ok();
-  if (cmd == "status") return status(ctx);
-  if (cmd == "list") {
-    json out = json::array();
-    for (const auto& s : ctx.scheduler.list()) out.push_back(schedule_json(s));
-    return ok({{"schedules", out}});
-  }
-  if (cmd == "start") return start(req, ctx);
-  if (cmd == "stop") {
-    auto r = ctx.soaks.stop(run_id(req));
-    if (!r) return fail(r.error().message);
-    ctx.tick();
-    return ok({{"run", run_id(req)}});
-  }
-  if (cmd == "pause" || cmd == "resume") return pause_resume(req, ctx, cmd == "pause");
-  if (cmd == "history") {
-    std::optional<std::string> serial;
-    if (req.contains("drive")) {
-      if (!req["drive"].is_string()) return fail("\"drive\": expected a serial");
-      serial = req["drive"].get<std::string>();
-    }
-    auto h = ctx.soaks.history(serial);
-    if (!h) return fail(h.error().message);
-    json runs = json::array();
-    for (const auto& r : *h) runs.push_back(to_json(r));
-    return ok({{"runs", runs}});
-  }
-  if (cmd == "show") {
-    auto d = ctx.soaks.show(run_id(req), round_page(req));
-    if (!d) return fail(d.error().message);
-    json rounds = json::array();
-    for (const auto& r : d->rounds) {
-      json data = json::parse(r.data, nullptr, false);
-      rounds.push_back({{"index", r.index}, {"phase", r.phase}, {"iops", r.iops}, {"data", data.is_discarded() ? json(r.data) : data}});
-    }
-    return ok({{"run", to_json(d->run)}, {"rounds", rounds}, {"next", opt(d->next_round)}});
-  }
-  return fail("unknown command \"" + cmd + "\"");
+json handle_control(const json& request, ControlContext& ctx) {
+  return std::visit(Overloaded{[](const ctl::PingRequest&) { return ctl::encode(ctl::PingReply{}); },
+                               [&ctx](const ctl::StatusRequest&) { return status(ctx); },
+                               [&ctx](const ctl::ListRequest&) { return list(ctx); },
+                               [&ctx](const ctl::StartRequest& r) { return start(r, ctx); },
+                               [&ctx](const ctl::StopRequest& r) { return stop(r, ctx); },
+                               [&ctx](const ctl::PauseRequest& r) { return pause_resume(r.run, ctx, true); },
+                               [&ctx](const ctl::ResumeRequest& r) { return pause_resume(r.run, ctx, false); },
+                               [&ctx](const ctl::HistoryRequest& r) { return history(r, ctx); },
+                               [&ctx](const ctl::ShowRequest& r) { return show(r, ctx); }},
+                    ctl::decode_request(request));
 }
 
 }  // namespace nvmond

@@ -1,7 +1,7 @@
 #pragma once
-// What each control-socket command does (docs/operations.md): plain
-// dispatch from a request object to the soak boundary, the scheduler and
-// the published drive summaries, and back to a reply object.
+// What each control-socket command does (docs/operations.md): typed
+// dispatch from a control protocol request to the soak boundary, the
+// scheduler and the published drive summaries, and back to its reply.
 //
 // Thread-safety: event-loop thread only.
 #include <nlohmann/json.hpp>
@@ -9,6 +9,7 @@
 #include <functional>
 #include <vector>
 
+#include "control/protocol.hpp"
 #include "core/clock.hpp"
 #include "daemon/drive_summary.hpp"
 #include "schedule/soak_control.hpp"
@@ -25,8 +26,9 @@ struct ControlContext {
   std::function<void()> tick;
 };
 
+// Decodes `request` with the protocol's codec (throws control::DecodeError,
+// an std::invalid_argument naming the key, for a malformed one or an
+// unknown version), answers it, and returns the encoded reply.
 nlohmann::json handle_control(const nlohmann::json& request, ControlContext& ctx);
-
-nlohmann::json to_json(const RunView& r);
 
 }  // namespace nvmond

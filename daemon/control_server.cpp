@@ -15,6 +15,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "control/codec.hpp"
+#include "control/framing.hpp"
 #include "core/log.hpp"
 
 namespace nvmond {
@@ -22,7 +24,7 @@ namespace {
 
 using boost::asio::local::stream_protocol;
 
-nlohmann::json error_reply(const std::string& message) { return {{"ok", false}, {"error", message}}; }
+nlohmann::json error_reply(const std::string& message) { return control::encode(control::ErrorReply{message}); }
 
 // A socket file left by a daemon that died is removed; one that answers
 // belongs to a running nvmond and is an error.
@@ -38,23 +40,6 @@ void clear_stale(boost::asio::io_context& io, const std::string& path) {
 }
 
 }  // namespace
-
-std::optional<std::string> control_group_problem(const std::string& group) {
-  if (group.empty() || ::getgrnam(group.c_str()) != nullptr) return std::nullopt;
-  return "unknown group \"" + group + "\"";
-}
-
-std::optional<std::string> control_socket_problem(const std::string& path) {
-  struct stat st{};
-  if (::lstat(path.c_str(), &st) == 0) {
-    if (!S_ISSOCK(st.st_mode)) return "\"" + path + "\" exists and is not a socket";
-    return std::nullopt;
-  }
-  const auto dir = std::filesystem::path(path).parent_path();
-  std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) return "directory \"" + dir.string() + "\" does not exist";
-  return std::nullopt;
-}
 
 std::optional<std::string> ControlSlots::take(uid_t uid, bool privileged) {
   if (held_ >= limits_.total) return "too many control connections";
@@ -83,7 +68,7 @@ void ControlSlots::give_back(uid_t uid) {
 }
 
 nlohmann::json answer_control_line(const std::string& line, const ControlHandler& handler) {
-  nlohmann::json req = nlohmann::json::parse(line, nullptr, false);
+  nlohmann::json req = control::unframe(line);
   if (req.is_discarded()) return error_reply("malformed request: not JSON");
   if (!req.is_object() || !req.contains("cmd") || !req["cmd"].is_string()) {
     return error_reply("malformed request: expected an object with a string \"cmd\"");
@@ -168,9 +153,7 @@ class ControlServer::Session : public std::enable_shared_from_this<Session> {
   void write(const nlohmann::json& reply, bool keep) {
     reading_ = false;
     arm_deadline();
-    // nlohmann writes a non-finite number as null (JSON has no infinities),
-    // which nvmonctl prints as "-"; invalid UTF-8 in a string is replaced.
-    out_ = reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    out_ = control::frame(reply);
     boost::asio::async_write(socket_, boost::asio::buffer(out_), [self = shared_from_this(), keep](auto ec, std::size_t) {
       if (self->deadline_) self->deadline_->cancel();
       if (!ec && keep && !self->alive_.expired()) self->read();

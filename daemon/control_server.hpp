@@ -34,30 +34,19 @@
 #include <sys/types.h>
 #include <vector>
 
+#include "control/control_settings.hpp"
+#include "control/framing.hpp"
 #include "core/clock.hpp"
 
 namespace nvmond {
 
-struct ControlSettings {
-  std::string socket = "/run/nvmond/control.sock";
-  std::string group;  // empty: root and the daemon's user only
-};
-
 // A request longer than this (without its newline) gets an error reply and
 // the connection is closed.
-inline constexpr std::size_t kMaxControlRequest = 64 * 1024;
+inline constexpr std::size_t kMaxControlRequest = control::kMaxRequestLine;
 
 // nvmonctl sends its request as soon as it connects; a peer that has not
 // sent a whole line (or taken its reply) by then is idle or hostile.
 inline constexpr Duration kControlRequestTimeout = std::chrono::seconds(5);
-
-// Why `group` cannot be the control socket's group ("unknown group"), or
-// nullopt. Shared by the config check and the server.
-std::optional<std::string> control_group_problem(const std::string& group);
-// Why the daemon could not bind a control socket at `path` (a file that is
-// not a socket, a directory that does not exist), or nullopt. A socket file
-// left there is fine: the server replaces a stale one.
-std::optional<std::string> control_socket_problem(const std::string& path);
 
 // The connection slots of the control socket. Privileged peers (root and
 // the daemon's own user) may use all `total`; everyone else shares

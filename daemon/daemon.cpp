@@ -19,9 +19,9 @@
 #include "store/resilient_store.hpp"
 #include "store/resilient_run_store.hpp"
 #include "store/sqlite_run_backend.hpp"
-#include "daemon/test_targets.hpp"
+#include "services/test_targets.hpp"
 #include "store/sqlite_backend.hpp"
-#include "daemon/http/server.hpp"
+#include "http/server.hpp"
 #include "daemon/metrics_endpoint.hpp"
 #include "daemon/reload.hpp"
 

@@ -1,6 +1,6 @@
 #pragma once
 // Process lifecycle: event loop, signals (SIGTERM/SIGINT stop, SIGHUP reload),
-// the HTTP metrics endpoint (daemon/http, on its own thread), and systemd
+// the HTTP metrics endpoint (http/, on its own thread), and systemd
 // notification (READY, STATUS, WATCHDOG).
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "core/throughput_feed.hpp"
-#include "daemon/config.hpp"
+#include "services/config.hpp"
 #include "daemon/control_commands.hpp"
 #include "daemon/control_server.hpp"
 #include "daemon/fleet.hpp"

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "core/throughput_feed.hpp"
-#include "daemon/config.hpp"
+#include "services/config.hpp"
 #include "store/store.hpp"
 #include "daemon/poller.hpp"
 

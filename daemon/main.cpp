@@ -8,7 +8,7 @@
 #include "core/build_info.hpp"
 #include "core/config_reader.hpp"
 #include "core/log.hpp"
-#include "daemon/config.hpp"
+#include "daemon/daemon_config.hpp"
 #include "daemon/daemon.hpp"
 #include "daemon/poller.hpp"
 #include "store/store_writer.hpp"
@@ -22,14 +22,14 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", nvmond::build::kVersion);
   CLI11_PARSE(app, argc, argv);
 
-  if (!check_path.empty()) return nvmond::check_config_command(check_path);
+  if (!check_path.empty()) return nvmond::check_daemon_config(check_path);
   if (config_path.empty()) {
     std::fprintf(stderr, "nvmond: --config FILE is required (or --check-config FILE)\n");
     return 2;
   }
   int rc = 0;
   try {
-    nvmond::Daemon daemon(nvmond::load_config(config_path));
+    nvmond::Daemon daemon(nvmond::load_daemon_config(config_path));
     rc = daemon.run();
   } catch (const std::exception& e) {
     nvmond::log::error("{}", e.what());

@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
-#include "daemon/http/request_parser.hpp"
-#include "daemon/http/response.hpp"
+#include "http/request_parser.hpp"
+#include "http/response.hpp"
 #include "daemon/published_metrics.hpp"
 
 namespace nvmond {

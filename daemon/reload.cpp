@@ -2,11 +2,12 @@
 
 #include "core/config_reader.hpp"
 #include "core/log.hpp"
+#include "daemon/daemon_config.hpp"
 
 namespace nvmond {
 
 DaemonConfig reloaded_config(const DaemonConfig& running) {
-  DaemonConfig next = load_config(running.file);
+  DaemonConfig next = load_daemon_config(running.file);
   if (next.listen != running.listen) {
     log::warn("listen address changes need a restart; keeping {}", running.listen);
     next.listen = running.listen;

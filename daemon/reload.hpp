@@ -1,7 +1,7 @@
 #pragma once
 // What SIGHUP switches to. Kept out of Daemon so that a test can reload a
 // configuration without a process, signals or an HTTP server.
-#include "daemon/config.hpp"
+#include "services/config.hpp"
 
 namespace nvmond {
 

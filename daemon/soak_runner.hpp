@@ -41,7 +41,7 @@ struct OpenedTarget {
   std::unique_ptr<TestTarget> target;
   std::shared_ptr<const void> keep;
 };
-// Opens a [[soak]]/`nvmonctl start` target (daemon/test_targets.hpp, with the
+// Opens a [[soak]]/`nvmonctl start` target (services/test_targets.hpp, with the
 // daemon's current drives and safety settings).
 using TargetOpener = std::function<Result<OpenedTarget>(const std::string& target)>;
 

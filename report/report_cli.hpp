@@ -1,6 +1,6 @@
 #pragma once
 // `nvmonctl report` and `nvmonctl compare`, as functions of their arguments
-// and output streams (the CLI11 wiring lives in daemon/ctl/).
+// and output streams (the CLI11 wiring lives in nvmonctl/).
 //
 // RUN is what `load` accepts: load_run() takes a directory holding run.json
 // (what `nvmonctl test run --out DIR` writes) or the path of a run.json file;

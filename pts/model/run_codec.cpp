@@ -206,37 +206,71 @@ json run_view_json(const RunView& r) {
 
 namespace {
 
-double number_or_nan(const json& v) {
-  return v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>();
-}
-
 std::int64_t ns_of_seconds(double s) { return std::llround(s * 1e9); }
+
+}  // namespace
+
+namespace {
+
+// A key's value, or why not, named as `"key": expected ...` (the control
+// protocol prefixes the path of the run within its reply).
+struct ViewReader {
+  const json& j;
+  const json& need(const char* key, const char* expected) const {
+    if (!j.is_object() || !j.contains(key)) throw Error{"decode", fmt::format("\"{}\": expected {}", key, expected)};
+    return j[key];
+  }
+  [[noreturn]] static void bad(const char* key, const char* expected) {
+    throw Error{"decode", fmt::format("\"{}\": expected {}", key, expected)};
+  }
+  std::string text(const char* key) const {
+    const json& v = need(key, "a string");
+    if (!v.is_string()) bad(key, "a string");
+    return v.get<std::string>();
+  }
+  std::int64_t integer(const char* key, const char* expected) const {
+    const json& v = need(key, expected);
+    if (!v.is_number_integer()) bad(key, expected);
+    return v.get<std::int64_t>();
+  }
+  std::optional<double> number_or_null(const char* key) const {
+    const json& v = need(key, "a number or null");
+    if (v.is_null()) return std::nullopt;
+    if (!v.is_number()) bad(key, "a number or null");
+    return v.get<double>();
+  }
+};
 
 }  // namespace
 
 Result<RunView> run_view_from_json(const json& j) {
   try {
+    const ViewReader in{j};
     RunView r;
-    j.at("id").get_to(r.id);
-    j.at("name").get_to(r.name);
-    j.at("test").get_to(r.test);
-    j.at("target").get_to(r.target);
-    j.at("serial").get_to(r.serial);
-    auto status = run_status_from_text(j.at("status").get<std::string>());
-    if (!status) return status.error();
+    r.id = in.integer("id", "a run id");
+    r.name = in.text("name");
+    r.test = in.text("test");
+    r.target = in.text("target");
+    r.serial = in.text("serial");
+    auto status = run_status_from_text(in.text("status"));
+    if (!status) ViewReader::bad("status", "a run status");
     r.status = *status;
-    j.at("round").get_to(r.round);
-    j.at("rounds_total").get_to(r.rounds_total);
-    j.at("phase").get_to(r.phase);
-    r.iops = number_or_nan(j.at("iops"));
-    r.bytes_per_second = number_or_nan(j.at("bytes_per_second"));
-    if (!j.at("eta_s").is_null()) r.eta = from_seconds(j.at("eta_s").get<double>());
-    r.started_ns = ns_of_seconds(j.at("started").get<double>());
-    if (!j.at("ended").is_null()) r.ended_ns = ns_of_seconds(j.at("ended").get<double>());
-    if (!j.at("steady").is_null()) r.steady = j.at("steady").get<bool>();
+    r.round = in.integer("round", "a round count");
+    r.rounds_total = in.integer("rounds_total", "a round count");
+    r.phase = in.text("phase");
+    r.iops = in.number_or_null("iops").value_or(std::numeric_limits<double>::quiet_NaN());
+    r.bytes_per_second = in.number_or_null("bytes_per_second").value_or(std::numeric_limits<double>::quiet_NaN());
+    if (auto eta = in.number_or_null("eta_s")) r.eta = from_seconds(*eta);
+    auto started = in.number_or_null("started");
+    if (!started) ViewReader::bad("started", "a time");
+    r.started_ns = ns_of_seconds(*started);
+    if (auto ended = in.number_or_null("ended")) r.ended_ns = ns_of_seconds(*ended);
+    const json& steady = in.need("steady", "true, false or null");
+    if (!steady.is_null() && !steady.is_boolean()) ViewReader::bad("steady", "true, false or null");
+    if (steady.is_boolean()) r.steady = steady.get<bool>();
     return r;
-  } catch (const json::exception& e) {
-    return Error{"decode", fmt::format("run: {}", e.what())};
+  } catch (const Error& e) {
+    return e;
   }
 }
 

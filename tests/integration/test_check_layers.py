@@ -90,5 +90,64 @@ class CheckLinkEdges(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
 
 
+class CheckThirdPartyHeaders(unittest.TestCase):
+    """Each third-party library belongs to one role; an include of it
+    elsewhere fails with the file and line."""
+
+    def planted(self, rel, header):
+        with tree({rel: f"#pragma once\n#include <{header}>\n"}) as root:
+            return check(root)
+
+    def assert_refused(self, rel, header, what):
+        r = self.planted(rel, header)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn(f"{rel}:2: includes <{header}> ({what})", r.stderr)
+
+    def test_libnvme_outside_the_nvme_collector_fails(self):
+        self.assert_refused("store/s.cpp", "libnvme.h", "libnvme")
+        self.assert_refused("workloads/w.cpp", "nvme/ioctl.h", "libnvme")
+        # the parent folder is not the NVMe collector
+        self.assert_refused("collectors/device.hpp", "libnvme.h", "libnvme")
+
+    def test_sqlite_outside_the_store_fails(self):
+        self.assert_refused("analytics/a.cpp", "sqlite3.h", "SQLite")
+
+    def test_asio_in_nvmonctl_or_the_control_protocol_fails(self):
+        self.assert_refused("nvmonctl/client.cpp", "boost/asio/local/stream_protocol.hpp", "Asio")
+        self.assert_refused("control/codec.hpp", "boost/asio.hpp", "Asio")
+        self.assert_refused("services/config.cpp", "boost/asio/io_context.hpp", "Asio")
+
+    def test_libsystemd_outside_the_daemon_fails(self):
+        self.assert_refused("services/s.cpp", "systemd/sd-daemon.h", "libsystemd")
+
+    def test_openssl_outside_the_http_server_fails(self):
+        self.assert_refused("daemon/d.cpp", "openssl/ssl.h", "OpenSSL")
+
+    def test_each_library_passes_in_its_own_folder(self):
+        with tree({"collectors/nvme/n.cpp": "#include <libnvme.h>\n#include <nvme/types.h>\n",
+                   "store/s.cpp": "#include <sqlite3.h>\n",
+                   "http/h.cpp": "#include <boost/asio/ssl.hpp>\n#include <openssl/ssl.h>\n",
+                   "daemon/d.cpp": "#include <boost/asio/io_context.hpp>\n#include <systemd/sd-daemon.h>\n",
+                   "nvmonctl/c.cpp": "#include <boost/algorithm/string.hpp>\n#include <sys/socket.h>\n",
+                   "tests/unit/t.cpp": "#include <sqlite3.h>\n#include <boost/asio.hpp>\n"}) as root:
+            r = check(root)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+
+class CheckSourceFolders(unittest.TestCase):
+    def test_a_source_folder_missing_from_the_table_fails(self):
+        with tree({"daemon/ctl/main.cpp": "int main() {}\n", "daemon/d.cpp": "\n"}) as root:
+            r = check(root)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("daemon/ctl/: source folder without a layer", r.stderr)
+        self.assertNotIn("daemon/: source folder", r.stderr)
+
+    def test_a_build_tree_is_not_a_source_folder(self):
+        with tree({"build/CMakeCache.txt": "",
+                   "build/CMakeFiles/3.25/CompilerIdCXX/CMakeCXXCompilerId.cpp": "#include <sqlite3.h>\n"}) as root:
+            r = check(root)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -152,8 +152,8 @@ class DocCoverageTest(unittest.TestCase):
         # The rule must keep finding the readers: a refactor that hides every
         # key from it would otherwise pass.
         self.assertGreater(len(in_code), 80, sorted(in_code))
-        for area in ("daemon/config.cpp", "sim/sim_drive_spec.cpp", "workloads/job_spec.cpp",
-                     "schedule/soak_scheduler.cpp", "daemon/http/web_config.cpp"):
+        for area in ("services/config.cpp", "sim/sim_drive_spec.cpp", "workloads/job_spec.cpp",
+                     "schedule/soak_scheduler.cpp", "http/web_config.cpp"):
             self.assertTrue(any(area in w for w in in_code.values()), f"no key found in {area}")
         self.compare(in_code, documented_names(read_doc("configuration.md"), IDENT), "configuration.md")
 

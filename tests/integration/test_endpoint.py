@@ -24,7 +24,7 @@ from nvmond_harness import Daemon, by_series, config, has_series, parse, sim, va
 CONFIG = config(sim("a", "EP-A", "datacenter"), sim("b", "EP-B", "consumer"), poll_interval="1h")
 
 SCRAPE_HEAD = b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: slowloris\r\n\r\n"
-HEADER_TIMEOUT = 10.0  # daemon/http/server_context.hpp, Limits::header_timeout
+HEADER_TIMEOUT = 10.0  # http/server_context.hpp, Limits::header_timeout
 MAX_CONNECTIONS = 128  # Limits::max_connections
 
 

@@ -39,7 +39,7 @@ RIGHT_SCRAPES = 300
 # under 50 ms on an idle machine. The bound leaves room for a loaded 2-core
 # CI machine with 32 guessers, a bcrypt thread and other tests beside it.
 P99_BOUND_S = 1.0
-# nvmond's defaults (daemon/http/server_context.hpp, auth_limiter.hpp).
+# nvmond's defaults (http/server_context.hpp, auth_limiter.hpp).
 FAILURE_BURST, FAILURE_REFILL_S = 5, 10
 
 # The TLS tests' daemon, under its own serial.

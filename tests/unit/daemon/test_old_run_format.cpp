@@ -10,7 +10,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/build_info.hpp"
-#include "daemon/run_source.hpp"
+#include "services/run_source.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/sim_target.hpp"
 #include "pts/stored_run.hpp"

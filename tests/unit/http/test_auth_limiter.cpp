@@ -5,7 +5,7 @@
 
 #include <chrono>
 
-#include "daemon/http/auth_limiter.hpp"
+#include "http/auth_limiter.hpp"
 
 namespace nvmond::http {
 namespace {

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "daemon/http/basic_auth.hpp"
+#include "http/basic_auth.hpp"
 
 namespace nvmond::http {
 namespace {

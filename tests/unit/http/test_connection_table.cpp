@@ -4,7 +4,7 @@
 #include <memory>
 #include <vector>
 
-#include "daemon/http/connection_table.hpp"
+#include "http/connection_table.hpp"
 
 namespace nvmond::http {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "daemon/http/gzip.hpp"
+#include "http/gzip.hpp"
 
 namespace nvmond::http {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "daemon/http/request_parser.hpp"
+#include "http/request_parser.hpp"
 
 namespace nvmond::http {
 namespace {

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <string>
 
-#include "daemon/http/security.hpp"
-#include "daemon/http/web_config.hpp"
+#include "http/security.hpp"
+#include "http/web_config.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace nvmond::http {

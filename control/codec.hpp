@@ -1,0 +1,65 @@
+#pragma once
+// The one JSON form of the control protocol (control/protocol.hpp), used by
+// both ends. Decoding checks every key it reads: a missing or mistyped one
+// is a DecodeError that names the key (`"run": expected a run id`), and so
+// is a version the reader does not speak.
+#include <nlohmann/json.hpp>
+
+#include <stdexcept>
+#include <string>
+
+#include "control/protocol.hpp"
+
+namespace nvmond::control {
+
+class DecodeError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// The request's command name ("status", "show", ...).
+std::string command_of(const Request& r);
+
+nlohmann::json encode(const Request& r);
+// Checks "protocol" first (absent: version 1), then "cmd" and the command's
+// own keys. Unknown keys are ignored, so an older daemon reads a newer
+// client's request of the same version.
+Request decode_request(const nlohmann::json& j);
+
+// Replies carry "ok" and "protocol"; an error reply carries "error".
+nlohmann::json encode(const PingReply& r);
+nlohmann::json encode(const StatusReply& r);
+nlohmann::json encode(const ListReply& r);
+nlohmann::json encode(const StartReply& r);
+nlohmann::json encode(const StopReply& r);
+nlohmann::json encode(const RunsActedOn& r);
+nlohmann::json encode(const HistoryReply& r);
+nlohmann::json encode(const ShowReply& r);
+nlohmann::json encode(const ErrorReply& r);
+
+// Checks the reply's "protocol" (absent: version 1, a daemon from before the
+// key existed) and "ok". Throws DecodeError.
+void check_reply_version(const nlohmann::json& j);
+bool reply_ok(const nlohmann::json& j);
+ErrorReply decode_error_reply(const nlohmann::json& j);
+
+// A successful reply of the request's kind. Throws DecodeError.
+template <typename Reply>
+Reply decode_reply(const nlohmann::json& j);
+template <> PingReply decode_reply<PingReply>(const nlohmann::json& j);
+template <> StatusReply decode_reply<StatusReply>(const nlohmann::json& j);
+template <> ListReply decode_reply<ListReply>(const nlohmann::json& j);
+template <> StartReply decode_reply<StartReply>(const nlohmann::json& j);
+template <> StopReply decode_reply<StopReply>(const nlohmann::json& j);
+template <> RunsActedOn decode_reply<RunsActedOn>(const nlohmann::json& j);
+template <> HistoryReply decode_reply<HistoryReply>(const nlohmann::json& j);
+template <> ShowReply decode_reply<ShowReply>(const nlohmann::json& j);
+
+// The parts runs and drives are made of, for tests and for the daemon's
+// own encoders.
+nlohmann::json encode(const Run& r);
+nlohmann::json encode(const Drive& d);
+nlohmann::json encode(const Schedule& s);
+nlohmann::json encode(const Round& r);
+
+}  // namespace nvmond::control

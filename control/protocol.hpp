@@ -1,0 +1,130 @@
+#pragma once
+// The control protocol between nvmond and nvmonctl, as types: one request
+// struct per command the socket serves and one reply struct per answer.
+// control/codec.hpp is its one JSON form; control/framing.hpp puts that on
+// the wire (one JSON object per line each way).
+//
+// Versions: every request says which protocol it speaks ("protocol"; a
+// request without it is version 1, as nvmonctl sent before the key existed)
+// and every reply says which one it is in. A side that meets a version it
+// does not speak refuses it with both versions named and which tool to
+// upgrade; it never guesses at a shape it does not know.
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "pts/model/run_status.hpp"
+#include "pts/model/run_view.hpp"
+
+namespace nvmond::control {
+
+inline constexpr int kProtocolVersion = 1;  // the newest version this build speaks
+inline constexpr int kOldestProtocol = 1;   // the oldest one it still answers
+
+// The most rounds one `show` answers, so a run of 100,000 rounds costs the
+// event loop no more than any other request.
+inline constexpr std::int64_t kMaxShowRounds = 1000;
+
+struct PingRequest {};
+struct StatusRequest {};
+struct ListRequest {};
+struct StartRequest {
+  std::string test;
+  std::string target;
+  std::map<std::string, std::string> params;
+};
+struct StopRequest {
+  std::int64_t run = 0;
+};
+// Without a run: every run in progress.
+struct PauseRequest {
+  std::optional<std::int64_t> run;
+};
+struct ResumeRequest {
+  std::optional<std::int64_t> run;
+};
+struct HistoryRequest {
+  std::optional<std::string> drive;  // serial
+};
+// One page of a run's rounds: from a round index, at most `limit` rounds
+// (the daemon's bound when absent).
+struct ShowRequest {
+  std::int64_t run = 0;
+  std::optional<std::int64_t> from;
+  std::optional<std::int64_t> limit;
+};
+
+using Request = std::variant<PingRequest, StatusRequest, ListRequest, StartRequest, StopRequest, PauseRequest,
+                             ResumeRequest, HistoryRequest, ShowRequest>;
+
+// A drive as `status` shows it.
+struct Drive {
+  std::string serial, model, path;
+  bool up = false;
+  std::optional<double> composite_c, warning_c, percentage_used;  // percentage_used: a ratio
+  std::vector<std::string> critical_warnings;                     // the bits set
+  bool throttling = false;
+};
+
+// A run as status, history and show carry it: the run model's view, whose
+// one JSON form is pts/model/run_codec.hpp's (times as Unix seconds; numbers
+// a run does not have, or that are not finite, travel as null).
+using Run = RunView;
+
+// A [[soak]] schedule or an operator's run waiting for its drive.
+struct Schedule {
+  std::string name, test, target, schedule;
+  ScheduleState state = ScheduleState::idle;
+  std::string detail;
+  std::optional<double> next_start;  // Unix seconds
+  std::optional<std::int64_t> run;
+};
+
+struct Round {
+  std::int64_t index = 0;
+  std::string phase;
+  std::optional<double> iops;
+  nlohmann::json data;  // the round as the run store holds it
+};
+
+struct PingReply {};
+struct StatusReply {
+  std::vector<Drive> drives;
+  std::vector<Run> runs;
+  std::vector<Schedule> queued;
+};
+struct ListReply {
+  std::vector<Schedule> schedules;
+};
+// Started: `run`; queued behind its drive: `detail` says why.
+struct StartReply {
+  std::string name;
+  bool queued = false;
+  std::optional<std::int64_t> run;
+  std::optional<std::string> detail;
+};
+struct StopReply {
+  std::int64_t run = 0;
+};
+// The runs paused or resumed.
+struct RunsActedOn {
+  std::vector<std::int64_t> runs;
+};
+struct HistoryReply {
+  std::vector<Run> runs;
+};
+struct ShowReply {
+  Run run;
+  std::vector<Round> rounds;
+  std::optional<std::int64_t> next;  // where the following page starts; none after the last
+};
+struct ErrorReply {
+  std::string error;
+};
+
+}  // namespace nvmond::control

@@ -1,0 +1,30 @@
+// nvmonctl start TEST --target T [--set K=V]...: a run now, or queued
+// behind the run on its drive.
+#include <ostream>
+
+#include "nvmonctl/ctl_client.hpp"
+
+namespace nvmond::ctl {
+
+void add_start(CLI::App& app, Options& o, int& rc) {
+  auto* c = app.add_subcommand("start", "Start a PTS test now (queued while its drive is busy or hot)");
+  static std::string test, target;
+  static std::vector<std::string> sets;
+  c->add_option("test", test, "Test name: purge, precondition, iops, throughput, latency, wsat, mixed, vqd, cbw, slc, qos, endurance")->required();
+  c->add_option("--target", target, "sim:NAME, or a block device or file allowed by [safety]")->required();
+  c->add_option("--set", sets, "Test parameter KEY=VALUE (repeatable)");
+  c->callback([&o, &rc] {
+    control::StartRequest req{test, target, {}};
+    for (const auto& kv : sets) {
+      auto eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0) throw CLI::ValidationError("--set", "expected KEY=VALUE, got " + kv);
+      req.params[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    rc = call<control::StartReply>(o, req, [](const control::StartReply& r, std::ostream& out) {
+      if (r.queued) out << "queued " << r.name << ": " << r.detail.value_or("-") << "\n";
+      else out << "started run " << cell(r.run) << " (" << r.name << ")\n";
+    });
+  });
+}
+
+}  // namespace nvmond::ctl

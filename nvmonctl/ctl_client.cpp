@@ -1,0 +1,120 @@
+#include "nvmonctl/ctl_client.hpp"
+
+#include <fmt/args.h>
+#include <fmt/format.h>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <iostream>
+
+#include "control/client.hpp"
+#include "services/config.hpp"
+
+namespace nvmond::ctl {
+
+std::string socket_path(const Options& o) {
+  if (!o.socket.empty()) return o.socket;
+  // Only the path is wanted: whether the daemon could bind it is the
+  // connection's to say (exit 3), not a config error.
+  if (!o.config.empty()) return load_config(o.config, ConfigUse::tool).control.socket;  // ConfigError: caller prints it
+  return ControlSettings{}.socket;
+}
+
+namespace {
+
+int unreachable(const std::string& path, int err) {
+  std::cerr << "nvmonctl: " << path << ": "
+            << (err == EACCES || err == EPERM ? "permission denied" : std::strerror(err)) << "\n";
+  return kUnreachable;
+}
+
+}  // namespace
+
+int not_understood(const std::string& path, const std::string& why) {
+  std::cerr << "nvmonctl: " << path << ": reply not understood: " << why << "\n";
+  return kBadReply;
+}
+
+int exchange(const Options& o, const control::Request& request, nlohmann::json& reply, std::string& path) {
+  try {
+    path = socket_path(o);
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << "\n";
+    return kUsage;
+  }
+  const control::Exchange x = control::exchange(path, request);
+  if (x.unreachable != 0) return unreachable(path, x.unreachable);
+  const nlohmann::json& j = x.reply;
+  if (j.is_discarded() || !j.is_object() || !j.contains("ok") || !j["ok"].is_boolean()) {
+    std::cerr << "nvmonctl: " << path << ": " << (x.sent ? "no understandable reply" : "could not send the request") << "\n";
+    return kBadReply;
+  }
+  try {
+    if (!control::reply_ok(j)) {
+      const std::string err = control::decode_error_reply(j).error;
+      if (o.json) std::cout << j.dump() << "\n";
+      std::cerr << "nvmonctl: " << err << "\n";
+      return err == "permission denied" ? kUnreachable : kRefused;
+    }
+  } catch (const control::DecodeError& e) {
+    return not_understood(path, e.what());
+  }
+  if (o.json) std::cout << j.dump(2) << "\n";
+  reply = j;
+  return kOk;
+}
+
+std::string cell(const std::string& v) { return v; }
+
+std::string cell(const std::optional<double>& v) { return v ? fmt::format("{:.1f}", *v) : "-"; }
+
+std::string cell(const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : "-"; }
+
+std::string cell(const std::vector<std::int64_t>& v) { return nlohmann::json(v).dump(); }
+
+std::string whole(const std::optional<double>& v) { return v && std::isfinite(*v) ? fmt::format("{:.0f}", *v) : "-"; }
+
+std::string when(const std::optional<double>& unix_seconds) {
+  if (!unix_seconds) return "-";
+  std::time_t t = static_cast<std::time_t>(*unix_seconds);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+std::string when_ns(const std::optional<std::int64_t>& unix_ns) {
+  return when(unix_ns ? std::optional(static_cast<double>(*unix_ns) / 1e9) : std::nullopt);
+}
+
+std::string duration(const std::optional<Duration>& d) {
+  return duration(d ? std::optional(std::chrono::duration<double>(*d).count()) : std::nullopt);
+}
+
+std::string duration(const std::optional<double>& seconds) {
+  if (!seconds) return "-";
+  auto s = static_cast<long>(*seconds);
+  return fmt::format("{}h{:02}m", s / 3600, (s % 3600) / 60);
+}
+
+namespace {
+std::string laid_out(std::string_view layout, const std::vector<std::string>& cells) {
+  fmt::dynamic_format_arg_store<fmt::format_context> args;
+  for (const auto& c : cells) args.push_back(c);
+  return fmt::vformat(layout, args);
+}
+}  // namespace
+
+void print_lines(std::ostream& out, const std::vector<std::vector<std::string>>& rows, std::string_view none,
+                 std::string_view layout, const std::vector<std::string>& header) {
+  if (rows.empty()) {
+    out << none << "\n";
+    return;
+  }
+  out << laid_out(layout, header);
+  for (const auto& row : rows) out << laid_out(layout, row);
+}
+
+}  // namespace nvmond::ctl

@@ -1,0 +1,178 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "control/codec.hpp"
+#include "control/framing.hpp"
+
+namespace nvmond::control {
+namespace {
+
+using nlohmann::json;
+
+// Each request through the codec and back; the wire form is what the daemon
+// reads today (its "cmd" and keys).
+TEST(ControlCodec, EveryRequestSurvivesTheRoundTrip) {
+  const std::vector<Request> requests = {
+      PingRequest{},
+      StatusRequest{},
+      ListRequest{},
+      StartRequest{"wsat", "sim:a", {{"rounds", "3"}, {"round", "1s"}}},
+      StopRequest{7},
+      PauseRequest{},
+      PauseRequest{4},
+      ResumeRequest{},
+      ResumeRequest{5},
+      HistoryRequest{},
+      HistoryRequest{"SN-A"},
+      ShowRequest{9, std::nullopt, std::nullopt},
+      ShowRequest{9, 1000, 20},
+  };
+  for (const auto& r : requests) {
+    const json wire = encode(r);
+    SCOPED_TRACE(wire.dump());
+    EXPECT_EQ(wire["cmd"], command_of(r));
+    EXPECT_EQ(wire["protocol"], kProtocolVersion);
+    const Request back = decode_request(unframe(frame(wire).substr(0, frame(wire).size() - 1)));
+    EXPECT_EQ(back.index(), r.index());
+    EXPECT_EQ(encode(back), wire);
+  }
+}
+
+TEST(ControlCodec, TheKeysOfARequestAreTheOnesTheDaemonAlwaysRead) {
+  EXPECT_EQ(encode(Request{ShowRequest{3, 1000, std::nullopt}}),
+            json::parse(R"({"cmd":"show","run":3,"from":1000,"protocol":1})"));
+  EXPECT_EQ(encode(Request{StartRequest{"wsat", "sim:a", {{"rounds", "3"}}}}),
+            json::parse(R"({"cmd":"start","test":"wsat","target":"sim:a","params":{"rounds":"3"},"protocol":1})"));
+  EXPECT_EQ(encode(Request{PauseRequest{}}), json::parse(R"({"cmd":"pause","protocol":1})"));
+}
+
+Run a_run() {
+  Run r;
+  r.id = 12;
+  r.name = "manual-20260101T000000Z";
+  r.test = "wsat";
+  r.target = "sim:a";
+  r.serial = "SN-A";
+  r.status = RunStatus::running;
+  r.round = 3;
+  r.rounds_total = 600;
+  r.phase = "steady";
+  r.iops = 51234.5;
+  r.bytes_per_second = 2.1e8;
+  r.eta = std::chrono::seconds(3600);
+  r.started_ns = 1700000000000000000;
+  r.steady = false;
+  return r;
+}
+
+Drive a_drive() { return {"SN-A", "Model A", "/dev/nvme0", true, 40.0, 70.0, 0.01, {"temperature"}, true}; }
+
+Schedule a_schedule() { return {"nightly", "wsat", "sim:a", "daily 02:00", ScheduleState::queued, "drive busy", 1.7e9, 12}; }
+
+template <typename Reply>
+void expect_round_trip(const Reply& reply) {
+  const json wire = encode(reply);
+  SCOPED_TRACE(wire.dump());
+  EXPECT_EQ(wire["ok"], true);
+  EXPECT_EQ(wire["protocol"], kProtocolVersion);
+  EXPECT_EQ(encode(decode_reply<Reply>(wire)), wire);
+}
+
+TEST(ControlCodec, EveryReplySurvivesTheRoundTrip) {
+  control::Run ended = a_run();
+  ended.status = RunStatus::completed;
+  ended.iops = std::numeric_limits<double>::quiet_NaN();
+  ended.eta = std::nullopt;
+  ended.ended_ns = 1700036000000000000;
+  ended.steady = std::nullopt;
+  Schedule idle = a_schedule();
+  idle.next_start = std::nullopt;
+  idle.run = std::nullopt;
+  expect_round_trip(PingReply{});
+  expect_round_trip(StatusReply{{a_drive(), Drive{"SN-B", "", "", false, std::nullopt, std::nullopt, std::nullopt, {}, false}},
+                                {a_run(), ended},
+                                {a_schedule()}});
+  expect_round_trip(StatusReply{});
+  expect_round_trip(ListReply{{a_schedule(), idle}});
+  expect_round_trip(StartReply{"manual-x", false, 12, std::nullopt});
+  expect_round_trip(StartReply{"manual-x", true, std::nullopt, "drive SN-A is busy with run 11"});
+  expect_round_trip(StopReply{12});
+  expect_round_trip(RunsActedOn{{12, 13}});
+  expect_round_trip(HistoryReply{{ended, a_run()}});
+  expect_round_trip(ShowReply{a_run(), {{0, "fob", 9000.0, json{{"iops", 9000.0}}}, {1, "fob", std::nullopt, "raw"}}, 2});
+  expect_round_trip(ShowReply{ended, {}, std::nullopt});
+}
+
+TEST(ControlCodec, AnErrorReplyCarriesItsMessage) {
+  const json wire = encode(ErrorReply{"no run 9"});
+  EXPECT_EQ(wire["ok"], false);
+  EXPECT_FALSE(reply_ok(wire));
+  EXPECT_EQ(decode_error_reply(wire).error, "no run 9");
+}
+
+// The message of the DecodeError `f` throws.
+template <typename F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const DecodeError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(ControlCodec, AMissingOrMistypedRequestKeyIsAnErrorNamingIt) {
+  const auto req = [](const char* text) { return error_of([&] { decode_request(json::parse(text)); }); };
+  EXPECT_EQ(req(R"({"cmd":"stop"})"), "\"run\": expected a run id");
+  EXPECT_EQ(req(R"({"cmd":"stop","run":"7"})"), "\"run\": expected a run id");
+  EXPECT_EQ(req(R"({"cmd":"pause","run":1.5})"), "\"run\": expected a run id");
+  EXPECT_EQ(req(R"({"cmd":"show"})"), "\"run\": expected a run id");
+  EXPECT_EQ(req(R"({"cmd":"show","run":1,"from":-1})"), "\"from\": expected a round index (0 or more)");
+  EXPECT_EQ(req(R"({"cmd":"show","run":1,"limit":1001})"), "\"limit\": expected 1 to 1000 rounds");
+  EXPECT_EQ(req(R"({"cmd":"start","target":"sim:a"})"), "\"test\": expected a test name");
+  EXPECT_EQ(req(R"({"cmd":"start","test":"wsat"})"), "\"target\": expected a target");
+  EXPECT_EQ(req(R"({"cmd":"start","test":"wsat","target":"sim:a","params":[]})"),
+            "\"params\": expected an object of strings");
+  EXPECT_EQ(req(R"({"cmd":"start","test":"wsat","target":"sim:a","params":{"rounds":3}})"),
+            "\"params\": rounds must be a string");
+  EXPECT_EQ(req(R"({"cmd":"history","drive":5})"), "\"drive\": expected a serial");
+  EXPECT_EQ(req(R"({"cmd":5})"), "\"cmd\": expected a command name");
+  EXPECT_EQ(req(R"({"cmd":"reboot"})"), "unknown command \"reboot\"");
+}
+
+TEST(ControlCodec, AMissingOrMistypedReplyKeyIsAnErrorNamingIt) {
+  json status = encode(StatusReply{{a_drive()}, {a_run()}, {}});
+  status["runs"][0].erase("status");
+  EXPECT_EQ(error_of([&] { decode_reply<StatusReply>(status); }), "\"runs[0].status\": expected a string");
+
+  json drives = encode(StatusReply{{a_drive()}, {}, {}});
+  drives["drives"][0]["up"] = "yes";
+  EXPECT_EQ(error_of([&] { decode_reply<StatusReply>(drives); }), "\"drives[0].up\": expected true or false");
+
+  json show = encode(ShowReply{a_run(), {}, std::nullopt});
+  show["run"]["round"] = "3";
+  EXPECT_EQ(error_of([&] { decode_reply<ShowReply>(show); }), "\"run.round\": expected a round count");
+
+  json start = encode(StartReply{"manual-x", false, 12, std::nullopt});
+  start.erase("run");
+  EXPECT_EQ(error_of([&] { decode_reply<StartReply>(start); }), "\"run\": expected a run id");
+
+  EXPECT_EQ(error_of([&] { decode_reply<ListReply>(json{{"ok", true}}); }), "\"schedules\": expected an array");
+}
+
+// A non-finite number goes out as null, which a reply reads as "none".
+TEST(ControlCodec, ANonFiniteNumberArrivesAsNone) {
+  control::Run r = a_run();
+  r.iops = std::numeric_limits<double>::infinity();
+  const std::string line = frame(encode(HistoryReply{{r}}));
+  const auto back = decode_reply<HistoryReply>(unframe(line.substr(0, line.size() - 1)));
+  EXPECT_TRUE(std::isnan(back.runs.at(0).iops));
+}
+
+}  // namespace
+}  // namespace nvmond::control
