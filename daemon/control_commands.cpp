@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "pts/model/run_codec.hpp"
+#include "pts/model/test_request.hpp"
 
 namespace nvmond {
 namespace {
@@ -117,6 +118,11 @@ json start(const json& req, ControlContext& ctx) {
       if (auto p = field_problem("\"params\": " + k, v.get<std::string>(), kMaxParamValue)) return fail(*p);
       r.params[k] = v.get<std::string>();
     }
+  }
+  try {
+    validate(r.test, r.params);
+  } catch (const ParamError& e) {
+    return fail(fmt::format("{} on {}: {}", r.test, r.target, e.what()));
   }
   const std::string name = ctx.scheduler.request(r, ctx.clock.wall());
   ctx.tick();

@@ -41,10 +41,10 @@ params = { rounds = 600, round = "60s", range = 0.5, purge = true }
   EXPECT_EQ(c.soaks[0].name, "dc0-wsat");
   EXPECT_EQ(c.soaks[0].test, "wsat");
   EXPECT_EQ(c.soaks[0].target, "sim:dc0");
-  EXPECT_EQ(c.soaks[0].params.at("rounds"), "600");
-  EXPECT_EQ(c.soaks[0].params.at("round"), "60s");
-  EXPECT_EQ(c.soaks[0].params.at("range"), "0.5");
-  EXPECT_EQ(c.soaks[0].params.at("purge"), "true");
+  EXPECT_EQ(c.soaks[0].request.text().at("rounds"), "600");
+  EXPECT_EQ(c.soaks[0].request.text().at("round"), "60s");
+  EXPECT_EQ(c.soaks[0].request.text().at("range"), "0.5");
+  EXPECT_EQ(c.soaks[0].request.text().at("purge"), "true");
 }
 
 TEST(SoakConfig, ReadsTheScheduleKeys) {
