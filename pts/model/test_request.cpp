@@ -51,6 +51,19 @@ std::int64_t text_integer(const std::string& key, const std::string& v) {
   return x;
 }
 
+// A size as text: plain digits are a byte count read exactly (parse_bytes
+// reads through a double and would round one above 2^53), so the canonical
+// text of a request validates back to the same request.
+std::optional<std::uint64_t> text_bytes(const std::string& v) {
+  if (!v.empty() && v.find_first_not_of("0123456789") == std::string::npos) {
+    errno = 0;
+    const unsigned long long x = std::strtoull(v.c_str(), nullptr, 10);
+    if (errno == ERANGE) return std::nullopt;
+    return x;
+  }
+  return parse_bytes(v);
+}
+
 std::int64_t to_integer(const std::string& key, const GivenValue& g) {
   if (const auto* i = std::get_if<std::int64_t>(&g)) return *i;
   if (const auto* s = std::get_if<std::string>(&g)) return text_integer(key, *s);
@@ -78,11 +91,9 @@ bool to_boolean(const std::string& key, const GivenValue& g) {
 }
 
 std::uint64_t to_bytes(const std::string& key, const GivenValue& g) {
-  // A TOML integer is a byte count as it stands: parse_bytes reads through a
-  // double and would round one above 2^53.
   if (const auto* i = std::get_if<std::int64_t>(&g); i && *i >= 0) return static_cast<std::uint64_t>(*i);
   if (!std::holds_alternative<bool>(g)) {
-    if (auto b = parse_bytes(given_text(g))) return *b;
+    if (auto b = text_bytes(given_text(g))) return *b;
   }
   bad(key, given_text(g), "not a size (e.g. 4KiB, 3.84TB)");
 }
@@ -99,7 +110,7 @@ std::vector<std::uint64_t> to_bytes_list(const std::string& key, const GivenValu
   const std::string all = given_text(g);
   std::vector<std::uint64_t> out;
   for (const auto& item : split(all)) {
-    auto b = parse_bytes(item);
+    auto b = text_bytes(item);
     if (!b || *b == 0 || std::holds_alternative<bool>(g)) bad(key, all, "not a list of sizes (e.g. 4KiB,8KiB)");
     out.push_back(*b);
   }
