@@ -58,7 +58,8 @@ const char* kSoakHead = "[[sim]]\nname = \"dc0\"\nserial = \"DC0\"\n[[soak]]\nna
 TEST(SoakConfig, TomlValuesKeepTheirTypesWithoutARoundTripThroughText) {
   test::TempDir dir;
   // 2^53 + 1 bytes: as text read through a double it would become 2^53.
-  DaemonConfig c = load(dir, std::string(kSoakHead) + "test = \"wsat\"\nparams = { bs = 9007199254740993, rounds = 600, range = 0.5 }\n");
+  DaemonConfig c = load(dir, std::string(kSoakHead) +
+                                 "test = \"wsat\"\nparams = { bs = 9007199254740993, rounds = 600, range = 0.5 }\n");
   EXPECT_EQ(std::get<std::int64_t>(c.soaks[0].request.values.at("rounds")), 600);
   EXPECT_EQ(std::get<double>(c.soaks[0].request.values.at("range")), 0.5);
   EXPECT_EQ(plan_of(c).parameters.at("bs"), "9007199254740993");

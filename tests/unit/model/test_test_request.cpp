@@ -79,7 +79,8 @@ TEST(TestRequest, SizeListsAreCommaSeparatedPositiveSizes) {
 TEST(TestRequest, IntegerListsAreCheckedItemByItem) {
   EXPECT_EQ(value_of<std::vector<std::int64_t>>("iops", "read_pcts", std::string("0,100")),
             (std::vector<std::int64_t>{0, 100}));
-  EXPECT_EQ(value_of<std::vector<std::int64_t>>("iops", "read_pcts", std::int64_t{65}), (std::vector<std::int64_t>{65}));
+  EXPECT_EQ(value_of<std::vector<std::int64_t>>("iops", "read_pcts", std::int64_t{65}),
+            (std::vector<std::int64_t>{65}));
   EXPECT_THAT(error_of("iops", {{"read_pcts", std::string("50,101")}}), HasSubstr("a value above 100"));
   EXPECT_THAT(error_of("iops", {{"read_pcts", std::string("-1")}}), HasSubstr("negative value"));
   EXPECT_THAT(error_of("iops", {{"read_pcts", std::string("1,x")}}), HasSubstr("read_pcts=x: not an integer"));
