@@ -157,13 +157,13 @@ std::string range_text(const ParamSpec& spec) {
 // The steady-state rule's one cross-key condition, on the values the plan
 // will use (given or default).
 void check_steady_state(const TestSchema& schema, const std::map<std::string, ParamValue>& values) {
-  auto integer = [&](const std::string& key) {
+  auto value_of = [&](const std::string& key) {
     auto it = values.find(key);
     if (it != values.end()) return std::get<std::int64_t>(it->second);
     return std::get<std::int64_t>(*schema.find(key)->def);
   };
-  const auto max_rounds = integer("max_rounds");
-  if (max_rounds != 0 && max_rounds < integer("window")) {
+  const auto max_rounds = value_of("max_rounds");
+  if (max_rounds != 0 && max_rounds < value_of("window")) {
     throw ParamError("steady-state max_rounds must be 0 (fixed length) or at least the window");
   }
 }
