@@ -85,6 +85,8 @@ const std::vector<TestSchema>& test_schemas() {
       TestSchema{"purge", "purge the target", {}, false},
       test("precondition", "purge, then workload-independent preconditioning",
            {1, 32, std::chrono::seconds(60), true, true, 25}, {}, false),
+      // The IOPS matrix in the specification's order: R/W mix outer, block
+      // size inner, largest block first.
       test("iops", "PTS IOPS matrix", {4, 32, std::chrono::seconds(60), true, true, 25},
            {bytes_list("block_sizes", {1024 * KiB, 128 * KiB, 64 * KiB, 32 * KiB, 16 * KiB, 8 * KiB, 4 * KiB, 512},
                        "block sizes of the matrix"),
