@@ -10,6 +10,7 @@
 #include "control/codec.hpp"
 
 #include "pts/model/run_codec.hpp"
+#include "pts/model/test_request.hpp"
 
 namespace nvmond {
 namespace {
@@ -88,6 +89,11 @@ json start(const ctl::StartRequest& req, ControlContext& ctx) {
   r.test = req.test;
   r.target = req.target;
   r.params = req.params;
+  try {
+    validate(r.test, r.params);
+  } catch (const ParamError& e) {
+    return fail(fmt::format("{} on {}: {}", r.test, r.target, e.what()));
+  }
   const std::string name = ctx.scheduler.request(r, ctx.clock.wall());
   ctx.tick();
   for (const auto& s : ctx.scheduler.list()) {

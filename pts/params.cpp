@@ -2,155 +2,49 @@
 
 #include <fmt/core.h>
 
-#include <cstdlib>
-#include <sstream>
-
-#include "core/config_reader.hpp"
+#include <stdexcept>
 
 namespace nvmond {
 
-namespace {
+Params::Params(const TestRequest& request) : request_(request), schema_(test_schema(request.test)) {}
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    const auto b = item.find_first_not_of(' ');
-    const auto e = item.find_last_not_of(' ');
-    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
+template <typename T>
+T Params::get(const std::string& key, ParamType type, const std::optional<ParamValue>& target_default) {
+  const ParamSpec* spec = schema_.find(key);
+  if (spec == nullptr || spec->type != type) {
+    throw std::logic_error(fmt::format("test {}'s plan reads {} \"{}\", which its schema does not declare",
+                                       schema_.test, param_type_name(type), key));
   }
-  return out;
-}
-
-[[noreturn]] void bad(const std::string& key, const std::string& value, const std::string& what) {
-  throw ParamError(fmt::format("parameter {}={}: {}", key, value, what));
-}
-
-std::int64_t to_integer(const std::string& key, const std::string& v) {
-  char* end = nullptr;
-  const long long x = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0') bad(key, v, "not an integer");
-  return x;
-}
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
-  return s;
-}
-
-}  // namespace
-
-std::optional<std::string> Params::take(const std::string& key) {
-  auto it = given_.find(key);
-  if (it == given_.end()) return std::nullopt;
-  return it->second;
-}
-
-std::int64_t Params::integer(const std::string& key, std::int64_t def, std::int64_t lo, std::int64_t hi) {
-  std::int64_t x = def;
-  if (auto v = take(key)) x = to_integer(key, *v);
-  if (x < lo || x > hi) bad(key, std::to_string(x), fmt::format("must be in {}..{}", lo, hi));
-  effective_[key] = std::to_string(x);
-  return x;
-}
-
-double Params::number(const std::string& key, double def, double lo, double hi) {
-  double x = def;
-  if (auto v = take(key)) {
-    char* end = nullptr;
-    x = std::strtod(v->c_str(), &end);
-    if (v->empty() || *end != '\0') bad(key, *v, "not a number");
+  ParamValue value;
+  if (auto it = request_.values.find(key); it != request_.values.end()) {
+    value = it->second;
+  } else if (spec->def) {
+    value = *spec->def;
+  } else if (target_default) {
+    value = *target_default;
+    check_value(*spec, value);
+  } else {
+    throw std::logic_error(fmt::format("test {}'s parameter \"{}\" has no default", schema_.test, key));
   }
-  if (!(x >= lo && x <= hi)) bad(key, fmt::format("{}", x), fmt::format("must be in {}..{}", lo, hi));
-  effective_[key] = fmt::format("{}", x);
-  return x;
+  effective_[key] = param_text(value);
+  return std::get<T>(value);
 }
 
-bool Params::boolean(const std::string& key, bool def) {
-  bool x = def;
-  if (auto v = take(key)) {
-    if (*v == "true" || *v == "1" || *v == "yes") x = true;
-    else if (*v == "false" || *v == "0" || *v == "no") x = false;
-    else bad(key, *v, "not a boolean (true/false)");
-  }
-  effective_[key] = x ? "true" : "false";
-  return x;
+std::int64_t Params::integer(const std::string& key) { return get<std::int64_t>(key, ParamType::integer); }
+double Params::number(const std::string& key) { return get<double>(key, ParamType::number); }
+double Params::number(const std::string& key, double target_default) {
+  return get<double>(key, ParamType::number, ParamValue{target_default});
 }
-
-std::uint64_t Params::bytes(const std::string& key, std::uint64_t def) {
-  std::uint64_t x = def;
-  if (auto v = take(key)) {
-    auto b = parse_bytes(*v);
-    if (!b) bad(key, *v, "not a size (e.g. 4KiB, 3.84TB)");
-    x = *b;
-  }
-  effective_[key] = std::to_string(x);
-  return x;
+bool Params::boolean(const std::string& key) { return get<bool>(key, ParamType::boolean); }
+std::uint64_t Params::bytes(const std::string& key) { return get<std::uint64_t>(key, ParamType::bytes); }
+Duration Params::duration(const std::string& key) { return get<Duration>(key, ParamType::duration); }
+std::vector<std::uint64_t> Params::bytes_list(const std::string& key) {
+  return get<std::vector<std::uint64_t>>(key, ParamType::bytes_list);
 }
-
-Duration Params::duration(const std::string& key, Duration def) {
-  Duration x = def;
-  if (auto v = take(key)) {
-    auto d = parse_duration(*v);
-    if (!d) bad(key, *v, "not a duration (e.g. 60s, 5m, 10h)");
-    x = *d;
-  }
-  if (x <= Duration::zero()) bad(key, fmt::format("{}", seconds(x)), "must be positive");
-  effective_[key] = fmt::format("{}s", seconds(x));
-  return x;
+std::vector<std::int64_t> Params::integer_list(const std::string& key) {
+  return get<std::vector<std::int64_t>>(key, ParamType::integer_list);
 }
-
-// A comma-separated list, each item parsed by `one` (which calls bad() on a
-// bad item), recorded as the decimal values.
-template <typename T, typename Parse>
-std::vector<T> Params::list(const std::string& key, const std::vector<T>& def, Parse one) {
-  std::vector<T> x = def;
-  if (auto v = take(key)) {
-    x.clear();
-    for (const auto& item : split(*v)) x.push_back(one(*v, item));
-    if (x.empty()) bad(key, *v, "empty list");
-  }
-  std::vector<std::string> s;
-  for (auto n : x) s.push_back(std::to_string(n));
-  effective_[key] = join(s);
-  return x;
-}
-
-std::vector<std::uint64_t> Params::bytes_list(const std::string& key, const std::vector<std::uint64_t>& def) {
-  return list<std::uint64_t>(key, def, [&](const std::string& all, const std::string& item) {
-    auto b = parse_bytes(item);
-    if (!b || *b == 0) bad(key, all, "not a list of sizes (e.g. 4KiB,8KiB)");
-    return *b;
-  });
-}
-
-std::vector<std::int64_t> Params::integer_list(const std::string& key, const std::vector<std::int64_t>& def) {
-  return list<std::int64_t>(key, def, [&](const std::string& all, const std::string& item) {
-    const auto n = to_integer(key, item);
-    if (n < 0) bad(key, all, "negative value");
-    return n;
-  });
-}
-
-std::string Params::choice(const std::string& key, const std::string& def, const std::vector<std::string>& allowed) {
-  std::string x = take(key).value_or(def);
-  bool ok = false;
-  for (const auto& a : allowed) ok = ok || a == x;
-  if (!ok) bad(key, x, "must be one of " + join(allowed));
-  effective_[key] = x;
-  return x;
-}
-
-void Params::finish(const std::string& test) const {
-  for (const auto& [key, value] : given_) {
-    if (effective_.count(key)) continue;
-    std::vector<std::string> known;
-    for (const auto& [k, v] : effective_) known.push_back(k);
-    throw ParamError(fmt::format("test {} has no parameter \"{}\" (it knows: {})", test, key, join(known)));
-  }
-}
+std::string Params::choice(const std::string& key) { return get<std::string>(key, ParamType::choice); }
 
 std::pair<std::string, std::string> parse_assignment(const std::string& text) {
   const auto eq = text.find('=');

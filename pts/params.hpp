@@ -1,50 +1,45 @@
 #pragma once
-// A test's parameters: KEY=VALUE strings (from `--set`, a config file or a
-// [[soak]] table) read through typed getters that supply the specification's
-// default. Every value read (given or defaulted) is recorded as effective, so
-// run.json and the store show exactly what ran; a key no getter read is an
-// error that lists the keys the test knows.
+// How build_plan reads a validated request: by key alone, the test's schema
+// supplying type, default and range. Every value read (given or defaulted)
+// is recorded as effective, so run.json and the store show exactly what
+// ran. Reading a key the schema does not declare, or as another type, is a
+// programming error (std::logic_error), so the schema and the plans cannot
+// drift apart.
 #include <cstdint>
-#include <map>
-#include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/clock.hpp"
+#include "pts/model/test_request.hpp"
 
 namespace nvmond {
 
-using ParamMap = std::map<std::string, std::string>;
-
-// Thrown for a bad value or an unknown key; the message names the key.
-class ParamError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 class Params {
  public:
-  explicit Params(ParamMap given) : given_(std::move(given)) {}
+  // `request` must outlive the reader.
+  explicit Params(const TestRequest& request);
 
-  std::int64_t integer(const std::string& key, std::int64_t def, std::int64_t lo, std::int64_t hi);
-  double number(const std::string& key, double def, double lo, double hi);
-  bool boolean(const std::string& key, bool def);
-  std::uint64_t bytes(const std::string& key, std::uint64_t def);
-  Duration duration(const std::string& key, Duration def);
-  // Comma-separated sizes ("4KiB,8KiB") or integers.
-  std::vector<std::uint64_t> bytes_list(const std::string& key, const std::vector<std::uint64_t>& def);
-  std::vector<std::int64_t> integer_list(const std::string& key, const std::vector<std::int64_t>& def);
-  std::string choice(const std::string& key, const std::string& def, const std::vector<std::string>& allowed);
+  std::int64_t integer(const std::string& key);
+  double number(const std::string& key);
+  // For a key whose default the target decides; the value is range-checked
+  // here (ParamError), as it could not be when the request was validated.
+  double number(const std::string& key, double target_default);
+  bool boolean(const std::string& key);
+  std::uint64_t bytes(const std::string& key);
+  Duration duration(const std::string& key);
+  std::vector<std::uint64_t> bytes_list(const std::string& key);
+  std::vector<std::int64_t> integer_list(const std::string& key);
+  std::string choice(const std::string& key);
 
-  // Throws ParamError for the first given key no getter read.
-  void finish(const std::string& test) const;
   const ParamMap& effective() const { return effective_; }
 
  private:
-  std::optional<std::string> take(const std::string& key);
-  template <typename T, typename Parse>
-  std::vector<T> list(const std::string& key, const std::vector<T>& def, Parse one);
-  ParamMap given_;
+  template <typename T>
+  T get(const std::string& key, ParamType type, const std::optional<ParamValue>& target_default = std::nullopt);
+  const TestRequest& request_;
+  const TestSchema& schema_;
   ParamMap effective_;
 };
 

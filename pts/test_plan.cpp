@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <stdexcept>
 
 namespace nvmond {
 
@@ -12,12 +13,6 @@ namespace {
 
 constexpr std::uint64_t KiB = 1024;
 constexpr double kSecondsPerDay = 86'400;
-
-// PTS IOPS matrix, in the specification's order: R/W mix outer, block size
-// inner, largest block first.
-const std::vector<std::uint64_t> kIopsBlockSizes = {1024 * KiB, 128 * KiB, 64 * KiB, 32 * KiB,
-                                                    16 * KiB,   8 * KiB,   4 * KiB,  512};
-const std::vector<std::int64_t> kIopsReadPcts = {100, 95, 65, 50, 35, 5, 0};
 
 // CBW (PTS 2.0.1 test 13, from JEDEC JESD219's enterprise workload): block
 // sizes by share of I/Os, and three access ranges: half of the I/Os hit the
@@ -42,17 +37,17 @@ struct Common {
   SteadyStateRule rule;
 };
 
-Common common(Params& p, unsigned threads, unsigned qd, Duration round, bool purge, bool precondition,
-              int max_rounds) {
+// Each test's defaults for these are in its schema.
+Common common(Params& p) {
   Common c;
-  c.threads = static_cast<unsigned>(p.integer("threads", threads, 1, 256));
-  c.queue_depth = static_cast<unsigned>(p.integer("queue_depth", qd, 1, 4096));
-  c.round = p.duration("round", round);
-  c.range = p.number("range", 1.0, 0.01, 1.0);
-  c.purge = p.boolean("purge", purge);
-  c.precondition = p.boolean("precondition", precondition);
-  c.rule.window = static_cast<int>(p.integer("window", 5, 4, 5));
-  c.rule.max_rounds = static_cast<int>(p.integer("max_rounds", max_rounds, 0, 1'000'000));
+  c.threads = static_cast<unsigned>(p.integer("threads"));
+  c.queue_depth = static_cast<unsigned>(p.integer("queue_depth"));
+  c.round = p.duration("round");
+  c.range = p.number("range");
+  c.purge = p.boolean("purge");
+  c.precondition = p.boolean("precondition");
+  c.rule.window = static_cast<int>(p.integer("window"));
+  c.rule.max_rounds = static_cast<int>(p.integer("max_rounds"));
   return c;
 }
 
@@ -75,10 +70,10 @@ Element element(std::uint64_t bs, double read_pct, AccessPattern pattern, const 
 // the tested range, in rounds so that progress is durable.
 // `capacity` is the target's; `range_fraction` the part of it written.
 Stage wipc_stage(Params& p, const Common& c, std::uint64_t capacity, double range_fraction, int group) {
-  const double multiple = p.number("wipc_multiple", 2.0, 0.0, 100.0);
+  const double multiple = p.number("wipc_multiple");
   Common w = c;
-  w.threads = static_cast<unsigned>(p.integer("wipc_threads", 1, 1, 256));
-  w.queue_depth = static_cast<unsigned>(p.integer("wipc_queue_depth", 32, 1, 4096));
+  w.threads = static_cast<unsigned>(p.integer("wipc_threads"));
+  w.queue_depth = static_cast<unsigned>(p.integer("wipc_queue_depth"));
   w.range = range_fraction;
   Stage s;
   s.phase = "precondition";
@@ -117,17 +112,16 @@ using Builder = std::function<void(TestPlan&, Params&, const TargetFacts&)>;
 void purge_plan(TestPlan& plan, Params&, const TargetFacts&) { plan.purge = true; }
 
 void precondition_plan(TestPlan& plan, Params& p, const TargetFacts&) {
-  Common c = common(p, 1, 32, std::chrono::seconds(60), true, true, 25);
+  Common c = common(p);
   add_preparation(plan, p, c);
 }
 
 void iops_plan(TestPlan& plan, Params& p, const TargetFacts&) {
-  Common c = common(p, 4, 32, std::chrono::seconds(60), true, true, 25);
-  auto sizes = p.bytes_list("block_sizes", kIopsBlockSizes);
-  auto mixes = p.integer_list("read_pcts", kIopsReadPcts);
+  Common c = common(p);
+  auto sizes = p.bytes_list("block_sizes");
+  auto mixes = p.integer_list("read_pcts");
   std::vector<Element> elements;
   for (auto mix : mixes) {
-    if (mix > 100) throw ParamError("parameter read_pcts: a read share above 100");
     for (auto bs : sizes) elements.push_back(element(bs, static_cast<double>(mix), AccessPattern::random, c));
   }
   add_preparation(plan, p, c);
@@ -136,8 +130,8 @@ void iops_plan(TestPlan& plan, Params& p, const TargetFacts&) {
 }
 
 void throughput_plan(TestPlan& plan, Params& p, const TargetFacts&) {
-  Common c = common(p, 1, 32, std::chrono::seconds(60), true, true, 25);
-  auto sizes = p.bytes_list("block_sizes", {128 * KiB, 1024 * KiB});
+  Common c = common(p);
+  auto sizes = p.bytes_list("block_sizes");
   std::vector<Element> elements;
   for (auto bs : sizes) {
     elements.push_back(element(bs, 0, AccessPattern::sequential, c));
@@ -149,16 +143,16 @@ void throughput_plan(TestPlan& plan, Params& p, const TargetFacts&) {
 }
 
 void latency_plan(TestPlan& plan, Params& p, const TargetFacts&) {
-  Common c = common(p, 1, 1, std::chrono::seconds(60), true, true, 25);
-  auto sizes = p.bytes_list("block_sizes", {512, 4 * KiB, 8 * KiB});
-  auto mixes = p.integer_list("read_pcts", {100, 65, 0});
+  Common c = common(p);
+  auto sizes = p.bytes_list("block_sizes");
+  auto mixes = p.integer_list("read_pcts");
   std::vector<Element> elements;
   for (auto mix : mixes) {
     for (auto bs : sizes) elements.push_back(element(bs, static_cast<double>(mix), AccessPattern::random, c));
   }
-  if (p.boolean("sweep", false)) {
-    for (auto t : p.integer_list("sweep_threads", {1, 2, 4})) {
-      for (auto q : p.integer_list("sweep_queue_depths", {1, 2, 4, 8, 16, 32})) {
+  if (p.boolean("sweep")) {
+    for (auto t : p.integer_list("sweep_threads")) {
+      for (auto q : p.integer_list("sweep_queue_depths")) {
         Common s = c;
         s.threads = static_cast<unsigned>(std::max<std::int64_t>(1, t));
         s.queue_depth = static_cast<unsigned>(std::max<std::int64_t>(1, q));
@@ -174,11 +168,11 @@ void latency_plan(TestPlan& plan, Params& p, const TargetFacts&) {
 }
 
 void wsat_plan(TestPlan& plan, Params& p, const TargetFacts&) {
-  Common c = common(p, 4, 32, std::chrono::seconds(60), true, false, 0);
-  const auto bs = p.bytes("bs", 4 * KiB);
-  const double read_pct = p.number("read_pct", 0, 0, 99);
-  const auto rounds = static_cast<int>(p.integer("rounds", 600, 1, 1'000'000));
-  const double budget = p.number("capacity_multiple", 0, 0, 1000);
+  Common c = common(p);
+  const auto bs = p.bytes("bs");
+  const double read_pct = p.number("read_pct");
+  const auto rounds = static_cast<int>(p.integer("rounds"));
+  const double budget = p.number("capacity_multiple");
   add_preparation(plan, p, c);
   Stage s = measured_stage({element(bs, read_pct, AccessPattern::random, c)}, c, 0, TrackedVariable::iops);
   s.kind = "test";
@@ -190,10 +184,10 @@ void wsat_plan(TestPlan& plan, Params& p, const TargetFacts&) {
 }
 
 void mixed_plan(TestPlan& plan, Params& p, const TargetFacts&) {
-  Common c = common(p, 4, 32, std::chrono::seconds(60), true, true, 25);
-  const auto bs = p.bytes("bs", 8 * KiB);
-  const double read_pct = p.number("read_pct", 70, 0, 100);
-  const double reduced = p.number("reduced_range", 0.75, 0, 1);
+  Common c = common(p);
+  const auto bs = p.bytes("bs");
+  const double read_pct = p.number("read_pct");
+  const double reduced = p.number("reduced_range");
   add_preparation(plan, p, c);
   Element e = element(bs, read_pct, AccessPattern::random, c);
   plan.stages.push_back(measured_stage({e}, c, 0, TrackedVariable::iops));
@@ -213,12 +207,12 @@ void mixed_plan(TestPlan& plan, Params& p, const TargetFacts&) {
 }
 
 void vqd_plan(TestPlan& plan, Params& p, const TargetFacts&) {
-  Common c = common(p, 1, 1, std::chrono::seconds(60), true, true, 1);
-  const auto bs = p.bytes("bs", 8 * KiB);
-  const double read_pct = p.number("read_pct", 70, 0, 100);
+  Common c = common(p);
+  const auto bs = p.bytes("bs");
+  const double read_pct = p.number("read_pct");
   std::vector<Element> elements;
-  for (auto t : p.integer_list("thread_counts", {1, 2, 4, 8})) {
-    for (auto q : p.integer_list("queue_depths", {1, 2, 4, 8, 16, 32})) {
+  for (auto t : p.integer_list("thread_counts")) {
+    for (auto q : p.integer_list("queue_depths")) {
       Common s = c;
       s.threads = static_cast<unsigned>(std::max<std::int64_t>(1, t));
       s.queue_depth = static_cast<unsigned>(std::max<std::int64_t>(1, q));
@@ -236,8 +230,8 @@ void vqd_plan(TestPlan& plan, Params& p, const TargetFacts&) {
 }
 
 void cbw_plan(TestPlan& plan, Params& p, const TargetFacts&) {
-  Common c = common(p, 4, 32, std::chrono::seconds(60), true, true, 25);
-  const double read_pct = p.number("read_pct", 60, 0, 100);
+  Common c = common(p);
+  const double read_pct = p.number("read_pct");
   Element e = element(4 * KiB, read_pct, AccessPattern::random, c);
   e.block_sizes = kCbwBlockSizes;
   e.zones = kCbwZones;
@@ -247,11 +241,11 @@ void cbw_plan(TestPlan& plan, Params& p, const TargetFacts&) {
 }
 
 void slc_plan(TestPlan& plan, Params& p, const TargetFacts&) {
-  Common c = common(p, 1, 32, std::chrono::seconds(2), true, false, 0);
+  Common c = common(p);
   SlcDetection d;
-  d.drop_fraction = p.number("drop_fraction", 0.7, 0.05, 0.99);
-  d.drop_rounds = static_cast<int>(p.integer("drop_rounds", 3, 1, 1000));
-  const auto bs = p.bytes("bs", 128 * KiB);
+  d.drop_fraction = p.number("drop_fraction");
+  d.drop_rounds = static_cast<int>(p.integer("drop_rounds"));
+  const auto bs = p.bytes("bs");
   add_preparation(plan, p, c);
   Stage s;
   s.kind = "test";
@@ -263,12 +257,12 @@ void slc_plan(TestPlan& plan, Params& p, const TargetFacts&) {
 }
 
 void qos_plan(TestPlan& plan, Params& p, const TargetFacts&) {
-  Common c = common(p, 1, 1, std::chrono::seconds(60), false, false, 1);
-  const auto bs = p.bytes("bs", 4 * KiB);
+  Common c = common(p);
+  const auto bs = p.bytes("bs");
   // The quantiles every round records (run.json latency_s).
-  const double q = std::stod(p.choice("quantile", "0.999", {"0.5", "0.9", "0.99", "0.999", "0.9999"}));
-  const double read_limit = seconds(p.duration("read_limit", std::chrono::microseconds(500)));
-  const double write_limit = seconds(p.duration("write_limit", std::chrono::milliseconds(2)));
+  const double q = std::stod(p.choice("quantile"));
+  const double read_limit = seconds(p.duration("read_limit"));
+  const double write_limit = seconds(p.duration("write_limit"));
   add_preparation(plan, p, c);
   Stage s;
   s.kind = "test";
@@ -280,10 +274,10 @@ void qos_plan(TestPlan& plan, Params& p, const TargetFacts&) {
 }
 
 void endurance_plan(TestPlan& plan, Params& p, const TargetFacts& t) {
-  Common c = common(p, 1, 8, std::chrono::hours(1), false, false, 0);
-  const double dwpd = p.number("dwpd", t.rated_dwpd > 0 ? t.rated_dwpd : 1.0, 0.001, 1000);
-  const Duration total = p.duration("duration", std::chrono::hours(24));
-  const auto bs = p.bytes("bs", 128 * KiB);
+  Common c = common(p);
+  const double dwpd = p.number("dwpd", t.rated_dwpd > 0 ? t.rated_dwpd : 1.0);
+  const Duration total = p.duration("duration");
+  const auto bs = p.bytes("bs");
   add_preparation(plan, p, c);
   Element e = element(bs, 0, AccessPattern::random, c);
   e.rate_bytes_per_second = dwpd * static_cast<double>(t.capacity_bytes) / kSecondsPerDay;
@@ -315,13 +309,6 @@ const char* tracked_variable_name(TrackedVariable v) {
   return "iops";
 }
 
-const std::vector<std::string>& test_names() {
-  static const std::vector<std::string> names = {"purge", "precondition", "iops", "throughput",
-                                                 "latency", "wsat", "mixed", "vqd", "cbw",
-                                                 "slc", "qos", "endurance"};
-  return names;
-}
-
 std::string block_size_label(std::uint64_t bytes) {
   if (bytes % (1024 * KiB) == 0) return fmt::format("{}MiB", bytes / (1024 * KiB));
   if (bytes % KiB == 0) return fmt::format("{}KiB", bytes / KiB);
@@ -329,25 +316,25 @@ std::string block_size_label(std::uint64_t bytes) {
   return fmt::format("{}B", bytes);
 }
 
-TestPlan build_plan(const std::string& test, const ParamMap& params, const TargetFacts& target) {
-  auto it = builders().find(test);
-  if (it == builders().end()) {
-    std::string known;
-    for (const auto& n : test_names()) known += (known.empty() ? "" : ", ") + n;
-    throw ParamError("unknown test \"" + test + "\" (known: " + known + ")");
-  }
-  Params p(params);
+TestPlan build_plan(const TestRequest& request, const TargetFacts& target) {
+  test_schema(request.test);  // throws ParamError for an unknown test
+  auto it = builders().find(request.test);
+  if (it == builders().end()) throw std::logic_error("test " + request.test + " has a schema and no plan");
+  Params p(request);
   TestPlan plan;
-  plan.test = test;
+  plan.test = request.test;
   plan.tested_range_bytes = target.capacity_bytes;  // builders scale it by `range`
   it->second(plan, p, target);
-  p.finish(test);
   auto r = p.effective().find("range");
   if (r != p.effective().end()) {
     plan.tested_range_bytes = static_cast<std::uint64_t>(std::stod(r->second) * static_cast<double>(target.capacity_bytes));
   }
   plan.parameters = p.effective();
   return plan;
+}
+
+TestPlan build_plan(const std::string& test, const ParamMap& params, const TargetFacts& target) {
+  return build_plan(validate(test, params), target);
 }
 
 }  // namespace nvmond

@@ -3,9 +3,9 @@
 // (purge), then stages of rounds. One round runs every element of its stage
 // once, in order; a stage ends at its round limit, its byte budget, steady
 // state of its tracked element, or (SLC test) once throughput has fallen and
-// stayed down. Built by build_plan() from the test's name, its parameters
-// and the facts of the target; pure and deterministic, so plans are unit
-// tested without a drive.
+// stayed down. Built by build_plan() from a validated request (the test and
+// its parameters, pts/model/test_request.hpp) and the facts of the target;
+// pure and deterministic, so plans are unit tested without a drive.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -95,10 +95,11 @@ struct TargetFacts {
   double rated_dwpd = 0;  // 0: unknown
 };
 
-// Names accepted by build_plan, in documentation order.
-const std::vector<std::string>& test_names();
-
-// Throws ParamError for an unknown test, a bad value or an unknown key.
+// A plan for a validated request. Throws ParamError only for what depends
+// on the target (a default taken from its rating out of range).
+TestPlan build_plan(const TestRequest& request, const TargetFacts& target);
+// validate(test, params), then the plan: throws ParamError for an unknown
+// test, an unknown key or a bad value as well.
 TestPlan build_plan(const std::string& test, const ParamMap& params, const TargetFacts& target);
 
 // "4KiB", "0.5KiB", "1MiB": how PTS names block sizes.

@@ -265,20 +265,24 @@ std::vector<SoakSpec> read_soaks(TableReader& root) {
     s.test = *t.choice("test", test_names());
     s.target = *target;
     if (!names.insert(s.name).second) t.fail("name", "duplicate soak name \"" + s.name + "\"");
+    // TOML's own types are kept: an integer is not read back from text.
+    GivenParams given;
     if (const toml::node* p = t.node("params")) {
       const toml::table* tbl = p->as_table();
       if (tbl == nullptr) t.fail("params", "expected a table of KEY = VALUE");
       for (const auto& [k, v] : *tbl) {
-        if (auto str = v.value<std::string>()) s.params[std::string(k.str())] = *str;
-        else if (auto i = v.value<std::int64_t>(); i && v.is_integer()) s.params[std::string(k.str())] = std::to_string(*i);
-        else if (auto d = v.value<double>()) s.params[std::string(k.str())] = fmt::format("{}", *d);
-        else if (auto b = v.value<bool>()) s.params[std::string(k.str())] = *b ? "true" : "false";
-        else t.fail("params", "parameter " + std::string(k.str()) + ": expected a string, number or boolean");
+        const std::string key(k.str());
+        if (auto str = v.value_exact<std::string>()) given[key] = *str;
+        else if (auto i = v.value_exact<std::int64_t>()) given[key] = *i;
+        else if (auto d = v.value_exact<double>()) given[key] = *d;
+        else if (auto b = v.value_exact<bool>()) given[key] = *b;
+        else t.fail("params", "parameter " + key + ": expected a string, number or boolean");
       }
     }
     s.timing = read_soak_timing(t);
+    // Only what the drive decides is left for the run's start on it.
     try {
-      build_plan(s.test, s.params, TargetFacts{1'000'000'000'000ULL, 1.0});
+      s.request = validate_typed(s.test, given);
     } catch (const ParamError& e) {
       t.fail("params", e.what());
     }

@@ -16,6 +16,7 @@
 #include "core/clock.hpp"
 #include "core/log.hpp"
 #include "control/control_settings.hpp"
+#include "pts/model/test_request.hpp"
 #include "workloads/jobs_config.hpp"
 #include "schedule/soak_scheduler.hpp"
 
@@ -55,9 +56,9 @@ struct SoakSpec {
   std::string name;
   std::string test;
   std::string target;
-  std::map<std::string, std::string> params;
+  TestRequest request;  // validated when the file loads, without a drive
   SoakTiming timing;
-  SoakEntry entry() const { return SoakEntry{SoakRequest{name, test, target, params}, timing}; }
+  SoakEntry entry() const { return SoakEntry{SoakRequest{name, test, target, request.text()}, timing}; }
 };
 
 struct DaemonConfig {

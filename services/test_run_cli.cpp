@@ -33,9 +33,11 @@ int test_run_command(const TestRunArgs& a, std::ostream& progress, std::ostream&
       return 2;
     }
   }
-  ParamMap params;
+  TestRequest request;
   try {
+    ParamMap params;
     for (const auto& s : a.sets) params.insert_or_assign(parse_assignment(s).first, parse_assignment(s).second);
+    request = validate(a.test, params);
   } catch (const ParamError& e) {
     err << e.what() << "\n";
     return 2;
@@ -49,7 +51,7 @@ int test_run_command(const TestRunArgs& a, std::ostream& progress, std::ostream&
   TestPlan plan;
   try {
     const auto id = (*target)->identity();
-    plan = build_plan(a.test, params, TargetFacts{id.capacity_bytes, id.rated_dwpd});
+    plan = build_plan(request, TargetFacts{id.capacity_bytes, id.rated_dwpd});
   } catch (const ParamError& e) {
     err << e.what() << "\n";
     return 2;

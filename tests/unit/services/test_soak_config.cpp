@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "services/config.hpp"
+#include "pts/test_plan.hpp"
 #include "tests/support/config_error.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -41,10 +42,45 @@ params = { rounds = 600, round = "60s", range = 0.5, purge = true }
   EXPECT_EQ(c.soaks[0].name, "dc0-wsat");
   EXPECT_EQ(c.soaks[0].test, "wsat");
   EXPECT_EQ(c.soaks[0].target, "sim:dc0");
-  EXPECT_EQ(c.soaks[0].params.at("rounds"), "600");
-  EXPECT_EQ(c.soaks[0].params.at("round"), "60s");
-  EXPECT_EQ(c.soaks[0].params.at("range"), "0.5");
-  EXPECT_EQ(c.soaks[0].params.at("purge"), "true");
+  EXPECT_EQ(c.soaks[0].request.text().at("rounds"), "600");
+  EXPECT_EQ(c.soaks[0].request.text().at("round"), "60s");
+  EXPECT_EQ(c.soaks[0].request.text().at("range"), "0.5");
+  EXPECT_EQ(c.soaks[0].request.text().at("purge"), "true");
+}
+
+// The plan of a [[soak]] as it would run on a drive.
+TestPlan plan_of(const DaemonConfig& c, const TargetFacts& drive = TargetFacts{1'000'000'000'000ULL, 1.3}) {
+  return build_plan(c.soaks.at(0).request, drive);
+}
+
+const char* kSoakHead = "[[sim]]\nname = \"dc0\"\nserial = \"DC0\"\n[[soak]]\nname = \"a\"\ntarget = \"sim:dc0\"\n";
+
+TEST(SoakConfig, TomlValuesKeepTheirTypesWithoutARoundTripThroughText) {
+  test::TempDir dir;
+  // 2^53 + 1 bytes: as text read through a double it would become 2^53.
+  DaemonConfig c = load(dir, std::string(kSoakHead) +
+                                 "test = \"wsat\"\nparams = { bs = 9007199254740993, rounds = 600, range = 0.5 }\n");
+  EXPECT_EQ(std::get<std::int64_t>(c.soaks[0].request.values.at("rounds")), 600);
+  EXPECT_EQ(std::get<double>(c.soaks[0].request.values.at("range")), 0.5);
+  EXPECT_EQ(plan_of(c).parameters.at("bs"), "9007199254740993");
+}
+
+TEST(SoakConfig, ParametersAreCheckedAtTheirPositionWithoutADrive) {
+  test::TempDir dir;
+  const std::string fractional = test::config_error_of([&] {
+    load(dir, std::string(kSoakHead) + "test = \"wsat\"\nparams = { rounds = 1.5 }\n");
+  });
+  EXPECT_THAT(fractional, HasSubstr("nvmond.toml:8:"));
+  EXPECT_THAT(fractional, HasSubstr("parameter rounds=1.5: not an integer"));
+  EXPECT_THAT(test::config_error_of([&] {
+                load(dir, std::string(kSoakHead) + "test = \"iops\"\nparams = { max_rounds = 3 }\n");
+              }),
+              HasSubstr("max_rounds must be 0 (fixed length) or at least the window"));
+  // The dwpd an endurance soak writes by default is the drive's rating,
+  // known only when the run opens on it.
+  DaemonConfig c = load(dir, std::string(kSoakHead) + "test = \"endurance\"\n");
+  EXPECT_EQ(plan_of(c, TargetFacts{1'000'000'000'000ULL, 3.0}).parameters.at("dwpd"), "3");
+  EXPECT_THROW(plan_of(c, TargetFacts{1'000'000'000'000ULL, 5000}), ParamError);
 }
 
 TEST(SoakConfig, ReadsTheScheduleKeys) {

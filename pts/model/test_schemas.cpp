@@ -1,0 +1,139 @@
+// The parameters of every PTS test: what validate() accepts and what
+// build_plan() reads (a plan reading a key its test does not declare is a
+// programming error the reader refuses).
+#include <chrono>
+
+#include "pts/model/test_request.hpp"
+
+namespace nvmond {
+
+namespace {
+
+using std::chrono::hours;
+using std::chrono::microseconds;
+using std::chrono::milliseconds;
+
+
+constexpr std::uint64_t KiB = 1024;
+
+ParamSpec integer(std::string key, std::int64_t def, double lo, double hi, std::string help) {
+  return ParamSpec{std::move(key), ParamType::integer, ParamValue{def}, lo, hi, {}, std::move(help)};
+}
+ParamSpec number(std::string key, std::optional<double> def, double lo, double hi, std::string help) {
+  std::optional<ParamValue> d;
+  if (def) d = ParamValue{*def};
+  return ParamSpec{std::move(key), ParamType::number, d, lo, hi, {}, std::move(help)};
+}
+ParamSpec boolean(std::string key, bool def, std::string help) {
+  return ParamSpec{std::move(key), ParamType::boolean, ParamValue{def}, -kUnbounded, kUnbounded, {}, std::move(help)};
+}
+ParamSpec bytes(std::string key, std::uint64_t def, std::string help) {
+  return ParamSpec{std::move(key), ParamType::bytes, ParamValue{def}, -kUnbounded, kUnbounded, {}, std::move(help)};
+}
+ParamSpec duration(std::string key, Duration def, std::string help) {
+  return ParamSpec{std::move(key), ParamType::duration, ParamValue{def}, -kUnbounded, kUnbounded, {}, std::move(help)};
+}
+ParamSpec bytes_list(std::string key, std::vector<std::uint64_t> def, std::string help) {
+  return ParamSpec{std::move(key), ParamType::bytes_list, ParamValue{std::move(def)}, -kUnbounded, kUnbounded, {},
+                   std::move(help)};
+}
+ParamSpec integer_list(std::string key, std::vector<std::int64_t> def, double hi, std::string help) {
+  return ParamSpec{std::move(key), ParamType::integer_list, ParamValue{std::move(def)}, 0, hi, {}, std::move(help)};
+}
+ParamSpec choice(std::string key, std::string def, std::vector<std::string> allowed, std::string help) {
+  return ParamSpec{std::move(key), ParamType::choice, ParamValue{std::move(def)}, -kUnbounded, kUnbounded,
+                   std::move(allowed), std::move(help)};
+}
+
+// The defaults a measuring test gives its shared parameters.
+struct CommonDefaults {
+  std::int64_t threads;
+  std::int64_t queue_depth;
+  Duration round;
+  bool purge;
+  bool precondition;
+  std::int64_t max_rounds;
+};
+
+std::vector<ParamSpec> common(const CommonDefaults& d) {
+  return {
+      integer("threads", d.threads, 1, 256, "worker threads per element"),
+      integer("queue_depth", d.queue_depth, 1, 4096, "outstanding I/Os per thread"),
+      duration("round", d.round, "length of one element's run in a round"),
+      number("range", 1.0, 0.01, 1.0, "fraction of the target tested, from its start"),
+      boolean("purge", d.purge, "purge the target before the first stage"),
+      boolean("precondition", d.precondition, "SEQ 128KiB writes of wipc_multiple x the range first"),
+      integer("window", 5, 4, 5, "steady-state window in rounds"),
+      integer("max_rounds", d.max_rounds, 0, 1'000'000, "round limit of the measured stage (0: none)"),
+      number("wipc_multiple", 2.0, 0.0, 100.0, "preconditioning writes as a multiple of the range"),
+      integer("wipc_threads", 1, 1, 256, "preconditioning threads"),
+      integer("wipc_queue_depth", 32, 1, 4096, "preconditioning queue depth"),
+  };
+}
+
+TestSchema test(std::string name, std::string help, const CommonDefaults& d, std::vector<ParamSpec> own,
+                bool steady_state) {
+  TestSchema s{std::move(name), std::move(help), common(d), steady_state};
+  for (auto& p : own) s.params.push_back(std::move(p));
+  return s;
+}
+
+}  // namespace
+
+const std::vector<TestSchema>& test_schemas() {
+  static const std::vector<TestSchema> schemas = {
+      TestSchema{"purge", "purge the target", {}, false},
+      test("precondition", "purge, then workload-independent preconditioning",
+           {1, 32, std::chrono::seconds(60), true, true, 25}, {}, false),
+      // The IOPS matrix in the specification's order: R/W mix outer, block
+      // size inner, largest block first.
+      test("iops", "PTS IOPS matrix", {4, 32, std::chrono::seconds(60), true, true, 25},
+           {bytes_list("block_sizes", {1024 * KiB, 128 * KiB, 64 * KiB, 32 * KiB, 16 * KiB, 8 * KiB, 4 * KiB, 512},
+                       "block sizes of the matrix"),
+            integer_list("read_pcts", {100, 95, 65, 50, 35, 5, 0}, 100, "read shares of the matrix, in %")},
+           true),
+      test("throughput", "PTS throughput: SEQ reads and writes", {1, 32, std::chrono::seconds(60), true, true, 25},
+           {bytes_list("block_sizes", {128 * KiB, 1024 * KiB}, "block sizes")}, true),
+      test("latency", "PTS latency", {1, 1, std::chrono::seconds(60), true, true, 25},
+           {bytes_list("block_sizes", {512, 4 * KiB, 8 * KiB}, "block sizes"),
+            integer_list("read_pcts", {100, 65, 0}, 100, "read shares, in %"),
+            boolean("sweep", false, "add 4KiB 65/35 at each sweep_threads x sweep_queue_depths"),
+            integer_list("sweep_threads", {1, 2, 4}, kUnbounded, "thread counts of the sweep"),
+            integer_list("sweep_queue_depths", {1, 2, 4, 8, 16, 32}, kUnbounded, "queue depths of the sweep")},
+           true),
+      test("wsat", "write saturation", {4, 32, std::chrono::seconds(60), true, false, 0},
+           {bytes("bs", 4 * KiB, "block size"), number("read_pct", 0.0, 0, 99, "read share, in %"),
+            integer("rounds", 600, 1, 1'000'000, "rounds of the soak"),
+            number("capacity_multiple", 0.0, 0, 1000, "stop after writing this multiple of the range (0: no limit)")},
+           true),
+      test("mixed", "saturation with a reduced-range comparison", {4, 32, std::chrono::seconds(60), true, true, 25},
+           {bytes("bs", 8 * KiB, "block size"), number("read_pct", 70.0, 0, 100, "read share, in %"),
+            number("reduced_range", 0.75, 0, 1, "range of the comparison run (0 or 1: none)")},
+           true),
+      test("vqd", "varying threads and queue depths", {1, 1, std::chrono::seconds(60), true, true, 1},
+           {bytes("bs", 8 * KiB, "block size"), number("read_pct", 70.0, 0, 100, "read share, in %"),
+            integer_list("thread_counts", {1, 2, 4, 8}, kUnbounded, "thread counts"),
+            integer_list("queue_depths", {1, 2, 4, 8, 16, 32}, kUnbounded, "queue depths")},
+           false),
+      test("cbw", "composite block-size workload", {4, 32, std::chrono::seconds(60), true, true, 25},
+           {number("read_pct", 60.0, 0, 100, "read share, in %")}, true),
+      test("slc", "SLC cache size by sequential fill", {1, 32, std::chrono::seconds(2), true, false, 0},
+           {number("drop_fraction", 0.7, 0.05, 0.99, "throughput drop, as a fraction of the first round's"),
+            integer("drop_rounds", 3, 1, 1000, "rounds the drop must last"),
+            bytes("bs", 128 * KiB, "block size")},
+           false),
+      test("qos", "latency against declared QoS limits", {1, 1, std::chrono::seconds(60), false, false, 1},
+           {bytes("bs", 4 * KiB, "block size"),
+            choice("quantile", "0.999", {"0.5", "0.9", "0.99", "0.999", "0.9999"}, "latency quantile checked"),
+            duration("read_limit", microseconds(500), "read latency limit"),
+            duration("write_limit", milliseconds(2), "write latency limit")},
+           false),
+      test("endurance", "writes at a target DWPD", {1, 8, hours(1), false, false, 0},
+           {number("dwpd", std::nullopt, 0.001, 1000, "drive writes per day (default: the drive's rating, else 1)"),
+            duration("duration", hours(24), "length of the run"), bytes("bs", 128 * KiB, "block size")},
+           false),
+  };
+  return schemas;
+}
+
+}  // namespace nvmond
