@@ -38,7 +38,7 @@ TEST(TemperatureAgreement, RunJsonAndTheExporterReadTheSameKelvinAlike) {
     ASSERT_TRUE(t) << t.error().message;
     const auto health = (*t)->health();
     ASSERT_TRUE(health);
-    EXPECT_EQ(health_json(*health)["temperature_c"].get<double>(),
+    EXPECT_EQ(smart_record(*health).temperature_c,
               test::sample(exported, "nvme_temperature_celsius", {{"sensor", "composite"}}))
         << kelvin << " K";
     EXPECT_EQ((*t)->identity().warning_temp_c,

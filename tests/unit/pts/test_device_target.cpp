@@ -87,7 +87,7 @@ TEST(DeviceTarget, TemperaturesAreKelvinLessTheSame273AsTheExporters) {
   EXPECT_EQ(t->identity().critical_temp_c, 80.0);
   auto h = t->health();
   ASSERT_TRUE(h);
-  EXPECT_EQ(health_json(*h)["temperature_c"], 50.0);
+  EXPECT_EQ(smart_record(*h).temperature_c, 50.0);
 }
 
 }  // namespace
