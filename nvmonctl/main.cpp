@@ -15,6 +15,7 @@
 //                                ask the running daemon over its control socket
 //                                (nvmonctl/ctl_client.hpp: socket and exit codes).
 #include <CLI/CLI.hpp>
+#include <unistd.h>
 
 #include <cstdio>
 #include <iostream>
@@ -88,6 +89,7 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : nvmond::ctl::kUsage;
   }
   if (*test_run) {
+    test_args.live_progress = isatty(STDOUT_FILENO) == 1;
     const int rc = nvmond::test_run_command(test_args, std::cout, std::cerr);
     std::cout.flush();
     return rc;
