@@ -21,6 +21,9 @@ CONFIG = config(
     # One-minute rounds, ten a second.
     table("[clock]", mode="accelerated", factor=600),
     sim("dc0", "SIM-DC0", "datacenter"),
+    # Its own drive for the run pause, resume and stop act on, so the start
+    # example's run on dc0 never queues it.
+    sim("dc1", "SIM-DC1", "datacenter"),
     poll_interval="1s")
 
 
@@ -74,11 +77,11 @@ class HelpExamples(unittest.TestCase):
         return run
 
     def long_run(self):
-        return self.ctl_json("start", "wsat", "--target", "sim:dc0", "--set", "rounds=1000000")["run"]
+        return self.ctl_json("start", "wsat", "--target", "sim:dc1", "--set", "rounds=1000000")["run"]
 
     def argv(self, example, cwd, run_in_progress):
         stand_ins = {
-            "nvmonctl": NVMONCTL,
+            "nvmonctl": os.path.abspath(NVMONCTL),  # the example runs in its own directory
             "/etc/nvmond/nvmond.toml": self.d.config,
             "/etc/nvmond/jobs.toml": self.job_file(cwd),
             "12": str(run_in_progress if run_in_progress is not None else self.finished[0]),
