@@ -159,9 +159,19 @@ std::int64_t version_of(const json& j) {
   return integer_of(j, "protocol", "a protocol version (an integer)");
 }
 
-std::optional<std::int64_t> run_or_all(const json& j) {
-  if (!j.contains("run")) return std::nullopt;
+// "run": ID, or "all": true; never both, never neither.
+RunSelector run_selector(const json& j) {
+  if (j.contains("all")) {
+    if (j.contains("run")) throw DecodeError("\"run\" and \"all\": name one run, or all of them, not both");
+    if (!bool_of(j, "all")) bad("all", "true (every run in progress); name one run with \"run\" instead");
+    return AllRuns{};
+  }
   return integer_of(j, "run", "a run id");
+}
+
+void encode_selector(const RunSelector& which, json& j) {
+  if (std::holds_alternative<AllRuns>(which)) j["all"] = true;
+  else j["run"] = std::get<std::int64_t>(which);
 }
 
 ShowRequest decode_show(const json& j) {
@@ -225,10 +235,9 @@ json encode(const Request& r) {
           j["test"] = x.test;
           j["target"] = x.target;
           j["params"] = x.params;
-        } else if constexpr (std::is_same_v<T, StopRequest>) {
-          j["run"] = x.run;
-        } else if constexpr (std::is_same_v<T, PauseRequest> || std::is_same_v<T, ResumeRequest>) {
-          if (x.run) j["run"] = *x.run;
+        } else if constexpr (std::is_same_v<T, StopRequest> || std::is_same_v<T, PauseRequest> ||
+                             std::is_same_v<T, ResumeRequest>) {
+          encode_selector(x.which, j);
         } else if constexpr (std::is_same_v<T, HistoryRequest>) {
           if (x.drive) j["drive"] = *x.drive;
         } else if constexpr (std::is_same_v<T, ShowRequest>) {
@@ -255,9 +264,9 @@ Request decode_request(const json& j) {
   if (cmd == "status") return StatusRequest{};
   if (cmd == "list") return ListRequest{};
   if (cmd == "start") return decode_start(j);
-  if (cmd == "stop") return StopRequest{integer_of(j, "run", "a run id")};
-  if (cmd == "pause") return PauseRequest{run_or_all(j)};
-  if (cmd == "resume") return ResumeRequest{run_or_all(j)};
+  if (cmd == "stop") return StopRequest{run_selector(j)};
+  if (cmd == "pause") return PauseRequest{run_selector(j)};
+  if (cmd == "resume") return ResumeRequest{run_selector(j)};
   if (cmd == "history") {
     HistoryRequest r;
     if (j.contains("drive")) r.drive = string_of(j, "drive", "a serial");
@@ -311,7 +320,12 @@ json encode(const StartReply& r) {
   if (r.detail) body["detail"] = *r.detail;
   return ok(body);
 }
-json encode(const StopReply& r) { return ok({{"run", r.run}}); }
+json encode(const StopReply& r) {
+  json body{{"runs", r.runs}};
+  // A stop of one run also answers as it always did, for an older nvmonctl.
+  if (r.runs.size() == 1) body["run"] = r.runs.front();
+  return ok(body);
+}
 json encode(const RunsActedOn& r) { return ok({{"runs", r.runs}}); }
 json encode(const HistoryReply& r) { return ok({{"runs", array(r.runs)}}); }
 json encode(const ShowReply& r) {
@@ -370,7 +384,9 @@ StartReply decode_reply<StartReply>(const json& j) {
 template <>
 StopReply decode_reply<StopReply>(const json& j) {
   check_reply_version(j);
-  return {integer_of(j, "run", "a run id")};
+  // An older nvmond answers a stop with "run" alone.
+  if (!j.contains("runs")) return {{integer_of(j, "run", "a run id")}};
+  return {ids_of(j, "runs")};
 }
 template <>
 RunsActedOn decode_reply<RunsActedOn>(const json& j) {

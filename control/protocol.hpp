@@ -38,15 +38,22 @@ struct StartRequest {
   std::string target;
   std::map<std::string, std::string> params;
 };
-struct StopRequest {
-  std::int64_t run = 0;
+// The runs stop, pause and resume act on: one run by its id, or every run in
+// progress only when the operator says "all". A request that names neither
+// is refused, so a forgotten id never stops (for good) every soak on a host.
+struct AllRuns {
+  bool operator==(const AllRuns&) const = default;
 };
-// Without a run: every run in progress.
+using RunSelector = std::variant<std::int64_t, AllRuns>;
+
+struct StopRequest {
+  RunSelector which;
+};
 struct PauseRequest {
-  std::optional<std::int64_t> run;
+  RunSelector which;
 };
 struct ResumeRequest {
-  std::optional<std::int64_t> run;
+  RunSelector which;
 };
 struct HistoryRequest {
   std::optional<std::string> drive;  // serial
@@ -108,8 +115,9 @@ struct StartReply {
   std::optional<std::int64_t> run;
   std::optional<std::string> detail;
 };
+// The runs stopped.
 struct StopReply {
-  std::int64_t run = 0;
+  std::vector<std::int64_t> runs;
 };
 // The runs paused or resumed.
 struct RunsActedOn {

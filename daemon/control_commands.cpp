@@ -23,6 +23,14 @@ static_assert(ctl::kMaxShowRounds == static_cast<std::int64_t>(RoundPage::kMaxRo
 
 json fail(const std::string& message) { return ctl::encode(ctl::ErrorReply{message}); }
 
+// An operator who named a run that is not there learns where the ids are.
+json fail_naming_runs(const Error& e, const char* where_ids_are) {
+  if (e.reason != "absent") return fail(e.message);
+  return fail(fmt::format("{} ({})", e.message, where_ids_are));
+}
+constexpr const char* kActiveRuns = "nvmonctl status lists the runs in progress";
+constexpr const char* kAllRuns = "nvmonctl history lists every run's id";
+
 std::optional<double> unix_seconds(std::optional<WallTime> t) {
   if (!t) return std::nullopt;
   return seconds(t->time_since_epoch());
@@ -105,23 +113,34 @@ json start(const ctl::StartRequest& req, ControlContext& ctx) {
   return fail("run " + name + " ended before it could be reported");
 }
 
-json stop(const ctl::StopRequest& req, ControlContext& ctx) {
-  auto r = ctx.soaks.stop(req.run);
-  if (!r) return fail(r.error().message);
-  ctx.tick();
-  return ctl::encode(ctl::StopReply{req.run});
+// The ids a selector names: the one run, or every run in progress.
+std::vector<std::int64_t> selected_runs(const ctl::RunSelector& which, ControlContext& ctx) {
+  if (const auto* id = std::get_if<std::int64_t>(&which)) return {*id};
+  std::vector<std::int64_t> ids;
+  for (const auto& r : ctx.soaks.active()) ids.push_back(r.id);
+  return ids;
 }
 
-json pause_resume(std::optional<std::int64_t> run, ControlContext& ctx, bool pause) {
-  std::vector<std::int64_t> ids;
-  if (run) ids.push_back(*run);
-  else
-    for (const auto& r : ctx.soaks.active()) ids.push_back(r.id);
-  if (ids.empty()) return fail("no run in progress");
+json stop(const ctl::StopRequest& req, ControlContext& ctx) {
+  const std::vector<std::int64_t> ids = selected_runs(req.which, ctx);
+  if (ids.empty()) return fail("no run in progress (nvmonctl history lists the runs that ended)");
+  ctl::StopReply done;
+  for (auto id : ids) {
+    auto r = ctx.soaks.stop(id);
+    if (!r) return fail_naming_runs(r.error(), kActiveRuns);
+    done.runs.push_back(id);
+  }
+  ctx.tick();
+  return ctl::encode(done);
+}
+
+json pause_resume(const ctl::RunSelector& which, ControlContext& ctx, bool pause) {
+  const std::vector<std::int64_t> ids = selected_runs(which, ctx);
+  if (ids.empty()) return fail("no run in progress (nvmonctl history lists the runs that ended)");
   ctl::RunsActedOn done;
   for (auto id : ids) {
     auto r = pause ? ctx.soaks.pause(id) : ctx.soaks.resume(id);
-    if (!r) return fail(r.error().message);
+    if (!r) return fail_naming_runs(r.error(), kActiveRuns);
     ctx.scheduler.operator_paused(id, pause);
     done.runs.push_back(id);
   }
@@ -141,7 +160,7 @@ json show(const ctl::ShowRequest& req, ControlContext& ctx) {
   if (req.from) page.from = *req.from;
   if (req.limit) page.limit = static_cast<std::size_t>(*req.limit);
   auto d = ctx.soaks.show(req.run, page);
-  if (!d) return fail(d.error().message);
+  if (!d) return fail_naming_runs(d.error(), kAllRuns);
   ctl::ShowReply reply{d->run, {}, d->next_round};
   for (const auto& r : d->rounds) {
     json data = json::parse(r.data, nullptr, false);
@@ -166,8 +185,8 @@ json handle_control(const json& request, ControlContext& ctx) {
                                [&ctx](const ctl::ListRequest&) { return list(ctx); },
                                [&ctx](const ctl::StartRequest& r) { return start(r, ctx); },
                                [&ctx](const ctl::StopRequest& r) { return stop(r, ctx); },
-                               [&ctx](const ctl::PauseRequest& r) { return pause_resume(r.run, ctx, true); },
-                               [&ctx](const ctl::ResumeRequest& r) { return pause_resume(r.run, ctx, false); },
+                               [&ctx](const ctl::PauseRequest& r) { return pause_resume(r.which, ctx, true); },
+                               [&ctx](const ctl::ResumeRequest& r) { return pause_resume(r.which, ctx, false); },
                                [&ctx](const ctl::HistoryRequest& r) { return history(r, ctx); },
                                [&ctx](const ctl::ShowRequest& r) { return show(r, ctx); }},
                     ctl::decode_request(request));

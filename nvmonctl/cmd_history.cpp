@@ -9,6 +9,7 @@ void add_history(CLI::App& app, Options& o, int& rc) {
   auto* c = app.add_subcommand("history", "Runs, newest first");
   static std::string drive;
   c->add_option("--drive", drive, "Only runs on the drive with this serial");
+  c->footer("Example: nvmonctl history --drive SIM-DC0");
   c->callback([&o, &rc] {
     control::HistoryRequest req;
     if (!drive.empty()) req.drive = drive;

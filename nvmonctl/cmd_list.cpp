@@ -8,6 +8,7 @@ namespace nvmond::ctl {
 
 void add_list(CLI::App& app, Options& o, int& rc) {
   auto* c = app.add_subcommand("list", "Soak schedules, their state and next start");
+  c->footer("Example: nvmonctl list");
   c->callback([&o, &rc] {
     rc = call<control::ListReply>(o, control::ListRequest{}, [](const control::ListReply& r, std::ostream& out) {
       print_table(out, r.schedules, "no schedules", "{:<24} {:<10} {:<16} {:<32} {:<13} {:<19} {:>5} {}\n",

@@ -15,6 +15,7 @@ void add_show(CLI::App& app, Options& o, int& rc) {
   static long from_round = 0;
   c->add_option("run", run, "Run id")->required();
   c->add_option("--from", from_round, "First round index to list")->check(CLI::NonNegativeNumber);
+  c->footer("Run ids: nvmonctl history.\nExample: nvmonctl show 12 --from 0");
   c->callback([&o, &rc] {
     // The daemon answers a page of rounds at a time (its "next" says where the
     // following page starts); --json prints the one page that --from names.

@@ -37,6 +37,7 @@ void print_status(const control::StatusReply& r, std::ostream& out) {
 
 void add_status(CLI::App& app, Options& o, int& rc) {
   auto* c = app.add_subcommand("status", "Drives with their health, and the runs in progress");
+  c->footer("Example: nvmonctl status");
   c->callback([&o, &rc] { rc = call<control::StatusReply>(o, control::StatusRequest{}, print_status); });
 }
 

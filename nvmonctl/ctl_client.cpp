@@ -23,16 +23,31 @@ std::string socket_path(const Options& o) {
 
 namespace {
 
+// Who may use the socket: root, the daemon's user and its [control] group.
+constexpr const char* kWhoMayConnect =
+    "the socket admits root, nvmond's user and the [control] group of its configuration: "
+    "run as one of them (sudo, or join that group)";
+
 int unreachable(const std::string& path, int err) {
-  std::cerr << "nvmonctl: " << path << ": "
-            << (err == EACCES || err == EPERM ? "permission denied" : std::strerror(err)) << "\n";
+  std::cerr << "nvmonctl: cannot reach nvmond at " << path << ": ";
+  if (err == EACCES || err == EPERM) {
+    std::cerr << "permission denied; " << kWhoMayConnect << "\n";
+  } else {
+    std::cerr << std::strerror(err)
+              << "; is nvmond running (systemctl status nvmond)? Another socket: --socket PATH, "
+                 "or --config FILE for its [control] socket\n";
+  }
   return kUnreachable;
 }
 
 }  // namespace
 
 int not_understood(const std::string& path, const std::string& why) {
-  std::cerr << "nvmonctl: " << path << ": reply not understood: " << why << "\n";
+  // The version mismatch says already which side to upgrade.
+  const bool says_what_to_do = why.find("upgrade") != std::string::npos;
+  std::cerr << "nvmonctl: " << path << ": reply not understood: " << why
+            << (says_what_to_do ? "" : "; is it nvmond's control socket, and the nvmonctl of the same release?")
+            << "\n";
   return kBadReply;
 }
 
@@ -47,15 +62,20 @@ int exchange(const Options& o, const control::Request& request, nlohmann::json& 
   if (x.unreachable != 0) return unreachable(path, x.unreachable);
   const nlohmann::json& j = x.reply;
   if (j.is_discarded() || !j.is_object() || !j.contains("ok") || !j["ok"].is_boolean()) {
-    std::cerr << "nvmonctl: " << path << ": " << (x.sent ? "no understandable reply" : "could not send the request") << "\n";
+    std::cerr << "nvmonctl: " << path << ": " << (x.sent ? "no understandable reply" : "could not send the request")
+              << "; is it nvmond's control socket? The daemon's log (journalctl -u nvmond) says more\n";
     return kBadReply;
   }
   try {
     if (!control::reply_ok(j)) {
       const std::string err = control::decode_error_reply(j).error;
       if (o.json) std::cout << j.dump() << "\n";
+      if (err == "permission denied") {
+        std::cerr << "nvmonctl: " << path << ": permission denied; " << kWhoMayConnect << "\n";
+        return kUnreachable;
+      }
       std::cerr << "nvmonctl: " << err << "\n";
-      return err == "permission denied" ? kUnreachable : kRefused;
+      return kRefused;
     }
   } catch (const control::DecodeError& e) {
     return not_understood(path, e.what());

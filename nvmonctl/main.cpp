@@ -15,6 +15,7 @@
 //                                ask the running daemon over its control socket
 //                                (nvmonctl/ctl_client.hpp: socket and exit codes).
 #include <CLI/CLI.hpp>
+#include <unistd.h>
 
 #include <cstdio>
 #include <iostream>
@@ -35,19 +36,23 @@ int main(int argc, char** argv) {
   std::string check_path;
   auto* check = app.add_subcommand("check-config", "Validate an nvmond configuration file");
   check->add_option("file", check_path, "TOML configuration file")->required();
+  check->footer("Exit 0 valid, 1 invalid (each error at FILE:LINE:COLUMN).\n"
+                "Example: nvmonctl check-config /etc/nvmond/nvmond.toml");
 
   std::string job_path;
   auto* run_job = app.add_subcommand("run-job", "Run the [[job]] tables of a job file now, through io_uring");
   run_job->footer(
       "[safety] allow_serials / allow_dirs must allow every write target. Prints one JSON\n"
       "summary per job on stdout. Exit 0 ok, 1 refused or failed to start, 2 invalid file,\n"
-      "3 I/O errors or verify mismatches.");
+      "3 I/O errors or verify mismatches.\n"
+      "Example: nvmonctl run-job /etc/nvmond/jobs.toml");
   run_job->add_option("file", job_path, "TOML job file ([[job]] tables and one [safety] table)")
       ->required();
 
   nvmond::TestRunArgs test_args;
   auto* test = app.add_subcommand("test", "SNIA PTS tests as durable runs of rounds");
   test->require_subcommand(1);
+  test->footer("Example: nvmonctl test run --help");
   auto* test_run = test->add_subcommand("run", "Run one test in the foreground and write DIR/run.json");
   test_run->add_option("test", test_args.test, "purge, precondition, iops, throughput, latency, wsat, mixed, vqd, cbw, slc, qos, endurance")
       ->required();
@@ -59,7 +64,11 @@ int main(int argc, char** argv) {
   test_run->add_option("--name", test_args.name, "the run's name in DIR/runs.db (default TEST@TARGET)");
   test_run->add_flag("!--no-resume", test_args.resume,
                      "close an unfinished run of this name as interrupted instead of resuming it");
-  test_run->footer("Exit 0 completed, 1 refused or failed, 2 bad arguments or config.");
+  test_run->footer(
+      "On a terminal one progress line is rewritten in place; piped, one line per round.\n"
+      "Exit 0 completed, 1 refused or failed, 2 bad arguments or config.\n"
+      "Example: nvmonctl test run wsat --target sim:dc0 --config /etc/nvmond/nvmond.toml "
+      "--set rounds=2 --set round=1s --out wsat-dc0");
 
   const nvmond::ReportCommands report_commands(app);
 
@@ -88,6 +97,7 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : nvmond::ctl::kUsage;
   }
   if (*test_run) {
+    test_args.live_progress = isatty(STDOUT_FILENO) == 1;
     const int rc = nvmond::test_run_command(test_args, std::cout, std::cerr);
     std::cout.flush();
     return rc;

@@ -26,7 +26,8 @@ ReportCommands::ReportCommands(CLI::App& app) {
       "keeps writing) from STATE_DIR/runs.db, else STATE_DIR/nvmond.db; STATE_DIR is --state-dir,\n"
       "else --config's [daemon] state_dir, else /var/lib/nvmond ($STATE_DIRECTORY).\n"
       "Without --html, prints the run's summary line. Exit 0 ok, 1 the HTML file could not\n"
-      "be written, 2 RUN is missing, unknown or not a valid run.");
+      "be written, 2 RUN is missing, unknown or not a valid run.\n"
+      "Example: nvmonctl report 12 --config /etc/nvmond/nvmond.toml --html run-12.html");
 
   compare_ = app.add_subcommand("compare", "Compare runs: a summary table, and the same charts overlaid in HTML");
   compare_->add_option("runs", runs_, kRunHelp)->required()->expected(2, -1);
@@ -34,7 +35,8 @@ ReportCommands::ReportCommands(CLI::App& app) {
   add_store_options(*compare_, state_dir_, config_);
   compare_->footer(
       "RUN as for `nvmonctl report`. Exit 0 ok, 1 the HTML file could not be written, 2 a RUN\n"
-      "is missing, unknown or not a valid run.");
+      "is missing, unknown or not a valid run.\n"
+      "Example: nvmonctl compare 12 13 --config /etc/nvmond/nvmond.toml");
 }
 
 int ReportCommands::run(std::ostream& out, std::ostream& err, const std::string& global_config) const {

@@ -29,6 +29,8 @@ install(CODE "
 " COMPONENT unit)
 install(FILES systemd/nvmond.toml DESTINATION /etc/nvmond)
 install(DIRECTORY grafana/ DESTINATION ${CMAKE_INSTALL_DATADIR}/nvmond/grafana)
+# bash-completion loads a command's completion on first use from here.
+install(FILES packaging/bash-completion/nvmonctl DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 
 # Manual pages from docs/man/ (go-md2man, compressed as Debian policy asks).
 # nvmond.toml(5) continues with docs/configuration.md, the one configuration

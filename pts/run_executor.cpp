@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "pts/model/run_codec.hpp"
+#include "pts/run_eta.hpp"
 #include "pts/run_json.hpp"
 #include "pts/slc_detector.hpp"
 
@@ -216,13 +217,9 @@ RunOutcome RunExecutor::run() {
       if (progress_) {
         const RoundRecord& last = rounds.back();
         RunProgress p{rounds.size(), last.phase, last.label, last.round, last.stage, last.iops,
-                      last.bytes_per_second, std::nullopt, resumed, std::nullopt, {}, last.seconds};
-        if (stage.max_rounds > 0) {
-          const double left_elements = static_cast<double>(static_cast<std::size_t>(stage.max_rounds) * per_round - next);
-          p.eta_seconds = left_elements * seconds(element.duration);
-        } else if (left && last.bytes_per_second > 0) {
-          p.eta_seconds = static_cast<double>(*left - std::min(*left, last.bytes_written)) / last.bytes_per_second;
-        }
+                      last.bytes_per_second, std::nullopt, resumed, std::nullopt, {}, last.seconds,
+                      last.temp_max_c};
+        p.eta_seconds = run_eta_seconds(plan_, RunPosition{s, next, written, stage_done(s, rounds), last.bytes_per_second});
         if (stage.steady_state) {
           p.steady = evaluate_steady_state(tracked_series(stage, stage_rounds(rounds, s)), stage.steady_state->rule);
         }

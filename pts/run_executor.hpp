@@ -48,7 +48,7 @@ struct RunProgress {
   int stage = 0;
   double iops = 0;
   double bytes_per_second = 0;
-  std::optional<double> eta_seconds;  // target time left in the current stage, when known
+  std::optional<double> eta_seconds;  // target time left in the run, when known (pts/run_eta.hpp)
   bool resumed = false;
   // The stage's steady-state evaluation after this round (none when the
   // stage tracks no steady state).
@@ -57,6 +57,7 @@ struct RunProgress {
   // {quantile, seconds} for p50, p99, p99.9, p99.99.
   std::vector<std::pair<double, double>> latency;
   double seconds = 0;  // the round's length, target time
+  std::optional<double> temperature_c;  // the drive's hottest during the round
 };
 
 struct RunOutcome {

@@ -8,20 +8,12 @@
 #include "core/atomic_file.hpp"
 #include "services/config.hpp"
 #include "store/sqlite_run_store.hpp"
+#include "services/test_run_progress.hpp"
 #include "services/test_targets.hpp"
 #include "pts/run_executor.hpp"
 #include "report/report_cli.hpp"
 
 namespace nvmond {
-
-namespace {
-
-std::string hms(double s) {
-  const auto t = static_cast<long long>(s);
-  return fmt::format("{}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60);
-}
-
-}  // namespace
 
 int test_run_command(const TestRunArgs& a, std::ostream& progress, std::ostream& err) {
   DaemonConfig config;
@@ -68,14 +60,10 @@ int test_run_command(const TestRunArgs& a, std::ostream& progress, std::ostream&
     return 1;
   }
   RunOptions options{a.name.empty() ? a.test + "@" + a.target : a.name, a.target, a.resume};
-  RunExecutor executor(std::move(plan), **target, **store, options, [&](const RunProgress& p) {
-    progress << fmt::format("{}round {:>4} {:<12} {:<24} {:>12.0f} IOPS {:>10.1f} MB/s{}\n",
-                            p.resumed ? "[resumed] " : "", p.round, p.phase, p.label, p.iops,
-                            p.bytes_per_second / 1e6,
-                            p.eta_seconds ? "  ETA " + hms(*p.eta_seconds) : std::string());
-    progress.flush();
-  });
+  ProgressPrinter printer(progress, a.live_progress);
+  RunExecutor executor(std::move(plan), **target, **store, options, [&](const RunProgress& p) { printer.round(p); });
   RunOutcome outcome = executor.run();
+  printer.finish();
   if (outcome.failure && outcome.run_id == 0) {
     err << a.test << " on " << a.target << " refused: " << outcome.failure->message << "\n";
     return 1;

@@ -1,7 +1,7 @@
 #pragma once
 // `nvmonctl test run TEST --target TARGET [--config FILE] [--set KEY=VALUE]...
-// --out DIR`: one PTS test in the foreground. Progress (round, phase, current
-// IOPS, ETA) goes to `progress`; DIR/run.json is written when the run ends
+// --out DIR`: one PTS test in the foreground. Progress (services/
+// test_run_progress.hpp) goes to `progress`; DIR/run.json is written when the run ends
 // (completed, failed or interrupted). The run is durable in DIR/runs.db: run
 // again with the same --out after a crash and it resumes at the next round.
 //
@@ -25,6 +25,8 @@ struct TestRunArgs {
   std::string out;
   std::string name;     // the run's key in DIR/runs.db; default TEST@TARGET
   bool resume = true;
+  // One progress line rewritten in place (a terminal), or a line per round.
+  bool live_progress = false;
 };
 
 int test_run_command(const TestRunArgs& args, std::ostream& progress, std::ostream& err);

@@ -122,6 +122,46 @@ class ControlSocket(unittest.TestCase):
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         self.assertIn("roundz", r.stderr)
 
+    def test_stop_pause_and_resume_need_a_run_id_or_all(self):
+        for cmd in ("stop", "pause", "resume"):
+            r = ctl("--socket", self.sock, cmd)
+            self.assertEqual(r.returncode, 2, f"{cmd}: {r.stdout}{r.stderr}")
+            self.assertIn("--all", r.stderr)
+            self.assertIn("--all", ctl(cmd, "--help").stdout)
+            # With --all and nothing in progress, the daemon says so.
+            r = ctl("--socket", self.sock, cmd, "--all")
+            self.assertEqual(r.returncode, 1, f"{cmd} --all: {r.stdout}{r.stderr}")
+            self.assertIn("no run in progress", r.stderr)
+        self.assertEqual(ctl("--socket", self.sock, "stop", "3", "--all").returncode, 2)
+
+    def test_a_missing_socket_says_which_one_and_how_to_name_another(self):
+        absent = os.path.join(self.dir, "absent.sock")
+        r = ctl("--socket", absent, "status")
+        self.assertEqual(r.returncode, 3)
+        self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+        self.assertTrue(r.stderr.startswith(f"nvmonctl: cannot reach nvmond at {absent}: "), r.stderr)
+        for hint in ("is nvmond running", "--socket", "--config"):
+            self.assertIn(hint, r.stderr)
+
+    def test_permission_denied_names_the_control_group(self):
+        r = ctl("--socket", self.sock, "status", as_nobody=True)
+        self.assertIn("[control] group", r.stderr)
+
+    def test_an_unknown_run_id_says_where_the_ids_are(self):
+        for args, where in ((("stop", "999"), "nvmonctl status"), (("pause", "999"), "nvmonctl status"),
+                            (("show", "999"), "nvmonctl history")):
+            r = ctl("--socket", self.sock, *args)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+            self.assertIn("999", r.stderr)
+            self.assertIn(where, r.stderr)
+
+    def test_an_unknown_test_lists_the_known_ones(self):
+        r = ctl("--socket", self.sock, "start", "wsatt", "--target", "sim:consumer")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("unknown test \"wsatt\"", r.stderr)
+        self.assertIn("wsat", r.stderr.split("known", 1)[-1])
+
     def test_usage_errors_exit_2_and_a_missing_daemon_3(self):
         self.assertEqual(ctl("--socket", self.sock, "start", "wsat").returncode, 2)
         r = ctl("--socket", os.path.join(self.dir, "absent.sock"), "status")

@@ -92,6 +92,16 @@ class SoakControl(unittest.TestCase):
                         60, "the queued run to run and complete")
         self.assertGreater(done["id"], run)
 
+    def test_pause_without_a_run_id_leaves_every_run_running(self):
+        soak = wait_for(lambda: (lambda r: r if r and r["status"] == "running" else None)(self.run_of("dc0-wsat")),
+                        30, "the [[soak]] to run")
+        r = self.ctl("pause", ok=False)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        r = self.ctl("stop", ok=False)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertEqual(self.run_of("dc0-wsat")["status"], "running")
+        self.assertEqual(self.run_of("dc0-wsat")["id"], soak["id"])
+
     def test_a_scrape_while_the_soak_runs_carries_its_series_and_passes_promtool(self):
         soak = wait_for(lambda: (lambda r: r if r and r["round"] > 0 else None)(self.run_of("dc0-wsat")),
                         30, "the [[soak]] to run")

@@ -3,7 +3,8 @@ package's overrides (packaging/debian/lintian-overrides, installed as
 /usr/share/lintian/overrides/nvmond) do not explain, each override with its
 reason and each still needed. The package also carries what Debian policy
 asks of any package: the machine-readable copyright, a changelog compressed
-with gzip -9n, and the manual pages of its commands and configuration file.
+with gzip -9n, the manual pages of its commands and configuration file, and
+nvmonctl's bash completion.
 
 Builds the package with cpack from the build tree ($NVMOND_BUILD_DIR), as
 test_deb.py does; needs no root. Exit 77 (skipped) when lintian or cpack is
@@ -111,6 +112,12 @@ class LintianTest(unittest.TestCase):
         version = run(["dpkg-deb", "-f", self.deb, "Version"], check=True).stdout.strip()
         with gzip.open(path, "rt") as f:
             self.assertTrue(f.readline().startswith(f"nvmond ({version})"))
+
+    def test_bash_completion_is_installed(self):
+        path = self.path("/usr/share/bash-completion/completions/nvmonctl")
+        with open(path) as f, open(os.path.join(SOURCE_DIR, "packaging", "bash-completion", "nvmonctl")) as g:
+            self.assertEqual(f.read(), g.read())
+        self.assertEqual(os.stat(path).st_mode & 0o777, 0o644)
 
     def test_manual_pages_are_installed(self):
         for page in ("man8/nvmond.8.gz", "man1/nvmonctl.1.gz", "man5/nvmond.toml.5.gz"):

@@ -23,9 +23,10 @@ TEST(ControlCodec, EveryRequestSurvivesTheRoundTrip) {
       ListRequest{},
       StartRequest{"wsat", "sim:a", {{"rounds", "3"}, {"round", "1s"}}},
       StopRequest{7},
-      PauseRequest{},
+      StopRequest{AllRuns{}},
+      PauseRequest{AllRuns{}},
       PauseRequest{4},
-      ResumeRequest{},
+      ResumeRequest{AllRuns{}},
       ResumeRequest{5},
       HistoryRequest{},
       HistoryRequest{"SN-A"},
@@ -48,7 +49,8 @@ TEST(ControlCodec, TheKeysOfARequestAreTheOnesTheDaemonAlwaysRead) {
             json::parse(R"({"cmd":"show","run":3,"from":1000,"protocol":1})"));
   EXPECT_EQ(encode(Request{StartRequest{"wsat", "sim:a", {{"rounds", "3"}}}}),
             json::parse(R"({"cmd":"start","test":"wsat","target":"sim:a","params":{"rounds":"3"},"protocol":1})"));
-  EXPECT_EQ(encode(Request{PauseRequest{}}), json::parse(R"({"cmd":"pause","protocol":1})"));
+  EXPECT_EQ(encode(Request{PauseRequest{4}}), json::parse(R"({"cmd":"pause","run":4,"protocol":1})"));
+  EXPECT_EQ(encode(Request{StopRequest{7}}), json::parse(R"({"cmd":"stop","run":7,"protocol":1})"));
 }
 
 Run a_run() {
@@ -101,7 +103,8 @@ TEST(ControlCodec, EveryReplySurvivesTheRoundTrip) {
   expect_round_trip(ListReply{{a_schedule(), idle}});
   expect_round_trip(StartReply{"manual-x", false, 12, std::nullopt});
   expect_round_trip(StartReply{"manual-x", true, std::nullopt, "drive SN-A is busy with run 11"});
-  expect_round_trip(StopReply{12});
+  expect_round_trip(StopReply{{12}});
+  expect_round_trip(StopReply{{12, 13}});
   expect_round_trip(RunsActedOn{{12, 13}});
   expect_round_trip(HistoryReply{{ended, a_run()}});
   expect_round_trip(ShowReply{a_run(), {{0, "fob", 9000.0, json{{"iops", 9000.0}}}, {1, "fob", std::nullopt, "raw"}}, 2});
@@ -143,6 +146,35 @@ TEST(ControlCodec, AMissingOrMistypedRequestKeyIsAnErrorNamingIt) {
   EXPECT_EQ(req(R"({"cmd":"history","drive":5})"), "\"drive\": expected a serial");
   EXPECT_EQ(req(R"({"cmd":5})"), "\"cmd\": expected a command name");
   EXPECT_EQ(req(R"({"cmd":"reboot"})"), "unknown command \"reboot\"");
+}
+
+// Stop, pause and resume act on every run only when "all" says so: a client
+// that forgot the id gets an error, never every soak on the host stopped.
+TEST(ControlCodec, StopPauseAndResumeNeedARunOrAllAndNotBoth) {
+  const auto req = [](const char* text) { return error_of([&] { decode_request(json::parse(text)); }); };
+  for (const char* cmd : {"stop", "pause", "resume"}) {
+    SCOPED_TRACE(cmd);
+    const json bare{{"cmd", cmd}};
+    EXPECT_EQ(req(bare.dump().c_str()), "\"run\": expected a run id");
+    json none = bare;
+    none["all"] = false;
+    EXPECT_NE(req(none.dump().c_str()).find("\"all\": expected true"), std::string::npos);
+    json both = bare;
+    both["all"] = true;
+    both["run"] = 3;
+    EXPECT_NE(req(both.dump().c_str()).find("not both"), std::string::npos);
+    json all = bare;
+    all["all"] = true;
+    EXPECT_EQ(encode(decode_request(all))["all"], true);
+  }
+}
+
+// A stop of one run still answers "run" for the nvmonctl of the release
+// before, and this nvmonctl reads that older daemon's answer.
+TEST(ControlCodec, AStopReplyOfOneRunIsReadByOlderAndNewerClients) {
+  EXPECT_EQ(encode(StopReply{{12}})["run"], 12);
+  const json older = json::parse(R"({"ok":true,"run":12,"protocol":1})");
+  EXPECT_EQ(decode_reply<StopReply>(older).runs, std::vector<std::int64_t>{12});
 }
 
 TEST(ControlCodec, AMissingOrMistypedReplyKeyIsAnErrorNamingIt) {

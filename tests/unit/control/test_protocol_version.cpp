@@ -4,6 +4,7 @@
 
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "control/codec.hpp"
 
@@ -47,7 +48,7 @@ TEST(ControlProtocolVersion, TheDaemonRefusesANewerRequestNamingWhatItSpeaksAndW
 TEST(ControlProtocolVersion, AReplyWithoutAVersionIsReadAsVersionOne) {
   const json old_reply = json::parse(R"({"ok":true,"run":4})");
   EXPECT_TRUE(reply_ok(old_reply));
-  EXPECT_EQ(decode_reply<StopReply>(old_reply).run, 4);
+  EXPECT_EQ(decode_reply<StopReply>(old_reply).runs, std::vector<std::int64_t>{4});
 }
 
 TEST(ControlProtocolVersion, NvmonctlRefusesANewerReplyNamingWhatItSpeaksAndWhatToUpgrade) {

@@ -54,19 +54,41 @@ TEST(ControlCommands, SecondStartOnTheSameDriveQueuesAndStopLetsItRun) {
   EXPECT_EQ(history["runs"][1]["status"], "interrupted");
 }
 
-TEST(ControlCommands, PauseWithoutARunPausesEveryRunAndShowListsRounds) {
+TEST(ControlCommands, PauseAllPausesEveryRunAndShowListsRounds) {
   Fixture f;
   json run = f.ask(R"({"cmd":"start","test":"wsat","target":"sim:a"})");
-  json paused = f.ask(R"({"cmd":"pause"})");
+  json paused = f.ask(R"({"cmd":"pause","all":true})");
   ASSERT_TRUE(paused["ok"]) << paused;
   EXPECT_EQ(f.soaks.run(run["run"]).status, RunStatus::paused);
-  EXPECT_FALSE(f.ask(R"({"cmd":"pause"})")["ok"]);  // already paused: the runner's error
-  EXPECT_TRUE(f.ask(R"({"cmd":"resume"})")["ok"]);
+  EXPECT_FALSE(f.ask(R"({"cmd":"pause","all":true})")["ok"]);  // already paused: the runner's error
+  EXPECT_TRUE(f.ask(R"({"cmd":"resume","all":true})")["ok"]);
   f.soaks.run(run["run"]).round = 2;
   json show = f.ask(json{{"cmd", "show"}, {"run", run["run"]}}.dump());
   ASSERT_TRUE(show["ok"]) << show;
   EXPECT_EQ(show["rounds"].size(), 2U);
   EXPECT_EQ(show["run"]["round"], 2);
+}
+
+// Forgetting the id acts on no run: stopping is for good, so "every run"
+// has to be said.
+TEST(ControlCommands, StopPauseAndResumeWithoutARunOrAllActOnNothing) {
+  Fixture f;
+  json run = f.ask(R"({"cmd":"start","test":"wsat","target":"sim:a"})");
+  for (const char* cmd : {"pause", "stop", "resume"}) {
+    json reply = f.ask(json{{"cmd", cmd}}.dump());
+    EXPECT_FALSE(reply["ok"]) << cmd;
+    EXPECT_EQ(f.soaks.run(run["run"]).status, RunStatus::running) << cmd;
+  }
+  json stopped = f.ask(R"({"cmd":"stop","all":true})");
+  ASSERT_TRUE(stopped["ok"]) << stopped;
+  EXPECT_EQ(stopped["runs"], json::array({run["run"]}));
+  EXPECT_EQ(f.soaks.run(run["run"]).status, RunStatus::interrupted);
+}
+
+TEST(ControlCommands, AnUnknownRunIdSaysWhereTheIdsAre) {
+  Fixture f;
+  EXPECT_NE(f.ask(R"({"cmd":"stop","run":99})")["error"].get<std::string>().find("nvmonctl status"), std::string::npos);
+  EXPECT_NE(f.ask(R"({"cmd":"show","run":99})")["error"].get<std::string>().find("nvmonctl history"), std::string::npos);
 }
 
 TEST(ControlCommands, BadRequestsGetErrorRepliesThatSayWhy) {

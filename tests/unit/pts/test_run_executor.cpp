@@ -55,6 +55,31 @@ TEST(RunExecutor, CommitsEveryRoundAndBuildsRunJson) {
   EXPECT_FALSE(f.store->unfinished_run("w").value());
 }
 
+// The ETA a round reports is the run's: the stages after the current one
+// count, so the last round of the first stage does not say "done".
+TEST(RunExecutor, TheEtaCountsTheStagesLeft) {
+  Fixture f;
+  TestPlan plan;
+  plan.test = "eta";
+  plan.destructive = false;
+  for (auto [rounds, each] : {std::pair{3, 60}, std::pair{2, 30}}) {
+    Stage s;
+    Element e;
+    e.label = "4KiB read";
+    e.read_pct = 100;
+    e.duration = std::chrono::seconds(each);
+    s.elements.push_back(e);
+    s.max_rounds = rounds;
+    plan.stages.push_back(s);
+  }
+  std::vector<double> etas;
+  RunExecutor ex(plan, f.target, *f.store, RunOptions{"eta", "sim:d0", true}, [&](const RunProgress& p) {
+    etas.push_back(p.eta_seconds.value_or(-1));
+  });
+  ASSERT_EQ(ex.run().status, RunStatus::completed);
+  EXPECT_EQ(etas, (std::vector<double>{180, 120, 60, 30, 0}));
+}
+
 TEST(RunExecutor, TheStatusLivesInTheRowAloneWhileRunningAndOnceEnded) {
   Fixture f;
   ASSERT_EQ(f.run_stopped_at(2).status, RunStatus::paused);

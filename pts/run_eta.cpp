@@ -1,0 +1,45 @@
+#include "pts/run_eta.hpp"
+
+#include <algorithm>
+
+namespace nvmond {
+
+namespace {
+
+// The length of `count` element rounds of `stage` from element round `from`
+// on (elements take turns, so each has its own duration).
+double element_rounds_seconds(const Stage& stage, std::size_t from, std::size_t count) {
+  double total = 0;
+  for (std::size_t i = from; i < from + count; ++i) total += seconds(stage.elements[i % stage.elements.size()].duration);
+  return total;
+}
+
+// What is left of `stage` after `done` element rounds that wrote `written`.
+std::optional<double> stage_left(const Stage& stage, std::size_t done, std::uint64_t written, double bytes_per_second) {
+  if (stage.elements.empty()) return 0.0;
+  if (stage.max_rounds > 0) {
+    const std::size_t total = static_cast<std::size_t>(stage.max_rounds) * stage.elements.size();
+    return element_rounds_seconds(stage, done, total - std::min(total, done));
+  }
+  if (stage.byte_budget && bytes_per_second > 0) {
+    return static_cast<double>(*stage.byte_budget - std::min(*stage.byte_budget, written)) / bytes_per_second;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<double> run_eta_seconds(const TestPlan& plan, const RunPosition& at) {
+  double total = 0;
+  for (std::size_t s = at.stage; s < plan.stages.size(); ++s) {
+    const bool current = s == at.stage;
+    if (current && at.stage_over) continue;
+    const auto left = stage_left(plan.stages[s], current ? at.elements_done : 0, current ? at.bytes_written : 0,
+                                 at.bytes_per_second);
+    if (!left) return std::nullopt;
+    total += *left;
+  }
+  return total;
+}
+
+}  // namespace nvmond
