@@ -142,7 +142,7 @@ void DeviceTarget::stop() {
 }
 
 JobSpec element_job(const Element& e, const std::string& path, std::uint64_t range_bytes,
-                    std::optional<std::uint64_t> max_bytes) {
+                    std::optional<std::uint64_t> max_bytes, const SequentialCursor& from) {
   JobSpec j;
   j.name = e.label;
   j.target = path;
@@ -151,19 +151,22 @@ JobSpec element_job(const Element& e, const std::string& path, std::uint64_t ran
   j.read_pct = e.read_pct;
   j.threads = e.threads;
   j.queue_depth = e.queue_depth;
-  const std::uint64_t align = std::max<std::uint64_t>(4096, j.max_block_size()) * e.threads;
-  j.size = std::max(align, range_bytes / align * align);
+  // Whole blocks: the planner shares them out between the threads, so every
+  // one of them has a thread to write it.
+  const std::uint64_t align = std::max<std::uint64_t>(4096, j.max_block_size());
+  j.size = std::max(align * e.threads, range_bytes / align * align);
   j.runtime = e.duration;
   if (max_bytes) j.bytes = std::max<std::uint64_t>(*max_bytes, j.max_block_size());
   j.rate_bytes_per_second = e.rate_bytes_per_second;
   for (const auto& z : e.zones) j.zones.push_back(AccessZoneWeight{z.access_pct, z.range_pct});
+  if (e.pattern == AccessPattern::sequential) j.sequential_start = from;
   return j;
 }
 
 Result<Measurement> DeviceTarget::run(const Element& e, std::uint64_t range_bytes,
-                                      std::optional<std::uint64_t> max_bytes) {
+                                      std::optional<std::uint64_t> max_bytes, const SequentialCursor& from) {
   if (refusal_) return *refusal_;
-  JobRunner runner(element_job(e, path_, range_bytes, max_bytes), make_engine_factory(), &guard_);
+  JobRunner runner(element_job(e, path_, range_bytes, max_bytes, from), make_engine_factory(), &guard_);
   runner.use_approved_target(fd_.get());
   {
     std::lock_guard lock(mu_);
@@ -188,6 +191,7 @@ Result<Measurement> DeviceTarget::run(const Element& e, std::uint64_t range_byte
   m.elapsed = r.elapsed;
   m.op = std::move(r.op);
   m.stopped = stopped;
+  m.cursor = std::move(r.sequential_next);
   for (const auto& h : {before, after}) {
     if (!h || !h->temperature_c) continue;
     m.temp_min_c = std::min(m.temp_min_c.value_or(*h->temperature_c), *h->temperature_c);

@@ -29,7 +29,7 @@ class DeviceTarget final : public TestTarget {
   std::optional<Error> check_destructive() const override { return refusal_; }
   Result<PurgeOutcome> purge() override;
   Result<Measurement> run(const Element& e, std::uint64_t range_bytes,
-                          std::optional<std::uint64_t> max_bytes) override;
+                          std::optional<std::uint64_t> max_bytes, const SequentialCursor& from) override;
   std::optional<HealthSample> health() override;
   WallTime now() const override { return std::chrono::system_clock::now(); }
   void stop() override;
@@ -52,8 +52,9 @@ class DeviceTarget final : public TestTarget {
   bool stopped_ = false;          // guarded by mu_
 };
 
-// Jobs for an element: the runner's spec for `range_bytes` of the target.
+// Jobs for an element: the runner's spec for `range_bytes` of the target,
+// a sequential element's workers starting at `from`.
 JobSpec element_job(const Element& e, const std::string& path, std::uint64_t range_bytes,
-                    std::optional<std::uint64_t> max_bytes);
+                    std::optional<std::uint64_t> max_bytes, const SequentialCursor& from = {});
 
 }  // namespace nvmond

@@ -115,6 +115,7 @@ RoundRecord make_round(const Element& e, const Measurement& m, WallTime started)
   r.temp_min_c = m.temp_min_c;
   r.temp_max_c = m.temp_max_c;
   r.throttled_seconds = m.throttled_seconds;
+  r.sequential_cursor = m.cursor;
   return r;
 }
 
@@ -143,6 +144,7 @@ nlohmann::json to_json(const RoundRecord& r) {
   j["started_ns"] = to_unix_ns(r.started_at);
   j["ops"] = ops;
   if (r.temp_min_c && r.temp_max_c) j["temperature_c"] = {{"min", *r.temp_min_c}, {"max", *r.temp_max_c}};
+  if (!r.sequential_cursor.empty()) j["sequential_cursor"] = r.sequential_cursor;
   return j;
 }
 
@@ -163,6 +165,7 @@ RoundRecord round_from_json(const nlohmann::json& j) {
     r.temp_min_c = j["temperature_c"].at("min").get<double>();
     r.temp_max_c = j["temperature_c"].at("max").get<double>();
   }
+  if (j.contains("sequential_cursor")) r.sequential_cursor = j["sequential_cursor"].get<SequentialCursor>();
   return r;
 }
 

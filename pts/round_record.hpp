@@ -47,6 +47,10 @@ struct RoundRecord {
   double throttled_seconds = 0;
   std::uint64_t bytes_written = 0;
   std::vector<std::uint64_t> histogram;  // counts per histogram_bounds() bucket, both ops
+  // A sequential element: where each of its workers stopped (bytes into the
+  // target), where the element's next run goes on, also after a resume.
+  // Empty for random elements and in rounds stored before it was kept.
+  SequentialCursor sequential_cursor;
 
   double mean_latency() const;  // seconds, over both ops
 };

@@ -36,6 +36,13 @@ std::vector<double> tracked_series(const Stage& stage, const std::vector<const R
   return y;
 }
 
+SequentialCursor sequential_cursor(const std::vector<RoundRecord>& rounds, std::size_t stage, std::size_t element) {
+  for (auto r = rounds.rbegin(); r != rounds.rend(); ++r) {
+    if (r->stage == static_cast<int>(stage) && r->element_index == element) return r->sequential_cursor;
+  }
+  return {};
+}
+
 namespace {
 std::vector<std::pair<double, double>> dominant_latency(const RoundRecord& r) {
   const OpSummary* best = nullptr;
@@ -184,7 +191,7 @@ RunOutcome RunExecutor::run() {
       if (stage.byte_budget) left = *stage.byte_budget - std::min(*stage.byte_budget, written);
       const auto span = static_cast<std::uint64_t>(element.range_fraction * static_cast<double>(capacity));
       const WallTime started = target_.now();
-      auto m = target_.run(element, span, left);
+      auto m = target_.run(element, span, left, sequential_cursor(rounds, s, e));
       if (!m) return finish(RunStatus::failed, m.error(), header, rounds);
       if (m->stopped) return finish(std::nullopt, std::nullopt, header, rounds);
       RoundRecord r = make_round(element, *m, started);

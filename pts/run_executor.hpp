@@ -101,6 +101,9 @@ class RunExecutor {
 
 // Rounds of one stage, in order.
 std::vector<const RoundRecord*> stage_rounds(const std::vector<RoundRecord>& rounds, std::size_t stage);
+// Where element `element` of stage `stage` goes on: the cursor its last
+// round stopped at (empty before its first, or in rounds stored without one).
+SequentialCursor sequential_cursor(const std::vector<RoundRecord>& rounds, std::size_t stage, std::size_t element);
 // The tracked element's value per complete round of a stage.
 std::vector<double> tracked_series(const Stage& stage, const std::vector<const RoundRecord*>& rounds);
 

@@ -90,8 +90,10 @@ std::optional<HealthSample> SimTarget::health() {
 
 std::optional<Error> SimTarget::restore(const std::string& state) { return model_->load_state(state); }
 
+// The model places no I/O at offsets, so a sequential cursor has nothing to
+// move: it is neither read nor returned.
 Result<Measurement> SimTarget::run(const Element& e, std::uint64_t range_bytes,
-                                   std::optional<std::uint64_t> max_bytes) {
+                                   std::optional<std::uint64_t> max_bytes, const SequentialCursor&) {
   Measurement m;
   const bool sequential = e.pattern == AccessPattern::sequential;
   const double in_flight = static_cast<double>(e.threads) * e.queue_depth;

@@ -36,7 +36,7 @@ class SimTarget final : public TestTarget {
   std::optional<Error> check_destructive() const override { return std::nullopt; }
   Result<PurgeOutcome> purge() override;
   Result<Measurement> run(const Element& e, std::uint64_t range_bytes,
-                          std::optional<std::uint64_t> max_bytes) override;
+                          std::optional<std::uint64_t> max_bytes, const SequentialCursor& from) override;
   std::optional<HealthSample> health() override;
   // Paced, the run's time is the daemon's clock: the model trails it until a
   // run advances it (the poller moves it only on its polls).

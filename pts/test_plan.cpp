@@ -67,9 +67,11 @@ Element element(std::uint64_t bs, double read_pct, AccessPattern pattern, const 
 }
 
 // Workload-independent preconditioning: SEQ 128 KiB writes of `multiple` ×
-// the tested range, in rounds so that progress is durable.
-// `capacity` is the target's; `range_fraction` the part of it written.
-Stage wipc_stage(Params& p, const Common& c, std::uint64_t capacity, double range_fraction, int group) {
+// `user_bytes` over the first `range_fraction` of the target, in rounds so
+// that progress is durable; the element's cursor carries on from round to
+// round, so the writes sweep the whole range, again and again.
+// PTS: 2 × the user capacity over the active range, whatever its size.
+Stage wipc_stage(Params& p, const Common& c, std::uint64_t user_bytes, double range_fraction, int group) {
   const double multiple = p.number("wipc_multiple");
   Common w = c;
   w.threads = static_cast<unsigned>(p.integer("wipc_threads"));
@@ -81,7 +83,7 @@ Stage wipc_stage(Params& p, const Common& c, std::uint64_t capacity, double rang
   s.group = group;
   s.elements = {element(128 * KiB, 0, AccessPattern::sequential, w)};
   s.max_rounds = 0;
-  s.byte_budget = static_cast<std::uint64_t>(multiple * static_cast<double>(capacity) * range_fraction);
+  s.byte_budget = static_cast<std::uint64_t>(multiple * static_cast<double>(user_bytes));
   return s;
 }
 
@@ -104,6 +106,7 @@ Stage measured_stage(std::vector<Element> elements, const Common& c, std::size_t
 
 void add_preparation(TestPlan& plan, Params& p, const Common& c) {
   plan.purge = c.purge;
+  // Before build_plan scales it by `range`, tested_range_bytes is the capacity.
   if (c.precondition) plan.stages.push_back(wipc_stage(p, c, plan.tested_range_bytes, c.range, 0));
 }
 
@@ -196,7 +199,9 @@ void mixed_plan(TestPlan& plan, Params& p, const TargetFacts&) {
   // rest of the drive is extra over-provisioning).
   const double fraction = c.range * reduced;
   const std::size_t first = plan.stages.size();
-  if (c.precondition) plan.stages.push_back(wipc_stage(p, c, plan.tested_range_bytes, fraction, 1));
+  // The smaller drive it stands for has the reduced range as its capacity.
+  const auto reduced_bytes = static_cast<std::uint64_t>(fraction * static_cast<double>(plan.tested_range_bytes));
+  if (c.precondition) plan.stages.push_back(wipc_stage(p, c, reduced_bytes, fraction, 1));
   e.range_fraction = fraction;
   e.label += fmt::format(" range {:.0f}%", fraction * 100);
   Stage s = measured_stage({e}, c, 0, TrackedVariable::iops);

@@ -47,6 +47,9 @@ struct Measurement {
   std::optional<double> temp_min_c, temp_max_c;
   double throttled_seconds = 0;
   bool stopped = false;  // stop() cut it short: not a finished round
+  // A sequential element: where its streams stopped, the cursor its next run
+  // starts from (empty: the target does not track one).
+  SequentialCursor cursor;
 };
 
 struct PurgeOutcome {
@@ -63,9 +66,11 @@ class TestTarget {
   virtual std::optional<Error> check_destructive() const = 0;
   virtual Result<PurgeOutcome> purge() = 0;
   // Runs `e` on the first `range_bytes` of the target, at most `max_bytes`
-  // written when given.
+  // written when given. A sequential element starts at `from`, the cursor
+  // its previous run returned (empty: at the start of the range), so that
+  // runs of one element together sweep the whole range, wrapping at its end.
   virtual Result<Measurement> run(const Element& e, std::uint64_t range_bytes,
-                                  std::optional<std::uint64_t> max_bytes) = 0;
+                                  std::optional<std::uint64_t> max_bytes, const SequentialCursor& from) = 0;
   virtual std::optional<HealthSample> health() = 0;
   // The target's time: simulated time for a simulated drive.
   virtual WallTime now() const = 0;

@@ -22,13 +22,17 @@ std::optional<Error> IoPlanner::plan_range(std::uint64_t target_size) {
                                       spec_.target, spec_.offset + len, target_size)};
   }
   const std::uint64_t align = spec_.max_block_size();
-  const std::uint64_t chunk = len / spec_.threads / align * align;
-  if (chunk == 0) {
+  const std::uint64_t blocks = len / align;
+  const std::uint64_t each = blocks / spec_.threads;
+  if (each == 0) {
     return Error{"setup", fmt::format("{}: range of {} bytes is too small for {} threads of {} byte blocks",
                                       spec_.target, len, spec_.threads, align)};
   }
-  lo_ = spec_.offset + chunk * index_;
-  hi_ = lo_ + chunk;
+  // The first blocks % threads workers take one block more: no whole block
+  // of the range is left to nobody.
+  const std::uint64_t extra = blocks % spec_.threads;
+  lo_ = spec_.offset + align * (each * index_ + std::min<std::uint64_t>(index_, extra));
+  hi_ = lo_ + align * (each + (index_ < extra ? 1 : 0));
   std::uint64_t total_budget = std::numeric_limits<std::uint64_t>::max();
   if (spec_.bytes) total_budget = *spec_.bytes;
   else if (!spec_.runtime) total_budget = len;  // neither: one pass over the range
@@ -52,7 +56,7 @@ std::optional<Error> IoPlanner::plan_range(std::uint64_t target_size) {
     const double r = spec_.rate_bytes_per_second * share;
     bytes_limit_.emplace(r, std::max<double>(spec_.max_block_size(), r * seconds(kCatchUp)));
   }
-  if (spec_.verify) written_.assign((chunk / align + 63) / 64, 0);
+  if (spec_.verify) written_.assign(((hi_ - lo_) / align + 63) / 64, 0);
   plan_zones(align);
   return std::nullopt;
 }
@@ -74,6 +78,10 @@ void IoPlanner::plan_zones(std::uint64_t align) {
 void IoPlanner::start(Phase phase) {
   if (phase == Phase::main) {
     cursor_ = lo_;
+    if (index_ < spec_.sequential_start.size()) {
+      const std::uint64_t at = spec_.sequential_start[index_];
+      if (at >= lo_ && at < hi_) cursor_ = at;
+    }
   } else {
     verify_cursor_ = 0;
   }

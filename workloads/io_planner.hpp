@@ -32,10 +32,17 @@ class IoPlanner {
       : spec_(spec), index_(index), rng_{seed ^ (0x1234567ULL * (index + 1))} {}
 
   // This worker's share of a target of `target_size` bytes; an error when the
-  // job's range does not fit it.
+  // job's range does not fit it. The range is cut into whole blocks of the
+  // largest size and the workers' shares differ by one block at most, so
+  // together they cover every whole block of it.
   std::optional<Error> plan_range(std::uint64_t target_size);
-  // The start of a pass: the sequential cursor or the verify cursor rewinds.
+  // The start of a pass: the verify cursor rewinds; the sequential cursor
+  // starts where the spec's sequential_start puts this worker, else at the
+  // start of its share.
   void start(Phase phase);
+  // Where this worker's sequential stream goes on: the offset of the next
+  // I/O it would issue (a planned one not issued included).
+  std::uint64_t sequential_next() const { return have_next_ ? next_.offset : cursor_; }
   // Plans the next I/O unless one is planned and not yet taken; false when
   // the pass has nothing more to issue.
   bool plan_next(Phase phase);

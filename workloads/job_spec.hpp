@@ -43,6 +43,11 @@ struct AccessZoneWeight {
   double range_pct = 100;
 };
 
+// Where a sequential job's workers stand: each worker's next offset (bytes
+// into the target), in worker order. A job started from a cursor goes on
+// where the job before it stopped; empty: every worker at its share's start.
+using SequentialCursor = std::vector<std::uint64_t>;
+
 struct JobSpec {
   std::string name;
   std::string target;
@@ -65,6 +70,9 @@ struct JobSpec {
   // Each worker bound to one CPU (workloads/cpu_pinning.hpp).
   bool pin_cpus = true;
   std::vector<AccessZoneWeight> zones;  // random pattern only; empty = uniform
+  // Sequential pattern: where each worker starts (an offset outside its
+  // share starts it at its share's start). Set by the PTS tests.
+  SequentialCursor sequential_start;
 
   std::uint32_t max_block_size() const;
   bool writes() const { return read_pct < 100.0 || verify; }

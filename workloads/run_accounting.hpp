@@ -34,6 +34,7 @@ struct WorkerOutput {
   std::uint64_t verified_blocks = 0;
   std::uint64_t verify_failures = 0;
   std::vector<TimelineSecond> timeline;
+  std::uint64_t sequential_next = 0;  // IoPlanner::sequential_next after the main pass
 };
 
 inline constexpr std::size_t kMaxErrorSamples = 32;

@@ -11,6 +11,7 @@
 #include "core/clock.hpp"
 #include "core/result.hpp"
 #include "workloads/io_engine.hpp"
+#include "workloads/job_spec.hpp"
 #include "workloads/latency_histogram.hpp"
 
 namespace nvmond {
@@ -59,6 +60,8 @@ struct RunResult {
   std::uint64_t verified_blocks = 0;
   std::uint64_t verify_failures = 0;
   std::vector<TimelineSecond> timeline;
+  // Sequential jobs: where each worker stopped, to start the next job there.
+  SequentialCursor sequential_next;
 
   std::uint64_t total_errors() const { return op[0].errors + op[1].errors; }
   std::uint64_t total_ops() const { return op[0].ops + op[1].ops; }

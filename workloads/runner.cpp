@@ -130,7 +130,10 @@ class Worker {
       for (std::size_t i = 0; i < *got; ++i) complete(completions_[i]);
       if (*got > 0) stats_.now_ns.store(completions_[*got - 1].done_ns, std::memory_order_relaxed);
     }
-    if (phase == Phase::main) out_.main_elapsed_ns = engine.now_ns() - start;
+    if (phase == Phase::main) {
+      out_.main_elapsed_ns = engine.now_ns() - start;
+      out_.sequential_next = plan_.sequential_next();
+    }
   }
 
   WorkerOutput& output() { return out_; }
@@ -352,6 +355,9 @@ RunResult JobRunner::run() {
   aggregate(false);
 
   merge_into(result, stats, outputs);
+  if (spec_.pattern == AccessPattern::sequential) {
+    for (const auto& o : outputs) result.sequential_next.push_back(o.sequential_next);
+  }
   return result;
 }
 

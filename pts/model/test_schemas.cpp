@@ -62,10 +62,10 @@ std::vector<ParamSpec> common(const CommonDefaults& d) {
       duration("round", d.round, "length of one element's run in a round"),
       number("range", 1.0, 0.01, 1.0, "fraction of the target tested, from its start"),
       boolean("purge", d.purge, "purge the target before the first stage"),
-      boolean("precondition", d.precondition, "SEQ 128KiB writes of wipc_multiple x the range first"),
+      boolean("precondition", d.precondition, "SEQ 128KiB writes of wipc_multiple x the capacity over the range first"),
       integer("window", 5, 4, 5, "steady-state window in rounds"),
       integer("max_rounds", d.max_rounds, 0, 1'000'000, "round limit of the measured stage (0: none)"),
-      number("wipc_multiple", 2.0, 0.0, 100.0, "preconditioning writes as a multiple of the range"),
+      number("wipc_multiple", 2.0, 0.0, 100.0, "preconditioning writes as a multiple of the user capacity"),
       integer("wipc_threads", 1, 1, 256, "preconditioning threads"),
       integer("wipc_queue_depth", 32, 1, 4096, "preconditioning queue depth"),
   };

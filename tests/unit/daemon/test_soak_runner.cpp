@@ -57,7 +57,8 @@ class GatedTarget final : public TestTarget {
   bool simulated() const override { return true; }
   std::optional<Error> check_destructive() const override { return std::nullopt; }
   Result<PurgeOutcome> purge() override { return sim_.purge(); }
-  Result<Measurement> run(const Element& e, std::uint64_t range, std::optional<std::uint64_t> max) override {
+  Result<Measurement> run(const Element& e, std::uint64_t range, std::optional<std::uint64_t> max,
+                          const SequentialCursor& from) override {
     {
       std::unique_lock lock(gate_->mu);
       ++gate_->entered;
@@ -73,7 +74,7 @@ class GatedTarget final : public TestTarget {
       }
       --gate_->permits;
     }
-    return sim_.run(e, range, max);
+    return sim_.run(e, range, max, from);
   }
   std::optional<HealthSample> health() override { return sim_.health(); }
   WallTime now() const override { return sim_.now(); }

@@ -183,6 +183,113 @@ TEST(RunExecutor, ARefusedTargetIsRefusedBeforeAnyIoOrRecord) {
   EXPECT_EQ(content, std::string(1 << 20, 'x'));
 }
 
+// A target that records where each run was told its sequential streams
+// start, and says they stopped `step` bytes further on per worker.
+class CursorTarget final : public TestTarget {
+ public:
+  static constexpr std::uint64_t kStep = 1 << 20;
+  std::vector<std::pair<std::string, SequentialCursor>> starts;  // element label, `from`
+
+  TargetIdentity identity() const override {
+    TargetIdentity id;
+    id.serial = "FAKE0";
+    id.capacity_bytes = 1 << 30;
+    return id;
+  }
+  bool simulated() const override { return false; }
+  std::optional<Error> check_destructive() const override { return std::nullopt; }
+  Result<PurgeOutcome> purge() override { return PurgeOutcome{"none", ""}; }
+  Result<Measurement> run(const Element& e, std::uint64_t, std::optional<std::uint64_t>,
+                          const SequentialCursor& from) override {
+    starts.emplace_back(e.label, from);
+    Measurement m;
+    m.elapsed = std::chrono::seconds(1);
+    m.op[1].ops = kStep / 4096;
+    m.op[1].bytes = kStep;
+    m.cursor = from.empty() ? SequentialCursor(e.threads, 0) : from;
+    for (auto& c : m.cursor) c += kStep;
+    return m;
+  }
+  std::optional<HealthSample> health() override { return std::nullopt; }
+  WallTime now() const override { return WallTime{} + std::chrono::hours(480000); }
+  void stop() override {}
+  void restart() override {}
+};
+
+// One stage of two sequential elements (two workers each), 4 rounds.
+TestPlan sequential_plan() {
+  TestPlan plan;
+  plan.test = "seq";
+  plan.destructive = false;
+  Stage s;
+  for (const char* label : {"SEQ write", "SEQ read"}) {
+    Element e;
+    e.label = label;
+    e.pattern = AccessPattern::sequential;
+    e.threads = 2;
+    e.read_pct = label == std::string("SEQ read") ? 100 : 0;
+    s.elements.push_back(e);
+  }
+  s.max_rounds = 4;
+  plan.stages.push_back(s);
+  return plan;
+}
+
+constexpr std::uint64_t kStep = CursorTarget::kStep;
+
+TEST(RunExecutor, EachSequentialElementGoesOnWhereItsLastRoundStopped) {
+  test::TempDir dir{"pts-cursor"};
+  auto store = std::move(*SqliteRunStore::open_file(dir.path() + "/runs.db"));
+  CursorTarget target;
+  RunExecutor ex(sequential_plan(), target, *store, RunOptions{"s", "fake", true});
+  ASSERT_EQ(ex.run().status, RunStatus::completed);
+  ASSERT_EQ(target.starts.size(), 8u);
+  for (std::size_t i = 0; i < target.starts.size(); ++i) {
+    const auto& [label, from] = target.starts[i];
+    EXPECT_EQ(label, i % 2 == 0 ? "SEQ write" : "SEQ read");
+    const std::uint64_t round = i / 2;
+    // Each element's own cursor: the other element's runs do not move it.
+    EXPECT_EQ(from, round == 0 ? SequentialCursor{} : SequentialCursor(2, round * kStep)) << "run " << i;
+  }
+}
+
+TEST(RunExecutor, AResumedRunStartsItsSequentialElementsWhereTheLastCommittedRoundsStopped) {
+  test::TempDir dir{"pts-cursor"};
+  auto store = std::move(*SqliteRunStore::open_file(dir.path() + "/runs.db"));
+  {
+    CursorTarget target;
+    RunExecutor* self = nullptr;
+    RunExecutor ex(sequential_plan(), target, *store, RunOptions{"s", "fake", true}, [&](const RunProgress& p) {
+      if (p.index == 5) self->stop();  // 2 rounds of both elements and the write of the third
+    });
+    self = &ex;
+    ASSERT_EQ(ex.run().status, RunStatus::paused);
+  }
+  // A new process: only the store knows where the streams stopped.
+  CursorTarget fresh;
+  RunExecutor again(sequential_plan(), fresh, *store, RunOptions{"s", "fake", true});
+  ASSERT_EQ(again.run().status, RunStatus::completed);
+  ASSERT_EQ(fresh.starts.size(), 3u);
+  EXPECT_EQ(fresh.starts[0].first, "SEQ read");
+  EXPECT_EQ(fresh.starts[0].second, SequentialCursor(2, 2 * kStep));
+  EXPECT_EQ(fresh.starts[1].first, "SEQ write");
+  EXPECT_EQ(fresh.starts[1].second, SequentialCursor(2, 3 * kStep));
+}
+
+TEST(RoundRecord, KeepsTheSequentialCursorAndReadsRoundsStoredWithoutOne) {
+  Element e;
+  e.label = "SEQ 128KiB write";
+  Measurement m;
+  m.cursor = {1 << 20, 5 << 20};
+  const nlohmann::json j = to_json(make_round(e, m, WallTime{}));
+  EXPECT_EQ(round_from_json(j).sequential_cursor, m.cursor);
+  nlohmann::json old = j;
+  old.erase("sequential_cursor");
+  EXPECT_TRUE(round_from_json(old).sequential_cursor.empty());
+  // A random element has none, and its JSON says nothing about one.
+  EXPECT_FALSE(to_json(make_round(e, Measurement{}, WallTime{})).contains("sequential_cursor"));
+}
+
 TEST(SimTarget, APacedRunStartsAtItsClockNotAtTheModelsLastAdvance) {
   auto model = small_drive();
   ManualClock clock(model->now() + std::chrono::minutes(3));  // the poller last advanced it 3 min ago
@@ -192,7 +299,7 @@ TEST(SimTarget, APacedRunStartsAtItsClockNotAtTheModelsLastAdvance) {
   Element e;
   e.block_sizes = {BlockSizeWeight{4096, 1}};
   e.duration = std::chrono::seconds(10);
-  auto m = t.run(e, 1 << 30, std::nullopt);
+  auto m = t.run(e, 1 << 30, std::nullopt, {});
   ASSERT_TRUE(m.ok());
   EXPECT_TRUE(m->stopped);
   EXPECT_EQ(model->now(), clock.wall());
@@ -210,9 +317,9 @@ TEST(SimTarget, ASmallerSpanReachesAHigherSteadyStateThanTheWholeDrive) {
     e.duration = std::chrono::hours(6);
     e.range_fraction = fraction;
     const auto span = static_cast<std::uint64_t>(fraction * 100e9);
-    t.run(e, span, std::nullopt);  // well past the cliff
+    t.run(e, span, std::nullopt, {});  // well past the cliff
     e.duration = std::chrono::minutes(5);
-    auto m = t.run(e, span, std::nullopt);
+    auto m = t.run(e, span, std::nullopt, {});
     return static_cast<double>(m->op[1].ops) / seconds(m->elapsed);
   };
   const double full = run_at(1.0);

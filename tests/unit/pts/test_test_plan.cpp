@@ -124,6 +124,24 @@ TEST(TestPlan, WsatIsSixHundredOneMinuteRoundsJudgedAtTheEnd) {
   EXPECT_EQ(*budget.stages[0].byte_budget, 4 * kDrive.capacity_bytes);
 }
 
+// PTS: preconditioning writes twice the user capacity over the active
+// range, so a smaller range is written over more often, not less.
+TEST(TestPlan, PreconditioningWritesTwiceTheCapacityOverASmallerRange) {
+  TestPlan p = build_plan("precondition", {{"range", "0.5"}}, kDrive);
+  ASSERT_EQ(p.stages.size(), 1u);
+  EXPECT_EQ(*p.stages[0].byte_budget, 2 * kDrive.capacity_bytes);
+  EXPECT_DOUBLE_EQ(p.stages[0].elements.at(0).range_fraction, 0.5);
+}
+
+// The SLC fill writes the range once, through however many rounds that takes.
+TEST(TestPlan, TheSlcFillEndsAfterOnePassOrTheDropNotAfterARoundCount) {
+  TestPlan p = build_plan("slc", {}, kDrive);
+  const Stage& s = p.stages.back();
+  EXPECT_EQ(s.max_rounds, 0);
+  EXPECT_EQ(*s.byte_budget, kDrive.capacity_bytes);
+  EXPECT_EQ(s.elements.at(0).pattern, AccessPattern::sequential);
+}
+
 TEST(TestPlan, MixedComparesAReducedRangeAfterAFreshPurge) {
   TestPlan p = build_plan("mixed", {}, kDrive);
   ASSERT_EQ(p.stages.size(), 4u);
