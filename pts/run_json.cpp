@@ -127,7 +127,9 @@ json group_json(const TestPlan& plan, const std::vector<RoundRecord>& rounds, in
                      {"rounds", mine.empty() ? 0 : mine.back()->round + 1}});
       continue;
     }
-    if (stage.steady_state) j["steady_state"] = steady_state_json(stage, s, mine);
+    if (stage.steady_state && !stage.steady_state->tracked.empty()) {
+      j["steady_state"] = steady_state_json(stage, s, mine);
+    }
     if (const auto w = measurement_window(stage, s, mine)) {
       j["measurement_window"] = measurement_window_json(*w);
       j["elements"] = elements_json(stage, *w, mine);

@@ -90,7 +90,9 @@ SteadyStateResult evaluate_steady_state(std::span<const std::vector<double>> ser
   if (w == 0 || rounds < w) return r;
   auto windows_ending = [&](std::size_t last) {
     std::vector<WindowCheck> checks;
-    for (const auto& y : series) checks.push_back(check_window(std::span(y).subspan(last + 1 - w, w), last + 1 - w, rule));
+    for (const auto& y : series) {
+      checks.push_back(check_window(std::span(y).subspan(last + 1 - w, w), last + 1 - w, rule));
+    }
     return checks;
   };
   auto all_ok = [](const std::vector<WindowCheck>& checks) {

@@ -110,7 +110,8 @@ Stage measured_stage(std::vector<Element> elements, const Common& c, std::size_t
 // those of them the matrix has (4KiB 0/100's fallback when it has none).
 std::vector<TrackedElement> iops_tracking(const std::vector<Element>& elements) {
   std::vector<TrackedElement> tracked;
-  for (const auto& [bs, read_pct] : {std::pair{4 * KiB, 0.0}, std::pair{64 * KiB, 65.0}, std::pair{1024 * KiB, 100.0}}) {
+  const std::pair<std::uint64_t, double> cells[] = {{4 * KiB, 0.0}, {64 * KiB, 65.0}, {1024 * KiB, 100.0}};
+  for (const auto& [bs, read_pct] : cells) {
     const std::size_t i = find_element(elements, bs, read_pct);
     if (elements[i].block_sizes[0].bytes == bs && elements[i].read_pct == read_pct) {
       tracked.push_back({i, TrackedVariable::iops});
