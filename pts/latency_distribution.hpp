@@ -5,8 +5,9 @@
 //
 // The buckets are LatencyHistogram's (workloads/latency_histogram.hpp) merged
 // kMergedBuckets to one: 64 buckets per power of two of nanoseconds, so a
-// quantile read here is within 1/128 (< 0.8 %) of the sample it stands for,
-// where a round's own quantiles are within 1/2048. Latencies above 60 s are
+// quantile read here is within 1/128 (< 0.8 %) of the sample it stands for
+// above 2 µs (below, where the recorder is exact to the nanosecond, within
+// 8 ns), where a round's own quantiles are within 1/2048. Latencies above 60 s are
 // counted in the 60 s bucket, as the histogram clamps them.
 #include <cstddef>
 #include <cstdint>
