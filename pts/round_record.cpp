@@ -27,6 +27,8 @@ OpSummary summarise(const OpTotals& t, double secs) {
   s.p99 = h.quantile(0.99) * 1e-9;
   s.p999 = h.quantile(0.999) * 1e-9;
   s.p9999 = h.quantile(0.9999) * 1e-9;
+  s.p99999 = h.quantile(0.99999) * 1e-9;
+  s.distribution = distribution_of(h);
   return s;
 }
 
@@ -58,6 +60,8 @@ constexpr auto kLatencyFields =
                JsonField{"max", &OpSummary::max},   JsonField{"p50", &OpSummary::p50},
                JsonField{"p90", &OpSummary::p90},   JsonField{"p99", &OpSummary::p99},
                JsonField{"p99.9", &OpSummary::p999}, JsonField{"p99.99", &OpSummary::p9999}};
+constexpr const char* kFiveNines = "p99.999";
+constexpr const char* kDistribution = "latency_distribution";
 
 }  // namespace
 
@@ -129,6 +133,10 @@ nlohmann::json to_json(const OpSummary& s) {
   nlohmann::json j;
   write_fields(j, s, kOpFields);
   write_fields(j["latency_s"], s, kLatencyFields);
+  if (s.p99999) j["latency_s"][kFiveNines] = *s.p99999;
+  if (!s.distribution.empty()) {
+    j[kDistribution] = {{"first_bucket", s.distribution.first_bucket}, {"counts", s.distribution.counts}};
+  }
   return j;
 }
 
@@ -159,6 +167,12 @@ RoundRecord round_from_json(const nlohmann::json& j) {
     OpSummary s;
     read_fields(o, s, kOpFields);
     read_fields(o.at("latency_s"), s, kLatencyFields);
+    // Rounds stored before these were measured have neither.
+    if (o.at("latency_s").contains(kFiveNines)) s.p99999 = o.at("latency_s").at(kFiveNines).get<double>();
+    if (o.contains(kDistribution)) {
+      o.at(kDistribution).at("first_bucket").get_to(s.distribution.first_bucket);
+      o.at(kDistribution).at("counts").get_to(s.distribution.counts);
+    }
     r.ops[op] = s;
   }
   if (j.contains("temperature_c")) {

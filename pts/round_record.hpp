@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/clock.hpp"
+#include "pts/latency_distribution.hpp"
 #include "pts/test_plan.hpp"
 #include "pts/test_target.hpp"
 
@@ -19,8 +20,11 @@ namespace nvmond {
 struct OpSummary : OpCounts {
   double iops = 0;
   double bytes_per_second = 0;
-  // Seconds.
+  // Seconds. NaN: not known (a window some of whose rounds kept no
+  // distribution).
   double mean = 0, min = 0, max = 0, p50 = 0, p90 = 0, p99 = 0, p999 = 0, p9999 = 0;
+  std::optional<double> p99999;  // none in rounds stored before it was measured
+  LatencyDistribution distribution;  // a round's; empty in a window's summary
 };
 
 // Latency distribution bounds shared by every round (seconds, upper bounds;

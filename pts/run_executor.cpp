@@ -21,19 +21,21 @@ std::vector<const RoundRecord*> stage_rounds(const std::vector<RoundRecord>& rou
   return out;
 }
 
-std::vector<double> tracked_series(const Stage& stage, const std::vector<const RoundRecord*>& rounds) {
-  std::vector<double> y;
-  if (!stage.steady_state) return y;
-  const std::size_t e = stage.steady_state->element;
-  for (const RoundRecord* r : rounds) {
-    if (r->element_index != e) continue;
-    switch (stage.steady_state->variable) {
-      case TrackedVariable::iops: y.push_back(r->iops); break;
-      case TrackedVariable::bytes_per_second: y.push_back(r->bytes_per_second); break;
-      case TrackedVariable::mean_latency: y.push_back(r->mean_latency()); break;
+std::vector<std::vector<double>> tracked_series(const Stage& stage, const std::vector<const RoundRecord*>& rounds) {
+  std::vector<std::vector<double>> series;
+  if (!stage.steady_state) return series;
+  for (const TrackedElement& t : stage.steady_state->tracked) {
+    std::vector<double>& y = series.emplace_back();
+    for (const RoundRecord* r : rounds) {
+      if (r->element_index != t.element) continue;
+      switch (t.variable) {
+        case TrackedVariable::iops: y.push_back(r->iops); break;
+        case TrackedVariable::bytes_per_second: y.push_back(r->bytes_per_second); break;
+        case TrackedVariable::mean_latency: y.push_back(r->mean_latency()); break;
+      }
     }
   }
-  return y;
+  return series;
 }
 
 SequentialCursor sequential_cursor(const std::vector<RoundRecord>& rounds, std::size_t stage, std::size_t element) {

@@ -104,8 +104,9 @@ std::vector<const RoundRecord*> stage_rounds(const std::vector<RoundRecord>& rou
 // Where element `element` of stage `stage` goes on: the cursor its last
 // round stopped at (empty before its first, or in rounds stored without one).
 SequentialCursor sequential_cursor(const std::vector<RoundRecord>& rounds, std::size_t stage, std::size_t element);
-// The tracked element's value per complete round of a stage.
-std::vector<double> tracked_series(const Stage& stage, const std::vector<const RoundRecord*>& rounds);
+// Each tracked variable's value per round of a stage, in the order tracked
+// (none when the stage tracks no steady state).
+std::vector<std::vector<double>> tracked_series(const Stage& stage, const std::vector<const RoundRecord*>& rounds);
 
 // Closes a run that will not go on (an older run of the same name, one whose
 // thread was abandoned, one a crash left running): status interrupted, ended

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/build_info.hpp"
+#include "pts/measurement_window.hpp"
 #include "pts/model/run_codec.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/slc_detector.hpp"
@@ -18,61 +19,72 @@ constexpr double kDataUnitBytes = 512'000;
 constexpr double kSecondsPerDay = 86'400;
 const char* kOpKeys[kIoOpCount] = {"read", "write"};
 
-json steady_state_json(const Stage& stage, const std::vector<const RoundRecord*>& rounds) {
+json window_check_json(const WindowCheck& w) {
+  return {{"window", {w.first, w.last}},
+          {"average", w.average},
+          {"range", w.range},
+          {"range_limit", w.range_limit},
+          {"range_ok", w.range_ok},
+          {"slope", w.slope},
+          {"intercept", w.intercept},
+          {"slope_excursion", w.slope_excursion},
+          {"slope_excursion_limit", w.slope_excursion_limit},
+          {"slope_ok", w.slope_ok}};
+}
+
+// The first tracked variable's check at the top (as runs with one always
+// had it), and every variable's under "variables".
+json steady_state_json(const Stage& stage, std::size_t stage_index, const std::vector<const RoundRecord*>& rounds) {
+  const SteadyStateTracking& tracking = *stage.steady_state;
   const auto y = tracked_series(stage, rounds);
-  const auto r = evaluate_steady_state(y, stage.steady_state->rule);
-  json j = {{"variable", tracked_variable_name(stage.steady_state->variable)},
-            {"element", stage.elements[stage.steady_state->element].label},
-            {"window_rounds", stage.steady_state->rule.window},
-            {"max_rounds", stage.steady_state->rule.max_rounds},
-            {"rounds_evaluated", y.size()},
+  const auto r = evaluate_steady_state(y, tracking.rule);
+  const TrackedElement& first = tracking.tracked.front();
+  json j = {{"variable", tracked_variable_name(first.variable)},
+            {"element", stage.elements[first.element].label},
+            {"stage", stage_index},
+            {"window_rounds", tracking.rule.window},
+            {"max_rounds", tracking.rule.max_rounds},
+            {"rounds_evaluated", y.empty() ? 0 : y.front().size()},
             {"reached", r.reached}};
   j["round"] = r.round ? json(*r.round) : json(nullptr);
-  if (r.window) {
-    const WindowCheck& w = *r.window;
-    j["window"] = {w.first, w.last};
-    j["average"] = w.average;
-    j["range"] = w.range;
-    j["range_limit"] = w.range_limit;
-    j["range_ok"] = w.range_ok;
-    j["slope"] = w.slope;
-    j["intercept"] = w.intercept;
-    j["slope_excursion"] = w.slope_excursion;
-    j["slope_excursion_limit"] = w.slope_excursion_limit;
-    j["slope_ok"] = w.slope_ok;
+  if (r.window) j.update(window_check_json(*r.window));
+  json variables = json::array();
+  for (std::size_t i = 0; i < tracking.tracked.size(); ++i) {
+    const TrackedElement& t = tracking.tracked[i];
+    json v = {{"variable", tracked_variable_name(t.variable)}, {"element", stage.elements[t.element].label}};
+    if (i < r.windows.size()) v.update(window_check_json(r.windows[i]));
+    variables.push_back(v);
   }
+  j["variables"] = variables;
   return j;
 }
 
-// Per element: the average over the steady-state window when there is one,
-// else the last round.
-json elements_json(const Stage& stage, const std::vector<const RoundRecord*>& rounds) {
-  std::size_t first = 0, last = rounds.empty() ? 0 : rounds.back()->round;
-  if (stage.steady_state) {
-    auto r = evaluate_steady_state(tracked_series(stage, rounds), stage.steady_state->rule);
-    if (r.reached && r.window) {
-      first = r.window->first;
-      last = r.window->last;
-    } else {
-      first = last;
-    }
-  } else {
-    first = last;
-  }
+json measurement_window_json(const MeasurementWindow& w) {
+  return {{"stage", w.stage}, {"rounds", {w.first, w.last}}, {"steady_state", w.steady_state}};
+}
+
+// Per element: its rounds in the measurement window, summed (rates and
+// latency over the window's I/Os).
+json elements_json(const Stage& stage, const MeasurementWindow& w, const std::vector<const RoundRecord*>& rounds) {
   json out = json::array();
   for (std::size_t e = 0; e < stage.elements.size(); ++e) {
-    double iops = 0, bps = 0, n = 0;
-    json ops = json::object();
+    double iops = 0, bps = 0, n = 0, secs = 0;
+    std::vector<const OpSummary*> per_op[kIoOpCount];
     for (const RoundRecord* r : rounds) {
-      if (r->element_index != e || r->round < first || r->round > last) continue;
+      if (r->element_index != e || r->round < w.first || r->round > w.last) continue;
       iops += r->iops;
       bps += r->bytes_per_second;
+      secs += r->seconds;
       ++n;
       for (int op = 0; op < kIoOpCount; ++op) {
-        if (r->ops[op]) ops[kOpKeys[op]] = to_json(*r->ops[op]);  // the window's last round
+        if (r->ops[op]) per_op[op].push_back(&*r->ops[op]);
       }
     }
     if (n == 0) continue;
+    json ops = json::object();
+    for (int op = 0; op < kIoOpCount; ++op) {
+      if (!per_op[op].empty()) ops[kOpKeys[op]] = to_json(window_summary(per_op[op], secs));
+    }
     const Element& el = stage.elements[e];
     out.push_back({{"label", el.label}, {"bs", el.block_sizes[0].bytes}, {"read_pct", el.read_pct},
                    {"threads", el.threads}, {"queue_depth", el.queue_depth}, {"iops", iops / n},
@@ -115,8 +127,15 @@ json group_json(const TestPlan& plan, const std::vector<RoundRecord>& rounds, in
                      {"rounds", mine.empty() ? 0 : mine.back()->round + 1}});
       continue;
     }
-    if (stage.steady_state) j["steady_state"] = steady_state_json(stage, mine);
-    if (stage.elements.size() > 1 || !mine.empty()) j["elements"] = elements_json(stage, mine);
+    if (stage.steady_state && !stage.steady_state->tracked.empty()) {
+      j["steady_state"] = steady_state_json(stage, s, mine);
+    }
+    if (const auto w = measurement_window(stage, s, mine)) {
+      j["measurement_window"] = measurement_window_json(*w);
+      j["elements"] = elements_json(stage, *w, mine);
+    } else if (stage.elements.size() > 1) {
+      j["elements"] = json::array();
+    }
     for (const auto* r : mine) {
       for (std::size_t i = 0; i < hist.size() && i < r->histogram.size(); ++i) hist[i] += r->histogram[i];
       any_hist = true;

@@ -54,6 +54,7 @@ SteadyStateResult evaluate_steady_state(std::span<const double> series, const St
     const std::size_t end = std::min(series.size(), static_cast<std::size_t>(rule.max_rounds));
     for (std::size_t last = w - 1; last < end; ++last) {
       r.window = window_ending(last);
+      r.windows = {*r.window};
       if (r.window->ok()) {
         r.reached = true;
         r.round = last;
@@ -67,6 +68,7 @@ SteadyStateResult evaluate_steady_state(std::span<const double> series, const St
   // band (average ± half the range limit): a slow drift passes every 5-round
   // window on its own, but it is not the state the run ends in.
   r.window = window_ending(series.size() - 1);
+  r.windows = {*r.window};
   if (!r.window->ok()) return r;
   r.reached = true;
   const double band = r.window->range_limit / 2;
@@ -74,6 +76,49 @@ SteadyStateResult evaluate_steady_state(std::span<const double> series, const St
   while (entered >= w && window_ending(entered - 1).ok() &&
          std::fabs(series[entered - w] - r.window->average) <= band) {
     --entered;
+  }
+  r.round = entered;
+  return r;
+}
+
+SteadyStateResult evaluate_steady_state(std::span<const std::vector<double>> series, const SteadyStateRule& rule) {
+  if (series.size() == 1) return evaluate_steady_state(std::span<const double>(series[0]), rule);
+  SteadyStateResult r;
+  const auto w = static_cast<std::size_t>(rule.window);
+  std::size_t rounds = series.empty() ? 0 : series[0].size();
+  for (const auto& y : series) rounds = std::min(rounds, y.size());
+  if (w == 0 || rounds < w) return r;
+  auto windows_ending = [&](std::size_t last) {
+    std::vector<WindowCheck> checks;
+    for (const auto& y : series) {
+      checks.push_back(check_window(std::span(y).subspan(last + 1 - w, w), last + 1 - w, rule));
+    }
+    return checks;
+  };
+  auto all_ok = [](const std::vector<WindowCheck>& checks) {
+    return std::all_of(checks.begin(), checks.end(), [](const WindowCheck& c) { return c.ok(); });
+  };
+  if (rule.max_rounds > 0) {
+    const std::size_t end = std::min(rounds, static_cast<std::size_t>(rule.max_rounds));
+    for (std::size_t last = w - 1; last < end; ++last) {
+      r.windows = windows_ending(last);
+      r.window = r.windows.front();
+      if (all_ok(r.windows)) {
+        r.reached = true;
+        r.round = last;
+        return r;
+      }
+    }
+    return r;
+  }
+  r.windows = windows_ending(rounds - 1);
+  r.window = r.windows.front();
+  if (!all_ok(r.windows)) return r;
+  r.reached = true;
+  std::size_t entered = 0;
+  for (const auto& y : series) {
+    const auto one = evaluate_steady_state(std::span<const double>(y.data(), rounds), rule);
+    entered = std::max(entered, one.round.value_or(rounds - 1));
   }
   r.round = entered;
   return r;

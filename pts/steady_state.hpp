@@ -14,10 +14,13 @@
 // round from which every later window passes and every value stays within the
 // final window's average ± half the range limit, so neither a FOB plateau the
 // write cliff later breaks nor a slow drift is mistaken for it.
+// A stage may track several variables (the IOPS test tracks three): it is in
+// steady state only when every one of them passes over the same window.
 #include <cstddef>
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace nvmond {
 
@@ -54,12 +57,19 @@ struct SteadyStateResult {
   bool reached = false;
   std::optional<std::size_t> round;  // round at which steady state was reached
   // The deciding window: the one that passed, else the last one checked
-  // (nullopt while the series is shorter than the window).
+  // (nullopt while the series is shorter than the window). With several
+  // variables, the first one's.
   std::optional<WindowCheck> window;
+  // Every variable's check of the deciding window, in the order tracked.
+  std::vector<WindowCheck> windows;
 };
 
 // Steady state of `series` under `rule` (see the header comment for the two
 // modes). Pure; the series is every round so far, oldest first.
 SteadyStateResult evaluate_steady_state(std::span<const double> series, const SteadyStateRule& rule);
+// The same for several variables measured in the same rounds: reached when
+// all of them pass over one window (a fixed-length soak: every final window
+// passes; the round is the latest at which one of them entered its state).
+SteadyStateResult evaluate_steady_state(std::span<const std::vector<double>> series, const SteadyStateRule& rule);
 
 }  // namespace nvmond

@@ -94,14 +94,33 @@ std::size_t find_element(const std::vector<Element>& elements, std::uint64_t bs,
   return elements.size() - 1;
 }
 
-Stage measured_stage(std::vector<Element> elements, const Common& c, std::size_t tracked, TrackedVariable var) {
+Stage measured_stage(std::vector<Element> elements, const Common& c, std::vector<TrackedElement> tracked) {
   if (auto err = validate(c.rule)) throw ParamError(*err);
   Stage s;
   s.kind = "workload-dependent";
   s.elements = std::move(elements);
   s.max_rounds = c.rule.max_rounds;
-  s.steady_state = SteadyStateTracking{c.rule, tracked, var, c.rule.max_rounds > 0};
+  s.steady_state = SteadyStateTracking{c.rule, std::move(tracked), c.rule.max_rounds > 0};
   return s;
+}
+
+Stage measured_stage(std::vector<Element> elements, const Common& c, std::size_t tracked, TrackedVariable var) {
+  return measured_stage(std::move(elements), c, {TrackedElement{tracked, var}});
+}
+
+// PTS-E 2.0.x IOPS: the IOPS of 4KiB 0/100, 64KiB 65/35 and 1024KiB 100/0,
+// those of them the matrix has (4KiB 0/100's fallback when it has none).
+std::vector<TrackedElement> iops_tracking(const std::vector<Element>& elements) {
+  std::vector<TrackedElement> tracked;
+  const std::pair<std::uint64_t, double> cells[] = {{4 * KiB, 0.0}, {64 * KiB, 65.0}, {1024 * KiB, 100.0}};
+  for (const auto& [bs, read_pct] : cells) {
+    const std::size_t i = find_element(elements, bs, read_pct);
+    if (elements[i].block_sizes[0].bytes == bs && elements[i].read_pct == read_pct) {
+      tracked.push_back({i, TrackedVariable::iops});
+    }
+  }
+  if (tracked.empty()) tracked.push_back({find_element(elements, 4 * KiB, 0), TrackedVariable::iops});
+  return tracked;
 }
 
 void add_preparation(TestPlan& plan, Params& p, const Common& c) {
@@ -128,8 +147,8 @@ void iops_plan(TestPlan& plan, Params& p, const TargetFacts&) {
     for (auto bs : sizes) elements.push_back(element(bs, static_cast<double>(mix), AccessPattern::random, c));
   }
   add_preparation(plan, p, c);
-  const std::size_t tracked = find_element(elements, 4096, 0);
-  plan.stages.push_back(measured_stage(std::move(elements), c, tracked, TrackedVariable::iops));
+  auto tracked = iops_tracking(elements);
+  plan.stages.push_back(measured_stage(std::move(elements), c, std::move(tracked)));
 }
 
 void throughput_plan(TestPlan& plan, Params& p, const TargetFacts&) {

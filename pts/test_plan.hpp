@@ -2,7 +2,7 @@
 // A PTS test as plain data: what to do to the target before measuring
 // (purge), then stages of rounds. One round runs every element of its stage
 // once, in order; a stage ends at its round limit, its byte budget, steady
-// state of its tracked element, or (SLC test) once throughput has fallen and
+// state of its tracked elements, or (SLC test) once throughput has fallen and
 // stayed down. Built by build_plan() from a validated request (the test and
 // its parameters, pts/model/test_request.hpp) and the facts of the target;
 // pure and deterministic, so plans are unit tested without a drive.
@@ -44,10 +44,17 @@ struct Element {
 enum class TrackedVariable { iops, bytes_per_second, mean_latency };
 const char* tracked_variable_name(TrackedVariable v);
 
-struct SteadyStateTracking {
-  SteadyStateRule rule;
+// One variable the steady-state rule follows: a value of one element.
+struct TrackedElement {
   std::size_t element = 0;  // index in the stage's elements
   TrackedVariable variable = TrackedVariable::iops;
+};
+
+struct SteadyStateTracking {
+  SteadyStateRule rule;
+  // Steady only when every one passes over the same window: PTS-E's IOPS
+  // test tracks three, the other tests one.
+  std::vector<TrackedElement> tracked;
   bool stop_when_reached = true;  // false: fixed-length soak, judged at the end
 };
 

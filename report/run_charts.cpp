@@ -5,6 +5,7 @@
 #include <map>
 
 #include "report/markup.hpp"
+#include "report/round_window.hpp"
 
 namespace nvmond::report {
 
@@ -26,17 +27,27 @@ struct Quantile {
   double Latency::*field;
 };
 constexpr Quantile kQuantiles[] = {
-    {"p50", &Latency::p50}, {"p99", &Latency::p99}, {"p99.9", &Latency::p999}, {"p99.99", &Latency::p9999}};
+    {"p50", &Latency::p50},       {"p99", &Latency::p99},         {"p99.9", &Latency::p999},
+    {"p99.99", &Latency::p9999},  {"p99.999", &Latency::p99999}};
+
+// Where the steady-state window lies on a per-round chart (whose x is the
+// execution index): the indices of its rounds.
+std::optional<IndexSpan> steady_state_span(const RunRecord& run) {
+  const auto w = steady_state_rounds(run);
+  if (!w) return std::nullopt;
+  if (const auto span = index_span(run, *w)) return span;
+  return run.rounds.empty() ? std::optional(IndexSpan{w->first, w->last}) : std::nullopt;
+}
 
 // The window, and with `bands` (a single run's IOPS chart) its average, the
 // ±10 %/±20 % bands and the fitted line.
 void add_steady_state(Chart& c, const RunRecord& run, const std::string& color, const std::string& label, bool bands) {
-  if (!run.steady_state) return;
+  const auto span = steady_state_span(run);
+  if (!span) return;
   const auto& s = *run.steady_state;
-  if (std::isnan(s.window_from) || std::isnan(s.window_to)) return;
   const std::string who = label.empty() ? "" : label + ": ";
   c.spans.push_back({"steady-state", who + (s.reached ? "steady-state window" : "last window (not steady)"),
-                     s.window_from, s.window_to, color, 0.22});
+                     span->from, span->to, color, 0.22});
   // Overlaid runs show only their windows: per-run averages and fits would bury the data.
   if (!bands) return;
   if (std::isfinite(s.average)) {
@@ -45,9 +56,13 @@ void add_steady_state(Chart& c, const RunRecord& run, const std::string& color, 
     c.lines.push_back({"window average", s.average, false, color, Dash::dashed});
   }
   if (std::isfinite(s.slope) && std::isfinite(s.intercept)) {
+    // The line is fitted over the tracked element's rounds: drawn from its
+    // first round in the window to its last, at their places on the chart.
+    const RoundWindow w = *steady_state_rounds(run);
+    const auto x0 = index_of(run, w, s.window_from, s.element), x1 = index_of(run, w, s.window_to, s.element);
     Series fit{"fitted line over window", "#000000", {}, Dash::solid, false, 2.6};
-    fit.points = {{s.window_from, s.intercept + s.slope * s.window_from},
-                  {s.window_to, s.intercept + s.slope * s.window_to}};
+    fit.points = {{x0.value_or(span->from), s.intercept + s.slope * s.window_from},
+                  {x1.value_or(span->to), s.intercept + s.slope * s.window_to}};
     c.series.push_back(std::move(fit));
   }
 }
@@ -137,12 +152,12 @@ std::optional<Chart> throughput_per_round(const std::vector<RunView>& runs, cons
 }
 
 std::optional<Chart> steady_state_window(const RunRecord& run, const std::string& id) {
-  if (!run.steady_state || std::isnan(run.steady_state->window_from)) return std::nullopt;
-  const auto& ss = *run.steady_state;
-  const double len = ss.window_to - ss.window_from + 1;
-  double first = ss.window_from;
+  const auto span = steady_state_span(run);
+  if (!span) return std::nullopt;
+  const double len = span->to - span->from + 1;
+  double first = span->from;
   for (const auto& r : run.rounds) first = std::min(first, static_cast<double>(r.index));
-  const double from = std::max(first, ss.window_from - len), to = ss.window_to + 1;
+  const double from = std::max(first, span->from - len), to = span->to + 1;
   const bool bw = tracks_bandwidth(run);
   Chart c = chart(id, "Steady-state window", round_axis(), rate_axis(bw));
   c.height = 340;

@@ -112,8 +112,8 @@ class Decoder {
   static Latency latency(const std::optional<Node>& n) {
     Latency l;
     if (!n) return l;
-    l = {n->number("mean"), n->number("min"), n->number("max"),   n->number("p50"),
-         n->number("p90"),  n->number("p99"), n->number("p99.9"), n->number("p99.99")};
+    l = {n->number("mean"), n->number("min"),   n->number("max"),    n->number("p50"),    n->number("p90"),
+         n->number("p99"),  n->number("p99.9"), n->number("p99.99"), n->number("p99.999")};
     return l;
   }
   static std::optional<OpStats> op(const std::optional<Node>& n) {
@@ -140,6 +140,8 @@ class Decoder {
     const double index = n.number("index");
     if (std::isnan(index)) n.fail("index is required");
     r.index = static_cast<int>(index);
+    r.stage = n.number("stage");
+    r.round = n.number("round");
     r.phase = n.text("phase");
     if (const auto e = n.object("element")) r.element = element(*e);
     r.start = offset(n, "started_at");
@@ -152,19 +154,39 @@ class Decoder {
     return r;
   }
 
+  // [first, last] under `key`, into from and to; absent leaves them NaN.
+  static void round_range(const Node& n, const char* key, double& from, double& to) {
+    const auto w = n.array(key);
+    if (w.empty()) return;
+    if (w.size() != 2 || !w[0].j.is_number() || !w[1].j.is_number()) n.at(key).fail("expected [first, last]");
+    from = w[0].j.get<double>();
+    to = w[1].j.get<double>();
+  }
+
   static SteadyState steady_state(const Node& n) {
     SteadyState s;
     s.variable = n.text("variable");
+    s.element = n.text("element");
     s.reached = n.flag("reached");
     s.round = n.number("round");
-    const auto w = n.array("window");
-    if (!w.empty()) {
-      if (w.size() != 2 || !w[0].j.is_number() || !w[1].j.is_number()) n.at("window").fail("expected [first, last]");
-      s.window_from = w[0].j.get<double>();
-      s.window_to = w[1].j.get<double>();
-    }
+    s.stage = n.number("stage");
+    round_range(n, "window", s.window_from, s.window_to);
     for (const auto& [key, field] : kWindowStatistics) s.*field = n.number(key);
+    for (const auto& v : n.array("variables")) {
+      TrackedCheck c{v.text("variable"), v.text("element"), kAbsent, kAbsent, v.number("average"),
+                     v.flag("range_ok"), v.flag("slope_ok")};
+      round_range(v, "window", c.window_from, c.window_to);
+      s.variables.push_back(std::move(c));
+    }
     return s;
+  }
+
+  static MeasurementWindow measurement_window(const Node& n) {
+    MeasurementWindow w;
+    w.stage = n.number("stage");
+    round_range(n, "rounds", w.from, w.to);
+    w.steady_state = n.flag("steady_state");
+    return w;
   }
 
   static std::vector<double> numbers(const Node& n, const char* key) {
@@ -205,6 +227,7 @@ void decode_sections(const Node& root, const Decoder& d, RunRecord& r, const std
   }
   for (const auto& n : root.array("rounds")) r.rounds.push_back(d.round(n));
   if (const auto s = root.object("steady_state")) r.steady_state = Decoder::steady_state(*s);
+  if (const auto w = root.object("measurement_window")) r.measurement_window = Decoder::measurement_window(*w);
   for (const auto& e : root.array("elements")) {
     r.elements.push_back({Decoder::element(e), e.number("iops"), e.number("bytes_per_second"), Decoder::ops(e)});
   }

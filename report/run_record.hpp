@@ -26,7 +26,7 @@ inline constexpr double kAbsent = std::numeric_limits<double>::quiet_NaN();
 
 struct Latency {  // seconds
   double mean = kAbsent, min = kAbsent, max = kAbsent;
-  double p50 = kAbsent, p90 = kAbsent, p99 = kAbsent, p999 = kAbsent, p9999 = kAbsent;
+  double p50 = kAbsent, p90 = kAbsent, p99 = kAbsent, p999 = kAbsent, p9999 = kAbsent, p99999 = kAbsent;
 };
 
 struct OpStats {
@@ -50,7 +50,10 @@ struct MinMax {
 };
 
 struct Round {
-  int index = 0;
+  int index = 0;  // execution order within the run: the per-round charts' x
+  // The round as run.json names it: its stage and the round within that
+  // stage (absent in runs written before rounds carried them).
+  double stage = kAbsent, round = kAbsent;
   std::string phase;
   std::optional<Element> element;
   double start = kAbsent;  // seconds since the run's started_at
@@ -61,14 +64,32 @@ struct Round {
   double throttled_seconds = kAbsent;
 };
 
+// One tracked variable's check over the deciding window.
+struct TrackedCheck {
+  std::string variable, element;
+  double window_from = kAbsent, window_to = kAbsent;
+  double average = kAbsent;
+  bool range_ok = false, slope_ok = false;
+};
+
 struct SteadyState {
-  std::string variable;  // "iops" or "bytes_per_second"
+  std::string variable;  // "iops" or "bytes_per_second"; the first tracked one
+  std::string element;   // its element's label
   bool reached = false;
   double round = kAbsent;
-  double window_from = kAbsent, window_to = kAbsent;  // round indices, inclusive
+  double stage = kAbsent;  // the stage whose rounds the window counts (absent in older runs)
+  double window_from = kAbsent, window_to = kAbsent;  // rounds of that stage, inclusive
   double average = kAbsent, range = kAbsent, range_limit = kAbsent;
   double slope_excursion = kAbsent, slope_excursion_limit = kAbsent;
   double slope = kAbsent, intercept = kAbsent;
+  std::vector<TrackedCheck> variables;  // every tracked variable (the IOPS test: three)
+};
+
+// The rounds every element value is computed over: the steady-state window,
+// else the last rounds (absent in older runs).
+struct MeasurementWindow {
+  double stage = kAbsent, from = kAbsent, to = kAbsent;  // rounds of that stage, inclusive
+  bool steady_state = false;
 };
 
 struct ElementResult {
@@ -153,6 +174,7 @@ struct RunRecord {
   std::vector<Preconditioning> preconditioning;
   std::vector<Round> rounds;
   std::optional<SteadyState> steady_state;
+  std::optional<MeasurementWindow> measurement_window;
   std::vector<ElementResult> elements;
   std::optional<Histogram> histogram;
   std::optional<Slc> slc;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/round_window.hpp"
 #include "report/run_charts.hpp"
 
 namespace nvmond::report {
@@ -28,19 +29,19 @@ RunSummary summarize(const RunRecord& run) {
   RunSummary s;
   s.bandwidth = tracks_bandwidth(run);
   const auto& ss = run.steady_state;
-  const bool window = ss && std::isfinite(ss->window_from) && std::isfinite(ss->window_to);
+  const auto window = measured_rounds(run);
   s.steady = ss && ss->reached;
-  // Latency over the steady-state window when there is one, so that FOB
+  // Latency over the measurement window when there is one, so that FOB
   // rounds do not flatter a drive; else over every test round.
   Mean level, p99, p999;
   for (const auto& r : run.rounds) {
     if (!(r.phase.empty() || r.phase == "test")) continue;
-    if (window && (r.index < ss->window_from || r.index > ss->window_to)) continue;
+    if (window && !in_window(run, r, *window)) continue;
     level.add(s.bandwidth ? r.bytes_per_second : r.iops);
     const auto& op = r.ops.write ? r.ops.write : r.ops.read;
     if (op) p99.add(op->latency.p99), p999.add(op->latency.p999);
   }
-  s.level = window && std::isfinite(ss->average) ? ss->average : level.value();
+  s.level = ss && std::isfinite(ss->average) ? ss->average : level.value();
   s.p99 = p99.value();
   s.p999 = p999.value();
 

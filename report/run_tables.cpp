@@ -90,6 +90,19 @@ Facts steady_state_facts(const RunRecord& run) {
   if (std::isfinite(s.slope_excursion)) {
     add(f, "Fitted-line excursion", level(s.slope_excursion) + " (limit " + level(s.slope_excursion_limit) + ")");
   }
+  // Several tracked variables (the IOPS test's three): each one's verdict.
+  if (s.variables.size() > 1) {
+    for (const auto& v : s.variables) {
+      const bool ok = v.range_ok && v.slope_ok;
+      add(f, "Tracked: " + or_dash(v.element), (ok ? "steady" : "not steady") + std::string(", window average ") +
+                                                  (v.variable == "iops" ? si(v.average) + " IOPS" : level(v.average)));
+    }
+  }
+  if (const auto& m = run.measurement_window; m && std::isfinite(m->from)) {
+    add(f, "Measurement window",
+        "rounds " + num(m->from, 0) + "–" + num(m->to, 0) +
+            (m->steady_state ? " (the steady-state window)" : " (steady state not reached: the last rounds)"));
+  }
   return f;
 }
 
@@ -139,7 +152,7 @@ std::optional<Table> element_table(const RunRecord& run) {
   Table t{"elements",
           "Throughput and latency per test element",
           {"Element", "Block size", "R/W", "Threads × QD", "Op", "IOPS", "Throughput", "Mean", "p99", "p99.9", "p99.99",
-           "Max"},
+           "p99.999", "Max"},
           {}};
   for (const auto& e : run.elements) {
     const auto& el = e.element;
@@ -150,7 +163,7 @@ std::optional<Table> element_table(const RunRecord& run) {
       t.rows.push_back({or_dash(el.label), block_size(el.bs), mix(el.read_pct), qd, name, Cell(si((*op)->iops), "num"),
                         Cell(bytes_per_second((*op)->bytes_per_second), "num"), Cell(seconds(l.mean), "num"),
                         Cell(seconds(l.p99), "num"), Cell(seconds(l.p999), "num"), Cell(seconds(l.p9999), "num"),
-                        Cell(seconds(l.max), "num")});
+                        Cell(seconds(l.p99999), "num"), Cell(seconds(l.max), "num")});
     }
   }
   return t;

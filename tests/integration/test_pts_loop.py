@@ -76,6 +76,35 @@ class LoopDeviceTest(unittest.TestCase):
         self.assertEqual(len(run["elements"]), 1)
         self.assertIn("reached", run["steady_state"])
 
+    def test_the_report_shades_the_measured_rounds_after_preconditioning(self):
+        run = self.run_test("iops", "block_sizes=4KiB", "read_pcts=65", "round=1s", "max_rounds=6",
+                            "threads=2", "queue_depth=8", "wipc_multiple=1")
+        self.assertEqual(run["status"], "completed")
+        # The steady-state window counts rounds of the measured stage; the
+        # shading lies over those rounds, which come after preconditioning.
+        first, last = run["steady_state"]["window"]
+        in_window = [r for r in run["rounds"] if r["phase"] == "test" and first <= r["round"] <= last]
+        self.assertEqual(len(in_window), last - first + 1)
+        self.assertGreater(in_window[0]["index"], in_window[0]["round"])
+        span = re.search(r'<rect class="x-span steady-state"[^>]*>', self.svg("throughput")).group(0)
+        self.assertEqual(float(re.search(r'data-from="([^"]*)"', span).group(1)), in_window[0]["index"])
+        self.assertEqual(float(re.search(r'data-to="([^"]*)"', span).group(1)), in_window[-1]["index"])
+        # The element's values are the measurement window's: IOPS its mean,
+        # I/Os its sum, the maximum its slowest I/O.
+        window = run["measurement_window"]
+        self.assertEqual(window["steady_state"], run["steady_state"]["reached"])
+        first, last = window["rounds"]
+        measured = [r for r in run["rounds"]
+                    if r["stage"] == window["stage"] and first <= r["round"] <= last]
+        self.assertEqual(len(measured), last - first + 1)
+        element = run["elements"][0]
+        self.assertAlmostEqual(element["iops"], sum(r["iops"] for r in measured) / len(measured),
+                               delta=1e-6 * element["iops"])
+        for op in ("read", "write"):
+            self.assertEqual(element["ops"][op]["latency_s"]["max"],
+                             max(r["ops"][op]["latency_s"]["max"] for r in measured))
+            self.assertEqual(element["ops"][op]["ops"], sum(r["ops"][op]["ops"] for r in measured))
+
     def test_a_short_wsat_on_a_loop_device(self):
         run = self.run_test("wsat", "rounds=6", "round=1s", "threads=2", "queue_depth=16")
         self.assertEqual(run["status"], "completed")

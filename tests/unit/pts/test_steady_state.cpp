@@ -104,6 +104,25 @@ TEST(SteadyState, FixedLengthSoakStillFallingIsNotSteady) {
   EXPECT_FALSE(evaluate_steady_state(s, rule(5, 0)).reached);
 }
 
+TEST(SteadyState, SeveralVariablesMustPassOverTheSameWindow) {
+  // a is steady from round 0, b from round 4: each passes a window of its
+  // own, but both pass together first over rounds 4..8.
+  const std::vector<std::vector<double>> series = {{100, 100, 100, 100, 100, 100, 100, 100, 100, 100},
+                                                   {300, 250, 200, 150, 100, 100, 100, 100, 100, 100}};
+  const auto r = evaluate_steady_state(std::span<const std::vector<double>>(series), rule(5));
+  ASSERT_TRUE(r.reached);
+  EXPECT_EQ(*r.round, 8u);
+  ASSERT_EQ(r.windows.size(), 2u);
+  for (const auto& w : r.windows) {
+    EXPECT_EQ(w.first, 4u);
+    EXPECT_TRUE(w.ok());
+  }
+  // Cut off before that window, it is not reached, though a alone would be.
+  const auto cut = evaluate_steady_state(std::span<const std::vector<double>>(series), rule(5, 8));
+  EXPECT_FALSE(cut.reached);
+  EXPECT_TRUE(evaluate_steady_state(series[0], rule(5, 8)).reached);
+}
+
 TEST(SteadyState, OnlyFourOrFiveRoundWindowsAreAllowed) {
   EXPECT_FALSE(validate(rule(5)));
   EXPECT_FALSE(validate(rule(4)));

@@ -30,7 +30,7 @@ TEST(TestPlan, IopsMatrixHasFiftySixElementsInTheSpecificationsOrder) {
   EXPECT_EQ(s.elements[55].label, "0.5KiB 0/100");
   // Steady state is tracked on 4 KiB random writes, at most 25 rounds.
   ASSERT_TRUE(s.steady_state);
-  EXPECT_EQ(s.elements[s.steady_state->element].label, "4KiB 0/100");
+  EXPECT_EQ(s.elements[s.steady_state->tracked.front().element].label, "4KiB 0/100");
   EXPECT_EQ(s.max_rounds, 25);
   EXPECT_TRUE(s.steady_state->stop_when_reached);
   // Purge, then SEQ 128 KiB writes of twice the range.
@@ -104,7 +104,7 @@ TEST(TestPlan, LatencyCasesAreThreeSizesByThreeMixesAtOneThreadQueueDepthOne) {
     EXPECT_EQ(s.elements[i].threads, 1u);
     EXPECT_EQ(s.elements[i].queue_depth, 1u);
   }
-  EXPECT_EQ(s.steady_state->variable, TrackedVariable::mean_latency);
+  EXPECT_EQ(s.steady_state->tracked.front().variable, TrackedVariable::mean_latency);
   TestPlan sweep = build_plan("latency", {{"sweep", "true"}}, kDrive);
   EXPECT_EQ(test_stage(sweep).elements.size(), 9u + 3u * 6u);
   EXPECT_EQ(test_stage(sweep).elements.back().label, "4KiB 65/35 T4Q32");

@@ -1,0 +1,69 @@
+#include "report/round_window.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace nvmond::report {
+
+namespace {
+
+bool is_test_round(const Round& r) { return r.phase.empty() || r.phase == "test"; }
+
+// The stage a window without one counts in: that of the run's last test round.
+double window_stage(const RunRecord& run, const RoundWindow& w) {
+  if (std::isfinite(w.stage)) return w.stage;
+  for (auto it = run.rounds.rbegin(); it != run.rounds.rend(); ++it) {
+    if (is_test_round(*it)) return it->stage;
+  }
+  return kAbsent;
+}
+
+// The round's number and whether it is in the window's stage.
+std::optional<double> round_in_stage(const RunRecord& run, const Round& r, const RoundWindow& w) {
+  if (!std::isfinite(r.round)) return static_cast<double>(r.index);
+  const double stage = window_stage(run, w);
+  if (std::isfinite(stage) && r.stage != stage) return std::nullopt;
+  return r.round;
+}
+
+}  // namespace
+
+std::optional<RoundWindow> steady_state_rounds(const RunRecord& run) {
+  if (!run.steady_state) return std::nullopt;
+  const auto& s = *run.steady_state;
+  if (std::isnan(s.window_from) || std::isnan(s.window_to)) return std::nullopt;
+  return RoundWindow{s.stage, s.window_from, s.window_to};
+}
+
+std::optional<RoundWindow> measured_rounds(const RunRecord& run) {
+  if (const auto& m = run.measurement_window; m && std::isfinite(m->from) && std::isfinite(m->to)) {
+    return RoundWindow{m->stage, m->from, m->to};
+  }
+  return steady_state_rounds(run);
+}
+
+bool in_window(const RunRecord& run, const Round& r, const RoundWindow& w) {
+  const auto n = round_in_stage(run, r, w);
+  return n && *n >= w.first && *n <= w.last;
+}
+
+std::optional<IndexSpan> index_span(const RunRecord& run, const RoundWindow& w) {
+  std::optional<IndexSpan> span;
+  for (const auto& r : run.rounds) {
+    if (!in_window(run, r, w)) continue;
+    const auto i = static_cast<double>(r.index);
+    span = span ? IndexSpan{std::min(span->from, i), std::max(span->to, i)} : IndexSpan{i, i};
+  }
+  return span;
+}
+
+std::optional<double> index_of(const RunRecord& run, const RoundWindow& w, double round, const std::string& element) {
+  for (const auto& r : run.rounds) {
+    const auto n = round_in_stage(run, r, w);
+    if (!n || *n != round) continue;
+    if (element.empty() || !r.element || r.element->label == element) return static_cast<double>(r.index);
+  }
+  return std::nullopt;
+}
+
+}  // namespace nvmond::report

@@ -1,0 +1,124 @@
+// The report of real simulated runs whose measured stage follows
+// preconditioning rounds: the shaded steady-state window, the fitted line and
+// the summary's rounds are the rounds run.json names by (stage, round), not
+// the execution indices that happen to carry the same numbers.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "pts/run_executor.hpp"
+#include "pts/sim_target.hpp"
+#include "report/run_record.hpp"
+#include "report/run_report.hpp"
+#include "report/run_summary.hpp"
+#include "store/sqlite_run_store.hpp"
+#include "tests/support/sim_drives.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "tests/unit/report/svg_probe.hpp"
+
+namespace nvmond {
+namespace {
+
+using nlohmann::json;
+
+struct SimulatedRun {
+  json run;
+  report::RunRecord record;
+  std::string page;
+};
+
+SimulatedRun simulated(const std::string& test, const ParamMap& params) {
+  test::TempDir dir{"window-report"};
+  auto store = std::move(*SqliteRunStore::open_file(dir.path() + "/runs.db"));
+  const SimDriveSpec spec = test::small_datacenter_drive("SN-WINDOW");
+  SimTarget target(std::make_shared<DriveModel>(spec, WallTime{} + std::chrono::hours(480000)));
+  RunExecutor ex(build_plan(test, params, TargetFacts{spec.capacity_bytes, 1.3}), target, *store,
+                 RunOptions{test, "sim:d0", true});
+  SimulatedRun out;
+  const RunOutcome done = ex.run();
+  EXPECT_EQ(done.status, RunStatus::completed) << (done.failure ? done.failure->message : "");
+  out.run = done.run;
+  std::ofstream(dir.path() + "/run.json") << out.run.dump();
+  auto record = report::load_run(dir.path());
+  EXPECT_TRUE(record) << record.error().message;
+  if (record) out.record = *record;
+  out.page = report::render_run_report(out.record);
+  return out;
+}
+
+// The rounds of run.json's `rounds` inside a window of (stage, first..last).
+std::vector<const json*> rounds_in(const json& run, std::size_t stage, const json& window) {
+  std::vector<const json*> in;
+  for (const auto& r : run.at("rounds")) {
+    const auto n = r.at("round").get<std::size_t>();
+    if (r.at("stage") == stage && n >= window[0].get<std::size_t>() && n <= window[1].get<std::size_t>()) {
+      in.push_back(&r);
+    }
+  }
+  return in;
+}
+
+// The shaded window lies over exactly the window's rounds, all measured ones
+// (no preconditioning round under it).
+void expect_shading_over_the_window(const SimulatedRun& s) {
+  const json& ss = s.run.at("steady_state");
+  const auto in = rounds_in(s.run, ss.at("stage").get<std::size_t>(), ss.at("window"));
+  ASSERT_FALSE(in.empty());
+  double from = 1e18, to = -1;
+  for (const json* r : in) {
+    EXPECT_EQ(r->at("phase"), "test");
+    from = std::min(from, r->at("index").get<double>());
+    to = std::max(to, r->at("index").get<double>());
+  }
+  const auto svg = report::test::svg_by_id(s.page, "throughput");
+  const auto spans = report::test::tags(svg, "<rect class=\"x-span steady-state\"");
+  ASSERT_EQ(spans.size(), 1U);
+  EXPECT_EQ(report::test::num_attr(spans[0], "data-from"), from);
+  EXPECT_EQ(report::test::num_attr(spans[0], "data-to"), to);
+  // The fitted line runs between the tracked element's first and last rounds of the window.
+  const auto fit = report::test::series_points(svg, "fitted line over window");
+  ASSERT_EQ(fit.size(), 2U);
+  const report::test::PlotX plot(svg);
+  std::vector<double> tracked;
+  for (const json* r : in) {
+    if (r->at("element").at("label") == ss.at("element")) tracked.push_back(r->at("index").get<double>());
+  }
+  ASSERT_FALSE(tracked.empty());
+  EXPECT_NEAR(plot.data(fit[0].first), tracked.front(), 0.05);
+  EXPECT_NEAR(plot.data(fit[1].first), tracked.back(), 0.05);
+}
+
+// The summary (report header and `compare`) averages latency over the
+// measurement window's rounds.
+void expect_summary_over_the_window(const SimulatedRun& s) {
+  const json& w = s.run.at("measurement_window");
+  double p99 = 0, n = 0;
+  for (const json* r : rounds_in(s.run, w.at("stage").get<std::size_t>(), w.at("rounds"))) {
+    const json& ops = r->at("ops");
+    p99 += (ops.contains("write") ? ops["write"] : ops["read"]).at("latency_s").at("p99").get<double>();
+    ++n;
+  }
+  ASSERT_GT(n, 0);
+  EXPECT_NEAR(report::summarize(s.record).p99, p99 / n, 1e-12);
+}
+
+TEST(ReportWindowOfSimulatedRuns, AThroughputRunShadesAndSummarisesItsMeasuredRounds) {
+  const auto s = simulated("throughput", {{"round", "1m"}, {"max_rounds", "8"}});
+  ASSERT_FALSE(s.run.at("preconditioning").empty());
+  expect_shading_over_the_window(s);
+  expect_summary_over_the_window(s);
+}
+
+TEST(ReportWindowOfSimulatedRuns, AnIopsRunShadesAndSummarisesItsMeasuredRounds) {
+  const auto s = simulated("iops", {{"round", "1m"},
+                                    {"max_rounds", "8"},
+                                    {"block_sizes", "1MiB,64KiB,4KiB"},
+                                    {"read_pcts", "100,65,0"}});
+  ASSERT_FALSE(s.run.at("preconditioning").empty());
+  expect_shading_over_the_window(s);
+  expect_summary_over_the_window(s);
+}
+
+}  // namespace
+}  // namespace nvmond
