@@ -60,7 +60,8 @@ class ScriptedTarget final : public TestTarget {
   bool simulated() const override { return true; }
   std::optional<Error> check_destructive() const override { return std::nullopt; }
   Result<PurgeOutcome> purge() override { return PurgeOutcome{"none", ""}; }
-  Result<Measurement> run(const Element& e, std::uint64_t, std::optional<std::uint64_t>) override {
+  Result<Measurement> run(const Element& e, std::uint64_t, std::optional<std::uint64_t>,
+                          const SequentialCursor&) override {
     now_ += std::chrono::seconds(60);
     return measured(e, script_(e, rounds_[e.label]++));
   }
