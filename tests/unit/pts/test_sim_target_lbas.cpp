@@ -4,6 +4,7 @@
 // valid data.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <vector>
 
@@ -83,6 +84,22 @@ TEST(SimTargetLbas, SequentialRoundsGoOnWhereTheLastOneEnded) {
     written += m->op[1].bytes;
   }
   EXPECT_NEAR(model->valid_share({0, kCapacity}), 1.0, 1e-9);
+}
+
+TEST(SimTargetLbas, RandomWritesFillEachCbwZoneByItsShareOfTheIo) {
+  auto model = fresh_drive();
+  SimTarget t(model);
+  t.purge();
+  Element e = random_writes();
+  e.zones = {{50, 5}, {30, 15}, {20, 80}};  // half the I/O in the first 5 %
+  auto m = t.run(e, kCapacity, std::nullopt);
+  ASSERT_TRUE(m.ok());
+  const auto w = static_cast<double>(m->op[1].bytes);
+  const double c = static_cast<double>(kCapacity);
+  // Zone edges fall inside chunks of the map, which blend their two zones.
+  EXPECT_NEAR(model->valid_share({0, kCapacity / 20}), 1 - std::exp(-0.5 * w / (0.05 * c)), 0.02);
+  EXPECT_NEAR(model->valid_share({kCapacity / 20, kCapacity / 5}), 1 - std::exp(-0.3 * w / (0.15 * c)), 0.02);
+  EXPECT_NEAR(model->valid_share({kCapacity / 5, kCapacity}), 1 - std::exp(-0.2 * w / (0.8 * c)), 0.02);
 }
 
 TEST(SimTargetLbas, ARestoredCheckpointContinuesOnTheSameValidData) {
