@@ -36,6 +36,23 @@ std::vector<CommandClass> classes_of(const Element& e) {
   return out;
 }
 
+// Where an element's random commands land: its zones laid out from the
+// range's start, or the whole range.
+std::vector<DriveModel::RandomZone> random_zones(const Element& e, std::uint64_t range_bytes) {
+  if (e.zones.empty()) return {{LbaRange{0, range_bytes}, 1.0}};
+  double total_access = 0;
+  for (const auto& z : e.zones) total_access += z.access_pct;
+  std::vector<DriveModel::RandomZone> out;
+  double from_pct = 0;
+  for (const auto& z : e.zones) {
+    const auto lo = static_cast<std::uint64_t>(from_pct / 100.0 * static_cast<double>(range_bytes));
+    from_pct = std::min(100.0, from_pct + z.range_pct);
+    const auto hi = static_cast<std::uint64_t>(from_pct / 100.0 * static_cast<double>(range_bytes));
+    out.push_back({LbaRange{lo, hi}, total_access > 0 ? z.access_pct / total_access : 0.0});
+  }
+  return out;
+}
+
 }  // namespace
 
 SimTarget::SimTarget(std::shared_ptr<DriveModel> model, const Clock* pace) : model_(std::move(model)), pace_(pace) {}
@@ -90,17 +107,37 @@ std::optional<HealthSample> SimTarget::health() {
 
 std::optional<Error> SimTarget::restore(const std::string& state) { return model_->load_state(state); }
 
-// The model places no I/O at offsets, so a sequential cursor has nothing to
-// move: it is neither read nor returned.
+// The model runs an element's sequential writes as one stream, whatever its
+// threads: the cursor is that stream's offset in the range.
 Result<Measurement> SimTarget::run(const Element& e, std::uint64_t range_bytes,
-                                   std::optional<std::uint64_t> max_bytes, const SequentialCursor&) {
+                                   std::optional<std::uint64_t> max_bytes, const SequentialCursor& from) {
+  if (e.pattern != AccessPattern::sequential || range_bytes == 0) {
+    return run_from(e, range_bytes, max_bytes, 0);
+  }
+  const std::uint64_t start = from.empty() ? 0 : from.front() % range_bytes;
+  auto m = run_from(e, range_bytes, max_bytes, start);
+  if (m) m->cursor = {(start + m->op[0].bytes + m->op[1].bytes) % range_bytes};
+  return m;
+}
+
+Result<Measurement> SimTarget::run_from(const Element& e, std::uint64_t range_bytes,
+                                        std::optional<std::uint64_t> max_bytes, std::uint64_t sequential_offset) {
   Measurement m;
   const bool sequential = e.pattern == AccessPattern::sequential;
   const double in_flight = static_cast<double>(e.threads) * e.queue_depth;
   std::vector<CommandClass> classes = classes_of(e);
   double bytes_per_command = 0;
   for (const auto& c : classes) bytes_per_command += c.share * static_cast<double>(c.bytes);
-  if (e.writes()) model_->note_write_range(0, range_bytes);
+  const LbaRange range{0, range_bytes};
+  const std::vector<DriveModel::RandomZone> zones = random_zones(e, range_bytes);
+  std::uint64_t cursor = range_bytes > 0 ? sequential_offset % range_bytes : 0;
+  // `n` commands of class `c`, placed where the element's pattern puts them.
+  auto issue = [&](const CommandClass& c, std::uint64_t n) {
+    if (!sequential) return model_->io_batch_random(c.kind, c.bytes, n, zones);
+    const Duration d = model_->io_batch_sequential(c.kind, c.bytes, n, range, cursor);
+    if (range_bytes > 0) cursor = (cursor + c.bytes * n % range_bytes) % range_bytes;
+    return d;
+  };
   // Paced by a clock, the run starts when the clock says (now()), not where
   // the model was last advanced to (up to a poll interval back): the drive
   // idled until then, and starting earlier would run slices the clock has
@@ -154,7 +191,7 @@ Result<Measurement> SimTarget::run(const Element& e, std::uint64_t range_bytes,
       const auto n = static_cast<std::uint64_t>(std::floor(std::max(0.0, want)));
       c.carry = want - static_cast<double>(n);
       if (n == 0) continue;
-      busy_s += seconds(model_->io_batch(c.kind, c.bytes, n, sequential));
+      busy_s += seconds(issue(c, n));
       const auto op = static_cast<int>(c.kind);
       m.op[op].ops += n;
       m.op[op].bytes += n * c.bytes;

@@ -12,9 +12,11 @@
 // X = min(1 / mean service, N / (mean service + access latency)) with
 // N = threads × queue depth in flight (the drive serves one command at a
 // time), capped by a rate limit; that many commands are accounted on the
-// model (heat, SLC, wear, GC) and each is recorded at the latency Little's
-// law gives: the queueing wait N / X - (service + access) plus its own
-// service and access time. The drive has no per-command jitter, so latency
+// model (heat, SLC, wear, GC, and which LBAs hold valid data: a sequential
+// element writes on from where it started, wrapping in its range; a random
+// one spreads its writes over the range or its zones) and each is recorded
+// at the latency Little's law gives: the queueing wait N / X - (service +
+// access) plus its own service and access time. The drive has no per-command jitter, so latency
 // quantiles spread only as its state (throttling, GC, SLC) changes.
 #include <algorithm>
 #include <atomic>
@@ -35,8 +37,14 @@ class SimTarget final : public TestTarget {
   bool simulated() const override { return true; }
   std::optional<Error> check_destructive() const override { return std::nullopt; }
   Result<PurgeOutcome> purge() override;
+  // A sequential element's stream goes on from `from` (one stream).
   Result<Measurement> run(const Element& e, std::uint64_t range_bytes,
                           std::optional<std::uint64_t> max_bytes, const SequentialCursor& from) override;
+  // run() with the sequential stream starting `sequential_offset` bytes into
+  // the range (wrapping at its end): where a sequential cursor carried across
+  // element runs comes in.
+  Result<Measurement> run_from(const Element& e, std::uint64_t range_bytes, std::optional<std::uint64_t> max_bytes,
+                               std::uint64_t sequential_offset);
   std::optional<HealthSample> health() override;
   // Paced, the run's time is the daemon's clock: the model trails it until a
   // run advances it (the poller moves it only on its polls).
@@ -52,6 +60,11 @@ class SimTarget final : public TestTarget {
 
   std::shared_ptr<DriveModel> model_;
   const Clock* pace_;
+  // Until the executor hands run() the stage's sequential cursor, this target
+  // keeps one: where its last sequential element's stream ended, in bytes
+  // into that element's range, so that preconditioning in rounds covers the
+  // range. A purge resets it. Not in the checkpoint: a resumed run's stream
+  // restarts at the range's first byte.
   std::atomic<bool> stop_{false};
   std::mutex pace_mu_;
   std::condition_variable pace_cv_;

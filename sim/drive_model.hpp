@@ -27,10 +27,12 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "collectors/health.hpp"
 #include "sim/sim_drive_spec.hpp"
+#include "sim/valid_data_map.hpp"
 #include "core/clock.hpp"
 #include "core/io_op.hpp"
 #include "core/result.hpp"
@@ -48,20 +50,36 @@ class DriveModel {
   void advance_to(WallTime t);
   // Accounts one completed host command of `bytes` and returns its service
   // time (see above). bytes == 0 counts a command and takes no time.
+  // Without a place the model cannot tell which LBAs a write makes valid: it
+  // counts the whole drive as holding valid data, the state of a drive in
+  // service and the least spare its garbage collection can have.
   Duration io(IoOp kind, std::uint64_t bytes, bool sequential);
+  // The same for one command at a known place: a write makes
+  // [offset, offset + bytes) valid.
+  Duration io_at(IoOp kind, std::uint64_t offset, std::uint64_t bytes, bool sequential);
   // `count` commands of `bytes` each at once, for simulated runs that move in
   // steps of many commands (PTS rounds): the same accounting as `count` calls
   // of io(), and the drive's total occupancy for them.
   Duration io_batch(IoOp kind, std::uint64_t bytes, std::uint64_t count, bool sequential);
+  // A batch of sequential commands from `at`, wrapping at the end of `range`
+  // to its start: writes make that extent valid.
+  Duration io_batch_sequential(IoOp kind, std::uint64_t bytes, std::uint64_t count, LbaRange range,
+                               std::uint64_t at);
+  // A batch of random commands, `share` of them spread uniformly over each
+  // zone's range: writes raise each zone's valid share as random writes do.
+  struct RandomZone {
+    LbaRange range;
+    double share;
+  };
+  Duration io_batch_random(IoOp kind, std::uint64_t bytes, std::uint64_t count, std::span<const RandomZone> zones);
   // Service time one command would take now, without doing it.
   Duration service_time(IoOp kind, std::uint64_t bytes, bool sequential) const;
-  // The host writes the LBA range [lo, hi) (bytes). The span written since
-  // the last purge is the drive's valid data: what is never written is extra
-  // over-provisioning, so random writes on a smaller span amplify less and
-  // reach a higher steady state. Without calls the whole capacity counts.
-  void note_write_range(std::uint64_t lo, std::uint64_t hi);
+  // Deallocate (TRIM) of `range`: its data is no longer valid, which leaves
+  // the garbage collection more spare.
+  void deallocate(LbaRange range);
   // Secure erase / format: back to fresh-out-of-box (empty SLC cache, no GC
-  // backlog). Lifetime counters (SMART) are kept, as on a real drive.
+  // backlog, no valid data). Lifetime counters (SMART) are kept, as on a real
+  // drive.
   void purge();
 
   // Snapshots at the last advanced time.
@@ -72,6 +90,7 @@ class DriveModel {
   DriveInfo identity() const;  // path "sim:NAME", backend "sim"
 
   double composite_celsius() const;
+  double valid_share(LbaRange range) const;  // of the valid-data map, 0..1
   int throttle_level() const;                // 0 = not throttled, 1.. = throttle[level-1]
   double write_limit_bytes_per_s() const;    // for a sequential write issued now
   Duration access_latency(IoOp kind) const;  // spec read/write latency
@@ -138,8 +157,6 @@ class DriveModel {
     int level = 0;             // throttle level
     std::uint64_t slc_used = 0;
     u128 written_since_purge = 0;  // drives the GC cliff
-    std::uint64_t span_lo = 0;     // LBA bytes written since purge (note_write_range)
-    std::uint64_t span_hi = 0;     // span_hi == 0: unknown, the whole capacity
     WallTime last_io{};
     // Background load is emitted as round(rate × elapsed) so that any split
     // of the same span into advances writes the same bytes.
@@ -153,11 +170,11 @@ class DriveModel {
   double gc_progress_locked() const;   // 0 = FOB, 1 = steady state
   double random_write_iops_locked() const;
   double write_amplification_locked(bool sequential) const;
-  double span_locked() const;          // bytes of valid data the GC works on
-  double op_waf_locked() const;        // steady random WAF for the current span
+  double op_waf_locked() const;        // steady random WAF for the valid data now
   double write_seconds_locked(std::uint64_t bytes, std::uint64_t count, bool sequential,
                               std::uint64_t slc_used) const;
   double read_seconds_locked(std::uint64_t bytes, std::uint64_t count, bool sequential) const;
+  Duration io_locked(IoOp kind, std::uint64_t bytes, std::uint64_t count, bool sequential);
   void account_locked(IoOp kind, std::uint64_t bytes, std::uint64_t count, bool sequential, Duration service);
   void add_heat_locked(double bytes, IoOp kind);
   double sensor_celsius_locked(int sensor) const;  // 1..8
@@ -171,6 +188,7 @@ class DriveModel {
   WallTime now_;
   Counters c_;
   Physical p_;
+  ValidDataMap valid_;
   TemperatureThresholds thresholds_;
   SimFault fault_;
   bool hangs_released_ = false;

@@ -66,6 +66,44 @@ void read_state_value(const nlohmann::json& j, T& v) {
   else j.get_to(v);
 }
 
+// The valid-data map as runs of equal chunks, [[count, share], ...], and the
+// sequential stream it holds open: a few runs for what PTS writes (a range,
+// a prefix), at most one per chunk.
+nlohmann::json valid_data_json(const ValidDataMap& m) {
+  nlohmann::json runs = nlohmann::json::array();
+  for (const auto& [count, share] : m.runs()) runs.push_back({count, share});
+  nlohmann::json j = {{"chunks", ValidDataMap::kChunks}, {"runs", runs}};
+  if (auto s = m.open_stream()) j["stream"] = {s->lo, s->hi};
+  return j;
+}
+
+void read_valid_data(const nlohmann::json& j, ValidDataMap& m) {
+  std::vector<std::pair<std::size_t, double>> runs;
+  for (const auto& r : j.at("runs")) runs.emplace_back(r.at(0).get<std::size_t>(), r.at(1).get<double>());
+  std::optional<LbaRange> stream;
+  if (j.contains("stream")) {
+    stream = LbaRange{j.at("stream").at(0).get<std::uint64_t>(), j.at("stream").at(1).get<std::uint64_t>()};
+  }
+  if (j.at("chunks").get<std::size_t>() != ValidDataMap::kChunks || !m.restore(runs, stream)) {
+    throw std::invalid_argument("valid_data does not fit this drive's map");
+  }
+}
+
+// States saved before the map: what that model assumed. It knew the span the
+// host had written since the purge, or nothing, and then counted the whole
+// drive as valid; a drive that has written nothing since its purge is empty
+// (fresh out of box).
+void assume_valid_data(const nlohmann::json& physical, u128 written_since_purge, ValidDataMap& m) {
+  if (written_since_purge == 0) return;
+  const auto lo = physical.value("span_lo", std::uint64_t{0});
+  const auto hi = physical.value("span_hi", std::uint64_t{0});
+  if (hi <= lo) {
+    m.fill();
+  } else {
+    m.write_extent(lo, hi - lo);
+  }
+}
+
 }  // namespace
 
 // ---- persistence ---------------------------------------------------------
@@ -92,9 +130,8 @@ std::string DriveModel::save_state() const {
         {"slc_used", p_.slc_used},
         {"written_since_purge", state_value(p_.written_since_purge)},
         {"last_io_ns", to_unix_ns(p_.last_io)},
-        {"background_elapsed_ns", p_.background_elapsed_ns},
-        {"span_lo", p_.span_lo},
-        {"span_hi", p_.span_hi}}},
+        {"background_elapsed_ns", p_.background_elapsed_ns}}},
+      {"valid_data", valid_data_json(valid_)},
       {"thresholds", {{"over_k", thresholds(thresholds_.over_k)}, {"under_k", thresholds(thresholds_.under_k)}}},
   };
   return j.dump(2);
@@ -105,6 +142,7 @@ std::optional<Error> DriveModel::load_state(const std::string& text) {
   const std::string who = sim_device_path(spec_.name) + ": load state: ";
   Counters c;
   Physical p;
+  ValidDataMap valid(spec_.capacity_bytes);
   TemperatureThresholds th;
   WallTime time{};
   try {
@@ -126,9 +164,11 @@ std::optional<Error> DriveModel::load_state(const std::string& text) {
     read_state_value(jp.at("written_since_purge"), p.written_since_purge);
     p.last_io = from_unix_ns(jp.at("last_io_ns").get<std::int64_t>());
     p.background_elapsed_ns = jp.at("background_elapsed_ns").get<std::int64_t>();
-    // Absent in states saved before spans were tracked: the whole drive.
-    p.span_lo = jp.value("span_lo", std::uint64_t{0});
-    p.span_hi = jp.value("span_hi", std::uint64_t{0});
+    if (j.contains("valid_data")) {
+      read_valid_data(j.at("valid_data"), valid);
+    } else {
+      assume_valid_data(jp, p.written_since_purge, valid);
+    }
     const json& jt = j.at("thresholds");
     for (std::size_t i = 0; i < 9; ++i) {
       const bool present = i == 0 || static_cast<int>(i) <= spec_.sensors;
@@ -152,6 +192,7 @@ std::optional<Error> DriveModel::load_state(const std::string& text) {
   now_ = time;
   c_ = c;
   p_ = p;
+  valid_ = std::move(valid);
   thresholds_ = th;
   return std::nullopt;
 }

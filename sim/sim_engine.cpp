@@ -37,7 +37,7 @@ std::optional<Error> SimEngine::commit() {
     last_end_ = u->offset + u->length;
     const std::int64_t start = std::max(now_, busy_until_);
     model_->advance_to(from_unix_ns(start));
-    const Duration service = model_->io(u->op, u->length, sequential);
+    const Duration service = model_->io_at(u->op, u->offset, u->length, sequential);
     busy_until_ = start + service.count();
     inflight_.push_back({busy_until_ + model_->access_latency(u->op).count(), u});
   }

@@ -2,7 +2,8 @@
 // real-schema4: a runs.db, and each run's run.json and report.html as that
 // nvmond wrote them; its README.md says how they were made). What this nvmond
 // rebuilds from them is the same, byte for byte, and an old suspended run
-// still resumes.
+// still resumes. Their plans run again write the same run.json, but for what
+// the simulated drive's model changed on purpose since (runs/rerun).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
