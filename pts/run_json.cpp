@@ -81,6 +81,15 @@ json elements_json(const Stage& stage, const std::vector<const RoundRecord*>& ro
   return out;
 }
 
+// One measured stage of several (a throughput sub-test): its block size,
+// steady state and element results.
+json subtest_json(const Stage& stage, std::size_t index, const std::vector<const RoundRecord*>& rounds) {
+  return {{"label", block_size_label(stage.elements.front().block_sizes.front().bytes)},
+          {"stage", index},
+          {"steady_state", steady_state_json(stage, rounds)},
+          {"elements", elements_json(stage, rounds)}};
+}
+
 double quantile_of(const OpSummary& s, double q) {
   const std::pair<double, double> points[] = {{0.5, s.p50}, {0.9, s.p90}, {0.99, s.p99}, {0.999, s.p999}, {0.9999, s.p9999}};
   double best = s.p50, dist = 1;
@@ -98,6 +107,8 @@ json group_json(const TestPlan& plan, const std::vector<RoundRecord>& rounds, in
   json j;
   json list = json::array();
   json pre = json::array();
+  json elements;  // null until a stage has elements to report
+  json subtests = json::array();
   std::vector<std::uint64_t> hist(histogram_bounds().size() + 1, 0);
   bool any_hist = false;
   for (std::size_t s = 0; s < plan.stages.size(); ++s) {
@@ -116,7 +127,11 @@ json group_json(const TestPlan& plan, const std::vector<RoundRecord>& rounds, in
       continue;
     }
     if (stage.steady_state) j["steady_state"] = steady_state_json(stage, mine);
-    if (stage.elements.size() > 1 || !mine.empty()) j["elements"] = elements_json(stage, mine);
+    if (stage.elements.size() > 1 || !mine.empty()) {
+      if (elements.is_null()) elements = json::array();
+      for (auto& e : elements_json(stage, mine)) elements.push_back(std::move(e));
+    }
+    if (stage.steady_state) subtests.push_back(subtest_json(stage, s, mine));
     for (const auto* r : mine) {
       for (std::size_t i = 0; i < hist.size() && i < r->histogram.size(); ++i) hist[i] += r->histogram[i];
       any_hist = true;
@@ -159,6 +174,10 @@ json group_json(const TestPlan& plan, const std::vector<RoundRecord>& rounds, in
     if (r.group == group) list.push_back(to_json(r));
   }
   j["rounds"] = list;
+  if (!elements.is_null()) j["elements"] = elements;
+  // Sub-tests (throughput: one per block size) each with their own steady
+  // state; the top-level steady_state is the last one's.
+  if (subtests.size() > 1) j["subtests"] = subtests;
   if (!pre.empty()) j["preconditioning"] = pre;
   if (any_hist) j["histogram"] = {{"bounds_s", histogram_bounds()}, {"counts", hist}};
   return j;
