@@ -35,6 +35,13 @@ class Device {
   // refuses with reason "unsupported"; the message names the device and the
   // command, as every Error here does.
   virtual std::optional<Error> format_user_data_erase(std::uint32_t nsid) = 0;
+  // Whether the volatile write cache is enabled now (Get Features 06h,
+  // current value); only meaningful when Identify says the controller has
+  // one (VWC bit 0). A backend that cannot ask refuses with reason
+  // "unsupported", which is what a PTS run then records: unknown.
+  virtual Result<bool> read_volatile_write_cache() {
+    return Error{"unsupported", "reading the volatile write cache state is not supported by this backend"};
+  }
 };
 
 // The NVMe controller behind a namespace block device (/dev/nvme0n1 ->

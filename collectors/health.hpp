@@ -39,6 +39,7 @@ struct ControllerIdentity {
   std::uint8_t lpa = 0;                 // log page attributes
   u128 tnvmcap = 0;                     // total NVM capacity, bytes (0 if not reported)
   std::uint32_t nn = 0;                 // number of namespaces
+  std::uint8_t vwc = 0;                 // volatile write cache; bit 0: present
 };
 
 // Identify Namespace (CNS 00h).

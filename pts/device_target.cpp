@@ -44,6 +44,19 @@ Result<std::uint64_t> block_size_from_sysfs(dev_t rdev, const std::string& path)
   return std::stoull(sectors) * 512;
 }
 
+// A block device's logical block size: from its descriptor when the guard
+// opened it, else from sysfs; 0 when neither says.
+std::uint32_t logical_block_bytes(int fd, bool opened, dev_t rdev) {
+  if (opened) {
+    int size = 0;
+    if (::ioctl(fd, BLKSSZGET, &size) == 0 && size > 0) return static_cast<std::uint32_t>(size);
+    return 0;
+  }
+  const std::string text = read_line(fmt::format("/sys/dev/block/{}:{}/queue/logical_block_size", major(rdev), minor(rdev)));
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return 0;
+  return static_cast<std::uint32_t>(std::stoul(text));
+}
+
 // Who the drive is and its limits, from its controller; nothing when the
 // controller does not answer (the caller then names the target otherwise).
 void identify_controller(Device& controller, TargetIdentity& id) {
@@ -85,6 +98,7 @@ Result<std::unique_ptr<DeviceTarget>> DeviceTarget::open(const std::string& path
     auto size = t->fd_.valid() ? block_size(fd, path) : block_size_from_sysfs(st.st_rdev, path);
     if (!size) return t->refusal_ ? *t->refusal_ : size.error();
     id.capacity_bytes = *size;
+    id.logical_block_bytes = logical_block_bytes(fd, t->fd_.valid(), st.st_rdev);
     const std::string name = path.substr(path.rfind('/') + 1);
     if (t->nvme_) {
       identify_controller(*t->nvme_->controller, id);
@@ -128,6 +142,16 @@ std::optional<HealthSample> DeviceTarget::health() {
   h.percentage_used = s->percentage_used;
   h.throttle_events = s->thermal.tmt1_transitions;
   return h;
+}
+
+WriteCacheState DeviceTarget::write_cache() {
+  if (!nvme_) return {std::nullopt, path_ + " is no NVMe namespace: its write cache cannot be read"};
+  auto info = nvme_->controller->identify();
+  if (!info) return {std::nullopt, "identify controller: " + info.error().message};
+  if ((info->controller.vwc & 1u) == 0) return {false, "Identify Controller: no volatile write cache (VWC)"};
+  auto enabled = nvme_->controller->read_volatile_write_cache();
+  if (!enabled) return {std::nullopt, enabled.error().message};
+  return {*enabled, std::string("Get Features volatile write cache (06h): ") + (*enabled ? "enabled" : "disabled")};
 }
 
 void DeviceTarget::restart() {

@@ -31,6 +31,9 @@ class DeviceTarget final : public TestTarget {
   Result<Measurement> run(const Element& e, std::uint64_t range_bytes,
                           std::optional<std::uint64_t> max_bytes, const SequentialCursor& from) override;
   std::optional<HealthSample> health() override;
+  // An NVMe namespace's controller: Identify VWC, then Get Features 06h;
+  // any other target cannot tell.
+  WriteCacheState write_cache() override;
   WallTime now() const override { return std::chrono::system_clock::now(); }
   void stop() override;
   void restart() override;

@@ -33,6 +33,10 @@ class Params {
   std::vector<std::int64_t> integer_list(const std::string& key);
   std::string choice(const std::string& key);
 
+  // Whether the request gave `key` (a default it did not give may then be
+  // left to what another parameter says).
+  bool given(const std::string& key) const { return request_.values.count(key) > 0; }
+
   const ParamMap& effective() const { return effective_; }
 
  private:

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "pts/model/run_codec.hpp"
+#include "pts/run_conditions.hpp"
 #include "pts/run_eta.hpp"
 #include "pts/run_json.hpp"
 #include "pts/slc_detector.hpp"
@@ -130,6 +131,7 @@ std::optional<Error> RunExecutor::open_run(RunHeader& header, std::vector<RoundR
   const WallTime started = target_.now();
   header = run_header(plan_, id, options_.target, target_.simulated(), started);
   if (auto h = target_.health()) header.smart_before = smart_record(*h);
+  add_condition(header, write_cache_condition(target_.write_cache()));
   RunRow row;
   row.name = options_.name;
   row.test = plan_.test;
@@ -148,6 +150,7 @@ std::optional<Error> RunExecutor::open_run(RunHeader& header, std::vector<RoundR
     auto p = target_.purge();
     if (!p) return p.error();
     header.purge = PurgeRecord{p->method, p->detail};
+    add_condition(header, purge_condition(*p));
   }
   if (auto r = store_.update_run(run_id_, RunStatus::running, std::nullopt, header_blob(header)); !r) return r.error();
   return std::nullopt;
@@ -161,6 +164,12 @@ RunOutcome RunExecutor::run() {
       out.failure = refusal;
       return out;
     }
+  }
+  if (auto refusal = check_block_sizes(plan_, target_.identity())) {
+    RunOutcome out;
+    out.status = RunStatus::failed;
+    out.failure = refusal;
+    return out;
   }
   RunHeader header;
   std::vector<RoundRecord> rounds;
@@ -179,6 +188,7 @@ RunOutcome RunExecutor::run() {
       auto p = target_.purge();
       if (!p) return finish(RunStatus::failed, p.error(), header, rounds);
       header.purges.push_back({s, PurgeRecord{p->method, p->detail}});
+      add_condition(header, purge_condition(*p));
     }
     std::uint64_t written = 0;
     for (const auto* r : mine) written += r->bytes_written;

@@ -93,6 +93,16 @@ json elements_json(const Stage& stage, const MeasurementWindow& w, const std::ve
   return out;
 }
 
+// One measured stage of several (a throughput sub-test): its block size,
+// steady state and element results.
+json subtest_json(const Stage& stage, std::size_t index, const json& steady, const json& window, const json& elements) {
+  return {{"label", block_size_label(stage.elements.front().block_sizes.front().bytes)},
+          {"stage", index},
+          {"steady_state", steady},
+          {"measurement_window", window},
+          {"elements", elements}};
+}
+
 double quantile_of(const OpSummary& s, double q) {
   const std::pair<double, double> points[] = {{0.5, s.p50}, {0.9, s.p90}, {0.99, s.p99}, {0.999, s.p999}, {0.9999, s.p9999}};
   double best = s.p50, dist = 1;
@@ -110,6 +120,8 @@ json group_json(const TestPlan& plan, const std::vector<RoundRecord>& rounds, in
   json j;
   json list = json::array();
   json pre = json::array();
+  json elements;  // null until a stage has elements to report
+  json subtests = json::array();
   std::vector<std::uint64_t> hist(histogram_bounds().size() + 1, 0);
   bool any_hist = false;
   for (std::size_t s = 0; s < plan.stages.size(); ++s) {
@@ -127,15 +139,21 @@ json group_json(const TestPlan& plan, const std::vector<RoundRecord>& rounds, in
                      {"rounds", mine.empty() ? 0 : mine.back()->round + 1}});
       continue;
     }
-    if (stage.steady_state && !stage.steady_state->tracked.empty()) {
-      j["steady_state"] = steady_state_json(stage, s, mine);
-    }
+    json steady, window, stage_elements;
+    if (stage.steady_state && !stage.steady_state->tracked.empty()) steady = steady_state_json(stage, s, mine);
     if (const auto w = measurement_window(stage, s, mine)) {
-      j["measurement_window"] = measurement_window_json(*w);
-      j["elements"] = elements_json(stage, *w, mine);
+      window = measurement_window_json(*w);
+      stage_elements = elements_json(stage, *w, mine);
     } else if (stage.elements.size() > 1) {
-      j["elements"] = json::array();
+      stage_elements = json::array();
     }
+    if (!steady.is_null()) j["steady_state"] = steady;
+    if (!window.is_null()) j["measurement_window"] = window;
+    if (!stage_elements.is_null()) {
+      if (elements.is_null()) elements = json::array();
+      for (const auto& e : stage_elements) elements.push_back(e);
+    }
+    if (stage.steady_state) subtests.push_back(subtest_json(stage, s, steady, window, stage_elements));
     for (const auto* r : mine) {
       for (std::size_t i = 0; i < hist.size() && i < r->histogram.size(); ++i) hist[i] += r->histogram[i];
       any_hist = true;
@@ -178,6 +196,10 @@ json group_json(const TestPlan& plan, const std::vector<RoundRecord>& rounds, in
     if (r.group == group) list.push_back(to_json(r));
   }
   j["rounds"] = list;
+  if (!elements.is_null()) j["elements"] = elements;
+  // Sub-tests (throughput: one per block size) each with their own steady
+  // state; the top-level steady_state is the last one's.
+  if (subtests.size() > 1) j["subtests"] = subtests;
   if (!pre.empty()) j["preconditioning"] = pre;
   if (any_hist) j["histogram"] = {{"bounds_s", histogram_bounds()}, {"counts", hist}};
   return j;

@@ -46,6 +46,9 @@ class SimTarget final : public TestTarget {
   Result<Measurement> run_from(const Element& e, std::uint64_t range_bytes, std::optional<std::uint64_t> max_bytes,
                                std::uint64_t sequential_offset);
   std::optional<HealthSample> health() override;
+  // The drive model keeps no data in a volatile cache: every write it
+  // accepts is on its media, so every profile is write-cache-disabled.
+  WriteCacheState write_cache() override { return {false, "simulated drive: the model has no volatile write cache"}; }
   // Paced, the run's time is the daemon's clock: the model trails it until a
   // run advances it (the poller moves it only on its polls).
   WallTime now() const override { return pace_ != nullptr ? std::max(model_->now(), pace_->wall()) : model_->now(); }

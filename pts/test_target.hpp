@@ -28,6 +28,15 @@ struct TargetIdentity {
   double rated_endurance_bytes = 0;
   std::optional<double> warning_temp_c;
   std::optional<double> critical_temp_c;
+  // The smallest I/O the target takes (a block device's logical block
+  // size); 0: unknown (a file, a simulated drive).
+  std::uint32_t logical_block_bytes = 0;
+};
+
+// What the target can tell about its volatile write cache.
+struct WriteCacheState {
+  std::optional<bool> enabled;  // nullopt: the target cannot tell
+  std::string source;           // how it was learnt, or why it cannot be
 };
 
 // What the drive's health log said at one moment (absent fields: unknown).
@@ -72,6 +81,7 @@ class TestTarget {
   virtual Result<Measurement> run(const Element& e, std::uint64_t range_bytes,
                                   std::optional<std::uint64_t> max_bytes, const SequentialCursor& from) = 0;
   virtual std::optional<HealthSample> health() = 0;
+  virtual WriteCacheState write_cache() { return {std::nullopt, "the target cannot tell"}; }
   // The target's time: simulated time for a simulated drive.
   virtual WallTime now() const = 0;
   virtual void stop() = 0;

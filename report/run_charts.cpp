@@ -173,6 +173,25 @@ std::optional<Chart> steady_state_window(const RunRecord& run, const std::string
   return c;
 }
 
+std::optional<Chart> iops_over_data_written(const std::vector<RunView>& runs, const std::string& id) {
+  const bool overlaid = runs.size() > 1;
+  Chart c = chart(id, "IOPS over data written", Axis{"Total data written", ScaleKind::linear, TickFormat::bytes},
+                  rate_axis(false));
+  for (const auto& v : runs) {
+    Series s{overlaid ? v.label : "IOPS", v.color, {}, Dash::solid, false, 1.6};
+    double written = 0;
+    for (const auto& r : v.run->rounds) {
+      if (!std::isfinite(r.bytes_written)) continue;
+      written += r.bytes_written;
+      if (is_test_round(r)) s.points.push_back({written, r.iops});
+    }
+    s.markers = s.points.size() <= 60;
+    if (has_values(s)) c.series.push_back(std::move(s));
+  }
+  if (c.series.empty()) return std::nullopt;
+  return c;
+}
+
 std::optional<Chart> latency_per_round(const std::vector<RunView>& runs, const std::string& id) {
   const bool overlaid = runs.size() > 1;
   Chart c = chart(id, "Latency per round", round_axis(), latency_axis());

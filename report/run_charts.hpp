@@ -27,6 +27,10 @@ std::optional<Chart> throughput_per_round(const std::vector<RunView>& runs, cons
 // The steady-state measurement window close up (PTS's "steady state
 // convergence" plot): the window's rounds and a few before, with the band.
 std::optional<Chart> steady_state_window(const RunRecord& run, const std::string& id);
+// IOPS of the test rounds against the data written since the run began
+// (PTS WSAT's "IOPS vs TGBW"): a drive's cliff sits at a share of its
+// capacity, whatever its speed.
+std::optional<Chart> iops_over_data_written(const std::vector<RunView>& runs, const std::string& id);
 std::optional<Chart> latency_per_round(const std::vector<RunView>& runs, const std::string& id);
 // Throughput and composite temperature over elapsed time, on one time scale,
 // with throttle events shaded and WCTEMP/CCTEMP drawn.

@@ -151,6 +151,7 @@ class Decoder {
     r.ops = ops(n);
     r.temperature_c = min_max(n.object("temperature_c"));
     r.throttled_seconds = n.number("throttled_seconds");
+    r.bytes_written = n.number("bytes_written");
     return r;
   }
 
@@ -222,6 +223,7 @@ RunRecord decode(const Node& root, const std::string& source);
 
 void decode_sections(const Node& root, const Decoder& d, RunRecord& r, const std::string& source) {
   if (const auto p = root.object("purge")) r.purge = Purge{p->text("method"), p->text("detail")};
+  for (const auto& c : root.array("conditions")) r.conditions.push_back({c.text("name"), c.text("detail")});
   for (const auto& p : root.array("preconditioning")) {
     r.preconditioning.push_back({p.text("kind"), p.number("bytes"), p.number("seconds"), p.number("rounds")});
   }

@@ -62,6 +62,7 @@ struct Round {
   Ops ops;
   std::optional<MinMax> temperature_c;
   double throttled_seconds = kAbsent;
+  double bytes_written = kAbsent;
 };
 
 // One tracked variable's check over the deciding window.
@@ -155,6 +156,11 @@ struct Purge {
   std::string method, detail;
 };
 
+// A way the run departed from the specification (run.json `conditions`).
+struct Condition {
+  std::string name, detail;
+};
+
 struct Preconditioning {
   std::string kind;
   double bytes = kAbsent, seconds = kAbsent, rounds = kAbsent;
@@ -171,6 +177,7 @@ struct RunRecord {
   Target target;
   std::vector<std::pair<std::string, std::string>> parameters;  // printed values, file order
   std::optional<Purge> purge;
+  std::vector<Condition> conditions;  // empty: none recorded
   std::vector<Preconditioning> preconditioning;
   std::vector<Round> rounds;
   std::optional<SteadyState> steady_state;

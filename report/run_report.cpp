@@ -93,6 +93,11 @@ void add_result_sections(HtmlPage& page, const RunRecord& run, const std::vector
     page.chart(*c, "Steady-state window shaded green; band: ±10 % and ±20 % of the window average.");
     page.facts(steady_state_facts(run));
     if (auto w = steady_state_window(run, "steady-state")) page.chart(*w);
+    if (run.test == "wsat") {
+      if (auto d = iops_over_data_written(self, "iops-written")) {
+        page.chart(*d, "The same rounds against the data written since the run began (TB written).");
+      }
+    }
   }
   if (auto c = latency_per_round(self, "latency")) {
     page.section("latency", "Latency per round");
@@ -135,6 +140,12 @@ std::string render_run_report(const RunRecord& run) {
   const std::string status = run.status ? std::string(to_text(*run.status)) : "status unknown";
   page.heading(title, "Run " + (run.run_id.empty() ? std::string("–") : run.run_id) + " · " + status + " · " +
                           run.started_at + (run.ended_at.empty() ? "" : " → " + run.ended_at));
+  if (!run.conditions.empty()) {
+    page.paragraph("NON-CONFORMANT — this run departed from the PTS as follows", "verdict fail conditions");
+    Facts conditions;
+    for (const auto& c : run.conditions) conditions.emplace_back(c.name, c.detail);
+    page.facts(conditions);
+  }
   page.section("run", "Drive and test");
   page.facts(drive_facts(run));
   page.subheading("Test");

@@ -60,6 +60,7 @@ constexpr std::array kControllerFields = {
     field<&ControllerIdentity::mntmt_k>("MNTMT", 324, 2),
     field<&ControllerIdentity::mxtmt_k>("MXTMT", 326, 2),
     field<&ControllerIdentity::nn>("NN", 516, 4),
+    field<&ControllerIdentity::vwc>("VWC", 525, 1),
 };
 
 struct StringField {

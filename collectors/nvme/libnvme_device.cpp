@@ -263,4 +263,26 @@ std::optional<Error> LibnvmeDevice::format_user_data_erase(std::uint32_t nsid) {
   return std::nullopt;
 }
 
+Result<bool> LibnvmeDevice::read_volatile_write_cache() {
+  if (auto f = fd(); !f) return f.error();
+  std::uint32_t cdw0 = 0;
+  nvme_get_features_args args = {
+      .result = &cdw0,
+      .data = nullptr,
+      .args_size = sizeof(args),
+      .fd = fd_,
+      .timeout = timeout_ms_,
+      .nsid = NVME_NSID_NONE,
+      .sel = NVME_GET_FEATURES_SEL_CURRENT,
+      .cdw11 = 0,
+      .data_len = 0,
+      .fid = NVME_FEAT_FID_VOLATILE_WC,
+      .uuidx = NVME_UUID_NONE,
+  };
+  if (auto o = Outcome::of(nvme_get_features(&args)); o.rc != 0) {
+    return failed("get features volatile write cache (06h)", o);
+  }
+  return (cdw0 & 1u) != 0;  // WCE
+}
+
 }  // namespace nvmond

@@ -40,6 +40,7 @@ class LibnvmeDevice final : public Device {
   // Identify Namespace for its in-use LBA format, then Format NVM (SES 1) in
   // that format, under kFormatTimeout rather than the command timeout.
   std::optional<Error> format_user_data_erase(std::uint32_t nsid) override;
+  Result<bool> read_volatile_write_cache() override;
   // A user-data erase takes minutes on a large drive.
   static constexpr std::chrono::minutes kFormatTimeout{10};
 

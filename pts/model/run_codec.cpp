@@ -38,6 +38,8 @@ constexpr auto kSmartOptional =
                JsonField{"data_units_written", &SmartRecord::data_units_written},
                JsonField{"percentage_used", &SmartRecord::percentage_used},
                JsonField{"thermal_mgmt_t1_transitions", &SmartRecord::thermal_mgmt_t1_transitions}};
+constexpr auto kConditionFields =
+    std::tuple{JsonField{"name", &RunCondition::name}, JsonField{"detail", &RunCondition::detail}};
 constexpr auto kPurgeFields =
     std::tuple{JsonField{"method", &PurgeRecord::method}, JsonField{"detail", &PurgeRecord::detail}};
 
@@ -122,6 +124,13 @@ RunHeader decode_header(const json& j) {
   if (j.contains("purges")) {
     for (const auto& p : j.at("purges")) h.purges.push_back({p.at("stage").get<std::size_t>(), purge_from_json(p)});
   }
+  if (j.contains("conditions")) {
+    for (const auto& c : j.at("conditions")) {
+      RunCondition condition;
+      read_fields(c, condition, kConditionFields);
+      h.conditions.push_back(std::move(condition));
+    }
+  }
   if (j.contains("resumed")) j.at("resumed").get_to(h.resumed);
   if (j.contains("resumable")) j.at("resumable").get_to(h.resumable);
   if (j.contains("failure")) h.failure = j.at("failure").get<std::string>();
@@ -153,6 +162,11 @@ json header_json(const RunHeader& h) {
     json one = purge_json(p.purge);
     one["stage"] = p.stage;
     j["purges"].push_back(one);
+  }
+  for (const auto& c : h.conditions) {
+    json one = json::object();
+    write_fields(one, c, kConditionFields);
+    j["conditions"].push_back(one);
   }
   if (h.resumed > 0) j["resumed"] = h.resumed;
   if (h.resumable) j["resumable"] = true;

@@ -49,6 +49,15 @@ struct StagePurge {
   bool operator==(const StagePurge&) const = default;
 };
 
+// A way the run departed from what the specification requires, which makes
+// its results non-conformant: "purge-fallback", "write-cache-enabled",
+// "write-cache-disabled", "write-cache-unknown" (pts/run_conditions.hpp).
+struct RunCondition {
+  std::string name;
+  std::string detail;
+  bool operator==(const RunCondition&) const = default;
+};
+
 struct RunHeader {
   static constexpr const char* kSchema = "nvmond.run/1";
   std::string schema = kSchema;
@@ -63,6 +72,7 @@ struct RunHeader {
   std::optional<SmartRecord> smart_before, smart_after;
   std::optional<PurgeRecord> purge;  // before the first stage
   std::vector<StagePurge> purges;
+  std::vector<RunCondition> conditions;
   int resumed = 0;         // times the run was resumed
   bool resumable = false;  // closed by a stopping daemon: the next one resumes it
   std::optional<std::string> failure;

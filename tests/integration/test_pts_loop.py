@@ -122,6 +122,74 @@ class LoopDeviceTest(unittest.TestCase):
         self.assertGreater(run["drive"]["host_bytes_written"], 0)
         self.assertTrue(run["target"]["serial"].startswith("loop:"))
 
+    def test_a_fallback_purge_is_a_non_conformant_condition(self):
+        run = self.run_test("wsat", "rounds=1", "round=1s", "threads=1", "queue_depth=4")
+        self.assertIn(run["purge"]["method"], ("deallocate", "zero-fill"))
+        names = {c["name"]: c["detail"] for c in run["conditions"]}
+        self.assertEqual(set(names), {"purge-fallback", "write-cache-unknown"})
+        self.assertIn(run["purge"]["method"], names["purge-fallback"])
+        self.assertIn(self.loop, names["write-cache-unknown"])
+        header = self.page[:self.page.index('<section id="run">')]
+        self.assertIn("NON-CONFORMANT", header)
+        self.assertIn("purge-fallback", header)
+
+    def test_throughput_runs_a_sub_test_per_block_size(self):
+        run = self.run_test("throughput", "block_sizes=1MiB,128KiB", "round=1s", "max_rounds=5",
+                            "wipc_multiple=1", "queue_depth=4")
+        self.assertEqual(run["status"], "completed")
+        self.assertEqual([s["label"] for s in run["subtests"]], ["1MiB", "128KiB"])
+        for sub, bs in zip(run["subtests"], (1 << 20, 128 << 10)):
+            self.assertEqual(sub["steady_state"]["variable"], "bytes_per_second")
+            self.assertEqual(sub["steady_state"]["element"], f"SEQ {'1MiB' if bs == 1 << 20 else '128KiB'} write")
+            stage = [r for r in run["rounds"] if r["stage"] == sub["stage"]]
+            self.assertTrue(stage)
+            self.assertEqual({r["element"]["bs"] for r in stage}, {bs})
+            # Within a round, reads before writes.
+            self.assertEqual([r["element"]["read_pct"] for r in stage[:2]], [100, 0])
+            wipc = [r for r in run["rounds"] if r["stage"] == sub["stage"] - 1]
+            self.assertEqual({r["element"]["bs"] for r in wipc}, {bs})
+            self.assertGreaterEqual(sum(r["bytes_written"] for r in wipc), 128 << 20)
+        # The second sub-test purged again before its preconditioning.
+        self.assertEqual([p["stage"] for p in run["purges"]], [run["subtests"][1]["stage"] - 1])
+        self.assertEqual(len(run["preconditioning"]), 2)
+
+
+@unittest.skipUnless(os.geteuid() == 0 and shutil.which("losetup"), "needs root and losetup")
+class FourKibLoopDeviceTest(unittest.TestCase):
+    """A loop device with 4096-byte logical blocks, as a 4Kn namespace has."""
+
+    def setUp(self):
+        base = "/dev/shm" if os.path.isdir("/dev/shm") else None
+        self.dir = tempfile.mkdtemp(prefix="pts-loop4k-", dir=base)
+        self.img = os.path.join(self.dir, "disk.img")
+        self.content = bytes(range(256)) * ((32 << 20) // 256)
+        with open(self.img, "wb") as f:
+            f.write(self.content)
+        self.loop = subprocess.run(["losetup", "--find", "--show", "--sector-size", "4096", self.img],
+                                   check=True, capture_output=True, text=True).stdout.strip()
+        self.config = os.path.join(self.dir, "nvmond.toml")
+        with open(self.config, "w") as f:
+            f.write(f'[safety]\nallow_dirs = ["{self.dir}"]\n')
+
+    def tearDown(self):
+        if self.loop:
+            subprocess.run(["losetup", "-d", self.loop])
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def test_a_block_size_below_the_logical_block_size_is_refused_before_any_io(self):
+        out = os.path.join(self.dir, "out")
+        r = subprocess.run([NVMONCTL, "test", "run", "iops", "--target", self.loop, "--config", self.config,
+                            "--out", out, "--set", "block_sizes=4KiB,512", "--set", "read_pcts=0"],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 1, r.stderr + r.stdout)
+        for part in (self.loop, "512 B", "4096 B", "block_sizes"):
+            self.assertIn(part, r.stderr + r.stdout)
+        self.assertFalse(os.path.exists(os.path.join(out, "run.json")))
+        subprocess.run(["losetup", "-d", self.loop], check=True)
+        self.loop = None
+        with open(self.img, "rb") as f:
+            self.assertEqual(f.read(), self.content, "the refused run purged or wrote the device")
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -15,6 +15,7 @@ struct ControllerScript {
   SmartLog smart;
   std::optional<Error> format_error;     // what a format answers; nullopt: done
   std::vector<std::uint32_t> formatted;  // the namespaces sent a format, in order
+  std::optional<bool> write_cache_enabled;  // Get Features 06h; nullopt: refused
 };
 
 class FakeController final : public Device {
@@ -27,6 +28,10 @@ class FakeController final : public Device {
   std::optional<Error> format_user_data_erase(std::uint32_t nsid) override {
     script_->formatted.push_back(nsid);
     return script_->format_error;
+  }
+  Result<bool> read_volatile_write_cache() override {
+    if (!script_->write_cache_enabled) return Error{"nvme_status", "fake:nvme7: get features (06h): Invalid Field"};
+    return *script_->write_cache_enabled;
   }
 
  private:

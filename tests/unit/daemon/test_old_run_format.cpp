@@ -125,10 +125,12 @@ RunOutcome run_stopped(RunStore& store, const std::shared_ptr<DriveModel>& drive
 }
 
 // The fixture's run.json as this nvmond would write it: the same text but for
-// the version that wrote it.
+// the version that wrote it and the parameters wsat has declared since, at
+// their defaults (every effective parameter is recorded).
 std::string as_this_version_writes(const std::string& path) {
   auto j = nlohmann::json::parse(file(path));
   j["nvmond_version"] = build::kVersion;
+  j["parameters"]["variant"] = "soak";
   return j.dump(2) + "\n";
 }
 

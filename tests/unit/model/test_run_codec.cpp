@@ -25,6 +25,7 @@ RunHeader full_header() {
   h.smart_after = SmartRecord{"2026-12-02T23:40:00Z", 66.0, 9000.0, 4, 9U};
   h.purge = PurgeRecord{"format", "Format NVM, SES=1"};
   h.purges = {{1, {"deallocate", "BLKDISCARD"}}};
+  h.conditions = {{"purge-fallback", "purged by deallocate"}, {"write-cache-unknown", "a regular file"}};
   h.resumed = 2;
   h.resumable = true;
   h.failure = "every I/O failed";
@@ -58,6 +59,7 @@ TEST(RunCodec, AHeaderWithoutOptionalFieldsWritesNoneOfThem) {
   h.smart_after.reset();
   h.purge.reset();
   h.purges.clear();
+  h.conditions.clear();
   h.resumed = 0;
   h.resumable = false;
   h.failure.reset();
@@ -67,7 +69,7 @@ TEST(RunCodec, AHeaderWithoutOptionalFieldsWritesNoneOfThem) {
   EXPECT_FALSE(j["target"].contains("rated_dwpd"));
   EXPECT_FALSE(j["target"].contains("warning_temp_c"));
   EXPECT_EQ(j["drive"], json::object());
-  for (const char* key : {"purge", "purges", "resumed", "resumable", "failure", "ended_at", "status"}) {
+  for (const char* key : {"purge", "purges", "conditions", "resumed", "resumable", "failure", "ended_at", "status"}) {
     EXPECT_FALSE(j.contains(key)) << key;
   }
   auto back = header_from_json(j);

@@ -90,5 +90,31 @@ TEST(DeviceTarget, TemperaturesAreKelvinLessTheSame273AsTheExporters) {
   EXPECT_EQ(smart_record(*h).temperature_c, 50.0);
 }
 
+// What the run records against PTS-E's "write cache disabled": the
+// controller's own answer, or that nothing could tell.
+TEST(DeviceTarget, TheWriteCacheStateComesFromIdentifyThenGetFeatures) {
+  Fixture f;
+  auto none = f.open(test::fake_namespace(f.script));
+  EXPECT_EQ(none->write_cache().enabled, std::optional<bool>(false));  // VWC bit clear: no cache to enable
+  EXPECT_NE(none->write_cache().source.find("no volatile write cache"), std::string::npos);
+  f.script->identity.vwc = 1;
+  f.script->write_cache_enabled = true;
+  auto on = f.open(test::fake_namespace(f.script));
+  EXPECT_EQ(on->write_cache().enabled, std::optional<bool>(true));
+  EXPECT_NE(on->write_cache().source.find("enabled"), std::string::npos);
+  f.script->write_cache_enabled.reset();  // the controller refuses the Get Features
+  auto refused = f.open(test::fake_namespace(f.script));
+  EXPECT_FALSE(refused->write_cache().enabled);
+  EXPECT_NE(refused->write_cache().source.find("Invalid Field"), std::string::npos);
+}
+
+TEST(DeviceTarget, AFileCannotTellItsWriteCacheNorHasALogicalBlockSize) {
+  Fixture f;
+  auto t = f.open({});
+  EXPECT_FALSE(t->write_cache().enabled);
+  EXPECT_NE(t->write_cache().source.find(f.target), std::string::npos);
+  EXPECT_EQ(t->identity().logical_block_bytes, 0u);
+}
+
 }  // namespace
 }  // namespace nvmond

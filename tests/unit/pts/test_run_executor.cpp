@@ -5,6 +5,8 @@
 
 #include "store/sqlite_run_store.hpp"
 #include "pts/device_target.hpp"
+#include "pts/model/run_codec.hpp"
+#include "pts/run_conditions.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/sim_target.hpp"
 #include "pts/stored_run.hpp"
@@ -288,6 +290,69 @@ TEST(RoundRecord, KeepsTheSequentialCursorAndReadsRoundsStoredWithoutOne) {
   EXPECT_TRUE(round_from_json(old).sequential_cursor.empty());
   // A random element has none, and its JSON says nothing about one.
   EXPECT_FALSE(to_json(make_round(e, Measurement{}, WallTime{})).contains("sequential_cursor"));
+}
+
+// A file has no format: its purge falls back, and it cannot tell its write
+// cache. Both are in run.json as named conditions, kept in the store's
+// header too, so a report rebuilt from the store names them as well.
+TEST(RunExecutor, AFileTargetsFallbackPurgeAndUnknownWriteCacheAreNamedConditions) {
+  test::TempDir dir{"pts-conditions"};
+  const std::string file = dir.path() + "/disk.img";
+  std::ofstream(file) << std::string(1 << 20, 'x');
+  SafetyGuard guard(SafetyConfig{{}, {dir.path()}});
+  auto target = DeviceTarget::open(file, guard, {});
+  ASSERT_TRUE(target) << target.error().message;
+  auto store = std::move(*SqliteRunStore::open_file(dir.path() + "/runs.db"));
+  TestPlan plan = build_plan("wsat", {{"rounds", "1"}, {"round", "100ms"}, {"threads", "1"}, {"queue_depth", "1"}},
+                             TargetFacts{1 << 20, 0});
+  RunExecutor ex(plan, **target, *store, RunOptions{"c", file, true});
+  RunOutcome out = ex.run();
+  ASSERT_EQ(out.status, RunStatus::completed) << (out.failure ? out.failure->message : "");
+  const std::string method = out.run["purge"]["method"];
+  EXPECT_TRUE(method == "deallocate" || method == "zero-fill") << method;
+  std::set<std::string> names;
+  for (const auto& c : out.run["conditions"]) names.insert(c["name"].get<std::string>());
+  EXPECT_EQ(names, (std::set<std::string>{"purge-fallback", "write-cache-unknown"}));
+  const auto stored = header_from_blob(store->run(out.run_id).value()->header);
+  ASSERT_TRUE(stored);
+  EXPECT_EQ(stored->conditions.size(), 2u);
+}
+
+TEST(RunExecutor, ASimulatedDrivesFormatAndCachelessModelAreConformant) {
+  Fixture f;
+  f.plan = build_plan("wsat", {{"rounds", "1"}}, TargetFacts{100'000'000'000ULL, 1.3});
+  RunExecutor ex(f.plan, f.target, *f.store, RunOptions{"w", "sim:d0", true});
+  RunOutcome out = ex.run();
+  ASSERT_EQ(out.status, RunStatus::completed);
+  EXPECT_FALSE(out.run.contains("conditions")) << out.run["conditions"].dump();
+}
+
+TEST(RunConditions, ABlockSizeBelowTheLogicalBlockSizeIsRefusedNamingTheDeviceAndTheSizes) {
+  TargetIdentity id;
+  id.path = "/dev/loop7";
+  id.logical_block_bytes = 4096;
+  const TargetFacts facts{1 << 30, 0};
+  const auto refusal = check_block_sizes(build_plan("iops", {{"block_sizes", "4KiB,512"}}, facts), id);
+  ASSERT_TRUE(refusal);
+  EXPECT_EQ(refusal->reason, "block_size");
+  for (const char* part : {"/dev/loop7", "512 B", "4096 B", "block_sizes"}) {
+    EXPECT_NE(refusal->message.find(part), std::string::npos) << part << " in " << refusal->message;
+  }
+  EXPECT_FALSE(check_block_sizes(build_plan("iops", {{"block_sizes", "4KiB,1MiB"}}, facts), id));
+  EXPECT_NE(check_block_sizes(build_plan("wsat", {{"bs", "512"}}, facts), id)->message.find("set bs"),
+            std::string::npos);
+  id.logical_block_bytes = 0;  // unknown: nothing to refuse on
+  EXPECT_FALSE(check_block_sizes(build_plan("iops", {}, facts), id));
+}
+
+TEST(RunConditions, OnlyAFormatOrSanitizeIsAConformantPurge) {
+  EXPECT_FALSE(purge_condition(PurgeOutcome{"format", ""}));
+  EXPECT_FALSE(purge_condition(PurgeOutcome{"sanitize", ""}));
+  EXPECT_EQ(purge_condition(PurgeOutcome{"deallocate", "BLKDISCARD"})->name, "purge-fallback");
+  EXPECT_EQ(purge_condition(PurgeOutcome{"zero-fill", "BLKZEROOUT"})->name, "purge-fallback");
+  EXPECT_FALSE(write_cache_condition(WriteCacheState{false, "Identify"}));
+  EXPECT_EQ(write_cache_condition(WriteCacheState{true, "Get Features"})->name, "write-cache-enabled");
+  EXPECT_EQ(write_cache_condition(WriteCacheState{std::nullopt, "a file"})->name, "write-cache-unknown");
 }
 
 TEST(SimTarget, APacedRunStartsAtItsClockNotAtTheModelsLastAdvance) {

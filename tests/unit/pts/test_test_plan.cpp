@@ -142,6 +142,58 @@ TEST(TestPlan, TheSlcFillEndsAfterOnePassOrTheDropNotAfterARoundCount) {
   EXPECT_EQ(s.elements.at(0).pattern, AccessPattern::sequential);
 }
 
+TEST(TestPlan, ThroughputIsOneSubTestPerBlockSizeWithItsOwnPurgePreconditioningAndSteadyState) {
+  TestPlan p = build_plan("throughput", {}, kDrive);
+  EXPECT_TRUE(p.purge);  // the first sub-test's purge is the run's
+  ASSERT_EQ(p.stages.size(), 4u);
+  const std::uint32_t sizes[] = {1048576, 131072};
+  for (std::size_t i = 0; i < 2; ++i) {
+    const Stage& wipc = p.stages[2 * i];
+    const Stage& measured = p.stages[2 * i + 1];
+    EXPECT_EQ(wipc.phase, "precondition");
+    EXPECT_EQ(wipc.purge_before, i > 0) << i;
+    ASSERT_EQ(wipc.elements.size(), 1u);
+    EXPECT_EQ(wipc.elements[0].pattern, AccessPattern::sequential);
+    EXPECT_EQ(wipc.elements[0].block_sizes.at(0).bytes, sizes[i]);  // WIPC at the sub-test's block size
+    EXPECT_EQ(*wipc.byte_budget, 2 * kDrive.capacity_bytes);
+    ASSERT_EQ(measured.elements.size(), 2u);
+    for (const Element& e : measured.elements) {
+      EXPECT_EQ(e.block_sizes.at(0).bytes, sizes[i]);
+      EXPECT_EQ(e.pattern, AccessPattern::sequential);
+    }
+    // Reads, then writes; steady state on this block size's writes.
+    EXPECT_EQ(measured.elements[0].read_pct, 100);
+    EXPECT_EQ(measured.elements[1].read_pct, 0);
+    ASSERT_TRUE(measured.steady_state);
+    EXPECT_EQ(measured.steady_state->tracked.size(), 1u);
+    EXPECT_EQ(measured.steady_state->tracked[0].element, 1u);
+    EXPECT_EQ(measured.steady_state->tracked[0].variable, TrackedVariable::bytes_per_second);
+    EXPECT_TRUE(measured.steady_state->stop_when_reached);
+    EXPECT_EQ(measured.max_rounds, 25);
+  }
+  TestPlan bare = build_plan("throughput", {{"precondition", "false"}, {"block_sizes", "128KiB,1MiB"}}, kDrive);
+  ASSERT_EQ(bare.stages.size(), 2u);
+  EXPECT_EQ(bare.stages[0].elements[0].block_sizes.at(0).bytes, 131072u);  // the order given
+  EXPECT_TRUE(bare.stages[1].purge_before);
+}
+
+TEST(TestPlan, WsatSpecVariantStopsAtSixHoursOrFourTimesTheCapacityWhicheverFirst) {
+  TestPlan p = build_plan("wsat", {{"variant", "spec"}}, kDrive);
+  const Stage& s = test_stage(p);
+  EXPECT_EQ(s.max_rounds, 360);  // 6 h of 1-minute rounds
+  ASSERT_TRUE(s.byte_budget);
+  EXPECT_EQ(*s.byte_budget, 4 * kDrive.capacity_bytes);
+  EXPECT_EQ(p.parameters.at("variant"), "spec");
+  EXPECT_EQ(p.parameters.at("capacity_multiple"), "4");
+  EXPECT_EQ(test_stage(build_plan("wsat", {{"variant", "spec"}, {"round", "30s"}}, kDrive)).max_rounds, 720);
+  // rounds still caps it; a given capacity_multiple replaces the variant's.
+  EXPECT_EQ(test_stage(build_plan("wsat", {{"variant", "spec"}, {"rounds", "10"}}, kDrive)).max_rounds, 10);
+  EXPECT_FALSE(test_stage(build_plan("wsat", {{"variant", "spec"}, {"capacity_multiple", "0"}}, kDrive)).byte_budget);
+  // The soak is the default, and says so.
+  EXPECT_EQ(build_plan("wsat", {}, kDrive).parameters.at("variant"), "soak");
+  EXPECT_THROW(build_plan("wsat", {{"variant", "pts"}}, kDrive), ParamError);
+}
+
 TEST(TestPlan, MixedComparesAReducedRangeAfterAFreshPurge) {
   TestPlan p = build_plan("mixed", {}, kDrive);
   ASSERT_EQ(p.stages.size(), 4u);

@@ -175,6 +175,42 @@ TEST(RunReport, MixedRunOverlaysTheReducedRangeRun) {
   EXPECT_EQ(test::series_points(svg, "reduced range (75 %)").size(), 120u);
 }
 
+TEST(RunReport, WsatPlotsIopsAgainstTheDataWritten) {
+  auto json = raw("wsat");
+  double total = 0;
+  for (auto& r : json["rounds"]) {
+    r["bytes_written"] = 4e11;
+    total += 4e11;
+  }
+  const auto run = run_from_json(json, "wsat/run.json");
+  ASSERT_TRUE(run) << run.error().message;
+  const auto svg = test::svg_by_id(render_run_report(*run), "iops-written");
+  ASSERT_FALSE(svg.empty());
+  const auto points = test::series_points(svg, "IOPS");
+  ASSERT_EQ(points.size(), json["rounds"].size());
+  const test::PlotX plot(svg);
+  EXPECT_NEAR(plot.data(points.front().first), 4e11, 4e11 * 0.01);  // after the first round's writes
+  EXPECT_NEAR(plot.data(points.back().first), total, total * 0.01);
+  // A run without per-round writes (older run.json) has no such chart.
+  EXPECT_TRUE(test::svg_by_id(render_run_report(load("wsat")), "iops-written").empty());
+}
+
+TEST(RunReport, NonConformantConditionsAreNamedInTheHeader) {
+  auto json = raw("wsat");
+  json["conditions"] = {{{"name", "purge-fallback"}, {"detail", "purged by zero-fill: BLKZEROOUT"}},
+                        {{"name", "write-cache-enabled"}, {"detail", "Get Features volatile write cache (06h): enabled"}}};
+  const auto run = run_from_json(json, "wsat/run.json");
+  ASSERT_TRUE(run) << run.error().message;
+  const auto page = render_run_report(*run);
+  const auto verdict = page.find("NON-CONFORMANT");
+  ASSERT_NE(verdict, std::string::npos);
+  EXPECT_LT(verdict, page.find("<section id=\"run\">"));  // the header, before anything else
+  EXPECT_THAT(page, HasSubstr("purge-fallback"));
+  EXPECT_THAT(page, HasSubstr("purged by zero-fill: BLKZEROOUT"));
+  EXPECT_THAT(page, HasSubstr("write-cache-enabled"));
+  EXPECT_THAT(render_run_report(load("wsat")), Not(HasSubstr("NON-CONFORMANT")));
+}
+
 TEST(RunReport, StringsFromRunJsonAreEscaped) {
   auto json = raw("minimal");
   json["target"]["serial"] = "<script>alert('x')</script>&SN";
