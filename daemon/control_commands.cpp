@@ -25,7 +25,7 @@ json fail(const std::string& message) { return ctl::encode(ctl::ErrorReply{messa
 
 // An operator who named a run that is not there learns where the ids are.
 json fail_naming_runs(const Error& e, const char* where_ids_are) {
-  if (e.reason != "absent") return fail(e.message);
+  if (e.reason != ErrorReason::absent) return fail(e.message);
   return fail(fmt::format("{} ({})", e.message, where_ids_are));
 }
 constexpr const char* kActiveRuns = "nvmonctl status lists the runs in progress";

@@ -165,9 +165,9 @@ Result<RunHeader> header_from_json(const json& j) {
   try {
     return decode_header(j);
   } catch (const json::exception& e) {
-    return Error{"decode", fmt::format("run header: {}", e.what())};
+    return Error{ErrorReason::decode, fmt::format("run header: {}", e.what())};
   } catch (const std::invalid_argument& e) {
-    return Error{"decode", fmt::format("run header: {}", e.what())};
+    return Error{ErrorReason::decode, fmt::format("run header: {}", e.what())};
   }
 }
 
@@ -175,7 +175,7 @@ std::string header_blob(const RunHeader& header) { return header_json(header).du
 
 Result<RunHeader> header_from_blob(const std::string& blob) {
   const json j = json::parse(blob, nullptr, false);
-  if (j.is_discarded()) return Error{"decode", "run header: not JSON"};
+  if (j.is_discarded()) return Error{ErrorReason::decode, "run header: not JSON"};
   return header_from_json(j);
 }
 
@@ -217,11 +217,11 @@ namespace {
 struct ViewReader {
   const json& j;
   const json& need(const char* key, const char* expected) const {
-    if (!j.is_object() || !j.contains(key)) throw Error{"decode", fmt::format("\"{}\": expected {}", key, expected)};
+    if (!j.is_object() || !j.contains(key)) throw Error{ErrorReason::decode, fmt::format("\"{}\": expected {}", key, expected)};
     return j[key];
   }
   [[noreturn]] static void bad(const char* key, const char* expected) {
-    throw Error{"decode", fmt::format("\"{}\": expected {}", key, expected)};
+    throw Error{ErrorReason::decode, fmt::format("\"{}\": expected {}", key, expected)};
   }
   std::string text(const char* key) const {
     const json& v = need(key, "a string");
@@ -276,7 +276,7 @@ Result<RunView> run_view_from_json(const json& j) {
 
 Result<RunStatus> status_from_json(const json& run) {
   if (!run.is_object() || !run.contains("status") || !run["status"].is_string()) {
-    return Error{"decode", "run: status: expected a string"};
+    return Error{ErrorReason::decode, "run: status: expected a string"};
   }
   return run_status_from_text(run["status"].get<std::string>());
 }

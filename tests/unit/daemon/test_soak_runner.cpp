@@ -319,7 +319,7 @@ TEST(SoakRunner, AnUnknownTestParameterOrTargetFailsTheStartWithItsName) {
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("roundz"), std::string::npos) << r.error().message;
   SoakRunner refusing(f.store, f.dir.path(), [](const std::string& t) -> Result<OpenedTarget> {
-    return Error{"refused", t + " is mounted"};
+    return Error{ErrorReason::refused, t + " is mounted"};
   }, f.clock);
   auto refused = refusing.start(f.wsat(3));
   ASSERT_FALSE(refused);
@@ -343,7 +343,7 @@ TEST(SoakRunner, ANameThatIsNoSafePathComponentIsRefusedBeforeTheTargetIsOpened)
     r.name = name;
     auto id = runner.start(r);
     ASSERT_FALSE(id) << "started a run named " << name.substr(0, 40);
-    EXPECT_EQ(id.error().reason, "name");
+    EXPECT_EQ(id.error().reason, ErrorReason::name);
     EXPECT_LT(id.error().message.size(), 200u);
   }
   EXPECT_EQ(opened, 0);

@@ -154,7 +154,7 @@ TEST(RunExecutor, ARoundIsNeverStoredTwice) {
   ASSERT_TRUE(f.store->commit_round(*id, RoundRow{0, "test", 1.0, "{}"}, "state"));
   auto again = f.store->commit_round(*id, RoundRow{0, "test", 2.0, "{}"}, "other");
   ASSERT_FALSE(again);
-  EXPECT_EQ(again.error().reason, "duplicate");
+  EXPECT_EQ(again.error().reason, ErrorReason::duplicate);
   EXPECT_EQ(f.store->rounds(*id)->size(), 1u);
   EXPECT_EQ(f.store->unfinished_run("x").value()->checkpoint, "state");
 }
@@ -175,7 +175,7 @@ TEST(RunExecutor, ARefusedTargetIsRefusedBeforeAnyIoOrRecord) {
   RunOutcome out = ex.run();
   EXPECT_EQ(out.status, RunStatus::failed);
   ASSERT_TRUE(out.failure);
-  EXPECT_EQ(out.failure->reason, "outside_allowed_dirs");
+  EXPECT_EQ(out.failure->reason, ErrorReason::outside_allowed_dirs);
   EXPECT_EQ(out.run_id, 0);
   EXPECT_FALSE(store->unfinished_run("r").value());
   std::ifstream in(victim);

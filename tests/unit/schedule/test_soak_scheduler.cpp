@@ -172,7 +172,7 @@ TEST_F(SoakSchedulerTest, ManualRunQueuesBehindAScheduledOneAndFailuresAreShown)
 }
 
 TEST_F(SoakSchedulerTest, AOnceSoakWhoseStartFailedIsRetriedWithBackoffUntilItStarts) {
-  ctl.refuse["sim:a"] = Error{"store", "run store: disk I/O error"};
+  ctl.refuse["sim:a"] = Error{ErrorReason::store, "run store: disk I/O error"};
   sched.configure({entry("nightly", "sim:a")}, t0());
   tick(t0());
   auto v = view(sched.list(), "nightly");
@@ -199,7 +199,7 @@ TEST_F(SoakSchedulerTest, AOnceSoakWhoseStartFailedIsRetriedWithBackoffUntilItSt
 }
 
 TEST_F(SoakSchedulerTest, TheRetryWaitStopsDoublingAtAnHourAndAPlannedStartComesFirst) {
-  ctl.refuse["sim:a"] = Error{"target", "sim:a: no such drive"};
+  ctl.refuse["sim:a"] = Error{ErrorReason::unknown_device, "sim:a: no such drive"};
   sched.configure({entry("hourly", "sim:a", "every 10m")}, t0());
   WallTime at = t0();
   tick(at);
