@@ -94,13 +94,11 @@ std::optional<std::string> start_problem(const ctl::StartRequest& req) {
 json start(const ctl::StartRequest& req, ControlContext& ctx) {
   if (auto p = start_problem(req)) return fail(*p);
   SoakRequest r;
-  r.test = req.test;
   r.target = req.target;
-  r.params = req.params;
   try {
-    validate(r.test, r.params);
+    r.test = validate(req.test, req.params);
   } catch (const ParamError& e) {
-    return fail(fmt::format("{} on {}: {}", r.test, r.target, e.what()));
+    return fail(fmt::format("{} on {}: {}", req.test, r.target, e.what()));
   }
   const std::string name = ctx.scheduler.request(r, ctx.clock.wall());
   ctx.tick();

@@ -165,9 +165,9 @@ Result<std::int64_t> SoakRunner::start(const SoakRequest& request) {
   run->keep = std::move(opened->keep);
   const TargetIdentity id = run->target->identity();
   try {
-    run->plan = build_plan(request.test, request.params, TargetFacts{id.capacity_bytes, id.rated_dwpd});
+    run->plan = build_plan(request.test, TargetFacts{id.capacity_bytes, id.rated_dwpd});
   } catch (const ParamError& e) {
-    return Error{ErrorReason::params, fmt::format("{} on {}: {}", request.test, request.target, e.what())};
+    return Error{ErrorReason::params, fmt::format("{} on {}: {}", request.test.test, request.target, e.what())};
   }
   auto answer = run->opened.get_future();
   run->thread = std::thread([state = state_, run] { execute(state, run); });
@@ -236,7 +236,7 @@ void SoakRunner::execute(const std::shared_ptr<State>& state, const std::shared_
           state->runs[row.id] = run;
         }
         claim_run_dir(state->state_dir_fd.get(), state->state_dir, run_leaf(run->request.name, row.id), resumed);
-        log::info("soak {}: {} on {} {} as run {}", run->request.name, run->request.test, run->request.target,
+        log::info("soak {}: {} on {} {} as run {}", run->request.name, run->request.test.test, run->request.target,
                   resumed ? fmt::format("resumed at round {}", row.rounds) : std::string("started"), row.id);
         run->opened.set_value(row.id);
       });

@@ -131,7 +131,7 @@ struct Fixture {
         clock, &sink);
   }
   SoakRequest wsat(int rounds, bool resumable = true) const {
-    return SoakRequest{"w", "wsat", "sim:d0", {{"rounds", std::to_string(rounds)}, {"round", "1m"}}, resumable};
+    return SoakRequest{"w", validate("wsat", {{"rounds", std::to_string(rounds)}, {"round", "1m"}}), "sim:d0", resumable};
   }
   RunRow row(std::int64_t id) const { return **store->run(id); }
 };
@@ -314,7 +314,7 @@ TEST(SoakRunner, ANewRunNeverOverwritesTheDirectoryAnOlderRunLeftUnderItsId) {
 TEST(SoakRunner, AnUnknownTestParameterOrTargetFailsTheStartWithItsName) {
   Fixture f;
   SoakRequest bad = f.wsat(3);
-  bad.params["roundz"] = "1";
+  bad.test.values["roundz"] = std::int64_t{1};
   auto r = f.runner->start(bad);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("roundz"), std::string::npos) << r.error().message;

@@ -11,12 +11,12 @@ namespace nvmond {
 class FakeSoakControl : public SoakControl {
  public:
   Result<std::int64_t> start(const SoakRequest& r) override {
-    if (r.test == "no-such-test") return Error{ErrorReason::params, "unknown test \"no-such-test\""};
+    if (r.test.test == "no-such-test") return Error{ErrorReason::params, "unknown test \"no-such-test\""};
     if (auto it = refuse.find(r.target); it != refuse.end()) return it->second;
     RunView v;
     v.id = next_id_++;
     v.name = r.name;
-    v.test = r.test;
+    v.test = r.test.test;
     v.target = r.target;
     v.serial = serial_of.contains(r.target) ? serial_of.at(r.target) : r.target;
     v.status = RunStatus::running;

@@ -12,7 +12,7 @@ WallTime t0() { return WallTime{std::chrono::sys_days{std::chrono::year{2026} / 
 
 SoakEntry entry(const std::string& name, const std::string& target, const std::string& schedule = "once") {
   SoakEntry e;
-  e.request = {name, "wsat", target, {{"rounds", "10"}}};
+  e.request = {name, validate("wsat", {{"rounds", "10"}}), target};
   e.timing.schedule = *parse_schedule(schedule);
   return e;
 }
@@ -125,7 +125,7 @@ TEST_F(SoakSchedulerTest, ReloadKeepsAnUnchangedRunAndStopsAChangedOne) {
   const auto change = *view(sched.list(), "change").run;
 
   auto changed = entry("change", "sim:b");
-  changed.request.params["rounds"] = "20";
+  changed.request.test.values["rounds"] = std::int64_t{20};
   sched.configure({entry("keep", "sim:a"), changed}, t0() + 1min);
   tick(t0() + 1min);
   EXPECT_EQ(ctl.run(keep).status, RunStatus::running);
@@ -165,7 +165,7 @@ TEST_F(SoakSchedulerTest, ManualRunQueuesBehindAScheduledOneAndFailuresAreShown)
   auto name = sched.request({"", "wsat", "sim:a", {}}, t0());
   tick(t0());
   EXPECT_EQ(view(sched.list(), name).state, ScheduleState::queued);
-  auto bad = sched.request({"", "no-such-test", "sim:z", {}}, t0());
+  auto bad = sched.request({"", TestRequest{"no-such-test", {}}, "sim:z"}, t0());
   tick(t0());
   EXPECT_EQ(view(sched.list(), bad).state, ScheduleState::failed);
   EXPECT_NE(view(sched.list(), bad).detail.find("unknown test"), std::string::npos);
