@@ -162,7 +162,7 @@ TEST(SoakScheduler, IntervalAndCalendarPlanTheNextStartWithItsRandomDelay) {
 TEST_F(SoakSchedulerTest, ManualRunQueuesBehindAScheduledOneAndFailuresAreShown) {
   sched.configure({entry("nightly", "sim:a")}, t0());
   tick(t0());
-  auto name = sched.request({"", "wsat", "sim:a", {}}, t0());
+  auto name = sched.request({"", TestRequest{"wsat", {}}, "sim:a"}, t0());
   tick(t0());
   EXPECT_EQ(view(sched.list(), name).state, ScheduleState::queued);
   auto bad = sched.request({"", TestRequest{"no-such-test", {}}, "sim:z"}, t0());
@@ -226,11 +226,11 @@ TEST(SoakScheduler, ManualRunNamesSayWhenAndNeverRepeatAcrossARestart) {
   std::string first, second, after_restart;
   {
     SoakScheduler sched(ctl, nullptr);
-    first = sched.request({"", "wsat", "sim:a", {}}, t0());
-    second = sched.request({"", "wsat", "sim:b", {}}, t0());
+    first = sched.request({"", TestRequest{"wsat", {}}, "sim:a"}, t0());
+    second = sched.request({"", TestRequest{"wsat", {}}, "sim:b"}, t0());
   }
   SoakScheduler restarted(ctl, nullptr);
-  after_restart = restarted.request({"", "wsat", "sim:a", {}}, t0() + std::chrono::minutes(5));
+  after_restart = restarted.request({"", TestRequest{"wsat", {}}, "sim:a"}, t0() + std::chrono::minutes(5));
   EXPECT_EQ(first.rfind("manual-20", 0), 0u) << first;
   EXPECT_NE(first, second);
   EXPECT_NE(after_restart, first);
