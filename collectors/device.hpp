@@ -40,7 +40,7 @@ class Device {
   // one (VWC bit 0). A backend that cannot ask refuses with reason
   // "unsupported", which is what a PTS run then records: unknown.
   virtual Result<bool> read_volatile_write_cache() {
-    return Error{"unsupported", "reading the volatile write cache state is not supported by this backend"};
+    return Error{ErrorReason::unsupported, "reading the volatile write cache state is not supported by this backend"};
   }
 };
 

@@ -9,13 +9,13 @@
 #include <string>
 
 #include "control/protocol.hpp"
+#include "core/json_keys.hpp"
 
 namespace nvmond::control {
 
-class DecodeError : public std::invalid_argument {
- public:
-  using std::invalid_argument::invalid_argument;
-};
+// The key readers' error (core/json_keys.hpp), so that a key the protocol
+// misses and one the run model's codec misses read alike.
+using DecodeError = json_keys::DecodeError;
 
 // The request's command name ("status", "show", ...).
 std::string command_of(const Request& r);

@@ -14,7 +14,7 @@ namespace nvmond {
 
 namespace {
 Error io_error(const std::string& path, const char* step, int err) {
-  return Error{"io", path + ": " + step + ": " + std::strerror(err)};
+  return Error{ErrorReason::io, path + ": " + step + ": " + std::strerror(err)};
 }
 
 // Closes on scope exit so every early return releases the descriptor.
@@ -93,7 +93,7 @@ Result<UniqueFd> open_directory_at(int parent_fd, const std::string& name, const
   if (!fd.valid()) {
     const int err = errno;
     if (err == ELOOP || err == ENOTDIR) {
-      return Error{"io", shown + ": is a symlink or not a directory; nothing is written through it"};
+      return Error{ErrorReason::io, shown + ": is a symlink or not a directory; nothing is written through it"};
     }
     return io_error(shown, "open directory", err);
   }
@@ -104,7 +104,7 @@ Result<std::string> read_whole_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     int err = errno;
-    if (err == ENOENT) return Error{"absent", path + ": no such file"};
+    if (err == ENOENT) return Error{ErrorReason::absent, path + ": no such file"};
     return io_error(path, "open", err);
   }
   std::ostringstream out;

@@ -12,7 +12,7 @@
 
 namespace nvmond {
 
-// nullopt on success; Error{"io", "<path>: <step>: <strerror>"} otherwise.
+// nullopt on success; Error{ErrorReason::io, "<path>: <step>: <strerror>"} otherwise.
 std::optional<Error> write_file_atomically(const std::string& path, std::string_view content);
 // The same, for the file `name` (one path component) inside the directory
 // `dir_fd` (opened O_RDONLY, not O_PATH: it is fsynced), written by descriptor: no symlink is followed and no existing

@@ -13,16 +13,19 @@
 //     what its request handler lets out; anywhere else the daemon ends.
 // std::expected is C++23, so this is the small subset we need.
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
+#include "core/error_reason.hpp"
+
 namespace nvmond {
 
-// `reason` is a short, stable label used as a metric label value
-// (e.g. "timeout", "io", "absent", "decode", "unsupported");
-// `message` is for humans and carries context: device and command.
+// `reason` is what code branches on; its text (core/error_reason.hpp) is a
+// stable metric label value. `message` is for humans and carries context:
+// device and command.
 struct Error {
-  std::string reason;
+  ErrorReason reason;
   std::string message;
 };
 
@@ -44,5 +47,8 @@ class Result {
  private:
   std::variant<T, Error> v_;
 };
+
+// The reason a label names; text that names none is an Error (decode).
+Result<ErrorReason> error_reason_from_text(std::string_view text);
 
 }  // namespace nvmond

@@ -25,7 +25,7 @@ json fail(const std::string& message) { return ctl::encode(ctl::ErrorReply{messa
 
 // An operator who named a run that is not there learns where the ids are.
 json fail_naming_runs(const Error& e, const char* where_ids_are) {
-  if (e.reason != "absent") return fail(e.message);
+  if (e.reason != ErrorReason::absent) return fail(e.message);
   return fail(fmt::format("{} ({})", e.message, where_ids_are));
 }
 constexpr const char* kActiveRuns = "nvmonctl status lists the runs in progress";
@@ -94,13 +94,11 @@ std::optional<std::string> start_problem(const ctl::StartRequest& req) {
 json start(const ctl::StartRequest& req, ControlContext& ctx) {
   if (auto p = start_problem(req)) return fail(*p);
   SoakRequest r;
-  r.test = req.test;
   r.target = req.target;
-  r.params = req.params;
   try {
-    validate(r.test, r.params);
+    r.test = validate(req.test, req.params);
   } catch (const ParamError& e) {
-    return fail(fmt::format("{} on {}: {}", r.test, r.target, e.what()));
+    return fail(fmt::format("{} on {}: {}", req.test, r.target, e.what()));
   }
   const std::string name = ctx.scheduler.request(r, ctx.clock.wall());
   ctx.tick();

@@ -84,7 +84,7 @@ Daemon::Daemon(DaemonConfig config)
       soak_timer_(clock_->real_timer(io_)),
       published_(std::make_shared<PublishedMetrics>()) {
   log::set_level(config_.log_level);
-  for (const char* reason : kStoreErrorReasons) store_errors_.Add({{"reason", reason}});
+  for (ErrorReason reason : kStoreErrorReasons) store_errors_.Add({{"reason", std::string(to_text(reason))}});
   prometheus::BuildGauge()
       .Name("nvmond_build_info")
       .Help("nvmond version; always 1.")
@@ -111,8 +111,8 @@ std::unique_ptr<StoreWriter> Daemon::open_store(const std::string& dir) {
         config_.collection.poll_interval / config_.clock.factor);
     options.writer.group_interval = std::min(options.writer.group_interval, poll_real);
   }
-  return open_history_store(dir, retry_clock_, [this](const std::string& reason) {
-    store_errors_.Add({{"reason", reason}}).Increment();
+  return open_history_store(dir, retry_clock_, [this](ErrorReason reason) {
+    store_errors_.Add({{"reason", std::string(to_text(reason))}}).Increment();
   }, options);
 }
 
@@ -137,8 +137,8 @@ void Daemon::arm_store_metrics() {
 // so soaks start once it can; its errors count in the same family.
 std::shared_ptr<RunStore> Daemon::open_run_store(const std::string& dir) {
   return std::make_shared<ResilientRunStore>(std::make_unique<SqliteRunBackend>(dir), retry_clock_, StoreRetry{},
-                                             [this](const std::string& reason) {
-                                               store_errors_.Add({{"reason", reason}}).Increment();
+                                             [this](ErrorReason reason) {
+                                               store_errors_.Add({{"reason", std::string(to_text(reason))}}).Increment();
                                              });
 }
 

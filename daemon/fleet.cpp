@@ -79,7 +79,7 @@ void Fleet::rescan() {
       auto it = pollers_.find(handle.path);
       // A controller that vanished and came back gets a fresh handle; one that
       // is still answering keeps its poller (and its counters).
-      if (it != pollers_.end() && (it->second->up() || it->second->last_error_reason() != "absent")) {
+      if (it != pollers_.end() && (it->second->up() || it->second->last_error_reason() != ErrorReason::absent)) {
         continue;
       }
       if (it != pollers_.end()) pollers_.erase(it);

@@ -137,7 +137,7 @@ void JobScheduler::collect(Job& job) {
   if (!job.result) return;
   const RunResult& r = *job.result;
   if (r.failure) {
-    log::error("job {}: {} ({})", name, r.failure->message, r.failure->reason);
+    log::error("job {}: {} ({})", name, r.failure->message, to_text(r.failure->reason));
     return;
   }
   const double secs = seconds(r.elapsed);

@@ -203,7 +203,7 @@ void DevicePoller::on_tick() {
   arm_tick(settings_.interval);
   if (!worker_->thread.joinable()) {
     if (!stuck_predecessor_.expired()) {
-      record_failure(Error{"timeout", fmt::format("{}: an earlier command has still not returned", path_)});
+      record_failure(Error{ErrorReason::timeout, fmt::format("{}: an earlier command has still not returned", path_)});
       return;
     }
     start_thread();
@@ -227,7 +227,7 @@ void DevicePoller::on_tick() {
 void DevicePoller::on_deadline() {
   if (!in_flight_) return;
   deadline_passed_ = true;
-  record_failure(Error{"timeout", fmt::format("{}: no answer within {:.3g} s", path_,
+  record_failure(Error{ErrorReason::timeout, fmt::format("{}: no answer within {:.3g} s", path_,
                                               seconds(settings_.timeout))});
 }
 
@@ -303,7 +303,7 @@ void DevicePoller::publish() {
   }
   for (const auto& [reason, n] : errors_by_reason_) {
     set.add({"nvmond_collection_errors_total", Family::counter, "Failed polls of a drive, by reason."},
-            with(id, "reason", reason), static_cast<double>(n));
+            with(id, "reason", std::string(to_text(reason))), static_cast<double>(n));
   }
   auto fams = set.take();
   fams.insert(fams.end(), health_.begin(), health_.end());

@@ -56,7 +56,7 @@ class DevicePoller {
   void start();
   const std::string& path() const { return path_; }
   bool up() const { return up_; }
-  const std::string& last_error_reason() const { return last_error_.reason; }
+  ErrorReason last_error_reason() const { return last_error_.reason; }
   // Worker threads left behind, blocked in a device command, by destroyed
   // pollers. main() must not wait for them at exit.
   static int abandoned_threads();
@@ -99,7 +99,7 @@ class DevicePoller {
   double last_duration_s_ = 0;
   double last_success_unix_ = 0;
   std::uint64_t polls_ = 0;
-  std::map<std::string, std::uint64_t> errors_by_reason_;
+  std::map<ErrorReason, std::uint64_t> errors_by_reason_;
 };
 
 }  // namespace nvmond

@@ -96,7 +96,7 @@ std::string run_leaf(const std::string& name, std::int64_t id) {
 // STATE_DIR/runs/NAME-RUNID, each step opened by descriptor without following
 // a symlink, so nothing planted under runs/ redirects what root writes.
 Result<UniqueFd> open_runs(int state_dir_fd, const std::string& state_dir) {
-  if (state_dir_fd < 0) return Error{"io", state_dir + ": not open"};
+  if (state_dir_fd < 0) return Error{ErrorReason::io, state_dir + ": not open"};
   return open_directory_at(state_dir_fd, "runs", state_dir + "/runs");
 }
 
@@ -156,7 +156,7 @@ Result<std::int64_t> SoakRunner::start(const SoakRequest& request) {
   reap();
   // Every source of names is checked before (config, scheduler); this is the
   // one door they all pass, so a bad name never reaches a path or a log line.
-  if (auto problem = run_name_problem(request.name)) return Error{"name", "run name " + *problem};
+  if (auto problem = run_name_problem(request.name)) return Error{ErrorReason::name, "run name " + *problem};
   auto opened = open_(request.target);
   if (!opened) return Error{opened.error().reason, fmt::format("{}: {}", request.target, opened.error().message)};
   auto run = std::make_shared<Run>();
@@ -165,9 +165,9 @@ Result<std::int64_t> SoakRunner::start(const SoakRequest& request) {
   run->keep = std::move(opened->keep);
   const TargetIdentity id = run->target->identity();
   try {
-    run->plan = build_plan(request.test, request.params, TargetFacts{id.capacity_bytes, id.rated_dwpd});
+    run->plan = build_plan(request.test, TargetFacts{id.capacity_bytes, id.rated_dwpd});
   } catch (const ParamError& e) {
-    return Error{"params", fmt::format("{} on {}: {}", request.test, request.target, e.what())};
+    return Error{ErrorReason::params, fmt::format("{} on {}: {}", request.test.test, request.target, e.what())};
   }
   auto answer = run->opened.get_future();
   run->thread = std::thread([state = state_, run] { execute(state, run); });
@@ -182,7 +182,7 @@ Result<std::int64_t> SoakRunner::start(const SoakRequest& request) {
     }
     std::lock_guard lock(state_->mu);
     state_->finished.push_back(run);  // joined when it ends; abandoned at shutdown
-    return Error{"timeout", fmt::format("{}: the run did not open within 30 s", request.target)};
+    return Error{ErrorReason::timeout, fmt::format("{}: the run did not open within 30 s", request.target)};
   }
   auto result = answer.get();
   if (!result) run->thread.join();
@@ -236,7 +236,7 @@ void SoakRunner::execute(const std::shared_ptr<State>& state, const std::shared_
           state->runs[row.id] = run;
         }
         claim_run_dir(state->state_dir_fd.get(), state->state_dir, run_leaf(run->request.name, row.id), resumed);
-        log::info("soak {}: {} on {} {} as run {}", run->request.name, run->request.test, run->request.target,
+        log::info("soak {}: {} on {} {} as run {}", run->request.name, run->request.test.test, run->request.target,
                   resumed ? fmt::format("resumed at round {}", row.rounds) : std::string("started"), row.id);
         run->opened.set_value(row.id);
       });
@@ -255,7 +255,7 @@ void SoakRunner::execute(const std::shared_ptr<State>& state, const std::shared_
       registered = run->registered;
     }
     if (!registered) {
-      run->opened.set_value(out.failure ? *out.failure : Error{"ended", "the run ended before it opened"});
+      run->opened.set_value(out.failure ? *out.failure : Error{ErrorReason::ended, "the run ended before it opened"});
       std::lock_guard lock(run->mu);
       run->done = true;
       return;
@@ -339,7 +339,7 @@ std::shared_ptr<SoakRunner::Run> SoakRunner::find(std::int64_t id) const {
 }
 
 namespace {
-Error not_running(std::int64_t id) { return Error{"absent", fmt::format("run {} is not in progress", id)}; }
+Error not_running(std::int64_t id) { return Error{ErrorReason::absent, fmt::format("run {} is not in progress", id)}; }
 }  // namespace
 
 Result<std::monostate> SoakRunner::stop(std::int64_t id) {
@@ -356,7 +356,7 @@ Result<std::monostate> SoakRunner::pause(std::int64_t id) {
   auto run = find(id);
   if (!run) return not_running(id);
   std::lock_guard lock(run->mu);
-  if (run->ending) return Error{"ending", fmt::format("run {} is ending", id)};
+  if (run->ending) return Error{ErrorReason::ending, fmt::format("run {} is ending", id)};
   run->pause = true;
   run->view.status = RunStatus::paused;
   if (run->executor) run->executor->stop(StopAs::paused);
@@ -367,7 +367,7 @@ Result<std::monostate> SoakRunner::resume(std::int64_t id) {
   auto run = find(id);
   if (!run) return not_running(id);
   std::lock_guard lock(run->mu);
-  if (!run->pause) return Error{"not_paused", fmt::format("run {} is not paused", id)};
+  if (!run->pause) return Error{ErrorReason::not_paused, fmt::format("run {} is not paused", id)};
   run->pause = false;
   run->cv.notify_all();
   return std::monostate{};
@@ -402,7 +402,7 @@ Result<std::vector<RunView>> SoakRunner::history(const std::optional<std::string
 Result<RunDetail> SoakRunner::show(std::int64_t id, const RoundPage& page) const {
   auto row = state_->store->run(id);
   if (!row) return row.error();
-  if (!*row) return Error{"absent", fmt::format("no run {}", id)};
+  if (!*row) return Error{ErrorReason::absent, fmt::format("no run {}", id)};
   // One more than asked: whether another page follows.
   auto rounds = state_->store->rounds_page(id, page.from, page.limit + 1);
   if (!rounds) return rounds.error();

@@ -30,7 +30,7 @@ std::string read_line(const std::string& path) {
 Result<std::uint64_t> block_size(int fd, const std::string& path) {
   std::uint64_t size = 0;
   if (::ioctl(fd, BLKGETSIZE64, &size) != 0) {
-    return Error{"io", fmt::format("{}: reading its size: {}", path, std::strerror(errno))};
+    return Error{ErrorReason::io, fmt::format("{}: reading its size: {}", path, std::strerror(errno))};
   }
   return size;
 }
@@ -39,7 +39,7 @@ Result<std::uint64_t> block_size(int fd, const std::string& path) {
 Result<std::uint64_t> block_size_from_sysfs(dev_t rdev, const std::string& path) {
   const std::string sectors = read_line(fmt::format("/sys/dev/block/{}:{}/size", major(rdev), minor(rdev)));
   if (sectors.empty() || sectors.find_first_not_of("0123456789") != std::string::npos) {
-    return Error{"io", fmt::format("{}: no size in sysfs", path)};
+    return Error{ErrorReason::io, fmt::format("{}: no size in sysfs", path)};
   }
   return std::stoull(sectors) * 512;
 }
@@ -89,7 +89,7 @@ Result<std::unique_ptr<DeviceTarget>> DeviceTarget::open(const std::string& path
   struct stat st{};
   if (fd < 0 || ::fstat(fd, &st) != 0) {
     if (t->refusal_) return *t->refusal_;
-    return Error{"io", fmt::format("{}: {}", path, std::strerror(errno))};
+    return Error{ErrorReason::io, fmt::format("{}: {}", path, std::strerror(errno))};
   }
   if (open_namespace) t->nvme_ = open_namespace(path);
   TargetIdentity& id = t->identity_;
@@ -119,10 +119,10 @@ Result<std::unique_ptr<DeviceTarget>> DeviceTarget::open(const std::string& path
     }
   } else {
     if (t->refusal_) return *t->refusal_;
-    return Error{"unsupported_target", path + ": neither a block device nor a regular file"};
+    return Error{ErrorReason::unsupported_target, path + ": neither a block device nor a regular file"};
   }
   if (id.serial.empty()) id.serial = path;
-  if (id.capacity_bytes == 0) return t->refusal_ ? *t->refusal_ : Error{"io", path + ": size 0"};
+  if (id.capacity_bytes == 0) return t->refusal_ ? *t->refusal_ : Error{ErrorReason::io, path + ": size 0"};
   return t;
 }
 

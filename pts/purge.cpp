@@ -45,7 +45,7 @@ Result<PurgeOutcome> purge_target(int fd, const std::string& path, std::uint64_t
   // Zero-fill writes through the page cache, not O_DIRECT's alignment rules:
   // its own descriptor to the same open file, without O_DIRECT.
   const UniqueFd own(::open(fmt::format("/proc/self/fd/{}", fd).c_str(), O_RDWR | O_CLOEXEC));
-  if (!own.valid()) return Error{"io", fmt::format("purge {}: reopening the approved descriptor: {}", path, std::strerror(errno))};
+  if (!own.valid()) return Error{ErrorReason::io, fmt::format("purge {}: reopening the approved descriptor: {}", path, std::strerror(errno))};
   struct stat st{};
   ::fstat(own.get(), &st);
   std::string why;
@@ -73,7 +73,7 @@ Result<PurgeOutcome> purge_target(int fd, const std::string& path, std::uint64_t
     also(fmt::format("punch hole: {}", std::strerror(errno)));
   }
   if (auto err = write_zeros(own.get(), bytes)) {
-    return Error{"io", fmt::format("purge {}: {}; {}", path, why, *err)};
+    return Error{ErrorReason::io, fmt::format("purge {}: {}; {}", path, why, *err)};
   }
   return PurgeOutcome{"zero-fill", fmt::format("wrote zeros over {} bytes ({})", bytes, why)};
 }

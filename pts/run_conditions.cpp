@@ -22,7 +22,7 @@ std::optional<Error> check_block_sizes(const TestPlan& plan, const TargetIdentit
     for (const auto& e : stage.elements) {
       for (const auto& b : e.block_sizes) {
         if (b.bytes >= lbs) continue;
-        return Error{"block_size",
+        return Error{ErrorReason::block_size,
                      fmt::format("{}: block size {} B ({}, element \"{}\") is below the device's logical block size "
                                  "of {} B, and every I/O must be whole logical blocks; {}",
                                  target.path, b.bytes, block_size_label(b.bytes), e.label, lbs, remedy(plan, lbs))};

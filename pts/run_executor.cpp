@@ -100,7 +100,7 @@ std::optional<Error> RunExecutor::open_run(RunHeader& header, std::vector<RoundR
     if (options_.resume && same) {
       auto decoded = header_from_blob(row.header);
       if (!decoded) {
-        return Error{"store", fmt::format("run {} ({}): unreadable record: {}", row.id, row.name,
+        return Error{ErrorReason::store, fmt::format("run {} ({}): unreadable record: {}", row.id, row.name,
                                           decoded.error().message)};
       }
       header = std::move(*decoded);
@@ -109,7 +109,7 @@ std::optional<Error> RunExecutor::open_run(RunHeader& header, std::vector<RoundR
         if (!stored) return stored.error();
         for (const auto& r : *stored) rounds.push_back(round_from_json(json::parse(r.data)));
       } catch (const json::exception& e) {
-        return Error{"store", fmt::format("run {} ({}): unreadable record: {}", row.id, row.name, e.what())};
+        return Error{ErrorReason::store, fmt::format("run {} ({}): unreadable record: {}", row.id, row.name, e.what())};
       }
       if (options_.restore_checkpoint && !row.checkpoint.empty()) {
         if (auto err = target_.restore(row.checkpoint)) return err;
@@ -216,7 +216,7 @@ RunOutcome RunExecutor::run() {
       for (const auto& o : r.ops) {
         if (o && o->ops == 0 && o->errors > 0) {
           return finish(RunStatus::failed,
-                        Error{"io", fmt::format("{}: every I/O of {} failed", options_.target, r.label)}, header,
+                        Error{ErrorReason::io, fmt::format("{}: every I/O of {} failed", options_.target, r.label)}, header,
                         rounds);
         }
       }
@@ -228,7 +228,7 @@ RunOutcome RunExecutor::run() {
       const bool stalled = left && element.writes() && r.bytes_written == 0;
       rounds.push_back(std::move(r));
       if (stalled) {
-        return finish(RunStatus::failed, Error{"io", fmt::format("{}: {} wrote nothing in a whole round; its byte budget "
+        return finish(RunStatus::failed, Error{ErrorReason::io, fmt::format("{}: {} wrote nothing in a whole round; its byte budget "
                                                         "cannot be reached", options_.target, rounds.back().label)},
                       header, rounds);
       }

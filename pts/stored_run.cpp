@@ -14,7 +14,7 @@ Result<json> run_json_from_store(const StoredRun& stored) {
   const RunRow& row = stored.run;
   const std::string who = fmt::format("run {} ({})", row.id, row.name);
   auto header = header_from_blob(row.header);
-  if (!header) return Error{"decode", fmt::format("{}: unreadable record: {}", who, header.error().message)};
+  if (!header) return Error{ErrorReason::decode, fmt::format("{}: unreadable record: {}", who, header.error().message)};
   try {
     const TargetFacts facts{header->target.capacity_bytes, header->target.rated_dwpd.value_or(0.0)};
     const TestPlan plan = build_plan(header->test, header->parameters, facts);
@@ -27,9 +27,9 @@ Result<json> run_json_from_store(const StoredRun& stored) {
     if (row.ended_ns && !header->ended_at) header->ended_at = rfc3339(from_unix_ns(*row.ended_ns));
     return build_run_json(plan, *header, row.status, rounds);
   } catch (const json::exception& e) {
-    return Error{"decode", fmt::format("{}: unreadable record: {}", who, e.what())};
+    return Error{ErrorReason::decode, fmt::format("{}: unreadable record: {}", who, e.what())};
   } catch (const ParamError& e) {
-    return Error{"decode", fmt::format("{}: its parameters no longer make a plan: {}", who, e.what())};
+    return Error{ErrorReason::decode, fmt::format("{}: its parameters no longer make a plan: {}", who, e.what())};
   }
 }
 

@@ -373,7 +373,7 @@ std::string block_size_label(std::uint64_t bytes) {
 }
 
 TestPlan build_plan(const TestRequest& request, const TargetFacts& target) {
-  test_schema(request.test);  // throws ParamError for an unknown test
+  check_request(request);
   auto it = builders().find(request.test);
   if (it == builders().end()) throw std::logic_error("test " + request.test + " has a schema and no plan");
   Params p(request);

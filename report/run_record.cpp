@@ -453,7 +453,7 @@ Result<RunRecord> parse_run(const std::string& json_text, const std::string& sou
   try {
     j = json::parse(json_text);
   } catch (const json::exception&) {
-    return Error{"decode", source + ": " + where_parsing_failed(json_text)};
+    return Error{ErrorReason::decode, source + ": " + where_parsing_failed(json_text)};
   }
   return run_from_json(j, source);
 }
@@ -464,9 +464,9 @@ Result<RunRecord> run_from_json(const json& j, const std::string& source) {
     require_run_fields(root);
     return decode(root, source);
   } catch (const DecodeError& e) {
-    return Error{"decode", source + ": " + e.what()};
+    return Error{ErrorReason::decode, source + ": " + e.what()};
   } catch (const json::exception& e) {
-    return Error{"decode", source + ": " + e.what()};
+    return Error{ErrorReason::decode, source + ": " + e.what()};
   }
 }
 
@@ -484,20 +484,20 @@ Result<std::string> read_run_file(const std::string& path, std::size_t max_bytes
   const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     const int err = errno;
-    if (err == ENOENT) return Error{"absent", path + ": no such file"};
-    if (err == ELOOP) return Error{"io", path + ": is a symbolic link; give the run file itself"};
-    return Error{"io", path + ": cannot open: " + std::strerror(err)};
+    if (err == ENOENT) return Error{ErrorReason::absent, path + ": no such file"};
+    if (err == ELOOP) return Error{ErrorReason::io, path + ": is a symbolic link; give the run file itself"};
+    return Error{ErrorReason::io, path + ": cannot open: " + std::strerror(err)};
   }
   const auto fail = [fd](Error e) {
     ::close(fd);
     return e;
   };
   struct stat st{};
-  if (::fstat(fd, &st) != 0) return fail(Error{"io", path + ": cannot stat: " + std::strerror(errno)});
-  if (!S_ISREG(st.st_mode)) return fail(Error{"io", path + ": is " + file_kind(st.st_mode) + ", not a regular file"});
+  if (::fstat(fd, &st) != 0) return fail(Error{ErrorReason::io, path + ": cannot stat: " + std::strerror(errno)});
+  if (!S_ISREG(st.st_mode)) return fail(Error{ErrorReason::io, path + ": is " + file_kind(st.st_mode) + ", not a regular file"});
   const auto too_large = [&] {
     const bool mib = max_bytes % (std::size_t{1} << 20) == 0;
-    return Error{"io", fmt::format("{}: larger than {} {}, more than any run nvmond writes", path,
+    return Error{ErrorReason::io, fmt::format("{}: larger than {} {}, more than any run nvmond writes", path,
                                    mib ? max_bytes >> 20 : max_bytes, mib ? "MiB" : "bytes")};
   };
   if (static_cast<std::uintmax_t>(st.st_size) > max_bytes) return fail(too_large());
@@ -507,7 +507,7 @@ Result<std::string> read_run_file(const std::string& path, std::size_t max_bytes
   for (;;) {
     const ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fail(Error{"io", path + ": read: " + std::strerror(errno)});
+    if (n < 0) return fail(Error{ErrorReason::io, path + ": read: " + std::strerror(errno)});
     if (n == 0) break;
     if (text.size() + static_cast<std::size_t>(n) > max_bytes) return fail(too_large());
     text.append(buf, static_cast<std::size_t>(n));

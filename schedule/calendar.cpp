@@ -45,7 +45,7 @@ std::optional<int> to_int(std::string_view s) {
 }
 
 Error bad(std::string_view text, std::string_view why) {
-  return Error{"calendar", fmt::format("calendar expression \"{}\": {}", text, why)};
+  return Error{ErrorReason::calendar, fmt::format("calendar expression \"{}\": {}", text, why)};
 }
 
 // "*", "*/5", "3", "3/5", "1..5", "1..5/2", lists of these.

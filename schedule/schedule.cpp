@@ -24,7 +24,7 @@ Result<Schedule> parse_schedule(std::string_view text) {
   if (text.substr(0, 6) == "every ") {
     auto d = parse_duration(text.substr(6));
     if (!d || *d < std::chrono::seconds(1)) {
-      return Error{"schedule", fmt::format("schedule \"{}\": expected \"every DURATION\" of at least 1s", text)};
+      return Error{ErrorReason::schedule, fmt::format("schedule \"{}\": expected \"every DURATION\" of at least 1s", text)};
     }
     s.kind = Schedule::Kind::interval;
     s.interval = *d;

@@ -18,16 +18,18 @@
 #include "core/clock.hpp"
 #include "core/result.hpp"
 #include "pts/model/run_view.hpp"
+#include "pts/model/test_request.hpp"
 #include "store/run_store.hpp"
 
 namespace nvmond {
 
-// What to run: a PTS test on a target, with `nvmonctl test run --set` parameters.
+// What to run: a PTS test on a target. Its parameters are validated where
+// they were given (a [[soak]] when the configuration loads, nvmonctl start
+// when the control socket reads it) and travel typed from there.
 struct SoakRequest {
   std::string name;  // the [[soak]] name, or "manual-<UTC time>" for nvmonctl start
-  std::string test;
+  TestRequest test;
   std::string target;
-  std::map<std::string, std::string> params;
   // A [[soak]]'s run resumes after a daemon restart; an operator's does not
   // (nothing would ask for it again).
   bool resumable = true;

@@ -11,8 +11,8 @@
 namespace nvmond {
 
 std::string SoakEntry::normalized() const {
-  std::string out = fmt::format("name={}\ntest={}\ntarget={}\n", request.name, request.test, request.target);
-  for (const auto& [k, v] : request.params) out += fmt::format("params.{}={}\n", k, v);  // std::map: sorted
+  std::string out = fmt::format("name={}\ntest={}\ntarget={}\n", request.name, request.test.test, request.target);
+  for (const auto& [k, v] : request.test.text()) out += fmt::format("params.{}={}\n", k, v);  // std::map: sorted
   out += fmt::format("schedule={}\nrandomized_delay={}\nthermal_margin={}\non_throttle={}\n", timing.schedule.normalized(),
                      timing.randomized_delay.count(), timing.thermal_margin_c,
                      timing.on_throttle == OnThrottle::pause ? "pause" : "record");
@@ -225,7 +225,7 @@ void SoakScheduler::tick(WallTime now, const DriveLookup& drives) {
 std::vector<ScheduleView> SoakScheduler::list() const {
   std::vector<ScheduleView> out;
   for (const auto& [name, s] : slots_) {
-    ScheduleView v{name, s.entry.request.test, s.entry.request.target,
+    ScheduleView v{name, s.entry.request.test.test, s.entry.request.target,
                    s.manual ? "manual" : s.entry.timing.schedule.normalized(), ScheduleState::idle, s.detail, s.due,
                    s.run, s.failed_starts};
     if (s.run) v.state = s.thermal_paused || s.operator_paused ? ScheduleState::paused : ScheduleState::running;

@@ -133,7 +133,7 @@ std::int32_t PosixZoneRule::offset_at(SysSeconds t) const {
 // ---- TZif ----------------------------------------------------------------
 
 Result<TimeZone> parse_tzif(std::string name, const std::string& bytes) {
-  auto bad = [&](const std::string& why) { return Error{"zone", "time zone " + name + ": " + why}; };
+  auto bad = [&](const std::string& why) { return Error{ErrorReason::zone, "time zone " + name + ": " + why}; };
   auto be = [&](std::size_t at, int n) {
     std::uint64_t v = 0;
     for (int k = 0; k < n; ++k) v = (v << 8) | static_cast<unsigned char>(bytes[at + static_cast<std::size_t>(k)]);
@@ -194,7 +194,7 @@ Result<TimeZone> TimeZone::named(std::string_view name) {
   if (name == "UTC" || name == "Etc/UTC" || name == "GMT") return utc();
   std::string n(name);
   if (!n.empty() && n[0] == ':') n.erase(0, 1);
-  if (n.find("..") != std::string::npos) return Error{"zone", "time zone " + n + ": invalid name"};
+  if (n.find("..") != std::string::npos) return Error{ErrorReason::zone, "time zone " + n + ": invalid name"};
   std::string path = n;
   if (n.empty() || n[0] != '/') {
     const char* dir = std::getenv("TZDIR");
@@ -212,7 +212,7 @@ Result<TimeZone> TimeZone::named(std::string_view name) {
     z.footer_ = rule;
     return z;
   }
-  return Error{"zone", "time zone " + n + ": unknown (no " + path + ")"};
+  return Error{ErrorReason::zone, "time zone " + n + ": unknown (no " + path + ")"};
 }
 
 TimeZone TimeZone::utc() {

@@ -58,7 +58,7 @@ struct SoakSpec {
   std::string target;
   TestRequest request;  // validated when the file loads, without a drive
   SoakTiming timing;
-  SoakEntry entry() const { return SoakEntry{SoakRequest{name, test, target, request.text()}, timing}; }
+  SoakEntry entry() const { return SoakEntry{SoakRequest{name, request, target}, timing}; }
 };
 
 struct DaemonConfig {

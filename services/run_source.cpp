@@ -34,7 +34,7 @@ Result<std::string> RunSource::state_dir() const {
     try {
       dir = load_config(config_, ConfigUse::tool).state_dir;
     } catch (const std::exception& e) {
-      return Error{"config", e.what()};
+      return Error{ErrorReason::config, e.what()};
     }
   }
   if (dir.empty()) dir = default_state_dir();
@@ -57,8 +57,8 @@ Result<report::RunRecord> RunSource::load(const std::string& run) const {
   const auto id = run_id(run);
   if (fs::exists(run, ec) || !id) {
     auto record = report::load_run(run);
-    if (!record && record.error().reason == "absent" && !fs::exists(run, ec)) {
-      return Error{"absent", fmt::format("{}: no such run directory or run.json file, and not a run id", run)};
+    if (!record && record.error().reason == ErrorReason::absent && !fs::exists(run, ec)) {
+      return Error{ErrorReason::absent, fmt::format("{}: no such run directory or run.json file, and not a run id", run)};
     }
     return record;
   }
@@ -68,8 +68,8 @@ Result<report::RunRecord> RunSource::load(const std::string& run) const {
   for (const auto& db : *dbs) {
     auto stored = read_stored_run(db, *id);
     if (!stored) {
-      if (stored.error().reason == "absent") continue;
-      if (stored.error().reason == "unknown") {
+      if (stored.error().reason == ErrorReason::absent) continue;
+      if (stored.error().reason == ErrorReason::unknown) {
         if (!unknown) unknown = stored.error();
         continue;
       }
@@ -80,7 +80,7 @@ Result<report::RunRecord> RunSource::load(const std::string& run) const {
     return report::run_from_json(*doc, fmt::format("run {} in {}", run, db));
   }
   if (unknown) return *unknown;
-  return Error{"absent", fmt::format("run {}: no database at {} or {} (give the daemon's --state-dir DIR or "
+  return Error{ErrorReason::absent, fmt::format("run {}: no database at {} or {} (give the daemon's --state-dir DIR or "
                                      "--config FILE)", run, (*dbs)[0], (*dbs)[1])};
 }
 

@@ -41,7 +41,7 @@ Result<std::unique_ptr<TestTarget>> open_test_target(const std::string& target, 
   }
   std::string known;
   for (const auto& p : sim_profile_names()) known += (known.empty() ? "" : ", ") + p;
-  return Error{"unknown_device",
+  return Error{ErrorReason::unknown_device,
                fmt::format("no [[sim]] drive named \"{}\" and no such profile (profiles: {})", key, known)};
 }
 

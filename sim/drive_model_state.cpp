@@ -147,12 +147,12 @@ std::optional<Error> DriveModel::load_state(const std::string& text) {
   WallTime time{};
   try {
     json j = json::parse(text);
-    if (j.at("format").get<std::string>() != "nvmond-sim-drive") return Error{"decode", who + "not a sim drive state"};
+    if (j.at("format").get<std::string>() != "nvmond-sim-drive") return Error{ErrorReason::decode, who + "not a sim drive state"};
     if (j.at("version").get<int>() != kStateVersion) {
-      return Error{"decode", who + "unsupported version " + j.at("version").dump()};
+      return Error{ErrorReason::decode, who + "unsupported version " + j.at("version").dump()};
     }
     if (j.at("serial").get<std::string>() != spec_.serial) {
-      return Error{"decode", who + "state belongs to serial " + j.at("serial").get<std::string>()};
+      return Error{ErrorReason::decode, who + "state belongs to serial " + j.at("serial").get<std::string>()};
     }
     time = from_unix_ns(j.at("time_ns").get<std::int64_t>());
     const json& jc = j.at("counters");
@@ -186,7 +186,7 @@ std::optional<Error> DriveModel::load_state(const std::string& text) {
     if (!th.over_k[0]) th.over_k[0] = to_kelvin(spec_.warning_temp_c);
     if (!th.under_k[0]) th.under_k[0] = 0;
   } catch (const std::exception& e) {
-    return Error{"decode", who + e.what()};
+    return Error{ErrorReason::decode, who + e.what()};
   }
   std::lock_guard lock(mu_);
   now_ = time;

@@ -21,7 +21,7 @@ std::optional<Error> SimDevice::enter(const char* command) {
     model_->advance_to(clock_.wall());
   }
   if (model_->fault() == SimFault::fail) {
-    return Error{"io", sim_device_path(model_->spec().name) + ": " + command + ": injected failure"};
+    return Error{ErrorReason::io, sim_device_path(model_->spec().name) + ": " + command + ": injected failure"};
   }
   return std::nullopt;
 }
@@ -51,7 +51,7 @@ std::optional<Error> SimDevice::format_user_data_erase(std::uint32_t nsid) {
   if (auto err = enter(command.c_str())) return err;
   const auto namespaces = model_->identity().namespaces;
   if (std::none_of(namespaces.begin(), namespaces.end(), [&](const auto& ns) { return ns.nsid == nsid; })) {
-    return Error{"nvme_status", fmt::format("{}: {}: no such namespace", sim_device_path(model_->spec().name), command)};
+    return Error{ErrorReason::nvme_status, fmt::format("{}: {}: no such namespace", sim_device_path(model_->spec().name), command)};
   }
   model_->purge();
   return std::nullopt;
@@ -78,7 +78,7 @@ SimDeviceSource::SimDeviceSource(std::vector<SimDriveSpec> specs, const Clock& c
     if (state_dir_) {
       auto path = state_file(*state_dir_, model->spec().serial).string();
       if (auto err = load_state_file(*model, path)) {
-        if (err->reason != "absent") log::warn("{}; starting the drive fresh", err->message);
+        if (err->reason != ErrorReason::absent) log::warn("{}; starting the drive fresh", err->message);
       } else {
         model->resume_at(now);
         log::info("{}: state restored from {}", sim_device_path(model->spec().name), path);

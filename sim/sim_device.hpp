@@ -17,7 +17,7 @@ namespace nvmond {
 
 // One handle on a shared model. Every call first advances the model to
 // clock.wall(), then applies the model's injected fault:
-//   fail: Error{"io", "sim:NAME: <command>: injected failure"}
+//   fail: Error{ErrorReason::io, "sim:NAME: <command>: injected failure"}
 //   hang: blocks the calling thread (real time, DriveModel::wait_if_hung)
 //         before answering normally.
 // The clock must outlive the device.

@@ -14,7 +14,7 @@ SimEngine::SimEngine(std::shared_ptr<DriveModel> model, const Clock& clock, std:
     : model_(std::move(model)), clock_(clock), serial_(std::move(serial)) {}
 
 std::optional<Error> SimEngine::setup(const EngineSetup& s) {
-  if (!model_) return Error{"setup", "no simulated drive with serial \"" + serial_ + "\" (" + s.target + ")"};
+  if (!model_) return Error{ErrorReason::setup, "no simulated drive with serial \"" + serial_ + "\" (" + s.target + ")"};
   manual_ = clock_.to_real(std::chrono::seconds(1)).count() == 0;
   now_ = busy_until_ = to_unix_ns(clock_.wall());
   capacity_ = s.queue_depth;

@@ -18,7 +18,7 @@ class ReadConnection final : public Store {
     options_.read_only = true;
   }
 
-  StoreStatus commit(const PollRecord&) override { return Error{"read_only", "the readers' connection writes nothing"}; }
+  StoreStatus commit(const PollRecord&) override { return Error{ErrorReason::read_only, "the readers' connection writes nothing"}; }
   Result<std::optional<SampleRecord>> last_sample(const DriveKey& drive) override {
     return with<std::optional<SampleRecord>>([&](Store& s) { return s.last_sample(drive); });
   }
@@ -39,7 +39,7 @@ class ReadConnection final : public Store {
     return with<std::optional<std::string>>([&](Store& s) { return s.state(drive, key); });
   }
   Result<CompactionStats> compact(WallTime, const RetentionPolicy&) override {
-    return Error{"read_only", "the readers' connection compacts nothing"};
+    return Error{ErrorReason::read_only, "the readers' connection compacts nothing"};
   }
   Result<StoreStats> stats() override {
     return with<StoreStats>([&](Store& s) { return s.stats(); });

@@ -31,8 +31,8 @@ class ResilientRunStore final : public RunStore {
   Result<std::optional<RunRow>> run(std::int64_t id) override;
   Result<std::vector<RunRow>> runs(const std::optional<std::string>& serial, int limit) override;
 
-  std::optional<std::string> failing() const { return store_.failing(); }
-  std::map<std::string, std::uint64_t> errors() const { return store_.errors(); }
+  std::optional<ErrorReason> failing() const { return store_.failing(); }
+  std::map<ErrorReason, std::uint64_t> errors() const { return store_.errors(); }
 
  private:
   Reopener<RunStore> store_;

@@ -45,9 +45,9 @@ class ResilientStore final : public Store {
   Result<StoreStats> stats() override;
 
   // The reason it is failing; nullopt while healthy.
-  std::optional<std::string> failing() const { return store_.failing(); }
+  std::optional<ErrorReason> failing() const { return store_.failing(); }
   // Failures counted so far, by reason.
-  std::map<std::string, std::uint64_t> errors() const { return store_.errors(); }
+  std::map<ErrorReason, std::uint64_t> errors() const { return store_.errors(); }
 
  private:
   Reopener<Store> store_;

@@ -15,7 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string reason_of(const std::error_code& ec) { return sqlite::reason_of_errno(ec.value()); }
+ErrorReason reason_of(const std::error_code& ec) { return sqlite::reason_of_errno(ec.value()); }
 
 }  // namespace
 
@@ -30,7 +30,7 @@ Result<std::unique_ptr<Store>> SqliteBackend::open() {
     Error e = store.error();
     // SQLite's CANTOPEN keeps the errno of its last fallback, not the
     // cause; a directory we may not write is the usual one.
-    if (e.reason == "io" && ::access(state_dir_.c_str(), W_OK) != 0) {
+    if (e.reason == ErrorReason::io && ::access(state_dir_.c_str(), W_OK) != 0) {
       e.reason = sqlite::reason_of_errno(errno);
     }
     return e;

@@ -28,7 +28,7 @@ Result<std::monostate> check_integrity(sqlite3* db, const std::string& path) {
   if (rc != SQLITE_ROW) return st.error(context);
   std::string verdict = st.text(0);
   std::replace(verdict.begin(), verdict.end(), '\n', ' ');  // one log line
-  if (verdict != "ok") return Error{"corrupt", fmt::format("{}: {}", context, verdict)};
+  if (verdict != "ok") return Error{ErrorReason::corrupt, fmt::format("{}: {}", context, verdict)};
   return std::monostate{};
 }
 
@@ -89,7 +89,7 @@ Result<std::monostate> SqliteRunStore::commit_round(std::int64_t run, const Roun
     st.bind(4, round.iops);
     st.bind(5, round.data);
     const int rc = st.step();
-    if (rc == SQLITE_CONSTRAINT) return Error{"duplicate", context + ": this round is already recorded"};
+    if (rc == SQLITE_CONSTRAINT) return Error{ErrorReason::duplicate, context + ": this round is already recorded"};
     if (rc != SQLITE_DONE) return st.error(context);
   }
   if (!checkpoint.empty()) {
@@ -126,7 +126,7 @@ constexpr const char* kRunColumns =
 // Reason "decode" when the status column names no RunStatus.
 Result<RunRow> read_run(Stmt& st, const std::string& context) {
   auto status = run_status_from_text(st.text(6));
-  if (!status) return Error{"decode", fmt::format("{}: run {}: {}", context, st.int64(0), status.error().message)};
+  if (!status) return Error{ErrorReason::decode, fmt::format("{}: run {}: {}", context, st.int64(0), status.error().message)};
   RunRow r;
   r.id = st.int64(0);
   r.name = st.text(1);
@@ -306,7 +306,7 @@ Result<std::vector<RoundRow>> SqliteRunStore::rounds_page(std::int64_t run, std:
 Result<StoredRun> read_stored_run(const std::string& path, std::int64_t id) {
   const std::string context = fmt::format("reading run {} from {}", id, path);
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return Error{"absent", fmt::format("{}: no database: no such file", path)};
+  if (!std::filesystem::exists(path, ec)) return Error{ErrorReason::absent, fmt::format("{}: no database: no such file", path)};
   if (::access(path.c_str(), R_OK) != 0) {
     const int err = errno;
     return Error{sqlite::reason_of_errno(err), fmt::format("{}: cannot read the database: {}", path, std::strerror(err))};
@@ -329,11 +329,11 @@ Result<StoredRun> read_stored_run(const std::string& path, std::int64_t id) {
   if (!run) {
     // An old database (schema before version 4) has no runs at all.
     if (std::string_view(sqlite3_errmsg(ro.db)).find("no such table") != std::string_view::npos) {
-      return Error{"unknown", fmt::format("{}: no run {}: this database holds no PTS runs", path, id)};
+      return Error{ErrorReason::unknown, fmt::format("{}: no run {}: this database holds no PTS runs", path, id)};
     }
     return run.error();
   }
-  if (!*run) return Error{"unknown", fmt::format("{}: no run with id {}", path, id)};
+  if (!*run) return Error{ErrorReason::unknown, fmt::format("{}: no run with id {}", path, id)};
   out.run = std::move(**run);
   auto rounds = select_rounds(ro.db, id, context);
   if (!rounds) return rounds.error();

@@ -94,7 +94,7 @@ Result<int> migrate_schema(sqlite3* db, const std::string& path) {
   if (!current) return current.error();
   const int newest = kMigrations[std::size(kMigrations) - 1].version;
   if (*current > newest) {
-    return Error{"store", fmt::format("{}: schema version {} is newer than this nvmond understands "
+    return Error{ErrorReason::store, fmt::format("{}: schema version {} is newer than this nvmond understands "
                                       "({}); refusing to touch it",
                                       path, *current, newest)};
   }

@@ -143,7 +143,7 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const std::string& state_
   std::error_code ec;
   std::filesystem::create_directories(state_dir, ec);
   if (ec) {
-    return Error{"store", fmt::format("creating state directory {}: {}", state_dir, ec.message())};
+    return Error{ErrorReason::store, fmt::format("creating state directory {}: {}", state_dir, ec.message())};
   }
   return open_file((std::filesystem::path(state_dir) / kFileName).string(), options);
 }
@@ -162,7 +162,7 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open_file(const std::string& p
     Stmt wal(db, "PRAGMA journal_mode=WAL");
     if (!wal.ok() || wal.step() != SQLITE_ROW) return wal.error("enabling WAL on " + path);
     if (wal.text(0) != "wal") {
-      return Error{"store", fmt::format("enabling WAL on {}: journal mode stayed {}", path, wal.text(0))};
+      return Error{ErrorReason::store, fmt::format("enabling WAL on {}: journal mode stayed {}", path, wal.text(0))};
     }
   }
   const char* pragmas = options.synchronous_full ? "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;"
@@ -192,7 +192,7 @@ StoreStatus SqliteStore::write_record(const PollRecord& record, const std::strin
   if (add_drive.step() != SQLITE_DONE) return add_drive.error(context);
   auto id = find_drive(record.drive);
   if (!id) return id.error();
-  if (!*id) return Error{"store", context + ": drive row vanished"};
+  if (!*id) return Error{ErrorReason::store, context + ": drive row vanished"};
   const std::int64_t drive_id = **id;
 
   if (auto r = write_each(db_, kInsertSample, drive_id, record.samples, context, bind_sample); !r) return r.error();

@@ -6,34 +6,34 @@
 
 namespace nvmond::sqlite {
 
-std::string reason_of_errno(int err) {
+ErrorReason reason_of_errno(int err) {
   switch (err) {
     case EROFS:
     case EACCES:
     case EPERM:
-      return "read_only";
+      return ErrorReason::read_only;
     case ENOSPC:
     case EDQUOT:
-      return "full";
+      return ErrorReason::full;
     default:
-      return "io";
+      return ErrorReason::io;
   }
 }
 
 namespace {
-std::string reason_of(sqlite3* db) {
-  if (db == nullptr) return "io";
+ErrorReason reason_of(sqlite3* db) {
+  if (db == nullptr) return ErrorReason::io;
   switch (sqlite3_errcode(db)) {
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
-      return "corrupt";
+      return ErrorReason::corrupt;
     case SQLITE_FULL:
-      return "full";
+      return ErrorReason::full;
     case SQLITE_READONLY:
-      return "read_only";
+      return ErrorReason::read_only;
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-      return "locked";
+      return ErrorReason::locked;
     default:
       break;
   }

@@ -1,7 +1,7 @@
 #pragma once
 // Thin RAII over the SQLite C API, private to daemon/store. Errors become
-// Error{reason, "<context>: <sqlite message>"}, reason one of "corrupt",
-// "full", "read_only", "locked", "io" (what an operator can act on).
+// Error{reason, "<context>: <sqlite message>"}, reason one of corrupt,
+// full, read_only, locked, io (what an operator can act on).
 #include <sqlite3.h>
 
 #include <cstdint>
@@ -17,8 +17,8 @@
 namespace nvmond::sqlite {
 
 Error error(sqlite3* db, std::string_view context);
-// The reason for a failed file operation's errno: "read_only", "full" or "io".
-std::string reason_of_errno(int err);
+// The reason for a failed file operation's errno: read_only, full or io.
+ErrorReason reason_of_errno(int err);
 
 // Runs one or more statements with no results.
 Result<std::monostate> exec(sqlite3* db, const char* sql, std::string_view context);

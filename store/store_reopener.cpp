@@ -7,17 +7,17 @@
 namespace nvmond {
 namespace {
 
-std::string known_reason(const std::string& reason) {
-  for (const char* r : kStoreErrorReasons) {
+ErrorReason known_reason(ErrorReason reason) {
+  for (ErrorReason r : kStoreErrorReasons) {
     if (reason == r) return reason;
   }
-  return "io";
+  return ErrorReason::io;
 }
 
 }  // namespace
 
 bool is_answer(const Error& error) {
-  for (const char* r : kAnswerReasons) {
+  for (ErrorReason r : kAnswerReasons) {
     if (error.reason == r) return true;
   }
   return false;
@@ -29,17 +29,17 @@ bool StoreHealth::may_try(WallTime now) const {
 }
 
 Error StoreHealth::unavailable() const {
-  return Error{*failing_, fmt::format("{} unavailable ({}); retrying later", role_.name, *failing_)};
+  return Error{*failing_, fmt::format("{} unavailable ({}); retrying later", role_.name, to_text(*failing_))};
 }
 
 void StoreHealth::failed(const Error& error, WallTime now) {
-  const std::string reason = known_reason(error.reason);
+  const ErrorReason reason = known_reason(error.reason);
   ++errors_[reason];
   if (on_error_) on_error_(reason);
   if (!failing_) {
-    log::error("{} failing ({}): {}; {}", role_.name, reason, error.message, role_.while_down);
+    log::error("{} failing ({}): {}; {}", role_.name, to_text(reason), error.message, role_.while_down);
   } else if (*failing_ != reason) {
-    log::error("{} still failing, now ({}): {}", role_.name, reason, error.message);
+    log::error("{} still failing, now ({}): {}", role_.name, to_text(reason), error.message);
   }
   failing_ = reason;
   last_try_ = now;
@@ -49,7 +49,7 @@ void StoreHealth::failed(const Error& error, WallTime now) {
 
 void StoreHealth::succeeded() {
   if (!failing_) return;
-  log::info("{} recovered (was failing: {}); {}", role_.name, *failing_, role_.when_back);
+  log::info("{} recovered (was failing: {}); {}", role_.name, to_text(*failing_), role_.when_back);
   failing_.reset();
   backoff_ = Duration::zero();
 }

@@ -44,15 +44,16 @@ struct StoreRetry {
 };
 
 // The reasons nvmond_store_errors_total is labelled with.
-inline constexpr const char* kStoreErrorReasons[] = {"corrupt", "full", "read_only", "locked", "io"};
+inline constexpr ErrorReason kStoreErrorReasons[] = {ErrorReason::corrupt, ErrorReason::full, ErrorReason::read_only,
+                                                     ErrorReason::locked, ErrorReason::io};
 
 // Answers a healthy store gives (a round committed twice, a row naming a
 // status nvmond does not know): passed on to the caller, never counted nor a
 // reason to reopen.
-inline constexpr const char* kAnswerReasons[] = {"duplicate", "decode"};
+inline constexpr ErrorReason kAnswerReasons[] = {ErrorReason::duplicate, ErrorReason::decode};
 bool is_answer(const Error& error);
 
-using StoreErrorListener = std::function<void(const std::string& reason)>;
+using StoreErrorListener = std::function<void(ErrorReason reason)>;
 
 // How a store names itself in the log, and what its failure costs.
 struct StoreRole {
@@ -81,18 +82,18 @@ class StoreHealth {
   void succeeded();
 
   const StoreRole& role() const { return role_; }
-  const std::optional<std::string>& failing() const { return failing_; }
-  const std::map<std::string, std::uint64_t>& errors() const { return errors_; }
+  const std::optional<ErrorReason>& failing() const { return failing_; }
+  const std::map<ErrorReason, std::uint64_t>& errors() const { return errors_; }
 
  private:
   StoreRole role_;
   StoreRetry retry_;
   StoreErrorListener on_error_;
-  std::optional<std::string> failing_;  // reason, while failing
+  std::optional<ErrorReason> failing_;  // while failing
   Duration backoff_ = Duration::zero();
   WallTime last_try_{};
   WallTime next_try_{};
-  std::map<std::string, std::uint64_t> errors_;
+  std::map<ErrorReason, std::uint64_t> errors_;
 };
 
 void log_store_set_aside(const StoreRole& role, const std::string& where);
@@ -129,15 +130,15 @@ class Reopener {
     fail_locked(r.error(), now);
     // Set aside now, while nothing holds the file; the next call (not
     // delayed) starts a fresh database.
-    if (r.error().reason == "corrupt" && set_aside_locked()) health_.retry_now(now);
+    if (r.error().reason == ErrorReason::corrupt && set_aside_locked()) health_.retry_now(now);
     return r;
   }
 
-  std::optional<std::string> failing() const {
+  std::optional<ErrorReason> failing() const {
     std::lock_guard lock(mu_);
     return health_.failing();
   }
-  std::map<std::string, std::uint64_t> errors() const {
+  std::map<ErrorReason, std::uint64_t> errors() const {
     std::lock_guard lock(mu_);
     return health_.errors();
   }
@@ -147,7 +148,7 @@ class Reopener {
   std::optional<Error> open_locked(WallTime now) {
     auto opened = backend_->open();
     bool fresh = false;
-    if (!opened && opened.error().reason == "corrupt") {
+    if (!opened && opened.error().reason == ErrorReason::corrupt) {
       fail_locked(opened.error(), now);
       if (!set_aside_locked()) return opened.error();
       opened = backend_->open();

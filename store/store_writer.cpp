@@ -148,7 +148,7 @@ StoreStatus StoreWriter::commit_all(const std::vector<PollRecord>& records) {
   if (records.empty()) return std::monostate{};
   Shared& s = *shared_;
   std::lock_guard lock(s.mu);
-  if (s.stopping) return Error{"stopped", "history writer stopped: poll of " + records.front().drive.serial + " not recorded"};
+  if (s.stopping) return Error{ErrorReason::stopped, "history writer stopped: poll of " + records.front().drive.serial + " not recorded"};
   if (s.pending.size() + records.size() > s.options.max_queued) {
     s.counts.dropped += records.size();
     if (!s.full_logged) {
@@ -157,7 +157,7 @@ StoreStatus StoreWriter::commit_all(const std::vector<PollRecord>& records) {
                  s.pending.size());
       s.full_logged = true;
     }
-    return Error{"full", fmt::format("history write queue full ({} polls): poll dropped", s.pending.size())};
+    return Error{ErrorReason::full, fmt::format("history write queue full ({} polls): poll dropped", s.pending.size())};
   }
   if (s.full_logged) {
     log::info("history store: the write queue has room again");

@@ -50,14 +50,14 @@ const char* kind_of(mode_t mode) {
 // the engines' to do I/O on.
 std::optional<Error> ready_for_io(int fd, bool direct, const std::string& full) {
   int flags = ::fcntl(fd, F_GETFL);
-  if (flags < 0) return Error{"io", fmt::format("F_GETFL on {}: {}", full, std::strerror(errno))};
+  if (flags < 0) return Error{ErrorReason::io, fmt::format("F_GETFL on {}: {}", full, std::strerror(errno))};
   flags &= ~O_NONBLOCK;
   if (direct) flags |= O_DIRECT;
   if (::fcntl(fd, F_SETFL, flags) != 0) {
     if (direct && errno == EINVAL) {
-      return Error{"io", fmt::format("{}: O_DIRECT is not supported on its filesystem (direct = false)", full)};
+      return Error{ErrorReason::io, fmt::format("{}: O_DIRECT is not supported on its filesystem (direct = false)", full)};
     }
-    return Error{"io", fmt::format("F_SETFL on {}: {}", full, std::strerror(errno))};
+    return Error{ErrorReason::io, fmt::format("F_SETFL on {}: {}", full, std::strerror(errno))};
   }
   return std::nullopt;
 }
@@ -95,18 +95,18 @@ Result<UniqueFd> SafetyGuard::reopen_judged(int judged_fd, const struct stat& ju
   if (!fd.valid()) {
     const int err = errno;
     if (err == EBUSY) {
-      return Error{"busy", fmt::format("{}: in use (mounted, swap, or claimed by another driver)", shown)};
+      return Error{ErrorReason::busy, fmt::format("{}: in use (mounted, swap, or claimed by another driver)", shown)};
     }
     if (err == ENOENT) {
-      return Error{"io", fmt::format("{}: re-opening it through {} failed: is /proc mounted?", shown, self)};
+      return Error{ErrorReason::io, fmt::format("{}: re-opening it through {} failed: is /proc mounted?", shown, self)};
     }
-    return Error{"unknown_device", fmt::format("opening {}: {}", shown, std::strerror(err))};
+    return Error{ErrorReason::unknown_device, fmt::format("opening {}: {}", shown, std::strerror(err))};
   }
   struct stat now{};
-  if (::fstat(fd.get(), &now) != 0) return Error{"io", fmt::format("stat of {}: {}", shown, std::strerror(errno))};
+  if (::fstat(fd.get(), &now) != 0) return Error{ErrorReason::io, fmt::format("stat of {}: {}", shown, std::strerror(errno))};
   if (now.st_dev != judged.st_dev || now.st_ino != judged.st_ino || now.st_rdev != judged.st_rdev ||
       (now.st_mode & S_IFMT) != (judged.st_mode & S_IFMT)) {
-    return Error{"io", fmt::format("{}: changed between its check and its open; try again", shown)};
+    return Error{ErrorReason::io, fmt::format("{}: changed between its check and its open; try again", shown)};
   }
   return fd;
 }
@@ -115,7 +115,7 @@ Result<CheckedTarget> SafetyGuard::open_file_for_write(const Placement& where, c
                                                        const TargetAccess& access) const {
   UniqueFd dir(::open(where.dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!dir.valid()) {
-    return Error{"outside_allowed_dirs",
+    return Error{ErrorReason::outside_allowed_dirs,
                  fmt::format("{}: allowed directory {}: {}", full, where.dir, std::strerror(errno))};
   }
   UniqueFd judged(open_beneath(dir.get(), where.relative, O_PATH));
@@ -137,15 +137,15 @@ Result<CheckedTarget> SafetyGuard::open_file_for_write(const Placement& where, c
   if (!judged.valid()) {
     const int err = -judged.release();
     if (err == ENOENT) {
-      return Error{"io", fmt::format("{}: no such file (file_size creates it)", full)};
+      return Error{ErrorReason::io, fmt::format("{}: no such file (file_size creates it)", full)};
     }
     return beneath_refusal(full, where.dir, err);
   }
   struct stat st{};
-  if (::fstat(judged.get(), &st) != 0) return Error{"io", fmt::format("stat of {}: {}", full, std::strerror(errno))};
+  if (::fstat(judged.get(), &st) != 0) return Error{ErrorReason::io, fmt::format("stat of {}: {}", full, std::strerror(errno))};
   if (S_ISBLK(st.st_mode)) return open_judged_device(judged.get(), st, full, access);  // a node inside is the device
   if (!S_ISREG(st.st_mode)) {
-    return Error{"unsupported_target", fmt::format("{} is {}, not a regular file", full, kind_of(st.st_mode))};
+    return Error{ErrorReason::unsupported_target, fmt::format("{} is {}, not a regular file", full, kind_of(st.st_mode))};
   }
   if (auto e = check_regular(st, full, true)) return *e;
   auto fd = reopen_judged(judged.get(), st, O_RDWR | O_NONBLOCK, full);
@@ -158,11 +158,11 @@ Result<CheckedTarget> SafetyGuard::ready_file(UniqueFd fd, const std::string& fu
   // Judged again on the open descriptor: a hard link made since the O_PATH
   // judgement would otherwise slip through.
   struct stat st{};
-  if (::fstat(fd.get(), &st) != 0) return Error{"io", fmt::format("stat of {}: {}", full, std::strerror(errno))};
+  if (::fstat(fd.get(), &st) != 0) return Error{ErrorReason::io, fmt::format("stat of {}: {}", full, std::strerror(errno))};
   if (auto e = check_regular(st, full, true)) return *e;
   if (static_cast<std::uint64_t>(st.st_size) < access.file_size &&
       ::ftruncate(fd.get(), static_cast<off_t>(access.file_size)) != 0) {
-    return Error{"io", fmt::format("extending {} to {} bytes: {}", full, access.file_size, std::strerror(errno))};
+    return Error{ErrorReason::io, fmt::format("extending {} to {} bytes: {}", full, access.file_size, std::strerror(errno))};
   }
   return finish(std::move(fd), st, access, full);
 }
@@ -187,16 +187,16 @@ Result<CheckedTarget> SafetyGuard::open_device_for_write(const std::string& full
   UniqueFd judged(::open(full.c_str(), O_PATH | O_CLOEXEC));
   if (!judged.valid()) {
     const int err = errno;
-    if (err == ENOENT) return Error{"outside_allowed_dirs", fmt::format("{} is outside [safety] allow_dirs", full)};
-    return Error{"unknown_device", fmt::format("opening {}: {}", full, std::strerror(err))};
+    if (err == ENOENT) return Error{ErrorReason::outside_allowed_dirs, fmt::format("{} is outside [safety] allow_dirs", full)};
+    return Error{ErrorReason::unknown_device, fmt::format("opening {}: {}", full, std::strerror(err))};
   }
   struct stat st{};
-  if (::fstat(judged.get(), &st) != 0) return Error{"io", fmt::format("stat of {}: {}", full, std::strerror(errno))};
+  if (::fstat(judged.get(), &st) != 0) return Error{ErrorReason::io, fmt::format("stat of {}: {}", full, std::strerror(errno))};
   if (S_ISREG(st.st_mode)) {
-    return Error{"outside_allowed_dirs", fmt::format("{} is outside [safety] allow_dirs", full)};
+    return Error{ErrorReason::outside_allowed_dirs, fmt::format("{} is outside [safety] allow_dirs", full)};
   }
   if (!S_ISBLK(st.st_mode)) {
-    return Error{"unsupported_target", fmt::format("{} is neither a block device nor a regular file ({})", full,
+    return Error{ErrorReason::unsupported_target, fmt::format("{} is neither a block device nor a regular file ({})", full,
                                                    kind_of(st.st_mode))};
   }
   return open_judged_device(judged.get(), st, full, access);
@@ -206,13 +206,13 @@ Result<CheckedTarget> SafetyGuard::open_for_read(const std::string& full, const 
   // Reading cannot harm what it reads, so links are followed; but opening
   // can (a tty, a watchdog, a FIFO that blocks), so the kind is judged first.
   UniqueFd judged(::open(full.c_str(), O_PATH | O_CLOEXEC));
-  if (!judged.valid()) return Error{"unknown_device", fmt::format("opening {}: {}", full, std::strerror(errno))};
+  if (!judged.valid()) return Error{ErrorReason::unknown_device, fmt::format("opening {}: {}", full, std::strerror(errno))};
   struct stat st{};
-  if (::fstat(judged.get(), &st) != 0) return Error{"io", fmt::format("stat of {}: {}", full, std::strerror(errno))};
+  if (::fstat(judged.get(), &st) != 0) return Error{ErrorReason::io, fmt::format("stat of {}: {}", full, std::strerror(errno))};
   const bool ok = S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) ||
                   (S_ISCHR(st.st_mode) && is_nvme_generic(st.st_rdev));
   if (!ok) {
-    return Error{"would_block", fmt::format("{} is {}; a read job on it could block forever (regular files, "
+    return Error{ErrorReason::would_block, fmt::format("{} is {}; a read job on it could block forever (regular files, "
                                             "block devices and NVMe namespaces only)", full, kind_of(st.st_mode))};
   }
   auto fd = reopen_judged(judged.get(), st, O_RDONLY | O_NONBLOCK, full);
@@ -225,7 +225,7 @@ Result<CheckedTarget> SafetyGuard::open_for_read(const std::string& full, const 
 Result<std::string> SafetyGuard::block_name(dev_t rdev, const std::string& shown) const {
   std::string name = device_name(roots_.sys, "block", rdev);
   if (name.empty()) {
-    return Error{"unknown_device", fmt::format("{}: no sysfs entry for block device {}:{}", shown, major(rdev),
+    return Error{ErrorReason::unknown_device, fmt::format("{}: no sysfs entry for block device {}:{}", shown, major(rdev),
                                                minor(rdev))};
   }
   return name;

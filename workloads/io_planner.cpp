@@ -13,19 +13,19 @@ constexpr Duration kCatchUp = std::chrono::seconds(1);
 
 std::optional<Error> IoPlanner::plan_range(std::uint64_t target_size) {
   if (spec_.offset >= target_size) {
-    return Error{"setup", fmt::format("{}: offset {} is beyond the target's {} bytes", spec_.target,
+    return Error{ErrorReason::setup, fmt::format("{}: offset {} is beyond the target's {} bytes", spec_.target,
                                       spec_.offset, target_size)};
   }
   const std::uint64_t len = spec_.size ? spec_.size : target_size - spec_.offset;
   if (spec_.offset + len > target_size) {
-    return Error{"setup", fmt::format("{}: offset+size {} is beyond the target's {} bytes",
+    return Error{ErrorReason::setup, fmt::format("{}: offset+size {} is beyond the target's {} bytes",
                                       spec_.target, spec_.offset + len, target_size)};
   }
   const std::uint64_t align = spec_.max_block_size();
   const std::uint64_t blocks = len / align;
   const std::uint64_t each = blocks / spec_.threads;
   if (each == 0) {
-    return Error{"setup", fmt::format("{}: range of {} bytes is too small for {} threads of {} byte blocks",
+    return Error{ErrorReason::setup, fmt::format("{}: range of {} bytes is too small for {} threads of {} byte blocks",
                                       spec_.target, len, spec_.threads, align)};
   }
   // The first blocks % threads workers take one block more: no whole block

@@ -25,7 +25,7 @@ std::string result_json(const RunResult& r, bool with_timeline) {
   j["target"] = r.target;
   j["engine"] = r.engine;
   if (r.failure) {
-    j["failure"] = {{"reason", r.failure->reason}, {"message", r.failure->message}};
+    j["failure"] = {{"reason", to_text(r.failure->reason)}, {"message", r.failure->message}};
     return j.dump();
   }
   const double secs = seconds(r.elapsed);

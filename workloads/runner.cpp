@@ -48,7 +48,7 @@ class Worker {
     const unsigned qd = spec_.queue_depth;
     buf_stride_ = (spec_.max_block_size() + 4095) / 4096 * 4096;
     buffers_ = static_cast<std::byte*>(std::aligned_alloc(4096, buf_stride_ * qd));
-    if (buffers_ == nullptr) return Error{"setup", "cannot allocate I/O buffers"};
+    if (buffers_ == nullptr) return Error{ErrorReason::setup, "cannot allocate I/O buffers"};
     if (spec_.data == DataPattern::zeros) {
       std::memset(buffers_, 0, buf_stride_ * qd);
     } else {
@@ -259,7 +259,7 @@ RunResult JobRunner::run() {
   for (auto& engine : engines) {
     engine = factory_ ? factory_(spec_) : nullptr;
     if (!engine) {
-      result.failure = Error{"setup", "no engine \"" + spec_.engine + "\" for " + spec_.target};
+      result.failure = Error{ErrorReason::setup, "no engine \"" + spec_.engine + "\" for " + spec_.target};
       return result;
     }
     real_media = real_media || engine->touches_real_media();
@@ -268,13 +268,13 @@ RunResult JobRunner::run() {
   UniqueFd target;
   if (real_media) {
     if (guard_ == nullptr) {
-      result.failure = Error{"refused", spec_.target + ": job on real media without a safety guard"};
+      result.failure = Error{ErrorReason::refused, spec_.target + ": job on real media without a safety guard"};
       return result;
     }
     if (approved_fd_ >= 0) {
       target = UniqueFd(::fcntl(approved_fd_, F_DUPFD_CLOEXEC, 0));
       if (!target.valid()) {
-        result.failure = Error{"io", fmt::format("{}: {}", spec_.target, std::strerror(errno))};
+        result.failure = Error{ErrorReason::io, fmt::format("{}: {}", spec_.target, std::strerror(errno))};
         return result;
       }
     } else {
@@ -366,11 +366,11 @@ std::optional<Error> prepare_file_target(const std::string& path, std::uint64_t 
   struct stat st{};
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return std::nullopt;
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return Error{"io", fmt::format("creating {}: {}", path, std::strerror(errno))};
+  if (fd < 0) return Error{ErrorReason::io, fmt::format("creating {}: {}", path, std::strerror(errno))};
   std::optional<Error> err;
   if (::fstat(fd, &st) == 0 && static_cast<std::uint64_t>(st.st_size) < size) {
     if (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
-      err = Error{"io", fmt::format("extending {} to {} bytes: {}", path, size, std::strerror(errno))};
+      err = Error{ErrorReason::io, fmt::format("extending {} to {} bytes: {}", path, size, std::strerror(errno))};
     }
   }
   ::close(fd);

@@ -73,7 +73,7 @@ std::string read_line(const fs::path& p) {
   return s;
 }
 
-Error refuse(const char* reason, std::string message) {
+Error refuse(ErrorReason reason, std::string message) {
   return Error{reason, std::move(message)};
 }
 
@@ -112,11 +112,11 @@ std::optional<Error> SafetyGuard::check_write_target(const std::string& path) co
   struct stat st{};
   if (!probe.valid() || ::fstat(probe.get(), &st) != 0) {
     if (errno == ENOENT) return check_file(full);  // names the allowed directories
-    return refuse("unknown_device", fmt::format("{}: {}", full, std::strerror(errno)));
+    return refuse(ErrorReason::unknown_device, fmt::format("{}: {}", full, std::strerror(errno)));
   }
   if (S_ISREG(st.st_mode)) return check_file(full);
   if (!S_ISBLK(st.st_mode)) {
-    return refuse("unsupported_target", full + " is neither a block device nor a regular file");
+    return refuse(ErrorReason::unsupported_target, full + " is neither a block device nor a regular file");
   }
   auto name = block_name(st.st_rdev, full);
   if (!name) return name.error();
@@ -131,7 +131,7 @@ std::optional<Error> SafetyGuard::check_block_device(const std::string& name,
                                                      const std::string& content_path) const {
   UniqueFd fd(::open(content_path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
   if (!fd.valid()) {
-    return refuse("unknown_device", fmt::format("{}: cannot read {}: {}", name, content_path, std::strerror(errno)));
+    return refuse(ErrorReason::unknown_device, fmt::format("{}: cannot read {}: {}", name, content_path, std::strerror(errno)));
   }
   if (auto e = check_block_sysfs(name)) return e;
   return check_signature(name, fd.get());
@@ -141,7 +141,7 @@ std::optional<Error> SafetyGuard::check_block_sysfs(const std::string& name) con
   std::error_code ec;
   const fs::path classes = fs::path(roots_.sys) / "class/block";
   const fs::path base = classes / name;
-  if (!fs::exists(base, ec)) return refuse("unknown_device", name + ": not in " + classes.string());
+  if (!fs::exists(base, ec)) return refuse(ErrorReason::unknown_device, name + ": not in " + classes.string());
 
   // The device, its partitions, and everything stacked on any of them.
   std::vector<std::string> partitions;
@@ -175,7 +175,7 @@ std::optional<Error> SafetyGuard::check_block_sysfs(const std::string& name) con
       fields >> id >> parent >> devnum >> root >> mountpoint;
       for (const auto& [num, member] : devnums) {
         if (!num.empty() && num == devnum) {
-          return refuse("mounted", fmt::format("{}: {} is mounted on {}", name, member, mountpoint));
+          return refuse(ErrorReason::mounted, fmt::format("{}: {} is mounted on {}", name, member, mountpoint));
         }
       }
     }
@@ -183,20 +183,20 @@ std::optional<Error> SafetyGuard::check_block_sysfs(const std::string& name) con
   for (const std::string& swap : active_swaps(roots_.proc)) {
     const std::string base_name = fs::path(swap).filename().string();
     for (const auto& m : family) {
-      if (m == base_name) return refuse("swap", fmt::format("{}: {} is in use as swap", name, m));
+      if (m == base_name) return refuse(ErrorReason::swap, fmt::format("{}: {} is in use as swap", name, m));
     }
   }
   if (!holders.empty()) {
-    return refuse("holder", fmt::format("{}: {} is held by {} (LVM, MD RAID or device-mapper)", name,
+    return refuse(ErrorReason::holder, fmt::format("{}: {} is held by {} (LVM, MD RAID or device-mapper)", name,
                                         holders.front().second, holders.front().first));
   }
   if (!partitions.empty()) {
-    return refuse("has_partitions", fmt::format("{}: has partitions ({}{}); wipe the partition table first",
+    return refuse(ErrorReason::has_partitions, fmt::format("{}: has partitions ({}{}); wipe the partition table first",
                                                 name, partitions.front(),
                                                 partitions.size() > 1 ? ", ..." : ""));
   }
   if (fs::exists(base / "partition", ec)) {
-    return refuse("partition", fmt::format("{}: is a partition; give the whole device", name));
+    return refuse(ErrorReason::partition, fmt::format("{}: is a partition; give the whole device", name));
   }
 
   // A loop device is the file behind it.
@@ -205,7 +205,7 @@ std::optional<Error> SafetyGuard::check_block_sysfs(const std::string& name) con
     // Writes go to the file behind it, so that file is judged (the loop
     // device itself being the one thing allowed to be backed by it).
     if (auto e = check_file_at(backing, false)) {
-      return refuse(e->reason.c_str(), fmt::format("{}: loop device over {}", name, e->message));
+      return refuse(e->reason, fmt::format("{}: loop device over {}", name, e->message));
     }
     return std::nullopt;
   }
@@ -214,12 +214,12 @@ std::optional<Error> SafetyGuard::check_block_sysfs(const std::string& name) con
   std::string wwid = read_line(base / "device/wwid");
   if (wwid.empty()) wwid = read_line(base / "wwid");
   if (serial.empty() && wwid.empty()) {
-    return refuse("no_serial", fmt::format("{}: has no serial or wwid to match [safety] allow_serials", name));
+    return refuse(ErrorReason::no_serial, fmt::format("{}: has no serial or wwid to match [safety] allow_serials", name));
   }
   for (const auto& a : config_.allow_serials) {
     if (a == serial || a == wwid) return std::nullopt;
   }
-  return refuse("not_allowed", fmt::format("{}: serial \"{}\" is not in [safety] allow_serials", name,
+  return refuse(ErrorReason::not_allowed, fmt::format("{}: serial \"{}\" is not in [safety] allow_serials", name,
                                            serial.empty() ? wwid : serial));
 }
 
@@ -227,11 +227,11 @@ std::optional<Error> SafetyGuard::check_signature(const std::string& name, int c
   std::vector<std::byte> head(68 * 1024);
   const ssize_t got = ::pread(content_fd, head.data(), head.size(), 0);
   if (got < 0) {
-    return refuse("unknown_device", fmt::format("{}: reading its first bytes: {}", name, std::strerror(errno)));
+    return refuse(ErrorReason::unknown_device, fmt::format("{}: reading its first bytes: {}", name, std::strerror(errno)));
   }
   head.resize(static_cast<std::size_t>(got));
   if (auto sig = find_signature(head)) {
-    return refuse("signature", fmt::format("{}: carries a {} signature; wipe it (wipefs -a) if the data may go", name, *sig));
+    return refuse(ErrorReason::signature, fmt::format("{}: carries a {} signature; wipe it (wipefs -a) if the data may go", name, *sig));
   }
   return std::nullopt;
 }
@@ -260,37 +260,37 @@ std::optional<SafetyGuard::Placement> SafetyGuard::place(const std::string& full
 std::optional<Error> SafetyGuard::check_file_at(const std::string& path, bool refuse_loop_backing) const {
   const std::string full = normal_target_path(path);
   const auto where = place(full);
-  if (!where) return refuse("outside_allowed_dirs", fmt::format("{} is outside [safety] allow_dirs", full));
+  if (!where) return refuse(ErrorReason::outside_allowed_dirs, fmt::format("{} is outside [safety] allow_dirs", full));
   UniqueFd dir(::open(where->dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!dir.valid()) {
-    return refuse("outside_allowed_dirs",
+    return refuse(ErrorReason::outside_allowed_dirs,
                   fmt::format("{}: allowed directory {}: {}", full, where->dir, std::strerror(errno)));
   }
   UniqueFd fd(open_beneath(dir.get(), where->relative, O_PATH));
   if (!fd.valid()) {
     const int err = -fd.release();
     if (err == ENOENT) {  // would be created
-      if (is_swap(full, nullptr)) return refuse("swap", full + " is an active swap file");
+      if (is_swap(full, nullptr)) return refuse(ErrorReason::swap, full + " is an active swap file");
       return std::nullopt;
     }
     return beneath_refusal(full, where->dir, err);
   }
   struct stat st{};
-  if (::fstat(fd.get(), &st) != 0) return refuse("io", fmt::format("stat of {}: {}", full, std::strerror(errno)));
-  if (!S_ISREG(st.st_mode)) return refuse("unsupported_target", full + " is not a regular file");
+  if (::fstat(fd.get(), &st) != 0) return refuse(ErrorReason::io, fmt::format("stat of {}: {}", full, std::strerror(errno)));
+  if (!S_ISREG(st.st_mode)) return refuse(ErrorReason::unsupported_target, full + " is not a regular file");
   return check_regular(st, full, refuse_loop_backing);
 }
 
 std::optional<Error> SafetyGuard::check_regular(const struct stat& st, const std::string& shown,
                                                 bool refuse_loop_backing) const {
   if (st.st_nlink > 1) {
-    return refuse("hard_link", fmt::format("{} has {} hard links; another one may lie outside [safety] allow_dirs",
+    return refuse(ErrorReason::hard_link, fmt::format("{} has {} hard links; another one may lie outside [safety] allow_dirs",
                                            shown, st.st_nlink));
   }
-  if (is_swap(shown, &st)) return refuse("swap", shown + " is an active swap file");
+  if (is_swap(shown, &st)) return refuse(ErrorReason::swap, shown + " is an active swap file");
   if (refuse_loop_backing) {
     if (auto loop = loop_backed_by(st.st_dev, st.st_ino)) {
-      return refuse("loop_backing", fmt::format("{} backs loop device {} (and what is mounted from it); "
+      return refuse(ErrorReason::loop_backing, fmt::format("{} backs loop device {} (and what is mounted from it); "
                                                 "detach it first (losetup -d)", shown, *loop));
     }
   }
@@ -299,14 +299,14 @@ std::optional<Error> SafetyGuard::check_regular(const struct stat& st, const std
 
 Error SafetyGuard::beneath_refusal(const std::string& full, const std::string& dir, int err) {
   if (err == ELOOP) {
-    return refuse("symlink", fmt::format("{}: a symlink on the way below {}; symlinks inside [safety] "
+    return refuse(ErrorReason::symlink, fmt::format("{}: a symlink on the way below {}; symlinks inside [safety] "
                                          "allow_dirs are never followed", full, dir));
   }
   if (err == EXDEV) {
-    return refuse("outside_allowed_dirs", fmt::format("{}: crosses a mount point below {}; only the allowed "
+    return refuse(ErrorReason::outside_allowed_dirs, fmt::format("{}: crosses a mount point below {}; only the allowed "
                                                       "directory's own filesystem is written", full, dir));
   }
-  return refuse("io", fmt::format("opening {}: {}", full, std::strerror(err)));
+  return refuse(ErrorReason::io, fmt::format("opening {}: {}", full, std::strerror(err)));
 }
 
 bool SafetyGuard::is_swap(const std::string& full, const struct stat* st) const {

@@ -16,7 +16,7 @@ namespace nvmond {
 
 namespace {
 Error sys_error(const std::string& target, const char* what, int err) {
-  return Error{"io", fmt::format("{} {}: {}", what, target, std::strerror(err))};
+  return Error{ErrorReason::io, fmt::format("{} {}: {}", what, target, std::strerror(err))};
 }
 
 unsigned round_up_pow2(unsigned v) {
@@ -38,7 +38,7 @@ UringEngine::~UringEngine() {
 
 std::optional<Error> UringEngine::setup(const EngineSetup& s) {
   target_ = s.target;
-  if (s.fd < 0) return Error{"setup", s.target + ": no descriptor from the safety guard"};
+  if (s.fd < 0) return Error{ErrorReason::setup, s.target + ": no descriptor from the safety guard"};
   // Our own descriptor on the guard's open file (same checks, same flags).
   fd_ = ::fcntl(s.fd, F_DUPFD_CLOEXEC, 0);
   if (fd_ < 0) return sys_error(s.target, "duplicating the descriptor of", errno);

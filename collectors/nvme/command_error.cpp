@@ -16,17 +16,17 @@ constexpr std::uint16_t kInvalidField = 0x002;       // generic
 constexpr std::uint16_t kInvalidLogPage = 0x109;     // command specific
 constexpr std::uint16_t kHostAbortedCommand = 0x371;  // path related
 
-const char* errno_reason(int err) {
+ErrorReason errno_reason(int err) {
   switch (err) {
     case ENODEV:
     case ENOENT:
     case ENXIO:
-      return "absent";
+      return ErrorReason::absent;
     case ETIMEDOUT:
     case EINTR:
-      return "timeout";
+      return ErrorReason::timeout;
     default:
-      return "io";
+      return ErrorReason::io;
   }
 }
 
@@ -46,7 +46,8 @@ Error command_error(std::string_view device, std::string_view command, int rc, i
     const std::string what = text != nullptr ? std::string(text) : fmt::format("errno {}", saved_errno);
     return Error{errno_reason(saved_errno), fmt::format("{}: {}: {}", device, command, what)};
   }
-  const char* reason = nvme_status_code(rc) == kHostAbortedCommand ? "timeout" : "nvme_status";
+  const ErrorReason reason =
+      nvme_status_code(rc) == kHostAbortedCommand ? ErrorReason::timeout : ErrorReason::nvme_status;
   return Error{reason, fmt::format("{}: {}: NVMe status {:#06x} ({})", device, command,
                                    static_cast<unsigned>(rc), status_name(rc))};
 }

@@ -117,7 +117,7 @@ constexpr std::array kOcpFields = {
 };
 constexpr std::size_t kOcpGuidOffset = 496;
 
-Error decode_error(std::string message) { return Error{"decode", std::move(message)}; }
+Error decode_error(std::string message) { return Error{ErrorReason::decode, std::move(message)}; }
 
 std::optional<Error> check_size(std::string_view page_name, std::span<const std::uint8_t> page,
                                 std::size_t expected) {

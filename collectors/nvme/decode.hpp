@@ -3,10 +3,10 @@
 // to the plain structs of collectors/health.hpp. Pure functions: the libnvme
 // backend and the fixture tests go through the same code.
 //
-// A page of the wrong size is Error{"decode", "<page>: expected N bytes, got M"};
+// A page of the wrong size is Error{ErrorReason::decode, "<page>: expected N bytes, got M"};
 // any byte pattern of the right size decodes without undefined behaviour, and
 // pages with an impossible content (non-ASCII serial, bad LBA format, wrong
-// OCP GUID) are Error{"decode", ...} too.
+// OCP GUID) are Error{ErrorReason::decode, ...} too.
 #include <cstddef>
 #include <cstdint>
 #include <span>

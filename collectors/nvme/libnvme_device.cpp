@@ -63,7 +63,7 @@ Error LibnvmeDevice::failed(std::string_view command, Outcome outcome) {
   Error e = command_error(name_, command, outcome.rc, outcome.err);
   // A controller that went away may come back under the same name after a
   // reset or re-plug: drop the stale descriptor so the next call reopens.
-  if (e.reason == "absent" && fd_ >= 0) {
+  if (e.reason == ErrorReason::absent && fd_ >= 0) {
     ::close(fd_);
     fd_ = -1;
   }
@@ -157,7 +157,7 @@ Result<DriveInfo> LibnvmeDevice::identify() {
     return failed(ctrl_command, o);
   }
   auto ctrl = decode_identify_controller(page);
-  if (!ctrl) return Error{"decode", fmt::format("{}: {}: {}", name_, ctrl_command, ctrl.error().message)};
+  if (!ctrl) return Error{ErrorReason::decode, fmt::format("{}: {}: {}", name_, ctrl_command, ctrl.error().message)};
 
   DriveInfo info = drive_info(*ctrl, path_, "libnvme");
 
@@ -169,7 +169,7 @@ Result<DriveInfo> LibnvmeDevice::identify() {
     std::fill(page.begin(), page.end(), std::uint8_t{0});
     if (auto o = identify_page(NVME_IDENTIFY_CNS_NS, nsid, page); o.rc != 0) return failed(command, o);
     auto ns = decode_identify_namespace(page, nsid);
-    if (!ns) return Error{"decode", fmt::format("{}: {}: {}", name_, command, ns.error().message)};
+    if (!ns) return Error{ErrorReason::decode, fmt::format("{}: {}: {}", name_, command, ns.error().message)};
     ns_bytes += ns->size_bytes();
     info.namespaces.push_back(*ns);
   }
@@ -185,7 +185,7 @@ Result<SmartLog> LibnvmeDevice::read_smart() {
   std::vector<std::uint8_t> page(kSmartLogBytes);
   if (auto o = get_log_page(NVME_LOG_LID_SMART, page); o.rc != 0) return failed(command, o);
   auto smart = decode_smart_log(page);
-  if (!smart) return Error{"decode", fmt::format("{}: {}: {}", name_, command, smart.error().message)};
+  if (!smart) return Error{ErrorReason::decode, fmt::format("{}: {}: {}", name_, command, smart.error().message)};
   return smart;
 }
 
@@ -208,7 +208,7 @@ Result<std::optional<OcpSmartLog>> LibnvmeDevice::read_ocp() {
     return std::optional<OcpSmartLog>{};
   }
   auto ocp = decode_ocp_smart_log(page);
-  if (!ocp) return Error{"decode", fmt::format("{}: {}: {}", name_, command, ocp.error().message)};
+  if (!ocp) return Error{ErrorReason::decode, fmt::format("{}: {}: {}", name_, command, ocp.error().message)};
   return std::optional<OcpSmartLog>{*ocp};
 }
 
@@ -243,7 +243,7 @@ std::optional<Error> LibnvmeDevice::format_user_data_erase(std::uint32_t nsid) {
   const std::string identify = fmt::format("identify namespace {} (CNS 00h)", nsid);
   if (auto o = identify_page(NVME_IDENTIFY_CNS_NS, nsid, page); o.rc != 0) return failed(identify, o);
   auto ns = decode_identify_namespace(page, nsid);
-  if (!ns) return Error{"decode", fmt::format("{}: {}: {}", name_, identify, ns.error().message)};
+  if (!ns) return Error{ErrorReason::decode, fmt::format("{}: {}: {}", name_, identify, ns.error().message)};
   std::uint32_t result = 0;
   nvme_format_nvm_args args{};
   args.result = &result;

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "core/json_fields.hpp"
+#include "core/json_keys.hpp"
 
 namespace nvmond {
 
@@ -179,9 +180,9 @@ Result<RunHeader> header_from_json(const json& j) {
   try {
     return decode_header(j);
   } catch (const json::exception& e) {
-    return Error{"decode", fmt::format("run header: {}", e.what())};
+    return Error{ErrorReason::decode, fmt::format("run header: {}", e.what())};
   } catch (const std::invalid_argument& e) {
-    return Error{"decode", fmt::format("run header: {}", e.what())};
+    return Error{ErrorReason::decode, fmt::format("run header: {}", e.what())};
   }
 }
 
@@ -189,7 +190,7 @@ std::string header_blob(const RunHeader& header) { return header_json(header).du
 
 Result<RunHeader> header_from_blob(const std::string& blob) {
   const json j = json::parse(blob, nullptr, false);
-  if (j.is_discarded()) return Error{"decode", "run header: not JSON"};
+  if (j.is_discarded()) return Error{ErrorReason::decode, "run header: not JSON"};
   return header_from_json(j);
 }
 
@@ -224,73 +225,40 @@ std::int64_t ns_of_seconds(double s) { return std::llround(s * 1e9); }
 
 }  // namespace
 
-namespace {
-
-// A key's value, or why not, named as `"key": expected ...` (the control
-// protocol prefixes the path of the run within its reply).
-struct ViewReader {
-  const json& j;
-  const json& need(const char* key, const char* expected) const {
-    if (!j.is_object() || !j.contains(key)) throw Error{"decode", fmt::format("\"{}\": expected {}", key, expected)};
-    return j[key];
-  }
-  [[noreturn]] static void bad(const char* key, const char* expected) {
-    throw Error{"decode", fmt::format("\"{}\": expected {}", key, expected)};
-  }
-  std::string text(const char* key) const {
-    const json& v = need(key, "a string");
-    if (!v.is_string()) bad(key, "a string");
-    return v.get<std::string>();
-  }
-  std::int64_t integer(const char* key, const char* expected) const {
-    const json& v = need(key, expected);
-    if (!v.is_number_integer()) bad(key, expected);
-    return v.get<std::int64_t>();
-  }
-  std::optional<double> number_or_null(const char* key) const {
-    const json& v = need(key, "a number or null");
-    if (v.is_null()) return std::nullopt;
-    if (!v.is_number()) bad(key, "a number or null");
-    return v.get<double>();
-  }
-};
-
-}  // namespace
-
 Result<RunView> run_view_from_json(const json& j) {
+  using namespace json_keys;
   try {
-    const ViewReader in{j};
     RunView r;
-    r.id = in.integer("id", "a run id");
-    r.name = in.text("name");
-    r.test = in.text("test");
-    r.target = in.text("target");
-    r.serial = in.text("serial");
-    auto status = run_status_from_text(in.text("status"));
-    if (!status) ViewReader::bad("status", "a run status");
+    r.id = integer_of(j, "id", "a run id");
+    r.name = string_of(j, "name", "a string");
+    r.test = string_of(j, "test", "a string");
+    r.target = string_of(j, "target", "a string");
+    r.serial = string_of(j, "serial", "a string");
+    auto status = run_status_from_text(string_of(j, "status", "a string"));
+    if (!status) bad("status", "a run status");
     r.status = *status;
-    r.round = in.integer("round", "a round count");
-    r.rounds_total = in.integer("rounds_total", "a round count");
-    r.phase = in.text("phase");
-    r.iops = in.number_or_null("iops").value_or(std::numeric_limits<double>::quiet_NaN());
-    r.bytes_per_second = in.number_or_null("bytes_per_second").value_or(std::numeric_limits<double>::quiet_NaN());
-    if (auto eta = in.number_or_null("eta_s")) r.eta = from_seconds(*eta);
-    auto started = in.number_or_null("started");
-    if (!started) ViewReader::bad("started", "a time");
+    r.round = integer_of(j, "round", "a round count");
+    r.rounds_total = integer_of(j, "rounds_total", "a round count");
+    r.phase = string_of(j, "phase", "a string");
+    r.iops = number_or_null(j, "iops").value_or(std::numeric_limits<double>::quiet_NaN());
+    r.bytes_per_second = number_or_null(j, "bytes_per_second").value_or(std::numeric_limits<double>::quiet_NaN());
+    if (auto eta = number_or_null(j, "eta_s")) r.eta = from_seconds(*eta);
+    auto started = number_or_null(j, "started");
+    if (!started) bad("started", "a time");
     r.started_ns = ns_of_seconds(*started);
-    if (auto ended = in.number_or_null("ended")) r.ended_ns = ns_of_seconds(*ended);
-    const json& steady = in.need("steady", "true, false or null");
-    if (!steady.is_null() && !steady.is_boolean()) ViewReader::bad("steady", "true, false or null");
+    if (auto ended = number_or_null(j, "ended")) r.ended_ns = ns_of_seconds(*ended);
+    const json& steady = need(j, "steady", "true, false or null");
+    if (!steady.is_null() && !steady.is_boolean()) bad("steady", "true, false or null");
     if (steady.is_boolean()) r.steady = steady.get<bool>();
     return r;
-  } catch (const Error& e) {
-    return e;
+  } catch (const json_keys::DecodeError& e) {
+    return Error{ErrorReason::decode, e.what()};
   }
 }
 
 Result<RunStatus> status_from_json(const json& run) {
   if (!run.is_object() || !run.contains("status") || !run["status"].is_string()) {
-    return Error{"decode", "run: status: expected a string"};
+    return Error{ErrorReason::decode, "run: status: expected a string"};
   }
   return run_status_from_text(run["status"].get<std::string>());
 }

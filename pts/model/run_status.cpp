@@ -39,7 +39,7 @@ Result<Enum> value_of(const TextTable<Enum> (&table)[N], std::string_view text, 
     if (t == text) return v;
     known += (known.empty() ? "" : ", ") + std::string(t);
   }
-  return Error{"decode", fmt::format("unknown {} \"{}\" (expected one of {})", what, text, known)};
+  return Error{ErrorReason::decode, fmt::format("unknown {} \"{}\" (expected one of {})", what, text, known)};
 }
 
 }  // namespace

@@ -265,25 +265,44 @@ ParamMap TestRequest::text() const {
   return out;
 }
 
+namespace {
+
+const ParamSpec& known_spec(const TestSchema& schema, const std::string& key) {
+  if (const ParamSpec* spec = schema.find(key)) return *spec;
+  std::vector<std::string> known;
+  for (const auto& p : schema.params) known.push_back(p.key);
+  std::sort(known.begin(), known.end());
+  throw ParamError(fmt::format("test {} has no parameter \"{}\" (it knows: {})", schema.test, key,
+                               known.empty() ? "none" : join(known)));
+}
+
+}  // namespace
+
 TestRequest validate_typed(const std::string& test, const GivenParams& given) {
   const TestSchema& schema = test_schema(test);
   TestRequest r;
   r.test = test;
   for (const auto& [key, g] : given) {
-    const ParamSpec* spec = schema.find(key);
-    if (spec == nullptr) {
-      std::vector<std::string> known;
-      for (const auto& p : schema.params) known.push_back(p.key);
-      std::sort(known.begin(), known.end());
-      throw ParamError(fmt::format("test {} has no parameter \"{}\" (it knows: {})", test,
-                                   key, known.empty() ? "none" : join(known)));
-    }
-    ParamValue v = to_value(*spec, g);
-    check_value(*spec, v);
+    const ParamSpec& spec = known_spec(schema, key);
+    ParamValue v = to_value(spec, g);
+    check_value(spec, v);
     r.values.emplace(key, std::move(v));
   }
   if (schema.steady_state) check_steady_state(schema, r.values);
   return r;
+}
+
+void check_request(const TestRequest& request) {
+  const TestSchema& schema = test_schema(request.test);
+  for (const auto& [key, v] : request.values) {
+    const ParamSpec& spec = known_spec(schema, key);
+    // A value's index in ParamValue is its type (test_request.hpp).
+    if (v.index() != static_cast<std::size_t>(spec.type)) {
+      throw ParamError(fmt::format("{}: expected {}", key, param_type_name(spec.type)));
+    }
+    check_value(spec, v);
+  }
+  if (schema.steady_state) check_steady_state(schema, request.values);
 }
 
 TestRequest validate(const std::string& test, const ParamMap& given) {

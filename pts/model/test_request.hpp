@@ -83,6 +83,10 @@ using GivenParams = std::map<std::string, GivenValue>;
 // the test knows), a value of the wrong type or out of its range.
 TestRequest validate(const std::string& test, const ParamMap& given);
 TestRequest validate_typed(const std::string& test, const GivenParams& given);
+// The same checks of a request already typed (one a caller assembled rather
+// than validate() made): a known test, known keys, values of their key's
+// type and in range. Throws ParamError.
+void check_request(const TestRequest& request);
 
 // The canonical text of a value: decimal integers and bytes, "{}" numbers,
 // true/false, durations in seconds ("60s"), comma-joined lists.

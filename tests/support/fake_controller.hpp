@@ -30,7 +30,7 @@ class FakeController final : public Device {
     return script_->format_error;
   }
   Result<bool> read_volatile_write_cache() override {
-    if (!script_->write_cache_enabled) return Error{"nvme_status", "fake:nvme7: get features (06h): Invalid Field"};
+    if (!script_->write_cache_enabled) return Error{ErrorReason::nvme_status, "fake:nvme7: get features (06h): Invalid Field"};
     return *script_->write_cache_enabled;
   }
 

@@ -114,7 +114,7 @@ class UnreadableStore final : public Store {
   Result<StoreStats> stats() override { return fail(); }
 
  private:
-  static Error fail() { return Error{"corrupt", "database disk image is malformed"}; }
+  static Error fail() { return Error{ErrorReason::corrupt, "database disk image is malformed"}; }
 };
 
 TEST(AnalyticsHistoryGaps, WithoutHistoryTheViewStillNamesTheDriveAndLeavesOutThermalCounters) {
@@ -124,7 +124,7 @@ TEST(AnalyticsHistoryGaps, WithoutHistoryTheViewStillNamesTheDriveAndLeavesOutTh
   ManualClock clock;
   auto r = a.update(d, hot_writer(clock.wall(), 3), AnalyticsConfig{});
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().reason, "corrupt");
+  EXPECT_EQ(r.error().reason, ErrorReason::corrupt);
   const AnalyticsView& v = a.view();
   EXPECT_EQ(v.serial, "SN-NOHIST");
   EXPECT_FALSE(v.history);

@@ -100,7 +100,7 @@ TEST(SqliteStore, RefusesADatabaseFromANewerBuild) {
   sqlite3_close(db);
   auto s = SqliteStore::open(dir.path());
   ASSERT_FALSE(s);
-  EXPECT_EQ(s.error().reason, "store");
+  EXPECT_EQ(s.error().reason, ErrorReason::store);
   EXPECT_NE(s.error().message.find("999"), std::string::npos) << s.error().message;
   EXPECT_NE(s.error().message.find(path), std::string::npos) << s.error().message;
 }

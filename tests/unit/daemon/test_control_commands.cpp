@@ -39,7 +39,7 @@ TEST(ControlCommands, SecondStartOnTheSameDriveQueuesAndStopLetsItRun) {
   EXPECT_TRUE(second["queued"]);
   EXPECT_NE(second["detail"].get<std::string>().find("SN-A"), std::string::npos);
   ASSERT_EQ(f.soaks.started.size(), 1U);
-  EXPECT_EQ(f.soaks.started[0].params.at("rounds"), "3");
+  EXPECT_EQ(f.soaks.started[0].test.text().at("rounds"), "3");
 
   json status = f.ask(R"({"cmd":"status"})");
   ASSERT_EQ(status["runs"].size(), 1U);

@@ -45,7 +45,7 @@ struct Fixture {
   std::shared_ptr<RunStore> store = std::shared_ptr<RunStore>(std::move(*SqliteRunStore::open_file(db)));
   ManualClock clock;
   SoakRunner runner{store, dir.path(), [](const std::string&) -> Result<OpenedTarget> {
-                      return Error{"absent", "no targets here"};
+                      return Error{ErrorReason::absent, "no targets here"};
                     },
                     clock};
   SoakScheduler scheduler{runner, nullptr};

@@ -218,7 +218,7 @@ TEST(JobScheduler, RefusedJobIsPublishedAsFailedAndWritesNothing) {
   const RunResult* r = f.run("refused", 1 << 20, (fs::path(f.dir.path()) / "elsewhere").string());
   ASSERT_NE(r, nullptr);
   ASSERT_TRUE(r->failure);
-  EXPECT_EQ(r->failure->reason, "outside_allowed_dirs");
+  EXPECT_EQ(r->failure->reason, ErrorReason::outside_allowed_dirs);
   const auto fams = f.out.Collect();
   EXPECT_EQ(sample(fams, "nvmond_workload_failed", {{"workload", "refused"}}), 1.0);
   EXPECT_EQ(sample(fams, "nvmond_workload_running", {{"workload", "refused"}}), 0.0);

@@ -36,7 +36,7 @@ class BlockingDevice final : public Device {
   Result<TemperatureThresholds> read_temperature_thresholds() override {
     return TemperatureThresholds{};
   }
-  std::optional<Error> format_user_data_erase(std::uint32_t) override { return Error{"unsupported", "fake: format NVM: not faked"}; }
+  std::optional<Error> format_user_data_erase(std::uint32_t) override { return Error{ErrorReason::unsupported, "fake: format NVM: not faked"}; }
 
  private:
   std::promise<void>& entered_;
@@ -78,7 +78,7 @@ class ScriptedDevice final : public Device {
   ScriptedDevice(std::optional<std::string> serial, std::atomic<int>& calls) : serial_(std::move(serial)), calls_(calls) {}
   Result<DriveInfo> identify() override {
     ++calls_;
-    if (!serial_) return Error{"io", "fake:noid: identify: injected failure"};
+    if (!serial_) return Error{ErrorReason::io, "fake:noid: identify: injected failure"};
     DriveInfo d;
     d.serial = *serial_;
     d.model = "Fake";
@@ -88,7 +88,7 @@ class ScriptedDevice final : public Device {
   Result<SmartLog> read_smart() override { return SmartLog{}; }
   Result<std::optional<OcpSmartLog>> read_ocp() override { return std::optional<OcpSmartLog>{}; }
   Result<TemperatureThresholds> read_temperature_thresholds() override { return TemperatureThresholds{}; }
-  std::optional<Error> format_user_data_erase(std::uint32_t) override { return Error{"unsupported", "fake: format NVM: not faked"}; }
+  std::optional<Error> format_user_data_erase(std::uint32_t) override { return Error{ErrorReason::unsupported, "fake: format NVM: not faked"}; }
 
  private:
   std::optional<std::string> serial_;
@@ -139,7 +139,7 @@ TEST(DevicePoller, APollerForAPathWithAStuckThreadWaitsForItInsteadOfStartingAno
   EXPECT_EQ(threads_now(), threads_before) << "a second thread on a device known to hang";
   EXPECT_EQ(calls.load(), 0);
   EXPECT_FALSE(second.up());
-  EXPECT_EQ(second.last_error_reason(), "timeout");
+  EXPECT_EQ(second.last_error_reason(), ErrorReason::timeout);
 
   release.set_value();  // the stuck command returns; its thread exits
   ASSERT_EQ(destroyed.get_future().wait_for(10s), std::future_status::ready);

@@ -65,7 +65,7 @@ class GatedDevice final : public Device {
   }
   Result<std::optional<OcpSmartLog>> read_ocp() override { return std::optional<OcpSmartLog>{}; }
   Result<TemperatureThresholds> read_temperature_thresholds() override { return TemperatureThresholds{}; }
-  std::optional<Error> format_user_data_erase(std::uint32_t) override { return Error{"unsupported", "fake: format NVM: not faked"}; }
+  std::optional<Error> format_user_data_erase(std::uint32_t) override { return Error{ErrorReason::unsupported, "fake: format NVM: not faked"}; }
 
  private:
   Gate& gate_;
@@ -136,7 +136,7 @@ TEST(DevicePollerTiming, ACommandPastItsDeadlineMarksTheDriveDownWithReasonTimeo
   f.clock.advance(1ms);
   f.io.poll();
   EXPECT_FALSE(f.poller.up());
-  EXPECT_EQ(f.poller.last_error_reason(), "timeout");
+  EXPECT_EQ(f.poller.last_error_reason(), ErrorReason::timeout);
   EXPECT_EQ(sample(f.out.Collect(), "nvme_up", kDrive), 0);
   EXPECT_EQ(f.timeouts(), 1);
   EXPECT_TRUE(std::isnan(sample(f.out.Collect(), "nvme_temperature_celsius", kDrive)))
@@ -195,7 +195,7 @@ TEST(DevicePollerTiming, AnAbandonedCommandHoldsTheNextPollerOfThePathUntilItRet
   for (int tick = 0; tick < 3; ++tick) {
     io.poll();
     EXPECT_FALSE(second.up());
-    EXPECT_EQ(second.last_error_reason(), "timeout");
+    EXPECT_EQ(second.last_error_reason(), ErrorReason::timeout);
     clock.advance(10s);
   }
   io.poll();

@@ -74,7 +74,7 @@ class FakeBackend final : public StoreBackend {
   World& w_;
 };
 
-const Error kFull{"full", "disk full"};
+const Error kFull{ErrorReason::full, "disk full"};
 const PollRecord kRecord{};
 
 struct Fixture {
@@ -86,7 +86,7 @@ struct Fixture {
   explicit Fixture(std::optional<Error> open_fault = std::nullopt) {
     world.open_fault = std::move(open_fault);
     store = std::make_unique<ResilientStore>(std::make_unique<FakeBackend>(world), clock, StoreRetry{1s, 8s},
-                                             [this](const std::string& r) { heard.push_back(r); });
+                                             [this](ErrorReason r) { heard.push_back(std::string(to_text(r))); });
   }
 };
 
@@ -105,21 +105,21 @@ TEST(ResilientStore, AFailedWriteIsCountedAndTheStoreIsLeftAloneUntilTheBackoffE
   f.world.op_fault = kFull;
   auto r = f.store->commit(kRecord);
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().reason, "full");
-  EXPECT_EQ(f.store->failing(), "full");
-  EXPECT_EQ(f.store->errors().at("full"), 1u);
+  EXPECT_EQ(r.error().reason, ErrorReason::full);
+  EXPECT_EQ(f.store->failing(), ErrorReason::full);
+  EXPECT_EQ(f.store->errors().at(ErrorReason::full), 1u);
   EXPECT_EQ(f.heard, std::vector<std::string>{"full"});
 
   // Within the backoff: fails fast, touches nothing, counts nothing.
   f.clock.advance(999ms);
   ASSERT_FALSE(f.store->commit(kRecord));
   EXPECT_EQ(f.world.opens, 1);
-  EXPECT_EQ(f.store->errors().at("full"), 1u);
+  EXPECT_EQ(f.store->errors().at(ErrorReason::full), 1u);
 
   f.clock.advance(1ms);
   ASSERT_FALSE(f.store->commit(kRecord));
   EXPECT_EQ(f.world.opens, 2);  // reopened, then the write failed again
-  EXPECT_EQ(f.store->errors().at("full"), 2u);
+  EXPECT_EQ(f.store->errors().at(ErrorReason::full), 2u);
 }
 
 // Seconds between six successive reopen attempts, calling `use` each second
@@ -152,14 +152,14 @@ TEST(ResilientStore, TheBackoffDoublesUpToItsCeiling) {
 // says "failing" once and never "recovered" until a write lands.
 TEST(ResilientStore, AStoreThatOpensButCannotWriteBacksOffDoublingAndIsNeverCalledRecovered) {
   Fixture f;
-  f.world.op_fault = Error{"read_only", "attempt to write a readonly database"};
+  f.world.op_fault = Error{ErrorReason::read_only, "attempt to write a readonly database"};
   testing::internal::CaptureStderr();
   ASSERT_FALSE(f.store->commit(kRecord));
   const auto waits_s = waits_between_opens(f, [&] { (void)f.store->commit(kRecord); });
   const std::string log = testing::internal::GetCapturedStderr();
   EXPECT_EQ(waits_s, (std::vector<int>{1, 2, 4, 8, 8, 8}));
-  EXPECT_EQ(f.store->failing(), "read_only");
-  EXPECT_EQ(f.store->errors().at("read_only"), 7u);
+  EXPECT_EQ(f.store->failing(), ErrorReason::read_only);
+  EXPECT_EQ(f.store->errors().at(ErrorReason::read_only), 7u);
   auto count = [&](std::string_view what) {
     std::size_t n = 0;
     for (auto at = log.find(what); at != std::string::npos; at = log.find(what, at + 1)) ++n;
@@ -196,17 +196,17 @@ TEST(ResilientStore, WritingResumesWhenTheCauseGoesAway) {
 }
 
 TEST(ResilientStore, ACorruptStoreFoundAtOpenIsSetAsideAndAFreshOneOpened) {
-  Fixture f(Error{"corrupt", "file is not a database"});
+  Fixture f(Error{ErrorReason::corrupt, "file is not a database"});
   EXPECT_EQ(f.world.set_asides, 1);
   EXPECT_EQ(f.world.opens, 2);
-  EXPECT_EQ(f.store->errors().at("corrupt"), 1u);
+  EXPECT_EQ(f.store->errors().at(ErrorReason::corrupt), 1u);
   EXPECT_FALSE(f.store->failing());
   EXPECT_TRUE(f.store->commit(kRecord));
 }
 
 TEST(ResilientStore, CorruptionFoundWhileRunningStartsAFreshStoreOnTheNextCall) {
   Fixture f;
-  f.world.op_fault = Error{"corrupt", "database disk image is malformed"};
+  f.world.op_fault = Error{ErrorReason::corrupt, "database disk image is malformed"};
   ASSERT_FALSE(f.store->commit(kRecord));
   EXPECT_EQ(f.world.set_asides, 1);
   EXPECT_TRUE(f.store->commit(kRecord)) << "no backoff after setting the corrupt file aside";
@@ -216,9 +216,9 @@ TEST(ResilientStore, CorruptionFoundWhileRunningStartsAFreshStoreOnTheNextCall) 
 
 TEST(ResilientStore, ReasonsOutsideTheKnownSetCountAsIo) {
   Fixture f;
-  f.world.op_fault = Error{"store", "schema version 999 is newer"};
+  f.world.op_fault = Error{ErrorReason::store, "schema version 999 is newer"};
   ASSERT_FALSE(f.store->stats());
-  EXPECT_EQ(f.store->errors().at("io"), 1u);
+  EXPECT_EQ(f.store->errors().at(ErrorReason::io), 1u);
   EXPECT_EQ(f.heard, std::vector<std::string>{"io"});
 }
 

@@ -94,7 +94,7 @@ struct Fixture {
   std::unique_ptr<ResilientRunStore> open() {
     return std::make_unique<ResilientRunStore>(std::make_unique<SqliteRunBackend>(dir.path()), clock,
                                                StoreRetry{1s, 8s},
-                                               [this](const std::string& r) { heard.push_back(r); });
+                                               [this](ErrorReason r) { heard.push_back(std::string(to_text(r))); });
   }
 };
 
@@ -137,7 +137,7 @@ TEST(RunStoreResilience, ADamagedPageHitByAStatementSetsTheDatabaseAsideAndTheNe
   corrupt_first_leaf(f.db, "pts_rounds", "UPDATE pts_runs SET model = 'M2'");
   auto rounds = store->rounds(*id);
   ASSERT_FALSE(rounds) << "read " << rounds->size() << " rounds through a damaged page";
-  EXPECT_EQ(rounds.error().reason, "corrupt") << rounds.error().message;
+  EXPECT_EQ(rounds.error().reason, ErrorReason::corrupt) << rounds.error().message;
   EXPECT_EQ(f.heard, std::vector<std::string>{"corrupt"});
   EXPECT_EQ(set_aside(f.dir.path()).size(), 1u);
 

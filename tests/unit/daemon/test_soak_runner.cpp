@@ -132,7 +132,7 @@ struct Fixture {
         clock, &sink);
   }
   SoakRequest wsat(int rounds, bool resumable = true) const {
-    return SoakRequest{"w", "wsat", "sim:d0", {{"rounds", std::to_string(rounds)}, {"round", "1m"}}, resumable};
+    return SoakRequest{"w", validate("wsat", {{"rounds", std::to_string(rounds)}, {"round", "1m"}}), "sim:d0", resumable};
   }
   RunRow row(std::int64_t id) const { return **store->run(id); }
 };
@@ -315,12 +315,12 @@ TEST(SoakRunner, ANewRunNeverOverwritesTheDirectoryAnOlderRunLeftUnderItsId) {
 TEST(SoakRunner, AnUnknownTestParameterOrTargetFailsTheStartWithItsName) {
   Fixture f;
   SoakRequest bad = f.wsat(3);
-  bad.params["roundz"] = "1";
+  bad.test.values["roundz"] = std::int64_t{1};
   auto r = f.runner->start(bad);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("roundz"), std::string::npos) << r.error().message;
   SoakRunner refusing(f.store, f.dir.path(), [](const std::string& t) -> Result<OpenedTarget> {
-    return Error{"refused", t + " is mounted"};
+    return Error{ErrorReason::refused, t + " is mounted"};
   }, f.clock);
   auto refused = refusing.start(f.wsat(3));
   ASSERT_FALSE(refused);
@@ -344,7 +344,7 @@ TEST(SoakRunner, ANameThatIsNoSafePathComponentIsRefusedBeforeTheTargetIsOpened)
     r.name = name;
     auto id = runner.start(r);
     ASSERT_FALSE(id) << "started a run named " << name.substr(0, 40);
-    EXPECT_EQ(id.error().reason, "name");
+    EXPECT_EQ(id.error().reason, ErrorReason::name);
     EXPECT_LT(id.error().message.size(), 200u);
   }
   EXPECT_EQ(opened, 0);

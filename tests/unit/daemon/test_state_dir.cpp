@@ -84,7 +84,7 @@ TEST(SqliteBackend, ACorruptDatabaseIsSetAsideUnchangedAndAFreshOneServes) {
   ManualClock clock;
   std::vector<std::string> heard;
   ResilientStore store(std::make_unique<SqliteBackend>(dir.path()), clock, StoreRetry{},
-                       [&](const std::string& r) { heard.push_back(r); });
+                       [&](ErrorReason r) { heard.push_back(std::string(to_text(r))); });
   EXPECT_EQ(heard, std::vector<std::string>{"corrupt"});
   EXPECT_FALSE(store.failing());
 
@@ -117,8 +117,8 @@ TEST(SqliteBackend, ADatabaseLockedByAnotherProgramIsReportedAsLockedAndWritingR
   record.samples[0].time += std::chrono::seconds(10);
   auto blocked = store.commit(record);
   ASSERT_FALSE(blocked);
-  EXPECT_EQ(blocked.error().reason, "locked") << blocked.error().message;
-  EXPECT_EQ(store.failing(), "locked");
+  EXPECT_EQ(blocked.error().reason, ErrorReason::locked) << blocked.error().message;
+  EXPECT_EQ(store.failing(), ErrorReason::locked);
 
   ASSERT_EQ(sqlite3_exec(other, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(other);

@@ -97,7 +97,7 @@ TEST(RunCodec, AHeaderMissingWhatEveryRunHasIsRefusedByName) {
     j.erase(key);
     auto back = header_from_json(j);
     ASSERT_FALSE(back) << key;
-    EXPECT_EQ(back.error().reason, "decode");
+    EXPECT_EQ(back.error().reason, ErrorReason::decode);
     EXPECT_NE(back.error().message.find(key), std::string::npos) << back.error().message;
   }
 }
@@ -134,7 +134,7 @@ TEST(RunStatusText, AnUnknownStatusIsAnErrorNotADefault) {
   for (const char* text : {"", "stopped", "Running", "done", "running "}) {
     auto s = run_status_from_text(text);
     ASSERT_FALSE(s) << text;
-    EXPECT_EQ(s.error().reason, "decode");
+    EXPECT_EQ(s.error().reason, ErrorReason::decode);
   }
   EXPECT_FALSE(status_from_json(json{{"status", "stopped"}}));
   EXPECT_FALSE(status_from_json(json::object()));
@@ -217,7 +217,7 @@ TEST(RunViewCodec, AnUnknownStatusInAReplyIsAnError) {
   j["status"] = "stopped";
   auto back = run_view_from_json(j);
   ASSERT_FALSE(back);
-  EXPECT_EQ(back.error().reason, "decode");
+  EXPECT_EQ(back.error().reason, ErrorReason::decode);
 }
 
 }  // namespace

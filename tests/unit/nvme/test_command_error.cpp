@@ -13,12 +13,12 @@ constexpr const char* kSmart = "get-log SMART (02h)";
 TEST(CommandError, ErrnoMapsToReason) {
   struct Case {
     int err;
-    const char* reason;
+    ErrorReason reason;
   };
   const Case cases[] = {
-      {ENODEV, "absent"},  {ENOENT, "absent"}, {ENXIO, "absent"}, {ETIMEDOUT, "timeout"},
-      {EINTR, "timeout"},  {EIO, "io"},        {EACCES, "io"},    {ENOTTY, "io"},
-      {EPERM, "io"},
+      {ENODEV, ErrorReason::absent},   {ENOENT, ErrorReason::absent}, {ENXIO, ErrorReason::absent},
+      {ETIMEDOUT, ErrorReason::timeout}, {EINTR, ErrorReason::timeout}, {EIO, ErrorReason::io},
+      {EACCES, ErrorReason::io},       {ENOTTY, ErrorReason::io},     {EPERM, ErrorReason::io},
   };
   for (const auto& c : cases) {
     EXPECT_EQ(command_error("nvme0", kSmart, -1, c.err).reason, c.reason) << "errno " << c.err;
@@ -38,22 +38,22 @@ TEST(CommandError, ErrnoMessageNamesDeviceCommandAndCause) {
 
 TEST(CommandError, NvmeStatusMapsToNvmeStatusWithHexAndName) {
   const Error e = command_error("nvme1", "get-log OCP SMART (C0h)", 0x4109, 0);
-  EXPECT_EQ(e.reason, "nvme_status");
+  EXPECT_EQ(e.reason, ErrorReason::nvme_status);
   EXPECT_EQ(e.message, "nvme1: get-log OCP SMART (C0h): NVMe status 0x4109 (Invalid Log Page)");
 
   const Error field = command_error("nvme1", "x", 0x0002, 0);
-  EXPECT_EQ(field.reason, "nvme_status");
+  EXPECT_EQ(field.reason, ErrorReason::nvme_status);
   EXPECT_EQ(field.message, "nvme1: x: NVMe status 0x0002 (Invalid Field in Command)");
 
   // errno is irrelevant once the controller answered.
-  EXPECT_EQ(command_error("nvme1", "x", 0x0006, ENODEV).reason, "nvme_status");
+  EXPECT_EQ(command_error("nvme1", "x", 0x0006, ENODEV).reason, ErrorReason::nvme_status);
 }
 
 TEST(CommandError, HostAbortedCommandIsATimeout) {
   // The kernel completes commands it cancelled during a timeout-driven reset
   // with Host Aborted Command (SCT 3h, SC 71h), DNR set or not.
-  EXPECT_EQ(command_error("nvme0", kSmart, 0x371, 0).reason, "timeout");
-  EXPECT_EQ(command_error("nvme0", kSmart, 0x4371, 0).reason, "timeout");
+  EXPECT_EQ(command_error("nvme0", kSmart, 0x371, 0).reason, ErrorReason::timeout);
+  EXPECT_EQ(command_error("nvme0", kSmart, 0x4371, 0).reason, ErrorReason::timeout);
 }
 
 TEST(CommandError, UnsupportedStatuses) {

@@ -98,7 +98,7 @@ TEST(DecodeSmartLog, AllOnesSaturatesEveryWidth) {
 TEST(DecodeSmartLog, TruncatedAndOversizedPagesAreDecodeErrors) {
   const auto truncated = decode_smart_log(fixture("smart_truncated.bin"));
   ASSERT_FALSE(truncated.ok());
-  EXPECT_EQ(truncated.error().reason, "decode");
+  EXPECT_EQ(truncated.error().reason, ErrorReason::decode);
   EXPECT_EQ(truncated.error().message, "SMART log (02h): expected 512 bytes, got 100");
 
   EXPECT_EQ(decode_smart_log({}).error().message, "SMART log (02h): expected 512 bytes, got 0");
@@ -136,7 +136,7 @@ TEST(DecodeIdentifyController, EveryField) {
 TEST(DecodeIdentifyController, Errors) {
   const auto truncated = decode_identify_controller(fixture("identify_ctrl_truncated.bin"));
   ASSERT_FALSE(truncated.ok());
-  EXPECT_EQ(truncated.error().reason, "decode");
+  EXPECT_EQ(truncated.error().reason, ErrorReason::decode);
   EXPECT_EQ(truncated.error().message, "identify controller: expected 4096 bytes, got 1000");
 
   const auto bad_sn = decode_identify_controller(fixture("identify_ctrl_bad_serial.bin"));
@@ -145,7 +145,7 @@ TEST(DecodeIdentifyController, Errors) {
 
   const auto garbage = decode_identify_controller(fixture("garbage_4096.bin"));
   ASSERT_FALSE(garbage.ok());
-  EXPECT_EQ(garbage.error().reason, "decode");
+  EXPECT_EQ(garbage.error().reason, ErrorReason::decode);
 }
 
 TEST(DecodeIdentifyController, NulPaddedStringsAreTrimmed) {
@@ -171,7 +171,7 @@ TEST(DecodeIdentifyNamespace, SizesAndInUseLbaFormat) {
 TEST(DecodeIdentifyNamespace, Errors) {
   const auto bad_lbads = decode_identify_namespace(fixture("identify_ns_bad_lbads.bin"), 1);
   ASSERT_FALSE(bad_lbads.ok());
-  EXPECT_EQ(bad_lbads.error().reason, "decode");
+  EXPECT_EQ(bad_lbads.error().reason, ErrorReason::decode);
   EXPECT_EQ(bad_lbads.error().message,
             "identify namespace 1: LBA format 0 has invalid data size 2^0");
 
@@ -263,7 +263,7 @@ TEST(DecodeOcpSmartLog, WrongGuidTruncatedAndGarbageAreDecodeErrors) {
   EXPECT_FALSE(has_ocp_smart_log_guid(wrong));
   const auto r = decode_ocp_smart_log(wrong);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().reason, "decode");
+  EXPECT_EQ(r.error().reason, ErrorReason::decode);
   EXPECT_EQ(r.error().message,
             "OCP SMART log (C0h): log page GUID 0f0e0d0c0b0a09080706050403020100 is not the OCP GUID");
 
@@ -272,7 +272,7 @@ TEST(DecodeOcpSmartLog, WrongGuidTruncatedAndGarbageAreDecodeErrors) {
   EXPECT_EQ(decode_ocp_smart_log(truncated).error().message,
             "OCP SMART log (C0h): expected 512 bytes, got 256");
 
-  EXPECT_EQ(decode_ocp_smart_log(fixture("garbage_512.bin")).error().reason, "decode");
+  EXPECT_EQ(decode_ocp_smart_log(fixture("garbage_512.bin")).error().reason, ErrorReason::decode);
   // A SMART page read through log C0h (a drive ignoring the LID) is not OCP.
   EXPECT_FALSE(decode_ocp_smart_log(fixture("smart_full.bin")).ok());
 }

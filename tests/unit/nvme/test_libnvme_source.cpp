@@ -141,12 +141,12 @@ TEST(LibnvmeDevice, MissingControllerIsAbsentWithContext) {
   LibnvmeDevice dev("/dev/nvme-nvmond-test-missing", std::chrono::milliseconds(100));
   const auto r = dev.read_smart();
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().reason, "absent");
+  EXPECT_EQ(r.error().reason, ErrorReason::absent);
   EXPECT_EQ(r.error().message,
             "nvme-nvmond-test-missing: open /dev/nvme-nvmond-test-missing: No such file or directory");
-  EXPECT_EQ(dev.identify().error().reason, "absent");
-  EXPECT_EQ(dev.read_ocp().error().reason, "absent");
-  EXPECT_EQ(dev.read_temperature_thresholds().error().reason, "absent");
+  EXPECT_EQ(dev.identify().error().reason, ErrorReason::absent);
+  EXPECT_EQ(dev.read_ocp().error().reason, ErrorReason::absent);
+  EXPECT_EQ(dev.read_temperature_thresholds().error().reason, ErrorReason::absent);
 }
 
 TEST(LibnvmeDevice, NonNvmeCharacterDeviceIsAnIoErrorNamingTheCommand) {
@@ -156,14 +156,14 @@ TEST(LibnvmeDevice, NonNvmeCharacterDeviceIsAnIoErrorNamingTheCommand) {
   LibnvmeDevice dev("/dev/null", std::chrono::milliseconds(100));
   const auto smart = dev.read_smart();
   ASSERT_FALSE(smart.ok());
-  EXPECT_EQ(smart.error().reason, "io");
+  EXPECT_EQ(smart.error().reason, ErrorReason::io);
   EXPECT_EQ(smart.error().message.rfind("null: get-log SMART (02h): ", 0), 0u) << smart.error().message;
   const auto id = dev.identify();
   ASSERT_FALSE(id.ok());
   EXPECT_EQ(id.error().message.rfind("null: identify controller (CNS 01h): ", 0), 0u);
   const auto ocp = dev.read_ocp();
   ASSERT_FALSE(ocp.ok());  // an ioctl failure is not "no OCP log"
-  EXPECT_EQ(ocp.error().reason, "io");
+  EXPECT_EQ(ocp.error().reason, ErrorReason::io);
   const auto th = dev.read_temperature_thresholds();
   ASSERT_FALSE(th.ok());
   EXPECT_EQ(th.error().message.rfind(

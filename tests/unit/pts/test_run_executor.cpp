@@ -156,7 +156,7 @@ TEST(RunExecutor, ARoundIsNeverStoredTwice) {
   ASSERT_TRUE(f.store->commit_round(*id, RoundRow{0, "test", 1.0, "{}"}, "state"));
   auto again = f.store->commit_round(*id, RoundRow{0, "test", 2.0, "{}"}, "other");
   ASSERT_FALSE(again);
-  EXPECT_EQ(again.error().reason, "duplicate");
+  EXPECT_EQ(again.error().reason, ErrorReason::duplicate);
   EXPECT_EQ(f.store->rounds(*id)->size(), 1u);
   EXPECT_EQ(f.store->unfinished_run("x").value()->checkpoint, "state");
 }
@@ -177,7 +177,7 @@ TEST(RunExecutor, ARefusedTargetIsRefusedBeforeAnyIoOrRecord) {
   RunOutcome out = ex.run();
   EXPECT_EQ(out.status, RunStatus::failed);
   ASSERT_TRUE(out.failure);
-  EXPECT_EQ(out.failure->reason, "outside_allowed_dirs");
+  EXPECT_EQ(out.failure->reason, ErrorReason::outside_allowed_dirs);
   EXPECT_EQ(out.run_id, 0);
   EXPECT_FALSE(store->unfinished_run("r").value());
   std::ifstream in(victim);
@@ -334,7 +334,7 @@ TEST(RunConditions, ABlockSizeBelowTheLogicalBlockSizeIsRefusedNamingTheDeviceAn
   const TargetFacts facts{1 << 30, 0};
   const auto refusal = check_block_sizes(build_plan("iops", {{"block_sizes", "4KiB,512"}}, facts), id);
   ASSERT_TRUE(refusal);
-  EXPECT_EQ(refusal->reason, "block_size");
+  EXPECT_EQ(refusal->reason, ErrorReason::block_size);
   for (const char* part : {"/dev/loop7", "512 B", "4096 B", "block_sizes"}) {
     EXPECT_NE(refusal->message.find(part), std::string::npos) << part << " in " << refusal->message;
   }

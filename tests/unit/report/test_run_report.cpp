@@ -231,7 +231,7 @@ TEST(RunRecord, BadFieldsAreNamedByFileAndPath) {
   json["rounds"] = nlohmann::json::array({{{"index", 0}, {"iops", 5.0}}, {{"index", 1}, {"iops", "fast"}}});
   auto r = parse_run(json.dump(), "x/run.json");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().reason, "decode");
+  EXPECT_EQ(r.error().reason, ErrorReason::decode);
   EXPECT_EQ(r.error().message, "x/run.json: rounds[1].iops: expected a number");
 
   json = raw("minimal");
@@ -247,7 +247,7 @@ TEST(RunRecord, NonFiniteNumbersAreNamedByFileFieldAndLine) {
       "{\"schema\": \"nvmond.run/1\",\n \"rounds\": [{\"index\": 0},\n  {\"index\": 1, \"iops\": -1e999}]}";
   auto r = parse_run(text, "x/run.json");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().reason, "decode");
+  EXPECT_EQ(r.error().reason, ErrorReason::decode);
   EXPECT_EQ(r.error().message, "x/run.json: rounds[1].iops: -1e999 is not a finite number (line 3, column 24)");
 
   auto nan = parse_run("{\"target\": {\"capacity_bytes\": NaN}}", "y");
@@ -277,7 +277,7 @@ TEST(RunRecord, OnlyARegularFileWithinTheSizeLimitIsRead) {
   std::filesystem::create_symlink("/dev/zero", link);
   EXPECT_EQ(load_run(dir.path()).error().message, link + ": is a symbolic link; give the run file itself");
   EXPECT_EQ(load_run("/dev/zero").error().message, "/dev/zero: is a character device, not a regular file");
-  EXPECT_EQ(load_run(dir.path() + "/absent.json").error().reason, "absent");
+  EXPECT_EQ(load_run(dir.path() + "/absent.json").error().reason, ErrorReason::absent);
 }
 
 TEST(RunRecord, Rfc3339TimesWithZonesAndFractions) {
@@ -301,7 +301,7 @@ TEST(ReportCli, ExitCodesSayWhatWentWrong) {
 
 TEST(ReportCli, ARunDirectoryGetsItsReportBesideRunJson) {
   nvmond::test::TempDir dir("report-beside");
-  EXPECT_EQ(write_report_beside(dir.path())->reason, "absent");
+  EXPECT_EQ(write_report_beside(dir.path())->reason, ErrorReason::absent);
   ASSERT_FALSE(write_file_atomically(dir.path() + "/run.json", *read_whole_file(kRuns + "slc/run.json")));
   ASSERT_FALSE(write_report_beside(dir.path()));
   EXPECT_THAT(*read_whole_file(dir.path() + "/report.html"),

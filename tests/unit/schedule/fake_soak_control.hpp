@@ -11,12 +11,12 @@ namespace nvmond {
 class FakeSoakControl : public SoakControl {
  public:
   Result<std::int64_t> start(const SoakRequest& r) override {
-    if (r.test == "no-such-test") return Error{"test", "unknown test \"no-such-test\""};
+    if (r.test.test == "no-such-test") return Error{ErrorReason::params, "unknown test \"no-such-test\""};
     if (auto it = refuse.find(r.target); it != refuse.end()) return it->second;
     RunView v;
     v.id = next_id_++;
     v.name = r.name;
-    v.test = r.test;
+    v.test = r.test.test;
     v.target = r.target;
     v.serial = serial_of.contains(r.target) ? serial_of.at(r.target) : r.target;
     v.status = RunStatus::running;
@@ -45,7 +45,7 @@ class FakeSoakControl : public SoakControl {
   }
   Result<RunDetail> show(std::int64_t id, const RoundPage& = {}) const override {
     auto it = runs_.find(id);
-    if (it == runs_.end()) return Error{"absent", "no run " + std::to_string(id)};
+    if (it == runs_.end()) return Error{ErrorReason::absent, "no run " + std::to_string(id)};
     RunDetail d{it->second, {}, std::nullopt};
     for (std::int64_t i = 0; i < it->second.round; ++i) d.rounds.push_back({i, "fob", 1000.0 + static_cast<double>(i), "{}"});
     return d;
@@ -55,7 +55,7 @@ class FakeSoakControl : public SoakControl {
   std::map<std::string, Error> refuse;  // target -> the error its start fails with
   Result<std::monostate> end(std::int64_t id, RunStatus status) {
     auto it = runs_.find(id);
-    if (it == runs_.end() || it->second.ended_ns) return Error{"absent", "no active run " + std::to_string(id)};
+    if (it == runs_.end() || it->second.ended_ns) return Error{ErrorReason::absent, "no active run " + std::to_string(id)};
     it->second.status = status;
     it->second.ended_ns = 1;
     return std::monostate{};
@@ -68,7 +68,9 @@ class FakeSoakControl : public SoakControl {
   Result<std::monostate> set(std::int64_t id, RunStatus to, RunStatus from) {
     auto it = runs_.find(id);
     if (it == runs_.end() || it->second.status != from) {
-      return Error{"state", "run " + std::to_string(id) + " is not " + std::string(to_text(from))};
+      // As the soak runner answers: a run that is not running is not in progress.
+      return Error{from == RunStatus::paused ? ErrorReason::not_paused : ErrorReason::absent,
+                   "run " + std::to_string(id) + " is not " + std::string(to_text(from))};
     }
     it->second.status = to;
     return std::monostate{};

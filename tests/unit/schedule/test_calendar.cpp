@@ -75,7 +75,7 @@ TEST(Calendar, BadExpressionsSayWhichPart) {
   for (const char* bad : {"", "Funday 10:00", "*-13-01", "25:00", "*-*-* 10:00 Mars/Olympus", "daily extra junk"}) {
     auto c = CalendarSpec::parse(bad);
     ASSERT_FALSE(c.ok()) << bad;
-    EXPECT_EQ(c.error().reason, "calendar");
+    EXPECT_EQ(c.error().reason, ErrorReason::calendar);
     EXPECT_NE(c.error().message.find("calendar expression"), std::string::npos);
   }
 }

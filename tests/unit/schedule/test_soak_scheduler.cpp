@@ -12,7 +12,7 @@ WallTime t0() { return WallTime{std::chrono::sys_days{std::chrono::year{2026} / 
 
 SoakEntry entry(const std::string& name, const std::string& target, const std::string& schedule = "once") {
   SoakEntry e;
-  e.request = {name, "wsat", target, {{"rounds", "10"}}};
+  e.request = {name, validate("wsat", {{"rounds", "10"}}), target};
   e.timing.schedule = *parse_schedule(schedule);
   return e;
 }
@@ -125,7 +125,7 @@ TEST_F(SoakSchedulerTest, ReloadKeepsAnUnchangedRunAndStopsAChangedOne) {
   const auto change = *view(sched.list(), "change").run;
 
   auto changed = entry("change", "sim:b");
-  changed.request.params["rounds"] = "20";
+  changed.request.test.values["rounds"] = std::int64_t{20};
   sched.configure({entry("keep", "sim:a"), changed}, t0() + 1min);
   tick(t0() + 1min);
   EXPECT_EQ(ctl.run(keep).status, RunStatus::running);
@@ -162,17 +162,17 @@ TEST(SoakScheduler, IntervalAndCalendarPlanTheNextStartWithItsRandomDelay) {
 TEST_F(SoakSchedulerTest, ManualRunQueuesBehindAScheduledOneAndFailuresAreShown) {
   sched.configure({entry("nightly", "sim:a")}, t0());
   tick(t0());
-  auto name = sched.request({"", "wsat", "sim:a", {}}, t0());
+  auto name = sched.request({"", TestRequest{"wsat", {}}, "sim:a"}, t0());
   tick(t0());
   EXPECT_EQ(view(sched.list(), name).state, ScheduleState::queued);
-  auto bad = sched.request({"", "no-such-test", "sim:z", {}}, t0());
+  auto bad = sched.request({"", TestRequest{"no-such-test", {}}, "sim:z"}, t0());
   tick(t0());
   EXPECT_EQ(view(sched.list(), bad).state, ScheduleState::failed);
   EXPECT_NE(view(sched.list(), bad).detail.find("unknown test"), std::string::npos);
 }
 
 TEST_F(SoakSchedulerTest, AOnceSoakWhoseStartFailedIsRetriedWithBackoffUntilItStarts) {
-  ctl.refuse["sim:a"] = Error{"store", "run store: disk I/O error"};
+  ctl.refuse["sim:a"] = Error{ErrorReason::store, "run store: disk I/O error"};
   sched.configure({entry("nightly", "sim:a")}, t0());
   tick(t0());
   auto v = view(sched.list(), "nightly");
@@ -199,7 +199,7 @@ TEST_F(SoakSchedulerTest, AOnceSoakWhoseStartFailedIsRetriedWithBackoffUntilItSt
 }
 
 TEST_F(SoakSchedulerTest, TheRetryWaitStopsDoublingAtAnHourAndAPlannedStartComesFirst) {
-  ctl.refuse["sim:a"] = Error{"target", "sim:a: no such drive"};
+  ctl.refuse["sim:a"] = Error{ErrorReason::unknown_device, "sim:a: no such drive"};
   sched.configure({entry("hourly", "sim:a", "every 10m")}, t0());
   WallTime at = t0();
   tick(at);
@@ -226,11 +226,11 @@ TEST(SoakScheduler, ManualRunNamesSayWhenAndNeverRepeatAcrossARestart) {
   std::string first, second, after_restart;
   {
     SoakScheduler sched(ctl, nullptr);
-    first = sched.request({"", "wsat", "sim:a", {}}, t0());
-    second = sched.request({"", "wsat", "sim:b", {}}, t0());
+    first = sched.request({"", TestRequest{"wsat", {}}, "sim:a"}, t0());
+    second = sched.request({"", TestRequest{"wsat", {}}, "sim:b"}, t0());
   }
   SoakScheduler restarted(ctl, nullptr);
-  after_restart = restarted.request({"", "wsat", "sim:a", {}}, t0() + std::chrono::minutes(5));
+  after_restart = restarted.request({"", TestRequest{"wsat", {}}, "sim:a"}, t0() + std::chrono::minutes(5));
   EXPECT_EQ(first.rfind("manual-20", 0), 0u) << first;
   EXPECT_NE(first, second);
   EXPECT_NE(after_restart, first);

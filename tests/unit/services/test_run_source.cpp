@@ -174,7 +174,7 @@ TEST(RunSource, AnUnknownIdNamesTheDatabaseAndTheId) {
   s.run("w", 3);
   auto record = RunSource(s.dir.path(), "").load("42");
   ASSERT_FALSE(record);
-  EXPECT_EQ(record.error().reason, "unknown");
+  EXPECT_EQ(record.error().reason, ErrorReason::unknown);
   EXPECT_NE(record.error().message.find("no run with id 42"), std::string::npos) << record.error().message;
   EXPECT_NE(record.error().message.find(s.db), std::string::npos) << record.error().message;
 }
@@ -188,7 +188,7 @@ TEST(RunSource, AHistoryFromBeforePtsRunsSaysItHoldsNone) {
   sqlite3_close(h);
   auto record = RunSource(dir.path(), "").load("1");
   ASSERT_FALSE(record);
-  EXPECT_EQ(record.error().reason, "unknown");
+  EXPECT_EQ(record.error().reason, ErrorReason::unknown);
   EXPECT_NE(record.error().message.find("this database holds no PTS runs"), std::string::npos)
       << record.error().message;
 }
@@ -197,7 +197,7 @@ TEST(RunSource, AStateDirectoryWithoutADatabaseSaysWhereItLooked) {
   test::TempDir empty("run-source-empty");
   auto record = RunSource(empty.path(), "").load("1");
   ASSERT_FALSE(record);
-  EXPECT_EQ(record.error().reason, "absent");
+  EXPECT_EQ(record.error().reason, ErrorReason::absent);
   EXPECT_NE(record.error().message.find(empty.path() + "/nvmond.db"), std::string::npos) << record.error().message;
   EXPECT_FALSE(std::filesystem::exists(empty.path() + "/nvmond.db")) << "a reader must not create the database";
 }
@@ -213,7 +213,7 @@ TEST(RunSource, TheStateDirectoryComesFromTheConfigsDaemonTable) {
   EXPECT_EQ(record->rounds.size(), 3u);
   // --state-dir wins over the config.
   test::TempDir other("run-source-other");
-  EXPECT_EQ(RunSource(other.path(), config).load("1").error().reason, "absent");
+  EXPECT_EQ(RunSource(other.path(), config).load("1").error().reason, ErrorReason::absent);
 }
 
 TEST(RunSource, ABrokenConfigIsAConfigErrorWithItsPosition) {
@@ -222,7 +222,7 @@ TEST(RunSource, ABrokenConfigIsAConfigErrorWithItsPosition) {
   std::ofstream(config) << "[daemon]\nstate_dir = \n";
   auto record = RunSource("", config).load("1");
   ASSERT_FALSE(record);
-  EXPECT_EQ(record.error().reason, "config");
+  EXPECT_EQ(record.error().reason, ErrorReason::config);
   EXPECT_NE(record.error().message.find("nvmond.toml:2:"), std::string::npos) << record.error().message;
 }
 

@@ -104,7 +104,7 @@ on_throttle = "pause"
   EXPECT_EQ(e.timing.randomized_delay, std::chrono::minutes(30));
   EXPECT_EQ(e.timing.thermal_margin_c, 8);
   EXPECT_EQ(e.timing.on_throttle, OnThrottle::pause);
-  EXPECT_EQ(e.request.test, "iops");
+  EXPECT_EQ(e.request.test.test, "iops");
   EXPECT_TRUE(e.request.resumable);
   EXPECT_THAT(test::config_error_of([&] {
                 load(dir, "[[sim]]\nname = \"dc0\"\nserial = \"DC0\"\n[[soak]]\nname = \"a\"\ntest = \"wsat\"\n"

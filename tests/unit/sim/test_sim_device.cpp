@@ -84,13 +84,13 @@ TEST(SimState, RejectsAnotherDrivesStateAndGarbage) {
   a.io(IoOp::write, 1'000'000, true);
   auto err = b.load_state(a.save_state());
   ASSERT_TRUE(err.has_value());
-  EXPECT_EQ(err->reason, "decode");
+  EXPECT_EQ(err->reason, ErrorReason::decode);
   EXPECT_NE(err->message.find("SNA"), std::string::npos) << err->message;
   EXPECT_EQ(b.smart().data_units_written, 0u);  // untouched
   auto garbage = b.load_state("{\"format\": \"nvmond-sim-drive\", \"version\": 1");
   ASSERT_TRUE(garbage.has_value());
-  EXPECT_EQ(garbage->reason, "decode");
-  EXPECT_EQ(b.load_state("{}")->reason, "decode");
+  EXPECT_EQ(garbage->reason, ErrorReason::decode);
+  EXPECT_EQ(b.load_state("{}")->reason, ErrorReason::decode);
 }
 
 TEST(SimState, FileHelpersWriteAtomicallyAndReportAbsence) {
@@ -101,7 +101,7 @@ TEST(SimState, FileHelpersWriteAtomicallyAndReportAbsence) {
   const std::string path = (fs::path(dir.path()) / "state.json").string();
   auto missing = load_state_file(a, path);
   ASSERT_TRUE(missing.has_value());
-  EXPECT_EQ(missing->reason, "absent");
+  EXPECT_EQ(missing->reason, ErrorReason::absent);
   ASSERT_FALSE(save_state_file(a, path).has_value());
   ASSERT_FALSE(save_state_file(a, path).has_value());  // replaces
   // Only the target remains: no temporary left behind.
@@ -111,7 +111,7 @@ TEST(SimState, FileHelpersWriteAtomicallyAndReportAbsence) {
   EXPECT_EQ(b.smart().data_units_written, a.smart().data_units_written);
   auto unwritable = save_state_file(a, (fs::path(dir.path()) / "no" / "such" / "dir.json").string());
   ASSERT_TRUE(unwritable.has_value());
-  EXPECT_EQ(unwritable->reason, "io");
+  EXPECT_EQ(unwritable->reason, ErrorReason::io);
 }
 
 std::vector<SimDriveSpec> two_drives() {
@@ -235,7 +235,7 @@ TEST(SimFaults, FailReturnsAnIoErrorWithContext) {
   auto handles = source.scan();
   auto smart = handles[0].device->read_smart();
   ASSERT_FALSE(smart.ok());
-  EXPECT_EQ(smart.error().reason, "io");
+  EXPECT_EQ(smart.error().reason, ErrorReason::io);
   EXPECT_EQ(smart.error().message, "sim:dc0: get-log SMART: injected failure");
   EXPECT_FALSE(handles[0].device->identify().ok());
   EXPECT_FALSE(handles[0].device->read_ocp().ok());

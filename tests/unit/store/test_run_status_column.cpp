@@ -48,7 +48,7 @@ TEST(RunStatusColumn, ARowNamingNoStatusIsRefusedNotDefaulted) {
   f.set_status_text(id, "stopped");
   auto row = f.store->run(id);
   ASSERT_FALSE(row);
-  EXPECT_EQ(row.error().reason, "decode");
+  EXPECT_EQ(row.error().reason, ErrorReason::decode);
   EXPECT_NE(row.error().message.find("stopped"), std::string::npos) << row.error().message;
   EXPECT_FALSE(f.store->runs(std::nullopt, 10));
 }

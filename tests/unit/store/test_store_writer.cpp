@@ -107,7 +107,7 @@ TEST(StoreWriter, APollThatFindsTheQueueFullIsDroppedCountedAndNothingQueuedIsLo
   ASSERT_TRUE(w->commit(poll("SN-A", 10)));
   auto third = w->commit(poll("SN-A", 20));
   ASSERT_FALSE(third);
-  EXPECT_EQ(third.error().reason, "full");
+  EXPECT_EQ(third.error().reason, ErrorReason::full);
   EXPECT_EQ(w->counters().dropped, 1u);
   other.release();
   EXPECT_EQ(w->stop(10s), 0u);
@@ -126,7 +126,7 @@ TEST(StoreWriter, StopGivesUpOnAWriterStuckBehindTheLockAndCountsWhatItLeft) {
   EXPECT_EQ(w->counters().dropped, 2u);
   auto after = w->commit(poll("SN-A", 10));
   ASSERT_FALSE(after);
-  EXPECT_EQ(after.error().reason, "stopped");
+  EXPECT_EQ(after.error().reason, ErrorReason::stopped);
 }
 
 TEST(StoreWriter, CompactionIsHandedToTheWriterAndReturnsAtOnceWhileTheDatabaseIsLocked) {

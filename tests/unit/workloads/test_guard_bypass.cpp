@@ -77,7 +77,7 @@ class GuardBypass : public ::testing::Test {
     SafetyGuard guard(SafetyConfig{{}, {scratch_}});
     return JobRunner(j, test::uring_engines(), &guard).run();
   }
-  void expect_refused_untouched(const RunResult& r, const std::string& reason) const {
+  void expect_refused_untouched(const RunResult& r, ErrorReason reason) const {
     ASSERT_TRUE(r.failure) << "the job ran on " << r.target;
     EXPECT_EQ(r.failure->reason, reason) << r.failure->message;
     EXPECT_EQ(r.op[1].ops + r.op[0].ops, 0u);
@@ -92,18 +92,18 @@ class GuardBypass : public ::testing::Test {
 TEST_F(GuardBypass, ADanglingSymlinkToOutsideIsNotFollowedNorCreated) {
   const std::string fresh = root_.path() + "/created-outside.bin";
   fs::create_symlink(fresh, scratch_ + "/link");
-  expect_refused_untouched(run(write_job(scratch_ + "/link")), "symlink");
+  expect_refused_untouched(run(write_job(scratch_ + "/link")), ErrorReason::symlink);
   EXPECT_FALSE(fs::exists(fresh)) << "the job created the file the link points to";
 }
 
 TEST_F(GuardBypass, ASymlinkedDirectoryToOutsideIsNotFollowed) {
   fs::create_directory_symlink(root_.path(), scratch_ + "/up");
-  expect_refused_untouched(run(write_job(scratch_ + "/up/outside.bin")), "symlink");
+  expect_refused_untouched(run(write_job(scratch_ + "/up/outside.bin")), ErrorReason::symlink);
 }
 
 TEST_F(GuardBypass, AHardLinkToAnOutsideFileIsRefused) {
   fs::create_hard_link(outside_, scratch_ + "/hard");
-  expect_refused_untouched(run(write_job(scratch_ + "/hard")), "hard_link");
+  expect_refused_untouched(run(write_job(scratch_ + "/hard")), ErrorReason::hard_link);
 }
 
 // Atomically swaps two names, as an attacker flipping a link would.
@@ -129,7 +129,7 @@ void race(const JobSpec& job, const std::string& a, const std::string& b,
       ++ran;
     } else {
       ++refused;
-      EXPECT_EQ(r.failure->reason, "symlink") << r.failure->message;
+      EXPECT_EQ(r.failure->reason, ErrorReason::symlink) << r.failure->message;
       EXPECT_EQ(r.op[1].ops, 0u);
     }
   }
@@ -196,7 +196,7 @@ TEST_F(GuardBypass, AMountedLoopImageInsideTheAllowedDirectoryIsRefused) {
 
   JobSpec j = write_job(image);
   j.file_size = 0;
-  expect_refused_untouched(run(j), "loop_backing");
+  expect_refused_untouched(run(j), ErrorReason::loop_backing);
   EXPECT_EQ(checksum(image), image_before) << "the mounted filesystem's image was written";
 
   // The loop device itself: refused too (mounted), whatever it is named by.
@@ -205,7 +205,7 @@ TEST_F(GuardBypass, AMountedLoopImageInsideTheAllowedDirectoryIsRefused) {
   j.target = loop;
   const RunResult r = run(j);
   ASSERT_TRUE(r.failure);
-  EXPECT_EQ(r.failure->reason, "mounted") << r.failure->message;
+  EXPECT_EQ(r.failure->reason, ErrorReason::mounted) << r.failure->message;
   EXPECT_EQ(checksum(image), image_before);
   EXPECT_TRUE(fs::exists(root_.path() + "/mnt/data"));
 }
@@ -217,7 +217,7 @@ TEST_F(GuardBypass, AnOutsideFileBindMountedInsideIsRefused) {
   ASSERT_EQ(sh("mount --bind " + outside_ + " " + inside), 0);
   const RunResult r = run(write_job(inside));
   sh("umount " + inside);
-  expect_refused_untouched(r, "outside_allowed_dirs");
+  expect_refused_untouched(r, ErrorReason::outside_allowed_dirs);
 }
 
 TEST_F(GuardBypass, AFifoReadJobIsRefusedAtOnceInsteadOfBlocking) {
@@ -234,17 +234,17 @@ TEST_F(GuardBypass, AFifoReadJobIsRefusedAtOnceInsteadOfBlocking) {
     job.wait();
     return;
   }
-  expect_refused_untouched(job.get(), "would_block");
+  expect_refused_untouched(job.get(), ErrorReason::would_block);
 
   j.read_pct = 0;  // and writing into it
-  expect_refused_untouched(run(j), "unsupported_target");
+  expect_refused_untouched(run(j), ErrorReason::unsupported_target);
 }
 
 TEST_F(GuardBypass, ReadsOfCharacterDevicesAndSocketsAreRefused) {
   JobSpec j = write_job("/dev/zero");
   j.read_pct = 100;
   j.file_size = 0;
-  expect_refused_untouched(run(j), "would_block");
+  expect_refused_untouched(run(j), ErrorReason::would_block);
 
   const std::string sock = scratch_ + "/sock";
   UniqueFd s(::socket(AF_UNIX, SOCK_STREAM, 0));
@@ -255,7 +255,7 @@ TEST_F(GuardBypass, ReadsOfCharacterDevicesAndSocketsAreRefused) {
   ASSERT_EQ(::bind(s.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
   ASSERT_EQ(::listen(s.get(), 1), 0);
   j.target = sock;
-  expect_refused_untouched(run(j), "would_block");
+  expect_refused_untouched(run(j), ErrorReason::would_block);
 }
 
 // NVMe generic namespaces (/dev/ngXnY) are the one kind of character device a
@@ -280,7 +280,7 @@ TEST_F(GuardBypass, ReadsOfNvmeGenericNamespacesAreAllowed) {
   fs::create_directory_symlink("../../devices/zero", link);
   auto refused = SafetyGuard(SafetyConfig{}, SystemRoots{sys.string(), "/proc"}).open_target("/dev/zero", read);
   ASSERT_FALSE(refused);
-  EXPECT_EQ(refused.error().reason, "would_block");
+  EXPECT_EQ(refused.error().reason, ErrorReason::would_block);
 }
 
 TEST_F(GuardBypass, EveryRealMediaJobNeedsTheGuardEvenAReadOnlyOne) {
@@ -288,7 +288,7 @@ TEST_F(GuardBypass, EveryRealMediaJobNeedsTheGuardEvenAReadOnlyOne) {
   j.read_pct = 100;
   const RunResult r = JobRunner(j, test::uring_engines(), nullptr).run();
   ASSERT_TRUE(r.failure);
-  EXPECT_EQ(r.failure->reason, "refused");
+  EXPECT_EQ(r.failure->reason, ErrorReason::refused);
 }
 
 // Names itself "sim" and, as every engine does unless it says otherwise,
@@ -319,7 +319,7 @@ TEST_F(GuardBypass, TheGuardIsSkippedByCapabilityNotByTheEngineName) {
   auto factory = [](const JobSpec&) -> std::unique_ptr<IoEngine> { return std::make_unique<RealEngineNamedSim>(); };
   ASSERT_EQ(factory(j)->name(), "sim");
   ASSERT_TRUE(factory(j)->touches_real_media());
-  expect_refused_untouched(JobRunner(j, factory, &guard).run(), "outside_allowed_dirs");
+  expect_refused_untouched(JobRunner(j, factory, &guard).run(), ErrorReason::outside_allowed_dirs);
 }
 
 }  // namespace

@@ -90,7 +90,7 @@ TEST_F(GuardNoOpen, ARefusedReadTargetIsNeverOpened) {
     if (n.like == "/dev/loop0") continue;  // a block device may be read
     auto r = guard().open_target(n.path, TargetAccess{false, true, 0});
     ASSERT_FALSE(r) << n.path << " (like " << n.like << ") was approved for reading";
-    EXPECT_EQ(r.error().reason, "would_block");
+    EXPECT_EQ(r.error().reason, ErrorReason::would_block);
     EXPECT_EQ(opens(), 0) << n.path << " (like " << n.like << ") was opened before its refusal";
   }
 }

@@ -93,7 +93,7 @@ TEST(RunnerIo, RefusesAFileOutsideTheAllowedDirectories) {
   SafetyGuard guard(SafetyConfig{{}, {dir.path()}});
   RunResult r = JobRunner(j, test::uring_engines(), &guard).run();
   ASSERT_TRUE(r.failure);
-  EXPECT_EQ(r.failure->reason, "outside_allowed_dirs");
+  EXPECT_EQ(r.failure->reason, ErrorReason::outside_allowed_dirs);
   EXPECT_FALSE(fs::exists(other.path() + "/x"));
 }
 
@@ -197,7 +197,7 @@ TEST_F(RunnerIoLoop, LoopDeviceOverAnAllowedFile) {
   SafetyGuard strict(SafetyConfig{{}, {"/nonexistent-nvmond"}});
   RunResult refused = JobRunner(j, test::uring_engines(), &strict).run();
   ASSERT_TRUE(refused.failure);
-  EXPECT_EQ(refused.failure->reason, "outside_allowed_dirs");
+  EXPECT_EQ(refused.failure->reason, ErrorReason::outside_allowed_dirs);
 }
 
 // The engine holds the target through a registered file; the kernel drops

@@ -69,7 +69,7 @@ class FakeSystem : public ::testing::Test {
   }
   std::string reason_for(const std::string& name) const {
     auto e = guard().check_block_device(name, (root_ / ("content-" + name)).string());
-    return e ? e->reason + ": " + e->message : "allowed";
+    return e ? std::string(to_text(e->reason)) + ": " + e->message : "allowed";
   }
 
   fs::path root_, sys_, proc_;
@@ -168,7 +168,7 @@ TEST_F(FakeSystem, FilesOnlyInsideAllowedDirectories) {
   EXPECT_FALSE(g.check_file((root_ / "scratch/new-file").string()));
   auto outside = g.check_file((root_ / "elsewhere").string());
   ASSERT_TRUE(outside);
-  EXPECT_EQ(outside->reason, "outside_allowed_dirs");
+  EXPECT_EQ(outside->reason, ErrorReason::outside_allowed_dirs);
   // ".." and symlinks cannot lead out.
   EXPECT_TRUE(g.check_file((root_ / "scratch/../elsewhere").string()));
   fs::create_directory_symlink(root_, root_ / "scratch/up");
@@ -182,7 +182,7 @@ TEST_F(FakeSystem, RefusesAnActiveSwapFile) {
   write(proc_ / "swaps", "Filename\tType\tSize\tUsed\tPriority\n" + f + " file 100 0 -2\n");
   auto e = guard().check_file(f);
   ASSERT_TRUE(e);
-  EXPECT_EQ(e->reason, "swap");
+  EXPECT_EQ(e->reason, ErrorReason::swap);
 }
 
 TEST_F(FakeSystem, CheckWriteTargetRoutesFilesAndRefusesCharacterDevices) {
@@ -190,7 +190,7 @@ TEST_F(FakeSystem, CheckWriteTargetRoutesFilesAndRefusesCharacterDevices) {
   EXPECT_FALSE(g.check_write_target((root_ / "scratch/f").string()));
   auto e = g.check_write_target("/dev/null");
   ASSERT_TRUE(e);
-  EXPECT_EQ(e->reason, "unsupported_target");
+  EXPECT_EQ(e->reason, ErrorReason::unsupported_target);
 }
 
 TEST(FindSignature, BlankAndShortHeadsHaveNone) {

@@ -1,0 +1,39 @@
+#include "core/error_reason.hpp"
+
+#include <fmt/core.h>
+
+#include <ostream>
+#include <string>
+#include <utility>
+
+#include "core/result.hpp"
+
+namespace nvmond {
+
+namespace {
+
+constexpr std::pair<ErrorReason, std::string_view> kReasonText[] = {
+#define NVMOND_ERROR_REASON_ROW(name) {ErrorReason::name, #name},
+    NVMOND_ERROR_REASONS(NVMOND_ERROR_REASON_ROW)
+#undef NVMOND_ERROR_REASON_ROW
+};
+
+}  // namespace
+
+std::string_view to_text(ErrorReason reason) {
+  for (const auto& [r, text] : kReasonText) {
+    if (r == reason) return text;
+  }
+  return "?";  // unreachable: the enum and the table come from one list
+}
+
+Result<ErrorReason> error_reason_from_text(std::string_view text) {
+  for (const auto& [r, t] : kReasonText) {
+    if (t == text) return r;
+  }
+  return Error{ErrorReason::decode, fmt::format("unknown error reason \"{}\"", text)};
+}
+
+std::ostream& operator<<(std::ostream& out, ErrorReason reason) { return out << to_text(reason); }
+
+}  // namespace nvmond
