@@ -53,6 +53,19 @@ class LoopDeviceTest(unittest.TestCase):
         group = svg[g:svg.index("</g>", g)]
         return [p for pts in re.findall(r'<polyline points="([^"]*)"', group) for p in pts.split()]
 
+    def assert_shaded_over_the_window(self, run):
+        """The report's steady-state span lies over the window's rounds of
+        the measured stage (run.json counts rounds per stage, the chart by
+        execution index), none of them a preconditioning round."""
+        ss = run["steady_state"]
+        first, last = ss["window"]
+        in_window = [r for r in run["rounds"] if r["stage"] == ss["stage"] and first <= r["round"] <= last]
+        self.assertEqual(len({r["round"] for r in in_window}), last - first + 1)
+        self.assertEqual({r["phase"] for r in in_window}, {"test"})
+        span = re.search(r'<rect class="x-span steady-state"[^>]*>', self.svg("throughput")).group(0)
+        self.assertEqual(float(re.search(r'data-from="([^"]*)"', span).group(1)), min(r["index"] for r in in_window))
+        self.assertEqual(float(re.search(r'data-to="([^"]*)"', span).group(1)), max(r["index"] for r in in_window))
+
     def test_a_short_iops_matrix_on_a_loop_device(self):
         run = self.run_test("iops", "block_sizes=4KiB", "read_pcts=65", "round=2s", "max_rounds=6",
                             "threads=2", "queue_depth=8")
@@ -152,6 +165,15 @@ class LoopDeviceTest(unittest.TestCase):
         # The second sub-test purged again before its preconditioning.
         self.assertEqual([p["stage"] for p in run["purges"]], [run["subtests"][1]["stage"] - 1])
         self.assertEqual(len(run["preconditioning"]), 2)
+        self.assert_shaded_over_the_window(run)
+
+    def test_a_short_latency_run_shades_its_measured_rounds(self):
+        run = self.run_test("latency", "block_sizes=4KiB", "read_pcts=0", "round=1s", "max_rounds=5",
+                            "wipc_multiple=1")
+        self.assertEqual(run["status"], "completed")
+        self.assertTrue(run["preconditioning"])
+        self.assertGreater(min(r["index"] for r in run["rounds"] if r["phase"] == "test"), 0)
+        self.assert_shaded_over_the_window(run)
 
 
 @unittest.skipUnless(os.geteuid() == 0 and shutil.which("losetup"), "needs root and losetup")

@@ -120,5 +120,18 @@ TEST(ReportWindowOfSimulatedRuns, AnIopsRunShadesAndSummarisesItsMeasuredRounds)
   expect_summary_over_the_window(s);
 }
 
+TEST(ReportWindowOfSimulatedRuns, ALatencyRunShadesAndSummarisesItsMeasuredRounds) {
+  const auto s = simulated("latency", {{"round", "1m"}, {"max_rounds", "8"}});
+  ASSERT_FALSE(s.run.at("preconditioning").empty());
+  expect_shading_over_the_window(s);
+  expect_summary_over_the_window(s);
+}
+
+TEST(ReportWindowOfSimulatedRuns, AWsatRunShadesAndSummarisesItsLastRounds) {
+  const auto s = simulated("wsat", {{"round", "1m"}, {"rounds", "30"}});
+  expect_shading_over_the_window(s);
+  expect_summary_over_the_window(s);
+}
+
 }  // namespace
 }  // namespace nvmond
