@@ -111,8 +111,8 @@ LibnvmeDevice::Outcome LibnvmeDevice::get_log_page(std::uint8_t lid, std::span<s
   return Outcome::of(nvme_get_log(&args));
 }
 
-LibnvmeDevice::Outcome LibnvmeDevice::get_temperature_threshold(std::uint32_t cdw11,
-                                                                std::uint32_t& cdw0) {
+LibnvmeDevice::Outcome LibnvmeDevice::get_current_feature(std::uint8_t fid, std::uint32_t cdw11,
+                                                          std::uint32_t& cdw0) {
   nvme_get_features_args args = {
       .result = &cdw0,
       .data = nullptr,
@@ -123,7 +123,7 @@ LibnvmeDevice::Outcome LibnvmeDevice::get_temperature_threshold(std::uint32_t cd
       .sel = NVME_GET_FEATURES_SEL_CURRENT,
       .cdw11 = cdw11,
       .data_len = 0,
-      .fid = NVME_FEAT_FID_TEMP_THRESH,
+      .fid = fid,
       .uuidx = NVME_UUID_NONE,
   };
   return Outcome::of(nvme_get_features(&args));
@@ -221,7 +221,7 @@ Result<TemperatureThresholds> LibnvmeDevice::read_temperature_thresholds() {
           kind == ThresholdKind::over ? over_unsupported_[sensor] : under_unsupported_[sensor];
       if (unsupported) continue;
       std::uint32_t cdw0 = 0;
-      const auto o = get_temperature_threshold(temperature_threshold_cdw11(sensor, kind), cdw0);
+      const auto o = get_current_feature(NVME_FEAT_FID_TEMP_THRESH, temperature_threshold_cdw11(sensor, kind), cdw0);
       if (o.rc != 0) {
         // Sensors the controller does not implement answer Invalid Field.
         if (is_unsupported_status(o.rc)) {
@@ -266,20 +266,7 @@ std::optional<Error> LibnvmeDevice::format_user_data_erase(std::uint32_t nsid) {
 Result<bool> LibnvmeDevice::read_volatile_write_cache() {
   if (auto f = fd(); !f) return f.error();
   std::uint32_t cdw0 = 0;
-  nvme_get_features_args args = {
-      .result = &cdw0,
-      .data = nullptr,
-      .args_size = sizeof(args),
-      .fd = fd_,
-      .timeout = timeout_ms_,
-      .nsid = NVME_NSID_NONE,
-      .sel = NVME_GET_FEATURES_SEL_CURRENT,
-      .cdw11 = 0,
-      .data_len = 0,
-      .fid = NVME_FEAT_FID_VOLATILE_WC,
-      .uuidx = NVME_UUID_NONE,
-  };
-  if (auto o = Outcome::of(nvme_get_features(&args)); o.rc != 0) {
+  if (auto o = get_current_feature(NVME_FEAT_FID_VOLATILE_WC, 0, cdw0); o.rc != 0) {
     return failed("get features volatile write cache (06h)", o);
   }
   return (cdw0 & 1u) != 0;  // WCE

@@ -61,7 +61,7 @@ class LibnvmeDevice final : public Device {
   Error failed(std::string_view command, Outcome outcome);
   Outcome identify_page(int cns, std::uint32_t nsid, std::span<std::uint8_t> page);
   Outcome get_log_page(std::uint8_t lid, std::span<std::uint8_t> page);
-  Outcome get_temperature_threshold(std::uint32_t cdw11, std::uint32_t& cdw0);
+  Outcome get_current_feature(std::uint8_t fid, std::uint32_t cdw11, std::uint32_t& cdw0);
   Result<std::vector<std::uint32_t>> active_namespaces();
 
   std::string path_;
