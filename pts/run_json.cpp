@@ -63,32 +63,51 @@ json measurement_window_json(const MeasurementWindow& w) {
   return {{"stage", w.stage}, {"rounds", {w.first, w.last}}, {"steady_state", w.steady_state}};
 }
 
-// Per element: its rounds in the measurement window, summed (rates and
-// latency over the window's I/Os).
+// One element's rounds in the measurement window, summed: rates averaged
+// over its rounds, latency over the window's I/Os.
+struct ElementWindow {
+  double iops = 0, bytes_per_second = 0;
+  int rounds = 0;
+  std::optional<OpSummary> ops[kIoOpCount];
+};
+
+ElementWindow element_window(const MeasurementWindow& w, const std::vector<const RoundRecord*>& rounds,
+                             std::size_t e) {
+  ElementWindow out;
+  double secs = 0;
+  std::vector<const OpSummary*> per_op[kIoOpCount];
+  for (const RoundRecord* r : rounds) {
+    if (r->element_index != e || r->round < w.first || r->round > w.last) continue;
+    out.iops += r->iops;
+    out.bytes_per_second += r->bytes_per_second;
+    secs += r->seconds;
+    ++out.rounds;
+    for (int op = 0; op < kIoOpCount; ++op) {
+      if (r->ops[op]) per_op[op].push_back(&*r->ops[op]);
+    }
+  }
+  if (out.rounds == 0) return out;
+  out.iops /= out.rounds;
+  out.bytes_per_second /= out.rounds;
+  for (int op = 0; op < kIoOpCount; ++op) {
+    if (!per_op[op].empty()) out.ops[op] = window_summary(per_op[op], secs);
+  }
+  return out;
+}
+
 json elements_json(const Stage& stage, const MeasurementWindow& w, const std::vector<const RoundRecord*>& rounds) {
   json out = json::array();
   for (std::size_t e = 0; e < stage.elements.size(); ++e) {
-    double iops = 0, bps = 0, n = 0, secs = 0;
-    std::vector<const OpSummary*> per_op[kIoOpCount];
-    for (const RoundRecord* r : rounds) {
-      if (r->element_index != e || r->round < w.first || r->round > w.last) continue;
-      iops += r->iops;
-      bps += r->bytes_per_second;
-      secs += r->seconds;
-      ++n;
-      for (int op = 0; op < kIoOpCount; ++op) {
-        if (r->ops[op]) per_op[op].push_back(&*r->ops[op]);
-      }
-    }
-    if (n == 0) continue;
+    const ElementWindow ew = element_window(w, rounds, e);
+    if (ew.rounds == 0) continue;
     json ops = json::object();
     for (int op = 0; op < kIoOpCount; ++op) {
-      if (!per_op[op].empty()) ops[kOpKeys[op]] = to_json(window_summary(per_op[op], secs));
+      if (ew.ops[op]) ops[kOpKeys[op]] = to_json(*ew.ops[op]);
     }
     const Element& el = stage.elements[e];
     out.push_back({{"label", el.label}, {"bs", el.block_sizes[0].bytes}, {"read_pct", el.read_pct},
-                   {"threads", el.threads}, {"queue_depth", el.queue_depth}, {"iops", iops / n},
-                   {"bytes_per_second", bps / n}, {"rounds_averaged", n}, {"ops", ops}});
+                   {"threads", el.threads}, {"queue_depth", el.queue_depth}, {"iops", ew.iops},
+                   {"bytes_per_second", ew.bytes_per_second}, {"rounds_averaged", static_cast<double>(ew.rounds)}, {"ops", ops}});
   }
   return out;
 }
@@ -104,7 +123,13 @@ json subtest_json(const Stage& stage, std::size_t index, const json& steady, con
 }
 
 double quantile_of(const OpSummary& s, double q) {
-  const std::pair<double, double> points[] = {{0.5, s.p50}, {0.9, s.p90}, {0.99, s.p99}, {0.999, s.p999}, {0.9999, s.p9999}};
+  // Five nines only where the rounds measured them (older rounds did not).
+  const std::pair<double, double> points[] = {{0.5, s.p50},
+                                              {0.9, s.p90},
+                                              {0.99, s.p99},
+                                              {0.999, s.p999},
+                                              {0.9999, s.p9999},
+                                              {s.p99999 ? 0.99999 : 0.9999, s.p99999.value_or(s.p9999)}};
   double best = s.p50, dist = 1;
   for (const auto& [pq, v] : points) {
     if (std::fabs(pq - q) < dist) {
@@ -113,6 +138,15 @@ double quantile_of(const OpSummary& s, double q) {
     }
   }
   return best;
+}
+
+// The last stage of a group that measures (its elements are the reported ones).
+std::optional<std::size_t> last_test_stage(const TestPlan& plan, int group) {
+  std::optional<std::size_t> found;
+  for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+    if (plan.stages[s].group == group && plan.stages[s].phase == "test") found = s;
+  }
+  return found;
 }
 
 // The run, the comparison run: rounds, preconditioning and results of one group.
@@ -250,16 +284,21 @@ json build_run_json(const TestPlan& plan, const RunHeader& header, RunStatus sta
     nested["test"] = plan.test;
     j["compare"] = {{"label", plan.compare_label}, {"run", nested}};
   }
-  // QoS: the datasheet's quantiles against the last round's measurements.
+  // QoS: the datasheet's quantiles against the measurement window of the
+  // measured stage, as every other reported value.
   if (!plan.qos.empty()) {
     json checks = json::array();
     bool pass = true, measured = false;
+    const auto measured_stage = last_test_stage(plan, 0);
+    std::vector<const RoundRecord*> mine;
+    std::optional<MeasurementWindow> window;
+    if (measured_stage) {
+      mine = stage_rounds(rounds, *measured_stage);
+      window = measurement_window(plan.stages[*measured_stage], *measured_stage, mine);
+    }
     for (const auto& c : plan.qos) {
-      const RoundRecord* last = nullptr;
-      for (const auto& r : rounds) {
-        if (r.element_index == c.element && r.group == 0 && r.phase == "test") last = &r;
-      }
-      const auto& op = last ? last->ops[static_cast<int>(c.op)] : std::nullopt;
+      std::optional<OpSummary> op;
+      if (window) op = element_window(*window, mine, c.element).ops[static_cast<int>(c.op)];
       json cj = {{"op", op_name(c.op)}, {"bs", c.bs}, {"quantile", c.quantile}, {"limit_s", c.limit_seconds}};
       if (op) {
         const double v = quantile_of(*op, c.quantile);

@@ -82,18 +82,19 @@ bool is(const Element& e, std::uint32_t bs, double read_pct) {
 
 // An IOPS matrix of the three tracked cells and their neighbours, no purge or
 // preconditioning, at most `max_rounds` rounds.
-json iops_run(const Script& script, int max_rounds) {
+json iops_run(const Script& script, int max_rounds, const std::function<void(TestPlan&)>& adjust = {}) {
   test::TempDir dir("pts-window");
   auto store = SqliteRunStore::open_file(dir.path() + "/runs.db");
   EXPECT_TRUE(store);
   ScriptedTarget target(script);
-  const TestPlan plan = build_plan("iops",
+  TestPlan plan = build_plan("iops",
                                    {{"block_sizes", "1MiB,64KiB,4KiB"},
                                     {"read_pcts", "100,65,0"},
                                     {"purge", "false"},
                                     {"precondition", "false"},
                                     {"max_rounds", std::to_string(max_rounds)}},
                                    TargetFacts{100'000'000'000ULL, 1});
+  if (adjust) adjust(plan);
   RunExecutor ex(plan, target, **store, RunOptions{"iops", "scripted"});
   const RunOutcome out = ex.run();
   EXPECT_EQ(out.status, RunStatus::completed) << (out.failure ? out.failure->message : "");
@@ -184,6 +185,30 @@ TEST(MeasurementWindow, LatencyComesFromTheWindowsSummedDistributions) {
   EXPECT_NEAR(l.at("max").get<double>(), 10e-3, 1e-9);
   // 60 000 writes a round, 1 200 of them slow in one round of five.
   EXPECT_NEAR(l.at("mean").get<double>(), (1200 * 10e-3 + (300'000 - 1200) * 100e-6) / 300'000, 1e-9);
+}
+
+TEST(MeasurementWindow, AQosCheckJudgesTheWindowNotItsLastRound) {
+  std::size_t writes = 0;
+  const json run = iops_run(
+      [](const Element& e, std::size_t round) {
+        Scripted s;
+        if (is(e, 4096, 0) && round == 0) s.slow_share = 0.02, s.slow_ns = 10'000'000;
+        return s;
+      },
+      25,
+      [&writes](TestPlan& plan) {
+        const auto& cells = plan.stages.back().elements;
+        for (std::size_t i = 0; i < cells.size(); ++i) {
+          if (is(cells[i], 4096, 0)) writes = i;
+        }
+        plan.qos.push_back(QosCheck{IoOp::write, 4096, 0.999, 1e-3, writes});
+      });
+  ASSERT_EQ(run.at("measurement_window").at("rounds"), json::array({0, 4}));
+  // The last round alone (no tail) would pass at 0.1 ms.
+  const json& check = run.at("qos").at("checks").at(0);
+  EXPECT_NEAR(check.at("measured_s").get<double>(), 10e-3, 10e-3 / 100);
+  EXPECT_FALSE(check.at("pass").get<bool>());
+  EXPECT_FALSE(run.at("qos").at("pass").get<bool>());
 }
 
 TEST(MeasurementWindow, EveryRoundRecordsFiveNines) {
