@@ -28,11 +28,14 @@ std::optional<double> round_in_stage(const RunRecord& run, const Round& r, const
 
 }  // namespace
 
-std::optional<RoundWindow> steady_state_rounds(const RunRecord& run) {
-  if (!run.steady_state) return std::nullopt;
-  const auto& s = *run.steady_state;
+std::optional<RoundWindow> steady_state_rounds(const SteadyState& s) {
   if (std::isnan(s.window_from) || std::isnan(s.window_to)) return std::nullopt;
   return RoundWindow{s.stage, s.window_from, s.window_to};
+}
+
+std::optional<RoundWindow> steady_state_rounds(const RunRecord& run) {
+  if (!run.steady_state) return std::nullopt;
+  return steady_state_rounds(*run.steady_state);
 }
 
 std::optional<RoundWindow> measured_rounds(const RunRecord& run) {

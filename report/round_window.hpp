@@ -20,6 +20,7 @@ struct RoundWindow {
 
 // The steady-state section's window (the deciding one, steady or not).
 std::optional<RoundWindow> steady_state_rounds(const RunRecord& run);
+std::optional<RoundWindow> steady_state_rounds(const SteadyState& s);
 // The rounds the run's element values come from: its measurement window,
 // else (older runs) the steady-state window.
 std::optional<RoundWindow> measured_rounds(const RunRecord& run);

@@ -32,25 +32,41 @@ constexpr Quantile kQuantiles[] = {
 
 // Where the steady-state window lies on a per-round chart (whose x is the
 // execution index): the indices of its rounds.
-std::optional<IndexSpan> steady_state_span(const RunRecord& run) {
-  const auto w = steady_state_rounds(run);
+std::optional<IndexSpan> steady_state_span(const RunRecord& run, const SteadyState& s) {
+  const auto w = steady_state_rounds(s);
   if (!w) return std::nullopt;
   if (const auto span = index_span(run, *w)) return span;
   return run.rounds.empty() ? std::optional(IndexSpan{w->first, w->last}) : std::nullopt;
 }
 
-// The window, and with `bands` (a single run's IOPS chart) its average, the
-// ±10 %/±20 % bands and the fitted line.
-void add_steady_state(Chart& c, const RunRecord& run, const std::string& color, const std::string& label, bool bands) {
-  const auto span = steady_state_span(run);
+// The steady states a single run's per-round chart shows: each sub-test's
+// (throughput: one per block size), else the run's one.
+std::vector<const SteadyState*> steady_states(const RunRecord& run) {
+  std::vector<const SteadyState*> out;
+  if (run.subtests.size() > 1) {
+    for (const auto& t : run.subtests) {
+      if (t.steady_state) out.push_back(&*t.steady_state);
+    }
+  }
+  if (out.empty() && run.steady_state) out.push_back(&*run.steady_state);
+  return out;
+}
+
+// How much of a steady state a chart draws: the window only (overlaid runs,
+// whose per-run averages and fits would bury the data; latency axes), the
+// window and its fitted line (one sub-test of several), or also the window
+// average and its ±10 %/±20 % bands.
+enum class SteadyDetail { window, fit, bands };
+
+void add_steady_state(Chart& c, const RunRecord& run, const SteadyState& s, const std::string& color,
+                      const std::string& label, SteadyDetail detail) {
+  const auto span = steady_state_span(run, s);
   if (!span) return;
-  const auto& s = *run.steady_state;
   const std::string who = label.empty() ? "" : label + ": ";
   c.spans.push_back({"steady-state", who + (s.reached ? "steady-state window" : "last window (not steady)"),
                      span->from, span->to, color, 0.22});
-  // Overlaid runs show only their windows: per-run averages and fits would bury the data.
-  if (!bands) return;
-  if (std::isfinite(s.average)) {
+  if (detail == SteadyDetail::window) return;
+  if (detail == SteadyDetail::bands && std::isfinite(s.average)) {
     c.bands.push_back({"±20 % of window average", s.average * 0.8, s.average * 1.2, kBandColor, 0.08});
     c.bands.push_back({"±10 % of window average", s.average * 0.9, s.average * 1.1, kBandColor, 0.14});
     c.lines.push_back({"window average", s.average, false, color, Dash::dashed});
@@ -58,7 +74,7 @@ void add_steady_state(Chart& c, const RunRecord& run, const std::string& color, 
   if (std::isfinite(s.slope) && std::isfinite(s.intercept)) {
     // The line is fitted over the tracked element's rounds: drawn from its
     // first round in the window to its last, at their places on the chart.
-    const RoundWindow w = *steady_state_rounds(run);
+    const RoundWindow w = *steady_state_rounds(s);
     const auto x0 = index_of(run, w, s.window_from, s.element), x1 = index_of(run, w, s.window_to, s.element);
     Series fit{"fitted line over window", "#000000", {}, Dash::solid, false, 2.6};
     fit.points = {{x0.value_or(span->from), s.intercept + s.slope * s.window_from},
@@ -129,47 +145,138 @@ bool tracks_bandwidth(const RunRecord& run) {
   return run.test == "throughput" || run.test == "slc" || run.test == "precondition" || run.test == "purge";
 }
 
+namespace {
+
+bool contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+// A single run's per-round chart draws each of a few elements as its own
+// line (throughput's reads and writes per block size); of a matrix, the
+// tracked variables' elements, as PTS convergence plots do (the IOPS test:
+// three of 56). Empty: one line through every round, as a one-element run
+// needs, and a many-element run that tracks nothing falls back to.
+std::vector<std::string> charted_elements(const RunRecord& run) {
+  constexpr std::size_t kAllBelow = 5;
+  std::vector<std::string> labels;
+  for (const auto& r : run.rounds) {
+    if (is_test_round(r) && r.element && !contains(labels, r.element->label)) labels.push_back(r.element->label);
+  }
+  if (labels.size() <= 1) return {};
+  if (labels.size() < kAllBelow) return labels;
+  std::vector<std::string> tracked;
+  if (!run.steady_state) return tracked;
+  for (const auto& v : run.steady_state->variables) {
+    if (contains(labels, v.element) && !contains(tracked, v.element)) tracked.push_back(v.element);
+  }
+  if (tracked.empty() && contains(labels, run.steady_state->element)) tracked.push_back(run.steady_state->element);
+  return tracked;
+}
+
+// The test rounds of one run between two execution indices, one line per
+// charted element (or one line); a log scale when the lines lie more than
+// an order of magnitude apart, so that 1 MiB IOPS do not lie flat under
+// 4 KiB's.
+void add_round_lines(Chart& c, const RunRecord& run, bool bw, double from, double to) {
+  const auto elements = charted_elements(run);
+  std::vector<Series> lines;
+  if (elements.empty()) lines.push_back(Series{bw ? "throughput" : "IOPS", palette(0), {}, Dash::solid, false, 1.6});
+  for (std::size_t i = 0; i < elements.size(); ++i) {
+    lines.push_back(Series{elements[i], palette(i), {}, Dash::solid, false, 1.6});
+  }
+  for (const auto& r : run.rounds) {
+    if (!is_test_round(r) || r.index < from || r.index > to) continue;
+    std::size_t line = 0;
+    if (!elements.empty()) {
+      if (!r.element) continue;
+      const auto at = std::find(elements.begin(), elements.end(), r.element->label);
+      if (at == elements.end()) continue;
+      line = static_cast<std::size_t>(at - elements.begin());
+    }
+    lines[line].points.push_back({static_cast<double>(r.index), round_value(r, bw)});
+  }
+  double lo = INFINITY, hi = 0;
+  for (auto& s : lines) {
+    s.markers = s.points.size() <= 60;
+    for (const auto& p : s.points) {
+      if (std::isfinite(p.y) && p.y > 0) lo = std::min(lo, p.y), hi = std::max(hi, p.y);
+    }
+    if (!s.points.empty()) c.series.push_back(std::move(s));
+  }
+  if (elements.size() > 1 && hi > 20 * lo) {
+    c.y.scale = ScaleKind::log10;
+    c.y.title += " (log scale)";
+  }
+}
+
+// Preconditioning rounds, their stages apart (a throughput run preconditions
+// each sub-test): no line joins one stage's last round to the next's first.
+Series preconditioning_line(const RunRecord& run, std::string name, const std::string& color, bool bw) {
+  Series pre{std::move(name), color, {}, Dash::dotted};
+  double stage = kAbsent;
+  for (const auto& r : run.rounds) {
+    if (is_test_round(r)) continue;
+    if (!pre.points.empty() && r.stage != stage) pre.points.push_back({static_cast<double>(r.index), NAN});
+    stage = r.stage;
+    pre.points.push_back({static_cast<double>(r.index), round_value(r, bw)});
+  }
+  pre.markers = pre.points.size() <= 60;  // a stage of one round is a point, not a line
+  return pre;
+}
+
+}  // namespace
+
 std::optional<Chart> throughput_per_round(const std::vector<RunView>& runs, const std::string& id) {
   if (runs.empty()) return std::nullopt;
   const bool bw = tracks_bandwidth(*runs.front().run);
   const bool overlaid = runs.size() > 1;
   Chart c = chart(id, bw ? "Throughput per round" : "IOPS per round", round_axis(), rate_axis(bw));
-  bool any = false;
   for (const auto& v : runs) {
-    Series s{overlaid ? v.label : (bw ? "throughput" : "IOPS"), v.color, {}, Dash::solid, false, 1.6};
-    Series pre{overlaid ? v.label + " (preconditioning)" : "preconditioning", v.color, {}, Dash::dotted};
-    for (const auto& r : v.run->rounds) {
-      (is_test_round(r) ? s : pre).points.push_back({static_cast<double>(r.index), round_value(r, bw)});
-    }
-    s.markers = s.points.size() <= 60;
-    any = any || !s.points.empty();
+    Series pre =
+        preconditioning_line(*v.run, overlaid ? v.label + " (preconditioning)" : "preconditioning", v.color, bw);
     if (!pre.points.empty()) c.series.push_back(std::move(pre));
-    if (!s.points.empty()) c.series.push_back(std::move(s));
-    add_steady_state(c, *v.run, overlaid ? v.color : kSteadyColor, overlaid ? v.label : "", !overlaid);
+    if (overlaid) {
+      Series s{v.label, v.color, {}, Dash::solid, false, 1.6};
+      for (const auto& r : v.run->rounds) {
+        if (is_test_round(r)) s.points.push_back({static_cast<double>(r.index), round_value(r, bw)});
+      }
+      s.markers = s.points.size() <= 60;
+      if (!s.points.empty()) c.series.push_back(std::move(s));
+    } else {
+      add_round_lines(c, *v.run, bw, -INFINITY, INFINITY);
+    }
+    if (overlaid) {
+      if (v.run->steady_state) add_steady_state(c, *v.run, *v.run->steady_state, v.color, v.label, SteadyDetail::window);
+      continue;
+    }
+    const auto states = steady_states(*v.run);
+    for (const SteadyState* s : states) {
+      add_steady_state(c, *v.run, *s, kSteadyColor, "", states.size() > 1 ? SteadyDetail::fit : SteadyDetail::bands);
+    }
   }
+  const bool any = std::any_of(runs.begin(), runs.end(), [](const RunView& v) {
+    return std::any_of(v.run->rounds.begin(), v.run->rounds.end(), is_test_round);
+  });
   if (!any) return std::nullopt;
   return c;
 }
 
-std::optional<Chart> steady_state_window(const RunRecord& run, const std::string& id) {
-  const auto span = steady_state_span(run);
+std::optional<Chart> steady_state_window(const RunRecord& run, const SteadyState& s, const std::string& id,
+                                         const std::string& title) {
+  const auto span = steady_state_span(run, s);
   if (!span) return std::nullopt;
   const double len = span->to - span->from + 1;
   double first = span->from;
   for (const auto& r : run.rounds) first = std::min(first, static_cast<double>(r.index));
   const double from = std::max(first, span->from - len), to = span->to + 1;
   const bool bw = tracks_bandwidth(run);
-  Chart c = chart(id, "Steady-state window", round_axis(), rate_axis(bw));
+  Chart c = chart(id, title, round_axis(), rate_axis(bw));
   c.height = 340;
   c.x.min = from;
   c.x.max = to;
-  Series s{bw ? "throughput" : "IOPS", palette(0), {}, Dash::solid, true};
-  for (const auto& r : run.rounds) {
-    if (is_test_round(r) && r.index >= from && r.index <= to) s.points.push_back({double(r.index), round_value(r, bw)});
-  }
-  if (s.points.empty()) return std::nullopt;
-  c.series.push_back(std::move(s));
-  add_steady_state(c, run, kSteadyColor, "", true);
+  add_round_lines(c, run, bw, from, to);
+  if (c.series.empty()) return std::nullopt;
+  add_steady_state(c, run, s, kSteadyColor, "", SteadyDetail::bands);
   return c;
 }
 
@@ -219,7 +326,8 @@ std::optional<Chart> latency_per_round(const std::vector<RunView>& runs, const s
         if (plottable) c.series.push_back(std::move(s));
       }
     }
-    add_steady_state(c, *v.run, kSteadyColor, "", false);  // the window only: no IOPS lines on a latency axis
+    // The windows only: no IOPS lines on a latency axis.
+    for (const SteadyState* s : steady_states(*v.run)) add_steady_state(c, *v.run, *s, kSteadyColor, "", SteadyDetail::window);
   }
   if (c.series.empty()) return std::nullopt;
   return c;

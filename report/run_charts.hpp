@@ -26,7 +26,9 @@ bool tracks_bandwidth(const RunRecord& run);
 std::optional<Chart> throughput_per_round(const std::vector<RunView>& runs, const std::string& id);
 // The steady-state measurement window close up (PTS's "steady state
 // convergence" plot): the window's rounds and a few before, with the band.
-std::optional<Chart> steady_state_window(const RunRecord& run, const std::string& id);
+// `s` is the run's steady state or one sub-test's, named in `title`.
+std::optional<Chart> steady_state_window(const RunRecord& run, const SteadyState& s, const std::string& id,
+                                         const std::string& title);
 // IOPS of the test rounds against the data written since the run began
 // (PTS WSAT's "IOPS vs TGBW"): a drive's cliff sits at a share of its
 // capacity, whatever its speed.

@@ -230,6 +230,12 @@ void decode_sections(const Node& root, const Decoder& d, RunRecord& r, const std
   for (const auto& n : root.array("rounds")) r.rounds.push_back(d.round(n));
   if (const auto s = root.object("steady_state")) r.steady_state = Decoder::steady_state(*s);
   if (const auto w = root.object("measurement_window")) r.measurement_window = Decoder::measurement_window(*w);
+  for (const auto& n : root.array("subtests")) {
+    Subtest t{n.text("label"), {}, {}};
+    if (const auto s = n.object("steady_state")) t.steady_state = Decoder::steady_state(*s);
+    if (const auto w = n.object("measurement_window")) t.measurement_window = Decoder::measurement_window(*w);
+    r.subtests.push_back(std::move(t));
+  }
   for (const auto& e : root.array("elements")) {
     r.elements.push_back({Decoder::element(e), e.number("iops"), e.number("bytes_per_second"), Decoder::ops(e)});
   }

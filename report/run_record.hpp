@@ -93,6 +93,14 @@ struct MeasurementWindow {
   bool steady_state = false;
 };
 
+// One measured stage of several (throughput: one per block size), with its
+// own steady state and measurement window.
+struct Subtest {
+  std::string label;
+  std::optional<SteadyState> steady_state;
+  std::optional<MeasurementWindow> measurement_window;
+};
+
 struct ElementResult {
   Element element;
   double iops = kAbsent, bytes_per_second = kAbsent;
@@ -182,6 +190,7 @@ struct RunRecord {
   std::vector<Round> rounds;
   std::optional<SteadyState> steady_state;
   std::optional<MeasurementWindow> measurement_window;
+  std::vector<Subtest> subtests;  // a test of several measured stages; the last is steady_state's
   std::vector<ElementResult> elements;
   std::optional<Histogram> histogram;
   std::optional<Slc> slc;

@@ -91,8 +91,19 @@ void add_result_sections(HtmlPage& page, const RunRecord& run, const std::vector
   if (auto c = throughput_per_round(self, "throughput")) {
     page.section("throughput", c->title);
     page.chart(*c, "Steady-state window shaded green; band: ±10 % and ±20 % of the window average.");
-    page.facts(steady_state_facts(run));
-    if (auto w = steady_state_window(run, "steady-state")) page.chart(*w);
+    if (run.subtests.size() > 1) {
+      // Each sub-test's verdict and window; the last keeps the single-test ids.
+      for (std::size_t i = 0; i < run.subtests.size(); ++i) {
+        const Subtest& t = run.subtests[i];
+        if (!t.steady_state) continue;
+        page.facts(steady_state_facts(*t.steady_state, t.measurement_window, t.label));
+        const std::string id = i + 1 == run.subtests.size() ? "steady-state" : "steady-state-" + std::to_string(i);
+        if (auto w = steady_state_window(run, *t.steady_state, id, "Steady-state window: " + t.label)) page.chart(*w);
+      }
+    } else if (run.steady_state) {
+      page.facts(steady_state_facts(*run.steady_state, run.measurement_window));
+      if (auto w = steady_state_window(run, *run.steady_state, "steady-state", "Steady-state window")) page.chart(*w);
+    }
     if (run.test == "wsat") {
       if (auto d = iops_over_data_written(self, "iops-written")) {
         page.chart(*d, "The same rounds against the data written since the run began (TB written).");

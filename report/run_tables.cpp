@@ -76,10 +76,10 @@ Facts test_facts(const RunRecord& run) {
   return f;
 }
 
-Facts steady_state_facts(const RunRecord& run) {
+Facts steady_state_facts(const SteadyState& s, const std::optional<MeasurementWindow>& window,
+                         const std::string& subtest) {
   Facts f;
-  if (!run.steady_state) return f;
-  const auto& s = *run.steady_state;
+  if (!subtest.empty()) add(f, "Sub-test", subtest);
   const bool bw = s.variable != "iops";
   auto level = [&](double v) { return bw ? bytes_per_second(v) : si(v) + " IOPS"; };
   add(f, "Steady state", s.reached ? "reached at round " + num(s.round, 0) : "not reached");
@@ -98,7 +98,7 @@ Facts steady_state_facts(const RunRecord& run) {
                                                   (v.variable == "iops" ? si(v.average) + " IOPS" : level(v.average)));
     }
   }
-  if (const auto& m = run.measurement_window; m && std::isfinite(m->from)) {
+  if (const auto& m = window; m && std::isfinite(m->from)) {
     add(f, "Measurement window",
         "rounds " + num(m->from, 0) + "–" + num(m->to, 0) +
             (m->steady_state ? " (the steady-state window)" : " (steady state not reached: the last rounds)"));

@@ -16,7 +16,10 @@ using Facts = std::vector<std::pair<std::string, std::string>>;
 
 Facts drive_facts(const RunRecord& run);
 Facts test_facts(const RunRecord& run);  // test, status, times, version, purge, preconditioning
-Facts steady_state_facts(const RunRecord& run);
+// A steady state and the measurement window its values come from: the run's,
+// or one sub-test's (then named first).
+Facts steady_state_facts(const SteadyState& s, const std::optional<MeasurementWindow>& window,
+                         const std::string& subtest = "");
 Facts wear_facts(const RunRecord& run);  // host writes, DWPD spent against the rating
 
 // Block size (rows) × read/write mix (columns), IOPS in the cells.

@@ -73,8 +73,10 @@ void data_range(const Chart& c, double& xlo, double& xhi, double& ylo, double& y
 
 std::vector<LegendItem> legend_items(const Chart& c) {
   std::vector<LegendItem> items;
+  // A name drawn twice (the fitted line of each sub-test) is one legend entry.
   for (const auto& s : c.series) {
-    if (!s.name.empty()) items.push_back({s.name, s.color, LegendItem::line, s.dash});
+    const bool seen = std::any_of(items.begin(), items.end(), [&](const LegendItem& i) { return i.label == s.name; });
+    if (!seen && !s.name.empty()) items.push_back({s.name, s.color, LegendItem::line, s.dash});
   }
   for (const auto& s : c.spans) {
     const bool seen = std::any_of(items.begin(), items.end(), [&](const LegendItem& i) { return i.label == s.label; });

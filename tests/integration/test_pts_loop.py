@@ -54,17 +54,23 @@ class LoopDeviceTest(unittest.TestCase):
         return [p for pts in re.findall(r'<polyline points="([^"]*)"', group) for p in pts.split()]
 
     def assert_shaded_over_the_window(self, run):
-        """The report's steady-state span lies over the window's rounds of
-        the measured stage (run.json counts rounds per stage, the chart by
-        execution index), none of them a preconditioning round."""
-        ss = run["steady_state"]
-        first, last = ss["window"]
-        in_window = [r for r in run["rounds"] if r["stage"] == ss["stage"] and first <= r["round"] <= last]
-        self.assertEqual(len({r["round"] for r in in_window}), last - first + 1)
-        self.assertEqual({r["phase"] for r in in_window}, {"test"})
-        span = re.search(r'<rect class="x-span steady-state"[^>]*>', self.svg("throughput")).group(0)
-        self.assertEqual(float(re.search(r'data-from="([^"]*)"', span).group(1)), min(r["index"] for r in in_window))
-        self.assertEqual(float(re.search(r'data-to="([^"]*)"', span).group(1)), max(r["index"] for r in in_window))
+        """The report's steady-state spans (one per sub-test where a test has
+        several) lie over their windows' rounds of the measured stage
+        (run.json counts rounds per stage, the chart by execution index),
+        none of them a preconditioning round."""
+        states = [t["steady_state"] for t in run.get("subtests", [])] if len(run.get("subtests", [])) > 1 \
+            else [run["steady_state"]]
+        spans = re.findall(r'<rect class="x-span steady-state"[^>]*>', self.svg("throughput"))
+        self.assertEqual(len(spans), len(states))
+        for ss, span in zip(states, spans):
+            first, last = ss["window"]
+            in_window = [r for r in run["rounds"] if r["stage"] == ss["stage"] and first <= r["round"] <= last]
+            self.assertEqual(len({r["round"] for r in in_window}), last - first + 1)
+            self.assertEqual({r["phase"] for r in in_window}, {"test"})
+            self.assertEqual(float(re.search(r'data-from="([^"]*)"', span).group(1)),
+                             min(r["index"] for r in in_window))
+            self.assertEqual(float(re.search(r'data-to="([^"]*)"', span).group(1)),
+                             max(r["index"] for r in in_window))
 
     def test_a_short_iops_matrix_on_a_loop_device(self):
         run = self.run_test("iops", "block_sizes=4KiB", "read_pcts=65", "round=2s", "max_rounds=6",

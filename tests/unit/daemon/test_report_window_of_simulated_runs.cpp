@@ -103,10 +103,31 @@ void expect_summary_over_the_window(const SimulatedRun& s) {
   EXPECT_NEAR(report::summarize(s.record).p99, p99 / n, 1e-12);
 }
 
-TEST(ReportWindowOfSimulatedRuns, AThroughputRunShadesAndSummarisesItsMeasuredRounds) {
+TEST(ReportWindowOfSimulatedRuns, AThroughputRunShadesEachSubTestsMeasuredRoundsAndSummarisesTheLast) {
   const auto s = simulated("throughput", {{"round", "1m"}, {"max_rounds", "8"}});
   ASSERT_FALSE(s.run.at("preconditioning").empty());
-  expect_shading_over_the_window(s);
+  const json& subtests = s.run.at("subtests");
+  ASSERT_EQ(subtests.size(), 2U);
+  // One shaded window per sub-test (1 MiB, then 128 KiB), each over its own
+  // stage's window rounds, all measured ones.
+  const auto svg = report::test::svg_by_id(s.page, "throughput");
+  const auto spans = report::test::tags(svg, "<rect class=\"x-span steady-state\"");
+  ASSERT_EQ(spans.size(), subtests.size());
+  for (std::size_t i = 0; i < subtests.size(); ++i) {
+    const json& ss = subtests[i].at("steady_state");
+    const auto in = rounds_in(s.run, ss.at("stage").get<std::size_t>(), ss.at("window"));
+    ASSERT_FALSE(in.empty());
+    double from = 1e18, to = -1;
+    for (const json* r : in) {
+      EXPECT_EQ(r->at("phase"), "test");
+      from = std::min(from, r->at("index").get<double>());
+      to = std::max(to, r->at("index").get<double>());
+    }
+    EXPECT_EQ(report::test::num_attr(spans[i], "data-from"), from) << subtests[i].at("label");
+    EXPECT_EQ(report::test::num_attr(spans[i], "data-to"), to) << subtests[i].at("label");
+    // Each sub-test has its own close-up of its window.
+    EXPECT_NE(s.page.find("Steady-state window: " + subtests[i].at("label").get<std::string>()), std::string::npos);
+  }
   expect_summary_over_the_window(s);
 }
 
