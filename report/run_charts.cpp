@@ -14,6 +14,7 @@ namespace {
 const std::string kSteadyColor = "#2ca02c";
 const std::string kThrottleColor = "#d62728";
 const std::string kBandColor = "#0072b2";
+const std::string kPreconditioningColor = "#7f7f7f";  // apart from the elements' palette
 
 bool is_test_round(const Round& r) { return r.phase.empty() || r.phase == "test"; }
 
@@ -233,7 +234,8 @@ std::optional<Chart> throughput_per_round(const std::vector<RunView>& runs, cons
   Chart c = chart(id, bw ? "Throughput per round" : "IOPS per round", round_axis(), rate_axis(bw));
   for (const auto& v : runs) {
     Series pre =
-        preconditioning_line(*v.run, overlaid ? v.label + " (preconditioning)" : "preconditioning", v.color, bw);
+        overlaid ? preconditioning_line(*v.run, v.label + " (preconditioning)", v.color, bw)
+                 : preconditioning_line(*v.run, "preconditioning", kPreconditioningColor, bw);
     if (!pre.points.empty()) c.series.push_back(std::move(pre));
     if (overlaid) {
       Series s{v.label, v.color, {}, Dash::solid, false, 1.6};
