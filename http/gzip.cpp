@@ -6,7 +6,6 @@
 #include <cctype>
 #include <charconv>
 #include <optional>
-#include <stdexcept>
 
 #include "http/header_text.hpp"
 
@@ -49,12 +48,10 @@ bool accepts_gzip(std::string_view value) {
   return star_q && *star_q > 0;
 }
 
-std::string gzip_compress(std::string_view data, int level) {
+std::optional<std::string> gzip_compress(std::string_view data, int level) {
   z_stream zs{};
   // windowBits 15 + 16: a gzip header and trailer instead of zlib's.
-  if (deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-    throw std::runtime_error("deflateInit2 failed");
-  }
+  if (deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) return std::nullopt;
   std::string out(deflateBound(&zs, static_cast<uLong>(data.size())), '\0');
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
   zs.avail_in = static_cast<uInt>(data.size());
@@ -63,7 +60,7 @@ std::string gzip_compress(std::string_view data, int level) {
   int rc = deflate(&zs, Z_FINISH);
   out.resize(zs.total_out);
   deflateEnd(&zs);
-  if (rc != Z_STREAM_END) throw std::runtime_error("deflate failed");
+  if (rc != Z_STREAM_END) return std::nullopt;
   return out;
 }
 

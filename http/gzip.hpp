@@ -1,5 +1,6 @@
 #pragma once
 // Response compression: Accept-Encoding negotiation and gzip (zlib).
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -11,6 +12,8 @@ bool accepts_gzip(std::string_view accept_encoding);
 
 // A complete gzip member (RFC 1952). Level 1: a scrape's text compresses
 // ~10x even at the fastest level, and the CPU goes into the scrape latency.
-std::string gzip_compress(std::string_view data, int level = 1);
+// nullopt when zlib cannot (no memory for its state): the caller sends the
+// body as it is rather than failing the scrape.
+std::optional<std::string> gzip_compress(std::string_view data, int level = 1);
 
 }  // namespace nvmond::http

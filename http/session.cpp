@@ -206,8 +206,10 @@ void Session<Stream>::answer(Response r) {
     r.headers.emplace_back("Vary", "Accept-Encoding");
     auto ae = req.header("accept-encoding");
     if (ae && accepts_gzip(*ae)) {
-      r.body = gzip_compress(r.body);
-      r.headers.emplace_back("Content-Encoding", "gzip");
+      if (auto z = gzip_compress(r.body)) {
+        r.body = std::move(*z);
+        r.headers.emplace_back("Content-Encoding", "gzip");
+      }
     }
   }
   write(std::move(r), close, req.method == "HEAD");
