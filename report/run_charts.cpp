@@ -301,6 +301,27 @@ std::optional<Chart> iops_over_data_written(const std::vector<RunView>& runs, co
   return c;
 }
 
+namespace {
+
+// Every quantile of writes (solid) and reads (dashed), round after round.
+void add_quantile_lines(Chart& c, const RunRecord& run) {
+  for (const char* op_name : {"write", "read"}) {
+    std::size_t qi = 0;
+    for (const auto& q : kQuantiles) {
+      Series s{
+          std::string(op_name) + " " + q.name, palette(qi++), {}, op_name[0] == 'w' ? Dash::solid : Dash::dashed};
+      for (const auto& r : run.rounds) {
+        const auto& op = op_name[0] == 'w' ? r.ops.write : r.ops.read;
+        if (op) s.points.push_back({double(r.index), op->latency.*q.field});
+      }
+      const bool plottable = std::any_of(s.points.begin(), s.points.end(), [](const Point& p) { return p.y > 0; });
+      if (plottable) c.series.push_back(std::move(s));
+    }
+  }
+}
+
+}  // namespace
+
 std::optional<Chart> latency_per_round(const std::vector<RunView>& runs, const std::string& id) {
   const bool overlaid = runs.size() > 1;
   Chart c = chart(id, "Latency per round", round_axis(), latency_axis());
@@ -315,25 +336,36 @@ std::optional<Chart> latency_per_round(const std::vector<RunView>& runs, const s
       }
       continue;
     }
-    for (const char* op_name : {"write", "read"}) {
-      std::size_t qi = 0;
-      for (const auto& q : kQuantiles) {
-        Series s{
-            std::string(op_name) + " " + q.name, palette(qi++), {}, op_name[0] == 'w' ? Dash::solid : Dash::dashed};
-        for (const auto& r : v.run->rounds) {
-          const auto& op = op_name[0] == 'w' ? r.ops.write : r.ops.read;
-          if (op) s.points.push_back({double(r.index), op->latency.*q.field});
+    // A matrix's rounds alternate between elements: one line per charted
+    // element (its write latency, else its read), p99 dashed and p99.9 solid.
+    if (const auto elements = charted_elements(*v.run); !elements.empty()) {
+      for (std::size_t i = 0; i < elements.size(); ++i) {
+        for (const auto& q : {kQuantiles[1], kQuantiles[2]}) {
+          Series s{elements[i] + " " + q.name, palette(i), {}, q.field == &Latency::p99 ? Dash::dashed : Dash::solid};
+          for (const auto& r : v.run->rounds) {
+            if (!is_test_round(r) || !r.element || r.element->label != elements[i]) continue;
+            if (const OpStats* op = primary_op(r.ops)) s.points.push_back({double(r.index), op->latency.*q.field});
+          }
+          s.markers = s.points.size() <= 60;
+          if (has_values(s)) c.series.push_back(std::move(s));
         }
-        const bool plottable = std::any_of(s.points.begin(), s.points.end(), [](const Point& p) { return p.y > 0; });
-        if (plottable) c.series.push_back(std::move(s));
       }
+    } else {
+      add_quantile_lines(c, *v.run);
     }
-    // The windows only: no IOPS lines on a latency axis.
-    for (const SteadyState* s : steady_states(*v.run)) add_steady_state(c, *v.run, *s, kSteadyColor, "", SteadyDetail::window);
+    for (const SteadyState* s : steady_states(*v.run)) {
+      add_steady_state(c, *v.run, *s, kSteadyColor, "", SteadyDetail::window);
+    }
   }
   if (c.series.empty()) return std::nullopt;
   return c;
 }
+
+std::string latency_per_round_note(const RunRecord& run) {
+  return charted_elements(run).empty() ? "Quantiles per round; writes solid, reads dashed."
+                                       : "Per element: its writes, else its reads; p99 dashed, p99.9 solid.";
+}
+
 
 std::optional<Chart> throughput_over_time(const std::vector<RunView>& runs, const std::string& id) {
   const bool overlaid = runs.size() > 1;

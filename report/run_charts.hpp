@@ -34,6 +34,8 @@ std::optional<Chart> steady_state_window(const RunRecord& run, const SteadyState
 // capacity, whatever its speed.
 std::optional<Chart> iops_over_data_written(const std::vector<RunView>& runs, const std::string& id);
 std::optional<Chart> latency_per_round(const std::vector<RunView>& runs, const std::string& id);
+// The caption that says how latency_per_round drew a single run.
+std::string latency_per_round_note(const RunRecord& run);
 // Throughput and composite temperature over elapsed time, on one time scale,
 // with throttle events shaded and WCTEMP/CCTEMP drawn.
 std::optional<Chart> throughput_over_time(const std::vector<RunView>& runs, const std::string& id);

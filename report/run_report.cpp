@@ -112,7 +112,7 @@ void add_result_sections(HtmlPage& page, const RunRecord& run, const std::vector
   }
   if (auto c = latency_per_round(self, "latency")) {
     page.section("latency", "Latency per round");
-    page.chart(*c, "Quantiles per round; writes solid, reads dashed.");
+    page.chart(*c, latency_per_round_note(run));
   }
   // Throughput over time only beside the temperature: alone it repeats the per-round chart.
   auto temp = temperature_over_time(self, "temperature");

@@ -141,6 +141,27 @@ TEST(ReportWindowOfSimulatedRuns, AnIopsRunShadesAndSummarisesItsMeasuredRounds)
   expect_summary_over_the_window(s);
 }
 
+TEST(ReportWindowOfSimulatedRuns, AnIopsMatrixChartsEachTrackedVariableAsItsOwnLine) {
+  const auto s = simulated("iops", {{"round", "1m"},
+                                    {"max_rounds", "8"},
+                                    {"block_sizes", "1MiB,64KiB,4KiB"},
+                                    {"read_pcts", "100,65,0"}});
+  const auto iops = report::test::svg_by_id(s.page, "throughput");
+  const auto latency = report::test::svg_by_id(s.page, "latency");
+  for (const std::string e : {"4KiB 0/100", "64KiB 65/35", "1MiB 100/0"}) {
+    // Every point of the element's line is one of its rounds: 5 or more measured rounds.
+    std::size_t rounds = 0;
+    for (const auto& r : s.run.at("rounds")) rounds += r.at("phase") == "test" && r.at("element").at("label") == e;
+    EXPECT_EQ(report::test::series_points(iops, e).size(), rounds) << e;
+    EXPECT_EQ(report::test::series_points(latency, e + " p99").size(), rounds) << e;
+  }
+  // Not one line through all nine elements, nor the six untracked ones.
+  EXPECT_EQ(iops.find("data-series=\"IOPS\""), std::string::npos);
+  EXPECT_EQ(iops.find("data-series=\"4KiB 65/35\""), std::string::npos);
+  // 4 KiB and 1 MiB IOPS lie two orders of magnitude apart.
+  EXPECT_NE(iops.find("(log scale)"), std::string::npos);
+}
+
 TEST(ReportWindowOfSimulatedRuns, ALatencyRunShadesAndSummarisesItsMeasuredRounds) {
   const auto s = simulated("latency", {{"round", "1m"}, {"max_rounds", "8"}});
   ASSERT_FALSE(s.run.at("preconditioning").empty());
