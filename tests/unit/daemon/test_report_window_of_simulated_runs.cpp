@@ -59,18 +59,26 @@ std::vector<const json*> rounds_in(const json& run, std::size_t stage, const jso
   return in;
 }
 
-// The shaded window lies over exactly the window's rounds, all measured ones
-// (no preconditioning round under it).
-void expect_shading_over_the_window(const SimulatedRun& s) {
-  const json& ss = s.run.at("steady_state");
-  const auto in = rounds_in(s.run, ss.at("stage").get<std::size_t>(), ss.at("window"));
-  ASSERT_FALSE(in.empty());
+// The first and last execution index of a steady state's window rounds, each
+// a measured round (no preconditioning round in it).
+std::pair<double, double> window_indices(const json& run, const json& ss) {
+  const auto in = rounds_in(run, ss.at("stage").get<std::size_t>(), ss.at("window"));
+  EXPECT_FALSE(in.empty());
   double from = 1e18, to = -1;
   for (const json* r : in) {
     EXPECT_EQ(r->at("phase"), "test");
     from = std::min(from, r->at("index").get<double>());
     to = std::max(to, r->at("index").get<double>());
   }
+  return {from, to};
+}
+
+// The shaded window lies over exactly the window's rounds, all measured ones
+// (no preconditioning round under it).
+void expect_shading_over_the_window(const SimulatedRun& s) {
+  const json& ss = s.run.at("steady_state");
+  const auto in = rounds_in(s.run, ss.at("stage").get<std::size_t>(), ss.at("window"));
+  const auto [from, to] = window_indices(s.run, ss);
   const auto svg = report::test::svg_by_id(s.page, "throughput");
   const auto spans = report::test::tags(svg, "<rect class=\"x-span steady-state\"");
   ASSERT_EQ(spans.size(), 1U);
@@ -114,15 +122,7 @@ TEST(ReportWindowOfSimulatedRuns, AThroughputRunShadesEachSubTestsMeasuredRounds
   const auto spans = report::test::tags(svg, "<rect class=\"x-span steady-state\"");
   ASSERT_EQ(spans.size(), subtests.size());
   for (std::size_t i = 0; i < subtests.size(); ++i) {
-    const json& ss = subtests[i].at("steady_state");
-    const auto in = rounds_in(s.run, ss.at("stage").get<std::size_t>(), ss.at("window"));
-    ASSERT_FALSE(in.empty());
-    double from = 1e18, to = -1;
-    for (const json* r : in) {
-      EXPECT_EQ(r->at("phase"), "test");
-      from = std::min(from, r->at("index").get<double>());
-      to = std::max(to, r->at("index").get<double>());
-    }
+    const auto [from, to] = window_indices(s.run, subtests[i].at("steady_state"));
     EXPECT_EQ(report::test::num_attr(spans[i], "data-from"), from) << subtests[i].at("label");
     EXPECT_EQ(report::test::num_attr(spans[i], "data-to"), to) << subtests[i].at("label");
     // Each sub-test has its own close-up of its window.
