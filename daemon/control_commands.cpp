@@ -119,30 +119,47 @@ std::vector<std::int64_t> selected_runs(const ctl::RunSelector& which, ControlCo
   return ids;
 }
 
-json stop(const ctl::StopRequest& req, ControlContext& ctx) {
-  const std::vector<std::int64_t> ids = selected_runs(req.which, ctx);
-  if (ids.empty()) return fail("no run in progress (nvmonctl history lists the runs that ended)");
-  ctl::StopReply done;
+// Acts on the runs a selector names. A named run that cannot take the verb
+// is an error; under --all a run it does not apply to (resuming one that was
+// never paused, one that ended or is ending since it was listed) is passed
+// over, so `resume --all` resumes the paused runs beside running ones.
+template <typename Act>
+Result<std::vector<std::int64_t>> act_on(const ctl::RunSelector& which, ControlContext& ctx, const char* none_applies,
+                                         Act act) {
+  const bool all = std::holds_alternative<ctl::AllRuns>(which);
+  const std::vector<std::int64_t> ids = selected_runs(which, ctx);
+  if (ids.empty()) return Error{ErrorReason::ended, "no run in progress (nvmonctl history lists the runs that ended)"};
+  std::vector<std::int64_t> done;
   for (auto id : ids) {
-    auto r = ctx.soaks.stop(id);
-    if (!r) return fail_naming_runs(r.error(), kActiveRuns);
-    done.runs.push_back(id);
+    auto r = act(id);
+    if (r) {
+      done.push_back(id);
+      continue;
+    }
+    const ErrorReason why = r.error().reason;
+    if (all && (why == ErrorReason::not_paused || why == ErrorReason::ending || why == ErrorReason::absent)) continue;
+    return r.error();
   }
+  if (done.empty()) return Error{ErrorReason::ended, fmt::format("{} ({})", none_applies, kActiveRuns)};
+  return done;
+}
+
+json stop(const ctl::StopRequest& req, ControlContext& ctx) {
+  auto done = act_on(req.which, ctx, "no run in progress can be stopped", [&](std::int64_t id) { return ctx.soaks.stop(id); });
+  if (!done) return fail_naming_runs(done.error(), kActiveRuns);
   ctx.tick();
-  return ctl::encode(done);
+  return ctl::encode(ctl::StopReply{std::move(*done)});
 }
 
 json pause_resume(const ctl::RunSelector& which, ControlContext& ctx, bool pause) {
-  const std::vector<std::int64_t> ids = selected_runs(which, ctx);
-  if (ids.empty()) return fail("no run in progress (nvmonctl history lists the runs that ended)");
-  ctl::RunsActedOn done;
-  for (auto id : ids) {
-    auto r = pause ? ctx.soaks.pause(id) : ctx.soaks.resume(id);
-    if (!r) return fail_naming_runs(r.error(), kActiveRuns);
-    ctx.scheduler.operator_paused(id, pause);
-    done.runs.push_back(id);
-  }
-  return ctl::encode(done);
+  auto done = act_on(which, ctx, pause ? "no run in progress can be paused" : "no run in progress is paused",
+                     [&](std::int64_t id) {
+                       auto r = pause ? ctx.soaks.pause(id) : ctx.soaks.resume(id);
+                       if (r) ctx.scheduler.operator_paused(id, pause);
+                       return r;
+                     });
+  if (!done) return fail_naming_runs(done.error(), kActiveRuns);
+  return ctl::encode(ctl::RunsActedOn{std::move(*done)});
 }
 
 json history(const ctl::HistoryRequest& req, ControlContext& ctx) {

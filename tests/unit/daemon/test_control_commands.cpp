@@ -14,14 +14,15 @@ namespace {
 using nlohmann::json;
 
 struct Fixture {
-  Fixture() { soaks.serial_of = {{"sim:a", "SN-A"}, {"sim:SN-A", "SN-A"}}; }
+  Fixture() { soaks.serial_of = {{"sim:a", "SN-A"}, {"sim:SN-A", "SN-A"}, {"sim:b", "SN-B"}}; }
   FakeSoakControl soaks;
   SoakScheduler scheduler{soaks, nullptr};
   ManualClock clock;
-  std::vector<DriveSummary> drives{{"SN-A", "Model A", "/dev/nvme0", true, 40.0, 70.0, 0.01, {}, false}};
+  std::vector<DriveSummary> drives{{"SN-A", "Model A", "/dev/nvme0", true, 40.0, 70.0, 0.01, {}, false},
+                                   {"SN-B", "Model B", "/dev/nvme1", true, 40.0, 70.0, 0.01, {}, false}};
   ControlContext ctx{soaks, scheduler, clock, [this] { return drives; }, [this] {
                        scheduler.tick(clock.wall(), [this](const std::string& t) {
-                         return drive_for_target(drives, t, {{"a", "SN-A"}});
+                         return drive_for_target(drives, t, {{"a", "SN-A"}, {"b", "SN-B"}});
                        });
                      }};
   json ask(const std::string& line) {
@@ -60,13 +61,34 @@ TEST(ControlCommands, PauseAllPausesEveryRunAndShowListsRounds) {
   json paused = f.ask(R"({"cmd":"pause","all":true})");
   ASSERT_TRUE(paused["ok"]) << paused;
   EXPECT_EQ(f.soaks.run(run["run"]).status, RunStatus::paused);
-  EXPECT_FALSE(f.ask(R"({"cmd":"pause","all":true})")["ok"]);  // already paused: the runner's error
+  EXPECT_TRUE(f.ask(R"({"cmd":"pause","all":true})")["ok"]);  // already paused: it stays paused
   EXPECT_TRUE(f.ask(R"({"cmd":"resume","all":true})")["ok"]);
   f.soaks.run(run["run"]).round = 2;
   json show = f.ask(json{{"cmd", "show"}, {"run", run["run"]}}.dump());
   ASSERT_TRUE(show["ok"]) << show;
   EXPECT_EQ(show["rounds"].size(), 2U);
   EXPECT_EQ(show["run"]["round"], 2);
+}
+
+// `resume --all` beside a run that was never paused resumes the paused one
+// instead of failing on the other; a named run still has to be paused.
+TEST(ControlCommands, ResumeAllResumesThePausedRunsAndPassesOverRunningOnes) {
+  Fixture f;
+  json a = f.ask(R"({"cmd":"start","test":"wsat","target":"sim:a"})");
+  json b = f.ask(R"({"cmd":"start","test":"wsat","target":"sim:b"})");
+  ASSERT_FALSE(b["queued"]) << b;
+  ASSERT_TRUE(f.ask(json{{"cmd", "pause"}, {"run", b["run"]}}.dump())["ok"]);
+  EXPECT_FALSE(f.ask(json{{"cmd", "resume"}, {"run", a["run"]}}.dump())["ok"]);
+
+  json resumed = f.ask(R"({"cmd":"resume","all":true})");
+  ASSERT_TRUE(resumed["ok"]) << resumed;
+  EXPECT_EQ(resumed["runs"], json::array({b["run"]}));
+  EXPECT_EQ(f.soaks.run(a["run"]).status, RunStatus::running);
+  EXPECT_EQ(f.soaks.run(b["run"]).status, RunStatus::running);
+
+  json again = f.ask(R"({"cmd":"resume","all":true})");
+  EXPECT_FALSE(again["ok"]);
+  EXPECT_NE(again["error"].get<std::string>().find("no run in progress is paused"), std::string::npos) << again;
 }
 
 // Forgetting the id acts on no run: stopping is for good, so "every run"

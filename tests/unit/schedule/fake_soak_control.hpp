@@ -27,7 +27,13 @@ class FakeSoakControl : public SoakControl {
     return v.id;
   }
   Result<std::monostate> stop(std::int64_t id) override { return end(id, RunStatus::interrupted); }
-  Result<std::monostate> pause(std::int64_t id) override { return set(id, RunStatus::paused, RunStatus::running); }
+  Result<std::monostate> pause(std::int64_t id) override {
+    // As the soak runner answers: pausing a paused run leaves it paused.
+    if (auto it = runs_.find(id); it != runs_.end() && !it->second.ended_ns && it->second.status == RunStatus::paused) {
+      return std::monostate{};
+    }
+    return set(id, RunStatus::paused, RunStatus::running);
+  }
   Result<std::monostate> resume(std::int64_t id) override { return set(id, RunStatus::running, RunStatus::paused); }
   std::vector<RunView> active() const override {
     std::vector<RunView> out;
