@@ -266,8 +266,12 @@ def boot_and_drive(args: argparse.Namespace, work: Path, results_path: Path) -> 
         log(f"host: {f}")
     if parser.t.aborted:
         log(f"guest aborted: {parser.t.aborted}")
-        return 1
-    return 0 if parser.t.done and not host_failures else 1
+    ok = parser.t.done and not host_failures and not parser.t.aborted
+    if not ok:
+        # The console's end says where the guest stopped: CI keeps only this output.
+        tail = (work / "console.log").read_text(encoding="utf-8", errors="replace").splitlines()[-80:]
+        log("the console's last lines:\n" + "\n".join(f"  | {line}" for line in tail))
+    return 0 if ok else 1
 
 
 def check(args: argparse.Namespace) -> int:

@@ -102,7 +102,8 @@ fi
 if [ -n "$WORKLOAD_CMD" ]; then
   echo "LAB: phase W"
   for d in $D0 $D1; do block "smart.W0.$d" smart $d; done
-  block workload $AS_UNIT sh -c "$WORKLOAD_CMD"
+  # Bounded, so a hung job fails this phase by name and the others still run.
+  block workload timeout 150 $AS_UNIT sh -c "$WORKLOAD_CMD"
   for d in $D0 $D1; do block "smart.W1.$d" smart $d; done
 fi
 
@@ -110,7 +111,7 @@ fi
 # After W, whose data-units check must see the job's writes alone.
 if command -v nvmonctl > /dev/null 2>&1; then
   echo "LAB: phase P"
-  block pts sh /lab/pts.sh
+  block pts timeout 150 sh /lab/pts.sh
 fi
 
 if [ "$HAVE_NVMOND" != 1 ]; then
