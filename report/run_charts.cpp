@@ -143,7 +143,8 @@ void add_throttle_spans(Chart& c, const RunView& v, bool overlaid) {
 
 bool tracks_bandwidth(const RunRecord& run) {
   if (run.steady_state && !run.steady_state->variable.empty()) return run.steady_state->variable != "iops";
-  return run.test == "throughput" || run.test == "slc" || run.test == "precondition" || run.test == "purge";
+  const std::string& test = run.header.test;
+  return test == "throughput" || test == "slc" || test == "precondition" || test == "purge";
 }
 
 namespace {
@@ -402,10 +403,11 @@ std::optional<Chart> temperature_over_time(const std::vector<RunView>& runs, con
     }
     if (has_values(s)) c.series.push_back(std::move(s));
     add_throttle_spans(c, v, overlaid);
-    const auto& t = v.run->target;
-    for (const auto& [name, value, color] :
+    const auto& t = v.run->header.target;
+    for (const auto& [name, known, color] :
          {std::tuple{"WCTEMP", t.warning_temp_c, "#e69f00"}, std::tuple{"CCTEMP", t.critical_temp_c, "#b00020"}}) {
-      if (!std::isfinite(value) || std::find(seen.begin(), seen.end(), value) != seen.end()) continue;
+      if (!known || !std::isfinite(*known) || std::find(seen.begin(), seen.end(), *known) != seen.end()) continue;
+      const double value = *known;
       seen.push_back(value);
       c.lines.push_back({std::string(name) + " " + num(value) + " °C", value, false, color, Dash::dashed});
     }

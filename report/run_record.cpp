@@ -16,6 +16,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "pts/model/run_codec.hpp"
+
 namespace nvmond::report {
 
 using nlohmann::json;
@@ -99,6 +101,7 @@ constexpr std::pair<const char*, double SteadyState::*> kWindowStatistics[] = {
 class Decoder {
  public:
   explicit Decoder(double run_start) : start_(run_start) {}
+  double start() const { return start_; }
 
   // Seconds since the run started; NaN when absent, an error when malformed.
   double offset(const Node& n, const char* key) const {
@@ -219,11 +222,9 @@ class Decoder {
   double start_;
 };
 
-RunRecord decode(const Node& root, const std::string& source);
+RunRecord decode_nested(const Node& root, const std::string& source, double run_start);
 
 void decode_sections(const Node& root, const Decoder& d, RunRecord& r, const std::string& source) {
-  if (const auto p = root.object("purge")) r.purge = Purge{p->text("method"), p->text("detail")};
-  for (const auto& c : root.array("conditions")) r.conditions.push_back({c.text("name"), c.text("detail")});
   for (const auto& p : root.array("preconditioning")) {
     r.preconditioning.push_back({p.text("kind"), p.number("bytes"), p.number("seconds"), p.number("rounds")});
   }
@@ -261,7 +262,9 @@ void decode_sections(const Node& root, const Decoder& d, RunRecord& r, const std
   }
   if (const auto c = root.object("compare")) {
     r.compare_label = c->text("label");
-    if (const auto nested = c->object("run")) r.compare = std::make_shared<RunRecord>(decode(*nested, source));
+    if (const auto nested = c->object("run")) {
+      r.compare = std::make_shared<RunRecord>(decode_nested(*nested, source, d.start()));
+    }
   }
   if (const auto dr = root.object("drive")) r.drive = d.drive(*dr);
   for (const auto& p : root.array("timeline")) {
@@ -269,6 +272,8 @@ void decode_sections(const Node& root, const Decoder& d, RunRecord& r, const std
   }
 }
 
+// A run document: the header through the run model's codec, then the
+// sections only run.json has.
 RunRecord decode(const Node& root, const std::string& source) {
   if (!root.j.is_object()) root.fail("expected a run object");
   RunRecord r;
@@ -277,36 +282,30 @@ RunRecord decode(const Node& root, const std::string& source) {
   if (!schema.empty() && schema.rfind("nvmond.run/1", 0) != 0) {
     root.at("schema").fail("unsupported schema \"" + schema + "\" (this nvmonctl reads nvmond.run/1)");
   }
-  r.run_id = root.text("run_id");
-  r.test = root.text("test");
+  auto header = header_from_json(root.j);
+  if (!header) throw DecodeError(header.error().message);
+  r.header = std::move(*header);
   if (const auto status = root.text("status"); !status.empty()) {
     auto s = run_status_from_text(status);
     if (!s) root.at("status").fail(s.error().message);
     r.status = *s;
   }
-  r.failure = root.text("failure");
-  r.started_at = root.text("started_at");
-  r.ended_at = root.text("ended_at");
-  const auto start = parse_rfc3339(r.started_at);
-  if (!r.started_at.empty() && !start) root.at("started_at").fail("expected an RFC 3339 time");
-  const Decoder d(start.value_or(0.0));
+  const auto start = parse_rfc3339(r.header.started_at);
+  if (!start) root.at("started_at").fail("expected an RFC 3339 time");
+  const Decoder d(*start);
   r.duration_s = d.offset(root, "ended_at");
-  r.nvmond_version = root.text("nvmond_version");
-  r.clock = root.text("clock");
-  if (const auto t = root.object("target")) {
-    r.target = {t->text("path"),
-                t->text("serial"),
-                t->text("model"),
-                t->text("firmware"),
-                t->number("capacity_bytes"),
-                t->number("tested_range_bytes"),
-                t->number("rated_dwpd"),
-                t->number("rated_endurance_bytes"),
-                t->number("warning_temp_c"),
-                t->number("critical_temp_c")};
-  }
-  r.parameters = printed_fields(root.object("parameters"));
   decode_sections(root, d, r, source);
+  return r;
+}
+
+// A comparison's nested run (the mixed test's reduced range): its test and
+// sections; what ran on what is its parent's.
+RunRecord decode_nested(const Node& root, const std::string& source, double run_start) {
+  if (!root.j.is_object()) root.fail("expected a run object");
+  RunRecord r;
+  r.source = source;
+  r.header.test = root.text("test");
+  decode_sections(root, Decoder(run_start), r, source);
   return r;
 }
 

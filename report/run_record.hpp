@@ -1,7 +1,9 @@
 #pragma once
 // A run as the report reads it: the run.json contract (schema "nvmond.run/1",
-// written by pts/run_json.cpp; its fields are tabled for users under
-// "run.json" in README's "How to run a soak") decoded into plain data.
+// written by pts/run_json.cpp; its fields are tabled for users in
+// docs/pts.md) decoded into plain data. The header is the run model's
+// RunHeader, decoded by its codec (pts/model/run_codec.hpp) as the store
+// decodes it; the rest is run.json's own sections.
 // Optional sections are std::optional or empty vectors; an absent number is
 // NaN. Fields the writer adds beyond the contract are ignored, except
 // `parameters`, which is shown whole.
@@ -18,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.hpp"
+#include "pts/model/run_header.hpp"
 #include "pts/model/run_status.hpp"
 
 namespace nvmond::report {
@@ -153,22 +156,6 @@ struct TimelinePoint {
   double t, temperature_c, bytes_per_second;
 };
 
-struct Target {
-  std::string path, serial, model, firmware;
-  double capacity_bytes = kAbsent, tested_range_bytes = kAbsent;
-  double rated_dwpd = kAbsent, rated_endurance_bytes = kAbsent;
-  double warning_temp_c = kAbsent, critical_temp_c = kAbsent;
-};
-
-struct Purge {
-  std::string method, detail;
-};
-
-// A way the run departed from the specification (run.json `conditions`).
-struct Condition {
-  std::string name, detail;
-};
-
 struct Preconditioning {
   std::string kind;
   double bytes = kAbsent, seconds = kAbsent, rounds = kAbsent;
@@ -176,16 +163,11 @@ struct Preconditioning {
 
 struct RunRecord {
   std::string source;  // the file it was read from
-  std::string run_id, test;
+  // What ran, on what, since when (pts/model/run_codec.hpp decodes it, as
+  // for the store). A comparison's nested run has none but its test.
+  RunHeader header;
   std::optional<RunStatus> status;  // none in a comparison's nested run
-  std::string failure;
-  std::string started_at, ended_at;
-  double duration_s = kAbsent;  // ended_at - started_at
-  std::string nvmond_version, clock;
-  Target target;
-  std::vector<std::pair<std::string, std::string>> parameters;  // printed values, file order
-  std::optional<Purge> purge;
-  std::vector<Condition> conditions;  // empty: none recorded
+  double duration_s = kAbsent;      // ended_at - started_at
   std::vector<Preconditioning> preconditioning;
   std::vector<Round> rounds;
   std::optional<SteadyState> steady_state;

@@ -37,12 +37,13 @@ std::vector<std::vector<std::string>> summary_rows(const std::vector<RunView>& v
     const auto& r = *v.run;
     const auto s = summarize(r);
     std::string range = "–";
-    if (std::isfinite(r.target.tested_range_bytes)) {
-      range = bytes(r.target.tested_range_bytes);
-      if (r.target.capacity_bytes > 0)
-        range += fmt::format(" ({}%)", num(100 * r.target.tested_range_bytes / r.target.capacity_bytes, 0));
+    const auto& t = r.header.target;
+    if (t.tested_range_bytes > 0) {
+      const auto tested = static_cast<double>(t.tested_range_bytes);
+      range = bytes(tested);
+      if (t.capacity_bytes > 0) range += fmt::format(" ({}%)", num(100 * tested / static_cast<double>(t.capacity_bytes), 0));
     }
-    rows.push_back({v.label, r.test, drive_name(r), r.target.firmware.empty() ? "–" : r.target.firmware, range,
+    rows.push_back({v.label, r.header.test, drive_name(r), t.firmware.empty() ? "–" : t.firmware, range,
                     level_text(s), seconds(s.p99), seconds(s.p999), temp_text(s.temp_max_c),
                     throttle_text(s.throttled_s)});
   }
@@ -72,7 +73,8 @@ std::vector<RunView> compare_views(const std::vector<RunRecord>& runs) {
     // Short legend text; the summary table maps it to the drive and firmware.
     const auto& r = runs[i];
     views.push_back({&r,
-                     fmt::format("#{} {} {}", i + 1, r.test, r.target.serial.empty() ? r.target.path : r.target.serial),
+                     fmt::format("#{} {} {}", i + 1, r.header.test,
+                                 r.header.target.serial.empty() ? r.header.target.path : r.header.target.serial),
                      palette(i)});
   }
   return views;
@@ -104,7 +106,7 @@ void add_result_sections(HtmlPage& page, const RunRecord& run, const std::vector
       page.facts(steady_state_facts(*run.steady_state, run.measurement_window));
       if (auto w = steady_state_window(run, *run.steady_state, "steady-state", "Steady-state window")) page.chart(*w);
     }
-    if (run.test == "wsat") {
+    if (run.header.test == "wsat") {
       if (auto d = iops_over_data_written(self, "iops-written")) {
         page.chart(*d, "The same rounds against the data written since the run began (TB written).");
       }
@@ -126,7 +128,7 @@ void add_result_sections(HtmlPage& page, const RunRecord& run, const std::vector
   }
   auto matrix = iops_matrix(run);
   auto elements = element_table(run);
-  auto vqd = run.test == "vqd" ? latency_vs_queue_depth(run, "latency-qd") : std::nullopt;
+  auto vqd = run.header.test == "vqd" ? latency_vs_queue_depth(run, "latency-qd") : std::nullopt;
   if (matrix || elements || vqd) {
     page.section("elements", matrix ? "IOPS matrix and latency" : "Throughput and latency");
     if (matrix) page.table(*matrix);
@@ -146,24 +148,25 @@ void add_result_sections(HtmlPage& page, const RunRecord& run, const std::vector
 }  // namespace
 
 std::string render_run_report(const RunRecord& run) {
-  const std::string title = upper(run.test.empty() ? "run" : run.test) + " report — " + drive_name(run);
+  const RunHeader& h = run.header;
+  const std::string title = upper(h.test.empty() ? "run" : h.test) + " report — " + drive_name(run);
   HtmlPage page(title);
   const std::string status = run.status ? std::string(to_text(*run.status)) : "status unknown";
-  page.heading(title, "Run " + (run.run_id.empty() ? std::string("–") : run.run_id) + " · " + status + " · " +
-                          run.started_at + (run.ended_at.empty() ? "" : " → " + run.ended_at));
-  if (!run.conditions.empty()) {
+  page.heading(title, "Run " + run_id_text(run) + " · " + status + " · " + h.started_at +
+                          (h.ended_at ? " → " + *h.ended_at : ""));
+  if (!h.conditions.empty()) {
     page.paragraph("NON-CONFORMANT — this run departed from the PTS as follows", "verdict fail conditions");
     Facts conditions;
-    for (const auto& c : run.conditions) conditions.emplace_back(c.name, c.detail);
+    for (const auto& c : h.conditions) conditions.emplace_back(c.name, c.detail);
     page.facts(conditions);
   }
   page.section("run", "Drive and test");
   page.facts(drive_facts(run));
   page.subheading("Test");
   page.facts(test_facts(run));
-  if (!run.parameters.empty()) {
+  if (!h.parameters.empty()) {
     page.subheading("Parameters");
-    page.facts(run.parameters);
+    page.facts(Facts(h.parameters.begin(), h.parameters.end()));
   }
   const std::vector<RunView> self{{&run, "", palette(0)}};
   add_result_sections(page, run, self);

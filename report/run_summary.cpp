@@ -67,10 +67,14 @@ RunSummary summarize(const RunRecord& run) {
 }
 
 std::string drive_name(const RunRecord& run) {
-  const auto& t = run.target;
+  const auto& t = run.header.target;
   std::string name = t.model.empty() ? t.path : t.model;
   if (!t.serial.empty()) name += " (" + t.serial + ")";
   return name.empty() ? run.source : name;
+}
+
+std::string run_id_text(const RunRecord& run) {
+  return run.header.run_id > 0 ? std::to_string(run.header.run_id) : std::string("–");
 }
 
 }  // namespace nvmond::report

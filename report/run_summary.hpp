@@ -22,4 +22,7 @@ RunSummary summarize(const RunRecord& run);
 // "Samsung PM9A3 (S4EW…)": what names a drive in tables and legends.
 std::string drive_name(const RunRecord& run);
 
+// The run's id as its header gives it; "–" before the store gave it one.
+std::string run_id_text(const RunRecord& run);
+
 }  // namespace nvmond::report

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "report/markup.hpp"
+#include "report/run_summary.hpp"
 
 namespace nvmond::report {
 
@@ -28,42 +29,45 @@ void add(Facts& f, const std::string& k, const std::string& v) {
 }  // namespace
 
 Facts drive_facts(const RunRecord& run) {
-  const auto& t = run.target;
+  const auto& t = run.header.target;
   Facts f;
   add(f, "Model", or_dash(t.model));
   add(f, "Serial", or_dash(t.serial));
   add(f, "Firmware", or_dash(t.firmware));
   add(f, "Target", or_dash(t.path));
-  if (std::isfinite(t.capacity_bytes)) add(f, "Capacity", bytes(t.capacity_bytes));
-  if (std::isfinite(t.tested_range_bytes)) {
-    std::string v = bytes(t.tested_range_bytes);
-    if (t.capacity_bytes > 0) v += " (" + num(100 * t.tested_range_bytes / t.capacity_bytes, 1) + " % of capacity)";
+  // A size of 0 is one the run did not learn.
+  const auto capacity = static_cast<double>(t.capacity_bytes);
+  if (t.capacity_bytes > 0) add(f, "Capacity", bytes(capacity));
+  if (t.tested_range_bytes > 0) {
+    const auto tested = static_cast<double>(t.tested_range_bytes);
+    std::string v = bytes(tested);
+    if (t.capacity_bytes > 0) v += " (" + num(100 * tested / capacity, 1) + " % of capacity)";
     add(f, "Tested range", v);
   }
   std::string rated;
-  if (std::isfinite(t.rated_dwpd)) rated = num(t.rated_dwpd, 2) + " DWPD";
-  if (std::isfinite(t.rated_endurance_bytes)) {
-    rated += (rated.empty() ? "" : ", ") + bytes(t.rated_endurance_bytes) + " written";
-  }
+  if (t.rated_dwpd) rated = num(*t.rated_dwpd, 2) + " DWPD";
+  if (t.rated_endurance_bytes) rated += (rated.empty() ? "" : ", ") + bytes(*t.rated_endurance_bytes) + " written";
   add(f, "Rated endurance", rated.empty() ? "not given" : rated);
-  if (std::isfinite(t.warning_temp_c))
-    add(f, "WCTEMP / CCTEMP", num(t.warning_temp_c) + " °C / " + num(t.critical_temp_c) + " °C");
+  if (t.warning_temp_c) {
+    add(f, "WCTEMP / CCTEMP",
+        num(*t.warning_temp_c) + " °C / " + (t.critical_temp_c ? num(*t.critical_temp_c) + " °C" : std::string("–")));
+  }
   return f;
 }
 
 Facts test_facts(const RunRecord& run) {
+  const RunHeader& h = run.header;
   Facts f;
-  add(f, "Test", or_dash(run.test));
-  add(f, "Run", or_dash(run.run_id));
+  add(f, "Test", or_dash(h.test));
+  add(f, "Run", run_id_text(run));
   const std::string status = run.status ? std::string(to_text(*run.status)) : std::string();
-  add(f, "Status", or_dash(status) + (run.failure.empty() ? "" : ": " + run.failure));
-  add(f, "Started", or_dash(run.started_at));
-  add(f, "Ended", run.ended_at.empty() ? "– (not ended)" : run.ended_at);
+  add(f, "Status", or_dash(status) + (h.failure ? ": " + *h.failure : ""));
+  add(f, "Started", or_dash(h.started_at));
+  add(f, "Ended", h.ended_at ? *h.ended_at : "– (not ended)");
   if (std::isfinite(run.duration_s)) add(f, "Duration", elapsed(run.duration_s));
-  if (!run.clock.empty() && run.clock != "system") add(f, "Clock", run.clock + " (not wall time)");
-  add(f, "nvmond version", or_dash(run.nvmond_version));
-  add(f, "Purge",
-      run.purge ? run.purge->method + (run.purge->detail.empty() ? "" : " — " + run.purge->detail) : "none recorded");
+  if (h.simulated_clock) add(f, "Clock", "simulated (not wall time)");
+  add(f, "nvmond version", or_dash(h.nvmond_version));
+  add(f, "Purge", h.purge ? h.purge->method + (h.purge->detail.empty() ? "" : " — " + h.purge->detail) : "none recorded");
   std::string pre;
   for (const auto& p : run.preconditioning) {
     if (!pre.empty()) pre += "; ";
@@ -114,9 +118,8 @@ Facts wear_facts(const RunRecord& run) {
   if (std::isfinite(d.drive_writes)) add(f, "Drive writes", num(d.drive_writes, 3) + " × capacity");
   if (std::isfinite(d.dwpd_spent)) {
     std::string v = num(d.dwpd_spent, 2) + " drive writes per day at this run's pace";
-    if (std::isfinite(run.target.rated_dwpd) && run.target.rated_dwpd > 0) {
-      v += " (" + num(100 * d.dwpd_spent / run.target.rated_dwpd, 0) + " % of the rated " +
-           num(run.target.rated_dwpd, 2) + " DWPD)";
+    if (const auto rated = run.header.target.rated_dwpd; rated && *rated > 0) {
+      v += " (" + num(100 * d.dwpd_spent / *rated, 0) + " % of the rated " + num(*rated, 2) + " DWPD)";
     }
     add(f, "DWPD spent", v);
   }

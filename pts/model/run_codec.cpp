@@ -49,13 +49,58 @@ void write_optional(json& j, const Record& r, const Fields& fields) {
   std::apply([&](const auto&... f) { ((r.*f.member ? void(j[f.key] = *(r.*f.member)) : void()), ...); }, fields);
 }
 
+// A value inside the header and the path that reached it, so that an error
+// names the field ("target.capacity_bytes: expected an unsigned integer") in
+// the store's log and in the report alike.
+struct At {
+  const json& j;
+  std::string path;
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw std::invalid_argument(fmt::format("{}: {}", path.empty() ? "(top level)" : path, what));
+  }
+  bool has(const char* key) const { return j.is_object() && j.contains(key); }
+  At at(const char* key) const {
+    if (!j.is_object()) fail("expected an object");
+    if (!j.contains(key)) At{j, path.empty() ? key : path + "." + key}.fail("missing");
+    return {j.at(key), path.empty() ? key : path + "." + key};
+  }
+  At at(std::size_t i) const { return {j.at(i), fmt::format("{}[{}]", path, i)}; }
+  const json& array() const {
+    if (!j.is_array()) fail("expected an array");
+    return j;
+  }
+
+  template <typename T>
+  T as() const {
+    if constexpr (std::is_same_v<T, std::string>) {
+      if (!j.is_string()) fail("expected a string");
+    } else if constexpr (std::is_same_v<T, bool>) {
+      if (!j.is_boolean()) fail("expected true or false");
+    } else if constexpr (std::is_floating_point_v<T>) {
+      if (!j.is_number()) fail("expected a number");
+    } else if constexpr (std::is_unsigned_v<T>) {
+      if (!j.is_number_unsigned()) fail("expected an unsigned integer");
+    } else {
+      if (!j.is_number_integer()) fail("expected an integer");
+    }
+    return j.get<T>();
+  }
+};
+
 template <typename Record, typename Fields>
-void read_optional(const json& j, Record& r, const Fields& fields) {
+void read_fields_at(const At& a, Record& r, const Fields& fields) {
+  std::apply([&](const auto&... f) { ((r.*f.member = a.at(f.key).template as<std::remove_cvref_t<decltype(r.*f.member)>>()), ...); },
+             fields);
+}
+
+template <typename Record, typename Fields>
+void read_optional_at(const At& a, Record& r, const Fields& fields) {
   std::apply(
       [&](const auto&... f) {
-        ((j.contains(f.key) ? void(r.*f.member = j.at(f.key).template get<
-                                       typename std::remove_reference_t<decltype(r.*f.member)>::value_type>())
-                            : void()),
+        ((a.has(f.key) ? void(r.*f.member = a.at(f.key).template as<
+                                  typename std::remove_reference_t<decltype(r.*f.member)>::value_type>())
+                       : void()),
          ...);
       },
       fields);
@@ -67,10 +112,10 @@ json smart_json(const SmartRecord& s) {
   return j;
 }
 
-SmartRecord smart_from_json(const json& j) {
+SmartRecord smart_from_json(const At& a) {
   SmartRecord s;
-  j.at("time").get_to(s.time);
-  read_optional(j, s, kSmartOptional);
+  s.time = a.at("time").as<std::string>();
+  read_optional_at(a, s, kSmartOptional);
   return s;
 }
 
@@ -80,62 +125,70 @@ json purge_json(const PurgeRecord& p) {
   return j;
 }
 
-PurgeRecord purge_from_json(const json& j) {
+PurgeRecord purge_from_json(const At& a) {
   PurgeRecord p;
-  read_fields(j, p, kPurgeFields);
+  read_fields_at(a, p, kPurgeFields);
   return p;
 }
 
-std::int64_t run_id_from_json(const json& j) {
-  const std::string text = j.get<std::string>();
+std::int64_t run_id_from_json(const At& a) {
+  const std::string text = a.as<std::string>();
   if (text.empty()) return 0;
   std::int64_t id = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
   if (ec != std::errc{} || end != text.data() + text.size() || id <= 0) {
-    throw std::invalid_argument(fmt::format("run_id: \"{}\" is no run id", text));
+    a.fail(fmt::format("\"{}\" is no run id", text));
   }
   return id;
 }
 
 RunHeader decode_header(const json& j) {
-  if (!j.is_object()) throw std::invalid_argument("expected an object");
+  const At root{j, ""};
+  if (!j.is_object()) root.fail("expected an object");
   RunHeader h;
-  j.at("schema").get_to(h.schema);
-  if (j.contains("run_id")) h.run_id = run_id_from_json(j.at("run_id"));
-  j.at("test").get_to(h.test);
-  j.at("started_at").get_to(h.started_at);
-  j.at("started_ns").get_to(h.started_ns);
-  j.at("nvmond_version").get_to(h.nvmond_version);
-  const std::string clock = j.at("clock").get<std::string>();
-  if (clock != kSimulatedClock && clock != kSystemClock) {
-    throw std::invalid_argument(fmt::format("clock: \"{}\" is neither {} nor {}", clock, kSimulatedClock,
-                                            kSystemClock));
+  h.schema = root.at("schema").as<std::string>();
+  if (root.has("run_id")) h.run_id = run_id_from_json(root.at("run_id"));
+  h.test = root.at("test").as<std::string>();
+  h.started_at = root.at("started_at").as<std::string>();
+  h.started_ns = root.at("started_ns").as<std::int64_t>();
+  h.nvmond_version = root.at("nvmond_version").as<std::string>();
+  const At clock = root.at("clock");
+  const std::string clock_text = clock.as<std::string>();
+  if (clock_text != kSimulatedClock && clock_text != kSystemClock) {
+    clock.fail(fmt::format("\"{}\" is neither {} nor {}", clock_text, kSimulatedClock, kSystemClock));
   }
-  h.simulated_clock = clock == kSimulatedClock;
-  const json& target = j.at("target");
-  read_fields(target, h.target, kTargetFields);
-  read_optional(target, h.target, kTargetOptional);
-  for (const auto& [k, v] : j.at("parameters").items()) h.parameters[k] = v.get<std::string>();
-  if (j.contains("drive")) {
-    const json& drive = j.at("drive");
-    if (drive.contains("smart_before")) h.smart_before = smart_from_json(drive.at("smart_before"));
-    if (drive.contains("smart_after")) h.smart_after = smart_from_json(drive.at("smart_after"));
+  h.simulated_clock = clock_text == kSimulatedClock;
+  const At target = root.at("target");
+  read_fields_at(target, h.target, kTargetFields);
+  read_optional_at(target, h.target, kTargetOptional);
+  const At parameters = root.at("parameters");
+  if (!parameters.j.is_object()) parameters.fail("expected an object");
+  for (const auto& [k, v] : parameters.j.items()) h.parameters[k] = parameters.at(k.c_str()).as<std::string>();
+  if (root.has("drive")) {
+    const At drive = root.at("drive");
+    if (drive.has("smart_before")) h.smart_before = smart_from_json(drive.at("smart_before"));
+    if (drive.has("smart_after")) h.smart_after = smart_from_json(drive.at("smart_after"));
   }
-  if (j.contains("purge")) h.purge = purge_from_json(j.at("purge"));
-  if (j.contains("purges")) {
-    for (const auto& p : j.at("purges")) h.purges.push_back({p.at("stage").get<std::size_t>(), purge_from_json(p)});
+  if (root.has("purge")) h.purge = purge_from_json(root.at("purge"));
+  if (root.has("purges")) {
+    const At purges = root.at("purges");
+    for (std::size_t i = 0; i < purges.array().size(); ++i) {
+      const At p = purges.at(i);
+      h.purges.push_back({p.at("stage").as<std::size_t>(), purge_from_json(p)});
+    }
   }
-  if (j.contains("conditions")) {
-    for (const auto& c : j.at("conditions")) {
+  if (root.has("conditions")) {
+    const At conditions = root.at("conditions");
+    for (std::size_t i = 0; i < conditions.array().size(); ++i) {
       RunCondition condition;
-      read_fields(c, condition, kConditionFields);
+      read_fields_at(conditions.at(i), condition, kConditionFields);
       h.conditions.push_back(std::move(condition));
     }
   }
-  if (j.contains("resumed")) j.at("resumed").get_to(h.resumed);
-  if (j.contains("resumable")) j.at("resumable").get_to(h.resumable);
-  if (j.contains("failure")) h.failure = j.at("failure").get<std::string>();
-  if (j.contains("ended_at")) h.ended_at = j.at("ended_at").get<std::string>();
+  if (root.has("resumed")) h.resumed = root.at("resumed").as<int>();
+  if (root.has("resumable")) h.resumable = root.at("resumable").as<bool>();
+  if (root.has("failure")) h.failure = root.at("failure").as<std::string>();
+  if (root.has("ended_at")) h.ended_at = root.at("ended_at").as<std::string>();
   return h;
 }
 
@@ -179,10 +232,10 @@ json header_json(const RunHeader& h) {
 Result<RunHeader> header_from_json(const json& j) {
   try {
     return decode_header(j);
-  } catch (const json::exception& e) {
-    return Error{ErrorReason::decode, fmt::format("run header: {}", e.what())};
   } catch (const std::invalid_argument& e) {
-    return Error{ErrorReason::decode, fmt::format("run header: {}", e.what())};
+    return Error{ErrorReason::decode, e.what()};
+  } catch (const json::exception& e) {  // a number beyond its field's type
+    return Error{ErrorReason::decode, e.what()};
   }
 }
 
@@ -190,7 +243,7 @@ std::string header_blob(const RunHeader& header) { return header_json(header).du
 
 Result<RunHeader> header_from_blob(const std::string& blob) {
   const json j = json::parse(blob, nullptr, false);
-  if (j.is_discarded()) return Error{ErrorReason::decode, "run header: not JSON"};
+  if (j.is_discarded()) return Error{ErrorReason::decode, "not JSON"};
   return header_from_json(j);
 }
 

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include <nlohmann/json.hpp>
 
 #include "pts/model/run_codec.hpp"
@@ -114,6 +116,26 @@ TEST(RunCodec, RefusesWhatIsNoHeader) {
   j = header_json(full_header());
   j["parameters"]["rounds"] = 600;  // parameters are strings, as run
   EXPECT_FALSE(header_from_json(j));
+}
+
+// The store's log and the report print these: the field, not a library's words.
+TEST(RunCodec, AFieldOfTheWrongTypeIsNamedByItsPath) {
+  const auto message = [](const std::function<void(json&)>& spoil) {
+    json j = header_json(full_header());
+    spoil(j);
+    auto back = header_from_json(j);
+    return back ? std::string("decoded") : back.error().message;
+  };
+  EXPECT_EQ(message([](json& j) { j["target"]["capacity_bytes"] = "big"; }),
+            "target.capacity_bytes: expected an unsigned integer");
+  EXPECT_EQ(message([](json& j) { j["target"]["capacity_bytes"] = -1; }),
+            "target.capacity_bytes: expected an unsigned integer");
+  EXPECT_EQ(message([](json& j) { j["parameters"]["rounds"] = 600; }), "parameters.rounds: expected a string");
+  EXPECT_EQ(message([](json& j) { j["conditions"] = json::array({{{"name", 1}, {"detail", ""}}}); }),
+            "conditions[0].name: expected a string");
+  EXPECT_EQ(message([](json& j) { j["drive"]["smart_before"].erase("time"); }), "drive.smart_before.time: missing");
+  EXPECT_EQ(message([](json& j) { j["run_id"] = "twelve"; }), "run_id: \"twelve\" is no run id");
+  EXPECT_EQ(message([](json& j) { j = json::array(); }), "(top level): expected an object");
 }
 
 TEST(RunStatusText, EveryStatusMapsToItsWordAndBack) {

@@ -234,6 +234,15 @@ TEST(RunRecord, BadFieldsAreNamedByFileAndPath) {
   EXPECT_EQ(r.error().reason, ErrorReason::decode);
   EXPECT_EQ(r.error().message, "x/run.json: rounds[1].iops: expected a number");
 
+  // The header goes through the run model's codec, which names the field as this decoder does.
+  json = raw("minimal");
+  json["target"]["capacity_bytes"] = "1 GiB";
+  EXPECT_EQ(parse_run(json.dump(), "x/run.json").error().message,
+            "x/run.json: target.capacity_bytes: expected an unsigned integer");
+  json = raw("minimal");
+  json["parameters"]["rounds"] = 25;
+  EXPECT_EQ(parse_run(json.dump(), "x/run.json").error().message, "x/run.json: parameters.rounds: expected a string");
+
   json = raw("minimal");
   json["schema"] = "nvmond.run/2";
   EXPECT_THAT(parse_run(json.dump(), "y").error().message, HasSubstr("y: schema: unsupported schema"));

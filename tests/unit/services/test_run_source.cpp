@@ -123,7 +123,7 @@ TEST(RunSource, ARunClosedAsInterruptedByTheNextStartSaysSoWithItsEnd) {
   auto record = RunSource(s.dir.path(), "").load("1");
   ASSERT_TRUE(record) << record.error().message;
   EXPECT_EQ(record->status, RunStatus::interrupted);
-  EXPECT_FALSE(record->ended_at.empty());
+  EXPECT_TRUE(record->header.ended_at);
   EXPECT_EQ(record->rounds.size(), 5u);
 }
 
@@ -230,11 +230,13 @@ TEST(RunSource, AnExistingPathIsARunDirectoryEvenWhenItsNameIsANumber) {
   test::TempDir dir("run-source-dir");
   const std::string run = dir.path() + "/7";
   std::filesystem::create_directory(run);
-  std::ofstream(run + "/run.json") << R"({"schema":"nvmond.run/1","run_id":"x","test":"iops","status":"completed",
-    "started_at":"2026-11-30T00:00:00Z","target":{"path":"/dev/null"},"parameters":{},"rounds":[]})";
+  std::ofstream(run + "/run.json") << R"({"schema":"nvmond.run/1","run_id":"","test":"iops","status":"completed",
+    "started_at":"2026-11-30T00:00:00Z","started_ns":0,"nvmond_version":"0.1.0","clock":"system",
+    "target":{"path":"/dev/null","serial":"","model":"","firmware":"","capacity_bytes":0,"tested_range_bytes":0},
+    "parameters":{},"rounds":[]})";
   auto record = RunSource(dir.path(), "").load(run);
   ASSERT_TRUE(record) << record.error().message;
-  EXPECT_EQ(record->test, "iops");
+  EXPECT_EQ(record->header.test, "iops");
   auto missing = RunSource(dir.path(), "").load(dir.path() + "/nothing");
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find("not a run id"), std::string::npos) << missing.error().message;
