@@ -42,6 +42,16 @@ class Device {
   virtual Result<bool> read_volatile_write_cache() {
     return Error{ErrorReason::unsupported, "reading the volatile write cache state is not supported by this backend"};
   }
+  // The Error Information log (01h), newest first, empty entries left out:
+  // never more entries than the controller keeps (Identify ELPE + 1),
+  // capped at 64. A backend without it refuses with reason "unsupported",
+  // and is then not asked again.
+  virtual Result<std::vector<ErrorLogEntry>> read_error_log() {
+    return Error{ErrorReason::unsupported, "reading the error information log is not supported by this backend"};
+  }
+  // The PCIe link as the host sees it; nullopt where there is none to read
+  // (a fabrics controller, a backend without one): not an error.
+  virtual Result<std::optional<PcieLink>> read_pcie_link() { return std::optional<PcieLink>{}; }
 };
 
 // The NVMe controller behind a namespace block device (/dev/nvme0n1 ->

@@ -37,6 +37,7 @@ struct ControllerIdentity {
   std::uint16_t mxtmt_k = 0;            // maximum thermal management temperature
   std::uint16_t hctma = 0;              // host controlled thermal management attributes
   std::uint8_t lpa = 0;                 // log page attributes
+  std::uint8_t elpe = 0;                // error log page entries, 0's based
   u128 tnvmcap = 0;                     // total NVM capacity, bytes (0 if not reported)
   std::uint32_t nn = 0;                 // number of namespaces
   std::uint8_t vwc = 0;                 // volatile write cache; bit 0: present
@@ -142,6 +143,52 @@ struct OcpSmartLog {
   std::uint16_t log_page_version = 0;
 };
 
+// One entry of the Error Information log (Log ID 01h), NVMe 2.0 layout.
+// error_count is the drive's lifetime count of the error this entry records
+// (unique and rising); 0 marks an empty entry.
+struct ErrorLogEntry {
+  std::uint64_t error_count = 0;
+  std::uint16_t sqid = 0;
+  std::uint16_t cid = 0;
+  // The completion's status field: bit 0 phase tag, 8:1 SC, 11:9 SCT,
+  // 13:12 CRD, 14 More, 15 DNR.
+  std::uint16_t status = 0;
+  std::uint16_t parameter_error_location = 0;
+  std::uint64_t lba = 0;
+  std::uint32_t nsid = 0;
+  std::uint8_t vendor_specific_info = 0;  // log page of vendor detail, 0 none
+  std::uint8_t transport_type = 0;
+  std::uint64_t command_specific_info = 0;
+  std::uint16_t transport_type_specific_info = 0;
+
+  std::uint8_t status_code() const { return static_cast<std::uint8_t>((status >> 1) & 0xffu); }
+  std::uint8_t status_code_type() const { return static_cast<std::uint8_t>((status >> 9) & 0x7u); }
+  bool do_not_retry() const { return (status & 0x8000u) != 0; }
+  bool operator==(const ErrorLogEntry&) const = default;
+};
+
+// The PCIe link of a controller as the kernel reports it (sysfs). Speeds in
+// GT/s; nullopt where the kernel does not say (no file, "Unknown"), which
+// virtual and fabrics controllers do.
+struct PcieLink {
+  std::optional<double> current_speed_gts;
+  std::optional<double> max_speed_gts;
+  std::optional<unsigned> current_width;
+  std::optional<unsigned> max_width;
+  // Advanced Error Reporting totals since boot (TOTAL_ERR_COR etc.); nullopt
+  // where the kernel has no AER for the device.
+  std::optional<std::uint64_t> aer_correctable;
+  std::optional<std::uint64_t> aer_nonfatal;
+  std::optional<std::uint64_t> aer_fatal;
+  // Trained below what both ends can do: slower or narrower than the
+  // maximum. Unknown values never count as degraded.
+  bool degraded() const {
+    return (current_speed_gts && max_speed_gts && *current_speed_gts < *max_speed_gts) ||
+           (current_width && max_width && *current_width < *max_width);
+  }
+  bool operator==(const PcieLink&) const = default;
+};
+
 // Temperature Threshold feature (FID 04h) for the composite (index 0) and the
 // eight sensors (1..8). Kelvin; nullopt where the controller rejected the read.
 struct TemperatureThresholds {
@@ -155,6 +202,10 @@ struct HealthSnapshot {
   SmartLog smart;
   std::optional<OcpSmartLog> ocp;  // nullopt: the drive has no C0 log
   TemperatureThresholds thresholds;
+  // Entries of the Error Information log read in this poll, newest first;
+  // nullopt when the poll did not read the log (nothing new to read).
+  std::optional<std::vector<ErrorLogEntry>> error_log;
+  std::optional<PcieLink> pcie;  // nullopt: the backend has no PCIe link
 };
 
 // Who a drive is: stable across reboots and slots (serial + model), plus where

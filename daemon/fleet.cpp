@@ -7,8 +7,35 @@
 
 #include "core/log.hpp"
 #include "collectors/sim_name.hpp"
+#include "daemon/error_log_tracker.hpp"
+#include "daemon/health_metrics.hpp"
 
 namespace nvmond {
+
+namespace {
+
+// Each new entry is logged once, with what an operator needs to find the
+// command and the data it hit; the class totals become the drive's series.
+void observe_error_log(ErrorLogTracker& tracker, const DriveInfo& info, const HealthSnapshot& snap,
+                       PollObservation& out) {
+  const auto update = tracker.update(DriveKey{info.serial, info.model}, snap);
+  if (update.error) log::debug("{}: recording the error log: {}", info.path, update.error->message);
+  if (update.reset) {
+    log::info("drive {} at {}: error count went backwards; reading its error log as new", info.serial, info.path);
+  }
+  for (const auto& e : update.fresh) {
+    log::warn("drive {} at {}: error log entry {}: {} on SQID {} CID {}, LBA {}, namespace {}", info.serial,
+              info.path, e.error_count, error_status_text(e), e.sqid, e.cid, e.lba, e.nsid);
+  }
+  out.error_log_seen = tracker.seen();
+  if (!out.error_log_seen) return;
+  MetricSet set;
+  add_error_log_classes(tracker.counts(), {{"serial", info.serial}}, set);
+  auto fams = set.take();
+  out.families.insert(out.families.end(), std::make_move_iterator(fams.begin()), std::make_move_iterator(fams.end()));
+}
+
+}  // namespace
 
 Fleet::Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Clock& clock,
              PublishedMetrics& out, Store& store, std::vector<std::unique_ptr<DeviceSource>> extra,
@@ -100,11 +127,13 @@ void Fleet::rescan() {
 
 PollObserver Fleet::observer_for(const Source& source) const {
   auto analytics = std::make_shared<DriveAnalytics>(store_, throughput_);
+  auto errors = std::make_shared<ErrorLogTracker>(store_);
   const DaemonConfig& config = config_;
-  return [analytics, &config, extra = source.observer](const DriveInfo& info,
-                                                       const HealthSnapshot& snap) {
+  return [analytics, errors, &config, extra = source.observer](const DriveInfo& info,
+                                                               const HealthSnapshot& snap) {
     PollObservation out;
     if (extra) out = extra(info, snap);
+    observe_error_log(*errors, info, snap, out);
     auto rating = config.ratings.find(info.serial);
     auto view = analytics->update(info, snap, config.analytics,
                                   rating != config.ratings.end() ? rating->second : DriveRating{});

@@ -146,6 +146,43 @@ void add_drive_info(const DriveInfo& info, const Labels& id, MetricSet& out) {
   }
 }
 
+void add_error_log_classes(const ErrorClassCounts& counts, const Labels& id, MetricSet& out) {
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    out.add({"nvme_error_log_read_entries_total", Family::counter,
+             "Error Information log entries read from the drive, by the class of their status."},
+            with(id, "status_class", std::string(to_text(static_cast<ErrorStatusClass>(i)))),
+            static_cast<double>(counts[i]));
+  }
+}
+
+namespace {
+
+void add_pcie_link(const PcieLink& link, const Labels& id, MetricSet& out) {
+  constexpr Family kSpeed{"nvme_pcie_link_speed_transfers_per_second", Family::gauge,
+                          "PCIe link speed, current (as trained) and max (what both ends can do)."};
+  constexpr Family kWidth{"nvme_pcie_link_width_lanes", Family::gauge,
+                          "PCIe link width, current (as trained) and max (what both ends can do)."};
+  const std::pair<const char*, std::pair<std::optional<double>, std::optional<unsigned>>> ends[] = {
+      {"current", {link.current_speed_gts, link.current_width}}, {"max", {link.max_speed_gts, link.max_width}}};
+  for (const auto& [which, v] : ends) {
+    if (v.first) out.add(kSpeed, with(id, "link", which), *v.first * 1e9);
+    if (v.second) out.add(kWidth, with(id, "link", which), *v.second);
+  }
+  out.add({"nvme_pcie_link_degraded", Family::gauge,
+           "1 while the PCIe link trained slower or narrower than its maximum."},
+          id, link.degraded() ? 1 : 0);
+  const std::pair<const char*, std::optional<std::uint64_t>> aer[] = {
+      {"correctable", link.aer_correctable}, {"nonfatal", link.aer_nonfatal}, {"fatal", link.aer_fatal}};
+  for (const auto& [severity, n] : aer) {
+    if (!n) continue;  // no AER for this device
+    out.add({"nvme_pcie_aer_errors_total", Family::counter,
+             "PCIe Advanced Error Reporting errors of the drive's function since boot, by severity."},
+            with(id, "severity", severity), static_cast<double>(*n));
+  }
+}
+
+}  // namespace
+
 void add_health(const DriveInfo& /*info*/, const HealthSnapshot& snap, const Labels& id,
                 MetricSet& out) {
   const SmartLog& s = snap.smart;
@@ -185,6 +222,7 @@ void add_health(const DriveInfo& /*info*/, const HealthSnapshot& snap, const Lab
   }
 
   if (snap.ocp) add_fields(out, kOcpMetrics, id, *snap.ocp);
+  if (snap.pcie) add_pcie_link(*snap.pcie, id, out);
 }
 
 }  // namespace nvmond

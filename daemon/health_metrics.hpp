@@ -3,6 +3,7 @@
 // conventions of docs/metrics.md: prefix nvme_, base units (seconds, bytes, celsius,
 // ratio), counters end in _total, every series labelled serial="...".
 #include "collectors/health.hpp"
+#include "daemon/error_log_tracker.hpp"
 #include "metrics/metric_set.hpp"
 
 namespace nvmond {
@@ -14,6 +15,10 @@ void add_up(const Labels& id, bool up, MetricSet& out);
 void add_unidentified_drive(const std::string& path, bool up, MetricSet& out);
 // Series that describe the drive whether or not its last poll worked.
 void add_drive_info(const DriveInfo& info, const Labels& id, MetricSet& out);
+// nvme_error_log_read_entries_total: the entries of the Error Information
+// log counted so far, one series per status class (zeros included, so an
+// alert's increase() sees the first one).
+void add_error_log_classes(const ErrorClassCounts& counts, const Labels& id, MetricSet& out);
 // Everything read in one successful poll.
 void add_health(const DriveInfo& info, const HealthSnapshot& snap, const Labels& id,
                 MetricSet& out);

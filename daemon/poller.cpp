@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/log.hpp"
+#include "daemon/error_log_tracker.hpp"
 #include "daemon/health_metrics.hpp"
 
 namespace nvmond {
@@ -56,6 +57,10 @@ struct DevicePoller::Worker {
   Phase phase = Phase::idle;
   bool need_identify = true;
   std::optional<DriveInfo> info;
+  // Worker-thread only: what the observer last said the history has seen,
+  // and whether the device refused the log (not asked again).
+  std::optional<std::uint64_t> error_log_seen;
+  bool error_log_unsupported = false;
   std::unique_ptr<Device> device;
   PollObserver observer;
   const Clock* clock = nullptr;
@@ -80,6 +85,7 @@ struct DevicePoller::Worker {
         lock.unlock();
         outcome->observed = observer(*info, *outcome->snapshot);
         lock.lock();
+        error_log_seen = outcome->observed.error_log_seen;
       }
       phase = Phase::idle;
       cv.notify_all();
@@ -123,6 +129,21 @@ struct DevicePoller::Worker {
       snap.thresholds = *th;
     } else {
       log::debug("{}: {}", info->path, th.error().message);
+    }
+    if (!error_log_unsupported && should_read_error_log(snap.smart.error_log_entries, error_log_seen)) {
+      if (auto entries = device->read_error_log()) {
+        snap.error_log = std::move(*entries);
+      } else if (entries.error().reason == ErrorReason::unsupported) {
+        log::info("{}: no error information log: {}", info->path, entries.error().message);
+        error_log_unsupported = true;
+      } else {
+        log::warn("{}: {}", info->path, entries.error().message);  // read again at the next poll
+      }
+    }
+    if (auto link = device->read_pcie_link()) {
+      snap.pcie = *link;
+    } else {
+      log::debug("{}: {}", info->path, link.error().message);
     }
     out->snapshot = std::move(snap);
     return finish();

@@ -39,6 +39,10 @@ struct PollSettings {
 struct PollObservation {
   std::vector<prometheus::MetricFamily> families;
   bool throttling = false;
+  // The error count whose log entries the history has accounted for
+  // (ErrorLogTracker::seen): the next poll reads the Error Information log
+  // only when SMART's count differs. nullopt: not known, do not read.
+  std::optional<std::uint64_t> error_log_seen;
 };
 // Runs on the worker thread after every successful poll of an identified
 // drive (analytics, persistence).

@@ -20,6 +20,10 @@
 // drive's throughput, throttled; add access_latency() for per-command latency
 // at low queue depth.
 //
+// Faults the operator asks for in the drive's spec: media errors, derived
+// from power-on time so they survive a restart with the counters (no state of
+// their own), and a degraded PCIe link.
+//
 // Thread-safety: every method locks an internal mutex; the IoEngine and the
 // poller may call from different threads. Non-copyable, non-movable: share it
 // with std::shared_ptr.
@@ -39,6 +43,9 @@
 #include "core/u128.hpp"
 
 namespace nvmond {
+
+// Entries the simulated Error Information log keeps (Identify ELPE + 1).
+inline constexpr std::size_t kSimErrorLogEntries = 16;
 
 class DriveModel {
  public:
@@ -86,6 +93,11 @@ class DriveModel {
   SmartLog smart() const;
   std::optional<OcpSmartLog> ocp() const;  // nullopt unless spec.has_ocp
   TemperatureThresholds thresholds() const;
+  // The Error Information log: the newest of the injected media errors (at
+  // most kSimErrorLogEntries), newest first; empty when none.
+  std::vector<ErrorLogEntry> error_log() const;
+  // x4 at 16 GT/s, x2 with degraded_link; AER counters all zero.
+  PcieLink pcie_link() const;
   ControllerIdentity controller_identity() const;
   DriveInfo identity() const;  // path "sim:NAME", backend "sim"
 
@@ -180,6 +192,7 @@ class DriveModel {
   double sensor_celsius_locked(int sensor) const;  // 1..8
   std::uint8_t critical_warning_locked() const;
   std::uint8_t percentage_used_locked() const;
+  std::uint64_t media_errors_locked() const;
 
   const SimDriveSpec spec_;
   const double heat_capacity_j_per_c_;

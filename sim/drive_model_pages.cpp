@@ -73,6 +73,8 @@ SmartLog DriveModel::smart() const {
     s.sensor_temperature_k[static_cast<std::size_t>(i - 1)] = to_kelvin(sensor_celsius_locked(i));
   }
   s.thermal = c_.thermal.in_log_units();
+  s.media_errors = media_errors_locked();
+  s.error_log_entries = media_errors_locked();
   return s;
 }
 
@@ -107,6 +109,43 @@ std::optional<OcpSmartLog> DriveModel::ocp() const {
   return o;
 }
 
+std::uint64_t DriveModel::media_errors_locked() const {
+  const auto interval_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(spec_.media_error_interval).count();
+  if (interval_ns <= 0) return 0;
+  return static_cast<std::uint64_t>(c_.power_on_ns / static_cast<u128>(interval_ns));
+}
+
+std::vector<ErrorLogEntry> DriveModel::error_log() const {
+  std::lock_guard lock(mu_);
+  const std::uint64_t newest = media_errors_locked();
+  const std::uint64_t blocks = std::max<std::uint64_t>(spec_.capacity_bytes / 512, 1);
+  std::vector<ErrorLogEntry> out;
+  for (std::uint64_t n = newest; n > 0 && out.size() < kSimErrorLogEntries; --n) {
+    ErrorLogEntry e;
+    e.error_count = n;
+    e.sqid = 1;
+    e.cid = static_cast<std::uint16_t>(n);
+    // Unrecovered Read Error, Do Not Retry: what a worn NAND page reports.
+    e.status = static_cast<std::uint16_t>((0x81u << 1) | (2u << 9) | 0x8000u);
+    e.lba = (n * 2654435761ULL) % blocks;  // scattered, and the same LBA for the same error every time
+    e.nsid = 1;
+    out.push_back(e);
+  }
+  return out;
+}
+
+PcieLink DriveModel::pcie_link() const {
+  PcieLink link;
+  link.current_speed_gts = 16.0;
+  link.max_speed_gts = 16.0;
+  link.current_width = spec_.degraded_link ? 2u : 4u;
+  link.max_width = 4u;
+  link.aer_correctable = 0;
+  link.aer_nonfatal = 0;
+  link.aer_fatal = 0;
+  return link;
+}
+
 TemperatureThresholds DriveModel::thresholds() const {
   std::lock_guard lock(mu_);
   return thresholds_;
@@ -137,6 +176,7 @@ ControllerIdentity DriveModel::controller_identity() const {
   c.cctemp_k = to_kelvin(spec_.critical_temp_c);
   c.tnvmcap = spec_.capacity_bytes;
   c.nn = 1;
+  c.elpe = static_cast<std::uint8_t>(kSimErrorLogEntries - 1);
   return c;
 }
 

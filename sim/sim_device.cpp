@@ -46,6 +46,16 @@ Result<TemperatureThresholds> SimDevice::read_temperature_thresholds() {
   return model_->thresholds();
 }
 
+Result<std::vector<ErrorLogEntry>> SimDevice::read_error_log() {
+  if (auto err = enter("get-log error information")) return *err;
+  return model_->error_log();
+}
+
+Result<std::optional<PcieLink>> SimDevice::read_pcie_link() {
+  if (auto err = enter("read PCIe link")) return *err;
+  return std::optional<PcieLink>{model_->pcie_link()};
+}
+
 std::optional<Error> SimDevice::format_user_data_erase(std::uint32_t nsid) {
   const std::string command = fmt::format("format NVM namespace {}, user data erase", nsid);
   if (auto err = enter(command.c_str())) return err;

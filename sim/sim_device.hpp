@@ -32,6 +32,8 @@ class SimDevice final : public Device {
   // a user-data erase does to a real drive; any namespace but the model's
   // one is refused.
   std::optional<Error> format_user_data_erase(std::uint32_t nsid) override;
+  Result<std::vector<ErrorLogEntry>> read_error_log() override;
+  Result<std::optional<PcieLink>> read_pcie_link() override;
 
  private:
   // Advance, then hang or fail as injected; nullopt means answer normally.

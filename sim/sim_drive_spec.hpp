@@ -115,6 +115,11 @@ struct SimDriveSpec {
   bool has_ocp = false;
   SimFault fault = SimFault::none;
   Duration hang = std::chrono::hours(1);
+  // One unrecovered read error (Error Information log entry, SCT 2h SC 81h)
+  // per this much power-on time; zero: none.
+  Duration media_error_interval = Duration::zero();
+  // The PCIe link trained at x2 of its x4 (a reseated or damaged slot).
+  bool degraded_link = false;
   bool operator==(const SimDriveSpec&) const = default;
 };
 

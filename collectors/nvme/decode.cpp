@@ -53,6 +53,7 @@ constexpr std::array kControllerFields = {
     field<&ControllerIdentity::cntlid>("CNTLID", 78, 2),
     field<&ControllerIdentity::version>("VER", 80, 4),
     field<&ControllerIdentity::lpa>("LPA", 261, 1),
+    field<&ControllerIdentity::elpe>("ELPE", 262, 1),
     field<&ControllerIdentity::wctemp_k>("WCTEMP", 266, 2),
     field<&ControllerIdentity::cctemp_k>("CCTEMP", 268, 2),
     field<&ControllerIdentity::tnvmcap>("TNVMCAP", 280, 16),

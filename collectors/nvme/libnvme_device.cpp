@@ -12,6 +12,8 @@
 
 #include "collectors/nvme/command_error.hpp"
 #include "collectors/nvme/decode.hpp"
+#include "collectors/nvme/error_log.hpp"
+#include "collectors/nvme/pcie_link.hpp"
 #include "core/log.hpp"
 
 namespace nvmond {
@@ -43,8 +45,12 @@ std::string threshold_command(unsigned sensor, ThresholdKind kind) {
 
 }  // namespace
 
-LibnvmeDevice::LibnvmeDevice(std::string path, std::chrono::milliseconds command_timeout)
-    : path_(std::move(path)), name_(base_name(path_)), timeout_ms_(to_timeout_ms(command_timeout)) {}
+LibnvmeDevice::LibnvmeDevice(std::string path, std::chrono::milliseconds command_timeout,
+                             std::filesystem::path sysfs_class_nvme)
+    : path_(std::move(path)),
+      name_(base_name(path_)),
+      timeout_ms_(to_timeout_ms(command_timeout)),
+      sysfs_class_nvme_(std::move(sysfs_class_nvme)) {}
 
 LibnvmeDevice::~LibnvmeDevice() {
   if (fd_ >= 0) ::close(fd_);
@@ -160,6 +166,7 @@ Result<DriveInfo> LibnvmeDevice::identify() {
   if (!ctrl) return Error{ErrorReason::decode, fmt::format("{}: {}: {}", name_, ctrl_command, ctrl.error().message)};
 
   DriveInfo info = drive_info(*ctrl, path_, "libnvme");
+  error_log_entries_ = std::min<std::size_t>(std::size_t{ctrl->elpe} + 1, kMaxErrorLogEntries);
 
   auto nsids = active_namespaces();
   if (!nsids) return nsids.error();
@@ -270,6 +277,29 @@ Result<bool> LibnvmeDevice::read_volatile_write_cache() {
     return failed("get features volatile write cache (06h)", o);
   }
   return (cdw0 & 1u) != 0;  // WCE
+}
+
+Result<std::vector<ErrorLogEntry>> LibnvmeDevice::read_error_log() {
+  if (error_log_entries_ == 0) {
+    if (auto id = identify(); !id) return id.error();
+  }
+  if (auto f = fd(); !f) return f.error();
+  const char* command = "get-log error information (01h)";
+  std::vector<std::uint8_t> page(error_log_entries_ * kErrorLogEntryBytes);
+  if (auto o = get_log_page(kErrorLogId, page); o.rc != 0) {
+    if (is_unsupported_status(o.rc)) {
+      Error e = command_error(name_, command, o.rc, o.err);
+      return Error{ErrorReason::unsupported, e.message};
+    }
+    return failed(command, o);
+  }
+  auto entries = decode_error_log(page, error_log_entries_);
+  if (!entries) return Error{ErrorReason::decode, fmt::format("{}: {}: {}", name_, command, entries.error().message)};
+  return entries;
+}
+
+Result<std::optional<PcieLink>> LibnvmeDevice::read_pcie_link() {
+  return nvmond::read_pcie_link(sysfs_class_nvme_, name_);
 }
 
 }  // namespace nvmond

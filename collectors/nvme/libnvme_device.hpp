@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <span>
 #include <string>
@@ -24,7 +25,10 @@ class LibnvmeDevice final : public Device {
   // controller went absent. `command_timeout` bounds every admin command; the
   // kernel enforces it, cancelling a late command (EINTR -> "timeout") and
   // resetting the controller. Zero means the kernel's default admin timeout.
-  LibnvmeDevice(std::string path, std::chrono::milliseconds command_timeout);
+  // `sysfs_class_nvme`: where the controller's PCIe link attributes are
+  // read (<dir>/nvmeN/device/), a fake tree in tests.
+  LibnvmeDevice(std::string path, std::chrono::milliseconds command_timeout,
+                std::filesystem::path sysfs_class_nvme = "/sys/class/nvme");
   ~LibnvmeDevice() override;
   LibnvmeDevice(const LibnvmeDevice&) = delete;
   LibnvmeDevice& operator=(const LibnvmeDevice&) = delete;
@@ -41,6 +45,11 @@ class LibnvmeDevice final : public Device {
   // that format, under kFormatTimeout rather than the command timeout.
   std::optional<Error> format_user_data_erase(std::uint32_t nsid) override;
   Result<bool> read_volatile_write_cache() override;
+  // Get Log Page 01h for ELPE + 1 entries (at most kMaxErrorLogEntries),
+  // from the last identify (identifies first when there was none).
+  Result<std::vector<ErrorLogEntry>> read_error_log() override;
+  // sysfs only: no command is sent.
+  Result<std::optional<PcieLink>> read_pcie_link() override;
   // A user-data erase takes minutes on a large drive.
   static constexpr std::chrono::minutes kFormatTimeout{10};
 
@@ -67,6 +76,8 @@ class LibnvmeDevice final : public Device {
   std::string path_;
   std::string name_;  // "nvme0": the context in every error message
   std::uint32_t timeout_ms_;
+  std::filesystem::path sysfs_class_nvme_;
+  std::size_t error_log_entries_ = 0;  // ELPE + 1, capped; 0 before the first identify
   int fd_ = -1;
   bool ocp_absent_ = false;
   std::array<bool, 9> over_unsupported_{};

@@ -116,7 +116,7 @@ std::vector<DeviceHandle> LibnvmeSource::scan() {
       log::debug("{}: serial {} not selected by [nvme] devices; skipped", c.name, c.serial);
       continue;
     }
-    out.push_back(DeviceHandle{c.path, std::make_unique<LibnvmeDevice>(c.path, command_timeout_)});
+    out.push_back(DeviceHandle{c.path, std::make_unique<LibnvmeDevice>(c.path, command_timeout_, sysfs_class_nvme_)});
   }
   return out;
 }

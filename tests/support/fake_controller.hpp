@@ -16,6 +16,8 @@ struct ControllerScript {
   std::optional<Error> format_error;     // what a format answers; nullopt: done
   std::vector<std::uint32_t> formatted;  // the namespaces sent a format, in order
   std::optional<bool> write_cache_enabled;  // Get Features 06h; nullopt: refused
+  std::vector<ErrorLogEntry> error_log;     // newest first, as a drive keeps it
+  int error_log_reads = 0;                  // Get Log Page 01h commands answered
 };
 
 class FakeController final : public Device {
@@ -28,6 +30,10 @@ class FakeController final : public Device {
   std::optional<Error> format_user_data_erase(std::uint32_t nsid) override {
     script_->formatted.push_back(nsid);
     return script_->format_error;
+  }
+  Result<std::vector<ErrorLogEntry>> read_error_log() override {
+    ++script_->error_log_reads;
+    return script_->error_log;
   }
   Result<bool> read_volatile_write_cache() override {
     if (!script_->write_cache_enabled) return Error{ErrorReason::nvme_status, "fake:nvme7: get features (06h): Invalid Field"};

@@ -45,7 +45,9 @@ class HotDevice final : public Device {
 
 // An observer that adds no families at all, only its typed verdict.
 PollObservation throttling_without_families(const DriveInfo&, const HealthSnapshot&) {
-  return PollObservation{{}, true};
+  PollObservation out;
+  out.throttling = true;
+  return out;
 }
 
 void poll_once(boost::asio::io_context& io) {

@@ -87,5 +87,37 @@ TEST_F(HealthMetricsTest, OcpLogAddsItsSeries) {
                    18446744073709551616.0 + 1000);
 }
 
+TEST_F(HealthMetricsTest, PcieLinkSeriesOnlyForWhatTheKernelSaid) {
+  render();
+  EXPECT_EQ(text_.find("nvme_pcie_"), std::string::npos) << "no link series without a link";
+  PcieLink link;
+  link.current_speed_gts = 8.0;
+  link.max_speed_gts = 16.0;
+  link.current_width = 4;
+  link.max_width = 4;
+  link.aer_correctable = 3;  // no nonfatal / fatal files: no series for them
+  snap_.pcie = link;
+  render();
+  const std::string id = "{serial=\"SN-TEST-0001\"";
+  EXPECT_TRUE(has("nvme_pcie_link_speed_transfers_per_second" + id + ",link=\"current\"} 8000000000")) << text_;
+  EXPECT_TRUE(has("nvme_pcie_link_speed_transfers_per_second" + id + ",link=\"max\"} 16000000000"));
+  EXPECT_TRUE(has("nvme_pcie_link_width_lanes" + id + ",link=\"current\"} 4"));
+  EXPECT_TRUE(has("nvme_pcie_link_degraded" + id + "} 1"));
+  EXPECT_TRUE(has("nvme_pcie_aer_errors_total" + id + ",severity=\"correctable\"} 3"));
+  EXPECT_EQ(text_.find("severity=\"fatal\""), std::string::npos);
+}
+
+TEST(ErrorLogClasses, EveryClassHasASeriesFromTheStart) {
+  ErrorClassCounts counts{};
+  counts[static_cast<std::size_t>(ErrorStatusClass::media)] = 2;
+  MetricSet set;
+  add_error_log_classes(counts, {{"serial", "S"}}, set);
+  const auto fams = set.take();
+  ASSERT_EQ(fams.size(), 1u);
+  EXPECT_EQ(fams[0].metric.size(), kErrorStatusClassCount);
+  EXPECT_EQ(test::sample(fams, "nvme_error_log_read_entries_total", {{"serial", "S"}, {"status_class", "media"}}), 2);
+  EXPECT_EQ(test::sample(fams, "nvme_error_log_read_entries_total", {{"serial", "S"}, {"status_class", "generic_host"}}), 0);
+}
+
 }  // namespace
 }  // namespace nvmond

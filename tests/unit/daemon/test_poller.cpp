@@ -7,8 +7,11 @@
 #include <filesystem>
 #include <future>
 #include <map>
+#include <mutex>
+#include <vector>
 
 #include "daemon/poller.hpp"
+#include "tests/support/fake_controller.hpp"
 
 namespace nvmond {
 namespace {
@@ -185,6 +188,50 @@ TEST(DevicePoller, ADriveWithAnEmptySerialIsReportedByItsPathAndGetsNoHistory) {
   auto s = series(out);
   EXPECT_EQ(s.size(), 2u);
   for (const auto& [name, labels] : s) EXPECT_EQ(labels, (std::map<std::string, std::string>{{"path", "fake:noid"}})) << name;
+}
+
+// The worker reads log 01h only once the observer has said which error count
+// the history has accounted for, and only while SMART's count differs from it.
+TEST(DevicePoller, ReadsTheErrorLogOnlyWhenSmartsCountLeavesWhatTheHistoryHasSeen) {
+  boost::asio::io_context io;
+  PublishedMetrics out;
+  ManualClock clock;
+  auto script = std::make_shared<test::ControllerScript>();
+  script->identity.serial = "SN-ERR";
+  std::mutex mu;
+  std::vector<bool> read_log;  // per poll: whether the snapshot carried the log
+  std::uint64_t seen = 0;
+  std::atomic<int> polls{0};
+  DevicePoller poller(io, "fake:err", std::make_unique<test::FakeController>(script), PollSettings{1h, 1h}, clock,
+                      out, [&](const DriveInfo&, const HealthSnapshot& snap) {
+                        std::lock_guard lock(mu);
+                        read_log.push_back(snap.error_log.has_value());
+                        if (snap.error_log) seen = static_cast<std::uint64_t>(snap.smart.error_log_entries);
+                        PollObservation o;
+                        o.error_log_seen = seen;
+                        ++polls;
+                        return o;
+                      });
+  poller.start();
+  auto poll = [&] {
+    const int before = polls.load();
+    const auto give_up = std::chrono::steady_clock::now() + 10s;
+    io.poll();
+    while (polls.load() == before && std::chrono::steady_clock::now() < give_up) io.run_one_for(10ms);
+    io.run_one_for(1s);  // the outcome, so the next tick is not skipped as in flight
+    clock.advance(1h);
+  };
+  script->smart.error_log_entries = 2;
+  script->error_log = {ErrorLogEntry{.error_count = 2}, ErrorLogEntry{.error_count = 1}};
+  poll();  // the observer has not spoken yet: no read
+  poll();  // 2 errors, history has seen 0: read
+  poll();  // nothing new
+  script->smart.error_log_entries = 3;
+  poll();  // read again
+  poll();
+  std::lock_guard lock(mu);
+  EXPECT_EQ(read_log, (std::vector<bool>{false, true, false, true, false}));
+  EXPECT_EQ(script->error_log_reads, 2);
 }
 
 }  // namespace

@@ -321,6 +321,7 @@ TEST(FieldTables, AgreeWithLibnvmeStructLayouts) {
   EXPECT_EQ(offset_of(ctrl, "CNTLID"), offsetof(nvme_id_ctrl, cntlid));
   EXPECT_EQ(offset_of(ctrl, "VER"), offsetof(nvme_id_ctrl, ver));
   EXPECT_EQ(offset_of(ctrl, "LPA"), offsetof(nvme_id_ctrl, lpa));
+  EXPECT_EQ(offset_of(ctrl, "ELPE"), offsetof(nvme_id_ctrl, elpe));
   EXPECT_EQ(offset_of(ctrl, "WCTEMP"), offsetof(nvme_id_ctrl, wctemp));
   EXPECT_EQ(offset_of(ctrl, "CCTEMP"), offsetof(nvme_id_ctrl, cctemp));
   EXPECT_EQ(offset_of(ctrl, "TNVMCAP"), offsetof(nvme_id_ctrl, tnvmcap));

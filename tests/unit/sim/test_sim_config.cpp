@@ -88,9 +88,13 @@ read_rate = "10MB/s"
 has_ocp = true
 fault = "hang"
 hang = "30s"
+media_error_interval = "10m"
+degraded_link = true
 )",
                          /*finish=*/true);  // every key above was consumed
   EXPECT_EQ(s.name, "bay1");
+  EXPECT_EQ(s.media_error_interval, std::chrono::minutes(10));
+  EXPECT_TRUE(s.degraded_link);
   EXPECT_EQ(s.serial, "S1");
   EXPECT_EQ(s.model, "ACME 1");
   EXPECT_EQ(s.firmware, "1.2");

@@ -259,6 +259,47 @@ TEST(SimSource, AFormatOfTheDrivesNamespaceIsDoneAndOfAnyOtherRefusedByName) {
   EXPECT_EQ(failed->message, "sim:dc0: format NVM namespace 1, user data erase: injected failure");
 }
 
+TEST(SimFaults, MediaErrorsFillTheErrorLogWithMediaEntries) {
+  ManualClock clock;
+  SimDriveSpec spec = test::named("generic");
+  spec.media_error_interval = 10min;
+  auto model = std::make_shared<DriveModel>(spec, clock.wall());
+  SimDevice dev(model, clock);
+  EXPECT_EQ(dev.read_smart()->error_log_entries, 0u);
+  EXPECT_TRUE(dev.read_error_log()->empty());
+  clock.advance(35min);
+  const SmartLog s = *dev.read_smart();
+  EXPECT_EQ(s.media_errors, 3u);
+  EXPECT_EQ(s.error_log_entries, 3u);
+  const auto log = *dev.read_error_log();
+  ASSERT_EQ(log.size(), 3u);
+  EXPECT_EQ(log.front().error_count, 3u);  // newest first, as a drive keeps it
+  EXPECT_EQ(log.back().error_count, 1u);
+  for (const auto& e : log) {
+    EXPECT_EQ(e.status_code_type(), 2);  // media and data integrity
+    EXPECT_EQ(e.status_code(), 0x81);    // unrecovered read error
+    EXPECT_EQ(e.nsid, 1u);
+    EXPECT_LT(e.lba, spec.capacity_bytes / 512);
+  }
+  // The log keeps what Identify says it keeps, however many errors there were.
+  clock.advance(24h);
+  EXPECT_EQ(dev.read_error_log()->size(), kSimErrorLogEntries);
+  EXPECT_EQ(dev.identify()->controller.elpe + 1u, kSimErrorLogEntries);
+}
+
+TEST(SimFaults, DegradedLinkTrainsAtHalfWidth) {
+  ManualClock clock;
+  SimDriveSpec spec = test::named("generic");
+  auto healthy = SimDevice(std::make_shared<DriveModel>(spec, clock.wall()), clock).read_pcie_link();
+  ASSERT_TRUE(healthy.ok() && healthy->has_value());
+  EXPECT_FALSE((*healthy)->degraded());
+  spec.degraded_link = true;
+  auto degraded = SimDevice(std::make_shared<DriveModel>(spec, clock.wall()), clock).read_pcie_link();
+  EXPECT_EQ((*degraded)->current_width, 2u);
+  EXPECT_EQ((*degraded)->max_width, 4u);
+  EXPECT_TRUE((*degraded)->degraded());
+}
+
 TEST(SimFaults, HangBlocksTheCallerUntilTheFaultClears) {
   ManualClock clock;
   auto specs = faulty_dc0(SimFault::hang);
