@@ -80,6 +80,9 @@ for d in $D0 $D1; do
   block "idctrl.$d" nvme id-ctrl "/dev/$d" -o json
   block "smart.A0.$d" smart $d
   block "thresh.A.$d" thresholds $d
+  block "errlog.A.$d" nvme error-log "/dev/$d" -o json
+  # The link as the kernel's PCI core shows it, beside nvmond's reading.
+  block "link.A.$d" sh -c "cd /sys/class/nvme/$d/device && for f in current_link_speed max_link_speed current_link_width max_link_width; do echo \"\$f=\$(cat \$f)\"; done"
 done
 block write.A write_direct $D0 "$WRITE_MIB"
 for d in $D0 $D1; do block "smart.A1.$d" smart $d; done

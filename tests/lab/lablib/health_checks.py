@@ -93,6 +93,40 @@ def check_identity(rep: Report, lab: Lab, samples: list[promtext.Sample], serial
 
 
 
+def _link_speed(text: str) -> float | None:
+    """The kernel's "8.0 GT/s PCIe" in transfers a second; None for "Unknown"."""
+    m = re.match(r"\s*([0-9.]+) GT/s", text)
+    return float(m.group(1)) * 1e9 if m else None
+
+
+def check_drive_evidence(rep: Report, lab: Lab, samples: list[promtext.Sample], serial: str, dev: str) -> None:
+    """The drive's own error log against nvme-cli's reading of it, and the
+    PCIe link against the kernel's attributes."""
+    text = lab.text(f"errlog.A.{dev}")
+    entries = [int(v) for v in re.findall(r'"error_count"\s*:\s*"?(\d+)', text)]
+    rep.check(bool(entries), f"nvme-cli read {dev}'s error log", text[:200])
+    logged = sum(1 for v in entries if v > 0)
+    read = promtext.find(samples, "nvme_error_log_read_entries_total", serial=serial)
+    total = sum(s.value for s in read)
+    rep.check(len(read) == 7 and total == logged,
+              f"nvmond read {dev}'s error log: {int(total)} entries in 7 classes, nvme-cli {logged}",
+              f"{len(read)} series")
+    attrs = dict(line.split("=", 1) for line in lab.text(f"link.A.{dev}").splitlines() if "=" in line)
+    mismatches = []
+    for link in ("current", "max"):
+        want_speed = _link_speed(attrs.get(f"{link}_link_speed", ""))
+        want_width = int(attrs[f"{link}_link_width"]) if attrs.get(f"{link}_link_width", "").isdigit() else None
+        got_speed = promtext.get(samples, "nvme_pcie_link_speed_transfers_per_second", serial=serial, link=link)
+        got_width = promtext.get(samples, "nvme_pcie_link_width_lanes", serial=serial, link=link)
+        if got_speed != want_speed:
+            mismatches.append(f"{link} speed {got_speed}, kernel {attrs.get(f'{link}_link_speed')!r}")
+        if got_width != want_width:
+            mismatches.append(f"{link} width {got_width}, kernel {attrs.get(f'{link}_link_width')!r}")
+    rep.check(not mismatches, f"PCIe link of {serial} equals the kernel's: {attrs}", "; ".join(mismatches))
+    rep.check(promtext.get(samples, "nvme_pcie_link_degraded", serial=serial) == 0,
+              f"the link of {serial} at its maximum is not degraded")
+
+
 def _data_units_delta(rep: Report, lab: Lab, dev: str, before: str, after: str,
                       written_bytes: int) -> None:
     """QEMU counts data units as ceil(total 512 B sectors / 1000), so a write of
@@ -137,6 +171,7 @@ def check_smart(lab: Lab, rep: Report) -> None:
         compare_drive(rep, samples, serial,
                       sources(lab, dev, f"smart.A1.{dev}", f"thresh.A.{dev}"),
                       sources(lab, dev, f"smart.A2.{dev}", f"thresh.A.{dev}"), "metrics.A")
+        check_drive_evidence(rep, lab, samples, serial, dev)
 
 
 @dataclass(frozen=True)

@@ -121,7 +121,14 @@ NOT_SMART_FIELDS: set[str] = {
     "nvme_write_amplification_ratio", "nvme_write_rate_over_rating",
 }
 
+# Compared by check_drive_evidence (health_checks.py) against nvme-cli's
+# error-log and the kernel's PCI attributes.
+EVIDENCE_METRICS: set[str] = {
+    "nvme_error_log_read_entries_total", "nvme_pcie_link_degraded",
+    "nvme_pcie_link_speed_transfers_per_second", "nvme_pcie_link_width_lanes",
+}
+
 # Log pages QEMU 7.2 does not have: nvmond must not export series for them.
 ABSENT_ON_QEMU_PREFIXES = ("nvme_ocp_",)
 
-CHECKED_METRICS = {f.metric for f in FIELDS} | NOT_SMART_FIELDS
+CHECKED_METRICS = {f.metric for f in FIELDS} | NOT_SMART_FIELDS | EVIDENCE_METRICS
