@@ -57,6 +57,25 @@ TEST(RunExecutor, CommitsEveryRoundAndBuildsRunJson) {
   EXPECT_FALSE(f.store->unfinished_run("w").value());
 }
 
+// What the soak's latency gauges publish: the round's percentiles up to five
+// nines, in order, each at least the one before.
+TEST(RunExecutor, EachRoundsProgressCarriesItsPercentilesToFiveNines) {
+  Fixture f;
+  std::vector<std::pair<double, double>> last;
+  RunExecutor ex(f.plan, f.target, *f.store, RunOptions{"w", "sim:d0", true},
+                 [&](const RunProgress& p) { last = p.latency; });
+  ASSERT_EQ(ex.run().status, RunStatus::completed);
+  ASSERT_EQ(last.size(), 5u);
+  const double quantiles[] = {0.5, 0.99, 0.999, 0.9999, 0.99999};
+  for (std::size_t i = 0; i < last.size(); ++i) {
+    EXPECT_EQ(last[i].first, quantiles[i]);
+    EXPECT_GT(last[i].second, 0.0);
+    if (i > 0) {
+      EXPECT_GE(last[i].second, last[i - 1].second) << quantiles[i];
+    }
+  }
+}
+
 // The ETA a round reports is the run's: the stages after the current one
 // count, so the last round of the first stage does not say "done".
 TEST(RunExecutor, TheEtaCountsTheStagesLeft) {
