@@ -35,7 +35,6 @@ std::vector<std::vector<std::string>> summary_rows(const std::vector<RunView>& v
   std::vector<std::vector<std::string>> rows;
   for (const auto& v : views) {
     const auto& r = *v.run;
-    const auto s = summarize(r);
     std::string range = "–";
     const auto& t = r.header.target;
     if (t.tested_range_bytes > 0) {
@@ -43,9 +42,11 @@ std::vector<std::vector<std::string>> summary_rows(const std::vector<RunView>& v
       range = bytes(tested);
       if (t.capacity_bytes > 0) range += fmt::format(" ({}%)", num(100 * tested / static_cast<double>(t.capacity_bytes), 0));
     }
-    rows.push_back({v.label, r.header.test, drive_name(r), t.firmware.empty() ? "–" : t.firmware, range,
-                    level_text(s), seconds(s.p99), seconds(s.p999), temp_text(s.temp_max_c),
-                    throttle_text(s.throttled_s)});
+    for (const auto& [label, s] : summaries(r)) {
+      rows.push_back({v.label, label.empty() ? r.header.test : r.header.test + " " + label, drive_name(r),
+                      t.firmware.empty() ? "–" : t.firmware, range, level_text(s), seconds(s.p99), seconds(s.p999),
+                      temp_text(s.temp_max_c), throttle_text(s.throttled_s)});
+    }
   }
   return rows;
 }

@@ -25,11 +25,12 @@ void keep_max(double& m, double v) {
 
 }  // namespace
 
-RunSummary summarize(const RunRecord& run) {
+// The summary of the measured rounds a steady state and a measurement
+// window name: the run's, or one sub-test's.
+RunSummary summarize_over(const RunRecord& run, const std::optional<SteadyState>& ss,
+                          const std::optional<RoundWindow>& window) {
   RunSummary s;
   s.bandwidth = tracks_bandwidth(run);
-  const auto& ss = run.steady_state;
-  const auto window = measured_rounds(run);
   s.steady = ss && ss->reached;
   // Latency over the measurement window when there is one, so that FOB
   // rounds do not flatter a drive; else over every test round.
@@ -64,6 +65,23 @@ RunSummary summarize(const RunRecord& run) {
     s.throttled_s = total;
   }
   return s;
+}
+
+RunSummary summarize(const RunRecord& run) { return summarize_over(run, run.steady_state, measured_rounds(run)); }
+
+std::vector<LabelledSummary> summaries(const RunRecord& run) {
+  if (run.subtests.size() <= 1) return {{"", summarize(run)}};
+  std::vector<LabelledSummary> out;
+  for (const auto& t : run.subtests) {
+    std::optional<RoundWindow> window;
+    if (const auto& m = t.measurement_window; m && std::isfinite(m->from) && std::isfinite(m->to)) {
+      window = RoundWindow{m->stage, m->from, m->to};
+    } else if (t.steady_state) {
+      window = steady_state_rounds(*t.steady_state);
+    }
+    out.push_back({t.label, summarize_over(run, t.steady_state, window)});
+  }
+  return out;
 }
 
 std::string drive_name(const RunRecord& run) {

@@ -2,6 +2,7 @@
 // The few numbers that sum a run up, shared by the report's header and
 // `nvmonctl compare` (terminal table and HTML).
 #include <string>
+#include <vector>
 
 #include "report/run_record.hpp"
 
@@ -17,7 +18,19 @@ struct RunSummary {
   double throttled_s = kAbsent;
 };
 
+// The run's summary; a test of several measured stages (throughput: one
+// sub-test per block size) is summed up by its last.
 RunSummary summarize(const RunRecord& run);
+
+// One summary per measured stage, each over its own steady state and
+// measurement window (label: the sub-test's, "" for a run of one stage).
+// `compare` prints one row each, so a throughput run's 1 MiB result is not
+// hidden behind its 128 KiB one.
+struct LabelledSummary {
+  std::string label;
+  RunSummary summary;
+};
+std::vector<LabelledSummary> summaries(const RunRecord& run);
 
 // "Samsung PM9A3 (S4EW…)": what names a drive in tables and legends.
 std::string drive_name(const RunRecord& run);

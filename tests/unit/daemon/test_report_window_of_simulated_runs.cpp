@@ -99,16 +99,20 @@ void expect_shading_over_the_window(const SimulatedRun& s) {
 
 // The summary (report header and `compare`) averages latency over the
 // measurement window's rounds.
-void expect_summary_over_the_window(const SimulatedRun& s) {
-  const json& w = s.run.at("measurement_window");
+// The mean p99 of the primary operation (write, else read) over a window.
+double mean_p99_over(const json& run, const json& w) {
   double p99 = 0, n = 0;
-  for (const json* r : rounds_in(s.run, w.at("stage").get<std::size_t>(), w.at("rounds"))) {
+  for (const json* r : rounds_in(run, w.at("stage").get<std::size_t>(), w.at("rounds"))) {
     const json& ops = r->at("ops");
     p99 += (ops.contains("write") ? ops["write"] : ops["read"]).at("latency_s").at("p99").get<double>();
     ++n;
   }
-  ASSERT_GT(n, 0);
-  EXPECT_NEAR(report::summarize(s.record).p99, p99 / n, 1e-12);
+  EXPECT_GT(n, 0);
+  return n > 0 ? p99 / n : NAN;
+}
+
+void expect_summary_over_the_window(const SimulatedRun& s) {
+  EXPECT_NEAR(report::summarize(s.record).p99, mean_p99_over(s.run, s.run.at("measurement_window")), 1e-12);
 }
 
 TEST(ReportWindowOfSimulatedRuns, AThroughputRunShadesEachSubTestsMeasuredRoundsAndSummarisesTheLast) {
@@ -129,6 +133,31 @@ TEST(ReportWindowOfSimulatedRuns, AThroughputRunShadesEachSubTestsMeasuredRounds
     EXPECT_NE(s.page.find("Steady-state window: " + subtests[i].at("label").get<std::string>()), std::string::npos);
   }
   expect_summary_over_the_window(s);
+}
+
+// `compare` sums a throughput run up per block size: each sub-test's level is
+// its own steady-state average and its latency its own window's, not the
+// last sub-test's repeated.
+TEST(ReportWindowOfSimulatedRuns, AThroughputRunIsSummedUpOncePerSubTest) {
+  const auto s = simulated("throughput", {{"round", "1m"}, {"max_rounds", "8"}});
+  const json& subtests = s.run.at("subtests");
+  const auto each = report::summaries(s.record);
+  ASSERT_EQ(each.size(), subtests.size());
+  for (std::size_t i = 0; i < each.size(); ++i) {
+    const json& t = subtests[i];
+    EXPECT_EQ(each[i].label, t.at("label").get<std::string>());
+    const json& ss = t.at("steady_state");
+    EXPECT_EQ(each[i].summary.steady, ss.at("reached").get<bool>());
+    if (ss.at("reached").get<bool>()) {
+      EXPECT_NEAR(each[i].summary.level, ss.at("average").get<double>(), 1e-6) << t.at("label");
+    }
+    EXPECT_NEAR(each[i].summary.p99, mean_p99_over(s.run, t.at("measurement_window")), 1e-12) << t.at("label");
+  }
+  EXPECT_NE(each[0].summary.level, each[1].summary.level);
+  const std::string table = report::compare_table_text({s.record});
+  for (const auto& t : subtests) {
+    EXPECT_NE(table.find("throughput " + t.at("label").get<std::string>()), std::string::npos) << table;
+  }
 }
 
 TEST(ReportWindowOfSimulatedRuns, AnIopsRunShadesAndSummarisesItsMeasuredRounds) {
