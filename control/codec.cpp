@@ -68,6 +68,7 @@ Drive decode_drive(const json& j) {
     d.critical_warnings.push_back(w.get<std::string>());
   }
   d.throttling = bool_of(j, "throttling");
+  if (j.contains("link_degraded")) d.link_degraded = bool_of(j, "link_degraded");
   return d;
 }
 
@@ -250,7 +251,8 @@ json encode(const Drive& d) {
           {"warning_c", opt(d.warning_c)},
           {"percentage_used", opt(d.percentage_used)},
           {"critical_warnings", d.critical_warnings},
-          {"throttling", d.throttling}};
+          {"throttling", d.throttling},
+          {"link_degraded", d.link_degraded}};
 }
 
 json encode(const Schedule& s) {

@@ -76,6 +76,7 @@ struct Drive {
   std::optional<double> composite_c, warning_c, percentage_used;  // percentage_used: a ratio
   std::vector<std::string> critical_warnings;                     // the bits set
   bool throttling = false;
+  bool link_degraded = false;  // absent from a daemon older than the field: false
 };
 
 // A run as status, history and show carry it: the run model's view, whose

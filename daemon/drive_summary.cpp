@@ -19,6 +19,7 @@ DriveSummary summarize_drive(const DriveInfo& info, bool up, const HealthSnapsho
     if ((s.critical_warning & bit.mask) != 0) d.critical_warnings.emplace_back(bit.name);
   }
   d.throttling = throttling;
+  d.link_degraded = health->pcie && health->pcie->degraded();
   return d;
 }
 

@@ -19,6 +19,7 @@ struct DriveSummary {
   std::optional<double> composite_c, warning_c, percentage_used;  // celsius, ratio
   std::vector<std::string> critical_warnings;  // names of the bits set (kCriticalWarningNames)
   bool throttling = false;
+  bool link_degraded = false;  // PCIe link trained below its maximum speed or width
 };
 
 // `health`: the last poll's snapshot, null once a poll failed (its values

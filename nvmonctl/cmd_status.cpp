@@ -15,6 +15,8 @@ void print_status(const control::StatusReply& r, std::ostream& out) {
   for (const auto& d : r.drives) {
     std::string warnings;
     for (const auto& w : d.critical_warnings) warnings += (warnings.empty() ? "" : ",") + w;
+    // Not a SMART bit, but as page-worthy: the drive runs below its link's bandwidth.
+    if (d.link_degraded) warnings += (warnings.empty() ? "" : ",") + std::string("pcie_link_degraded");
     out << fmt::format("{:<20} {:<24} {:>4} {:>7} {:>7} {:>6} {:<10} {}\n", d.serial, d.model, d.up ? "yes" : "no",
                        cell(d.composite_c), cell(d.warning_c),
                        d.percentage_used ? fmt::format("{:.0f}", *d.percentage_used * 100) : "-",

@@ -72,7 +72,7 @@ Run a_run() {
   return r;
 }
 
-Drive a_drive() { return {"SN-A", "Model A", "/dev/nvme0", true, 40.0, 70.0, 0.01, {"temperature"}, true}; }
+Drive a_drive() { return {"SN-A", "Model A", "/dev/nvme0", true, 40.0, 70.0, 0.01, {"temperature"}, true, true}; }
 
 Schedule a_schedule() { return {"nightly", "wsat", "sim:a", "daily 02:00", ScheduleState::queued, "drive busy", 1.7e9, 12}; }
 
@@ -175,6 +175,13 @@ TEST(ControlCodec, AStopReplyOfOneRunIsReadByOlderAndNewerClients) {
   EXPECT_EQ(encode(StopReply{{12}})["run"], 12);
   const json older = json::parse(R"({"ok":true,"run":12,"protocol":1})");
   EXPECT_EQ(decode_reply<StopReply>(older).runs, std::vector<std::int64_t>{12});
+}
+
+TEST(ControlCodec, ADriveFromADaemonWithoutLinkHealthIsNotDegraded) {
+  json wire = encode(StatusReply{{a_drive()}, {}, {}});
+  ASSERT_EQ(wire["drives"][0]["link_degraded"], true);
+  wire["drives"][0].erase("link_degraded");
+  EXPECT_FALSE(decode_reply<StatusReply>(wire).drives.at(0).link_degraded);
 }
 
 TEST(ControlCodec, AMissingOrMistypedReplyKeyIsAnErrorNamingIt) {

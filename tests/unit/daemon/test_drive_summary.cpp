@@ -55,6 +55,25 @@ void poll_once(boost::asio::io_context& io) {
   io.run_one();  // its outcome comes back and is published
 }
 
+// `nvmonctl status` names a drive whose link trained below its maximum; a
+// link the kernel could not read is no warning.
+TEST(DriveSummary, ALinkBelowItsMaximumIsDegradedAndAnUnknownOneIsNot) {
+  ControllerIdentity c;
+  c.serial = "SN-LINK";
+  const DriveInfo info = drive_info(c, "fake:link", "fake");
+  HealthSnapshot snap;
+  EXPECT_FALSE(summarize_drive(info, true, &snap, false).link_degraded);  // no link read
+  snap.pcie = PcieLink{8.0, 8.0, 2u, 4u, std::nullopt, std::nullopt, std::nullopt};
+  EXPECT_TRUE(summarize_drive(info, true, &snap, false).link_degraded);
+  snap.pcie = PcieLink{8.0, 16.0, 4u, 4u, std::nullopt, std::nullopt, std::nullopt};
+  EXPECT_TRUE(summarize_drive(info, true, &snap, false).link_degraded);
+  snap.pcie = PcieLink{16.0, 16.0, 4u, 4u, std::nullopt, std::nullopt, std::nullopt};
+  EXPECT_FALSE(summarize_drive(info, true, &snap, false).link_degraded);
+  snap.pcie = PcieLink{std::nullopt, 16.0, std::nullopt, 4u, std::nullopt, std::nullopt, std::nullopt};
+  EXPECT_FALSE(summarize_drive(info, true, &snap, false).link_degraded);
+  EXPECT_FALSE(summarize_drive(info, false, nullptr, false).link_degraded);
+}
+
 TEST(DriveSummary, ThePollerPublishesTheDecodedHealthBesideTheFamilies) {
   boost::asio::io_context io;
   PublishedMetrics out;
