@@ -282,6 +282,14 @@ json build_run_json(const TestPlan& plan, const RunHeader& header, RunStatus sta
   if (!plan.compare_label.empty()) {
     json nested = group_json(plan, rounds, 1);
     nested["test"] = plan.test;
+    // The same drive and run; only the share of it written differs (the
+    // elements' range is a fraction of the target from its start).
+    for (const auto& s : plan.stages) {
+      if (s.group != 1 || s.elements.empty()) continue;
+      nested["tested_range_bytes"] = static_cast<std::uint64_t>(
+          std::llround(s.elements.front().range_fraction * static_cast<double>(header.target.capacity_bytes)));
+      break;
+    }
     j["compare"] = {{"label", plan.compare_label}, {"run", nested}};
   }
   // QoS: the datasheet's quantiles against the measurement window of the

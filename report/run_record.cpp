@@ -222,7 +222,7 @@ class Decoder {
   double start_;
 };
 
-RunRecord decode_nested(const Node& root, const std::string& source, double run_start);
+RunRecord decode_nested(const Node& root, const std::string& source, const RunHeader& parent, double run_start);
 
 void decode_sections(const Node& root, const Decoder& d, RunRecord& r, const std::string& source) {
   for (const auto& p : root.array("preconditioning")) {
@@ -263,7 +263,7 @@ void decode_sections(const Node& root, const Decoder& d, RunRecord& r, const std
   if (const auto c = root.object("compare")) {
     r.compare_label = c->text("label");
     if (const auto nested = c->object("run")) {
-      r.compare = std::make_shared<RunRecord>(decode_nested(*nested, source, d.start()));
+      r.compare = std::make_shared<RunRecord>(decode_nested(*nested, source, r.header, d.start()));
     }
   }
   if (const auto dr = root.object("drive")) r.drive = d.drive(*dr);
@@ -298,13 +298,17 @@ RunRecord decode(const Node& root, const std::string& source) {
   return r;
 }
 
-// A comparison's nested run (the mixed test's reduced range): its test and
-// sections; what ran on what is its parent's.
-RunRecord decode_nested(const Node& root, const std::string& source, double run_start) {
+// A comparison's nested run (the mixed test's reduced range): its test,
+// tested range and sections; the rest of what ran on what is its parent's.
+RunRecord decode_nested(const Node& root, const std::string& source, const RunHeader& parent, double run_start) {
   if (!root.j.is_object()) root.fail("expected a run object");
   RunRecord r;
   r.source = source;
+  r.header = parent;
   r.header.test = root.text("test");
+  // Unknown in runs written before nested runs carried it: not the parent's.
+  const double range = root.number("tested_range_bytes");
+  r.header.target.tested_range_bytes = std::isfinite(range) && range > 0 ? static_cast<std::uint64_t>(range) : 0;
   decode_sections(root, Decoder(run_start), r, source);
   return r;
 }

@@ -160,6 +160,21 @@ TEST(ReportWindowOfSimulatedRuns, AThroughputRunIsSummedUpOncePerSubTest) {
   }
 }
 
+// The mixed test's reduced-range run is the same drive over a share of it:
+// run.json says how much, and the report's comparison names the drive and
+// that range instead of the file it came from.
+TEST(ReportWindowOfSimulatedRuns, AMixedRunsReducedRangeRunCarriesItsTestedRange) {
+  const auto s = simulated("mixed", {{"round", "1m"}, {"max_rounds", "6"}, {"reduced_range", "0.5"}});
+  const json& nested = s.run.at("compare").at("run");
+  const auto capacity = s.run.at("target").at("capacity_bytes").get<double>();
+  EXPECT_NEAR(nested.at("tested_range_bytes").get<double>(), capacity * 0.5, 1.0);
+  ASSERT_TRUE(s.record.compare);
+  EXPECT_EQ(s.record.compare->header.target.serial, "SN-WINDOW");
+  EXPECT_NEAR(static_cast<double>(s.record.compare->header.target.tested_range_bytes), capacity * 0.5, 1.0);
+  const auto section = s.page.substr(s.page.find("<section id=\"compare\">"));
+  EXPECT_NE(section.find("(50%)"), std::string::npos);
+}
+
 TEST(ReportWindowOfSimulatedRuns, AnIopsRunShadesAndSummarisesItsMeasuredRounds) {
   const auto s = simulated("iops", {{"round", "1m"},
                                     {"max_rounds", "8"},

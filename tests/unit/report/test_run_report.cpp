@@ -173,6 +173,11 @@ TEST(RunReport, MixedRunOverlaysTheReducedRangeRun) {
   const auto svg = test::svg_by_id(render_run_report(load("mixed")), "compare-throughput");
   EXPECT_EQ(test::series_points(svg, "full range").size(), 120u);
   EXPECT_EQ(test::series_points(svg, "reduced range (75 %)").size(), 120u);
+  // The reduced run is the same drive with its own tested range.
+  const auto page = render_run_report(load("mixed"));
+  const auto table = page.substr(page.find("<section id=\"compare\">"));
+  EXPECT_NE(table.find("2.88 TB (75%)"), std::string::npos) << table.substr(0, 3000);
+  EXPECT_EQ(table.substr(0, table.find("</table>")).find("run.json"), std::string::npos);  // no source path for a name
 }
 
 TEST(RunReport, WsatPlotsIopsAgainstTheDataWritten) {
