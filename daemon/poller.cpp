@@ -61,6 +61,7 @@ struct DevicePoller::Worker {
   // and whether the device refused the log (not asked again).
   std::optional<std::uint64_t> error_log_seen;
   bool error_log_unsupported = false;
+  bool self_test_unsupported = false;  // no Device Self-test: never asked again
   std::unique_ptr<Device> device;
   PollObserver observer;
   const Clock* clock = nullptr;
@@ -138,6 +139,16 @@ struct DevicePoller::Worker {
         error_log_unsupported = true;
       } else {
         log::warn("{}: {}", info->path, entries.error().message);  // read again at the next poll
+      }
+    }
+    if (!self_test_unsupported) {
+      if (auto st = device->read_self_test_log()) {
+        snap.self_test = std::move(*st);
+      } else if (st.error().reason == ErrorReason::unsupported) {
+        log::info("{}: no device self-test: {}", info->path, st.error().message);
+        self_test_unsupported = true;
+      } else {
+        log::warn("{}: {}", info->path, st.error().message);  // read again at the next poll
       }
     }
     if (auto link = device->read_pcie_link()) {
