@@ -96,6 +96,21 @@ struct DevicePoller::Worker {
     }
   }
 
+  // A log page the drive may lack: a refusal as "unsupported" is logged once,
+  // at info, and sets `unsupported` so it is never asked again; any other
+  // failure is a warning and the log is read again at the next poll.
+  template <typename T>
+  void read_optional_log(Result<T> read, std::optional<T>& into, bool& unsupported, const char* absent) {
+    if (read) {
+      into = std::move(*read);
+    } else if (read.error().reason == ErrorReason::unsupported) {
+      log::info("{}: {}: {}", info->path, absent, read.error().message);
+      unsupported = true;
+    } else {
+      log::warn("{}: {}", info->path, read.error().message);
+    }
+  }
+
   // Device commands only; runs without the lock.
   std::shared_ptr<Outcome> read_device(bool identify) {
     auto out = std::make_shared<Outcome>();
@@ -132,24 +147,10 @@ struct DevicePoller::Worker {
       log::debug("{}: {}", info->path, th.error().message);
     }
     if (!error_log_unsupported && should_read_error_log(snap.smart.error_log_entries, error_log_seen)) {
-      if (auto entries = device->read_error_log()) {
-        snap.error_log = std::move(*entries);
-      } else if (entries.error().reason == ErrorReason::unsupported) {
-        log::info("{}: no error information log: {}", info->path, entries.error().message);
-        error_log_unsupported = true;
-      } else {
-        log::warn("{}: {}", info->path, entries.error().message);  // read again at the next poll
-      }
+      read_optional_log(device->read_error_log(), snap.error_log, error_log_unsupported, "no error information log");
     }
     if (!self_test_unsupported) {
-      if (auto st = device->read_self_test_log()) {
-        snap.self_test = std::move(*st);
-      } else if (st.error().reason == ErrorReason::unsupported) {
-        log::info("{}: no device self-test: {}", info->path, st.error().message);
-        self_test_unsupported = true;
-      } else {
-        log::warn("{}: {}", info->path, st.error().message);  // read again at the next poll
-      }
+      read_optional_log(device->read_self_test_log(), snap.self_test, self_test_unsupported, "no device self-test");
     }
     if (auto link = device->read_pcie_link()) {
       snap.pcie = *link;
