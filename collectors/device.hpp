@@ -49,6 +49,13 @@ class Device {
   virtual Result<std::vector<ErrorLogEntry>> read_error_log() {
     return Error{ErrorReason::unsupported, "reading the error information log is not supported by this backend"};
   }
+  // The Device Self-test log (06h): the test running now and the results
+  // the drive keeps, newest first. A drive without self-test support
+  // (Identify OACS bit 4 clear) or a backend without it refuses with reason
+  // "unsupported", and is then not asked again.
+  virtual Result<SelfTestLog> read_self_test_log() {
+    return Error{ErrorReason::unsupported, "reading the device self-test log is not supported by this backend"};
+  }
   // The PCIe link as the host sees it; nullopt where there is none to read
   // (a fabrics controller, a backend without one): not an error.
   virtual Result<std::optional<PcieLink>> read_pcie_link() { return std::optional<PcieLink>{}; }

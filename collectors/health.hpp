@@ -41,7 +41,11 @@ struct ControllerIdentity {
   u128 tnvmcap = 0;                     // total NVM capacity, bytes (0 if not reported)
   std::uint32_t nn = 0;                 // number of namespaces
   std::uint8_t vwc = 0;                 // volatile write cache; bit 0: present
+  std::uint16_t oacs = 0;               // optional admin command support; bit 4: device self-test
 };
+
+// Bits of ControllerIdentity::oacs that nvmond looks at.
+inline constexpr std::uint16_t kOacsDeviceSelfTest = 1u << 4;
 
 // Identify Namespace (CNS 00h).
 struct NamespaceIdentity {
@@ -167,6 +171,37 @@ struct ErrorLogEntry {
   bool operator==(const ErrorLogEntry&) const = default;
 };
 
+// One Self-test Result of the Device Self-test log (Log ID 06h), NVMe 2.0
+// layout. Raw bytes as the drive wrote them; the accessors mask.
+struct SelfTestResult {
+  std::uint8_t status = 0;                 // Device Self-test Status: 3:0 result, 7:4 code
+  std::uint8_t segment = 0;                // first failed segment (result 7)
+  std::uint8_t valid_diagnostic_info = 0;  // bit 0 NSID, 1 FLBA, 2 SCT, 3 SC valid
+  std::uint64_t power_on_hours = 0;        // when the test completed or aborted
+  std::uint32_t nsid = 0;
+  std::uint64_t failing_lba = 0;
+  std::uint8_t status_code_type_raw = 0;   // bits 2:0
+  std::uint8_t status_code = 0;
+  std::uint16_t vendor_specific = 0;
+
+  // 0 passed .. 9 aborted by a sanitize; Fh: entry not used.
+  std::uint8_t result() const { return static_cast<std::uint8_t>(status & 0x0fu); }
+  // 1 short, 2 extended, Eh vendor specific.
+  std::uint8_t code() const { return static_cast<std::uint8_t>(status >> 4); }
+  std::uint8_t status_code_type() const { return static_cast<std::uint8_t>(status_code_type_raw & 0x7u); }
+  bool operator==(const SelfTestResult&) const = default;
+};
+
+// The Device Self-test log (Log ID 06h): the operation running now and the
+// results the drive keeps (at most 20), newest first, unused entries left out.
+struct SelfTestLog {
+  std::uint8_t current_operation = 0;  // 0 none, 1 short, 2 extended, Eh vendor
+  std::uint8_t completion_pct = 0;     // of the running operation, 0..100
+  std::vector<SelfTestResult> results;
+  bool running() const { return current_operation != 0; }
+  bool operator==(const SelfTestLog&) const = default;
+};
+
 // The PCIe link of a controller as the kernel reports it (sysfs). Speeds in
 // GT/s; nullopt where the kernel does not say (no file, "Unknown"), which
 // virtual and fabrics controllers do.
@@ -206,6 +241,9 @@ struct HealthSnapshot {
   // nullopt when the poll did not read the log (nothing new to read).
   std::optional<std::vector<ErrorLogEntry>> error_log;
   std::optional<PcieLink> pcie;  // nullopt: the backend has no PCIe link
+  // The Device Self-test log, read every poll; nullopt when the drive has
+  // none (no self-test support) or its read failed.
+  std::optional<SelfTestLog> self_test;
 };
 
 // Who a drive is: stable across reboots and slots (serial + model), plus where

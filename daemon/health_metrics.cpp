@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "collectors/nvme/self_test_log.hpp"
+
 namespace nvmond {
 namespace {
 
@@ -181,6 +183,31 @@ void add_pcie_link(const PcieLink& link, const Labels& id, MetricSet& out) {
   }
 }
 
+// Only for a drive that supports self-tests: a drive without them has no
+// nvme_self_test_* series at all (QEMU, most client drives).
+void add_self_test(const SelfTestLog& log, const Labels& id, MetricSet& out) {
+  out.add({"nvme_self_test_in_progress", Family::gauge, "1 while a device self-test runs, 0 otherwise."}, id,
+          log.running() ? 1 : 0);
+  out.add({"nvme_self_test_progress_ratio", Family::gauge,
+           "Completion of the running device self-test (0..1; 0 when none runs)."},
+          id, log.running() ? log.completion_pct / 100.0 : 0.0);
+  if (log.results.empty()) return;  // never tested
+  const SelfTestResult& last = log.results.front();
+  Labels l = with(id, "kind", std::string(self_test_kind_text(last.code())));
+  l.push_back({"result", std::string(self_test_result_text(last.result()))});
+  out.add({"nvme_self_test_last_result", Family::gauge,
+           "1 for the newest device self-test result, labelled by its kind and outcome."},
+          std::move(l), 1);
+  out.add({"nvme_self_test_last_power_on_seconds", Family::gauge,
+           "Power-on time at which the newest device self-test completed or aborted (its Power On Hours x 3600)."},
+          id, static_cast<double>(last.power_on_hours) * kHour);
+  if (last.result() == kSelfTestFailedSegments) {
+    out.add({"nvme_self_test_failed_segment", Family::gauge,
+             "First failed segment of the newest device self-test, when it failed in a known segment."},
+            id, last.segment);
+  }
+}
+
 }  // namespace
 
 void add_health(const DriveInfo& /*info*/, const HealthSnapshot& snap, const Labels& id,
@@ -223,6 +250,7 @@ void add_health(const DriveInfo& /*info*/, const HealthSnapshot& snap, const Lab
 
   if (snap.ocp) add_fields(out, kOcpMetrics, id, *snap.ocp);
   if (snap.pcie) add_pcie_link(*snap.pcie, id, out);
+  if (snap.self_test) add_self_test(*snap.self_test, id, out);
 }
 
 }  // namespace nvmond

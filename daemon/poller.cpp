@@ -61,6 +61,7 @@ struct DevicePoller::Worker {
   // and whether the device refused the log (not asked again).
   std::optional<std::uint64_t> error_log_seen;
   bool error_log_unsupported = false;
+  bool self_test_unsupported = false;  // no Device Self-test: never asked again
   std::unique_ptr<Device> device;
   PollObserver observer;
   const Clock* clock = nullptr;
@@ -92,6 +93,21 @@ struct DevicePoller::Worker {
       if (!alive) return;
       need_identify = outcome->error.has_value();
       deliver(std::move(outcome));
+    }
+  }
+
+  // A log page the drive may lack: a refusal as "unsupported" is logged once,
+  // at info, and sets `unsupported` so it is never asked again; any other
+  // failure is a warning and the log is read again at the next poll.
+  template <typename T>
+  void read_optional_log(Result<T> read, std::optional<T>& into, bool& unsupported, const char* absent) {
+    if (read) {
+      into = std::move(*read);
+    } else if (read.error().reason == ErrorReason::unsupported) {
+      log::info("{}: {}: {}", info->path, absent, read.error().message);
+      unsupported = true;
+    } else {
+      log::warn("{}: {}", info->path, read.error().message);
     }
   }
 
@@ -131,14 +147,10 @@ struct DevicePoller::Worker {
       log::debug("{}: {}", info->path, th.error().message);
     }
     if (!error_log_unsupported && should_read_error_log(snap.smart.error_log_entries, error_log_seen)) {
-      if (auto entries = device->read_error_log()) {
-        snap.error_log = std::move(*entries);
-      } else if (entries.error().reason == ErrorReason::unsupported) {
-        log::info("{}: no error information log: {}", info->path, entries.error().message);
-        error_log_unsupported = true;
-      } else {
-        log::warn("{}: {}", info->path, entries.error().message);  // read again at the next poll
-      }
+      read_optional_log(device->read_error_log(), snap.error_log, error_log_unsupported, "no error information log");
+    }
+    if (!self_test_unsupported) {
+      read_optional_log(device->read_self_test_log(), snap.self_test, self_test_unsupported, "no device self-test");
     }
     if (auto link = device->read_pcie_link()) {
       snap.pcie = *link;

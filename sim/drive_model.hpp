@@ -96,6 +96,10 @@ class DriveModel {
   // The Error Information log: the newest of the injected media errors (at
   // most kSimErrorLogEntries), newest first; empty when none.
   std::vector<ErrorLogEntry> error_log() const;
+  // The Device Self-test log: nothing running; a passed short test at the
+  // drive's power-on hours, and with spec.self_test_failure a failed
+  // extended test (first failed segment 5) after it, newest first.
+  SelfTestLog self_test_log() const;
   // x4 at 16 GT/s, x2 with degraded_link; AER counters all zero.
   PcieLink pcie_link() const;
   ControllerIdentity controller_identity() const;

@@ -51,6 +51,11 @@ Result<std::vector<ErrorLogEntry>> SimDevice::read_error_log() {
   return model_->error_log();
 }
 
+Result<SelfTestLog> SimDevice::read_self_test_log() {
+  if (auto err = enter("get-log device self-test")) return *err;
+  return model_->self_test_log();
+}
+
 Result<std::optional<PcieLink>> SimDevice::read_pcie_link() {
   if (auto err = enter("read PCIe link")) return *err;
   return std::optional<PcieLink>{model_->pcie_link()};

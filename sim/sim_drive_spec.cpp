@@ -197,6 +197,7 @@ void read_sim_keys(TableReader& t, SimDriveSpec& s) {
     s.media_error_interval = *v;
   }
   if (auto v = t.boolean("degraded_link")) s.degraded_link = *v;
+  if (auto v = t.boolean("self_test_failure")) s.self_test_failure = *v;
   if (auto f = t.choice("fault", {"none", "hang", "fail"})) {
     s.fault = *f == "hang" ? SimFault::hang : *f == "fail" ? SimFault::fail : SimFault::none;
   }

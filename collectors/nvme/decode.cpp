@@ -52,6 +52,7 @@ constexpr std::array kControllerFields = {
     field<&ControllerIdentity::ssvid>("SSVID", 2, 2),
     field<&ControllerIdentity::cntlid>("CNTLID", 78, 2),
     field<&ControllerIdentity::version>("VER", 80, 4),
+    field<&ControllerIdentity::oacs>("OACS", 256, 2),
     field<&ControllerIdentity::lpa>("LPA", 261, 1),
     field<&ControllerIdentity::elpe>("ELPE", 262, 1),
     field<&ControllerIdentity::wctemp_k>("WCTEMP", 266, 2),

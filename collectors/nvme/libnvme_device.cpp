@@ -14,6 +14,7 @@
 #include "collectors/nvme/decode.hpp"
 #include "collectors/nvme/error_log.hpp"
 #include "collectors/nvme/pcie_link.hpp"
+#include "collectors/nvme/self_test_log.hpp"
 #include "core/log.hpp"
 
 namespace nvmond {
@@ -167,6 +168,7 @@ Result<DriveInfo> LibnvmeDevice::identify() {
 
   DriveInfo info = drive_info(*ctrl, path_, "libnvme");
   error_log_entries_ = std::min<std::size_t>(std::size_t{ctrl->elpe} + 1, kMaxErrorLogEntries);
+  self_test_supported_ = (ctrl->oacs & kOacsDeviceSelfTest) != 0;
 
   auto nsids = active_namespaces();
   if (!nsids) return nsids.error();
@@ -296,6 +298,33 @@ Result<std::vector<ErrorLogEntry>> LibnvmeDevice::read_error_log() {
   auto entries = decode_error_log(page, error_log_entries_);
   if (!entries) return Error{ErrorReason::decode, fmt::format("{}: {}: {}", name_, command, entries.error().message)};
   return entries;
+}
+
+Result<SelfTestLog> LibnvmeDevice::read_self_test_log() {
+  if (!self_test_supported_) {
+    if (auto id = identify(); !id) return id.error();
+  }
+  const char* command = "get-log device self-test (06h)";
+  if (!*self_test_supported_) {
+    return Error{ErrorReason::unsupported,
+                 fmt::format("{}: {}: the controller does not support Device Self-test (OACS bit 4 clear)", name_, command)};
+  }
+  if (auto f = fd(); !f) return f.error();
+  // What nvme_get_log_device_self_test() sends (LID 06h, NSID FFFFFFFFh,
+  // sizeof(nvme_self_test_log) bytes), but under the command timeout: that
+  // helper uses the kernel's default.
+  static_assert(sizeof(nvme_self_test_log) == kSelfTestLogBytes);
+  std::vector<std::uint8_t> page(kSelfTestLogBytes);
+  if (auto o = get_log_page(NVME_LOG_LID_DEVICE_SELF_TEST, page); o.rc != 0) {
+    if (is_unsupported_status(o.rc)) {
+      Error e = command_error(name_, command, o.rc, o.err);
+      return Error{ErrorReason::unsupported, e.message};
+    }
+    return failed(command, o);
+  }
+  auto decoded = decode_self_test_log(page);
+  if (!decoded) return Error{ErrorReason::decode, fmt::format("{}: {}: {}", name_, command, decoded.error().message)};
+  return decoded;
 }
 
 Result<std::optional<PcieLink>> LibnvmeDevice::read_pcie_link() {

@@ -48,6 +48,10 @@ class LibnvmeDevice final : public Device {
   // Get Log Page 01h for ELPE + 1 entries (at most kMaxErrorLogEntries),
   // from the last identify (identifies first when there was none).
   Result<std::vector<ErrorLogEntry>> read_error_log() override;
+  // Get Log Page 06h when the last identify's OACS says the controller
+  // supports Device Self-test (identifies first when there was none);
+  // "unsupported" without a command otherwise.
+  Result<SelfTestLog> read_self_test_log() override;
   // sysfs only: no command is sent.
   Result<std::optional<PcieLink>> read_pcie_link() override;
   // A user-data erase takes minutes on a large drive.
@@ -78,6 +82,7 @@ class LibnvmeDevice final : public Device {
   std::uint32_t timeout_ms_;
   std::filesystem::path sysfs_class_nvme_;
   std::size_t error_log_entries_ = 0;  // ELPE + 1, capped; 0 before the first identify
+  std::optional<bool> self_test_supported_;  // OACS bit 4; nullopt before the first identify
   int fd_ = -1;
   bool ocp_absent_ = false;
   std::array<bool, 9> over_unsupported_{};

@@ -1,6 +1,6 @@
 """Tier 2: every metric name in the rules and dashboards is one nvmond really
 exports: the built daemon runs on simulated drives (an OCP datacenter drive
-that throttles, a heatsink drive, a hung drive for collection errors) and is
+that throttles, a heatsink drive whose self-test failed, a hung drive for collection errors) and is
 scraped; workload and soak series, which need a running job or soak, are
 checked against the names documented in workloads/workload_metrics.hpp and
 daemon/soak_metrics.hpp. Label matchers with a fixed value (window="7d",
@@ -22,7 +22,8 @@ SIM_CONFIG = config(
     # within seconds, so the throttle series have values.
     table("[clock]", mode="accelerated", factor=60),
     sim("dc0", "RULES-DC", "datacenter", write_rate="1000MB"),
-    sim("hs0", "RULES-HS", "consumer-heatsink", write_rate="150MB"),
+    # Its newest self-test failed: NvmeSelfTestFailed's result matcher has a series.
+    sim("hs0", "RULES-HS", "consumer-heatsink", write_rate="150MB", self_test_failure=True),
     sim("stuck", "RULES-HANG", "generic", fault="hang", hang="5s"),
     poll_interval="100ms", command_timeout="300ms")
 

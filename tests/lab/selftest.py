@@ -112,6 +112,8 @@ CASES: list[tuple[str, Callable[[dict], None], str]] = [
      "smart"),
     ("an OCP series from a drive without the C0 log",
      append_line("metrics.A", f'nvme_ocp_refreshes_total{{serial="{S0}"}} 0'), "smart"),
+    ("a self-test series from a drive without Device Self-test",
+     append_line("metrics.A", f'nvme_self_test_in_progress{{serial="{S0}"}} 0'), "smart"),
     ("WCTEMP limit wrong",
      edit_metric("metrics.A", "nvme_temperature_limit_celsius", {"serial": S0, "limit": "warning"},
                  add_value(-10)), "smart"),

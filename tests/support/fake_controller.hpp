@@ -18,6 +18,8 @@ struct ControllerScript {
   std::optional<bool> write_cache_enabled;  // Get Features 06h; nullopt: refused
   std::vector<ErrorLogEntry> error_log;     // newest first, as a drive keeps it
   int error_log_reads = 0;                  // Get Log Page 01h commands answered
+  std::optional<SelfTestLog> self_test;     // Get Log Page 06h; nullopt: unsupported
+  int self_test_reads = 0;                  // Get Log Page 06h commands asked for
 };
 
 class FakeController final : public Device {
@@ -34,6 +36,11 @@ class FakeController final : public Device {
   Result<std::vector<ErrorLogEntry>> read_error_log() override {
     ++script_->error_log_reads;
     return script_->error_log;
+  }
+  Result<SelfTestLog> read_self_test_log() override {
+    ++script_->self_test_reads;
+    if (!script_->self_test) return Error{ErrorReason::unsupported, "fake:nvme7: get-log device self-test (06h): OACS bit 4 clear"};
+    return *script_->self_test;
   }
   Result<bool> read_volatile_write_cache() override {
     if (!script_->write_cache_enabled) return Error{ErrorReason::nvme_status, "fake:nvme7: get features (06h): Invalid Field"};

@@ -66,7 +66,8 @@ def compare_drive(rep: Report, samples: list[promtext.Sample], serial: str,
               f"unchecked: {unknown} (add rows to FIELDS or names to NOT_SMART_FIELDS"
               " in tests/lab/lablib/smart_fields.py)" if unknown else "")
     ocp = sorted({s.name for s in mine if s.name.startswith(ABSENT_ON_QEMU_PREFIXES)})
-    rep.check(not ocp, f"{what}: no OCP series for a controller without the C0 log",
+    rep.check(not ocp, f"{what}: no OCP or self-test series for a controller without the C0 log or"
+              " Device Self-test",
               ", ".join(ocp))
 
 

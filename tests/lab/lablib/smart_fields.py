@@ -128,7 +128,8 @@ EVIDENCE_METRICS: set[str] = {
     "nvme_pcie_link_speed_transfers_per_second", "nvme_pcie_link_width_lanes",
 }
 
-# Log pages QEMU 7.2 does not have: nvmond must not export series for them.
-ABSENT_ON_QEMU_PREFIXES = ("nvme_ocp_",)
+# Log pages QEMU 7.2 does not have (OCP C0; Device Self-test, OACS bit 4
+# clear): nvmond must not export series for them.
+ABSENT_ON_QEMU_PREFIXES = ("nvme_ocp_", "nvme_self_test_")
 
 CHECKED_METRICS = {f.metric for f in FIELDS} | NOT_SMART_FIELDS | EVIDENCE_METRICS

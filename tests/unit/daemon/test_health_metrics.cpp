@@ -107,6 +107,37 @@ TEST_F(HealthMetricsTest, PcieLinkSeriesOnlyForWhatTheKernelSaid) {
   EXPECT_EQ(text_.find("severity=\"fatal\""), std::string::npos);
 }
 
+TEST_F(HealthMetricsTest, SelfTestSeriesOnlyForADriveThatSupportsThem) {
+  render();
+  EXPECT_EQ(text_.find("nvme_self_test_"), std::string::npos) << "no self-test series without the log";
+  const std::string id = "{serial=\"SN-TEST-0001\"";
+  snap_.self_test = SelfTestLog{};  // supported, never tested
+  render();
+  EXPECT_TRUE(has("nvme_self_test_in_progress" + id + "} 0")) << text_;
+  EXPECT_TRUE(has("nvme_self_test_progress_ratio" + id + "} 0"));
+  EXPECT_EQ(text_.find("nvme_self_test_last_"), std::string::npos);
+
+  SelfTestResult failed;
+  failed.status = 0x27;  // extended, failed segments
+  failed.segment = 5;
+  failed.power_on_hours = 10;
+  SelfTestResult passed;
+  passed.status = 0x10;
+  snap_.self_test = SelfTestLog{.current_operation = 1, .completion_pct = 40, .results = {failed, passed}};
+  render();
+  EXPECT_TRUE(has("nvme_self_test_in_progress" + id + "} 1")) << text_;
+  EXPECT_TRUE(has("nvme_self_test_progress_ratio" + id + "} 0.4"));
+  EXPECT_TRUE(has("nvme_self_test_last_result" + id + ",kind=\"extended\",result=\"failed_segments\"} 1"));
+  EXPECT_TRUE(has("nvme_self_test_last_power_on_seconds" + id + "} 36000"));
+  EXPECT_TRUE(has("nvme_self_test_failed_segment" + id + "} 5"));
+  EXPECT_EQ(text_.find("result=\"passed\""), std::string::npos) << "only the newest result";
+
+  snap_.self_test->results = {passed};
+  render();
+  EXPECT_TRUE(has("nvme_self_test_last_result" + id + ",kind=\"short\",result=\"passed\"} 1"));
+  EXPECT_EQ(text_.find("nvme_self_test_failed_segment"), std::string::npos);
+}
+
 TEST(ErrorLogClasses, EveryClassHasASeriesFromTheStart) {
   ErrorClassCounts counts{};
   counts[static_cast<std::size_t>(ErrorStatusClass::media)] = 2;

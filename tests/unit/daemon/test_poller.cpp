@@ -234,5 +234,38 @@ TEST(DevicePoller, ReadsTheErrorLogOnlyWhenSmartsCountLeavesWhatTheHistoryHasSee
   EXPECT_EQ(script->error_log_reads, 2);
 }
 
+TEST(DevicePoller, ADriveWithoutSelfTestsIsAskedOnceAndOneWithThemEveryPoll) {
+  for (const bool supported : {false, true}) {
+    boost::asio::io_context io;
+    PublishedMetrics out;
+    ManualClock clock;
+    auto script = std::make_shared<test::ControllerScript>();
+    script->identity.serial = "SN-ST";
+    if (supported) script->self_test = SelfTestLog{.current_operation = 2, .completion_pct = 10, .results = {}};
+    std::mutex mu;
+    std::vector<bool> carried;  // per poll: whether the snapshot carried the log
+    std::atomic<int> polls{0};
+    DevicePoller poller(io, "fake:st", std::make_unique<test::FakeController>(script), PollSettings{1h, 1h}, clock,
+                        out, [&](const DriveInfo&, const HealthSnapshot& snap) {
+                          std::lock_guard lock(mu);
+                          carried.push_back(snap.self_test.has_value());
+                          ++polls;
+                          return PollObservation{};
+                        });
+    poller.start();
+    for (int i = 0; i < 3; ++i) {
+      const int before = polls.load();
+      const auto give_up = std::chrono::steady_clock::now() + 10s;
+      io.poll();
+      while (polls.load() == before && std::chrono::steady_clock::now() < give_up) io.run_one_for(10ms);
+      io.run_one_for(1s);
+      clock.advance(1h);
+    }
+    std::lock_guard lock(mu);
+    EXPECT_EQ(carried, std::vector<bool>(3, supported)) << supported;
+    EXPECT_EQ(script->self_test_reads, supported ? 3 : 1) << supported;
+  }
+}
+
 }  // namespace
 }  // namespace nvmond

@@ -212,6 +212,9 @@ TEST(DecodeRecordedQemu, IdentifyControllerNamespaceAndList) {
   EXPECT_EQ(c->cctemp_k, 373);
   EXPECT_U128_EQ(c->tnvmcap, 0);
   EXPECT_EQ(c->nn, 256u);
+  // QEMU 7.2 supports Format and Namespace Management, not Device Self-test.
+  EXPECT_EQ(c->oacs, 0x010Au);
+  EXPECT_EQ(c->oacs & kOacsDeviceSelfTest, 0u);
 
   const auto ns = decode_identify_namespace(fixture("qemu_identify_ns.bin"), 1);
   ASSERT_TRUE(ns.ok()) << ns.error().message;
@@ -320,6 +323,7 @@ TEST(FieldTables, AgreeWithLibnvmeStructLayouts) {
   const auto ctrl = identify_controller_fields();
   EXPECT_EQ(offset_of(ctrl, "CNTLID"), offsetof(nvme_id_ctrl, cntlid));
   EXPECT_EQ(offset_of(ctrl, "VER"), offsetof(nvme_id_ctrl, ver));
+  EXPECT_EQ(offset_of(ctrl, "OACS"), offsetof(nvme_id_ctrl, oacs));
   EXPECT_EQ(offset_of(ctrl, "LPA"), offsetof(nvme_id_ctrl, lpa));
   EXPECT_EQ(offset_of(ctrl, "ELPE"), offsetof(nvme_id_ctrl, elpe));
   EXPECT_EQ(offset_of(ctrl, "WCTEMP"), offsetof(nvme_id_ctrl, wctemp));

@@ -90,11 +90,13 @@ fault = "hang"
 hang = "30s"
 media_error_interval = "10m"
 degraded_link = true
+self_test_failure = true
 )",
                          /*finish=*/true);  // every key above was consumed
   EXPECT_EQ(s.name, "bay1");
   EXPECT_EQ(s.media_error_interval, std::chrono::minutes(10));
   EXPECT_TRUE(s.degraded_link);
+  EXPECT_TRUE(s.self_test_failure);
   EXPECT_EQ(s.serial, "S1");
   EXPECT_EQ(s.model, "ACME 1");
   EXPECT_EQ(s.firmware, "1.2");

@@ -300,6 +300,35 @@ TEST(SimFaults, DegradedLinkTrainsAtHalfWidth) {
   EXPECT_TRUE((*degraded)->degraded());
 }
 
+TEST(SimSelfTest, APassedShortTestAtTheDrivesPowerOnHours) {
+  ManualClock clock;
+  SimDriveSpec spec = test::named("generic");
+  SimDevice dev(std::make_shared<DriveModel>(spec, clock.wall()), clock);
+  EXPECT_NE(dev.identify()->controller.oacs & kOacsDeviceSelfTest, 0u);
+  clock.advance(std::chrono::hours(5));
+  const auto log = dev.read_self_test_log();
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  EXPECT_FALSE(log->running());
+  ASSERT_EQ(log->results.size(), 1u);
+  EXPECT_EQ(log->results[0].code(), 1);    // short
+  EXPECT_EQ(log->results[0].result(), 0);  // passed
+  EXPECT_EQ(log->results[0].power_on_hours, static_cast<std::uint64_t>(dev.read_smart()->power_on_hours));
+}
+
+TEST(SimSelfTest, AFailureIsANewerFailedExtendedTestInSegmentFive) {
+  ManualClock clock;
+  SimDriveSpec spec = test::named("generic");
+  spec.self_test_failure = true;
+  SimDevice dev(std::make_shared<DriveModel>(spec, clock.wall()), clock);
+  const auto log = dev.read_self_test_log();
+  ASSERT_TRUE(log.ok());
+  ASSERT_EQ(log->results.size(), 2u);
+  EXPECT_EQ(log->results[0].code(), 2);    // extended
+  EXPECT_EQ(log->results[0].result(), 7);  // failed segments
+  EXPECT_EQ(log->results[0].segment, 5);
+  EXPECT_EQ(log->results[1].result(), 0);
+}
+
 TEST(SimFaults, HangBlocksTheCallerUntilTheFaultClears) {
   ManualClock clock;
   auto specs = faulty_dc0(SimFault::hang);
