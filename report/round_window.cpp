@@ -38,11 +38,17 @@ std::optional<RoundWindow> steady_state_rounds(const RunRecord& run) {
   return steady_state_rounds(*run.steady_state);
 }
 
-std::optional<RoundWindow> measured_rounds(const RunRecord& run) {
-  if (const auto& m = run.measurement_window; m && std::isfinite(m->from) && std::isfinite(m->to)) {
-    return RoundWindow{m->stage, m->from, m->to};
+std::optional<RoundWindow> measured_rounds(const std::optional<MeasurementWindow>& window,
+                                           const std::optional<SteadyState>& steady) {
+  if (window && std::isfinite(window->from) && std::isfinite(window->to)) {
+    return RoundWindow{window->stage, window->from, window->to};
   }
-  return steady_state_rounds(run);
+  if (!steady) return std::nullopt;
+  return steady_state_rounds(*steady);
+}
+
+std::optional<RoundWindow> measured_rounds(const RunRecord& run) {
+  return measured_rounds(run.measurement_window, run.steady_state);
 }
 
 bool in_window(const RunRecord& run, const Round& r, const RoundWindow& w) {

@@ -24,6 +24,9 @@ std::optional<RoundWindow> steady_state_rounds(const SteadyState& s);
 // The rounds the run's element values come from: its measurement window,
 // else (older runs) the steady-state window.
 std::optional<RoundWindow> measured_rounds(const RunRecord& run);
+// The same for one measured stage's own window and steady state (a sub-test).
+std::optional<RoundWindow> measured_rounds(const std::optional<MeasurementWindow>& window,
+                                           const std::optional<SteadyState>& steady);
 
 bool in_window(const RunRecord& run, const Round& r, const RoundWindow& w);
 

@@ -73,13 +73,7 @@ std::vector<LabelledSummary> summaries(const RunRecord& run) {
   if (run.subtests.size() <= 1) return {{"", summarize(run)}};
   std::vector<LabelledSummary> out;
   for (const auto& t : run.subtests) {
-    std::optional<RoundWindow> window;
-    if (const auto& m = t.measurement_window; m && std::isfinite(m->from) && std::isfinite(m->to)) {
-      window = RoundWindow{m->stage, m->from, m->to};
-    } else if (t.steady_state) {
-      window = steady_state_rounds(*t.steady_state);
-    }
-    out.push_back({t.label, summarize_over(run, t.steady_state, window)});
+    out.push_back({t.label, summarize_over(run, t.steady_state, measured_rounds(t.measurement_window, t.steady_state))});
   }
   return out;
 }
