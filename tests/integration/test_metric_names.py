@@ -24,7 +24,11 @@ SIM_CONFIG = config(
     sim("dc0", "RULES-DC", "datacenter", write_rate="1000MB"),
     # Its newest self-test failed: NvmeSelfTestFailed's result matcher has a series.
     sim("hs0", "RULES-HS", "consumer-heatsink", write_rate="150MB", self_test_failure=True),
-    sim("stuck", "RULES-HANG", "generic", fault="hang", hang="5s"),
+    # Every command of a poll hangs in turn, so one poll takes the hang times
+    # the commands it sends (seven): short enough that the drive is
+    # identified and then times out (the errors' series need a serial) well
+    # within the wait below.
+    sim("stuck", "RULES-HANG", "generic", fault="hang", hang="1s"),
     poll_interval="100ms", command_timeout="300ms")
 
 

@@ -30,8 +30,14 @@ class WearHistoryTest(unittest.TestCase):
         wall0 = time.monotonic()
         d = Daemon(CONFIG).start()
         try:
-            d.wait_metric(lambda m: has_series(m, "nvmond_last_collection_timestamp_seconds", serial="SIM-WEAR")
-                          and clock_time(m) >= START + 15 * DAY, 20, "15 simulated days")
+            # The earliest sample this test can vouch for: the first one it
+            # sees. Start-up time decides how far past START that is.
+            first = clock_time(d.wait_metric(
+                lambda m: has_series(m, "nvmond_last_collection_timestamp_seconds", serial="SIM-WEAR"),
+                20, "a first sample"))
+            before_kill = clock_time(d.wait_metric(
+                lambda m: has_series(m, "nvmond_last_collection_timestamp_seconds", serial="SIM-WEAR")
+                and clock_time(m) >= START + 15 * DAY, 20, "15 simulated days"))
             d.kill9()
             d.start()
             m = d.wait_metric(lambda m: has_series(m, "nvmond_last_collection_timestamp_seconds", serial="SIM-WEAR")
@@ -47,10 +53,18 @@ class WearHistoryTest(unittest.TestCase):
         self.assertAlmostEqual(dwpd, 2.0, delta=0.02)
         # A lost history would still give a 2.0 rate, but over the days since
         # the restart only: the window must reach back across the crash.
-        self.assertGreaterEqual(covered, 29.5 * DAY)
+        now = clock_time(m)
+        self.assertLess(first, before_kill)
+        self.assertGreater(covered, now - before_kill)
+        # From the first sample seen (or 30 days back, if earlier), less one
+        # poll interval for where the samples fall.
+        self.assertGreaterEqual(covered, min(30 * DAY, now - first) - 3600)
         self.assertEqual(value(m, "nvme_rated_dwpd", serial="SIM-WEAR"), 1.0)
         self.assertEqual(value(m, "nvme_write_rate_over_rating", serial="SIM-WEAR"), 1)
-        self.assertLess(wall, 10.0)
+        # The sanitizers slow the daemon several times over: the wall-time
+        # promise is about the build users run.
+        if os.environ.get("NVMOND_SANITIZED") != "1":
+            self.assertLess(wall, 10.0)
 
 
 if __name__ == "__main__":
