@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "core/json_path.hpp"
 #include "pts/model/run_codec.hpp"
 
 namespace nvmond::report {
@@ -24,57 +25,8 @@ using nlohmann::json;
 
 namespace {
 
-// Thrown inside the decoder only; parse_run turns it into an Error value.
-struct DecodeError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// A JSON object and the path that reached it, for error messages.
-struct Node {
-  const json& j;
-  std::string path;
-
-  Node at(const std::string& key) const { return {j.at(key), path.empty() ? key : path + "." + key}; }
-  Node at(std::size_t i) const { return {j.at(i), path + "[" + std::to_string(i) + "]"}; }
-  bool has(const char* key) const { return j.contains(key) && !j.at(key).is_null(); }
-  [[noreturn]] void fail(const std::string& what) const {
-    throw DecodeError((path.empty() ? std::string("(top level)") : path) + ": " + what);
-  }
-
-  double number(const char* key) const {
-    if (!has(key)) return kAbsent;
-    const auto n = at(key);
-    if (!n.j.is_number()) n.fail("expected a number");
-    const double v = n.j.get<double>();
-    return std::isfinite(v) ? v : kAbsent;
-  }
-  std::string text(const char* key) const {
-    if (!has(key)) return {};
-    const auto n = at(key);
-    if (!n.j.is_string()) n.fail("expected a string");
-    return n.j.get<std::string>();
-  }
-  bool flag(const char* key) const {
-    if (!has(key)) return false;
-    const auto n = at(key);
-    if (!n.j.is_boolean()) n.fail("expected true or false");
-    return n.j.get<bool>();
-  }
-  std::optional<Node> object(const char* key) const {
-    if (!has(key)) return std::nullopt;
-    auto n = at(key);
-    if (!n.j.is_object()) n.fail("expected an object");
-    return n;
-  }
-  std::vector<Node> array(const char* key) const {
-    std::vector<Node> out;
-    if (!has(key)) return out;
-    const auto n = at(key);
-    if (!n.j.is_array()) n.fail("expected an array");
-    for (std::size_t i = 0; i < n.j.size(); ++i) out.push_back(n.at(i));
-    return out;
-  }
-};
+using json_keys::DecodeError;
+using Node = json_keys::Path;
 
 // A scalar as the header prints it: strings bare, numbers as JSON writes them.
 std::string printed(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }

@@ -11,6 +11,7 @@
 
 #include "core/json_fields.hpp"
 #include "core/json_keys.hpp"
+#include "core/json_path.hpp"
 
 namespace nvmond {
 
@@ -49,44 +50,9 @@ void write_optional(json& j, const Record& r, const Fields& fields) {
   std::apply([&](const auto&... f) { ((r.*f.member ? void(j[f.key] = *(r.*f.member)) : void()), ...); }, fields);
 }
 
-// A value inside the header and the path that reached it, so that an error
-// names the field ("target.capacity_bytes: expected an unsigned integer") in
-// the store's log and in the report alike.
-struct At {
-  const json& j;
-  std::string path;
-
-  [[noreturn]] void fail(const std::string& what) const {
-    throw std::invalid_argument(fmt::format("{}: {}", path.empty() ? "(top level)" : path, what));
-  }
-  bool has(const char* key) const { return j.is_object() && j.contains(key); }
-  At at(const char* key) const {
-    if (!j.is_object()) fail("expected an object");
-    if (!j.contains(key)) At{j, path.empty() ? key : path + "." + key}.fail("missing");
-    return {j.at(key), path.empty() ? key : path + "." + key};
-  }
-  At at(std::size_t i) const { return {j.at(i), fmt::format("{}[{}]", path, i)}; }
-  const json& array() const {
-    if (!j.is_array()) fail("expected an array");
-    return j;
-  }
-
-  template <typename T>
-  T as() const {
-    if constexpr (std::is_same_v<T, std::string>) {
-      if (!j.is_string()) fail("expected a string");
-    } else if constexpr (std::is_same_v<T, bool>) {
-      if (!j.is_boolean()) fail("expected true or false");
-    } else if constexpr (std::is_floating_point_v<T>) {
-      if (!j.is_number()) fail("expected a number");
-    } else if constexpr (std::is_unsigned_v<T>) {
-      if (!j.is_number_unsigned()) fail("expected an unsigned integer");
-    } else {
-      if (!j.is_number_integer()) fail("expected an integer");
-    }
-    return j.get<T>();
-  }
-};
+// Errors name the field ("target.capacity_bytes: expected an unsigned
+// integer") in the store's log and in the report alike.
+using At = json_keys::Path;
 
 template <typename Record, typename Fields>
 void read_fields_at(const At& a, Record& r, const Fields& fields) {
