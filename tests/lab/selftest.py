@@ -137,6 +137,8 @@ CASES: list[tuple[str, Callable[[dict], None], str]] = [
                  set_value(8e9)), "smart"),
     ("a link at its maximum called degraded",
      edit_metric("metrics.A", "nvme_pcie_link_degraded", {"serial": S0}, set_value(1)), "smart"),
+    ("a controller on the root complex, not behind a root port",
+     edit_text("link.A.nvme1", r"port_class=0x060400", "port_class=0x060000"), "smart"),
     ("temperature bit not exported",
      edit_metric("metrics.C1", "nvme_critical_warning", {"serial": S0, "bit": "temperature"},
                  set_value(0)), "thermal"),

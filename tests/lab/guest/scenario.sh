@@ -82,7 +82,9 @@ for d in $D0 $D1; do
   block "thresh.A.$d" thresholds $d
   block "errlog.A.$d" nvme error-log "/dev/$d" -o json
   # The link as the kernel's PCI core shows it, beside nvmond's reading.
-  block "link.A.$d" sh -c "cd /sys/class/nvme/$d/device && for f in current_link_speed max_link_speed current_link_width max_link_width; do echo \"\$f=\$(cat \$f)\"; done"
+  # The port above it too: the lab puts each controller behind a PCIe root
+  # port of a q35 machine, as servers do.
+  block "link.A.$d" sh -c "cd -P /sys/class/nvme/$d/device && for f in current_link_speed max_link_speed current_link_width max_link_width; do echo \"\$f=\$(cat \$f)\"; done && cd .. && echo port_class=\$(cat class) && echo port_max_link_speed=\$(cat max_link_speed) && echo port_max_link_width=\$(cat max_link_width)"
 done
 block write.A write_direct $D0 "$WRITE_MIB"
 for d in $D0 $D1; do block "smart.A1.$d" smart $d; done

@@ -124,6 +124,10 @@ def check_drive_evidence(rep: Report, lab: Lab, samples: list[promtext.Sample], 
         if got_width != want_width:
             mismatches.append(f"{link} width {got_width}, kernel {attrs.get(f'{link}_link_width')!r}")
     rep.check(not mismatches, f"PCIe link of {serial} equals the kernel's: {attrs}", "; ".join(mismatches))
+    # PCI class 0604xx: a PCI-to-PCI bridge, which is what a root port is.
+    rep.check(attrs.get("port_class", "").startswith("0x0604"),
+              f"{serial} sits behind a PCIe root port (class {attrs.get('port_class')}, port max "
+              f"{attrs.get('port_max_link_speed')} x{attrs.get('port_max_link_width')})")
     rep.check(promtext.get(samples, "nvme_pcie_link_degraded", serial=serial) == 0,
               f"the link of {serial} at its maximum is not degraded")
 
