@@ -42,6 +42,14 @@ class Device {
   virtual Result<bool> read_volatile_write_cache() {
     return Error{ErrorReason::unsupported, "reading the volatile write cache state is not supported by this backend"};
   }
+  // Enables or disables the volatile write cache (Set Features 06h, current
+  // value, not saved: a power cycle returns the drive to its own default).
+  // Only a PTS run sends it, on a target the safety guard approved, to run
+  // the test in the state its profile requires and to put the drive back
+  // afterwards. A backend that cannot refuses with reason "unsupported".
+  virtual std::optional<Error> set_volatile_write_cache(bool /*enabled*/) {
+    return Error{ErrorReason::unsupported, "setting the volatile write cache is not supported by this backend"};
+  }
   // The Error Information log (01h), newest first, empty entries left out:
   // never more entries than the controller keeps (Identify ELPE + 1),
   // capped at 64. A backend without it refuses with reason "unsupported",

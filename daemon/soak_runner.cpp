@@ -430,7 +430,30 @@ void SoakRunner::close_orphans(const std::set<std::string>& soak_names) {
     if (row.status != RunStatus::running || soak_names.contains(row.name) || find(row.id)) continue;
     log::info("run {} ({} on {}) was left running by a crash and no [[soak]] resumes it: closed as interrupted",
               row.id, row.test, row.target);
+    if (left_write_cache_changed(row)) put_back_write_cache(row);
     close_in_store(*state_->store, row.id, false, clock_.wall());
+  }
+}
+
+void SoakRunner::put_back_write_cache(RunRow row) {
+  auto opened = open_(row.target);
+  if (!opened) {
+    log::warn("run {}: its drive's write cache was left changed and cannot be put back: {}", row.id,
+              opened.error().message);
+    return;
+  }
+  // The path may name another drive by now: only the run's own is touched.
+  if (opened->target->identity().serial != row.serial) {
+    log::warn("run {}: {} is no longer drive {}: its write cache is left as it is", row.id, row.target, row.serial);
+    return;
+  }
+  if (auto failure = restore_left_write_cache(row, *opened->target)) {
+    log::warn("run {}: drive {}: {}", row.id, row.serial, *failure);
+  } else {
+    log::info("run {}: put the write cache of {} back as the run found it", row.id, row.serial);
+  }
+  if (auto r = state_->store->update_run(row.id, row.status, row.ended_ns, row.header); !r) {
+    log::error("run {}: {}", row.id, r.error().message);
   }
 }
 

@@ -77,6 +77,8 @@ class SoakRunner final : public SoakControl {
   void shutdown(Duration grace);
 
  private:
+  // An orphan that left its drive's write cache changed: put it back.
+  void put_back_write_cache(RunRow row);
   struct Run;
   struct State;
   static void execute(const std::shared_ptr<State>& state, const std::shared_ptr<Run>& run);

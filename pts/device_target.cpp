@@ -154,6 +154,11 @@ WriteCacheState DeviceTarget::write_cache() {
   return {*enabled, std::string("Get Features volatile write cache (06h): ") + (*enabled ? "enabled" : "disabled")};
 }
 
+std::optional<Error> DeviceTarget::set_write_cache(bool enabled) {
+  if (!nvme_) return Error{ErrorReason::unsupported, path_ + " is no NVMe namespace: its write cache cannot be set"};
+  return nvme_->controller->set_volatile_write_cache(enabled);
+}
+
 void DeviceTarget::restart() {
   std::lock_guard lock(mu_);
   stopped_ = false;

@@ -34,6 +34,7 @@ class DeviceTarget final : public TestTarget {
   // An NVMe namespace's controller: Identify VWC, then Get Features 06h;
   // any other target cannot tell.
   WriteCacheState write_cache() override;
+  std::optional<Error> set_write_cache(bool enabled) override;
   WallTime now() const override { return std::chrono::system_clock::now(); }
   void stop() override;
   void restart() override;

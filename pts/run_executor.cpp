@@ -9,6 +9,7 @@
 #include "pts/run_eta.hpp"
 #include "pts/run_json.hpp"
 #include "pts/slc_detector.hpp"
+#include "pts/write_cache.hpp"
 
 namespace nvmond {
 
@@ -119,6 +120,8 @@ std::optional<Error> RunExecutor::open_run(RunHeader& header, std::vector<RoundR
       if (options_.restore_checkpoint && !row.checkpoint.empty()) {
         if (auto err = target_.restore(row.checkpoint)) return err;
       }
+      header.write_cache = apply_write_cache(target_, kExpectedWriteCacheEnabled, header.write_cache);
+      add_condition(header, write_cache_condition(tested_write_cache(*header.write_cache)));
       run_id_ = row.id;
       resumed = true;
       ++header.resumed;
@@ -131,12 +134,14 @@ std::optional<Error> RunExecutor::open_run(RunHeader& header, std::vector<RoundR
       if (on_open_) on_open_(row, true);
       return std::nullopt;
     }
+    if (row.serial == id.serial) restore_left_write_cache(row, target_);
     if (auto err = close_as_interrupted(store_, row, target_.now(), false)) return err;
   }
   const WallTime started = target_.now();
   header = run_header(plan_, id, options_.target, target_.simulated(), started);
   if (auto h = target_.health()) header.smart_before = smart_record(*h);
-  add_condition(header, write_cache_condition(target_.write_cache()));
+  header.write_cache = apply_write_cache(target_, kExpectedWriteCacheEnabled, std::nullopt);
+  add_condition(header, write_cache_condition(tested_write_cache(*header.write_cache)));
   RunRow row;
   row.name = options_.name;
   row.test = plan_.test;
@@ -276,6 +281,9 @@ RunOutcome RunExecutor::finish(std::optional<RunStatus> status, std::optional<Er
   if (failure) header.failure = failure->message;
   const bool over = stored != RunStatus::running;
   if (over) header.ended_at = rfc3339(end);
+  // Over or suspended, the drive goes back as the run found it; a paused run
+  // keeps the state it is tested in.
+  if (over && header.write_cache) restore_write_cache(target_, *header.write_cache, rfc3339(end));
   if (run_id_ != 0) {
     auto r = store_.update_run(run_id_, stored, over ? std::optional(to_unix_ns(end)) : std::nullopt,
                                header_blob(header));
@@ -286,6 +294,19 @@ RunOutcome RunExecutor::finish(std::optional<RunStatus> status, std::optional<Er
   }
   out.run = build_run_json(plan_, header, stored, rounds);
   return out;
+}
+
+bool left_write_cache_changed(const RunRow& row) {
+  auto header = header_from_blob(row.header);
+  return header && header->write_cache && write_cache_needs_restore(*header->write_cache);
+}
+
+std::optional<std::string> restore_left_write_cache(RunRow& row, TestTarget& target) {
+  auto header = header_from_blob(row.header);
+  if (!header || !header->write_cache || !write_cache_needs_restore(*header->write_cache)) return std::nullopt;
+  restore_write_cache(target, *header->write_cache, rfc3339(target.now()));
+  row.header = header_blob(*header);
+  return header->write_cache->restore_failure;
 }
 
 std::optional<Error> close_as_interrupted(RunStore& store, const RunRow& row, WallTime now, bool resumable) {

@@ -112,6 +112,13 @@ std::vector<std::vector<double>> tracked_series(const Stage& stage, const std::v
 // thread was abandoned, one a crash left running): status interrupted, ended
 // now (the end in the header the store keeps for run.json); `resumable`
 // marks one the next daemon picks up again under the same id.
+// A run a crash left with its drive's write cache changed (its header says
+// so): puts the cache back on `target`, which the caller has checked is the
+// run's drive, and records the outcome in `row.header` for the caller to
+// store (close_as_interrupted does). Returns why it could not, if it could not.
+bool left_write_cache_changed(const RunRow& row);
+std::optional<std::string> restore_left_write_cache(RunRow& row, TestTarget& target);
+
 std::optional<Error> close_as_interrupted(RunStore& store, const RunRow& row, WallTime now, bool resumable);
 
 }  // namespace nvmond

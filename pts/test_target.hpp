@@ -82,6 +82,11 @@ class TestTarget {
                                   std::optional<std::uint64_t> max_bytes, const SequentialCursor& from) = 0;
   virtual std::optional<HealthSample> health() = 0;
   virtual WriteCacheState write_cache() { return {std::nullopt, "the target cannot tell"}; }
+  // Enables or disables the volatile write cache for the run; "unsupported"
+  // where the target has none to set or cannot.
+  virtual std::optional<Error> set_write_cache(bool /*enabled*/) {
+    return Error{ErrorReason::unsupported, "the target's write cache cannot be set"};
+  }
   // The target's time: simulated time for a simulated drive.
   virtual WallTime now() const = 0;
   virtual void stop() = 0;

@@ -1,5 +1,7 @@
 #include "report/run_tables.hpp"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -24,6 +26,16 @@ std::string elapsed(double s) {
 
 void add(Facts& f, const std::string& k, const std::string& v) {
   if (!v.empty()) f.emplace_back(k, v);
+}
+
+// "enabled as found; disabled for the test; put back at T": what PTS-E
+// asks a report to state, and whether the drive was left as it was.
+std::string write_cache_text(const WriteCacheRecord& w) {
+  auto state = [](const std::optional<bool>& v) { return v ? (*v ? "enabled" : "disabled") : "unknown"; };
+  std::string text = fmt::format("{} as found; {} for the test", state(w.found), state(w.during));
+  if (w.restored_at) text += "; put back at " + *w.restored_at;
+  if (w.restore_failure) text += "; NOT put back: " + *w.restore_failure;
+  return text + " (" + w.detail + ")";
 }
 
 }  // namespace
@@ -67,6 +79,7 @@ Facts test_facts(const RunRecord& run) {
   if (std::isfinite(run.duration_s)) add(f, "Duration", elapsed(run.duration_s));
   if (h.simulated_clock) add(f, "Clock", "simulated (not wall time)");
   add(f, "nvmond version", or_dash(h.nvmond_version));
+  if (h.write_cache) add(f, "Write cache", write_cache_text(*h.write_cache));
   add(f, "Purge", h.purge ? h.purge->method + (h.purge->detail.empty() ? "" : " — " + h.purge->detail) : "none recorded");
   std::string pre;
   for (const auto& p : run.preconditioning) {

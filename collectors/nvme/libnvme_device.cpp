@@ -281,6 +281,33 @@ Result<bool> LibnvmeDevice::read_volatile_write_cache() {
   return (cdw0 & 1u) != 0;  // WCE
 }
 
+std::optional<Error> LibnvmeDevice::set_volatile_write_cache(bool enabled) {
+  if (auto f = fd(); !f) return f.error();
+  std::uint32_t cdw0 = 0;
+  nvme_set_features_args args = {
+      .result = &cdw0,
+      .data = nullptr,
+      .args_size = sizeof(args),
+      .fd = fd_,
+      .timeout = timeout_ms_,
+      .nsid = NVME_NSID_NONE,
+      .cdw11 = enabled ? 1u : 0u,  // WCE
+      .cdw12 = 0,
+      .cdw13 = 0,
+      .cdw15 = 0,
+      .data_len = 0,
+      .save = false,
+      .uuidx = NVME_UUID_NONE,
+      .fid = NVME_FEAT_FID_VOLATILE_WC,
+  };
+  const char* command = enabled ? "set features volatile write cache (06h) enable" : "set features volatile write cache (06h) disable";
+  if (auto o = Outcome::of(nvme_set_features(&args)); o.rc != 0) {
+    if (is_unsupported_status(o.rc)) return Error{ErrorReason::unsupported, command_error(name_, command, o.rc, o.err).message};
+    return failed(command, o);
+  }
+  return std::nullopt;
+}
+
 Result<std::vector<ErrorLogEntry>> LibnvmeDevice::read_error_log() {
   if (error_log_entries_ == 0) {
     if (auto id = identify(); !id) return id.error();

@@ -45,6 +45,7 @@ class LibnvmeDevice final : public Device {
   // that format, under kFormatTimeout rather than the command timeout.
   std::optional<Error> format_user_data_erase(std::uint32_t nsid) override;
   Result<bool> read_volatile_write_cache() override;
+  std::optional<Error> set_volatile_write_cache(bool enabled) override;
   // Get Log Page 01h for ELPE + 1 entries (at most kMaxErrorLogEntries),
   // from the last identify (identifies first when there was none).
   Result<std::vector<ErrorLogEntry>> read_error_log() override;

@@ -42,6 +42,11 @@ constexpr auto kSmartOptional =
                JsonField{"thermal_mgmt_t1_transitions", &SmartRecord::thermal_mgmt_t1_transitions}};
 constexpr auto kConditionFields =
     std::tuple{JsonField{"name", &RunCondition::name}, JsonField{"detail", &RunCondition::detail}};
+constexpr auto kWriteCacheFields = std::tuple{JsonField{"detail", &WriteCacheRecord::detail}};
+constexpr auto kWriteCacheOptional =
+    std::tuple{JsonField{"found", &WriteCacheRecord::found}, JsonField{"during", &WriteCacheRecord::during},
+               JsonField{"restored_at", &WriteCacheRecord::restored_at},
+               JsonField{"restore_failure", &WriteCacheRecord::restore_failure}};
 constexpr auto kPurgeFields =
     std::tuple{JsonField{"method", &PurgeRecord::method}, JsonField{"detail", &PurgeRecord::detail}};
 
@@ -151,6 +156,13 @@ RunHeader decode_header(const json& j) {
       h.conditions.push_back(std::move(condition));
     }
   }
+  if (root.has("write_cache")) {
+    const At cache = root.at("write_cache");
+    WriteCacheRecord w;
+    read_fields_at(cache, w, kWriteCacheFields);
+    read_optional_at(cache, w, kWriteCacheOptional);
+    h.write_cache = std::move(w);
+  }
   if (root.has("resumed")) h.resumed = root.at("resumed").as<int>();
   if (root.has("resumable")) h.resumable = root.at("resumable").as<bool>();
   if (root.has("failure")) h.failure = root.at("failure").as<std::string>();
@@ -187,6 +199,12 @@ json header_json(const RunHeader& h) {
     json one = json::object();
     write_fields(one, c, kConditionFields);
     j["conditions"].push_back(one);
+  }
+  if (h.write_cache) {
+    json cache = json::object();
+    write_fields(cache, *h.write_cache, kWriteCacheFields);
+    write_optional(cache, *h.write_cache, kWriteCacheOptional);
+    j["write_cache"] = cache;
   }
   if (h.resumed > 0) j["resumed"] = h.resumed;
   if (h.resumable) j["resumable"] = true;

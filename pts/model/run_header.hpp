@@ -58,6 +58,19 @@ struct RunCondition {
   bool operator==(const RunCondition&) const = default;
 };
 
+// The drive's volatile write cache over the run: as the run found it, as the
+// test ran with it, and whether the run put it back afterwards. A run that
+// changed it restores `found` when it ends, is suspended or is found
+// interrupted; a resumed run sets `during` again (a power cycle resets it).
+struct WriteCacheRecord {
+  std::optional<bool> found;   // nullopt: the target cannot tell
+  std::optional<bool> during;  // nullopt: unknown
+  std::string detail;          // how it was read and set, or why it could not be
+  std::optional<std::string> restored_at;      // RFC 3339, target time
+  std::optional<std::string> restore_failure;  // the device's answer when putting it back failed
+  bool operator==(const WriteCacheRecord&) const = default;
+};
+
 struct RunHeader {
   static constexpr const char* kSchema = "nvmond.run/1";
   std::string schema = kSchema;
@@ -73,6 +86,7 @@ struct RunHeader {
   std::optional<PurgeRecord> purge;  // before the first stage
   std::vector<StagePurge> purges;
   std::vector<RunCondition> conditions;
+  std::optional<WriteCacheRecord> write_cache;
   int resumed = 0;         // times the run was resumed
   bool resumable = false;  // closed by a stopping daemon: the next one resumes it
   std::optional<std::string> failure;

@@ -16,6 +16,8 @@ struct ControllerScript {
   std::optional<Error> format_error;     // what a format answers; nullopt: done
   std::vector<std::uint32_t> formatted;  // the namespaces sent a format, in order
   std::optional<bool> write_cache_enabled;  // Get Features 06h; nullopt: refused
+  std::vector<bool> write_cache_sets;       // Set Features 06h sent, in order
+  std::optional<Error> write_cache_set_error;  // what a Set Features 06h answers; nullopt: done
   std::vector<ErrorLogEntry> error_log;     // newest first, as a drive keeps it
   int error_log_reads = 0;                  // Get Log Page 01h commands answered
   std::optional<SelfTestLog> self_test;     // Get Log Page 06h; nullopt: unsupported
@@ -45,6 +47,12 @@ class FakeController final : public Device {
   Result<bool> read_volatile_write_cache() override {
     if (!script_->write_cache_enabled) return Error{ErrorReason::nvme_status, "fake:nvme7: get features (06h): Invalid Field"};
     return *script_->write_cache_enabled;
+  }
+  std::optional<Error> set_volatile_write_cache(bool enabled) override {
+    script_->write_cache_sets.push_back(enabled);
+    if (script_->write_cache_set_error) return script_->write_cache_set_error;
+    script_->write_cache_enabled = enabled;
+    return std::nullopt;
   }
 
  private:

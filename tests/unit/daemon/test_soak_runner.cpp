@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/soak_runner.hpp"
+#include "pts/model/run_codec.hpp"
 #include "store/sqlite_run_store.hpp"
 #include "pts/sim_target.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -32,6 +33,7 @@ struct Gate {
   bool hung = false;
   bool released = false;   // a hung device answers again
   bool destroyed = false;  // the target is gone (its run's thread ended)
+  std::vector<bool> write_cache_sets;  // Set Features 06h the target was sent
 
   void allow(int n) {
     std::lock_guard lock(mu);
@@ -89,6 +91,11 @@ class GatedTarget final : public TestTarget {
   }
   std::string checkpoint() const override { return sim_.checkpoint(); }
   std::optional<Error> restore(const std::string& s) override { return sim_.restore(s); }
+  std::optional<Error> set_write_cache(bool enabled) override {
+    std::lock_guard lock(gate_->mu);
+    gate_->write_cache_sets.push_back(enabled);
+    return std::nullopt;
+  }
 
  private:
   SimTarget sim_;
@@ -261,6 +268,35 @@ TEST(SoakRunner, AnOperatorsRunIsNotResumableAndOrphansAreClosed) {
   EXPECT_EQ(f.row(orphan).status, RunStatus::interrupted);
   EXPECT_EQ(f.row(orphan).ended_ns, to_unix_ns(f.clock.wall()));
   EXPECT_EQ(f.row(kept).status, RunStatus::running);
+}
+
+// kill -9 in a run that had disabled its drive's write cache, and the
+// [[soak]] is gone from the configuration: the next daemon puts the cache
+// back before closing the run, on that drive only.
+TEST(SoakRunner, AnOrphanThatLeftItsDrivesWriteCacheChangedPutsItBack) {
+  Fixture f;
+  RunHeader h;
+  h.test = "wsat";
+  h.started_at = "2024-10-04T00:00:00Z";
+  h.write_cache = WriteCacheRecord{true, false, "Get Features 06h: enabled; set disabled for the test", {}, {}};
+  RunRow crashed;
+  crashed.name = "gone";
+  crashed.test = "wsat";
+  crashed.target = "sim:d0";
+  crashed.serial = "SN-RUNNER";
+  crashed.header = header_blob(h);
+  const std::int64_t mine = *f.store->create_run(crashed);
+  crashed.name = "elsewhere";
+  crashed.serial = "SN-ANOTHER";  // the path names another drive now
+  const std::int64_t other = *f.store->create_run(crashed);
+  f.runner->close_orphans({});
+  EXPECT_EQ(f.gate->write_cache_sets, (std::vector<bool>{true}));
+  const auto put_back = header_from_blob(f.row(mine).header);
+  ASSERT_TRUE(put_back && put_back->write_cache);
+  EXPECT_TRUE(put_back->write_cache->restored_at);
+  EXPECT_EQ(f.row(mine).status, RunStatus::interrupted);
+  EXPECT_FALSE(header_from_blob(f.row(other).header)->write_cache->restored_at);
+  EXPECT_EQ(f.row(other).status, RunStatus::interrupted);
 }
 
 TEST(SoakRunner, EachCommittedRoundReportsItsThroughputForTheDrivesThrottleInference) {
