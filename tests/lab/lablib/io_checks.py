@@ -110,4 +110,25 @@ def check_pts(lab: Lab, rep: Report) -> None:
               "SMART data units written grew across the run", f"{before} -> {after}")
     if rounds:
         rep.info(f"wsat on QEMU NVMe: {[round(r['iops']) for r in rounds]} IOPS per round (TCG guest)")
+    check_write_cache(rep, text, wsat, _run_json(text, "after-kill"))
+
+
+def check_write_cache(rep: Report, text: str, wsat: dict, after_kill: dict | None) -> None:
+    """QEMU's controller has a volatile write cache, enabled: a run disables
+    it for the test (PTS-E) and puts it back; after kill -9 it stays disabled
+    until the next run on the drive puts it back."""
+    wc = wsat.get("write_cache", {})
+    rep.check(wc.get("found") is True and wc.get("during") is False and bool(wc.get("restored_at")),
+              "wsat found the write cache enabled, ran with it disabled and put it back", str(wc))
+    rep.check(not any(c.get("name", "").startswith("write-cache") for c in wsat.get("conditions", [])),
+              "wsat is conformant on the write cache", str(wsat.get("conditions")))
+    values = dict(re.findall(r"^(wc_\w+|kill_round_seen|after_kill_rc)=(\S*)", text, re.M))
+    want = {"wc_after_runs": "1", "kill_round_seen": "1", "wc_during": "0", "wc_killed": "0",
+            "after_kill_rc": "0", "wc_after_kill": "1"}
+    rep.check(all(values.get(k) == v for k, v in want.items()),
+              "nvme-cli reads the cache enabled after the runs, disabled during a run and after its kill -9, "
+              "enabled again after the next run", f"{values} (want {want})")
+    rep.check(after_kill is not None and after_kill.get("write_cache", {}).get("found") is True,
+              "the run after the kill found the cache enabled (the killed run's was put back first)",
+              str(after_kill and after_kill.get("write_cache")))
 
