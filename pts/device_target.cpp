@@ -188,6 +188,7 @@ JobSpec element_job(const Element& e, const std::string& path, std::uint64_t ran
   if (max_bytes) j.bytes = std::max<std::uint64_t>(*max_bytes, j.max_block_size());
   j.rate_bytes_per_second = e.rate_bytes_per_second;
   for (const auto& z : e.zones) j.zones.push_back(AccessZoneWeight{z.access_pct, z.range_pct});
+  j.block_align = e.block_align;
   if (e.pattern == AccessPattern::sequential) j.sequential_start = from;
   return j;
 }

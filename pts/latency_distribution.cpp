@@ -53,6 +53,17 @@ double LatencyDistribution::quantile(double q, double min_ns, double max_ns) con
   return max_ns;
 }
 
+std::vector<std::uint64_t> LatencyDistribution::counts_within(const std::vector<double>& upper_bounds_ns) const {
+  std::vector<std::uint64_t> out(upper_bounds_ns.size() + 1, 0);
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    if (counts[i] == 0) continue;
+    const auto [lo, hi] = bucket_range(first_bucket + i);
+    const auto at = std::lower_bound(upper_bounds_ns.begin(), upper_bounds_ns.end(), (lo + hi) / 2);
+    out[static_cast<std::size_t>(at - upper_bounds_ns.begin())] += counts[i];
+  }
+  return out;
+}
+
 LatencyDistribution distribution_of(const LatencyHistogram& h) {
   LatencyDistribution d;
   const auto& fine = h.counts();

@@ -29,6 +29,10 @@ struct LatencyDistribution {
   // (nearest rank, as LatencyHistogram::quantile), clamped to [min_ns, max_ns]
   // (the window's exact extremes); 0 when empty.
   double quantile(double q, double min_ns, double max_ns) const;
+  // Counts per bucket of `upper_bounds_ns` (ascending; one more bucket for
+  // what lies above the last), each merged bucket counted where its midpoint
+  // falls: how a report draws it on a coarser, fixed scale.
+  std::vector<std::uint64_t> counts_within(const std::vector<double>& upper_bounds_ns) const;
 };
 
 LatencyDistribution distribution_of(const LatencyHistogram& h);

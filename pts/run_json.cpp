@@ -122,6 +122,64 @@ json subtest_json(const Stage& stage, std::size_t index, const json& steady, con
           {"elements", elements}};
 }
 
+// The sweep's points with the highest, middle and lowest IOPS over the
+// window, in that order, among those measured in it (`measured`). The
+// middle one is the point whose IOPS lies nearest halfway between the other
+// two (the first such in the sweep's order); with fewer than three points
+// some coincide.
+std::vector<std::pair<const char*, std::size_t>> iops_points(const std::vector<double>& iops,
+                                                             const std::vector<std::size_t>& measured) {
+  std::size_t hi = measured.front(), lo = measured.front();
+  for (std::size_t i : measured) {
+    if (iops[i] > iops[hi]) hi = i;
+    if (iops[i] < iops[lo]) lo = i;
+  }
+  const double half = (iops[hi] + iops[lo]) / 2;
+  std::size_t mid = measured.front();
+  for (std::size_t i : measured) {
+    if (std::fabs(iops[i] - half) < std::fabs(iops[mid] - half)) mid = i;
+  }
+  return {{"max", hi}, {"mid", mid}, {"min", lo}};
+}
+
+// Response-time histograms of a demand-intensity sweep (PTS CBW): at its
+// max, mid and min IOPS points, each op's latency over the window's rounds
+// of that point, on histogram_bounds()' scale.
+json iops_point_histograms_json(const Stage& stage, const MeasurementWindow& w,
+                                const std::vector<const RoundRecord*>& rounds) {
+  std::vector<double> iops;
+  std::vector<std::size_t> measured;
+  std::vector<ElementWindow> windows;
+  for (std::size_t e = 0; e < stage.elements.size(); ++e) {
+    windows.push_back(element_window(w, rounds, e));
+    iops.push_back(windows.back().iops);
+    if (windows.back().rounds > 0) measured.push_back(e);
+  }
+  json out = json::array();
+  if (measured.empty()) return out;
+  std::vector<double> bounds_ns;
+  for (double b : histogram_bounds()) bounds_ns.push_back(b * 1e9);
+  for (const auto& [name, e] : iops_points(iops, measured)) {
+    const Element& el = stage.elements[e];
+    json ops = json::object();
+    for (int op = 0; op < kIoOpCount; ++op) {
+      if (!windows[e].ops[op]) continue;
+      LatencyDistribution sum;
+      for (const RoundRecord* r : rounds) {
+        if (r->element_index == e && r->round >= w.first && r->round <= w.last && r->ops[op]) {
+          sum.add(r->ops[op]->distribution);
+        }
+      }
+      const OpSummary& s = *windows[e].ops[op];
+      ops[kOpKeys[op]] = {{"ops", s.ops}, {"iops", s.iops}, {"mean_s", s.mean}, {"max_s", s.max},
+                          {"counts", sum.counts_within(bounds_ns)}};
+    }
+    out.push_back({{"point", name}, {"label", el.label}, {"threads", el.threads}, {"queue_depth", el.queue_depth},
+                   {"iops", windows[e].iops}, {"bounds_s", histogram_bounds()}, {"ops", ops}});
+  }
+  return out;
+}
+
 double quantile_of(const OpSummary& s, double q) {
   // Five nines only where the rounds measured them (older rounds did not).
   const std::pair<double, double> points[] = {{0.5, s.p50},
@@ -178,6 +236,7 @@ json group_json(const TestPlan& plan, const std::vector<RoundRecord>& rounds, in
     if (const auto w = measurement_window(stage, s, mine)) {
       window = measurement_window_json(*w);
       stage_elements = elements_json(stage, *w, mine);
+      if (stage.iops_point_histograms) j["response_time_histograms"] = iops_point_histograms_json(stage, *w, mine);
     } else if (stage.elements.size() > 1) {
       stage_elements = json::array();
     }

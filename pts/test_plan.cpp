@@ -16,12 +16,14 @@ constexpr std::uint64_t KiB = 1024;
 constexpr double kSecondsPerDay = 86'400;
 
 // CBW (PTS 2.0.1 test 13, from JEDEC JESD219's enterprise workload): block
-// sizes by share of I/Os, and three access ranges: half of the I/Os hit the
-// first 5 % of the range, 30 % the next 15 %, 20 % the remaining 80 %.
+// sizes by share of I/Os, every I/O at a 4 KiB-aligned offset, and three
+// access ranges over the whole active range: half of the I/Os hit its first
+// 5 %, 30 % the next 15 %, 20 % the remaining 80 %.
 const std::vector<BlockSizeWeight> kCbwBlockSizes = {
     {512, 4},      {1024, 1},     {1536, 1},     {2048, 1},     {2560, 1},      {3072, 1},
     {3584, 1},     {4096, 67},    {8192, 10},    {16384, 7},    {32768, 3},     {65536, 3}};
 const std::vector<AccessZone> kCbwZones = {{50, 5}, {30, 15}, {20, 80}};
+constexpr std::uint32_t kCbwAlign = 4096;
 
 std::string mix_label(double read_pct) {
   return fmt::format("{}/{}", static_cast<int>(read_pct), 100 - static_cast<int>(read_pct));
@@ -285,15 +287,54 @@ void vqd_plan(TestPlan& plan, Params& p, const TargetFacts&) {
   plan.stages.push_back(std::move(s));
 }
 
+Element cbw_element(double read_pct, unsigned threads, unsigned queue_depth, const Common& c) {
+  Common at = c;
+  at.threads = threads;
+  at.queue_depth = queue_depth;
+  Element e = element(4 * KiB, read_pct, AccessPattern::random, at);
+  e.block_sizes = kCbwBlockSizes;
+  e.zones = kCbwZones;
+  e.block_align = kCbwAlign;
+  e.label = fmt::format("CBW {} T{}Q{}", mix_label(read_pct), threads, queue_depth);
+  return e;
+}
+
+// CBW as PTS-E 2.0.x runs it: purge; workload-dependent preconditioning with
+// the CBW pattern at 0/100 at the highest load (`threads` × `queue_depth`)
+// until its IOPS is steady; then rounds of the demand-intensity sweep,
+// thread counts outer and queue depths inner, both from high to low, at
+// `read_pct`, until the IOPS of its highest-load point is steady. No SEQ
+// WIPC: the preconditioning is the workload's own. Both stages give up after
+// `max_rounds`. The response-time histograms at the sweep's maximum, middle
+// and minimum IOPS points come from the sweep's measurement window
+// (pts/run_json.cpp).
 void cbw_plan(TestPlan& plan, Params& p, const TargetFacts&) {
   Common c = common(p);
   const double read_pct = p.number("read_pct");
-  Element e = element(4 * KiB, read_pct, AccessPattern::random, c);
-  e.block_sizes = kCbwBlockSizes;
-  e.zones = kCbwZones;
-  e.label = "CBW " + mix_label(read_pct);
-  add_preparation(plan, p, c);
-  plan.stages.push_back(measured_stage({e}, c, 0, TrackedVariable::iops));
+  plan.purge = c.purge;
+  if (c.precondition) {
+    Stage pre = measured_stage({cbw_element(0, c.threads, c.queue_depth, c)}, c, 0, TrackedVariable::iops);
+    pre.phase = "precondition";
+    plan.stages.push_back(std::move(pre));
+  }
+  std::vector<Element> sweep;
+  for (auto t : p.integer_list("thread_counts")) {
+    for (auto q : p.integer_list("queue_depths")) {
+      sweep.push_back(cbw_element(read_pct, static_cast<unsigned>(std::max<std::int64_t>(1, t)),
+                                  static_cast<unsigned>(std::max<std::int64_t>(1, q)), c));
+    }
+  }
+  if (sweep.empty()) throw ParamError("cbw: thread_counts and queue_depths must not be empty");
+  // The highest load the sweep reaches (the first, with the lists in their
+  // default descending order) is the one its steady state follows.
+  std::size_t top = 0;
+  for (std::size_t i = 1; i < sweep.size(); ++i) {
+    if (sweep[i].threads * sweep[i].queue_depth > sweep[top].threads * sweep[top].queue_depth) top = i;
+  }
+  Stage s = measured_stage(std::move(sweep), c, top, TrackedVariable::iops);
+  s.kind = "test";
+  s.iops_point_histograms = true;
+  plan.stages.push_back(std::move(s));
 }
 
 void slc_plan(TestPlan& plan, Params& p, const TargetFacts&) {

@@ -36,6 +36,7 @@ struct Element {
   unsigned queue_depth = 1;
   double range_fraction = 1.0;   // of the tested range, from its start
   std::vector<AccessZone> zones;  // empty: uniform over the range
+  std::uint32_t block_align = 0;  // random offsets' alignment; 0: each I/O's own size
   Duration duration = std::chrono::seconds(60);
   double rate_bytes_per_second = 0;  // 0: unlimited
   bool writes() const { return read_pct < 100; }
@@ -75,6 +76,10 @@ struct Stage {
   std::optional<std::uint64_t> byte_budget;  // host bytes written in this stage
   std::optional<SteadyStateTracking> steady_state;
   std::optional<SlcDetection> slc;
+  // A demand-intensity sweep: run.json keeps the response-time histograms,
+  // reads and writes apart, of its elements with the highest, middle and
+  // lowest IOPS over the measurement window.
+  bool iops_point_histograms = false;
 };
 
 struct QosCheck {

@@ -1,5 +1,7 @@
 #include "report/run_charts.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -458,6 +460,46 @@ std::optional<Chart> latency_histogram(const RunRecord& run, const std::string& 
   for (std::size_t i = 0; i < h.counts.size(); ++i) {
     const bool overflow = i >= h.bounds_s.size();
     c.bars.push_back({overflow ? "> " + seconds(h.bounds_s.back()) : "≤ " + seconds(h.bounds_s[i]), h.counts[i]});
+  }
+  return c;
+}
+
+std::optional<Chart> demand_intensity(const RunRecord& run, const std::string& id) {
+  if (run.response_time_histograms.empty()) return std::nullopt;
+  Chart c = chart(id, "Demand intensity", rate_axis(false), latency_axis());
+  c.x.title = "IOPS";
+  c.y.title = "Mean response time (log scale)";
+  std::map<double, std::vector<Point>> by_threads;
+  for (const auto& e : run.elements) {
+    // Reads and writes together: the mean over every I/O of the point.
+    double ops = 0, weighted = 0;
+    for (const auto* op : {&e.ops.read, &e.ops.write}) {
+      if (!*op || !std::isfinite((*op)->latency.mean) || (*op)->ops <= 0) continue;
+      ops += (*op)->ops;
+      weighted += (*op)->ops * (*op)->latency.mean;
+    }
+    if (ops > 0 && std::isfinite(e.iops)) by_threads[e.element.threads].push_back({e.iops, weighted / ops});
+  }
+  std::size_t color = 0;
+  for (auto it = by_threads.rbegin(); it != by_threads.rend(); ++it) {
+    Series s{"T" + num(it->first, 0), palette(color++), std::move(it->second), Dash::solid, true};
+    std::sort(s.points.begin(), s.points.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
+    c.series.push_back(std::move(s));
+  }
+  if (c.series.empty()) return std::nullopt;
+  return c;
+}
+
+std::optional<Chart> point_histogram(const PointHistogram& p, bool reads, const std::string& id) {
+  const auto& op = reads ? p.read : p.write;
+  if (!op || op->counts.empty() || p.bounds_s.empty()) return std::nullopt;
+  Chart c = chart(id,
+                  fmt::format("{} IOPS point, {}: {} ({} IOPS)", p.point, reads ? "reads" : "writes", p.label,
+                              si(p.iops)),
+                  Axis{"Response time bucket (upper bound)"}, Axis{"I/Os (log scale)", ScaleKind::log10, TickFormat::si});
+  for (std::size_t i = 0; i < op->counts.size(); ++i) {
+    const bool overflow = i >= p.bounds_s.size();
+    c.bars.push_back({overflow ? "> " + seconds(p.bounds_s.back()) : "≤ " + seconds(p.bounds_s[i]), op->counts[i]});
   }
   return c;
 }

@@ -42,6 +42,13 @@ std::optional<Chart> throughput_over_time(const std::vector<RunView>& runs, cons
 std::optional<Chart> temperature_over_time(const std::vector<RunView>& runs, const std::string& id);
 std::optional<Chart> latency_vs_queue_depth(const RunRecord& run, const std::string& id);
 std::optional<Chart> latency_histogram(const RunRecord& run, const std::string& id);
+// A demand-intensity sweep (PTS CBW): mean response time against IOPS, one
+// line per thread count through its queue depths. Only for runs that kept
+// the sweep's histograms (response_time_histograms).
+std::optional<Chart> demand_intensity(const RunRecord& run, const std::string& id);
+// One op's response-time histogram at one sweep point; nullopt when that
+// point has no I/O of the op.
+std::optional<Chart> point_histogram(const PointHistogram& p, bool reads, const std::string& id);
 std::optional<Chart> slc_fill(const std::vector<RunView>& runs, const std::string& id);
 
 }  // namespace nvmond::report

@@ -198,6 +198,21 @@ void decode_sections(const Node& root, const Decoder& d, RunRecord& r, const std
     const auto nb = r.histogram->bounds_s.size(), nc = r.histogram->counts.size();
     if (nc != nb && nc != nb + 1) h->fail("counts must have one entry per bound (plus one for the overflow)");
   }
+  for (const auto& n : root.array("response_time_histograms")) {
+    PointHistogram p{n.text("point"), n.text("label"), n.number("threads"), n.number("queue_depth"),
+                     n.number("iops"), Decoder::numbers(n, "bounds_s"), {}, {}};
+    if (const auto ops = n.object("ops")) {
+      for (const char* name : {"read", "write"}) {
+        const auto o = ops->object(name);
+        if (!o) continue;
+        OpHistogram h{o->number("ops"), o->number("iops"), o->number("mean_s"), o->number("max_s"),
+                      Decoder::numbers(*o, "counts")};
+        if (h.counts.size() != p.bounds_s.size() + 1) o->fail("counts must have one entry per bound and one above");
+        (name[0] == 'r' ? p.read : p.write) = std::move(h);
+      }
+    }
+    r.response_time_histograms.push_back(std::move(p));
+  }
   if (const auto s = root.object("slc")) {
     Slc slc{s->number("cache_bytes"), s->number("before_bytes_per_second"), s->number("after_bytes_per_second"), {}};
     for (const auto& p : s->array("curve"))

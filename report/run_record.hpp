@@ -115,6 +115,22 @@ struct Histogram {
   std::vector<double> counts;  // counts[i]: latency in (bounds_s[i-1], bounds_s[i]]; an extra last one: above all
 };
 
+// One op's response times at one point of a demand-intensity sweep.
+struct OpHistogram {
+  double ops = kAbsent, iops = kAbsent, mean_s = kAbsent, max_s = kAbsent;
+  std::vector<double> counts;  // per bounds_s bucket of its point, plus one above the last
+};
+
+// A sweep point's response-time histograms (PTS CBW: at the max, mid and
+// min IOPS points), reads and writes apart.
+struct PointHistogram {
+  std::string point;  // "max" | "mid" | "min"
+  std::string label;
+  double threads = kAbsent, queue_depth = kAbsent, iops = kAbsent;
+  std::vector<double> bounds_s;
+  std::optional<OpHistogram> read, write;
+};
+
 struct SlcPoint {
   double written_bytes, bytes_per_second;
 };
@@ -175,6 +191,7 @@ struct RunRecord {
   std::vector<Subtest> subtests;  // a test of several measured stages; the last is steady_state's
   std::vector<ElementResult> elements;
   std::optional<Histogram> histogram;
+  std::vector<PointHistogram> response_time_histograms;  // absent in runs before the CBW sweep
   std::optional<Slc> slc;
   std::optional<Qos> qos;
   std::string compare_label;

@@ -136,6 +136,19 @@ void add_result_sections(HtmlPage& page, const RunRecord& run, const std::vector
     if (vqd) page.chart(*vqd, "Mean solid, p99.9 dashed.");
     if (elements) page.table(*elements);
   }
+  if (auto c = demand_intensity(run, "demand-intensity")) {
+    page.section("demand-intensity", "Demand intensity and response-time histograms");
+    page.chart(*c, "The sweep's points over its measurement window; one line per thread count, queue depth rising "
+                   "to the right.");
+    for (const auto& p : run.response_time_histograms) {
+      for (const bool reads : {true, false}) {
+        if (auto h = point_histogram(p, reads, "rt-histogram-" + p.point + (reads ? "-read" : "-write"))) {
+          page.chart(*h, "Mean " + seconds(reads ? p.read->mean_s : p.write->mean_s) + ", max " +
+                             seconds(reads ? p.read->max_s : p.write->max_s) + ".");
+        }
+      }
+    }
+  }
   if (auto c = latency_histogram(run, "histogram")) {
     page.section("histogram", "Latency distribution");
     page.chart(*c);

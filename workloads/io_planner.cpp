@@ -21,7 +21,7 @@ std::optional<Error> IoPlanner::plan_range(std::uint64_t target_size) {
     return Error{ErrorReason::setup, fmt::format("{}: offset+size {} is beyond the target's {} bytes",
                                       spec_.target, spec_.offset + len, target_size)};
   }
-  const std::uint64_t align = spec_.max_block_size();
+  const std::uint64_t align = std::max<std::uint64_t>(spec_.max_block_size(), spec_.block_align);
   const std::uint64_t blocks = len / align;
   const std::uint64_t each = blocks / spec_.threads;
   if (each == 0) {
@@ -57,18 +57,21 @@ std::optional<Error> IoPlanner::plan_range(std::uint64_t target_size) {
     bytes_limit_.emplace(r, std::max<double>(spec_.max_block_size(), r * seconds(kCatchUp)));
   }
   if (spec_.verify) written_.assign(((hi_ - lo_) / align + 63) / 64, 0);
-  plan_zones(align);
+  plan_zones(spec_.offset, spec_.offset + len, align);
   return std::nullopt;
 }
 
-// Zone bounds in bytes of this worker's range, and cumulative access shares
-// out of 2^32 (one draw picks the zone).
-void IoPlanner::plan_zones(std::uint64_t align) {
+// Zone bounds in bytes of the job's whole range, not of this worker's share:
+// the hot 5 % of a CBW is the first 5 % of the drive, whatever the thread
+// count (per-share zones would make it `threads` stripes spread over it).
+// Cumulative access shares are out of 2^32 (one draw picks the zone).
+void IoPlanner::plan_zones(std::uint64_t range_lo, std::uint64_t range_hi, std::uint64_t align) {
   double start = 0, access = 0;
+  const auto span = static_cast<double>(range_hi - range_lo);
   for (const auto& z : spec_.zones) {
     const double end = std::min(100.0, start + z.range_pct);
-    const std::uint64_t zlo = lo_ + static_cast<std::uint64_t>(static_cast<double>(hi_ - lo_) * start / 100.0) / align * align;
-    const std::uint64_t zhi = lo_ + static_cast<std::uint64_t>(static_cast<double>(hi_ - lo_) * end / 100.0) / align * align;
+    const std::uint64_t zlo = range_lo + static_cast<std::uint64_t>(span * start / 100.0) / align * align;
+    const std::uint64_t zhi = range_lo + static_cast<std::uint64_t>(span * end / 100.0) / align * align;
     access += z.access_pct;
     if (zhi > zlo) zones_.push_back(Zone{zlo, zhi, static_cast<std::uint64_t>(std::min(access, 100.0) / 100.0 * 4294967295.0)});
     start = end;
@@ -130,9 +133,9 @@ bool IoPlanner::plan_next(Phase phase) {
         break;
       }
     }
-    off = z->lo + rng_.below(std::max<std::uint64_t>(1, (z->hi - z->lo) / bs)) * bs;
+    off = random_offset(z->lo, z->hi, bs);
   } else if (spec_.pattern == AccessPattern::random) {
-    off = lo_ + rng_.below((hi_ - lo_) / bs) * bs;
+    off = random_offset(lo_, hi_, bs);
   } else {
     if (cursor_ + bs > hi_) cursor_ = lo_;
     off = cursor_;
@@ -141,6 +144,14 @@ bool IoPlanner::plan_next(Phase phase) {
   next_ = PlannedIo{op, bs, off};
   have_next_ = true;
   return true;
+}
+
+std::uint64_t IoPlanner::random_offset(std::uint64_t lo, std::uint64_t hi, std::uint32_t bs) {
+  const std::uint64_t align = spec_.block_align ? spec_.block_align : bs;
+  // Every aligned start whose I/O ends inside [lo, hi); lo is aligned (a
+  // multiple of the largest block size, itself one of the alignment).
+  const std::uint64_t starts = hi - lo >= bs ? (hi - lo - bs) / align + 1 : 1;
+  return lo + rng_.below(starts) * align;
 }
 
 // Rate limits: false (and how long to wait) when the next I/O must wait.

@@ -61,7 +61,9 @@ class IoPlanner {
     std::uint64_t lo, hi;
     std::uint64_t access_upto;  // cumulative share, out of 2^32
   };
-  void plan_zones(std::uint64_t align);
+  void plan_zones(std::uint64_t range_lo, std::uint64_t range_hi, std::uint64_t align);
+  // A random offset for a `bs`-byte I/O within [lo, hi).
+  std::uint64_t random_offset(std::uint64_t lo, std::uint64_t hi, std::uint32_t bs);
 
   const JobSpec& spec_;
   unsigned index_;

@@ -36,8 +36,9 @@ struct BlockSizeWeight {
 };
 
 // Skewed random access (PTS CBW): `access_pct` of the I/Os land in the next
-// `range_pct` of the job's range, zones laid out from its start. Set by the
-// PTS tests, not by [[job]] tables.
+// `range_pct` of the job's range, zones laid out from its start over the
+// whole range (every worker draws from the same zones). Set by the PTS
+// tests, not by [[job]] tables.
 struct AccessZoneWeight {
   double access_pct = 100;
   double range_pct = 100;
@@ -70,6 +71,10 @@ struct JobSpec {
   // Each worker bound to one CPU (workloads/cpu_pinning.hpp).
   bool pin_cpus = true;
   std::vector<AccessZoneWeight> zones;  // random pattern only; empty = uniform
+  // Random pattern: offsets are multiples of this (JESD219's 4 KiB, so that
+  // its sub-4 KiB transfers stay inside one 4 KiB page); 0: of each I/O's
+  // own size. Set by the PTS tests.
+  std::uint32_t block_align = 0;
   // Sequential pattern: where each worker starts (an offset outside its
   // share starts it at its share's start). Set by the PTS tests.
   SequentialCursor sequential_start;

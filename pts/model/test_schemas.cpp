@@ -2,6 +2,7 @@
 // build_plan() reads (a plan reading a key its test does not declare is a
 // programming error the reader refuses).
 #include <chrono>
+#include <vector>
 
 #include "pts/model/test_request.hpp"
 
@@ -78,6 +79,16 @@ TestSchema test(std::string name, std::string help, const CommonDefaults& d, std
   return s;
 }
 
+// A test whose preconditioning is its own workload (CBW): no SEQ WIPC, so
+// none of its keys, and `precondition` says what it does instead.
+TestSchema with_own_preconditioning(TestSchema s, const std::string& help) {
+  std::erase_if(s.params, [](const ParamSpec& p) { return p.key.starts_with("wipc_"); });
+  for (auto& p : s.params) {
+    if (p.key == "precondition") p.help = help;
+  }
+  return s;
+}
+
 }  // namespace
 
 const std::vector<TestSchema>& test_schemas() {
@@ -121,8 +132,16 @@ const std::vector<TestSchema>& test_schemas() {
             integer_list("thread_counts", {1, 2, 4, 8}, kUnbounded, "thread counts"),
             integer_list("queue_depths", {1, 2, 4, 8, 16, 32}, kUnbounded, "queue depths")},
            false),
-      test("cbw", "composite block-size workload", {4, 32, std::chrono::seconds(60), true, true, 25},
-           {number("read_pct", 60.0, 0, 100, "read share, in %")}, true),
+      // PTS-E CBW: `threads` x `queue_depth` is the preconditioning's load
+      // (the sweep's highest); `precondition` is the CBW pattern at 0/100 to
+      // steady state, not SEQ 128KiB writes.
+      with_own_preconditioning(
+          test("cbw", "composite block-size workload", {32, 32, std::chrono::seconds(60), true, true, 25},
+               {number("read_pct", 40.0, 0, 100, "read share of the sweep, in % (JESD219: 40)"),
+                integer_list("thread_counts", {32, 16, 8, 6, 4, 2, 1}, 256, "thread counts of the sweep, in this order"),
+                integer_list("queue_depths", {32, 16, 8, 6, 4, 2, 1}, 4096, "queue depths of the sweep, in this order")},
+               true),
+          "the CBW pattern at 0/100 at threads x queue_depth until steady first"),
       test("slc", "SLC cache size by sequential fill", {1, 32, std::chrono::seconds(2), true, false, 0},
            {number("drop_fraction", 0.7, 0.05, 0.99, "throughput drop, as a fraction of the first round's"),
             integer("drop_rounds", 3, 1, 1000, "rounds the drop must last"),

@@ -181,6 +181,25 @@ class LoopDeviceTest(unittest.TestCase):
         self.assertGreater(min(r["index"] for r in run["rounds"] if r["phase"] == "test"), 0)
         self.assert_shaded_over_the_window(run)
 
+    def test_a_short_cbw_preconditions_sweeps_and_reports_its_histograms(self):
+        run = self.run_test("cbw", "round=1s", "max_rounds=5", "threads=2", "queue_depth=4",
+                            "thread_counts=2,1", "queue_depths=4,1")
+        self.assertEqual(run["status"], "completed")
+        self.assertEqual([p["kind"] for p in run["preconditioning"]], ["workload-dependent"])
+        pre = [r for r in run["rounds"] if r["phase"] == "precondition"]
+        self.assertGreaterEqual(len(pre), 5)
+        self.assertEqual({r["element"]["label"] for r in pre}, {"CBW 0/100 T2Q4"})
+        self.assertEqual(sum(r["ops"].get("read", {}).get("ops", 0) for r in pre), 0)
+        self.assertEqual(len(run["elements"]), 4)
+        points = run["response_time_histograms"]
+        self.assertEqual([p["point"] for p in points], ["max", "mid", "min"])
+        for p in points:
+            for op in ("read", "write"):
+                self.assertGreater(sum(p["ops"][op]["counts"]), 0, (p["label"], op))
+                self.svg(f"rt-histogram-{p['point']}-{op}")
+        self.svg("demand-intensity")
+        self.assert_shaded_over_the_window(run)
+
 
 @unittest.skipUnless(os.geteuid() == 0 and shutil.which("losetup"), "needs root and losetup")
 class FourKibLoopDeviceTest(unittest.TestCase):
@@ -217,6 +236,25 @@ class FourKibLoopDeviceTest(unittest.TestCase):
         self.loop = None
         with open(self.img, "rb") as f:
             self.assertEqual(f.read(), self.content, "the refused run purged or wrote the device")
+
+    def test_cbw_whose_mix_has_fixed_sub_4kib_blocks_is_refused_and_4kib_blocks_run(self):
+        out = os.path.join(self.dir, "cbw")
+        r = subprocess.run([NVMONCTL, "test", "run", "cbw", "--target", self.loop, "--config", self.config,
+                            "--out", out, "--set", "round=1s"], capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 1, r.stderr + r.stdout)
+        for part in (self.loop, "512 B", "4096 B", "fixed"):
+            self.assertIn(part, r.stderr + r.stdout)
+        self.assertFalse(os.path.exists(os.path.join(out, "run.json")))
+        out = os.path.join(self.dir, "iops")
+        r = subprocess.run([NVMONCTL, "test", "run", "iops", "--target", self.loop, "--config", self.config,
+                            "--out", out, "--set", "block_sizes=4KiB", "--set", "read_pcts=0", "--set", "round=1s",
+                            "--set", "max_rounds=4", "--set", "window=4",
+                            "--set", "precondition=false"],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+        with open(os.path.join(out, "run.json")) as f:
+            run = json.load(f)
+        self.assertGreater(run["elements"][0]["ops"]["write"]["ops"], 0)
 
 
 if __name__ == "__main__":

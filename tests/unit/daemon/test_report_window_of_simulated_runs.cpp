@@ -219,5 +219,73 @@ TEST(ReportWindowOfSimulatedRuns, AWsatRunShadesAndSummarisesItsLastRounds) {
   expect_summary_over_the_window(s);
 }
 
+// CBW end to end: its own preconditioning, the sweep until its highest load
+// is steady, and the response-time histograms at the max, mid and min IOPS
+// points, each op's counting exactly that op's I/Os of the window.
+TEST(ReportWindowOfSimulatedRuns, ACbwRunPreconditionsSweepsAndKeepsHistogramsAtItsMaxMidAndMinIopsPoints) {
+  const auto s = simulated("cbw", {{"round", "1m"},
+                                   {"max_rounds", "8"},
+                                   {"threads", "4"},
+                                   {"queue_depth", "32"},
+                                   {"thread_counts", "4,2,1"},
+                                   {"queue_depths", "32,4,1"}});
+  ASSERT_EQ(s.run.at("preconditioning").size(), 1U);
+  EXPECT_EQ(s.run.at("preconditioning")[0].at("kind"), "workload-dependent");
+  for (const auto& r : s.run.at("rounds")) {
+    if (r.at("phase") == "precondition") {
+      EXPECT_EQ(r.at("element").at("label"), "CBW 0/100 T4Q32");
+    }
+  }
+  EXPECT_EQ(s.run.at("steady_state").at("element"), "CBW 40/60 T4Q32");
+  expect_shading_over_the_window(s);
+
+  const json& elements = s.run.at("elements");
+  ASSERT_EQ(elements.size(), 9U);
+  double hi = 0, lo = 1e18;
+  for (const auto& e : elements) {
+    hi = std::max(hi, e.at("iops").get<double>());
+    lo = std::min(lo, e.at("iops").get<double>());
+  }
+  const json& points = s.run.at("response_time_histograms");
+  ASSERT_EQ(points.size(), 3U);
+  EXPECT_EQ(points[0].at("point"), "max");
+  EXPECT_EQ(points[1].at("point"), "mid");
+  EXPECT_EQ(points[2].at("point"), "min");
+  EXPECT_EQ(points[0].at("iops").get<double>(), hi);
+  EXPECT_EQ(points[2].at("iops").get<double>(), lo);
+  for (const auto& e : elements) {
+    EXPECT_GE(std::fabs(e.at("iops").get<double>() - (hi + lo) / 2),
+              std::fabs(points[1].at("iops").get<double>() - (hi + lo) / 2));
+  }
+  EXPECT_GT(hi, 2 * lo);  // the sweep spans a real range of load
+  const json& window = s.run.at("measurement_window");
+  for (const auto& p : points) {
+    const std::string label = p.at("label").get<std::string>();
+    for (const char* op : {"read", "write"}) {
+      // The window's I/Os of this op at this point, from its rounds.
+      double ops = 0;
+      for (const json* r : rounds_in(s.run, window.at("stage").get<std::size_t>(), window.at("rounds"))) {
+        if (r->at("element").at("label") == label) ops += r->at("ops").at(op).at("ops").get<double>();
+      }
+      const json& h = p.at("ops").at(op);
+      double counted = 0;
+      for (const auto& c : h.at("counts")) counted += c.get<double>();
+      EXPECT_EQ(counted, ops) << label << " " << op;
+      EXPECT_EQ(h.at("counts").size(), p.at("bounds_s").size() + 1);
+      // The report draws every bucket of it.
+      const auto svg = report::test::svg_by_id(s.page, "rt-histogram-" + p.at("point").get<std::string>() + "-" + op);
+      EXPECT_EQ(report::test::tags(svg, "<rect class=\"bar\"").size(), h.at("counts").size()) << label << " " << op;
+    }
+    // 40 % reads, 60 % writes.
+    EXPECT_NEAR(p.at("ops").at("read").at("ops").get<double>() /
+                    (p.at("ops").at("read").at("ops").get<double>() + p.at("ops").at("write").at("ops").get<double>()),
+                0.4, 0.02)
+        << label;
+  }
+  // The demand-intensity curve: a line per thread count through its queue depths.
+  const auto curve = report::test::svg_by_id(s.page, "demand-intensity");
+  for (const std::string t : {"T4", "T2", "T1"}) EXPECT_EQ(report::test::series_points(curve, t).size(), 3U) << t;
+}
+
 }  // namespace
 }  // namespace nvmond

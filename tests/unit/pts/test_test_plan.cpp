@@ -67,30 +67,93 @@ TEST(TestPlan, UnknownParametersAndBadValuesAreRefusedByName) {
   }
 }
 
-TEST(TestPlan, CbwMixesBlockSizesAndAccessRangesAtSixtyFortyReadWrite) {
+TEST(TestPlan, CbwUsesTheJesd219MixFourKibAlignedWithItsZonesOverTheWholeRangeAtFortySixty) {
   TestPlan p = build_plan("cbw", {}, kDrive);
-  const Element& e = test_stage(p).elements.at(0);
-  std::uint32_t total = 0, w4k = 0;
-  for (const auto& b : e.block_sizes) {
-    total += b.weight;
-    if (b.bytes == 4096) w4k = b.weight;
+  for (const Stage& s : p.stages) {
+    for (const Element& e : s.elements) {
+      std::uint32_t total = 0, w4k = 0;
+      for (const auto& b : e.block_sizes) {
+        total += b.weight;
+        if (b.bytes == 4096) w4k = b.weight;
+      }
+      EXPECT_EQ(e.block_sizes.size(), 12u);
+      EXPECT_EQ(total, 100u);
+      EXPECT_EQ(w4k, 67u);
+      EXPECT_EQ(e.block_sizes.front().bytes, 512u);
+      EXPECT_EQ(e.block_sizes.back().bytes, 65536u);
+      EXPECT_EQ(e.block_align, 4096u);
+      EXPECT_EQ(e.pattern, AccessPattern::random);
+      EXPECT_DOUBLE_EQ(e.range_fraction, 1.0);
+      ASSERT_EQ(e.zones.size(), 3u);
+      const double access[] = {50, 30, 20}, range[] = {5, 15, 80};
+      for (std::size_t z = 0; z < 3; ++z) {
+        EXPECT_DOUBLE_EQ(e.zones[z].access_pct, access[z]);
+        EXPECT_DOUBLE_EQ(e.zones[z].range_pct, range[z]);
+      }
+    }
   }
-  EXPECT_EQ(e.block_sizes.size(), 12u);
-  EXPECT_EQ(total, 100u);
-  EXPECT_EQ(w4k, 67u);
-  EXPECT_EQ(e.block_sizes.front().bytes, 512u);
-  EXPECT_EQ(e.block_sizes.back().bytes, 65536u);
-  ASSERT_EQ(e.zones.size(), 3u);
-  double access = 0, range = 0;
-  for (const auto& z : e.zones) {
-    access += z.access_pct;
-    range += z.range_pct;
+  // JESD219's 40 % reads / 60 % writes in the sweep.
+  EXPECT_EQ(test_stage(p).elements.at(0).read_pct, 40);
+  EXPECT_EQ(test_stage(p).elements.at(0).label, "CBW 40/60 T32Q32");
+}
+
+TEST(TestPlan, CbwPreconditionsWithItsOwnPatternThenSweepsThreadsAndQueueDepthsFromHighToLow) {
+  TestPlan p = build_plan("cbw", {}, kDrive);
+  EXPECT_TRUE(p.purge);
+  ASSERT_EQ(p.stages.size(), 2u);
+  // Workload-dependent preconditioning: the CBW pattern at 0/100 at the
+  // highest load, until its IOPS is steady over 5 rounds, at most 25; no
+  // SEQ 128 KiB WIPC before it.
+  const Stage& pre = p.stages[0];
+  EXPECT_EQ(pre.phase, "precondition");
+  EXPECT_EQ(pre.kind, "workload-dependent");
+  EXPECT_FALSE(pre.byte_budget);
+  ASSERT_EQ(pre.elements.size(), 1u);
+  EXPECT_EQ(pre.elements[0].read_pct, 0);
+  EXPECT_EQ(pre.elements[0].threads, 32u);
+  EXPECT_EQ(pre.elements[0].queue_depth, 32u);
+  EXPECT_EQ(pre.elements[0].duration, std::chrono::seconds(60));
+  ASSERT_TRUE(pre.steady_state);
+  ASSERT_EQ(pre.steady_state->tracked.size(), 1u);
+  EXPECT_EQ(pre.steady_state->tracked[0].element, 0u);
+  EXPECT_EQ(pre.steady_state->tracked[0].variable, TrackedVariable::iops);
+  EXPECT_EQ(pre.steady_state->rule.window, 5);
+  EXPECT_TRUE(pre.steady_state->stop_when_reached);
+  EXPECT_EQ(pre.max_rounds, 25);
+  // The sweep: thread counts outer, queue depths inner, both descending.
+  const Stage& sweep = p.stages[1];
+  EXPECT_EQ(sweep.phase, "test");
+  EXPECT_FALSE(sweep.purge_before);
+  ASSERT_EQ(sweep.elements.size(), 49u);
+  const unsigned levels[] = {32, 16, 8, 6, 4, 2, 1};
+  for (std::size_t t = 0; t < 7; ++t) {
+    for (std::size_t q = 0; q < 7; ++q) {
+      const Element& e = sweep.elements[t * 7 + q];
+      EXPECT_EQ(e.threads, levels[t]) << e.label;
+      EXPECT_EQ(e.queue_depth, levels[q]) << e.label;
+      EXPECT_EQ(e.read_pct, 40) << e.label;
+    }
   }
-  EXPECT_DOUBLE_EQ(access, 100);
-  EXPECT_DOUBLE_EQ(range, 100);
-  EXPECT_DOUBLE_EQ(e.zones[0].access_pct, 50);
-  EXPECT_DOUBLE_EQ(e.zones[0].range_pct, 5);
-  EXPECT_EQ(e.read_pct, 60);
+  EXPECT_EQ(sweep.elements.back().label, "CBW 40/60 T1Q1");
+  // Repeated until the IOPS of the highest-load point is steady, and its
+  // histograms kept at the max, mid and min IOPS points.
+  ASSERT_TRUE(sweep.steady_state);
+  ASSERT_EQ(sweep.steady_state->tracked.size(), 1u);
+  EXPECT_EQ(sweep.elements[sweep.steady_state->tracked[0].element].label, "CBW 40/60 T32Q32");
+  EXPECT_EQ(sweep.steady_state->tracked[0].variable, TrackedVariable::iops);
+  EXPECT_EQ(sweep.steady_state->rule.window, 5);
+  EXPECT_EQ(sweep.max_rounds, 25);
+  EXPECT_TRUE(sweep.iops_point_histograms);
+}
+
+TEST(TestPlan, CbwTracksTheHighestLoadOfAGridGivenInAnyOrder) {
+  TestPlan p = build_plan("cbw", {{"thread_counts", "1,4"}, {"queue_depths", "1,32"}, {"read_pct", "60"},
+                                  {"precondition", "false"}},
+                          kDrive);
+  ASSERT_EQ(p.stages.size(), 1u);
+  const Stage& s = p.stages[0];
+  ASSERT_EQ(s.elements.size(), 4u);
+  EXPECT_EQ(s.elements[s.steady_state->tracked[0].element].label, "CBW 60/40 T4Q32");
 }
 
 TEST(TestPlan, LatencyCasesAreThreeSizesByThreeMixesAtOneThreadQueueDepthOne) {

@@ -72,5 +72,66 @@ TEST(IoPlanner, EachWorkerStartsAtItsOwnCursorAndIgnoresOneOutsideItsShare) {
   EXPECT_THAT(one_pass(j, 1).blocks, testing::ElementsAre(4));
 }
 
+// JESD219's access zones as CBW gives them, and its 0.5-64 KiB sizes.
+JobSpec cbw_writes(std::uint64_t range, unsigned threads) {
+  JobSpec j;
+  j.target = "t";
+  j.pattern = AccessPattern::random;
+  j.read_pct = 0;
+  j.block_sizes = {{512, 4}, {4096, 67}, {8192, 10}, {16384, 7}, {65536, 3}};
+  j.threads = threads;
+  j.size = range;
+  j.bytes = 1ULL << 40;
+  j.zones = {{50, 5}, {30, 15}, {20, 80}};
+  j.block_align = 4096;
+  return j;
+}
+
+// Where `draws` I/Os of worker `index` land.
+std::vector<PlannedIo> draws(const JobSpec& spec, unsigned index, int count) {
+  IoPlanner p(spec, index, 7);
+  EXPECT_FALSE(p.plan_range(1 << 30));
+  p.start(Phase::main);
+  std::vector<PlannedIo> out;
+  for (int i = 0; i < count && p.plan_next(Phase::main); ++i) {
+    out.push_back(p.next());
+    p.take(Phase::main, false);
+  }
+  return out;
+}
+
+TEST(IoPlanner, AccessZonesLieOverTheWholeRangeWhateverTheThreadCount) {
+  // 4 workers on 100 MiB: the hot zone is the first 5 MiB of the range for
+  // each of them, not the first 5 % of each worker's quarter.
+  const std::uint64_t range = 100ULL << 20;
+  const JobSpec j = cbw_writes(range, 4);
+  const std::uint64_t hot_end = range / 20, warm_end = range / 5;
+  for (unsigned w = 0; w < 4; ++w) {
+    int hot = 0, warm = 0, cold = 0;
+    const auto ios = draws(j, w, 20'000);
+    for (const auto& io : ios) {
+      ASSERT_LE(io.offset + io.length, range);
+      if (io.offset + io.length <= hot_end) ++hot;
+      else if (io.offset >= hot_end && io.offset + io.length <= warm_end) ++warm;
+      else if (io.offset >= warm_end) ++cold;
+    }
+    // Every I/O falls wholly in one zone, in the zones' shares of the I/O.
+    EXPECT_EQ(hot + warm + cold, static_cast<int>(ios.size())) << "worker " << w;
+    EXPECT_NEAR(hot / 20'000.0, 0.5, 0.02) << "worker " << w;
+    EXPECT_NEAR(warm / 20'000.0, 0.3, 0.02) << "worker " << w;
+    EXPECT_NEAR(cold / 20'000.0, 0.2, 0.02) << "worker " << w;
+  }
+}
+
+TEST(IoPlanner, BlockAlignPutsEverySizeOnFourKibBoundaries) {
+  const JobSpec j = cbw_writes(100ULL << 20, 2);
+  bool small_seen = false;
+  for (const auto& io : draws(j, 1, 5'000)) {
+    EXPECT_EQ(io.offset % 4096, 0u) << io.length;
+    small_seen = small_seen || io.length == 512;
+  }
+  EXPECT_TRUE(small_seen);
+}
+
 }  // namespace
 }  // namespace nvmond
