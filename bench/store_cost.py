@@ -67,7 +67,29 @@ def kind_of(path):
     return "other"
 
 
-CALL = re.compile(r"^\d+\s+(\w+)\((\d+)<([^>]*)>(?:, [^,]*, (\d+))?")
+CALL = re.compile(r"^\d+\s+(\w+)\(\d+<([^>]*)>")
+
+
+def count_calls(trace_path):
+    """fsyncs and bytes written by file kind in an `strace -f -y` log. Bytes are
+    the count each write asked for (a call cut by another thread's line shows
+    its count, not yet its result)."""
+    fsyncs, written = collections.Counter(), collections.Counter()
+    with open(trace_path) as f:
+        for line in f:
+            m = CALL.match(line)
+            if not m:
+                continue  # a "resumed" half, or strace's own notes
+            call, path = m.groups()
+            kind = kind_of(path)
+            if call in ("fsync", "fdatasync"):
+                fsyncs[kind] += 1
+            else:
+                # After the data's closing quote: ", COUNT" (write) or ", COUNT, OFFSET" (pwrite64).
+                count = re.match(r"(?:\.\.\.)?, (\d+)", line[line.rfind('"') + 1:])
+                if count:
+                    written[kind] += int(count.group(1))
+    return fsyncs, written
 
 
 def strace_window(pid, seconds, out_path):
@@ -78,21 +100,7 @@ def strace_window(pid, seconds, out_path):
     time.sleep(seconds)  # a measurement window, not synchronisation
     tracer.terminate()
     tracer.wait()
-    fsyncs, written = collections.Counter(), collections.Counter()
-    with open(out_path) as f:
-        for line in f:
-            m = CALL.match(line)
-            if not m:
-                continue
-            call, _, path, _ = m.groups()
-            kind = kind_of(path)
-            if call in ("fsync", "fdatasync"):
-                fsyncs[kind] += 1
-            else:
-                ret = line.rsplit("=", 1)[-1].split()[0]
-                if ret.isdigit():
-                    written[kind] += int(ret)
-    return fsyncs, written
+    return count_calls(out_path)
 
 
 def main():
