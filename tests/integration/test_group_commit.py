@@ -1,10 +1,13 @@
-"""Group commit under kill -9: 32 drives polled every second on the real
+"""Group commit under kill -9: 32 drives (by default) polled every second on the real
 clock share one history transaction per tick, and a kill -9 at any moment
 loses at most one tick. After each kill the database is read directly: every
 drive's newest stored sample is at most one poll interval older than the
 sample /metrics acknowledged just before the kill (at most that one is
 lost), and the file passes
 SQLite's integrity check. Then the daemon starts again on it, three times.
+
+NVMOND_GROUP_COMMIT_DRIVES and NVMOND_GROUP_COMMIT_KILLS scale it up by
+hand (the issue's acceptance: 256 drives, 20 kills); CI runs the default.
 """
 import contextlib
 import os
@@ -15,10 +18,10 @@ import unittest
 sys.path.insert(0, os.path.dirname(__file__))
 from nvmond_harness import Daemon, config, find, get, sim  # noqa: E402
 
-DRIVES = 32
-SERIALS = [f"GC-{i:02d}" for i in range(DRIVES)]
+DRIVES = int(os.environ.get("NVMOND_GROUP_COMMIT_DRIVES", "32"))
+SERIALS = [f"GC-{i:03d}" for i in range(DRIVES)]
 TICK = 1.0  # poll_interval below, seconds
-KILLS = 3
+KILLS = int(os.environ.get("NVMOND_GROUP_COMMIT_KILLS", "3"))
 
 CONFIG = config(*(sim(f"d{i}", s, ["datacenter", "generic"][i % 2], write_rate="200MB")
                   for i, s in enumerate(SERIALS)), poll_interval="1s", command_timeout="2s")
@@ -64,7 +67,7 @@ class GroupCommitTest(unittest.TestCase):
                 self.assertGreater(stored[s], acknowledged[s] - 1.5 * TICK,
                                         f"kill {kill + 1}: {s} acknowledged at {acknowledged[s]:.3f}, "
                                         f"on disk only up to {stored[s]:.3f}")
-            # One transaction per tick of all 32 drives, not one per drive-poll
+            # One transaction per tick of all the drives, not one per drive-poll
             # (the first tick after a start may be split by the drives' start-up).
             self.assertLessEqual(commits, ticks + 2, f"kill {kill + 1}: {commits} commits for {ticks} ticks")
 
