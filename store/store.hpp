@@ -8,6 +8,12 @@
 // Thread-safety: implementations are safe to call from several poller threads
 // (SqliteStore serialises on one connection). Every write method is one
 // transaction: either all of a PollRecord lands or none of it.
+//
+// In the daemon the Store is a StoreWriter (store_writer.hpp): commit() only
+// queues, and the writer commits every record queued during a tick (every
+// drive's samples, events and state, whoever wrote them) in one transaction.
+// A new writer of per-drive state needs nothing more than commit() of a
+// PollRecord with `state` to share the tick's transaction and its fsync.
 // Errors are values with the drive and the operation in the message. Reasons
 // an operator can act on: "corrupt", "full", "read_only", "locked"; anything
 // else is "io" (or "store" for a database this build refuses, e.g. a newer

@@ -26,6 +26,8 @@ struct StoreWriter::Shared {
   // and stay here, visible to readers, until it is.
   std::deque<PollRecord> pending;
   std::size_t in_flight = 0;
+  // When the first poll queued since the last batch started arrived.
+  std::optional<std::chrono::steady_clock::time_point> first_queued;
   std::optional<std::pair<WallTime, RetentionPolicy>> compaction;
   // A read that failed on the readers' connection, to repeat on the
   // writer's: its owner then opens (creating the schema), counts, logs and
@@ -104,8 +106,7 @@ void run_probe(StoreWriter::Shared& s, std::unique_lock<std::mutex>& lock) {
 void writer_loop(const std::shared_ptr<StoreWriter::Shared>& shared) {
   StoreWriter::Shared& s = *shared;
   std::unique_lock lock(s.mu);
-  // The first batch waits an interval too, so the first tick's drives share it.
-  Steady::time_point next_batch = Steady::now() + s.options.group_interval;
+  std::optional<Steady::time_point> last_batch;
   for (;;) {
     s.wake.wait(lock, [&] { return s.abandoned || s.stopping || !s.pending.empty() || s.compaction || s.probe; });
     if (s.abandoned) return;
@@ -115,12 +116,17 @@ void writer_loop(const std::shared_ptr<StoreWriter::Shared>& shared) {
       else run_compaction(s, lock);
       continue;
     }
-    // Group commit: what arrives within the interval joins one transaction.
-    if (!s.stopping && Steady::now() < next_batch) {
-      s.wake.wait_until(lock, next_batch, [&] { return s.stopping || s.abandoned; });
+    // Group commit: the rest of the tick joins the first poll's transaction.
+    // Polls left by a failed batch have no arrival of their own: due now.
+    const Steady::time_point due =
+        group_commit_due(s.first_queued.value_or(Steady::now() - s.options.group_interval), last_batch,
+                         s.options.group_interval);
+    if (!s.stopping && Steady::now() < due) {
+      s.wake.wait_until(lock, due, [&] { return s.stopping || s.abandoned; });
       if (s.abandoned) return;
     }
-    next_batch = Steady::now() + s.options.group_interval;
+    last_batch = Steady::now();
+    s.first_queued.reset();
     const std::uint64_t before = s.counts.batches;
     write_batch(s, lock);
     if (s.abandoned) return;
@@ -131,6 +137,12 @@ void writer_loop(const std::shared_ptr<StoreWriter::Shared>& shared) {
 }
 
 }  // namespace
+
+Steady::time_point group_commit_due(Steady::time_point first_queued, std::optional<Steady::time_point> last_batch,
+                                    std::chrono::milliseconds group_interval) {
+  const Steady::time_point gathered = first_queued + group_interval / 2;
+  return last_batch ? std::max(gathered, *last_batch + group_interval) : gathered;
+}
 
 StoreWriter::StoreWriter(std::shared_ptr<Store> writes, std::shared_ptr<Store> reads, StoreWriterOptions options)
     : shared_(std::make_shared<Shared>()) {
@@ -164,6 +176,7 @@ StoreStatus StoreWriter::commit_all(const std::vector<PollRecord>& records) {
     s.full_logged = false;
   }
   s.pending.insert(s.pending.end(), records.begin(), records.end());
+  if (!s.first_queued) s.first_queued = Steady::now();
   s.wake.notify_one();
   return std::monostate{};
 }

@@ -6,6 +6,13 @@
 // program, slow or full therefore delays history, never a poll, a scrape or
 // the event loop.
 //
+// Every drive is polled at the same moment of each tick, so a tick's polls
+// arrive together: a batch is committed half an interval after the first
+// poll queued since the last batch (see group_commit_due), and the whole
+// tick (samples, events, analytic state of every drive) shares its
+// transaction. A kill -9 loses what is queued: with a healthy database, at
+// most that half interval plus one commit.
+//
 // Reads see queued writes (read-your-writes): the newest sample and state of
 // a drive come from the queue when it holds them, the rest from `reads`, a
 // connection of its own, so a reader never waits behind the writer (SQLite's
@@ -26,6 +33,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "store/store.hpp"
 
@@ -36,7 +44,8 @@ struct StoreWriterOptions {
   // this is hours of a large fleet.
   std::size_t max_queued = 100000;
   // Real time between the start of one batch and the next: at most one
-  // fsync per interval whatever the drive count.
+  // fsync per interval whatever the drive count. A batch also waits half
+  // of it after its first poll, for the rest of that poll's tick.
   std::chrono::milliseconds group_interval{1000};
   // Real time before a failed batch is tried again.
   std::chrono::milliseconds retry_interval{1000};
@@ -48,6 +57,13 @@ struct StoreWriterCounters {
   std::uint64_t dropped = 0;  // polls never written: the queue was full, or stop() gave up on them
   std::uint64_t batches = 0;  // transactions committed
 };
+
+// When the batch holding the polls queued since the last one is due (steady
+// clock): half an interval after the first of them arrived, and never sooner
+// than an interval after the last batch started (none yet: no such bound).
+std::chrono::steady_clock::time_point group_commit_due(
+    std::chrono::steady_clock::time_point first_queued,
+    std::optional<std::chrono::steady_clock::time_point> last_batch, std::chrono::milliseconds group_interval);
 
 class StoreWriter final : public Store {
  public:
