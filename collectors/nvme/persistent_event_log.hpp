@@ -18,10 +18,9 @@ inline constexpr std::uint8_t kPersistentEventLogId = 0x0D;
 inline constexpr std::size_t kPelHeaderBytes = 512;
 inline constexpr std::size_t kPelEventHeaderBytes = 24;
 inline constexpr std::size_t kPelResetDescriptorBytes = 36;
-// The most of the log nvmond reads: a drive may keep megabytes of history,
-// and the events a fleet cares about are the newest, which a drive that
-// drops its oldest keeps whatever the cap.
-inline constexpr std::size_t kMaxPersistentEventLogBytes = 1 << 20;
+// The most of the log nvmond reads. Events are kept oldest first and have
+// no index to seek to, so a larger log is read up to here only.
+inline constexpr std::size_t kMaxPersistentEventLogBytes = 4 << 20;
 
 // NVMe 2.0, figures "Persistent Event Log Header" and "Persistent Event Log
 // Event Format". `page` holds the header and as much of the log as was read
