@@ -351,8 +351,8 @@ Result<PersistentEventLog> LibnvmeDevice::read_persistent_event_log() {
   }
   if (auto f = fd(); !f) return f.error();
   // The context fixes what the log holds until it is released, so the
-  // chunks read below belong together; one left established would make
-  // the drive keep it for another host's read.
+  // chunks read below belong together; one left established keeps the
+  // drive holding that snapshot until a reset.
   const char* establish = "get-log persistent event (0Dh), establish context and read";
   std::vector<std::uint8_t> page(kPelHeaderBytes);
   if (auto o = get_log_at(kPersistentEventLogId, NVME_PEVENT_LOG_EST_CTX_AND_READ, 0, page); o.rc != 0) {
@@ -380,9 +380,11 @@ Result<PersistentEventLog> LibnvmeDevice::read_persistent_event_body(std::vector
   if (!header) return Error{ErrorReason::decode, fmt::format("{}: {}: {}", name_, command, header.error().message)};
   const std::size_t total = static_cast<std::size_t>(
       std::clamp<std::uint64_t>(header->total_log_length, kPelHeaderBytes, kMaxPersistentEventLogBytes));
-  page.resize(total, 0);
-  for (std::size_t offset = kPelHeaderBytes; offset < total; offset += kPelReadChunkBytes) {
-    const std::size_t n = std::min(kPelReadChunkBytes, total - offset);
+  // Transfers are whole dwords; the decoder reads no further than TLL.
+  const std::size_t padded = (total + 3) & ~std::size_t{3};
+  page.resize(padded, 0);
+  for (std::size_t offset = kPelHeaderBytes; offset < padded; offset += kPelReadChunkBytes) {
+    const std::size_t n = std::min(kPelReadChunkBytes, padded - offset);
     auto chunk = std::span(page).subspan(offset, n);
     if (auto o = get_log_at(kPersistentEventLogId, NVME_PEVENT_LOG_READ, offset, chunk); o.rc != 0) {
       return failed(fmt::format("{} at offset {}", command, offset), o);
