@@ -93,8 +93,9 @@ class EventLogTracker {
   // read (null: it did not read the log).
   Update update(const DriveInfo& info, const HealthSnapshot& snap);
 
-  // Whether the stored state has been read (the counts are then exported).
-  bool loaded() const { return drive_.has_value(); }
+  // Whether the drive's log has ever been read, in this run or one before
+  // (its counts are then exported; a drive without the log has none).
+  bool known() const { return drive_.has_value() && state_.has_value(); }
   const EventLogTypeCounts& counts() const { return state_ ? state_->counts : kNoCounts; }
 
  private:

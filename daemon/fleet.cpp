@@ -69,7 +69,7 @@ void observe_event_log(EventLogTracker& tracker, const DriveInfo& info, const He
       log::info("{}", line);
     }
   }
-  if (!tracker.loaded()) return;
+  if (!tracker.known()) return;
   MetricSet set;
   add_event_log_types(tracker.counts(), {{"serial", info.serial}}, set);
   auto fams = set.take();

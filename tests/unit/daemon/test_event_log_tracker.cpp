@@ -110,8 +110,12 @@ TEST_F(EventLogTrackerTest, CountsEachEventOnceAcrossReadsAndRestarts) {
 TEST_F(EventLogTrackerTest, PollsThatDidNotReadTheLogCountNothing) {
   drive_records(PelEventType::power_on_reset, kT0 - std::chrono::hours(1));
   EXPECT_TRUE(poll(kT0, false).fresh.empty());
-  EXPECT_TRUE(tracker_->loaded());
+  EXPECT_FALSE(tracker_->known());  // a drive whose log was never read has no counts to show
   EXPECT_EQ(poll(kT0 + std::chrono::seconds(10)).fresh.size(), 1u);
+  EXPECT_TRUE(tracker_->known());
+  restart();
+  EXPECT_TRUE(poll(kT0 + std::chrono::seconds(20), false).fresh.empty());
+  EXPECT_TRUE(tracker_->known());  // read in an earlier run: its counts go on
 }
 
 TEST_F(EventLogTrackerTest, ANewGenerationTakesTheLogAsNew) {
