@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "collectors/health.hpp"
+#include "collectors/persistent_event.hpp"
 #include "core/result.hpp"
 
 namespace nvmond {
@@ -63,6 +64,13 @@ class Device {
   // "unsupported", and is then not asked again.
   virtual Result<SelfTestLog> read_self_test_log() {
     return Error{ErrorReason::unsupported, "reading the device self-test log is not supported by this backend"};
+  }
+  // The Persistent Event log (0Dh), read whole in one reporting context
+  // (established, read, released), its first 4 MiB at most. A drive
+  // without one (Identify LPA bit 4 clear) or a backend without it refuses
+  // with reason "unsupported", and is then not asked again.
+  virtual Result<PersistentEventLog> read_persistent_event_log() {
+    return Error{ErrorReason::unsupported, "reading the persistent event log is not supported by this backend"};
   }
   // The PCIe link as the host sees it; nullopt where there is none to read
   // (a fabrics controller, a backend without one): not an error.

@@ -8,6 +8,7 @@
 // compare raw counters exactly.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -232,6 +233,8 @@ struct TemperatureThresholds {
 };
 
 // Everything one poll of one controller produced. Immutable once published.
+struct PersistentEventLog;  // collectors/persistent_event.hpp
+
 struct HealthSnapshot {
   WallTime taken{};
   SmartLog smart;
@@ -241,6 +244,9 @@ struct HealthSnapshot {
   // nullopt when the poll did not read the log (nothing new to read).
   std::optional<std::vector<ErrorLogEntry>> error_log;
   std::optional<PcieLink> pcie;  // nullopt: the backend has no PCIe link
+  // The Persistent Event log, on the polls that read it (shared: it may be
+  // large, and the snapshot is copied).
+  std::shared_ptr<const PersistentEventLog> event_log;
   // The Device Self-test log, read every poll; nullopt when the drive has
   // none (no self-test support) or its read failed.
   std::optional<SelfTestLog> self_test;

@@ -1,5 +1,7 @@
 #include "daemon/fleet.hpp"
 
+#include <fmt/chrono.h>
+
 #include "analytics/drive_analytics.hpp"
 #include "analytics/metrics.hpp"
 #include "collectors/nvme/libnvme_source.hpp"
@@ -8,6 +10,7 @@
 #include "core/log.hpp"
 #include "collectors/sim_name.hpp"
 #include "daemon/error_log_tracker.hpp"
+#include "daemon/event_log_tracker.hpp"
 #include "daemon/health_metrics.hpp"
 
 namespace nvmond {
@@ -31,6 +34,44 @@ void observe_error_log(ErrorLogTracker& tracker, const DriveInfo& info, const He
   if (!out.error_log_seen) return;
   MetricSet set;
   add_error_log_classes(tracker.counts(), {{"serial", info.serial}}, set);
+  auto fams = set.take();
+  out.families.insert(out.families.end(), std::make_move_iterator(fams.begin()), std::make_move_iterator(fams.end()));
+}
+
+// A first read of a long-lived drive may bring thousands of events: the
+// newest are logged, the rest counted.
+constexpr std::size_t kMaxEventsLogged = 64;
+
+std::string when_text(const std::optional<WallTime>& t) {
+  if (!t) return "at an unknown time";
+  return fmt::format("at {:%Y-%m-%d %H:%M:%S} UTC", std::chrono::floor<std::chrono::seconds>(*t));
+}
+
+void observe_event_log(EventLogTracker& tracker, const DriveInfo& info, const HealthSnapshot& snap,
+                       PollObservation& out) {
+  const auto update = tracker.update(info, snap);
+  if (update.error) log::debug("{}: recording the persistent event log: {}", info.path, update.error->message);
+  if (update.cleared) {
+    log::info("drive {} at {}: persistent event log generation changed; reading it as new", info.serial, info.path);
+  }
+  const std::size_t skipped = update.fresh.size() > kMaxEventsLogged ? update.fresh.size() - kMaxEventsLogged : 0;
+  if (skipped > 0) log::info("drive {} at {}: {} older persistent events counted, not logged", info.serial, info.path, skipped);
+  for (std::size_t i = skipped; i < update.fresh.size(); ++i) {
+    const auto& f = update.fresh[i];
+    const auto type = static_cast<PelEventType>(f.event.header.type);
+    const bool notable = type == PelEventType::thermal_excursion || type == PelEventType::hardware_error;
+    const std::string line = fmt::format("drive {} at {}: persistent event {}: {}{}", info.serial, info.path,
+                                         when_text(f.time), describe_pel_event(f.event),
+                                         f.while_not_running ? " (while nvmond was not running)" : "");
+    if (notable) {
+      log::warn("{}", line);
+    } else {
+      log::info("{}", line);
+    }
+  }
+  if (!tracker.known()) return;
+  MetricSet set;
+  add_event_log_types(tracker.counts(), {{"serial", info.serial}}, set);
   auto fams = set.take();
   out.families.insert(out.families.end(), std::make_move_iterator(fams.begin()), std::make_move_iterator(fams.end()));
 }
@@ -128,12 +169,14 @@ void Fleet::rescan() {
 PollObserver Fleet::observer_for(const Source& source) const {
   auto analytics = std::make_shared<DriveAnalytics>(store_, throughput_);
   auto errors = std::make_shared<ErrorLogTracker>(store_);
+  auto events = std::make_shared<EventLogTracker>(store_);
   const DaemonConfig& config = config_;
-  return [analytics, errors, &config, extra = source.observer](const DriveInfo& info,
+  return [analytics, errors, events, &config, extra = source.observer](const DriveInfo& info,
                                                                const HealthSnapshot& snap) {
     PollObservation out;
     if (extra) out = extra(info, snap);
     observe_error_log(*errors, info, snap, out);
+    observe_event_log(*events, info, snap, out);
     auto rating = config.ratings.find(info.serial);
     auto view = analytics->update(info, snap, config.analytics,
                                   rating != config.ratings.end() ? rating->second : DriveRating{});

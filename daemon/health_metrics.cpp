@@ -157,6 +157,15 @@ void add_error_log_classes(const ErrorClassCounts& counts, const Labels& id, Met
   }
 }
 
+void add_event_log_types(const EventLogTypeCounts& counts, const Labels& id, MetricSet& out) {
+  const auto labels = pel_type_labels();
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    out.add({"nvme_event_log_events_total", Family::counter,
+             "Persistent Event log events read from the drive, by event type."},
+            with(id, "type", std::string(labels[i])), static_cast<double>(counts[i]));
+  }
+}
+
 namespace {
 
 void add_pcie_link(const PcieLink& link, const Labels& id, MetricSet& out) {

@@ -4,6 +4,7 @@
 // ratio), counters end in _total, every series labelled serial="...".
 #include "collectors/health.hpp"
 #include "daemon/error_log_tracker.hpp"
+#include "daemon/event_log_tracker.hpp"
 #include "metrics/metric_set.hpp"
 
 namespace nvmond {
@@ -19,6 +20,9 @@ void add_drive_info(const DriveInfo& info, const Labels& id, MetricSet& out);
 // log counted so far, one series per status class (zeros included, so an
 // alert's increase() sees the first one).
 void add_error_log_classes(const ErrorClassCounts& counts, const Labels& id, MetricSet& out);
+// nvme_event_log_events_total: the Persistent Event log events counted so
+// far, one series per type label (zeros included, as above).
+void add_event_log_types(const EventLogTypeCounts& counts, const Labels& id, MetricSet& out);
 // Everything read in one successful poll.
 void add_health(const DriveInfo& info, const HealthSnapshot& snap, const Labels& id,
                 MetricSet& out);

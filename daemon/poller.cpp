@@ -10,6 +10,7 @@
 
 #include "core/log.hpp"
 #include "daemon/error_log_tracker.hpp"
+#include "daemon/event_log_tracker.hpp"
 #include "daemon/health_metrics.hpp"
 
 namespace nvmond {
@@ -62,6 +63,8 @@ struct DevicePoller::Worker {
   std::optional<std::uint64_t> error_log_seen;
   bool error_log_unsupported = false;
   bool self_test_unsupported = false;  // no Device Self-test: never asked again
+  bool event_log_unsupported = false;  // no Persistent Event log: never asked again
+  std::optional<EventLogReadMark> event_log_mark;  // the last attempt to read it
   std::unique_ptr<Device> device;
   PollObserver observer;
   const Clock* clock = nullptr;
@@ -111,6 +114,16 @@ struct DevicePoller::Worker {
     }
   }
 
+  // At start-up and after each identify, then as should_read_event_log
+  // says; a failed read waits as long as a good one, not retried each poll.
+  void read_event_log(HealthSnapshot& snap) {
+    if (event_log_unsupported || !should_read_event_log(event_log_mark, snap)) return;
+    event_log_mark = event_log_read_mark(snap);
+    std::optional<PersistentEventLog> log;
+    read_optional_log(device->read_persistent_event_log(), log, event_log_unsupported, "no persistent event log");
+    if (log) snap.event_log = std::make_shared<const PersistentEventLog>(std::move(*log));
+  }
+
   // Device commands only; runs without the lock.
   std::shared_ptr<Outcome> read_device(bool identify) {
     auto out = std::make_shared<Outcome>();
@@ -127,6 +140,7 @@ struct DevicePoller::Worker {
       }
       info = *id;
       out->info = *id;
+      event_log_mark.reset();
     }
     auto smart = device->read_smart();
     if (!smart) {
@@ -149,6 +163,7 @@ struct DevicePoller::Worker {
     if (!error_log_unsupported && should_read_error_log(snap.smart.error_log_entries, error_log_seen)) {
       read_optional_log(device->read_error_log(), snap.error_log, error_log_unsupported, "no error information log");
     }
+    read_event_log(snap);
     if (!self_test_unsupported) {
       read_optional_log(device->read_self_test_log(), snap.self_test, self_test_unsupported, "no device self-test");
     }

@@ -56,6 +56,8 @@ DriveModel::DriveModel(SimDriveSpec spec, WallTime start)
     thresholds_.under_k[i] = 0;
   }
   update_level_locked();
+  record_event_locked({.type = static_cast<std::uint8_t>(PelEventType::power_on_reset), .at = start});
+  events_.hot = p_.temp_c >= spec_.warning_temp_c;
 }
 
 // ---- time ----------------------------------------------------------------
@@ -120,6 +122,7 @@ void DriveModel::step_locked(Duration dt) {
     }
   }
   update_level_locked();
+  note_thermal_events_locked(end);
 }
 
 void DriveModel::update_level_locked() {

@@ -35,6 +35,7 @@
 #include <string>
 
 #include "collectors/health.hpp"
+#include "collectors/persistent_event.hpp"
 #include "sim/sim_drive_spec.hpp"
 #include "sim/valid_data_map.hpp"
 #include "core/clock.hpp"
@@ -46,6 +47,25 @@ namespace nvmond {
 
 // Entries the simulated Error Information log keeps (Identify ELPE + 1).
 inline constexpr std::size_t kSimErrorLogEntries = 16;
+// Events the simulated Persistent Event log keeps; it drops its oldest.
+inline constexpr std::size_t kSimEventLogEvents = 256;
+
+// The simulated drive's Persistent Event log, as it keeps it: a power-on
+// event when the drive is new, a thermal excursion each time the composite
+// temperature rises to WCTEMP, and the one spec.thermal_excursion_at asks for.
+struct SimEventLog {
+  struct Event {
+    std::uint64_t seq = 0;  // the drive's own numbering, for the fingerprint
+    std::uint8_t type = 0;
+    WallTime at{};
+    std::uint8_t over_celsius = 0;       // thermal excursions
+    std::uint8_t threshold_celsius = 0;
+  };
+  std::vector<Event> events;  // oldest first
+  std::uint64_t next_seq = 1;
+  bool hot = false;       // composite at or over WCTEMP at the last step
+  bool injected = false;  // spec.thermal_excursion_at has been recorded
+};
 
 class DriveModel {
  public:
@@ -100,6 +120,9 @@ class DriveModel {
   // drive's power-on hours, and with spec.self_test_failure a failed
   // extended test (first failed segment 5) after it, newest first.
   SelfTestLog self_test_log() const;
+  // The Persistent Event log, timestamps host-set in the drive's time;
+  // generation 1 for the drive's life.
+  PersistentEventLog persistent_event_log() const;
   // x4 at 16 GT/s, x2 with degraded_link; AER counters all zero.
   PcieLink pcie_link() const;
   ControllerIdentity controller_identity() const;
@@ -197,6 +220,8 @@ class DriveModel {
   std::uint8_t critical_warning_locked() const;
   std::uint8_t percentage_used_locked() const;
   std::uint64_t media_errors_locked() const;
+  void record_event_locked(SimEventLog::Event event);
+  void note_thermal_events_locked(WallTime end);
 
   const SimDriveSpec spec_;
   const double heat_capacity_j_per_c_;
@@ -207,6 +232,7 @@ class DriveModel {
   Physical p_;
   ValidDataMap valid_;
   TemperatureThresholds thresholds_;
+  SimEventLog events_;
   SimFault fault_;
   bool hangs_released_ = false;
   mutable int hung_calls_ = 0;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "collectors/health.hpp"
 
 namespace nvmond::sim_detail {
@@ -14,3 +16,13 @@ inline std::uint16_t to_kelvin(double celsius) {
 }
 
 }  // namespace nvmond::sim_detail
+
+namespace nvmond {
+struct SimEventLog;
+namespace sim_detail {
+// The event log in the drive's state file, and back (a state saved before
+// the drive had one has no key: an empty log).
+nlohmann::json event_log_json(const SimEventLog& log);
+void read_event_log(const nlohmann::json& j, SimEventLog& log);
+}  // namespace sim_detail
+}  // namespace nvmond

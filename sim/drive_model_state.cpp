@@ -12,6 +12,8 @@
 namespace nvmond {
 
 using sim_detail::to_kelvin;
+using sim_detail::event_log_json;
+using sim_detail::read_event_log;
 
 namespace {
 
@@ -133,6 +135,7 @@ std::string DriveModel::save_state() const {
         {"background_elapsed_ns", p_.background_elapsed_ns}}},
       {"valid_data", valid_data_json(valid_)},
       {"thresholds", {{"over_k", thresholds(thresholds_.over_k)}, {"under_k", thresholds(thresholds_.under_k)}}},
+      {"event_log", event_log_json(events_)},
   };
   return j.dump(2);
 }
@@ -144,6 +147,7 @@ std::optional<Error> DriveModel::load_state(const std::string& text) {
   Physical p;
   ValidDataMap valid(spec_.capacity_bytes);
   TemperatureThresholds th;
+  SimEventLog events;
   WallTime time{};
   try {
     json j = json::parse(text);
@@ -185,6 +189,8 @@ std::optional<Error> DriveModel::load_state(const std::string& text) {
     }
     if (!th.over_k[0]) th.over_k[0] = to_kelvin(spec_.warning_temp_c);
     if (!th.under_k[0]) th.under_k[0] = 0;
+    if (j.contains("event_log")) read_event_log(j.at("event_log"), events);
+    events.hot = p.temp_c >= spec_.warning_temp_c;
   } catch (const std::exception& e) {
     return Error{ErrorReason::decode, who + e.what()};
   }
@@ -194,6 +200,7 @@ std::optional<Error> DriveModel::load_state(const std::string& text) {
   p_ = p;
   valid_ = std::move(valid);
   thresholds_ = th;
+  events_ = std::move(events);
   return std::nullopt;
 }
 

@@ -56,6 +56,11 @@ Result<SelfTestLog> SimDevice::read_self_test_log() {
   return model_->self_test_log();
 }
 
+Result<PersistentEventLog> SimDevice::read_persistent_event_log() {
+  if (auto err = enter("get-log persistent event")) return *err;
+  return model_->persistent_event_log();
+}
+
 Result<std::optional<PcieLink>> SimDevice::read_pcie_link() {
   if (auto err = enter("read PCIe link")) return *err;
   return std::optional<PcieLink>{model_->pcie_link()};

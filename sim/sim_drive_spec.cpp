@@ -139,6 +139,18 @@ void read_endurance(TableReader& t, SimDriveSpec& s) {
   }
 }
 
+// A TOML offset date-time (2026-01-01T12:00:00Z) as a clock time.
+WallTime read_date_time(TableReader& t, std::string_view key, const toml::node& n) {
+  namespace c = std::chrono;
+  const auto* dt = n.as_date_time();
+  if (dt == nullptr || !dt->get().offset) t.fail(key, "expected an offset date-time, e.g. 2026-01-01T00:00:00Z");
+  const toml::date_time& v = dt->get();
+  const c::sys_days day{c::year_month_day(c::year(v.date.year), c::month(v.date.month), c::day(v.date.day))};
+  const auto local = day + c::hours(v.time.hour) + c::minutes(v.time.minute) + c::seconds(v.time.second) +
+                     c::nanoseconds(v.time.nanosecond);
+  return c::time_point_cast<WallTime::duration>(local - c::minutes(v.offset->minutes));
+}
+
 void read_background(TableReader& t, SimDriveSpec& s) {
   auto write_rate = t.rate("write_rate", kBackgroundRate);
   auto write_dwpd = t.number("write_dwpd", kWriteDwpd);
@@ -198,6 +210,7 @@ void read_sim_keys(TableReader& t, SimDriveSpec& s) {
   }
   if (auto v = t.boolean("degraded_link")) s.degraded_link = *v;
   if (auto v = t.boolean("self_test_failure")) s.self_test_failure = *v;
+  if (const auto* n = t.node("thermal_excursion_at")) s.thermal_excursion_at = read_date_time(t, "thermal_excursion_at", *n);
   if (auto f = t.choice("fault", {"none", "hang", "fail"})) {
     s.fault = *f == "hang" ? SimFault::hang : *f == "fail" ? SimFault::fail : SimFault::none;
   }

@@ -46,6 +46,8 @@
 //   read_rate            background host reads: bytes/s or "50MB/s"
 //   has_ocp              bool, the drive exposes the OCP C0 SMART log
 //   fault                "none" | "hang" | "fail"
+//   thermal_excursion_at  offset date-time: a thermal excursion the Persistent
+//                                 Event log records once, at that drive time
 //   hang                 duration, real time a hung command blocks (default 1h)
 #include <cstdint>
 #include <string>
@@ -123,6 +125,10 @@ struct SimDriveSpec {
   // The newest Device Self-test result is a failed extended test (segment 5)
   // instead of a passed short one.
   bool self_test_failure = false;
+  // A thermal excursion (5 °C over WCTEMP) recorded in the Persistent Event
+  // log at this drive time, once, whatever the model's temperature: an
+  // excursion a test can place while nvmond is stopped.
+  std::optional<WallTime> thermal_excursion_at;
   bool operator==(const SimDriveSpec&) const = default;
 };
 

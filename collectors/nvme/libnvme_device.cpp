@@ -14,6 +14,7 @@
 #include "collectors/nvme/decode.hpp"
 #include "collectors/nvme/error_log.hpp"
 #include "collectors/nvme/pcie_link.hpp"
+#include "collectors/nvme/persistent_event_log.hpp"
 #include "collectors/nvme/self_test_log.hpp"
 #include "core/log.hpp"
 
@@ -26,6 +27,11 @@ namespace {
 // keep us looping.
 constexpr std::size_t kNsListEntries = kIdentifyBytes / 4;
 constexpr int kMaxNsListPages = 64;
+// Identify Controller LPA bit 4: the controller keeps a Persistent Event log.
+constexpr std::uint8_t kLpaPersistentEventLog = 1u << 4;
+// Well under any controller's maximum data transfer size (MDTS is at least
+// 4 KiB and 128 KiB or more on every drive nvmond has met).
+constexpr std::size_t kPelReadChunkBytes = 64 * 1024;
 
 std::string base_name(const std::string& path) {
   const auto slash = path.rfind('/');
@@ -96,8 +102,13 @@ LibnvmeDevice::Outcome LibnvmeDevice::identify_page(int cns, std::uint32_t nsid,
 }
 
 LibnvmeDevice::Outcome LibnvmeDevice::get_log_page(std::uint8_t lid, std::span<std::uint8_t> page) {
+  return get_log_at(lid, NVME_LOG_LSP_NONE, 0, page);
+}
+
+LibnvmeDevice::Outcome LibnvmeDevice::get_log_at(std::uint8_t lid, std::uint8_t lsp, std::uint64_t offset,
+                                                 std::span<std::uint8_t> page) {
   nvme_get_log_args args = {
-      .lpo = 0,
+      .lpo = offset,
       .result = nullptr,
       .log = page.data(),
       .args_size = sizeof(args),
@@ -108,7 +119,7 @@ LibnvmeDevice::Outcome LibnvmeDevice::get_log_page(std::uint8_t lid, std::span<s
       .nsid = NVME_NSID_ALL,
       .csi = NVME_CSI_NVM,
       .lsi = NVME_LOG_LSI_NONE,
-      .lsp = NVME_LOG_LSP_NONE,
+      .lsp = lsp,
       .uuidx = NVME_UUID_NONE,
       // Like nvme-cli: reading SMART with RAE cleared re-arms the controller's
       // SMART asynchronous events instead of leaving them masked.
@@ -169,6 +180,7 @@ Result<DriveInfo> LibnvmeDevice::identify() {
   DriveInfo info = drive_info(*ctrl, path_, "libnvme");
   error_log_entries_ = std::min<std::size_t>(std::size_t{ctrl->elpe} + 1, kMaxErrorLogEntries);
   self_test_supported_ = (ctrl->oacs & kOacsDeviceSelfTest) != 0;
+  event_log_supported_ = (ctrl->lpa & kLpaPersistentEventLog) != 0;
 
   auto nsids = active_namespaces();
   if (!nsids) return nsids.error();
@@ -352,6 +364,62 @@ Result<SelfTestLog> LibnvmeDevice::read_self_test_log() {
   auto decoded = decode_self_test_log(page);
   if (!decoded) return Error{ErrorReason::decode, fmt::format("{}: {}: {}", name_, command, decoded.error().message)};
   return decoded;
+}
+
+Result<PersistentEventLog> LibnvmeDevice::read_persistent_event_log() {
+  if (!event_log_supported_) {
+    if (auto id = identify(); !id) return id.error();
+  }
+  if (!*event_log_supported_) {
+    return Error{ErrorReason::unsupported,
+                 fmt::format("{}: get-log persistent event (0Dh): the controller keeps no Persistent Event log "
+                             "(LPA bit 4 clear)",
+                             name_)};
+  }
+  if (auto f = fd(); !f) return f.error();
+  // The context fixes what the log holds until it is released, so the
+  // chunks read below belong together; one left established keeps the
+  // drive holding that snapshot until a reset.
+  const char* establish = "get-log persistent event (0Dh), establish context and read";
+  std::vector<std::uint8_t> page(kPelHeaderBytes);
+  if (auto o = get_log_at(kPersistentEventLogId, NVME_PEVENT_LOG_EST_CTX_AND_READ, 0, page); o.rc != 0) {
+    if (is_unsupported_status(o.rc)) {
+      return Error{ErrorReason::unsupported, command_error(name_, establish, o.rc, o.err).message};
+    }
+    return failed(establish, o);
+  }
+  auto result = read_persistent_event_body(page);
+  // Like nvme-cli, the release carries a header-sized buffer: a zero-length
+  // transfer is no valid Get Log Page.
+  std::vector<std::uint8_t> ignored(kPelHeaderBytes);
+  const char* release = "get-log persistent event (0Dh), release context";
+  if (auto o = get_log_at(kPersistentEventLogId, NVME_PEVENT_LOG_RELEASE_CTX, 0, ignored); o.rc != 0) {
+    // The log read is good; the drive releases a context on its own at a
+    // controller reset, and the next establish replaces this one.
+    log::warn("{}", failed(release, o).message);
+  }
+  return result;
+}
+
+Result<PersistentEventLog> LibnvmeDevice::read_persistent_event_body(std::vector<std::uint8_t>& page) {
+  const char* command = "get-log persistent event (0Dh), read";
+  auto header = decode_pel_header(page);
+  if (!header) return Error{ErrorReason::decode, fmt::format("{}: {}: {}", name_, command, header.error().message)};
+  const std::size_t total = static_cast<std::size_t>(
+      std::clamp<std::uint64_t>(header->total_log_length, kPelHeaderBytes, kMaxPersistentEventLogBytes));
+  // Transfers are whole dwords; the decoder reads no further than TLL.
+  const std::size_t padded = (total + 3) & ~std::size_t{3};
+  page.resize(padded, 0);
+  for (std::size_t offset = kPelHeaderBytes; offset < padded; offset += kPelReadChunkBytes) {
+    const std::size_t n = std::min(kPelReadChunkBytes, padded - offset);
+    auto chunk = std::span(page).subspan(offset, n);
+    if (auto o = get_log_at(kPersistentEventLogId, NVME_PEVENT_LOG_READ, offset, chunk); o.rc != 0) {
+      return failed(fmt::format("{} at offset {}", command, offset), o);
+    }
+  }
+  auto log = decode_persistent_event_log(page);
+  if (!log) return Error{ErrorReason::decode, fmt::format("{}: {}: {}", name_, command, log.error().message)};
+  return log;
 }
 
 Result<std::optional<PcieLink>> LibnvmeDevice::read_pcie_link() {

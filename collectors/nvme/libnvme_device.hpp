@@ -53,6 +53,11 @@ class LibnvmeDevice final : public Device {
   // supports Device Self-test (identifies first when there was none);
   // "unsupported" without a command otherwise.
   Result<SelfTestLog> read_self_test_log() override;
+  // Get Log Page 0Dh when the last identify's LPA says the controller keeps
+  // a Persistent Event log: the header with "establish context and read",
+  // the rest of the log (Total Log Length, capped) in chunks at rising
+  // offsets, then "release context", also after a failed read.
+  Result<PersistentEventLog> read_persistent_event_log() override;
   // sysfs only: no command is sent.
   Result<std::optional<PcieLink>> read_pcie_link() override;
   // A user-data erase takes minutes on a large drive.
@@ -75,8 +80,12 @@ class LibnvmeDevice final : public Device {
   Error failed(std::string_view command, Outcome outcome);
   Outcome identify_page(int cns, std::uint32_t nsid, std::span<std::uint8_t> page);
   Outcome get_log_page(std::uint8_t lid, std::span<std::uint8_t> page);
+  // One Get Log Page at byte `offset` with log specific field `lsp`.
+  Outcome get_log_at(std::uint8_t lid, std::uint8_t lsp, std::uint64_t offset, std::span<std::uint8_t> page);
   Outcome get_current_feature(std::uint8_t fid, std::uint32_t cdw11, std::uint32_t& cdw0);
   Result<std::vector<std::uint32_t>> active_namespaces();
+  // After the header was read in an established context: the rest of it.
+  Result<PersistentEventLog> read_persistent_event_body(std::vector<std::uint8_t>& page);
 
   std::string path_;
   std::string name_;  // "nvme0": the context in every error message
@@ -84,6 +93,7 @@ class LibnvmeDevice final : public Device {
   std::filesystem::path sysfs_class_nvme_;
   std::size_t error_log_entries_ = 0;  // ELPE + 1, capped; 0 before the first identify
   std::optional<bool> self_test_supported_;  // OACS bit 4; nullopt before the first identify
+  std::optional<bool> event_log_supported_;  // LPA bit 4; nullopt before the first identify
   int fd_ = -1;
   bool ocp_absent_ = false;
   std::array<bool, 9> over_unsupported_{};

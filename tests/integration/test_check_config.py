@@ -26,6 +26,10 @@ CASES = [
     ("drive rated twice", '[[drive]]\nserial = "X"\nrated_dwpd = 1\n[[drive]]\nserial = "X"\nrated_tbw = "600TB"\n',
      r':5:10: drive\[1\]\.serial: duplicate device: serial "X" is configured twice'),
     ("drive without serial", '[[drive]]\nrated_dwpd = 1\n', r":1:1: drive\[0\]: serial is required"),
+    ("excursion time without a date-time", '[[sim]]\nname = "a"\nserial = "X"\nthermal_excursion_at = "noon"\n',
+     r':4:24: sim\[0\]\.thermal_excursion_at: expected an offset date-time'),
+    ("excursion time without an offset", '[[sim]]\nname = "a"\nserial = "X"\nthermal_excursion_at = 2026-01-01T12:00:00\n',
+     r':4:24: sim\[0\]\.thermal_excursion_at: expected an offset date-time'),
     ("unknown analytics key", '[thermal]\nthreshold = 70\n', r':2:1: unknown key "thermal\.threshold"'),
     # The daemon refused these at start after the check had passed them.
     ("unknown control group", '[control]\ngroup = "nvmond-no-such-group"\n[[sim]]\nname = "a"\nserial = "X"\n',

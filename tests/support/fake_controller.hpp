@@ -22,6 +22,8 @@ struct ControllerScript {
   int error_log_reads = 0;                  // Get Log Page 01h commands answered
   std::optional<SelfTestLog> self_test;     // Get Log Page 06h; nullopt: unsupported
   int self_test_reads = 0;                  // Get Log Page 06h commands asked for
+  std::optional<PersistentEventLog> event_log;  // Get Log Page 0Dh; nullopt: unsupported
+  int event_log_reads = 0;                      // Get Log Page 0Dh reads asked for
 };
 
 class FakeController final : public Device {
@@ -43,6 +45,11 @@ class FakeController final : public Device {
     ++script_->self_test_reads;
     if (!script_->self_test) return Error{ErrorReason::unsupported, "fake:nvme7: get-log device self-test (06h): OACS bit 4 clear"};
     return *script_->self_test;
+  }
+  Result<PersistentEventLog> read_persistent_event_log() override {
+    ++script_->event_log_reads;
+    if (!script_->event_log) return Error{ErrorReason::unsupported, "fake:nvme7: get-log persistent event (0Dh): LPA bit 4 clear"};
+    return *script_->event_log;
   }
   Result<bool> read_volatile_write_cache() override {
     if (!script_->write_cache_enabled) return Error{ErrorReason::nvme_status, "fake:nvme7: get features (06h): Invalid Field"};

@@ -267,5 +267,44 @@ TEST(DevicePoller, ADriveWithoutSelfTestsIsAskedOnceAndOneWithThemEveryPoll) {
   }
 }
 
+TEST(DevicePoller, TheEventLogIsReadAtStartHourlyOrWhenTheDriveRanHotAndNeverWhenAbsent) {
+  for (const bool supported : {false, true}) {
+    boost::asio::io_context io;
+    PublishedMetrics out;
+    ManualClock clock;
+    auto script = std::make_shared<test::ControllerScript>();
+    script->identity.serial = "SN-PEL";
+    if (supported) script->event_log = PersistentEventLog{};
+    std::mutex mu;
+    std::vector<bool> carried;  // per poll: whether the snapshot carried the log
+    std::atomic<int> polls{0};
+    DevicePoller poller(io, "fake:pel", std::make_unique<test::FakeController>(script), PollSettings{10min, 1h},
+                        clock, out, [&](const DriveInfo&, const HealthSnapshot& snap) {
+                          std::lock_guard lock(mu);
+                          carried.push_back(snap.event_log != nullptr);
+                          ++polls;
+                          return PollObservation{};
+                        });
+    poller.start();
+    // Polls at 0, 10, 20 (after time over WCTEMP), 30, 40 and 80 minutes.
+    for (const auto step : {10min, 10min, 10min, 10min, 40min, 0min}) {
+      const int before = polls.load();
+      const auto give_up = std::chrono::steady_clock::now() + 10s;
+      io.poll();
+      while (polls.load() == before && std::chrono::steady_clock::now() < give_up) io.run_one_for(10ms);
+      io.run_one_for(1s);
+      if (polls.load() == 2) script->smart.thermal.warning_minutes = 1;
+      clock.advance(step);
+    }
+    std::lock_guard lock(mu);
+    if (supported) {
+      EXPECT_EQ(carried, (std::vector<bool>{true, false, true, false, false, true}));
+    } else {
+      EXPECT_EQ(carried, std::vector<bool>(6, false));
+    }
+    EXPECT_EQ(script->event_log_reads, supported ? 3 : 1) << supported;
+  }
+}
+
 }  // namespace
 }  // namespace nvmond
