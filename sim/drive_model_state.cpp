@@ -194,6 +194,7 @@ std::optional<Error> DriveModel::load_state(const std::string& text) {
   p_ = p;
   valid_ = std::move(valid);
   thresholds_ = th;
+  history_power_on_hours_ = static_cast<std::uint64_t>(c_.power_on_ns / sim_detail::kNsPerHour);
   return std::nullopt;
 }
 

@@ -56,6 +56,18 @@ Result<SelfTestLog> SimDevice::read_self_test_log() {
   return model_->self_test_log();
 }
 
+std::optional<Error> SimDevice::start_self_test(SelfTestKind kind) {
+  const char* command = kind == SelfTestKind::extended_test ? "device self-test, extended" : "device self-test, short";
+  if (auto err = enter(command)) return err;
+  return model_->start_self_test(kind);
+}
+
+std::optional<Error> SimDevice::abort_self_test() {
+  if (auto err = enter("device self-test, abort")) return err;
+  model_->abort_self_test();
+  return std::nullopt;
+}
+
 Result<std::optional<PcieLink>> SimDevice::read_pcie_link() {
   if (auto err = enter("read PCIe link")) return *err;
   return std::optional<PcieLink>{model_->pcie_link()};

@@ -34,6 +34,8 @@ class SimDevice final : public Device {
   std::optional<Error> format_user_data_erase(std::uint32_t nsid) override;
   Result<std::vector<ErrorLogEntry>> read_error_log() override;
   Result<SelfTestLog> read_self_test_log() override;
+  std::optional<Error> start_self_test(SelfTestKind kind) override;
+  std::optional<Error> abort_self_test() override;
   Result<std::optional<PcieLink>> read_pcie_link() override;
 
  private:

@@ -52,6 +52,12 @@ class LibnvmeDevice final : public Device {
   // supports Device Self-test (identifies first when there was none);
   // "unsupported" without a command otherwise.
   Result<SelfTestLog> read_self_test_log() override;
+  // Device Self-test (14h), NSID FFFFFFFFh, under the command timeout (the
+  // drive answers at once; the test runs after). Refused without a command
+  // like read_self_test_log when OACS bit 4 is clear; status Device
+  // Self-test in Progress (1Dh) is reason "busy".
+  std::optional<Error> start_self_test(SelfTestKind kind) override;
+  std::optional<Error> abort_self_test() override;
   // sysfs only: no command is sent.
   Result<std::optional<PcieLink>> read_pcie_link() override;
   // A user-data erase takes minutes on a large drive.
@@ -76,6 +82,10 @@ class LibnvmeDevice final : public Device {
   Outcome get_log_page(std::uint8_t lid, std::span<std::uint8_t> page);
   Outcome get_current_feature(std::uint8_t fid, std::uint32_t cdw11, std::uint32_t& cdw0);
   Result<std::vector<std::uint32_t>> active_namespaces();
+  // Identifies first when there was none; "unsupported" naming `command`
+  // when OACS bit 4 is clear.
+  std::optional<Error> self_test_refusal(std::string_view command);
+  std::optional<Error> device_self_test(std::uint8_t stc, std::string_view command);
 
   std::string path_;
   std::string name_;  // "nvme0": the context in every error message
