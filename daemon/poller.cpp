@@ -11,6 +11,7 @@
 #include "core/log.hpp"
 #include "daemon/error_log_tracker.hpp"
 #include "daemon/health_metrics.hpp"
+#include "daemon/self_test_pacing.hpp"
 
 namespace nvmond {
 namespace {
@@ -60,8 +61,11 @@ struct DevicePoller::Worker {
   // Worker-thread only: what the observer last said the history has seen,
   // and whether the device refused the log (not asked again).
   std::optional<std::uint64_t> error_log_seen;
+  // Cleared when another drive identifies at this path.
   bool error_log_unsupported = false;
-  bool self_test_unsupported = false;  // no Device Self-test: never asked again
+  bool self_test_unsupported = false;  // no Device Self-test: not asked again
+  std::optional<SelfTestPacing> self_test_pacing;
+  std::optional<SelfTestLog> self_test;  // the last read, carried between reads
   std::unique_ptr<Device> device;
   PollObserver observer;
   const Clock* clock = nullptr;
@@ -97,17 +101,42 @@ struct DevicePoller::Worker {
   }
 
   // A log page the drive may lack: a refusal as "unsupported" is logged once,
-  // at info, and sets `unsupported` so it is never asked again; any other
-  // failure is a warning and the log is read again at the next poll.
+  // at info, and sets `unsupported` so it is not asked again; any other
+  // failure is a warning. Returns whether it was read.
   template <typename T>
-  void read_optional_log(Result<T> read, std::optional<T>& into, bool& unsupported, const char* absent) {
+  bool read_optional_log(Result<T> read, std::optional<T>& into, bool& unsupported, const char* absent) {
     if (read) {
       into = std::move(*read);
-    } else if (read.error().reason == ErrorReason::unsupported) {
+      return true;
+    }
+    if (read.error().reason == ErrorReason::unsupported) {
       log::info("{}: {}: {}", info->path, absent, read.error().message);
       unsupported = true;
     } else {
       log::warn("{}: {}", info->path, read.error().message);
+    }
+    return false;
+  }
+
+  // A drive with another identity at this path (swapped, or new firmware)
+  // may have the logs the last one lacked.
+  void identified_as(const DriveInfo& id) {
+    const bool same = info && info->serial == id.serial && info->model == id.model && info->firmware == id.firmware;
+    if (!same) {
+      error_log_unsupported = false;
+      self_test_unsupported = false;
+      self_test.reset();
+      self_test_pacing->reset();
+    }
+  }
+
+  void read_self_test() {
+    if (self_test_unsupported || !self_test_pacing->due()) return;
+    if (read_optional_log(device->read_self_test_log(), self_test, self_test_unsupported, "no device self-test")) {
+      self_test_pacing->read(*self_test);
+    } else {
+      self_test.reset();
+      self_test_pacing->reset();  // read again at the next poll (an unsupported drive is not asked)
     }
   }
 
@@ -125,6 +154,7 @@ struct DevicePoller::Worker {
         out->error = id.error();
         return finish();
       }
+      identified_as(*id);
       info = *id;
       out->info = *id;
     }
@@ -149,9 +179,8 @@ struct DevicePoller::Worker {
     if (!error_log_unsupported && should_read_error_log(snap.smart.error_log_entries, error_log_seen)) {
       read_optional_log(device->read_error_log(), snap.error_log, error_log_unsupported, "no error information log");
     }
-    if (!self_test_unsupported) {
-      read_optional_log(device->read_self_test_log(), snap.self_test, self_test_unsupported, "no device self-test");
-    }
+    read_self_test();
+    snap.self_test = self_test;
     if (auto link = device->read_pcie_link()) {
       snap.pcie = *link;
     } else {
@@ -176,6 +205,7 @@ DevicePoller::DevicePoller(boost::asio::io_context& io, std::string path,
   worker_->device = std::move(device);
   worker_->observer = std::move(observer);
   worker_->clock = &clock_;
+  worker_->self_test_pacing.emplace(settings_.interval);
   // The handler may run after this poller is gone (a reload destroys pollers
   // while the loop keeps running): the weak token tells.
   std::weak_ptr<int> token = token_;
