@@ -15,6 +15,7 @@
 #include "core/config_reader.hpp"
 #include "core/log.hpp"
 #include "daemon/soak_metrics.hpp"
+#include "workloads/target_serial.hpp"
 #include "store/history_store.hpp"
 #include "store/resilient_store.hpp"
 #include "store/resilient_run_store.hpp"
@@ -204,7 +205,12 @@ void Daemon::start_control() {
   for (const auto& s : config_.soaks) names.insert(s.name);
   soak_runner_->close_orphans(names);
   control_ctx_ = std::make_unique<ControlContext>(ControlContext{
-      *soak_control_, *scheduler_, *clock_, [this] { return published_->drives(); }, [this] { soak_tick(); }});
+      *soak_control_, *scheduler_, *clock_, [this] { return published_->drives(); }, [this] { soak_tick(); },
+      [this](const std::string& serial) { return drive_user(serial); },
+      [this](const std::string& path, std::optional<SelfTestKind> kind) -> std::optional<Error> {
+        if (!fleet_) return Error{ErrorReason::absent, path + ": no drives are polled"};
+        return fleet_->self_test(path, kind);
+      }});
   try {
     control_ = std::make_unique<ControlServer>(io_, *clock_, config_.control,
                                                [this](const nlohmann::json& req) { return handle_control(req, *control_ctx_); });
@@ -230,6 +236,30 @@ void Daemon::soak_tick() {
   const auto drives = published_->drives();
   scheduler_->tick(clock_->wall(), [&](const std::string& target) { return drive_for_target(drives, target, sim_serials); });
   published_->publish("soak", render_soak_metrics(soak_control_->active(), scheduler_->list()));
+}
+
+std::optional<std::string> Daemon::drive_user(const std::string& serial) const {
+  std::map<std::string, std::string> sim_serials;
+  for (const auto& s : config_.sims) sim_serials[s.spec.name] = s.spec.serial;
+  const auto drives = published_->drives();
+  // A target's drive: a polled one it names (a sim drive, a controller
+  // path), else the controller of an NVMe namespace (sysfs). A file on a
+  // filesystem is on no drive nvmond can tell.
+  auto on_drive = [&](const std::string& target) {
+    if (auto d = drive_for_target(drives, target, sim_serials)) return d->serial == serial;
+    return target_serial(target) == serial;
+  };
+  if (soak_control_) {
+    for (const auto& r : soak_control_->active()) {
+      if (r.serial == serial || on_drive(r.target)) return fmt::format("soak run {} ({})", r.id, r.name);
+    }
+  }
+  if (jobs_) {
+    for (const auto& [name, target] : jobs_->running_targets()) {
+      if (on_drive(target)) return "job " + name;
+    }
+  }
+  return std::nullopt;
 }
 
 void Daemon::arm_soak_tick() {

@@ -53,6 +53,8 @@ class Daemon {
   void configure_soaks();
   void arm_soak_tick();
   void soak_tick();
+  // The soak run or [[job]] whose target is on the drive with this serial.
+  std::optional<std::string> drive_user(const std::string& serial) const;
   void stop_all();
   std::shared_ptr<RunStore> open_run_store(const std::string& dir);
   std::unique_ptr<StoreWriter> open_store(const std::string& dir);

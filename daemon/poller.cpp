@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <future>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -66,6 +67,12 @@ struct DevicePoller::Worker {
   bool self_test_unsupported = false;  // no Device Self-test: not asked again
   std::optional<SelfTestPacing> self_test_pacing;
   std::optional<SelfTestLog> self_test;  // the last read, carried between reads
+  // A self-test command waiting for the thread (DevicePoller::self_test).
+  struct SelfTestCommand {
+    std::optional<SelfTestKind> kind;  // nullopt: abort
+    std::promise<std::optional<Error>> answer;
+  };
+  std::optional<SelfTestCommand> self_test_command;
   std::unique_ptr<Device> device;
   PollObserver observer;
   const Clock* clock = nullptr;
@@ -75,8 +82,12 @@ struct DevicePoller::Worker {
   void loop() {
     std::unique_lock lock(mu);
     for (;;) {
-      cv.wait(lock, [&] { return requested || stopping; });
+      cv.wait(lock, [&] { return requested || self_test_command || stopping; });
       if (stopping) return;
+      if (self_test_command) {
+        run_self_test_command(lock);
+        continue;
+      }
       requested = false;
       phase = Phase::device;
       bool identify = need_identify;
@@ -116,6 +127,20 @@ struct DevicePoller::Worker {
       log::warn("{}: {}", info->path, read.error().message);
     }
     return false;
+  }
+
+  // Called with the lock held; sends the command without it.
+  void run_self_test_command(std::unique_lock<std::mutex>& lock) {
+    SelfTestCommand command = std::move(*self_test_command);
+    self_test_command.reset();
+    phase = Phase::device;
+    lock.unlock();
+    std::optional<Error> answer = command.kind ? device->start_self_test(*command.kind) : device->abort_self_test();
+    if (!answer) self_test_pacing->started();
+    command.answer.set_value(std::move(answer));
+    lock.lock();
+    phase = Phase::idle;
+    cv.notify_all();
   }
 
   // A drive with another identity at this path (swapped, or new firmware)
@@ -240,6 +265,33 @@ DevicePoller::~DevicePoller() {
   } else {
     worker_->thread.join();
   }
+}
+
+std::optional<Error> DevicePoller::self_test(std::optional<SelfTestKind> kind) {
+  const char* what = !kind ? "abort" : *kind == SelfTestKind::extended_test ? "extended" : "short";
+  std::future<std::optional<Error>> answer;
+  {
+    std::lock_guard lock(worker_->mu);
+    if (!worker_->thread.joinable()) {
+      return Error{ErrorReason::timeout, fmt::format("{}: device self-test ({}): an earlier command has still not returned; not sent", path_, what)};
+    }
+    if (worker_->self_test_command) {
+      return Error{ErrorReason::busy, fmt::format("{}: device self-test ({}): another self-test command is waiting; not sent", path_, what)};
+    }
+    worker_->self_test_command.emplace();
+    worker_->self_test_command->kind = kind;
+    answer = worker_->self_test_command->answer.get_future();
+  }
+  worker_->cv.notify_all();
+  if (answer.wait_for(settings_.timeout) == std::future_status::ready) return answer.get();
+  std::lock_guard lock(worker_->mu);
+  if (worker_->self_test_command) {
+    worker_->self_test_command.reset();
+    return Error{ErrorReason::timeout, fmt::format("{}: device self-test ({}): the drive was busy in another command for {:.3g} s; not sent",
+                                                   path_, what, seconds(settings_.timeout))};
+  }
+  return Error{ErrorReason::timeout, fmt::format("{}: device self-test ({}): no answer within {:.3g} s; `nvmonctl selftest status` shows whether it started",
+                                                 path_, what, seconds(settings_.timeout))};
 }
 
 void DevicePoller::start() {

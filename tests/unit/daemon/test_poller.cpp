@@ -356,6 +356,26 @@ TEST(DevicePoller, AnotherDriveAtThePathIsAskedForTheLogsTheLastOneLacked) {
   EXPECT_EQ(p.script->error_log_reads, 2);
 }
 
+TEST(DevicePoller, ASelfTestCommandGoesToTheDeviceAndTheNextPollReadsTheLog) {
+  PacedPolls p;
+  p.script->identity.serial = "SN-CMD";
+  p.script->self_test = SelfTestLog{};
+  p.start();
+  p.poll();
+  p.poll();
+  ASSERT_EQ(p.script->self_test_reads, 1);
+  EXPECT_EQ(p.poller->self_test(SelfTestKind::extended_test), std::nullopt);
+  EXPECT_EQ(p.script->self_tests_started, std::vector<SelfTestKind>{SelfTestKind::extended_test});
+  p.poll();
+  EXPECT_EQ(p.script->self_test_reads, 2) << "read right after the start, not 10 minutes later";
+
+  p.script->self_test_error = Error{ErrorReason::busy, "fake:nvme7: device self-test: Device Self-test in Progress"};
+  const auto refused = p.poller->self_test(std::nullopt);
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_EQ(refused->reason, ErrorReason::busy);
+  EXPECT_EQ(p.script->self_test_aborts, 1);
+}
+
 TEST(DevicePoller, TheSameDriveAnsweringAgainIsNotAskedForLogsItLacks) {
   PacedPolls p;
   p.script->identity.serial = "SN-SAME";
