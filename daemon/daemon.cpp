@@ -201,15 +201,23 @@ void Daemon::start_control() {
     return Duration(std::uniform_int_distribution<Duration::rep>(0, max.count() - 1)(random_engine()));
   });
   configure_soaks();
+  configure_selftests();
   std::set<std::string> names;
   for (const auto& s : config_.soaks) names.insert(s.name);
   soak_runner_->close_orphans(names);
   control_ctx_ = std::make_unique<ControlContext>(ControlContext{
       *soak_control_, *scheduler_, *clock_, [this] { return published_->drives(); }, [this] { soak_tick(); },
       [this](const std::string& serial) { return drive_user(serial); },
-      [this](const std::string& path, std::optional<SelfTestKind> kind) -> std::optional<Error> {
-        if (!fleet_) return Error{ErrorReason::absent, path + ": no drives are polled"};
-        return fleet_->self_test(path, kind);
+      [this](const std::string& path, std::optional<SelfTestKind> kind) {
+        auto failed = send_self_test(path, kind);
+        // An operator's start is remembered beside the schedules' ones, and
+        // counts towards max_concurrent_selftests.
+        if (!failed && kind && selftests_) {
+          for (const auto& d : published_->drives()) {
+            if (d.path == path) selftests_->started_by_operator(d, *kind, clock_->wall());
+          }
+        }
+        return failed;
       }});
   try {
     control_ = std::make_unique<ControlServer>(io_, *clock_, config_.control,
@@ -236,6 +244,21 @@ void Daemon::soak_tick() {
   const auto drives = published_->drives();
   scheduler_->tick(clock_->wall(), [&](const std::string& target) { return drive_for_target(drives, target, sim_serials); });
   published_->publish("soak", render_soak_metrics(soak_control_->active(), scheduler_->list()));
+  if (selftests_) selftests_->tick(clock_->wall());
+}
+
+void Daemon::configure_selftests() {
+  std::vector<SelfTestPlan> plans;
+  for (const auto& s : config_.selftests) plans.push_back({s.name, s.drives, s.kind, s.schedule});
+  selftests_ = std::make_unique<SelfTestScheduler>(
+      std::move(plans), config_.max_concurrent_selftests, *store_,
+      SelfTestHooks{[this] { return published_->drives(); }, [this](const std::string& serial) { return drive_user(serial); },
+                    [this](const std::string& path, SelfTestKind kind) { return send_self_test(path, kind); }});
+}
+
+std::optional<Error> Daemon::send_self_test(const std::string& path, std::optional<SelfTestKind> kind) {
+  if (!fleet_) return Error{ErrorReason::absent, path + ": no drives are polled"};
+  return fleet_->self_test(path, kind);
 }
 
 std::optional<std::string> Daemon::drive_user(const std::string& serial) const {
@@ -331,6 +354,7 @@ void Daemon::reload() {
     start_jobs();
     soak_guard_ = std::make_shared<SafetyGuard>(config_.jobs.safety);
     configure_soaks();
+    configure_selftests();
     log::info("reloaded {}", config_.file);
   } catch (const std::exception& e) {
     log::error("reload rejected, keeping the running configuration: {}", e.what());
