@@ -104,7 +104,9 @@ class DriveModel {
   // history the drive came with: a passed short test, and with
   // spec.self_test_failure a newer failed extended test (first failed
   // segment 5), both at the power-on hours the model started (or was
-  // restored) with. At most 20 results, as the log holds.
+  // restored) with. At most 20 results, as the log holds. The tests run
+  // and a running one are not part of the saved state: a restored drive
+  // shows its history only (a real drive keeps them).
   SelfTestLog self_test_log() const;
   // Device Self-test: a short test takes kSimShortSelfTest, an extended one
   // extended_self_test_duration() of the model's time. It ends when the
