@@ -20,6 +20,9 @@
 
 namespace nvmond {
 
+// A Device Self-test's Self-test Code (STC) as the command sends it.
+enum class SelfTestKind : std::uint8_t { short_test = 0x1, extended_test = 0x2 };
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -71,6 +74,22 @@ class Device {
   // with reason "unsupported", and is then not asked again.
   virtual Result<PersistentEventLog> read_persistent_event_log() {
     return Error{ErrorReason::unsupported, "reading the persistent event log is not supported by this backend"};
+  }
+  // Device Self-test (14h) of every namespace (NSID FFFFFFFFh): starts a
+  // short or extended test and returns at once; the drive runs it in the
+  // background, its progress and result in log 06h. A drive already running
+  // one refuses with reason "busy" (status Device Self-test in Progress). A
+  // drive without self-test support or a backend without the command
+  // refuses with reason "unsupported".
+  virtual std::optional<Error> start_self_test(SelfTestKind kind) {
+    (void)kind;
+    return Error{ErrorReason::unsupported, "starting a device self-test is not supported by this backend"};
+  }
+  // Device Self-test with STC Fh: the running test ends with result 1h
+  // (aborted by a Device Self-test command). Without one running the drive
+  // completes it and nothing changes.
+  virtual std::optional<Error> abort_self_test() {
+    return Error{ErrorReason::unsupported, "aborting a device self-test is not supported by this backend"};
   }
   // The PCIe link as the host sees it; nullopt where there is none to read
   // (a fabrics controller, a backend without one): not an error.

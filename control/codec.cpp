@@ -171,6 +171,38 @@ StartRequest decode_start(const json& j) {
   return r;
 }
 
+constexpr const char* kSelfTestActions = "\"start\", \"abort\" or \"status\"";
+
+const char* action_text(SelfTestAction a) {
+  switch (a) {
+    case SelfTestAction::start: return "start";
+    case SelfTestAction::abort: return "abort";
+    case SelfTestAction::status: return "status";
+  }
+  return "status";
+}
+
+SelfTestRequest decode_self_test(const json& j) {
+  SelfTestRequest r;
+  const std::string action = string_of(j, "action", kSelfTestActions);
+  if (action == "start") r.action = SelfTestAction::start;
+  else if (action == "abort") r.action = SelfTestAction::abort;
+  else if (action == "status") r.action = SelfTestAction::status;
+  else bad("action", kSelfTestActions);
+  r.drive = string_of(j, "drive", "a serial");
+  if (j.contains("extended")) r.extended = bool_of(j, "extended");
+  return r;
+}
+
+SelfTestEntry decode_self_test_entry(const json& j) {
+  SelfTestEntry e;
+  e.kind = string_of(j, "kind", "a string");
+  e.result = string_of(j, "result", "a string");
+  e.segment = integer_or_null(j, "segment", "a segment number or null");
+  e.power_on_hours = integer_of(j, "power_on_hours", "hours");
+  return e;
+}
+
 }  // namespace
 
 std::string command_of(const Request& r) {
@@ -185,6 +217,7 @@ std::string command_of(const Request& r) {
         else if constexpr (std::is_same_v<T, PauseRequest>) return "pause";
         else if constexpr (std::is_same_v<T, ResumeRequest>) return "resume";
         else if constexpr (std::is_same_v<T, HistoryRequest>) return "history";
+        else if constexpr (std::is_same_v<T, SelfTestRequest>) return "selftest";
         else return "show";
       },
       r);
@@ -204,6 +237,10 @@ json encode(const Request& r) {
           encode_selector(x.which, j);
         } else if constexpr (std::is_same_v<T, HistoryRequest>) {
           if (x.drive) j["drive"] = *x.drive;
+        } else if constexpr (std::is_same_v<T, SelfTestRequest>) {
+          j["action"] = action_text(x.action);
+          j["drive"] = x.drive;
+          if (x.extended) j["extended"] = true;
         } else if constexpr (std::is_same_v<T, ShowRequest>) {
           j["run"] = x.run;
           if (x.from) j["from"] = *x.from;
@@ -237,6 +274,7 @@ Request decode_request(const json& j) {
     return r;
   }
   if (cmd == "show") return decode_show(j);
+  if (cmd == "selftest") return decode_self_test(j);
   throw DecodeError("unknown command \"" + cmd + "\"");
 }
 
@@ -263,6 +301,10 @@ json encode(const Schedule& s) {
 
 json encode(const Round& r) {
   return {{"index", r.index}, {"phase", r.phase}, {"iops", opt(r.iops)}, {"data", r.data}};
+}
+
+json encode(const SelfTestEntry& e) {
+  return {{"kind", e.kind}, {"result", e.result}, {"segment", opt(e.segment)}, {"power_on_hours", e.power_on_hours}};
 }
 
 namespace {
@@ -295,6 +337,14 @@ json encode(const RunsActedOn& r) { return ok({{"runs", r.runs}}); }
 json encode(const HistoryReply& r) { return ok({{"runs", array(r.runs)}}); }
 json encode(const ShowReply& r) {
   return ok({{"run", encode(r.run)}, {"rounds", array(r.rounds)}, {"next", opt(r.next)}});
+}
+json encode(const SelfTestReply& r) {
+  return ok({{"drive", r.drive},
+             {"done", r.done},
+             {"log_read", r.log_read},
+             {"running", opt(r.running)},
+             {"completion_pct", opt(r.completion_pct)},
+             {"results", array(r.results)}});
 }
 json encode(const ErrorReply& r) { return {{"ok", false}, {"error", r.error}, {"protocol", kProtocolVersion}}; }
 
@@ -377,6 +427,19 @@ ShowReply decode_reply<ShowReply>(const json& j) {
   }
   r.rounds = list_of<Round>(j, "rounds", decode_round);
   r.next = integer_or_null(j, "next", "a round index or null");
+  return r;
+}
+
+template <>
+SelfTestReply decode_reply<SelfTestReply>(const json& j) {
+  check_reply_version(j);
+  SelfTestReply r;
+  r.drive = string_of(j, "drive", "a serial");
+  r.done = string_of(j, "done", "a string");
+  r.log_read = bool_of(j, "log_read");
+  if (!need(j, "running", "a test kind or null").is_null()) r.running = string_of(j, "running", "a test kind or null");
+  r.completion_pct = integer_or_null(j, "completion_pct", "a percentage or null");
+  r.results = list_of<SelfTestEntry>(j, "results", decode_self_test_entry);
   return r;
 }
 

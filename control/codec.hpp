@@ -35,6 +35,7 @@ nlohmann::json encode(const StopReply& r);
 nlohmann::json encode(const RunsActedOn& r);
 nlohmann::json encode(const HistoryReply& r);
 nlohmann::json encode(const ShowReply& r);
+nlohmann::json encode(const SelfTestReply& r);
 nlohmann::json encode(const ErrorReply& r);
 
 // Checks the reply's "protocol" (absent: version 1, a daemon from before the
@@ -54,6 +55,7 @@ template <> StopReply decode_reply<StopReply>(const nlohmann::json& j);
 template <> RunsActedOn decode_reply<RunsActedOn>(const nlohmann::json& j);
 template <> HistoryReply decode_reply<HistoryReply>(const nlohmann::json& j);
 template <> ShowReply decode_reply<ShowReply>(const nlohmann::json& j);
+template <> SelfTestReply decode_reply<SelfTestReply>(const nlohmann::json& j);
 
 // The parts runs and drives are made of, for tests and for the daemon's
 // own encoders.
@@ -61,5 +63,6 @@ nlohmann::json encode(const Run& r);
 nlohmann::json encode(const Drive& d);
 nlohmann::json encode(const Schedule& s);
 nlohmann::json encode(const Round& r);
+nlohmann::json encode(const SelfTestEntry& e);
 
 }  // namespace nvmond::control

@@ -66,8 +66,17 @@ struct ShowRequest {
   std::optional<std::int64_t> limit;
 };
 
+// A drive's Device Self-test: start one (short unless `extended`), abort
+// the running one, or see its progress and the drive's newest results.
+enum class SelfTestAction { start, abort, status };
+struct SelfTestRequest {
+  SelfTestAction action = SelfTestAction::status;
+  std::string drive;  // serial
+  bool extended = false;
+};
+
 using Request = std::variant<PingRequest, StatusRequest, ListRequest, StartRequest, StopRequest, PauseRequest,
-                             ResumeRequest, HistoryRequest, ShowRequest>;
+                             ResumeRequest, HistoryRequest, ShowRequest, SelfTestRequest>;
 
 // A drive as `status` shows it.
 struct Drive {
@@ -131,6 +140,23 @@ struct ShowReply {
   Run run;
   std::vector<Round> rounds;
   std::optional<std::int64_t> next;  // where the following page starts; none after the last
+};
+// One result of the drive's self-test log (06h), as the metrics name it.
+struct SelfTestEntry {
+  std::string kind;    // "short", "extended", "vendor", "other"
+  std::string result;  // "passed", "aborted_command", ..., "failed_segments"
+  std::optional<std::int64_t> segment;  // the first failed segment, with failed_segments
+  std::int64_t power_on_hours = 0;      // when it completed or aborted
+};
+// What the daemon last read of the drive's self-test log (the poll after a
+// start or abort shows its effect), and for start and abort what was done.
+struct SelfTestReply {
+  std::string drive;
+  std::string done;                     // "started short test", "aborted", "" for status
+  bool log_read = false;                // false: the log has not been read yet
+  std::optional<std::string> running;   // the running test's kind
+  std::optional<std::int64_t> completion_pct;
+  std::vector<SelfTestEntry> results;   // newest first
 };
 struct ErrorReply {
   std::string error;

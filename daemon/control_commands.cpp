@@ -7,7 +7,9 @@
 #include <optional>
 #include <variant>
 
+#include "collectors/nvme/self_test_log.hpp"
 #include "control/codec.hpp"
+#include "core/log.hpp"
 
 #include "pts/model/run_codec.hpp"
 #include "pts/model/test_request.hpp"
@@ -184,6 +186,70 @@ json show(const ctl::ShowRequest& req, ControlContext& ctx) {
   return ctl::encode(reply);
 }
 
+// ---- selftest ------------------------------------------------------------
+
+// The newest results `status` shows; the drive keeps up to 20.
+constexpr std::size_t kSelfTestResultsShown = 5;
+
+ctl::SelfTestReply self_test_state(const DriveSummary& d, std::string done) {
+  ctl::SelfTestReply reply;
+  reply.drive = d.serial;
+  reply.done = std::move(done);
+  if (!d.self_test) return reply;
+  reply.log_read = true;
+  if (d.self_test->running()) {
+    reply.running = std::string(self_test_kind_text(d.self_test->current_operation));
+    reply.completion_pct = d.self_test->completion_pct;
+  }
+  for (const auto& r : d.self_test->results) {
+    if (reply.results.size() == kSelfTestResultsShown) break;
+    ctl::SelfTestEntry e{std::string(self_test_kind_text(r.code())), std::string(self_test_result_text(r.result())),
+                         std::nullopt, static_cast<std::int64_t>(r.power_on_hours)};
+    if (r.result() == kSelfTestFailedSegments) e.segment = r.segment;
+    reply.results.push_back(std::move(e));
+  }
+  return reply;
+}
+
+// Why a test must not start on this drive now; nullopt: it may.
+std::optional<std::string> self_test_start_problem(const DriveSummary& d, ControlContext& ctx) {
+  if (!d.up) return fmt::format("drive {} is not answering (nvmonctl status shows why)", d.serial);
+  if (ctx.drive_user) {
+    if (auto user = ctx.drive_user(d.serial)) {
+      return fmt::format("drive {} is in use by {}: a self-test would compete with it for the media; start it when that ends",
+                         d.serial, *user);
+    }
+  }
+  if (d.composite_c && d.warning_c && *d.composite_c >= *d.warning_c) {
+    return fmt::format("drive {} is hot: {:.0f} °C, at or above its warning threshold (WCTEMP) of {:.0f} °C; "
+                       "a self-test would heat it further: start it once it has cooled",
+                       d.serial, *d.composite_c, *d.warning_c);
+  }
+  return std::nullopt;
+}
+
+json self_test(const ctl::SelfTestRequest& req, ControlContext& ctx) {
+  if (auto p = field_problem("\"drive\"", req.drive, kMaxParamValue)) return fail(*p);
+  const auto drives = ctx.drives();
+  const auto it = std::find_if(drives.begin(), drives.end(), [&](const DriveSummary& d) { return d.serial == req.drive; });
+  if (it == drives.end()) return fail(fmt::format("no drive with serial {} (nvmonctl status lists the drives)", req.drive));
+  const DriveSummary& d = *it;
+  if (!d.self_test_supported) {
+    return fail(fmt::format("drive {} does not support Device Self-test (Identify OACS bit 4 is clear)", d.serial));
+  }
+  if (req.action == ctl::SelfTestAction::status) return ctl::encode(self_test_state(d, ""));
+  if (!ctx.self_test) return fail("this daemon cannot send commands to its drives");
+  std::optional<SelfTestKind> kind;
+  if (req.action == ctl::SelfTestAction::start) {
+    if (auto p = self_test_start_problem(d, ctx)) return fail(*p);
+    kind = req.extended ? SelfTestKind::extended_test : SelfTestKind::short_test;
+  }
+  if (auto err = ctx.self_test(d.path, kind)) return fail(err->message);
+  const std::string done = !kind ? "abort sent" : req.extended ? "extended test started" : "short test started";
+  log::info("{} ({}): device self-test: {} (nvmonctl)", d.path, d.serial, done);
+  return ctl::encode(self_test_state(d, done));
+}
+
 template <class... F>
 struct Overloaded : F... {
   using F::operator()...;
@@ -203,7 +269,8 @@ json handle_control(const json& request, ControlContext& ctx) {
                                [&ctx](const ctl::PauseRequest& r) { return pause_resume(r.which, ctx, true); },
                                [&ctx](const ctl::ResumeRequest& r) { return pause_resume(r.which, ctx, false); },
                                [&ctx](const ctl::HistoryRequest& r) { return history(r, ctx); },
-                               [&ctx](const ctl::ShowRequest& r) { return show(r, ctx); }},
+                               [&ctx](const ctl::ShowRequest& r) { return show(r, ctx); },
+                               [&ctx](const ctl::SelfTestRequest& r) { return self_test(r, ctx); }},
                     ctl::decode_request(request));
 }
 

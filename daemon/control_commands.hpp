@@ -7,8 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
+#include "collectors/device.hpp"
 #include "control/protocol.hpp"
 #include "core/clock.hpp"
 #include "daemon/drive_summary.hpp"
@@ -24,6 +27,12 @@ struct ControlContext {
   std::function<std::vector<DriveSummary>()> drives;
   // Lets the scheduler act now (start a queued run, see a stopped one go).
   std::function<void()> tick;
+  // What uses the drive with this serial now ("job fio-1", "soak run 12"),
+  // where a self-test must not start; nullopt: nothing.
+  std::function<std::optional<std::string>(const std::string& serial)> drive_user = {};
+  // Sends a Device Self-test to the controller at `path` (Fleet::self_test):
+  // start `kind`, or abort when nullopt.
+  std::function<std::optional<Error>(const std::string& path, std::optional<SelfTestKind> kind)> self_test = {};
 };
 
 // Decodes `request` with the protocol's codec (throws control::DecodeError,

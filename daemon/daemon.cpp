@@ -15,6 +15,7 @@
 #include "core/config_reader.hpp"
 #include "core/log.hpp"
 #include "daemon/soak_metrics.hpp"
+#include "workloads/target_serial.hpp"
 #include "store/history_store.hpp"
 #include "store/resilient_store.hpp"
 #include "store/resilient_run_store.hpp"
@@ -200,11 +201,24 @@ void Daemon::start_control() {
     return Duration(std::uniform_int_distribution<Duration::rep>(0, max.count() - 1)(random_engine()));
   });
   configure_soaks();
+  configure_selftests();
   std::set<std::string> names;
   for (const auto& s : config_.soaks) names.insert(s.name);
   soak_runner_->close_orphans(names);
   control_ctx_ = std::make_unique<ControlContext>(ControlContext{
-      *soak_control_, *scheduler_, *clock_, [this] { return published_->drives(); }, [this] { soak_tick(); }});
+      *soak_control_, *scheduler_, *clock_, [this] { return published_->drives(); }, [this] { soak_tick(); },
+      [this](const std::string& serial) { return drive_user(serial); },
+      [this](const std::string& path, std::optional<SelfTestKind> kind) {
+        auto failed = send_self_test(path, kind);
+        // An operator's start is remembered beside the schedules' ones, and
+        // counts towards max_concurrent_selftests.
+        if (!failed && kind && selftests_) {
+          for (const auto& d : published_->drives()) {
+            if (d.path == path) selftests_->started_by_operator(d, *kind, clock_->wall());
+          }
+        }
+        return failed;
+      }});
   try {
     control_ = std::make_unique<ControlServer>(io_, *clock_, config_.control,
                                                [this](const nlohmann::json& req) { return handle_control(req, *control_ctx_); });
@@ -230,6 +244,45 @@ void Daemon::soak_tick() {
   const auto drives = published_->drives();
   scheduler_->tick(clock_->wall(), [&](const std::string& target) { return drive_for_target(drives, target, sim_serials); });
   published_->publish("soak", render_soak_metrics(soak_control_->active(), scheduler_->list()));
+  if (selftests_) selftests_->tick(clock_->wall());
+}
+
+void Daemon::configure_selftests() {
+  std::vector<SelfTestPlan> plans;
+  for (const auto& s : config_.selftests) plans.push_back({s.name, s.drives, s.kind, s.schedule});
+  selftests_ = std::make_unique<SelfTestScheduler>(
+      std::move(plans), config_.max_concurrent_selftests, *store_,
+      SelfTestHooks{[this] { return published_->drives(); }, [this](const std::string& serial) { return drive_user(serial); },
+                    [this](const std::string& path, SelfTestKind kind) { return send_self_test(path, kind); }});
+}
+
+std::optional<Error> Daemon::send_self_test(const std::string& path, std::optional<SelfTestKind> kind) {
+  if (!fleet_) return Error{ErrorReason::absent, path + ": no drives are polled"};
+  return fleet_->self_test(path, kind);
+}
+
+std::optional<std::string> Daemon::drive_user(const std::string& serial) const {
+  std::map<std::string, std::string> sim_serials;
+  for (const auto& s : config_.sims) sim_serials[s.spec.name] = s.spec.serial;
+  const auto drives = published_->drives();
+  // A target's drive: a polled one it names (a sim drive, a controller
+  // path), else the controller of an NVMe namespace (sysfs). A file on a
+  // filesystem is on no drive nvmond can tell.
+  auto on_drive = [&](const std::string& target) {
+    if (auto d = drive_for_target(drives, target, sim_serials)) return d->serial == serial;
+    return target_serial(target) == serial;
+  };
+  if (soak_control_) {
+    for (const auto& r : soak_control_->active()) {
+      if (r.serial == serial || on_drive(r.target)) return fmt::format("soak run {} ({})", r.id, r.name);
+    }
+  }
+  if (jobs_) {
+    for (const auto& [name, target] : jobs_->running_targets()) {
+      if (on_drive(target)) return "job " + name;
+    }
+  }
+  return std::nullopt;
 }
 
 void Daemon::arm_soak_tick() {
@@ -301,6 +354,7 @@ void Daemon::reload() {
     start_jobs();
     soak_guard_ = std::make_shared<SafetyGuard>(config_.jobs.safety);
     configure_soaks();
+    configure_selftests();
     log::info("reloaded {}", config_.file);
   } catch (const std::exception& e) {
     log::error("reload rejected, keeping the running configuration: {}", e.what());

@@ -13,6 +13,7 @@
 #include "core/throughput_feed.hpp"
 #include "services/config.hpp"
 #include "daemon/control_commands.hpp"
+#include "daemon/self_test_scheduler.hpp"
 #include "daemon/control_server.hpp"
 #include "daemon/fleet.hpp"
 #include "daemon/history_compaction.hpp"
@@ -53,6 +54,10 @@ class Daemon {
   void configure_soaks();
   void arm_soak_tick();
   void soak_tick();
+  void configure_selftests();
+  std::optional<Error> send_self_test(const std::string& path, std::optional<SelfTestKind> kind);
+  // The soak run or [[job]] whose target is on the drive with this serial.
+  std::optional<std::string> drive_user(const std::string& serial) const;
   void stop_all();
   std::shared_ptr<RunStore> open_run_store(const std::string& dir);
   std::unique_ptr<StoreWriter> open_store(const std::string& dir);
@@ -103,6 +108,8 @@ class Daemon {
   std::unique_ptr<SoakControl> soak_control_;
   SoakRunner* soak_runner_ = nullptr;  // soak_control_
   std::unique_ptr<SoakScheduler> scheduler_;
+  // [[selftest]] schedules; rebuilt on reload (what they started is in the store).
+  std::unique_ptr<SelfTestScheduler> selftests_;
   std::unique_ptr<ControlContext> control_ctx_;
   std::unique_ptr<ControlServer> control_;
   std::uint64_t watchdog_usec_ = 0;

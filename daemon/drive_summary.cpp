@@ -11,7 +11,9 @@ DriveSummary summarize_drive(const DriveInfo& info, bool up, const HealthSnapsho
   d.path = info.path;
   d.up = up;
   if (info.controller.wctemp_k != 0) d.warning_c = kelvin_to_celsius(info.controller.wctemp_k);
+  d.self_test_supported = (info.controller.oacs & kOacsDeviceSelfTest) != 0;
   if (health == nullptr) return d;
+  d.self_test = health->self_test;
   const SmartLog& s = health->smart;
   d.composite_c = kelvin_to_celsius(s.composite_temperature_k);
   d.percentage_used = s.percentage_used / 100.0;

@@ -20,6 +20,8 @@ struct DriveSummary {
   std::vector<std::string> critical_warnings;  // names of the bits set (kCriticalWarningNames)
   bool throttling = false;
   bool link_degraded = false;  // PCIe link trained below its maximum speed or width
+  bool self_test_supported = false;     // Identify OACS bit 4
+  std::optional<SelfTestLog> self_test = {};  // as last read; nullopt before the first read
 };
 
 // `health`: the last poll's snapshot, null once a poll failed (its values

@@ -198,4 +198,10 @@ std::size_t Fleet::up_count() const {
   return n;
 }
 
+std::optional<Error> Fleet::self_test(const std::string& path, std::optional<SelfTestKind> kind) {
+  auto it = pollers_.find(path);
+  if (it == pollers_.end()) return Error{ErrorReason::absent, path + ": no such controller is polled"};
+  return it->second->self_test(kind);
+}
+
 }  // namespace nvmond

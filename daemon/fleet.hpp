@@ -36,6 +36,8 @@ class Fleet {
   void start();
   std::size_t size() const { return pollers_.size(); }
   std::size_t up_count() const;
+  // DevicePoller::self_test of the controller at `path`.
+  std::optional<Error> self_test(const std::string& path, std::optional<SelfTestKind> kind);
   // The [[sim]] drives (nullptr without any); valid while this Fleet lives.
   const SimDeviceSource* sim_source() const { return sim_source_; }
 

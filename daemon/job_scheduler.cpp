@@ -62,6 +62,14 @@ std::size_t JobScheduler::running() const {
   return n;
 }
 
+std::vector<std::pair<std::string, std::string>> JobScheduler::running_targets() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& job : jobs_) {
+    if (job->started && !job->collected) out.emplace_back(job->runner->spec().name, job->runner->spec().target);
+  }
+  return out;
+}
+
 const RunResult* JobScheduler::result(const std::string& name) const {
   for (const auto& job : jobs_) {
     if (job->collected && job->runner->spec().name == name && job->result) return &*job->result;

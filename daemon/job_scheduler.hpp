@@ -29,6 +29,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "core/throughput_feed.hpp"
@@ -63,6 +64,8 @@ class JobScheduler {
   std::size_t size() const { return jobs_.size(); }
   // Jobs started and not yet collected.
   std::size_t running() const;
+  // The targets of the jobs started and not yet collected.
+  std::vector<std::pair<std::string, std::string>> running_targets() const;  // name, target
   // The result of a finished, collected job; nullopt while it runs or if unknown.
   const RunResult* result(const std::string& name) const;
 

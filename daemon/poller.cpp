@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <future>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -12,6 +13,7 @@
 #include "daemon/error_log_tracker.hpp"
 #include "daemon/event_log_tracker.hpp"
 #include "daemon/health_metrics.hpp"
+#include "daemon/self_test_pacing.hpp"
 
 namespace nvmond {
 namespace {
@@ -61,10 +63,19 @@ struct DevicePoller::Worker {
   // Worker-thread only: what the observer last said the history has seen,
   // and whether the device refused the log (not asked again).
   std::optional<std::uint64_t> error_log_seen;
+  // Cleared when another drive identifies at this path.
   bool error_log_unsupported = false;
-  bool self_test_unsupported = false;  // no Device Self-test: never asked again
-  bool event_log_unsupported = false;  // no Persistent Event log: never asked again
+  bool self_test_unsupported = false;  // no Device Self-test: not asked again
+  bool event_log_unsupported = false;  // no Persistent Event log: not asked again
   std::optional<EventLogReadMark> event_log_mark;  // the last attempt to read it
+  std::optional<SelfTestPacing> self_test_pacing;
+  std::optional<SelfTestLog> self_test;  // the last read, carried between reads
+  // A self-test command waiting for the thread (DevicePoller::self_test).
+  struct SelfTestCommand {
+    std::optional<SelfTestKind> kind;  // nullopt: abort
+    std::promise<std::optional<Error>> answer;
+  };
+  std::optional<SelfTestCommand> self_test_command;
   std::unique_ptr<Device> device;
   PollObserver observer;
   const Clock* clock = nullptr;
@@ -74,8 +85,12 @@ struct DevicePoller::Worker {
   void loop() {
     std::unique_lock lock(mu);
     for (;;) {
-      cv.wait(lock, [&] { return requested || stopping; });
+      cv.wait(lock, [&] { return requested || self_test_command || stopping; });
       if (stopping) return;
+      if (self_test_command) {
+        run_self_test_command(lock);
+        continue;
+      }
       requested = false;
       phase = Phase::device;
       bool identify = need_identify;
@@ -100,17 +115,57 @@ struct DevicePoller::Worker {
   }
 
   // A log page the drive may lack: a refusal as "unsupported" is logged once,
-  // at info, and sets `unsupported` so it is never asked again; any other
-  // failure is a warning and the log is read again at the next poll.
+  // at info, and sets `unsupported` so it is not asked again; any other
+  // failure is a warning. Returns whether it was read.
   template <typename T>
-  void read_optional_log(Result<T> read, std::optional<T>& into, bool& unsupported, const char* absent) {
+  bool read_optional_log(Result<T> read, std::optional<T>& into, bool& unsupported, const char* absent) {
     if (read) {
       into = std::move(*read);
-    } else if (read.error().reason == ErrorReason::unsupported) {
+      return true;
+    }
+    if (read.error().reason == ErrorReason::unsupported) {
       log::info("{}: {}: {}", info->path, absent, read.error().message);
       unsupported = true;
     } else {
       log::warn("{}: {}", info->path, read.error().message);
+    }
+    return false;
+  }
+
+  // Called with the lock held; sends the command without it.
+  void run_self_test_command(std::unique_lock<std::mutex>& lock) {
+    SelfTestCommand command = std::move(*self_test_command);
+    self_test_command.reset();
+    phase = Phase::device;
+    lock.unlock();
+    std::optional<Error> answer = command.kind ? device->start_self_test(*command.kind) : device->abort_self_test();
+    if (!answer) self_test_pacing->started();
+    command.answer.set_value(std::move(answer));
+    lock.lock();
+    phase = Phase::idle;
+    cv.notify_all();
+  }
+
+  // A drive with another identity at this path (swapped, or new firmware)
+  // may have the logs the last one lacked.
+  void identified_as(const DriveInfo& id) {
+    const bool same = info && info->serial == id.serial && info->model == id.model && info->firmware == id.firmware;
+    if (!same) {
+      error_log_unsupported = false;
+      self_test_unsupported = false;
+      event_log_unsupported = false;
+      self_test.reset();
+      self_test_pacing->reset();
+    }
+  }
+
+  void read_self_test() {
+    if (self_test_unsupported || !self_test_pacing->due()) return;
+    if (read_optional_log(device->read_self_test_log(), self_test, self_test_unsupported, "no device self-test")) {
+      self_test_pacing->read(*self_test);
+    } else {
+      self_test.reset();
+      self_test_pacing->reset();  // read again at the next poll (an unsupported drive is not asked)
     }
   }
 
@@ -138,6 +193,7 @@ struct DevicePoller::Worker {
         out->error = id.error();
         return finish();
       }
+      identified_as(*id);
       info = *id;
       out->info = *id;
       event_log_mark.reset();
@@ -164,9 +220,8 @@ struct DevicePoller::Worker {
       read_optional_log(device->read_error_log(), snap.error_log, error_log_unsupported, "no error information log");
     }
     read_event_log(snap);
-    if (!self_test_unsupported) {
-      read_optional_log(device->read_self_test_log(), snap.self_test, self_test_unsupported, "no device self-test");
-    }
+    read_self_test();
+    snap.self_test = self_test;
     if (auto link = device->read_pcie_link()) {
       snap.pcie = *link;
     } else {
@@ -191,6 +246,7 @@ DevicePoller::DevicePoller(boost::asio::io_context& io, std::string path,
   worker_->device = std::move(device);
   worker_->observer = std::move(observer);
   worker_->clock = &clock_;
+  worker_->self_test_pacing.emplace(settings_.interval);
   // The handler may run after this poller is gone (a reload destroys pollers
   // while the loop keeps running): the weak token tells.
   std::weak_ptr<int> token = token_;
@@ -225,6 +281,33 @@ DevicePoller::~DevicePoller() {
   } else {
     worker_->thread.join();
   }
+}
+
+std::optional<Error> DevicePoller::self_test(std::optional<SelfTestKind> kind) {
+  const char* what = !kind ? "abort" : *kind == SelfTestKind::extended_test ? "extended" : "short";
+  std::future<std::optional<Error>> answer;
+  {
+    std::lock_guard lock(worker_->mu);
+    if (!worker_->thread.joinable()) {
+      return Error{ErrorReason::timeout, fmt::format("{}: device self-test ({}): an earlier command has still not returned; not sent", path_, what)};
+    }
+    if (worker_->self_test_command) {
+      return Error{ErrorReason::busy, fmt::format("{}: device self-test ({}): another self-test command is waiting; not sent", path_, what)};
+    }
+    worker_->self_test_command.emplace();
+    worker_->self_test_command->kind = kind;
+    answer = worker_->self_test_command->answer.get_future();
+  }
+  worker_->cv.notify_all();
+  if (answer.wait_for(settings_.timeout) == std::future_status::ready) return answer.get();
+  std::lock_guard lock(worker_->mu);
+  if (worker_->self_test_command) {
+    worker_->self_test_command.reset();
+    return Error{ErrorReason::timeout, fmt::format("{}: device self-test ({}): the drive was busy in another command for {:.3g} s; not sent",
+                                                   path_, what, seconds(settings_.timeout))};
+  }
+  return Error{ErrorReason::timeout, fmt::format("{}: device self-test ({}): no answer within {:.3g} s; `nvmonctl selftest status` shows whether it started",
+                                                 path_, what, seconds(settings_.timeout))};
 }
 
 void DevicePoller::start() {

@@ -61,6 +61,12 @@ class DevicePoller {
   const std::string& path() const { return path_; }
   bool up() const { return up_; }
   ErrorReason last_error_reason() const { return last_error_.reason; }
+  // Sends a Device Self-test to the drive from its poll thread, between two
+  // polls: start `kind`, or abort when nullopt. Waits for the answer at most
+  // the poll timeout (the caller, the control socket, blocks meanwhile); a
+  // command the thread has not taken by then is withdrawn, never sent late.
+  // The next poll reads the self-test log.
+  std::optional<Error> self_test(std::optional<SelfTestKind> kind);
   // Worker threads left behind, blocked in a device command, by destroyed
   // pollers. main() must not wait for them at exit.
   static int abandoned_threads();

@@ -92,5 +92,6 @@ void add_start(CLI::App& app, Options& o, int& rc);
 void add_run_actions(CLI::App& app, Options& o, int& rc);  // stop, pause, resume
 void add_history(CLI::App& app, Options& o, int& rc);
 void add_show(CLI::App& app, Options& o, int& rc);
+void add_selftest(CLI::App& app, Options& o, int& rc);
 
 }  // namespace nvmond::ctl

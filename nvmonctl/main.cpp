@@ -11,7 +11,7 @@
 //   nvmonctl report RUN [--html FILE]      a run's HTML report (nvmonctl/report_commands.hpp)
 //                                (RUN: a directory, run.json, or a run id in the store)
 //   nvmonctl compare RUN RUN… [--html FILE] runs side by side, table and overlaid charts
-//   nvmonctl status|list|start|stop|pause|resume|history|show
+//   nvmonctl status|list|start|stop|pause|resume|history|show|selftest
 //                                ask the running daemon over its control socket
 //                                (nvmonctl/ctl_client.hpp: socket and exit codes).
 #include <CLI/CLI.hpp>
@@ -89,6 +89,7 @@ int main(int argc, char** argv) {
   nvmond::ctl::add_run_actions(app, ctl, ctl_rc);
   nvmond::ctl::add_history(app, ctl, ctl_rc);
   nvmond::ctl::add_show(app, ctl, ctl_rc);
+  nvmond::ctl::add_selftest(app, ctl, ctl_rc);
 
   try {
     app.parse(argc, argv);

@@ -19,6 +19,9 @@ namespace nvmond {
 // [[soak]] tables; each one's test and parameters are checked here, so a
 // typo fails the config, not the run.
 std::vector<SoakSpec> read_soaks(TableReader& root);
+// [[selftest]] tables: names unique, drives non-empty and distinct, kind
+// short (default) or extended, a schedule as [[soak]] has.
+std::vector<SelfTestSpec> read_selftests(TableReader& root);
 
 namespace {
 
@@ -74,6 +77,7 @@ void read_daemon(TableReader& t, DaemonConfig& c) {
   if (auto v = t.string("log_level")) {
     if (!log::parse_level(*v, c.log_level)) t.fail("log_level", "expected debug, info, warning or error");
   }
+  if (auto v = t.integer("max_concurrent_selftests", IntegerRange{1, 1024})) c.max_concurrent_selftests = *v;
   t.finish();
 }
 
@@ -243,6 +247,7 @@ DaemonConfig load_config(const std::string& path, ConfigUse use, const WebConfig
   for (const auto& s : c.sims) sim_serials.push_back(s.spec.serial);
   c.jobs = read_jobs_config(r, &sim_serials);
   c.soaks = read_soaks(r);
+  c.selftests = read_selftests(r);
   r.finish();
   if (!c.web_config.empty() && load_web_config) c.security = load_web_config(c.web_config);
   check_real_poll_rate(r, c);
@@ -286,6 +291,37 @@ std::vector<SoakSpec> read_soaks(TableReader& root) {
     } catch (const ParamError& e) {
       t.fail("params", e.what());
     }
+    t.finish();
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<SelfTestSpec> read_selftests(TableReader& root) {
+  std::vector<SelfTestSpec> out;
+  std::set<std::string> names;
+  for (auto& t : root.array_of_tables("selftest")) {
+    SelfTestSpec s;
+    auto name = t.string("name");
+    auto schedule = t.string("schedule");
+    if (!name || !schedule || !t.node("drives")) t.fail_here(t.where() + ": name, drives and schedule are required");
+    // The name keys what the store remembers of each start.
+    if (auto problem = run_name_problem(*name)) t.fail("name", *problem);
+    if (!names.insert(*name).second) t.fail("name", "duplicate selftest name \"" + *name + "\"");
+    s.name = *name;
+    s.drives = t.strings("drives");
+    if (s.drives.empty()) t.fail("drives", "expected one or more drive serials");
+    std::set<std::string> serials;
+    for (const auto& d : s.drives) {
+      if (d.empty()) t.fail("drives", "a serial must not be empty");
+      if (!serials.insert(d).second) t.fail("drives", "serial \"" + d + "\" is listed twice");
+    }
+    if (auto k = t.choice("kind", {"short", "extended"})) {
+      s.kind = *k == "extended" ? SelfTestKind::extended_test : SelfTestKind::short_test;
+    }
+    auto parsed = parse_schedule(*schedule);
+    if (!parsed) t.fail("schedule", parsed.error().message);
+    s.schedule = std::move(*parsed);
     t.finish();
     out.push_back(std::move(s));
   }

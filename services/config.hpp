@@ -18,6 +18,8 @@
 #include "control/control_settings.hpp"
 #include "pts/model/test_request.hpp"
 #include "workloads/jobs_config.hpp"
+#include "collectors/device.hpp"
+#include "schedule/schedule.hpp"
 #include "schedule/soak_scheduler.hpp"
 
 namespace nvmond {
@@ -61,6 +63,15 @@ struct SoakSpec {
   SoakEntry entry() const { return SoakEntry{SoakRequest{name, request, target}, timing}; }
 };
 
+// One [[selftest]] table: a Device Self-test the daemon starts on each of
+// `drives` on `schedule` (daemon/self_test_scheduler.hpp).
+struct SelfTestSpec {
+  std::string name;
+  std::vector<std::string> drives;  // serials
+  SelfTestKind kind = SelfTestKind::short_test;
+  Schedule schedule;
+};
+
 struct DaemonConfig {
   std::string file;
   std::string listen = "127.0.0.1:9947";
@@ -78,6 +89,9 @@ struct DaemonConfig {
   AnalyticsConfig analytics;
   JobsConfig jobs;  // [[job]] workloads started with the daemon, [safety]
   std::vector<SoakSpec> soaks;  // [[soak]] PTS runs started with the daemon
+  std::vector<SelfTestSpec> selftests;  // [[selftest]] schedules
+  // [daemon] max_concurrent_selftests: drives self-testing at once from schedules.
+  std::int64_t max_concurrent_selftests = 1;
   // [control]: the nvmonctl socket. `control_explicit`: the path was
   // configured, so failing to bind it stops the start (the default only warns).
   ControlSettings control;

@@ -71,6 +71,7 @@ void DriveModel::advance_to(WallTime t) {
     step_locked(dt);
     now_ += std::chrono::duration_cast<WallTime::duration>(dt);
   }
+  finish_self_test_locked();
 }
 
 void DriveModel::step_locked(Duration dt) {

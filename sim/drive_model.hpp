@@ -34,6 +34,7 @@
 #include <span>
 #include <string>
 
+#include "collectors/device.hpp"
 #include "collectors/health.hpp"
 #include "collectors/persistent_event.hpp"
 #include "sim/sim_drive_spec.hpp"
@@ -66,6 +67,9 @@ struct SimEventLog {
   bool hot = false;       // composite at or over WCTEMP at the last step
   bool injected = false;  // spec.thermal_excursion_at has been recorded
 };
+
+// The short Device Self-test's length; NVMe bounds a short test at 2 minutes.
+inline constexpr Duration kSimShortSelfTest = std::chrono::minutes(2);
 
 class DriveModel {
  public:
@@ -116,13 +120,28 @@ class DriveModel {
   // The Error Information log: the newest of the injected media errors (at
   // most kSimErrorLogEntries), newest first; empty when none.
   std::vector<ErrorLogEntry> error_log() const;
-  // The Device Self-test log: nothing running; a passed short test at the
-  // drive's power-on hours, and with spec.self_test_failure a failed
-  // extended test (first failed segment 5) after it, newest first.
+  // The Device Self-test log: the running test with its completion so far,
+  // then the results of the tests run on this model, newest first, then the
+  // history the drive came with: a passed short test, and with
+  // spec.self_test_failure a newer failed extended test (first failed
+  // segment 5), both at the power-on hours the model started (or was
+  // restored) with. At most 20 results, as the log holds. The tests run
+  // and a running one are not part of the saved state: a restored drive
+  // shows its history only (a real drive keeps them).
   SelfTestLog self_test_log() const;
   // The Persistent Event log, timestamps host-set in the drive's time;
   // generation 1 for the drive's life.
   PersistentEventLog persistent_event_log() const;
+  // Device Self-test: a short test takes kSimShortSelfTest, an extended one
+  // extended_self_test_duration() of the model's time. It ends when the
+  // model is advanced past its end: passed, or with spec.self_test_failure
+  // failed in segment 2 (short) or 5 (extended). Error "busy" (what a drive
+  // answers with Device Self-test in Progress) while one runs.
+  std::optional<Error> start_self_test(SelfTestKind kind);
+  // Ends the running test with result 1h (aborted by a Device Self-test
+  // command); nothing to do when none runs.
+  void abort_self_test();
+  Duration extended_self_test_duration() const;
   // x4 at 16 GT/s, x2 with degraded_link; AER counters all zero.
   PcieLink pcie_link() const;
   ControllerIdentity controller_identity() const;
@@ -202,7 +221,15 @@ class DriveModel {
     std::int64_t background_elapsed_ns = 0;
   };
 
+  struct RunningSelfTest {
+    SelfTestKind kind = SelfTestKind::short_test;
+    WallTime started{};
+    Duration length{};
+    u128 power_on_ns_at_start = 0;
+  };
   void step_locked(Duration dt);
+  void finish_self_test_locked();  // the running test, once the model's time passed its end
+  void end_self_test_locked(std::uint8_t result, std::uint8_t segment, u128 power_on_ns);
   void update_level_locked();
   double write_cap_locked() const;     // throttle cap, bytes/s (inf if none)
   double read_scale_locked() const;    // throttle cap / max write
@@ -234,6 +261,9 @@ class DriveModel {
   TemperatureThresholds thresholds_;
   SimEventLog events_;
   SimFault fault_;
+  std::optional<RunningSelfTest> self_test_;
+  std::vector<SelfTestResult> self_test_results_;  // of tests run on this model, newest first
+  std::uint64_t history_power_on_hours_ = 0;       // of the history the drive came with
   bool hangs_released_ = false;
   mutable int hung_calls_ = 0;
 };

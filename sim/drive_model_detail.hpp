@@ -10,6 +10,8 @@
 
 namespace nvmond::sim_detail {
 
+inline constexpr std::uint64_t kNsPerHour = 3'600'000'000'000ULL;
+
 inline std::uint16_t to_kelvin(double celsius) {
   double k = std::round(celsius_to_kelvin(celsius));
   return static_cast<std::uint16_t>(std::clamp(k, 0.0, 65535.0));

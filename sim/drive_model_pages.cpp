@@ -134,24 +134,6 @@ std::vector<ErrorLogEntry> DriveModel::error_log() const {
   return out;
 }
 
-SelfTestLog DriveModel::self_test_log() const {
-  std::lock_guard lock(mu_);
-  const std::uint64_t poh = static_cast<std::uint64_t>(c_.power_on_ns / 3'600'000'000'000ULL);
-  SelfTestLog log;
-  if (spec_.self_test_failure) {
-    SelfTestResult failed;
-    failed.status = 0x27;  // extended (2h), completed with failed segments (7h)
-    failed.segment = 5;
-    failed.power_on_hours = poh;
-    log.results.push_back(failed);
-  }
-  SelfTestResult passed;
-  passed.status = 0x10;  // short (1h), completed without error (0h)
-  passed.power_on_hours = poh;
-  log.results.push_back(passed);
-  return log;
-}
-
 PcieLink DriveModel::pcie_link() const {
   PcieLink link;
   link.current_speed_gts = 16.0;

@@ -201,6 +201,7 @@ std::optional<Error> DriveModel::load_state(const std::string& text) {
   valid_ = std::move(valid);
   thresholds_ = th;
   events_ = std::move(events);
+  history_power_on_hours_ = static_cast<std::uint64_t>(c_.power_on_ns / sim_detail::kNsPerHour);
   return std::nullopt;
 }
 

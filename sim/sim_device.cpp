@@ -61,6 +61,18 @@ Result<PersistentEventLog> SimDevice::read_persistent_event_log() {
   return model_->persistent_event_log();
 }
 
+std::optional<Error> SimDevice::start_self_test(SelfTestKind kind) {
+  const char* command = kind == SelfTestKind::extended_test ? "device self-test, extended" : "device self-test, short";
+  if (auto err = enter(command)) return err;
+  return model_->start_self_test(kind);
+}
+
+std::optional<Error> SimDevice::abort_self_test() {
+  if (auto err = enter("device self-test, abort")) return err;
+  model_->abort_self_test();
+  return std::nullopt;
+}
+
 Result<std::optional<PcieLink>> SimDevice::read_pcie_link() {
   if (auto err = enter("read PCIe link")) return *err;
   return std::optional<PcieLink>{model_->pcie_link()};

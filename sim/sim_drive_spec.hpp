@@ -122,8 +122,8 @@ struct SimDriveSpec {
   Duration media_error_interval = Duration::zero();
   // The PCIe link trained at x2 of its x4 (a reseated or damaged slot).
   bool degraded_link = false;
-  // The newest Device Self-test result is a failed extended test (segment 5)
-  // instead of a passed short one.
+  // The drive's self-test history holds a failed extended test (segment 5),
+  // and every self-test run on it fails (DriveModel::start_self_test).
   bool self_test_failure = false;
   // A thermal excursion (5 °C over WCTEMP) recorded in the Persistent Event
   // log at this drive time, once, whatever the model's temperature: an

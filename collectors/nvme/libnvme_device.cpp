@@ -339,16 +339,21 @@ Result<std::vector<ErrorLogEntry>> LibnvmeDevice::read_error_log() {
   return entries;
 }
 
-Result<SelfTestLog> LibnvmeDevice::read_self_test_log() {
+std::optional<Error> LibnvmeDevice::self_test_refusal(std::string_view command) {
   if (!self_test_supported_) {
     if (auto id = identify(); !id) return id.error();
   }
-  const char* command = "get-log device self-test (06h)";
   if (!*self_test_supported_) {
     return Error{ErrorReason::unsupported,
                  fmt::format("{}: {}: the controller does not support Device Self-test (OACS bit 4 clear)", name_, command)};
   }
   if (auto f = fd(); !f) return f.error();
+  return std::nullopt;
+}
+
+Result<SelfTestLog> LibnvmeDevice::read_self_test_log() {
+  const char* command = "get-log device self-test (06h)";
+  if (auto refused = self_test_refusal(command)) return *refused;
   // What nvme_get_log_device_self_test() sends (LID 06h, NSID FFFFFFFFh,
   // sizeof(nvme_self_test_log) bytes), but under the command timeout: that
   // helper uses the kernel's default.
@@ -420,6 +425,38 @@ Result<PersistentEventLog> LibnvmeDevice::read_persistent_event_body(std::vector
   auto log = decode_persistent_event_log(page);
   if (!log) return Error{ErrorReason::decode, fmt::format("{}: {}: {}", name_, command, log.error().message)};
   return log;
+}
+
+std::optional<Error> LibnvmeDevice::device_self_test(std::uint8_t stc, std::string_view command) {
+  if (auto refused = self_test_refusal(command)) return refused;
+  std::uint32_t result = 0;
+  nvme_dev_self_test_args args{};
+  args.result = &result;
+  args.args_size = sizeof(args);
+  args.fd = fd_;
+  args.timeout = timeout_ms_;
+  args.nsid = NVME_NSID_ALL;
+  args.stc = static_cast<nvme_dst_stc>(stc);
+  if (auto o = Outcome::of(nvme_dev_self_test(&args)); o.rc != 0) {
+    Error e = failed(command, o);
+    if (o.rc > 0 && nvme_status_code(o.rc) == ((NVME_SCT_CMD_SPECIFIC << NVME_SCT_SHIFT) | NVME_SC_SELF_TEST_IN_PROGRESS)) {
+      e.reason = ErrorReason::busy;
+    } else if (is_unsupported_status(o.rc)) {
+      e.reason = ErrorReason::unsupported;
+    }
+    return e;
+  }
+  return std::nullopt;
+}
+
+std::optional<Error> LibnvmeDevice::start_self_test(SelfTestKind kind) {
+  const bool extended = kind == SelfTestKind::extended_test;
+  return device_self_test(static_cast<std::uint8_t>(kind),
+                          extended ? "device self-test (14h), extended (STC 2h)" : "device self-test (14h), short (STC 1h)");
+}
+
+std::optional<Error> LibnvmeDevice::abort_self_test() {
+  return device_self_test(NVME_DST_STC_ABORT, "device self-test (14h), abort (STC Fh)");
 }
 
 Result<std::optional<PcieLink>> LibnvmeDevice::read_pcie_link() {

@@ -58,6 +58,12 @@ class LibnvmeDevice final : public Device {
   // the rest of the log (Total Log Length, capped) in chunks at rising
   // offsets, then "release context", also after a failed read.
   Result<PersistentEventLog> read_persistent_event_log() override;
+  // Device Self-test (14h), NSID FFFFFFFFh, under the command timeout (the
+  // drive answers at once; the test runs after). Refused without a command
+  // like read_self_test_log when OACS bit 4 is clear; status Device
+  // Self-test in Progress (1Dh) is reason "busy".
+  std::optional<Error> start_self_test(SelfTestKind kind) override;
+  std::optional<Error> abort_self_test() override;
   // sysfs only: no command is sent.
   Result<std::optional<PcieLink>> read_pcie_link() override;
   // A user-data erase takes minutes on a large drive.
@@ -86,6 +92,10 @@ class LibnvmeDevice final : public Device {
   Result<std::vector<std::uint32_t>> active_namespaces();
   // After the header was read in an established context: the rest of it.
   Result<PersistentEventLog> read_persistent_event_body(std::vector<std::uint8_t>& page);
+  // Identifies first when there was none; "unsupported" naming `command`
+  // when OACS bit 4 is clear.
+  std::optional<Error> self_test_refusal(std::string_view command);
+  std::optional<Error> device_self_test(std::uint8_t stc, std::string_view command);
 
   std::string path_;
   std::string name_;  // "nvme0": the context in every error message

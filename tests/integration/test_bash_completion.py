@@ -37,6 +37,8 @@ class BashCompletion(unittest.TestCase):
             if len(path) == 1:
                 self.assertIn(path[0], offered)
         self.assertEqual(complete("nvmonctl test "), ["--help", "run"])
+        self.assertEqual(complete("nvmonctl selftest "), ["--help", "abort", "start", "status"])
+        self.assertIn("--extended", complete("nvmonctl selftest start SIM-DC0 --"))
 
     def test_test_names_options_and_sim_drives(self):
         self.assertEqual(complete("nvmonctl start ws"), ["wsat"])

@@ -24,13 +24,21 @@ struct ControllerScript {
   int self_test_reads = 0;                  // Get Log Page 06h commands asked for
   std::optional<PersistentEventLog> event_log;  // Get Log Page 0Dh; nullopt: unsupported
   int event_log_reads = 0;                      // Get Log Page 0Dh reads asked for
+  std::optional<Error> smart_error;         // what Get Log Page 02h answers; nullopt: `smart`
+  bool error_log_supported = true;          // false: Get Log Page 01h is refused as unsupported
+  std::vector<SelfTestKind> self_tests_started;  // Device Self-test commands, in order
+  int self_test_aborts = 0;
+  std::optional<Error> self_test_error;     // what a Device Self-test answers; nullopt: done
 };
 
 class FakeController final : public Device {
  public:
   explicit FakeController(std::shared_ptr<ControllerScript> script) : script_(std::move(script)) {}
   Result<DriveInfo> identify() override { return drive_info(script_->identity, "fake:nvme7", "fake"); }
-  Result<SmartLog> read_smart() override { return script_->smart; }
+  Result<SmartLog> read_smart() override {
+    if (script_->smart_error) return *script_->smart_error;
+    return script_->smart;
+  }
   Result<std::optional<OcpSmartLog>> read_ocp() override { return std::optional<OcpSmartLog>{}; }
   Result<TemperatureThresholds> read_temperature_thresholds() override { return TemperatureThresholds{}; }
   std::optional<Error> format_user_data_erase(std::uint32_t nsid) override {
@@ -39,6 +47,7 @@ class FakeController final : public Device {
   }
   Result<std::vector<ErrorLogEntry>> read_error_log() override {
     ++script_->error_log_reads;
+    if (!script_->error_log_supported) return Error{ErrorReason::unsupported, "fake:nvme7: get-log error information (01h): Invalid Log Page"};
     return script_->error_log;
   }
   Result<SelfTestLog> read_self_test_log() override {
@@ -50,6 +59,14 @@ class FakeController final : public Device {
     ++script_->event_log_reads;
     if (!script_->event_log) return Error{ErrorReason::unsupported, "fake:nvme7: get-log persistent event (0Dh): LPA bit 4 clear"};
     return *script_->event_log;
+  }
+  std::optional<Error> start_self_test(SelfTestKind kind) override {
+    script_->self_tests_started.push_back(kind);
+    return script_->self_test_error;
+  }
+  std::optional<Error> abort_self_test() override {
+    ++script_->self_test_aborts;
+    return script_->self_test_error;
   }
   Result<bool> read_volatile_write_cache() override {
     if (!script_->write_cache_enabled) return Error{ErrorReason::nvme_status, "fake:nvme7: get features (06h): Invalid Field"};

@@ -32,6 +32,10 @@ TEST(ControlCodec, EveryRequestSurvivesTheRoundTrip) {
       HistoryRequest{"SN-A"},
       ShowRequest{9, std::nullopt, std::nullopt},
       ShowRequest{9, 1000, 20},
+      SelfTestRequest{SelfTestAction::start, "SN-A", true},
+      SelfTestRequest{SelfTestAction::start, "SN-A", false},
+      SelfTestRequest{SelfTestAction::abort, "SN-A", false},
+      SelfTestRequest{SelfTestAction::status, "SN-A", false},
   };
   for (const auto& r : requests) {
     const json wire = encode(r);
@@ -109,6 +113,22 @@ TEST(ControlCodec, EveryReplySurvivesTheRoundTrip) {
   expect_round_trip(HistoryReply{{ended, a_run()}});
   expect_round_trip(ShowReply{a_run(), {{0, "fob", 9000.0, json{{"iops", 9000.0}}}, {1, "fob", std::nullopt, "raw"}}, 2});
   expect_round_trip(ShowReply{ended, {}, std::nullopt});
+  expect_round_trip(SelfTestReply{"SN-A", "", true, "extended", 40,
+                                  {{"extended", "failed_segments", 5, 1201}, {"short", "passed", std::nullopt, 1100}}});
+  expect_round_trip(SelfTestReply{"SN-A", "short test started", false, std::nullopt, std::nullopt, {}});
+}
+
+TEST(ControlCodec, ASelfTestRequestNamesItsActionAndDrive) {
+  EXPECT_EQ(encode(Request{SelfTestRequest{SelfTestAction::start, "SN-A", true}}),
+            json::parse(R"({"cmd":"selftest","action":"start","drive":"SN-A","extended":true,"protocol":1})"));
+  EXPECT_THROW(decode_request(json::parse(R"({"cmd":"selftest","action":"run","drive":"SN-A"})")), DecodeError);
+  EXPECT_THROW(decode_request(json::parse(R"({"cmd":"selftest","action":"start"})")), DecodeError);
+  try {
+    decode_request(json::parse(R"({"cmd":"selftest","action":"begin","drive":"SN-A"})"));
+    FAIL();
+  } catch (const DecodeError& e) {
+    EXPECT_NE(std::string(e.what()).find("\"action\""), std::string::npos) << e.what();
+  }
 }
 
 TEST(ControlCodec, AnErrorReplyCarriesItsMessage) {

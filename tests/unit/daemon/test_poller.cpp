@@ -306,5 +306,126 @@ TEST(DevicePoller, TheEventLogIsReadAtStartHourlyOrWhenTheDriveRanHotAndNeverWhe
   }
 }
 
+// Polls a FakeController at a 10 s interval on a ManualClock, one poll at a
+// time: poll() returns once the poll's outcome is handled.
+struct PacedPolls {
+  boost::asio::io_context io;
+  PublishedMetrics out;
+  ManualClock clock;
+  std::shared_ptr<test::ControllerScript> script = std::make_shared<test::ControllerScript>();
+  std::unique_ptr<DevicePoller> poller;
+
+  void start() {
+    poller = std::make_unique<DevicePoller>(io, "fake:paced", std::make_unique<test::FakeController>(script),
+                                            PollSettings{10s, 1h}, clock, out,
+                                            [](const DriveInfo&, const HealthSnapshot&) {
+                                              PollObservation o;
+                                              o.error_log_seen = 0;  // a history that has seen no error
+                                              return o;
+                                            });
+    poller->start();
+  }
+  double collections() const {
+    for (const auto& f : out.Collect()) {
+      if (f.name == "nvmond_collections_total" && !f.metric.empty()) return f.metric[0].counter.value;
+    }
+    return 0;
+  }
+  void poll() {
+    const double before = collections();
+    const auto give_up = std::chrono::steady_clock::now() + 10s;
+    io.poll();
+    while (collections() == before && std::chrono::steady_clock::now() < give_up) io.run_one_for(10ms);
+    clock.advance(10s);
+  }
+};
+
+TEST(DevicePoller, AnIdleDrivesSelfTestLogIsReadOncePerTenMinutesAndCarriedBetween) {
+  PacedPolls p;
+  p.script->identity.serial = "SN-IDLE";
+  SelfTestResult passed;
+  passed.status = 0x10;
+  p.script->self_test = SelfTestLog{.current_operation = 0, .completion_pct = 0, .results = {passed}};
+  p.start();
+  for (int i = 0; i < 61; ++i) p.poll();  // 10 minutes of 10 s polls, and one more
+  EXPECT_EQ(p.script->self_test_reads, 2) << "the first poll, then once 10 minutes later";
+  bool carried = false;
+  for (const auto& f : p.out.Collect()) carried |= f.name == "nvme_self_test_last_result";
+  EXPECT_TRUE(carried) << "between reads the series keep the last log's values";
+}
+
+TEST(DevicePoller, ARunningSelfTestIsReadEveryPollUntilItEnds) {
+  PacedPolls p;
+  p.script->identity.serial = "SN-RUN";
+  p.script->self_test = SelfTestLog{.current_operation = 1, .completion_pct = 10, .results = {}};
+  p.start();
+  p.poll();
+  p.poll();
+  p.poll();
+  EXPECT_EQ(p.script->self_test_reads, 3);
+  p.script->self_test->current_operation = 0;
+  p.poll();  // reads, and sees it ended
+  p.poll();
+  p.poll();
+  EXPECT_EQ(p.script->self_test_reads, 4);
+}
+
+TEST(DevicePoller, AnotherDriveAtThePathIsAskedForTheLogsTheLastOneLacked) {
+  PacedPolls p;
+  p.script->identity.serial = "SN-OLD";
+  p.script->smart.error_log_entries = 1;  // so the error log is due
+  p.script->error_log_supported = false;
+  p.start();
+  p.poll();
+  p.poll();
+  EXPECT_EQ(p.script->self_test_reads, 1);
+  EXPECT_EQ(p.script->error_log_reads, 1);
+
+  // The drive goes away (a failed poll) and another one answers at its path.
+  p.script->smart_error = Error{ErrorReason::absent, "fake:nvme7: get-log SMART (02h): No such device"};
+  p.poll();
+  ASSERT_FALSE(p.poller->up());
+  p.script->smart_error.reset();
+  p.script->identity.serial = "SN-NEW";
+  p.script->self_test = SelfTestLog{};
+  p.script->error_log_supported = true;
+  p.poll();
+  EXPECT_TRUE(p.poller->up());
+  EXPECT_EQ(p.script->self_test_reads, 2);
+  EXPECT_EQ(p.script->error_log_reads, 2);
+}
+
+TEST(DevicePoller, ASelfTestCommandGoesToTheDeviceAndTheNextPollReadsTheLog) {
+  PacedPolls p;
+  p.script->identity.serial = "SN-CMD";
+  p.script->self_test = SelfTestLog{};
+  p.start();
+  p.poll();
+  p.poll();
+  ASSERT_EQ(p.script->self_test_reads, 1);
+  EXPECT_EQ(p.poller->self_test(SelfTestKind::extended_test), std::nullopt);
+  EXPECT_EQ(p.script->self_tests_started, std::vector<SelfTestKind>{SelfTestKind::extended_test});
+  p.poll();
+  EXPECT_EQ(p.script->self_test_reads, 2) << "read right after the start, not 10 minutes later";
+
+  p.script->self_test_error = Error{ErrorReason::busy, "fake:nvme7: device self-test: Device Self-test in Progress"};
+  const auto refused = p.poller->self_test(std::nullopt);
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_EQ(refused->reason, ErrorReason::busy);
+  EXPECT_EQ(p.script->self_test_aborts, 1);
+}
+
+TEST(DevicePoller, TheSameDriveAnsweringAgainIsNotAskedForLogsItLacks) {
+  PacedPolls p;
+  p.script->identity.serial = "SN-SAME";
+  p.start();
+  p.poll();
+  p.script->smart_error = Error{ErrorReason::io, "fake:nvme7: get-log SMART (02h): injected"};
+  p.poll();
+  p.script->smart_error.reset();
+  p.poll();
+  EXPECT_EQ(p.script->self_test_reads, 1) << "said once, left alone";
+}
+
 }  // namespace
 }  // namespace nvmond

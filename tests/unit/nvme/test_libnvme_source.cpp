@@ -172,5 +172,27 @@ TEST(LibnvmeDevice, NonNvmeCharacterDeviceIsAnIoErrorNamingTheCommand) {
       << th.error().message;
 }
 
+TEST(LibnvmeDevice, SelfTestCommandsOnAMissingControllerAreAbsentNamingTheDevice) {
+  LibnvmeDevice dev("/dev/nvme-nvmond-test-missing", std::chrono::milliseconds(100));
+  const auto start = dev.start_self_test(SelfTestKind::short_test);
+  ASSERT_TRUE(start.has_value());
+  EXPECT_EQ(start->reason, ErrorReason::absent);
+  EXPECT_EQ(start->message.rfind("nvme-nvmond-test-missing: open /dev/nvme-nvmond-test-missing: ", 0), 0u)
+      << start->message;
+  const auto abort = dev.abort_self_test();
+  ASSERT_TRUE(abort.has_value());
+  EXPECT_EQ(abort->reason, ErrorReason::absent);
+}
+
+TEST(LibnvmeDevice, ASelfTestIsNotSentBeforeIdentifySaysTheControllerHasIt) {
+  // The identify that tells whether OACS bit 4 is set fails on /dev/null:
+  // that failure is the answer, and no Device Self-test is sent blind.
+  if (!fs::exists("/dev/null")) GTEST_SKIP() << "no /dev/null";
+  LibnvmeDevice dev("/dev/null", std::chrono::milliseconds(100));
+  const auto start = dev.start_self_test(SelfTestKind::extended_test);
+  ASSERT_TRUE(start.has_value());
+  EXPECT_EQ(start->message.rfind("null: identify controller (CNS 01h): ", 0), 0u) << start->message;
+}
+
 }  // namespace
 }  // namespace nvmond

@@ -183,6 +183,17 @@ std::vector<Row> rejected() {
       {"hang_nan", kSim + "hang = nan\n", "4:8: sim[0].hang: must be a finite duration, not nan"},
       // 10,000 simulated drives: 10,004 threads and 1.4 GB.
       {"sims_257", sims(kMaxSimDrives + 1), "769:1: sim[256]: at most 256 simulated drives"},
+      // [[selftest]]: a test nobody asked for, or one on no drive, must not start.
+      {"selftest_without_schedule", kSim + "[[selftest]]\nname = \"t\"\ndrives = [\"A\"]\n", "4:1: selftest[0]: name, drives and schedule are required"},
+      {"selftest_no_drives", kSim + "[[selftest]]\nname = \"t\"\ndrives = []\nschedule = \"once\"\n", "6:10: selftest[0].drives: expected one or more drive serials"},
+      {"selftest_drive_twice", kSim + "[[selftest]]\nname = \"t\"\ndrives = [\"A\", \"A\"]\nschedule = \"once\"\n", "6:10: selftest[0].drives: serial \"A\" is listed twice"},
+      {"selftest_kind", kSim + "[[selftest]]\nname = \"t\"\ndrives = [\"A\"]\nschedule = \"once\"\nkind = \"long\"\n", "8:8: selftest[0].kind: \"long\" is not one of \"short\", \"extended\""},
+      {"selftest_schedule", kSim + "[[selftest]]\nname = \"t\"\ndrives = [\"A\"]\nschedule = \"every 1x\"\n",
+       "7:12: selftest[0].schedule: schedule \"every 1x\": expected \"every DURATION\" of at least 1s"},
+      {"selftest_duplicate_name", kSim + "[[selftest]]\nname = \"t\"\ndrives = [\"A\"]\nschedule = \"once\"\n"
+                                  "[[selftest]]\nname = \"t\"\ndrives = [\"A\"]\nschedule = \"once\"\n", "9:8: selftest[1].name: duplicate selftest name \"t\""},
+      {"selftest_unknown_key", kSim + "[[selftest]]\nname = \"t\"\ndrives = [\"A\"]\nschedule = \"once\"\ntarget = \"sim:a\"\n", "8:1: unknown key \"selftest[0].target\""},
+      {"max_concurrent_selftests_0", "[daemon]\nmax_concurrent_selftests = 0\n" + kSim, "2:28: daemon.max_concurrent_selftests: 0 is out of range: must be between 1 and 1024"},
       // The file itself.
       {"directory", "", "is a directory, not a configuration file", Layout::directory},
       {"missing", "", "cannot read the configuration: No such file or directory", Layout::missing},
@@ -243,6 +254,9 @@ std::vector<Accept> accepted() {
       {"sims_256", sims(kMaxSimDrives)},
       {"nvme_only", "[nvme]\ndevices = \"all\"\n"},
       {"control_group_and_socket_that_exist", "[control]\ngroup = \"root\"\nsocket = \"@DIR@/control.sock\"\n" + kSim},
+      {"selftest_extended_every_week_on_two_concurrent",
+       "[daemon]\nmax_concurrent_selftests = 2\n" + kSim +
+           "[[selftest]]\nname = \"weekly\"\ndrives = [\"A\"]\nkind = \"extended\"\nschedule = \"every 7d\"\n"},
       {"performance_at_the_bounds",
        kSim + "[thermal.performance]\ndrop_share = 0.99\nmargin_c = 50\nbaseline_intervals = 10000\n"},
   };

@@ -300,11 +300,12 @@ TEST(SimFaults, DegradedLinkTrainsAtHalfWidth) {
   EXPECT_TRUE((*degraded)->degraded());
 }
 
-TEST(SimSelfTest, APassedShortTestAtTheDrivesPowerOnHours) {
+TEST(SimSelfTest, AHistoryOfAPassedShortTestFromWhenTheDriveStarted) {
   ManualClock clock;
   SimDriveSpec spec = test::named("generic");
   SimDevice dev(std::make_shared<DriveModel>(spec, clock.wall()), clock);
   EXPECT_NE(dev.identify()->controller.oacs & kOacsDeviceSelfTest, 0u);
+  const auto started_hours = static_cast<std::uint64_t>(dev.read_smart()->power_on_hours);
   clock.advance(std::chrono::hours(5));
   const auto log = dev.read_self_test_log();
   ASSERT_TRUE(log.ok()) << log.error().message;
@@ -312,7 +313,105 @@ TEST(SimSelfTest, APassedShortTestAtTheDrivesPowerOnHours) {
   ASSERT_EQ(log->results.size(), 1u);
   EXPECT_EQ(log->results[0].code(), 1);    // short
   EXPECT_EQ(log->results[0].result(), 0);  // passed
-  EXPECT_EQ(log->results[0].power_on_hours, static_cast<std::uint64_t>(dev.read_smart()->power_on_hours));
+  EXPECT_EQ(log->results[0].power_on_hours, started_hours);
+  EXPECT_LT(log->results[0].power_on_hours, static_cast<std::uint64_t>(dev.read_smart()->power_on_hours));
+}
+
+TEST(SimSelfTest, AShortTestProgressesWithTheClockAndPassesAfterTwoMinutes) {
+  ManualClock clock;
+  SimDevice dev(std::make_shared<DriveModel>(test::named("generic"), clock.wall()), clock);
+  ASSERT_EQ(dev.start_self_test(SelfTestKind::short_test), std::nullopt);
+  clock.advance(30s);
+  auto log = dev.read_self_test_log();
+  EXPECT_EQ(log->current_operation, 1);
+  EXPECT_EQ(log->completion_pct, 25);
+  EXPECT_EQ(log->results.size(), 1u) << "no result while it runs";
+  clock.advance(90s);
+  log = dev.read_self_test_log();
+  EXPECT_FALSE(log->running());
+  EXPECT_EQ(log->completion_pct, 0);
+  ASSERT_EQ(log->results.size(), 2u);
+  EXPECT_EQ(log->results[0].status, 0x10) << "short, passed, newest first";
+}
+
+TEST(SimSelfTest, AnExtendedTestTakesTheTimeToReadTheCapacity) {
+  ManualClock clock;
+  SimDriveSpec small = test::named("generic");
+  small.capacity_bytes = 100'000'000'000ULL;  // 100 s of reading: the 10 minute floor
+  SimDriveSpec big = small;
+  big.capacity_bytes = 7'680'000'000'000ULL;  // 7680 s = 128 minutes
+  EXPECT_EQ(DriveModel(small, clock.wall()).extended_self_test_duration(), 10min);
+  EXPECT_EQ(DriveModel(big, clock.wall()).extended_self_test_duration(), 128min);
+
+  SimDevice dev(std::make_shared<DriveModel>(big, clock.wall()), clock);
+  ASSERT_EQ(dev.start_self_test(SelfTestKind::extended_test), std::nullopt);
+  clock.advance(127min);
+  EXPECT_EQ(dev.read_self_test_log()->current_operation, 2);
+  EXPECT_EQ(dev.read_self_test_log()->completion_pct, 99);
+  clock.advance(1min);
+  const auto log = dev.read_self_test_log();
+  EXPECT_FALSE(log->running());
+  EXPECT_EQ(log->results[0].status, 0x20);
+  EXPECT_EQ(log->results[0].power_on_hours, 2u) << "power-on hours when it completed";
+}
+
+TEST(SimSelfTest, ASecondStartWhileOneRunsIsRefusedAsInProgress) {
+  ManualClock clock;
+  SimDevice dev(std::make_shared<DriveModel>(test::named("generic"), clock.wall()), clock);
+  ASSERT_EQ(dev.start_self_test(SelfTestKind::extended_test), std::nullopt);
+  clock.advance(1min);
+  const auto refused = dev.start_self_test(SelfTestKind::short_test);
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_EQ(refused->reason, ErrorReason::busy);
+  EXPECT_NE(refused->message.find("sim:"), std::string::npos) << refused->message;
+  EXPECT_NE(refused->message.find("Device Self-test in Progress"), std::string::npos) << refused->message;
+  EXPECT_EQ(dev.read_self_test_log()->current_operation, 2) << "the running test goes on";
+}
+
+TEST(SimSelfTest, AnAbortEndsTheRunningTestAsAbortedByCommand) {
+  ManualClock clock;
+  SimDevice dev(std::make_shared<DriveModel>(test::named("generic"), clock.wall()), clock);
+  EXPECT_EQ(dev.abort_self_test(), std::nullopt) << "nothing running: nothing to abort, no error";
+  EXPECT_EQ(dev.read_self_test_log()->results.size(), 1u);
+  ASSERT_EQ(dev.start_self_test(SelfTestKind::extended_test), std::nullopt);
+  clock.advance(3min);
+  ASSERT_EQ(dev.abort_self_test(), std::nullopt);
+  const auto log = dev.read_self_test_log();
+  EXPECT_FALSE(log->running());
+  ASSERT_EQ(log->results.size(), 2u);
+  EXPECT_EQ(log->results[0].code(), 2);
+  EXPECT_EQ(log->results[0].result(), 1);  // aborted by a Device Self-test command
+  EXPECT_EQ(dev.start_self_test(SelfTestKind::short_test), std::nullopt) << "a new test may start";
+}
+
+TEST(SimSelfTest, OnAFailingDriveEveryRunFailsInASegment) {
+  ManualClock clock;
+  SimDriveSpec spec = test::named("generic");
+  spec.self_test_failure = true;
+  SimDevice dev(std::make_shared<DriveModel>(spec, clock.wall()), clock);
+  ASSERT_EQ(dev.start_self_test(SelfTestKind::short_test), std::nullopt);
+  clock.advance(kSimShortSelfTest);
+  auto log = dev.read_self_test_log();
+  ASSERT_EQ(log->results.size(), 3u);
+  EXPECT_EQ(log->results[0].status, 0x17);  // short, failed segments
+  EXPECT_EQ(log->results[0].segment, 2);
+  ASSERT_EQ(dev.start_self_test(SelfTestKind::extended_test), std::nullopt);
+  clock.advance(2h);
+  log = dev.read_self_test_log();
+  EXPECT_EQ(log->results[0].status, 0x27);  // extended, failed segments
+  EXPECT_EQ(log->results[0].segment, 5);
+  EXPECT_EQ(log->results[1].status, 0x17);
+}
+
+TEST(SimSelfTest, AnInjectedFailureRefusesTheCommand) {
+  ManualClock clock;
+  SimDriveSpec spec = test::named("generic");
+  spec.fault = SimFault::fail;
+  SimDevice dev(std::make_shared<DriveModel>(spec, clock.wall()), clock);
+  const auto refused = dev.start_self_test(SelfTestKind::short_test);
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_EQ(refused->reason, ErrorReason::io);
+  EXPECT_NE(refused->message.find("device self-test, short"), std::string::npos) << refused->message;
 }
 
 TEST(SimSelfTest, AFailureIsANewerFailedExtendedTestInSegmentFive) {
