@@ -43,6 +43,9 @@ def newest_stored(db):
     return {serial: ns / 1e9 for serial, ns in rows}, check
 
 
+# Its bounds are a tick of the real clock: a sanitized daemon on a loaded
+# host misses ticks, which says nothing about group commit.
+@unittest.skipIf(os.environ.get("NVMOND_SANITIZED") == "1", "tick-bound timing is meaningless under the sanitizers")
 class GroupCommitTest(unittest.TestCase):
     def test_kill_9_loses_at_most_one_tick_and_a_transaction_holds_a_tick_of_drives(self):
         d = Daemon(CONFIG)

@@ -32,6 +32,31 @@ SIM_CONFIG = config(
     poll_interval="100ms", command_timeout="300ms")
 
 
+def unmatched_label_matchers(metrics, uses, documented):
+    """Label matchers with a fixed value (bit="pmr", result=~"failed.*") that
+    no scraped series satisfies."""
+    series = {}
+    for s in metrics:
+        for k, v in s.labels.items():
+            series.setdefault((s.name, k), set()).add(v)
+    bad = []
+    for where, expr in uses:
+        for name, matchers in selectors(expr):
+            if not name or ":" in name or name in documented or name in PROMETHEUS_BUILTIN:
+                continue
+            for label, op, val in matchers:
+                if label in TARGET_LABELS or "$" in val:
+                    continue
+                values = series.get((name, label))
+                if values is None:
+                    bad.append(f"{where}: {name} has no label {label}")
+                elif op == "=" and val not in values:
+                    bad.append(f'{where}: {name}{{{label}="{val}"}} matches nothing ({sorted(values)})')
+                elif op == "=~" and not any(re.fullmatch(val, v) for v in values):
+                    bad.append(f'{where}: {name}{{{label}=~"{val}"}} matches nothing')
+    return bad
+
+
 class MetricNamesTest(unittest.TestCase):
     """Every metric the rules and dashboards query is exported by nvmond."""
 
@@ -55,15 +80,18 @@ class MetricNamesTest(unittest.TestCase):
         want = {n for n in used if ":" not in n and n not in PROMETHEUS_BUILTIN and n not in cls.documented}
         cls.d = Daemon(SIM_CONFIG).start()
         try:
-            # Every name appears once the drives have been polled a few times
-            # (analytics need two polls; throttle series a throttle).
+            # Every name and fixed label value appears once the drives have
+            # been polled a few times (analytics need two polls; throttle
+            # series a throttle; the self-test result its log read).
             def scraped():
                 text = cls.d.try_scrape()
                 if text is None:
                     return None
                 m = parse(text)
                 names = {s.name for s in m}
-                return m if want <= names else None
+                if not want <= names or unmatched_label_matchers(m, cls.uses, cls.documented):
+                    return None
+                return m
             try:
                 cls.metrics = wait_for(scraped, 30, "every used metric name on /metrics")
             except AssertionError:
@@ -98,25 +126,7 @@ class MetricNamesTest(unittest.TestCase):
         self.assertFalse(missing, "metrics not exported by nvmond:\n" + "\n".join(missing))
 
     def test_fixed_label_matchers_match_a_series(self):
-        series = {}
-        for s in self.metrics:
-            for k, v in s.labels.items():
-                series.setdefault((s.name, k), set()).add(v)
-        bad = []
-        for where, expr in self.uses:
-            for name, matchers in selectors(expr):
-                if not name or ":" in name or name in self.documented or name in PROMETHEUS_BUILTIN:
-                    continue
-                for label, op, val in matchers:
-                    if label in TARGET_LABELS or "$" in val:
-                        continue
-                    values = series.get((name, label))
-                    if values is None:
-                        bad.append(f"{where}: {name} has no label {label}")
-                    elif op == "=" and val not in values:
-                        bad.append(f'{where}: {name}{{{label}="{val}"}} matches nothing ({sorted(values)})')
-                    elif op == "=~" and not any(re.fullmatch(val, v) for v in values):
-                        bad.append(f'{where}: {name}{{{label}=~"{val}"}} matches nothing')
+        bad = unmatched_label_matchers(self.metrics, self.uses, self.documented)
         self.assertFalse(bad, "\n".join(bad))
 
     def test_workload_and_soak_matchers_use_documented_labels(self):
