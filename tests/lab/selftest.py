@@ -143,6 +143,8 @@ CASES: list[tuple[str, Callable[[dict], None], str]] = [
      edit_text("pts", r"wc_after_kill=1", "wc_after_kill=0"), "pts"),
     ("a run that found the write cache disabled after the kill",
      edit_text("pts", r'(?s)("found": )true(,(?:(?!RUNJSON-BEGIN).)*RUNJSON-END after-kill)', r"\1false\2"), "pts"),
+    ("a page QEMU lacks asked for again (said twice)",
+     append_line("nvmond.lacks", "nvmond info: /dev/nvme0: no persistent event log: asked again"), "smart"),
     ("temperature bit not exported",
      edit_metric("metrics.C1", "nvme_critical_warning", {"serial": S0, "bit": "temperature"},
                  set_value(0)), "thermal"),

@@ -66,8 +66,8 @@ def compare_drive(rep: Report, samples: list[promtext.Sample], serial: str,
               f"unchecked: {unknown} (add rows to FIELDS or names to NOT_SMART_FIELDS"
               " in tests/lab/lablib/smart_fields.py)" if unknown else "")
     ocp = sorted({s.name for s in mine if s.name.startswith(ABSENT_ON_QEMU_PREFIXES)})
-    rep.check(not ocp, f"{what}: no OCP or self-test series for a controller without the C0 log or"
-              " Device Self-test",
+    rep.check(not ocp, f"{what}: no OCP, self-test or event-log series for a controller without the C0 log,"
+              " Device Self-test or Persistent Event log",
               ", ".join(ocp))
 
 
@@ -177,6 +177,18 @@ def check_smart(lab: Lab, rep: Report) -> None:
                       sources(lab, dev, f"smart.A1.{dev}", f"thresh.A.{dev}"),
                       sources(lab, dev, f"smart.A2.{dev}", f"thresh.A.{dev}"), "metrics.A")
         check_drive_evidence(rep, lab, samples, serial, dev)
+    if lab.has("nvmond.lacks"):
+        check_told_once(rep, lab.text("nvmond.lacks"), (d0, d1))
+
+
+def check_told_once(rep: Report, lines: str, devs: tuple[str, ...]) -> None:
+    """QEMU 7.2 keeps no Device Self-test and no Persistent Event log: nvmond
+    says so once per controller, at info, and never asks again (a controller
+    asked every poll would say it every poll)."""
+    for dev in devs:
+        for page in ("no device self-test", "no persistent event log"):
+            n = len(re.findall(rf"^nvmond info: /dev/{dev}: {page}:", lines, re.M))
+            rep.check(n == 1, f"nvmond said '{page}' for {dev} once", f"{n} times")
 
 
 @dataclass(frozen=True)

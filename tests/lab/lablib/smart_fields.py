@@ -129,7 +129,8 @@ EVIDENCE_METRICS: set[str] = {
 }
 
 # Log pages QEMU 7.2 does not have (OCP C0; Device Self-test, OACS bit 4
-# clear): nvmond must not export series for them.
-ABSENT_ON_QEMU_PREFIXES = ("nvme_ocp_", "nvme_self_test_")
+# clear; Persistent Event log, LPA bit 4 clear): nvmond must not export
+# series for them.
+ABSENT_ON_QEMU_PREFIXES = ("nvme_ocp_", "nvme_self_test_", "nvme_event_log_")
 
 CHECKED_METRICS = {f.metric for f in FIELDS} | NOT_SMART_FIELDS | EVIDENCE_METRICS
