@@ -16,6 +16,11 @@ std::optional<Error> IoPlanner::plan_range(std::uint64_t target_size) {
     return Error{ErrorReason::setup, fmt::format("{}: offset {} is beyond the target's {} bytes", spec_.target,
                                       spec_.offset, target_size)};
   }
+  // The read-back bitmap covers a worker's own share; zones draw from the
+  // whole range, so a verified job with zones would mark blocks outside it.
+  if (spec_.verify && !spec_.zones.empty()) {
+    return Error{ErrorReason::setup, fmt::format("{}: a verified job cannot have access zones", spec_.target)};
+  }
   const std::uint64_t len = spec_.size ? spec_.size : target_size - spec_.offset;
   if (spec_.offset + len > target_size) {
     return Error{ErrorReason::setup, fmt::format("{}: offset+size {} is beyond the target's {} bytes",

@@ -123,6 +123,15 @@ TEST(IoPlanner, AccessZonesLieOverTheWholeRangeWhateverTheThreadCount) {
   }
 }
 
+TEST(IoPlanner, AVerifiedJobWithAccessZonesIsRefusedBeforeItsFirstIo) {
+  JobSpec j = cbw_writes(100ULL << 20, 4);
+  j.verify = true;
+  IoPlanner p(j, 1, 1);
+  const auto refused = p.plan_range(100ULL << 20);
+  ASSERT_TRUE(refused);
+  EXPECT_NE(refused->message.find("access zones"), std::string::npos) << refused->message;
+}
+
 TEST(IoPlanner, BlockAlignPutsEverySizeOnFourKibBoundaries) {
   const JobSpec j = cbw_writes(100ULL << 20, 2);
   bool small_seen = false;
