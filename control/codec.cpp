@@ -69,6 +69,10 @@ Drive decode_drive(const json& j) {
   }
   d.throttling = bool_of(j, "throttling");
   if (j.contains("link_degraded")) d.link_degraded = bool_of(j, "link_degraded");
+  if (auto n = integer_or_null(j, "media_path_errors", "a count or null")) {
+    if (*n < 0) bad("media_path_errors", "a count or null");
+    d.media_path_errors = static_cast<std::uint64_t>(*n);
+  }
   return d;
 }
 
@@ -290,7 +294,8 @@ json encode(const Drive& d) {
           {"percentage_used", opt(d.percentage_used)},
           {"critical_warnings", d.critical_warnings},
           {"throttling", d.throttling},
-          {"link_degraded", d.link_degraded}};
+          {"link_degraded", d.link_degraded},
+          {"media_path_errors", opt(d.media_path_errors)}};
 }
 
 json encode(const Schedule& s) {

@@ -86,6 +86,9 @@ struct Drive {
   std::vector<std::string> critical_warnings;                     // the bits set
   bool throttling = false;
   bool link_degraded = false;  // absent from a daemon older than the field: false
+  // Error log entries of the media and path classes; null: unknown (or a
+  // daemon older than the field).
+  std::optional<std::uint64_t> media_path_errors = {};
 };
 
 // A run as status, history and show carry it: the run model's view, whose

@@ -20,6 +20,8 @@ struct DriveSummary {
   std::vector<std::string> critical_warnings;  // names of the bits set (kCriticalWarningNames)
   bool throttling = false;
   bool link_degraded = false;  // PCIe link trained below its maximum speed or width
+  // Media and path entries of its error log counted so far; nullopt: unknown.
+  std::optional<std::uint64_t> media_path_errors = {};
   bool self_test_supported = false;     // Identify OACS bit 4
   std::optional<SelfTestLog> self_test = {};  // as last read; nullopt before the first read
 };

@@ -39,6 +39,11 @@ std::optional<std::pair<std::uint64_t, ErrorClassCounts>> decode_error_log_state
   return std::make_pair(last, counts);
 }
 
+std::uint64_t media_and_path_errors(const ErrorClassCounts& counts) {
+  return counts[static_cast<std::size_t>(ErrorStatusClass::media)] +
+         counts[static_cast<std::size_t>(ErrorStatusClass::path)];
+}
+
 bool should_read_error_log(u128 smart_count, std::optional<std::uint64_t> seen) {
   return seen && clamp_u64(smart_count) != *seen;
 }

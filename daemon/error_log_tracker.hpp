@@ -41,6 +41,10 @@ std::optional<std::pair<std::uint64_t, ErrorClassCounts>> decode_error_log_state
 // a reset).
 bool should_read_error_log(u128 smart_count, std::optional<std::uint64_t> seen);
 
+// The entries of the classes an operator is paged on (media, path): the
+// drive's own faults, not the host's mistakes.
+std::uint64_t media_and_path_errors(const ErrorClassCounts& counts);
+
 class ErrorLogTracker {
  public:
   explicit ErrorLogTracker(Store& store) : store_(store) {}

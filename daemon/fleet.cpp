@@ -32,6 +32,7 @@ void observe_error_log(ErrorLogTracker& tracker, const DriveInfo& info, const He
   }
   out.error_log_seen = tracker.seen();
   if (!out.error_log_seen) return;
+  out.media_path_errors = media_and_path_errors(tracker.counts());
   MetricSet set;
   add_error_log_classes(tracker.counts(), {{"serial", info.serial}}, set);
   auto fams = set.take();

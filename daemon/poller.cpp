@@ -370,6 +370,7 @@ void DevicePoller::on_outcome(std::shared_ptr<Outcome> o) {
   last_duration_s_ = o->duration_s;
   ++polls_;
   if (o->info) {
+    if (info_ && info_->serial != o->info->serial) media_path_errors_.reset();
     info_ = *o->info;
     if (info_->serial.empty()) {
       log::error("{}: identified without a serial number ({}); reported under its path only", path_, info_->model);
@@ -395,6 +396,7 @@ void DevicePoller::on_outcome(std::shared_ptr<Outcome> o) {
                  std::make_move_iterator(o->observed.families.end()));
   snapshot_ = std::move(o->snapshot);
   throttling_ = o->observed.throttling;
+  if (o->observed.media_path_errors) media_path_errors_ = o->observed.media_path_errors;
   publish();
 }
 
@@ -438,8 +440,9 @@ void DevicePoller::publish() {
   }
   auto fams = set.take();
   fams.insert(fams.end(), health_.begin(), health_.end());
-  out_.publish(path_, std::move(fams),
-               summarize_drive(*info_, up_, snapshot_ ? &*snapshot_ : nullptr, throttling_));
+  DriveSummary summary = summarize_drive(*info_, up_, snapshot_ ? &*snapshot_ : nullptr, throttling_);
+  summary.media_path_errors = media_path_errors_;
+  out_.publish(path_, std::move(fams), std::move(summary));
 }
 
 }  // namespace nvmond

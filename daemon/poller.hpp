@@ -43,6 +43,9 @@ struct PollObservation {
   // (ErrorLogTracker::seen): the next poll reads the Error Information log
   // only when SMART's count differs. nullopt: not known, do not read.
   std::optional<std::uint64_t> error_log_seen;
+  // Error log entries of the media and path classes counted for the drive
+  // so far (what pages someone); nullopt while its log is unknown.
+  std::optional<std::uint64_t> media_path_errors;
 };
 // Runs on the worker thread after every successful poll of an identified
 // drive (analytics, persistence).
@@ -106,6 +109,7 @@ class DevicePoller {
   std::vector<prometheus::MetricFamily> health_;
   std::optional<HealthSnapshot> snapshot_;
   bool throttling_ = false;
+  std::optional<std::uint64_t> media_path_errors_;  // kept across failed polls: it is history, not health
   double last_duration_s_ = 0;
   double last_success_unix_ = 0;
   std::uint64_t polls_ = 0;

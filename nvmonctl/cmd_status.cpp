@@ -17,6 +17,10 @@ void print_status(const control::StatusReply& r, std::ostream& out) {
     for (const auto& w : d.critical_warnings) warnings += (warnings.empty() ? "" : ",") + w;
     // Not a SMART bit, but as page-worthy: the drive runs below its link's bandwidth.
     if (d.link_degraded) warnings += (warnings.empty() ? "" : ",") + std::string("pcie_link_degraded");
+    // The drive's own log of media and path errors (the alert's classes).
+    if (d.media_path_errors.value_or(0) > 0) {
+      warnings += (warnings.empty() ? "" : ",") + fmt::format("error_log_media_path={}", *d.media_path_errors);
+    }
     out << fmt::format("{:<20} {:<24} {:>4} {:>7} {:>7} {:>6} {:<10} {}\n", d.serial, d.model, d.up ? "yes" : "no",
                        cell(d.composite_c), cell(d.warning_c),
                        d.percentage_used ? fmt::format("{:.0f}", *d.percentage_used * 100) : "-",

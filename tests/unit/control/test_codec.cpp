@@ -76,7 +76,7 @@ Run a_run() {
   return r;
 }
 
-Drive a_drive() { return {"SN-A", "Model A", "/dev/nvme0", true, 40.0, 70.0, 0.01, {"temperature"}, true, true}; }
+Drive a_drive() { return {"SN-A", "Model A", "/dev/nvme0", true, 40.0, 70.0, 0.01, {"temperature"}, true, true, 3}; }
 
 Schedule a_schedule() { return {"nightly", "wsat", "sim:a", "daily 02:00", ScheduleState::queued, "drive busy", 1.7e9, 12}; }
 
@@ -202,6 +202,15 @@ TEST(ControlCodec, ADriveFromADaemonWithoutLinkHealthIsNotDegraded) {
   ASSERT_EQ(wire["drives"][0]["link_degraded"], true);
   wire["drives"][0].erase("link_degraded");
   EXPECT_FALSE(decode_reply<StatusReply>(wire).drives.at(0).link_degraded);
+}
+
+TEST(ControlCodec, ADriveFromADaemonWithoutErrorLogCountsHasNoneAndANegativeCountIsRefused) {
+  json wire = encode(StatusReply{{a_drive()}, {}, {}});
+  ASSERT_EQ(wire["drives"][0]["media_path_errors"], 3);
+  wire["drives"][0].erase("media_path_errors");
+  EXPECT_FALSE(decode_reply<StatusReply>(wire).drives.at(0).media_path_errors);
+  wire["drives"][0]["media_path_errors"] = -1;
+  EXPECT_EQ(error_of([&] { decode_reply<StatusReply>(wire); }), "\"drives[0].media_path_errors\": expected a count or null");
 }
 
 TEST(ControlCodec, AMissingOrMistypedReplyKeyIsAnErrorNamingIt) {

@@ -314,13 +314,15 @@ struct PacedPolls {
   ManualClock clock;
   std::shared_ptr<test::ControllerScript> script = std::make_shared<test::ControllerScript>();
   std::unique_ptr<DevicePoller> poller;
+  std::optional<std::uint64_t> media_path_errors;  // what the observer's history says
 
   void start() {
     poller = std::make_unique<DevicePoller>(io, "fake:paced", std::make_unique<test::FakeController>(script),
                                             PollSettings{10s, 1h}, clock, out,
-                                            [](const DriveInfo&, const HealthSnapshot&) {
+                                            [this](const DriveInfo&, const HealthSnapshot&) {
                                               PollObservation o;
                                               o.error_log_seen = 0;  // a history that has seen no error
+                                              o.media_path_errors = media_path_errors;
                                               return o;
                                             });
     poller->start();
@@ -339,6 +341,25 @@ struct PacedPolls {
     clock.advance(10s);
   }
 };
+
+// nvmonctl status shows the media and path errors the drive's error log
+// holds: history, so a failed poll keeps them where it drops the health.
+TEST(DevicePoller, TheDrivesMediaAndPathErrorsReachItsSummaryAndOutliveAFailedPoll) {
+  PacedPolls p;
+  p.script->identity.serial = "SN-ERR";
+  p.start();
+  p.poll();
+  ASSERT_EQ(p.out.drives().size(), 1u);
+  EXPECT_FALSE(p.out.drives()[0].media_path_errors) << "unknown until the history says";
+  p.media_path_errors = 2;
+  p.poll();
+  EXPECT_EQ(p.out.drives()[0].media_path_errors, std::optional<std::uint64_t>(2));
+  p.script->smart_error = Error{ErrorReason::io, "fake:nvme7: get-log SMART (02h): I/O error"};
+  p.poll();
+  ASSERT_FALSE(p.out.drives()[0].up);
+  EXPECT_FALSE(p.out.drives()[0].composite_c);
+  EXPECT_EQ(p.out.drives()[0].media_path_errors, std::optional<std::uint64_t>(2));
+}
 
 TEST(DevicePoller, AnIdleDrivesSelfTestLogIsReadOncePerTenMinutesAndCarriedBetween) {
   PacedPolls p;
