@@ -20,6 +20,8 @@ std::vector<const PelEvent*> of_type(const PersistentEventLog& log, PelEventType
   }
   return out;
 }
+// Pointers into a temporary log would dangle.
+std::vector<const PelEvent*> of_type(PersistentEventLog&& log, PelEventType type) = delete;
 
 WallTime time_of(const PelEvent& e) {
   return WallTime{std::chrono::duration_cast<WallTime::duration>(std::chrono::milliseconds(e.header.timestamp.milliseconds()))};
@@ -50,7 +52,8 @@ TEST(SimEventLog, EachRiseToTheWarningTemperatureIsAnExcursionAtItsTime) {
     if (!crossed && s.celsius >= spec.warning_temp_c) crossed = clock.wall();
   });
   ASSERT_TRUE(crossed) << "the workload never heated the drive to WCTEMP";
-  auto hot = of_type(m.persistent_event_log(), PelEventType::thermal_excursion);
+  const auto log = m.persistent_event_log();
+  auto hot = of_type(log, PelEventType::thermal_excursion);
   ASSERT_EQ(hot.size(), 1u);
   const auto& data = std::get<PelThermalExcursion>(hot[0]->data);
   EXPECT_EQ(data.threshold_celsius, static_cast<std::uint8_t>(spec.warning_temp_c));
@@ -62,7 +65,8 @@ TEST(SimEventLog, EachRiseToTheWarningTemperatureIsAnExcursionAtItsTime) {
   m.advance_to(clock.wall());
   ASSERT_LT(m.composite_celsius(), spec.warning_temp_c);
   test::run_workload(m, clock, 10min, 4 << 20, IoOp::write, true, [](const test::Sample&) {});
-  EXPECT_EQ(of_type(m.persistent_event_log(), PelEventType::thermal_excursion).size(), 2u);
+  const auto again = m.persistent_event_log();
+  EXPECT_EQ(of_type(again, PelEventType::thermal_excursion).size(), 2u);
 }
 
 TEST(SimEventLog, TheInjectedExcursionIsRecordedOnceAndSurvivesASave) {
@@ -72,9 +76,11 @@ TEST(SimEventLog, TheInjectedExcursionIsRecordedOnceAndSurvivesASave) {
   spec.thermal_excursion_at = at;
   DriveModel a(spec, clock.wall());
   a.advance_to(clock.wall() + 10min);
-  EXPECT_TRUE(of_type(a.persistent_event_log(), PelEventType::thermal_excursion).empty());
+  const auto early = a.persistent_event_log();
+  EXPECT_TRUE(of_type(early, PelEventType::thermal_excursion).empty());
   a.advance_to(clock.wall() + 1h);
-  auto hot = of_type(a.persistent_event_log(), PelEventType::thermal_excursion);
+  const auto after = a.persistent_event_log();
+  auto hot = of_type(after, PelEventType::thermal_excursion);
   ASSERT_EQ(hot.size(), 1u);
   EXPECT_EQ(time_of(*hot[0]), at);
 
