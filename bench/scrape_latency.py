@@ -19,14 +19,10 @@ import statistics
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "integration"))
 
-
-def cpu_seconds(pid):
-    """User + system CPU time of a process so far (/proc/PID/stat)."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+from store_cost import cpu_seconds  # noqa: E402  (bench/ is not a package)
 
 
 def percentile(sorted_values, q):

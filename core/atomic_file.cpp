@@ -26,7 +26,8 @@ struct Fd {
 };
 }  // namespace
 
-std::optional<Error> write_file_atomically(const std::string& path, std::string_view content) {
+std::optional<Error> write_file_atomically(const std::string& path, std::string_view content, Durability durability) {
+  const bool sync = durability == Durability::power_loss;
   std::filesystem::path target(path);
   std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
   // Built by appending: GCC 12 at -O3 raises a false -Wrestrict on
@@ -45,13 +46,14 @@ std::optional<Error> write_file_atomically(const std::string& path, std::string_
       if (n < 0) return io_error(tmp, "write", errno);
       done += static_cast<std::size_t>(n);
     }
-    if (::fsync(f.fd) != 0) return io_error(tmp, "fsync", errno);
+    if (sync && ::fsync(f.fd) != 0) return io_error(tmp, "fsync", errno);
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;
     ::unlink(tmp.c_str());
     return io_error(path, "rename", err);
   }
+  if (!sync) return std::nullopt;
   Fd d{::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
   if (d.fd < 0) return io_error(dir.string(), "open directory", errno);
   if (::fsync(d.fd) != 0) return io_error(dir.string(), "fsync directory", errno);

@@ -12,8 +12,15 @@
 
 namespace nvmond {
 
+// What a write must survive. Both leave the old or the new content, never a
+// mix, after the writing process dies (the rename is atomic); only
+// `power_loss` pays the two fsyncs that carry that through a crash of the
+// host.
+enum class Durability { power_loss, process_crash };
+
 // nullopt on success; Error{ErrorReason::io, "<path>: <step>: <strerror>"} otherwise.
-std::optional<Error> write_file_atomically(const std::string& path, std::string_view content);
+std::optional<Error> write_file_atomically(const std::string& path, std::string_view content,
+                                           Durability durability = Durability::power_loss);
 // The same, for the file `name` (one path component) inside the directory
 // `dir_fd` (opened O_RDONLY, not O_PATH: it is fsynced), written by descriptor: no symlink is followed and no existing
 // file is opened (the temporary is unlinked, then created O_EXCL), so nothing

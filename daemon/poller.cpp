@@ -156,6 +156,11 @@ struct DevicePoller::Worker {
       event_log_unsupported = false;
       self_test.reset();
       self_test_pacing->reset();
+      // A recovery of the same drive keeps the mark: a drive that fails
+      // now and then would otherwise have its whole event log read again
+      // at every recovery. The tracker's generation and fingerprint make a
+      // new drive's log count from its own start.
+      event_log_mark.reset();
     }
   }
 
@@ -169,7 +174,7 @@ struct DevicePoller::Worker {
     }
   }
 
-  // At start-up and after each identify, then as should_read_event_log
+  // At start-up and when another drive identifies, then as should_read_event_log
   // says; a failed read waits as long as a good one, not retried each poll.
   void read_event_log(HealthSnapshot& snap) {
     if (event_log_unsupported || !should_read_event_log(event_log_mark, snap)) return;
@@ -196,7 +201,6 @@ struct DevicePoller::Worker {
       identified_as(*id);
       info = *id;
       out->info = *id;
-      event_log_mark.reset();
     }
     auto smart = device->read_smart();
     if (!smart) {

@@ -164,6 +164,7 @@ Result<std::int64_t> SoakRunner::start(const SoakRequest& request) {
   run->target = std::move(opened->target);
   run->keep = std::move(opened->keep);
   const TargetIdentity id = run->target->identity();
+  put_back_replaced_write_cache(request.name, id.serial);
   try {
     run->plan = build_plan(request.test, TargetFacts{id.capacity_bytes, id.rated_dwpd});
   } catch (const ParamError& e) {
@@ -455,6 +456,14 @@ void SoakRunner::put_back_write_cache(RunRow row) {
   if (auto r = state_->store->update_run(row.id, row.status, row.ended_ns, row.header); !r) {
     log::error("run {}: {}", row.id, r.error().message);
   }
+}
+
+void SoakRunner::put_back_replaced_write_cache(const std::string& name, const std::string& serial) {
+  auto existing = state_->store->unfinished_run(name);
+  if (!existing || !*existing) return;
+  const RunRow& row = **existing;
+  if (row.serial == serial || find(row.id) || !left_write_cache_changed(row)) return;
+  put_back_write_cache(row);
 }
 
 bool SoakRunner::wait_idle(Duration timeout) {

@@ -79,6 +79,10 @@ class SoakRunner final : public SoakControl {
  private:
   // An orphan that left its drive's write cache changed: put it back.
   void put_back_write_cache(RunRow row);
+  // The unfinished run a new one of the same name will close, when it ran
+  // on another drive and left that drive's write cache changed: the new
+  // run's executor holds only its own drive, so the cache is put back here.
+  void put_back_replaced_write_cache(const std::string& name, const std::string& serial);
   struct Run;
   struct State;
   static void execute(const std::shared_ptr<State>& state, const std::shared_ptr<Run>& run);

@@ -37,6 +37,7 @@
 #include "collectors/device.hpp"
 #include "collectors/health.hpp"
 #include "collectors/persistent_event.hpp"
+#include "core/atomic_file.hpp"
 #include "sim/sim_drive_spec.hpp"
 #include "sim/valid_data_map.hpp"
 #include "core/clock.hpp"
@@ -269,9 +270,11 @@ class DriveModel {
 };
 
 // Writes the model's state to `path` atomically (temporary file in the same
-// directory, fsync, rename, fsync of the directory), so a kill -9 leaves
-// either the old or the new state. nullopt on success.
-std::optional<Error> save_state_file(const DriveModel& model, const std::string& path);
+// directory, rename; `durability` says whether it is fsynced to survive a
+// host crash too), so a kill -9 leaves either the old or the new state.
+// nullopt on success.
+std::optional<Error> save_state_file(const DriveModel& model, const std::string& path,
+                                     Durability durability = Durability::power_loss);
 // Restores a model from `path`. Error reason "absent" when there is no file.
 std::optional<Error> load_state_file(DriveModel& model, const std::string& path);
 

@@ -205,8 +205,8 @@ std::optional<Error> DriveModel::load_state(const std::string& text) {
   return std::nullopt;
 }
 
-std::optional<Error> save_state_file(const DriveModel& model, const std::string& path) {
-  return write_file_atomically(path, model.save_state());
+std::optional<Error> save_state_file(const DriveModel& model, const std::string& path, Durability durability) {
+  return write_file_atomically(path, model.save_state(), durability);
 }
 
 std::optional<Error> load_state_file(DriveModel& model, const std::string& path) {

@@ -40,8 +40,9 @@
 namespace nvmond {
 
 struct StoreWriterOptions {
-  // Polls queued at most; one more is dropped and counted. At 10 s polls
-  // this is hours of a large fleet.
+  // Polls queued at most; one more is dropped and counted. A store that
+  // stays unwritable fills it in about 6.5 minutes at 256 drives polled
+  // every second, 65 minutes at 10 s polls, 4.3 hours for 64 drives at 10 s.
   std::size_t max_queued = 100000;
   // Real time between the start of one batch and the next: at most one
   // fsync per interval whatever the drive count. A batch also waits half

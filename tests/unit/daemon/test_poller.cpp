@@ -306,6 +306,48 @@ TEST(DevicePoller, TheEventLogIsReadAtStartHourlyOrWhenTheDriveRanHotAndNeverWhe
   }
 }
 
+TEST(DevicePoller, ARecoveredDriveKeepsItsEventLogScheduleAndAnotherDriveIsReadAtOnce) {
+  boost::asio::io_context io;
+  PublishedMetrics out;
+  ManualClock clock;
+  auto script = std::make_shared<test::ControllerScript>();
+  script->identity.serial = "SN-PEL1";
+  script->event_log = PersistentEventLog{};
+  std::atomic<int> good{0};  // polls that reached the observer
+  DevicePoller poller(io, "fake:pel", std::make_unique<test::FakeController>(script), PollSettings{10min, 1h},
+                      clock, out, [&](const DriveInfo&, const HealthSnapshot&) {
+                        ++good;
+                        return PollObservation{};
+                      });
+  poller.start();
+  const Error timed_out{ErrorReason::timeout, "fake:nvme7: get-log smart (02h): timed out"};
+  // One poll; `fails` says which outcome to wait for: a failed poll reaches
+  // no observer, but its outcome marks the drive down. Returns the event
+  // log reads it made.
+  auto poll = [&](bool fails) {
+    const int good_before = good.load();
+    const int reads_before = script->event_log_reads;
+    script->smart_error = fails ? std::optional<Error>(timed_out) : std::nullopt;
+    auto done = [&] {
+      if (!fails) return good.load() > good_before;
+      const auto drives = out.drives();
+      return !drives.empty() && !drives.front().up;
+    };
+    const auto give_up = std::chrono::steady_clock::now() + 10s;
+    io.poll();
+    while (!done() && std::chrono::steady_clock::now() < give_up) io.run_one_for(10ms);
+    io.run_one_for(1s);  // the outcome, so the next tick is not skipped as in flight
+    clock.advance(10min);
+    return script->event_log_reads - reads_before;
+  };
+  EXPECT_EQ(poll(false), 1);  // start-up
+  EXPECT_EQ(poll(true), 0);   // the next poll identifies again
+  EXPECT_EQ(poll(false), 0);  // the same drive, recovered: its schedule holds
+  EXPECT_EQ(poll(true), 0);
+  script->identity.serial = "SN-PEL2";  // swapped while it failed
+  EXPECT_EQ(poll(false), 1);
+}
+
 // Polls a FakeController at a 10 s interval on a ManualClock, one poll at a
 // time: poll() returns once the poll's outcome is handled.
 struct PacedPolls {

@@ -299,6 +299,45 @@ TEST(SoakRunner, AnOrphanThatLeftItsDrivesWriteCacheChangedPutsItBack) {
   EXPECT_EQ(f.row(other).status, RunStatus::interrupted);
 }
 
+// A run of the same name started on another drive closes the unfinished
+// one: the drive that one left with its write cache disabled gets it back,
+// and the new run's drive is only disabled for its own run.
+TEST(SoakRunner, ANewRunOnAnotherDrivePutsBackTheCacheTheClosedRunLeftChanged) {
+  Fixture f;
+  SimDriveSpec old_spec = drive();
+  old_spec.name = "d1";
+  old_spec.serial = "SN-OLD";
+  auto old_model = std::make_shared<DriveModel>(old_spec, WallTime{} + 480000h);
+  auto old_gate = std::make_shared<Gate>();
+  f.runner = std::make_unique<SoakRunner>(
+      f.store, f.dir.path(),
+      [&f, old_model, old_gate](const std::string& path) -> Result<OpenedTarget> {
+        if (path == "sim:d1") return OpenedTarget{std::make_unique<GatedTarget>(old_model, old_gate), nullptr};
+        return OpenedTarget{std::make_unique<GatedTarget>(f.model, f.gate), nullptr};
+      },
+      f.clock, &f.sink);
+  RunHeader h;
+  h.test = "wsat";
+  h.started_at = "2024-10-04T00:00:00Z";
+  h.write_cache = WriteCacheRecord{true, false, "Get Features 06h: enabled; set disabled for the test", {}, {}};
+  RunRow crashed;
+  crashed.name = "w";
+  crashed.test = "wsat";
+  crashed.target = "sim:d1";
+  crashed.serial = "SN-OLD";
+  crashed.header = header_blob(h);
+  const std::int64_t old_run = *f.store->create_run(crashed);
+  f.gate->allow(10);
+  auto id = f.runner->start(f.wsat(1, false));
+  ASSERT_TRUE(id) << id.error().message;
+  ASSERT_TRUE(f.runner->wait_idle(20s));
+  EXPECT_EQ(old_gate->write_cache_sets, (std::vector<bool>{true}));
+  const auto closed = header_from_blob(f.row(old_run).header);
+  ASSERT_TRUE(closed && closed->write_cache);
+  EXPECT_TRUE(closed->write_cache->restored_at);
+  EXPECT_EQ(f.row(old_run).status, RunStatus::interrupted);
+}
+
 TEST(SoakRunner, EachCommittedRoundReportsItsThroughputForTheDrivesThrottleInference) {
   Fixture f;
   f.gate->allow(1);

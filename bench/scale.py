@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""What a fleet costs the host as it grows: 32, 64, 128 and 256 simulated
+drives polled every 1 s and every 10 s (a benchmark, not a test: it prints a
+table and the machine's load, and asserts nothing).
+
+For each point it starts the built nvmond with its state directory on a real
+file system, waits until every drive is published and a warm-up has passed,
+then measures, in this order so one measurement does not load the next:
+
+1. a window without scrapes: the daemon's CPU time and write_bytes per
+   drive-poll, drive-polls and history commits (store_cost.py's method);
+2. RSS (VmRSS);
+3. scrapes on one keep-alive connection, gzip and identity interleaved,
+   while polling goes on: p50/p99 per encoding and the exposition's size;
+4. an strace window: fsyncs per second of the history and of the simulated
+   drives' state files.
+
+  bench/scale.py [--build-dir build] [--drives 32,64,128,256] [--polls 1s,10s]
+                 [--window 60] [--scrapes 200] [--strace-window 10]
+"""
+import argparse
+import http.client
+import os
+import sys
+import tempfile
+import time
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+sys.path.insert(0, os.path.join(here, "..", "tests", "integration"))
+
+import store_cost  # noqa: E402  (bench/ is not a package)
+from scrape_latency import percentile  # noqa: E402
+
+
+def seconds_of(poll):
+    return float(poll[:-1]) * {"s": 1, "m": 60}[poll[-1]]
+
+
+def rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def scrape_times(port, scrapes):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    times, sizes = {"gzip": [], "identity": []}, {}
+    for _ in range(scrapes):
+        for enc in ("gzip", "identity"):
+            t0 = time.perf_counter()
+            conn.request("GET", "/metrics", headers={"Accept-Encoding": enc})
+            r = conn.getresponse()
+            body = r.read()
+            times[enc].append(time.perf_counter() - t0)
+            if r.status != 200:
+                raise SystemExit(f"scrape answered {r.status}")
+            sizes[enc] = len(body)
+    conn.close()
+    return {enc: sorted(t) for enc, t in times.items()}, sizes
+
+
+def measure(h, drives, poll, args):
+    profiles = ["datacenter", "consumer", "consumer-heatsink", "generic"]
+    cfg = h.config(*(h.sim(f"d{i}", f"SCALE-{i:03d}", profiles[i % 4], write_rate=f"{50 + i}MB", has_ocp=True)
+                     for i in range(drives)), poll_interval=poll)
+    d = h.Daemon(cfg, workdir=tempfile.mkdtemp(prefix="nvmond-scale-", dir="/var/tmp")).start()
+    try:
+        h.wait_for(lambda: sum(s.value == 1 for s in h.find(d.metrics(), "nvme_up")) == drives,
+                   300, f"{drives} drives up")
+        time.sleep(max(args.warmup, 2 * seconds_of(poll)))  # past the first polls' page allocation
+        pid, load = d.proc.pid, os.getloadavg()[0]
+        polls0, commits0 = store_cost.totals(h, d)
+        cpu0, bytes0, t0 = store_cost.cpu_seconds(pid), store_cost.write_bytes(pid), time.monotonic()
+        time.sleep(args.window)  # a measurement window, not synchronisation
+        cpu1, bytes1, t1 = store_cost.cpu_seconds(pid), store_cost.write_bytes(pid), time.monotonic()
+        polls1, commits1 = store_cost.totals(h, d)
+        rss = rss_mb(pid)
+        times, sizes = scrape_times(d.port, args.scrapes)
+        fsyncs = {}
+        if args.strace_window > 0:
+            fsyncs, _ = store_cost.strace_window(pid, args.strace_window, os.path.join(d.dir, "strace.txt"))
+    finally:
+        d.stop()
+    polls, elapsed = polls1 - polls0, t1 - t0
+    return {
+        "drives": drives, "poll": poll, "load": load,
+        "polls_s": polls / elapsed, "commits_s": (commits1 - commits0) / elapsed,
+        "cpu_pct": 100 * (cpu1 - cpu0) / elapsed, "cpu_ms": 1000 * (cpu1 - cpu0) / polls,
+        "bytes": (bytes1 - bytes0) / polls, "rss": rss,
+        "history_fsync": fsyncs.get("history", 0) / args.strace_window if args.strace_window else float("nan"),
+        "sim_fsync": fsyncs.get("sim state", 0) / args.strace_window if args.strace_window else float("nan"),
+        "kib": sizes["identity"] / 1024, "gz_kib": sizes["gzip"] / 1024,
+        "p50": percentile(times["identity"], 0.5) * 1e3, "p99": percentile(times["identity"], 0.99) * 1e3,
+        "gz_p50": percentile(times["gzip"], 0.5) * 1e3, "gz_p99": percentile(times["gzip"], 0.99) * 1e3,
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build-dir", default="build")
+    ap.add_argument("--drives", default="32,64,128,256")
+    ap.add_argument("--polls", default="1s,10s")
+    ap.add_argument("--warmup", type=float, default=10)
+    ap.add_argument("--window", type=float, default=60)
+    ap.add_argument("--scrapes", type=int, default=200)
+    ap.add_argument("--strace-window", type=float, default=10)
+    args = ap.parse_args()
+    os.environ.setdefault("NVMOND", os.path.join(args.build_dir, "nvmond"))
+    import nvmond_harness as h
+    h.NVMOND = os.environ["NVMOND"]
+
+    print(f"{os.cpu_count()} CPUs; load is the 1-minute average when each window began")
+    print("| drives | poll | load | drive-polls/s | commits/s | CPU % of a core | CPU ms / drive-poll | "
+          "write_bytes B / drive-poll | history fsync/s | sim state fsync/s | RSS MB | exposition KiB (gzip) | "
+          "scrape p50 / p99 ms | gzip p50 / p99 ms |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for poll in args.polls.split(","):
+        for drives in (int(n) for n in args.drives.split(",")):
+            r = measure(h, drives, poll, args)
+            print(f"| {r['drives']} | {r['poll']} | {r['load']:.1f} | {r['polls_s']:.1f} | {r['commits_s']:.2f} | "
+                  f"{r['cpu_pct']:.1f} | {r['cpu_ms']:.2f} | {r['bytes']:,.0f} | {r['history_fsync']:.1f} | "
+                  f"{r['sim_fsync']:.1f} | {r['rss']:.0f} | {r['kib']:,.0f} ({r['gz_kib']:,.0f}) | "
+                  f"{r['p50']:.1f} / {r['p99']:.1f} | {r['gz_p50']:.1f} / {r['gz_p99']:.1f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
