@@ -1,8 +1,7 @@
 #include "daemon/metrics_endpoint.hpp"
 
-#include <prometheus/text_serializer.h>
-
 #include "core/build_info.hpp"
+#include "metrics/exposition_text.hpp"
 
 namespace nvmond {
 namespace {
@@ -24,7 +23,11 @@ MetricsEndpoint::MetricsEndpoint(std::shared_ptr<prometheus::Registry> self,
     : self_(std::move(self)), published_(std::move(published)) {}
 
 std::string MetricsEndpoint::exposition() const {
-  std::string out = prometheus::TextSerializer().Serialize(self_->Collect());
+  std::string out;
+  for (const auto& family : self_->Collect()) {
+    append_family_header(out, family);
+    append_family_samples(out, family);
+  }
   published_->render(out);
   return out;
 }

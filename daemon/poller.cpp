@@ -395,13 +395,13 @@ void DevicePoller::on_outcome(std::shared_ptr<Outcome> o) {
   last_success_unix_ = seconds(o->snapshot->taken.time_since_epoch());
   MetricSet set;
   add_health(*info_, *o->snapshot, {{"serial", info_->serial}}, set);
-  health_ = set.take();
-  health_.insert(health_.end(), std::make_move_iterator(o->observed.families.begin()),
-                 std::make_move_iterator(o->observed.families.end()));
+  auto health = set.take();
+  health.insert(health.end(), std::make_move_iterator(o->observed.families.begin()),
+                std::make_move_iterator(o->observed.families.end()));
   snapshot_ = std::move(o->snapshot);
   throttling_ = o->observed.throttling;
   if (o->observed.media_path_errors) media_path_errors_ = o->observed.media_path_errors;
-  publish();
+  publish(std::move(health));
 }
 
 void DevicePoller::record_failure(const Error& error) {
@@ -411,13 +411,12 @@ void DevicePoller::record_failure(const Error& error) {
   last_error_ = error;
   // Stale values would lie: the series and the summary's health go away
   // until it answers.
-  health_.clear();
   snapshot_.reset();
   throttling_ = false;
   publish();
 }
 
-void DevicePoller::publish() {
+void DevicePoller::publish(std::vector<prometheus::MetricFamily> health) {
   MetricSet set;
   if (!identified()) {
     // No serial to key series by: the path only, and nothing that could be
@@ -443,7 +442,7 @@ void DevicePoller::publish() {
             with(id, "reason", std::string(to_text(reason))), static_cast<double>(n));
   }
   auto fams = set.take();
-  fams.insert(fams.end(), health_.begin(), health_.end());
+  fams.insert(fams.end(), std::make_move_iterator(health.begin()), std::make_move_iterator(health.end()));
   DriveSummary summary = summarize_drive(*info_, up_, snapshot_ ? &*snapshot_ : nullptr, throttling_);
   summary.media_path_errors = media_path_errors_;
   out_.publish(path_, std::move(fams), std::move(summary));

@@ -82,7 +82,9 @@ class DevicePoller {
   void on_outcome(std::shared_ptr<Outcome> outcome);
   void on_deadline();
   void record_failure(const Error& error);
-  void publish();
+  // `health`: the families of the poll that just succeeded (none after a
+  // failed one: stale values would lie), moved into the snapshot.
+  void publish(std::vector<prometheus::MetricFamily> health = {});
   void start_thread();
   bool identified() const { return info_ && !info_->serial.empty(); }
 
@@ -106,7 +108,6 @@ class DevicePoller {
   Error last_error_;
   std::optional<DriveInfo> info_;
   // From the last good poll; cleared by a failed one.
-  std::vector<prometheus::MetricFamily> health_;
   std::optional<HealthSnapshot> snapshot_;
   bool throttling_ = false;
   std::optional<std::uint64_t> media_path_errors_;  // kept across failed polls: it is history, not health

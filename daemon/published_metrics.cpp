@@ -1,38 +1,19 @@
 #include "daemon/published_metrics.hpp"
 
-#include <prometheus/text_serializer.h>
-
+#include "metrics/exposition_text.hpp"
 #include "metrics/metric_set.hpp"
 
 namespace nvmond {
-namespace {
-
-// The serializer's text for one family, split after its comment lines so
-// that families of the same name from several sources share one header.
-std::vector<std::pair<std::string, std::string>> render_families(const PublishedMetrics::Families& families) {
-  prometheus::TextSerializer serializer;
-  std::vector<std::pair<std::string, std::string>> out;
-  out.reserve(families.size());
-  for (const auto& fam : families) {
-    std::string text = serializer.Serialize({fam});
-    std::size_t pos = 0;
-    while (pos < text.size() && text.compare(pos, 2, "# ") == 0) {
-      auto nl = text.find('\n', pos);
-      pos = nl == std::string::npos ? text.size() : nl + 1;
-    }
-    out.emplace_back(text.substr(0, pos), text.substr(pos));
-  }
-  return out;
-}
-
-}  // namespace
 
 void PublishedMetrics::publish(const std::string& key, Families families, std::optional<DriveSummary> drive) {
   auto snapshot = std::make_shared<Snapshot>();
   snapshot->drive = std::move(drive);
-  auto rendered = render_families(families);
-  for (std::size_t i = 0; i < families.size(); ++i) {
-    snapshot->text.push_back({families[i].name, std::move(rendered[i].first), std::move(rendered[i].second)});
+  snapshot->text.reserve(families.size());
+  for (const auto& fam : families) {
+    RenderedFamily& r = snapshot->text.emplace_back();
+    r.name = fam.name;
+    append_family_header(r.header, fam);
+    append_family_samples(r.samples, fam);
   }
   snapshot->families = std::move(families);
   std::lock_guard lock(mu_);

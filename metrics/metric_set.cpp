@@ -11,9 +11,9 @@ Labels with(Labels base, std::string name, std::string value) {
 }
 
 prometheus::MetricFamily& MetricSet::family(const Family& f) {
-  auto [it, inserted] = index_.try_emplace(f.name, families_.size());
-  if (inserted) families_.push_back(prometheus::MetricFamily{f.name, f.help, f.type, {}});
-  return families_[it->second];
+  if (auto it = index_.find(std::string_view(f.name)); it != index_.end()) return families_[it->second];
+  index_.emplace(f.name, families_.size());
+  return families_.emplace_back(prometheus::MetricFamily{f.name, f.help, f.type, {}});
 }
 
 void MetricSet::declare(const Family& f) { family(f); }

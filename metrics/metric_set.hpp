@@ -17,8 +17,10 @@
 #include <prometheus/client_metric.h>
 #include <prometheus/metric_family.h>
 
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace nvmond {
@@ -63,7 +65,9 @@ class MetricSet {
   prometheus::MetricFamily& family(const Family& f);
   Order order_;
   std::vector<prometheus::MetricFamily> families_;
-  std::map<std::string, std::size_t> index_;
+  // Found by the declaration's name without building a string: add() runs
+  // for every series of every poll.
+  std::map<std::string, std::size_t, std::less<>> index_;
 };
 
 // Merges families of the same name coming from different devices/sources

@@ -137,7 +137,7 @@ std::string DriveModel::save_state() const {
       {"thresholds", {{"over_k", thresholds(thresholds_.over_k)}, {"under_k", thresholds(thresholds_.under_k)}}},
       {"event_log", event_log_json(events_)},
   };
-  return j.dump(2);
+  return j.dump();  // compact: saved after every poll of every simulated drive
 }
 
 std::optional<Error> DriveModel::load_state(const std::string& text) {

@@ -120,10 +120,10 @@ std::string bind_state(Stmt& ins, const std::pair<std::string, std::string>& ent
 
 // Runs `sql` once per item (none: not even prepared), `?1` the drive's id.
 template <typename Item, typename Bind>
-StoreStatus write_each(sqlite3* db, const char* sql, std::int64_t drive_id, const std::vector<Item>& items,
+StoreStatus write_each(sqlite::StmtCache& stmts, const char* sql, std::int64_t drive_id, const std::vector<Item>& items,
                        const std::string& context, Bind bind) {
   if (items.empty()) return std::monostate{};
-  Stmt ins(db, sql);
+  Stmt ins(stmts, sql);
   if (!ins.ok()) return ins.error(context);
   for (const auto& item : items) {
     ins.bind(1, drive_id);
@@ -172,10 +172,16 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open_file(const std::string& p
   return store;
 }
 
-SqliteStore::~SqliteStore() { sqlite3_close_v2(db_); }
+SqliteStore::SqliteStore(sqlite3* db, std::string path)
+    : db_(db), path_(std::move(path)), stmts_(std::make_unique<sqlite::StmtCache>(db)) {}
+
+SqliteStore::~SqliteStore() {
+  stmts_.reset();  // finalized before the connection closes
+  sqlite3_close_v2(db_);
+}
 
 Result<std::optional<std::int64_t>> SqliteStore::find_drive(const DriveKey& drive) {
-  Stmt st(db_, "SELECT id FROM drives WHERE serial = ?1 AND model = ?2");
+  Stmt st(*stmts_, "SELECT id FROM drives WHERE serial = ?1 AND model = ?2");
   std::string context = "looking up " + describe(drive);
   if (!st.ok()) return st.error(context);
   bind_drive(st, drive);
@@ -186,7 +192,7 @@ Result<std::optional<std::int64_t>> SqliteStore::find_drive(const DriveKey& driv
 }
 
 StoreStatus SqliteStore::write_record(const PollRecord& record, const std::string& context) {
-  Stmt add_drive(db_, "INSERT INTO drives(serial, model) VALUES(?1, ?2) ON CONFLICT DO NOTHING");
+  Stmt add_drive(*stmts_, "INSERT INTO drives(serial, model) VALUES(?1, ?2) ON CONFLICT DO NOTHING");
   if (!add_drive.ok()) return add_drive.error(context);
   bind_drive(add_drive, record.drive);
   if (add_drive.step() != SQLITE_DONE) return add_drive.error(context);
@@ -195,9 +201,9 @@ StoreStatus SqliteStore::write_record(const PollRecord& record, const std::strin
   if (!*id) return Error{ErrorReason::store, context + ": drive row vanished"};
   const std::int64_t drive_id = **id;
 
-  if (auto r = write_each(db_, kInsertSample, drive_id, record.samples, context, bind_sample); !r) return r.error();
-  if (auto r = write_each(db_, kUpsertEvent, drive_id, record.events, context, bind_event); !r) return r.error();
-  if (auto r = write_each(db_, kSaveState, drive_id, record.state, context, bind_state); !r) return r.error();
+  if (auto r = write_each(*stmts_, kInsertSample, drive_id, record.samples, context, bind_sample); !r) return r.error();
+  if (auto r = write_each(*stmts_, kUpsertEvent, drive_id, record.events, context, bind_event); !r) return r.error();
+  if (auto r = write_each(*stmts_, kSaveState, drive_id, record.state, context, bind_state); !r) return r.error();
   return std::monostate{};
 }
 
@@ -238,14 +244,14 @@ std::string drive_samples_sql(std::string_view rest) {
 
 Result<std::optional<SampleRecord>> SqliteStore::last_sample(const DriveKey& drive) {
   std::lock_guard lock(mu_);
-  Stmt st(db_, drive_samples_sql(" ORDER BY time_ns DESC LIMIT 1").c_str());
+  Stmt st(*stmts_, drive_samples_sql(" ORDER BY time_ns DESC LIMIT 1").c_str());
   bind_drive(st, drive);
   return one_sample(st, "reading last sample of " + describe(drive));
 }
 
 Result<std::optional<WallTime>> SqliteStore::latest_sample_time() {
   std::lock_guard lock(mu_);
-  Stmt st(db_, "SELECT MAX(time_ns) FROM samples");
+  Stmt st(*stmts_, "SELECT MAX(time_ns) FROM samples");
   if (!st.ok() || st.step() != SQLITE_ROW) return st.error("reading the newest sample time");
   if (st.is_null(0)) return std::optional<WallTime>{};
   return std::optional<WallTime>{from_unix_ns(st.int64(0))};
@@ -255,7 +261,7 @@ Result<std::optional<SampleRecord>> SqliteStore::first_sample_since(const DriveK
                                                                     std::int64_t segment,
                                                                     WallTime since) {
   std::lock_guard lock(mu_);
-  Stmt st(db_, drive_samples_sql(" AND time_ns >= ?3 AND segment = ?4 ORDER BY time_ns LIMIT 1").c_str());
+  Stmt st(*stmts_, drive_samples_sql(" AND time_ns >= ?3 AND segment = ?4 ORDER BY time_ns LIMIT 1").c_str());
   bind_drive(st, drive);
   st.bind(3, to_unix_ns(since));
   st.bind(4, segment);
@@ -266,7 +272,7 @@ Result<std::vector<SampleRecord>> SqliteStore::samples(const DriveKey& drive, Wa
                                                        WallTime to) {
   std::lock_guard lock(mu_);
   std::string context = "reading samples of " + describe(drive);
-  Stmt st(db_, drive_samples_sql(" AND time_ns >= ?3 AND time_ns < ?4 ORDER BY time_ns").c_str());
+  Stmt st(*stmts_, drive_samples_sql(" AND time_ns >= ?3 AND time_ns < ?4 ORDER BY time_ns").c_str());
   if (!st.ok()) return st.error(context);
   bind_drive(st, drive);
   st.bind(3, to_unix_ns(from));
@@ -281,7 +287,7 @@ Result<std::vector<SampleRecord>> SqliteStore::samples(const DriveKey& drive, Wa
 Result<std::vector<ThermalEventRecord>> SqliteStore::events(const DriveKey& drive, WallTime since) {
   std::lock_guard lock(mu_);
   std::string context = "reading thermal events of " + describe(drive);
-  Stmt st(db_,
+  Stmt st(*stmts_,
           "SELECT start_ns, end_ns, peak_celsius, sources, level FROM thermal_events WHERE "
           "drive_id = (SELECT id FROM drives WHERE serial = ?1 AND model = ?2) AND start_ns >= ?3 "
           "ORDER BY start_ns");
@@ -306,7 +312,7 @@ Result<std::vector<ThermalEventRecord>> SqliteStore::events(const DriveKey& driv
 Result<std::optional<std::string>> SqliteStore::state(const DriveKey& drive, std::string_view key) {
   std::lock_guard lock(mu_);
   std::string context = fmt::format("reading state {} of {}", key, describe(drive));
-  Stmt st(db_,
+  Stmt st(*stmts_,
           "SELECT value FROM drive_state WHERE drive_id = (SELECT id FROM drives WHERE serial = ?1 "
           "AND model = ?2) AND key = ?3");
   if (!st.ok()) return st.error(context);

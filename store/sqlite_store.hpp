@@ -17,6 +17,9 @@
 struct sqlite3;
 
 namespace nvmond {
+namespace sqlite {
+class StmtCache;
+}
 
 struct SqliteOptions {
   // FULL: fsync on every commit (the default; history must survive power
@@ -59,7 +62,7 @@ class SqliteStore final : public Store {
   const std::string& path() const { return path_; }
 
  private:
-  SqliteStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  SqliteStore(sqlite3* db, std::string path);
   // Looks the drive up; nullopt if it has never been committed.
   Result<std::optional<std::int64_t>> find_drive(const DriveKey& drive);
   // Under mu_, inside a transaction: the rows of one poll.
@@ -68,6 +71,9 @@ class SqliteStore final : public Store {
   std::mutex mu_;
   sqlite3* db_;
   std::string path_;
+  // The statements every poll runs, prepared once (guarded by mu_; closing
+  // the connection with close_v2 waits for them to be finalized).
+  std::unique_ptr<sqlite::StmtCache> stmts_;
   // Per drive id: samples older than this were already downsampled, so each
   // compaction only scans what aged since the last one.
   std::vector<std::pair<std::int64_t, std::int64_t>> compacted_until_ns_;

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cerrno>
+#include <utility>
 #include <fmt/core.h>
 
 namespace nvmond::sqlite {
@@ -64,7 +65,48 @@ Stmt::Stmt(sqlite3* db, const char* sql) : db_(db) {
   if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) stmt_ = nullptr;
 }
 
-Stmt::~Stmt() { sqlite3_finalize(stmt_); }
+Stmt::Stmt(StmtCache& cache, std::string_view sql) : db_(cache.db_), cache_(&cache) {
+  stmt_ = cache.take(sql, key_);
+}
+
+Stmt::~Stmt() {
+  if (cache_ == nullptr || stmt_ == nullptr) {
+    sqlite3_finalize(stmt_);
+    return;
+  }
+  // Reset ends a read left mid-rows, which would otherwise hold its WAL
+  // snapshot (and hold back checkpoints) while the statement sits idle.
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+  cache_->give_back(*key_, stmt_);
+}
+
+StmtCache::~StmtCache() {
+  for (auto& [sql, stmt] : idle_) sqlite3_finalize(stmt);
+}
+
+sqlite3_stmt* StmtCache::take(std::string_view sql, const std::string*& key) {
+  auto it = idle_.find(sql);
+  if (it == idle_.end()) it = idle_.emplace(std::string(sql), nullptr).first;
+  key = &it->first;
+  if (it->second != nullptr) return std::exchange(it->second, nullptr);
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v3(db_, key->data(), static_cast<int>(key->size()), SQLITE_PREPARE_PERSISTENT, &stmt, nullptr) !=
+      SQLITE_OK) {
+    sqlite3_finalize(stmt);
+    return nullptr;
+  }
+  return stmt;
+}
+
+void StmtCache::give_back(const std::string& key, sqlite3_stmt* stmt) {
+  auto it = idle_.find(key);
+  if (it != idle_.end() && it->second == nullptr) {
+    it->second = stmt;
+  } else {
+    sqlite3_finalize(stmt);
+  }
+}
 
 void Stmt::bind(int i, std::int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
 void Stmt::bind(int i, double v) { sqlite3_bind_double(stmt_, i, v); }

@@ -5,6 +5,8 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,9 +26,14 @@ ErrorReason reason_of_errno(int err);
 Result<std::monostate> exec(sqlite3* db, const char* sql, std::string_view context);
 
 
+class StmtCache;
+
 class Stmt {
  public:
   Stmt(sqlite3* db, const char* sql);
+  // Borrowed from `cache`: prepared the first time the connection runs this
+  // SQL text, then reset and given back when this Stmt ends.
+  Stmt(StmtCache& cache, std::string_view sql);
   ~Stmt();
   Stmt(const Stmt&) = delete;
   Stmt& operator=(const Stmt&) = delete;
@@ -57,6 +64,32 @@ class Stmt {
  private:
   sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
+  StmtCache* cache_ = nullptr;
+  const std::string* key_ = nullptr;  // the cache's own copy of the SQL text
+};
+
+// A connection's prepared statements, one idle statement per SQL text.
+// Statements run on every poll are parsed once: parsing a windowed read
+// cost more than running it. Not thread-safe (its owner's lock guards it);
+// it must end before its connection closes.
+class StmtCache {
+ public:
+  explicit StmtCache(sqlite3* db) : db_(db) {}
+  ~StmtCache();
+  StmtCache(const StmtCache&) = delete;
+  StmtCache& operator=(const StmtCache&) = delete;
+
+ private:
+  friend class Stmt;
+  // An idle statement for `sql`, or a new one (nullptr when it does not
+  // prepare); `key` is set to the cache's copy of the text.
+  sqlite3_stmt* take(std::string_view sql, const std::string*& key);
+  // Back to idle; a second statement of the same text (a nested use) is
+  // finalized instead.
+  void give_back(const std::string& key, sqlite3_stmt* stmt);
+
+  sqlite3* db_;
+  std::map<std::string, sqlite3_stmt*, std::less<>> idle_;
 };
 
 // BEGIN IMMEDIATE … COMMIT, rolled back unless commit() succeeded.
