@@ -287,6 +287,48 @@ void vqd_plan(TestPlan& plan, Params& p, const TargetFacts&) {
   plan.stages.push_back(std::move(s));
 }
 
+// The demand-intensity tests of PTS-E 2.0.x (CBW, DIRTH) share one shape
+// and differ in their access pattern: `make` gives the element at a read
+// share, thread count and queue depth. Purge; workload-dependent
+// preconditioning with the test's own pattern at `precondition_read_pct` at
+// the highest load (`threads` x `queue_depth`) until its IOPS is steady (no
+// SEQ WIPC: the pattern is its own preconditioning); then rounds of the
+// sweep, thread counts outer and queue depths inner in the order given (from
+// high to low by default), at `read_pct`, until the IOPS of its
+// highest-load point is steady. Both stages give up after `max_rounds`. The
+// response-time histograms at the sweep's maximum, middle and minimum IOPS
+// points come from the sweep's measurement window (pts/run_json.cpp).
+using SweepElement = std::function<Element(double read_pct, unsigned threads, unsigned queue_depth)>;
+
+void demand_intensity_plan(TestPlan& plan, Params& p, const Common& c, double precondition_read_pct,
+                           const SweepElement& make) {
+  plan.purge = c.purge;
+  if (c.precondition) {
+    Stage pre = measured_stage({make(precondition_read_pct, c.threads, c.queue_depth)}, c, 0, TrackedVariable::iops);
+    pre.phase = "precondition";
+    plan.stages.push_back(std::move(pre));
+  }
+  const double read_pct = p.number("read_pct");
+  std::vector<Element> sweep;
+  for (auto t : p.integer_list("thread_counts")) {
+    for (auto q : p.integer_list("queue_depths")) {
+      sweep.push_back(make(read_pct, static_cast<unsigned>(std::max<std::int64_t>(1, t)),
+                           static_cast<unsigned>(std::max<std::int64_t>(1, q))));
+    }
+  }
+  if (sweep.empty()) throw ParamError(plan.test + ": thread_counts and queue_depths must not be empty");
+  // The highest load the sweep reaches (the first, with the lists in their
+  // default descending order) is the one its steady state follows.
+  std::size_t top = 0;
+  for (std::size_t i = 1; i < sweep.size(); ++i) {
+    if (sweep[i].threads * sweep[i].queue_depth > sweep[top].threads * sweep[top].queue_depth) top = i;
+  }
+  Stage s = measured_stage(std::move(sweep), c, top, TrackedVariable::iops);
+  s.kind = "test";
+  s.iops_point_histograms = true;
+  plan.stages.push_back(std::move(s));
+}
+
 Element cbw_element(double read_pct, unsigned threads, unsigned queue_depth, const Common& c) {
   Common at = c;
   at.threads = threads;
@@ -299,42 +341,29 @@ Element cbw_element(double read_pct, unsigned threads, unsigned queue_depth, con
   return e;
 }
 
-// CBW as PTS-E 2.0.x runs it: purge; workload-dependent preconditioning with
-// the CBW pattern at 0/100 at the highest load (`threads` × `queue_depth`)
-// until its IOPS is steady; then rounds of the demand-intensity sweep,
-// thread counts outer and queue depths inner, both from high to low, at
-// `read_pct`, until the IOPS of its highest-load point is steady. No SEQ
-// WIPC: the preconditioning is the workload's own. Both stages give up after
-// `max_rounds`. The response-time histograms at the sweep's maximum, middle
-// and minimum IOPS points come from the sweep's measurement window
-// (pts/run_json.cpp).
+// CBW: the demand-intensity sweep over the JESD219 pattern, preconditioned
+// with that pattern at 0/100 (the PTS CBW scripts' "R/W mix 0 %").
 void cbw_plan(TestPlan& plan, Params& p, const TargetFacts&) {
   Common c = common(p);
-  const double read_pct = p.number("read_pct");
-  plan.purge = c.purge;
-  if (c.precondition) {
-    Stage pre = measured_stage({cbw_element(0, c.threads, c.queue_depth, c)}, c, 0, TrackedVariable::iops);
-    pre.phase = "precondition";
-    plan.stages.push_back(std::move(pre));
-  }
-  std::vector<Element> sweep;
-  for (auto t : p.integer_list("thread_counts")) {
-    for (auto q : p.integer_list("queue_depths")) {
-      sweep.push_back(cbw_element(read_pct, static_cast<unsigned>(std::max<std::int64_t>(1, t)),
-                                  static_cast<unsigned>(std::max<std::int64_t>(1, q)), c));
-    }
-  }
-  if (sweep.empty()) throw ParamError("cbw: thread_counts and queue_depths must not be empty");
-  // The highest load the sweep reaches (the first, with the lists in their
-  // default descending order) is the one its steady state follows.
-  std::size_t top = 0;
-  for (std::size_t i = 1; i < sweep.size(); ++i) {
-    if (sweep[i].threads * sweep[i].queue_depth > sweep[top].threads * sweep[top].queue_depth) top = i;
-  }
-  Stage s = measured_stage(std::move(sweep), c, top, TrackedVariable::iops);
-  s.kind = "test";
-  s.iops_point_histograms = true;
-  plan.stages.push_back(std::move(s));
+  demand_intensity_plan(plan, p, c, 0, [&c](double read_pct, unsigned t, unsigned q) {
+    return cbw_element(read_pct, t, q, c);
+  });
+}
+
+// DIRTH: the demand-intensity sweep over RND `bs` at `read_pct` (PTS-E:
+// RND 4 KiB writes, the WSAT pattern), preconditioned with that same
+// pattern, reads included when the operator chose a mix.
+void dirth_plan(TestPlan& plan, Params& p, const TargetFacts&) {
+  Common c = common(p);
+  const auto bs = p.bytes("bs");
+  demand_intensity_plan(plan, p, c, p.number("read_pct"), [&c, bs](double read_pct, unsigned t, unsigned q) {
+    Common at = c;
+    at.threads = t;
+    at.queue_depth = q;
+    Element e = element(bs, read_pct, AccessPattern::random, at);
+    e.label += fmt::format(" T{}Q{}", t, q);
+    return e;
+  });
 }
 
 void slc_plan(TestPlan& plan, Params& p, const TargetFacts&) {
@@ -390,7 +419,7 @@ const std::map<std::string, Builder>& builders() {
   static const std::map<std::string, Builder> m = {
       {"purge", purge_plan},   {"precondition", precondition_plan}, {"iops", iops_plan},
       {"throughput", throughput_plan}, {"latency", latency_plan}, {"wsat", wsat_plan},
-      {"mixed", mixed_plan},   {"vqd", vqd_plan},  {"cbw", cbw_plan},
+      {"mixed", mixed_plan},   {"vqd", vqd_plan},  {"cbw", cbw_plan},  {"dirth", dirth_plan},
       {"slc", slc_plan},       {"qos", qos_plan},  {"endurance", endurance_plan}};
   return m;
 }

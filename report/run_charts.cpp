@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "report/markup.hpp"
 #include "report/round_window.hpp"
@@ -464,12 +465,16 @@ std::optional<Chart> latency_histogram(const RunRecord& run, const std::string& 
   return c;
 }
 
-std::optional<Chart> demand_intensity(const RunRecord& run, const std::string& id) {
-  if (run.response_time_histograms.empty()) return std::nullopt;
-  Chart c = chart(id, "Demand intensity", rate_axis(false), latency_axis());
-  c.x.title = "IOPS";
-  c.y.title = "Mean response time (log scale)";
-  std::map<double, std::vector<Point>> by_threads;
+namespace {
+
+// A sweep point of the demand-intensity curve: its load and where it lies.
+struct LoadPoint {
+  double threads, queue_depth;
+  Point at;  // IOPS, mean response time of every I/O of the point
+};
+
+std::vector<LoadPoint> sweep_points(const RunRecord& run) {
+  std::vector<LoadPoint> out;
   for (const auto& e : run.elements) {
     // Reads and writes together: the mean over every I/O of the point.
     double ops = 0, weighted = 0;
@@ -478,8 +483,53 @@ std::optional<Chart> demand_intensity(const RunRecord& run, const std::string& i
       ops += (*op)->ops;
       weighted += (*op)->ops * (*op)->latency.mean;
     }
-    if (ops > 0 && std::isfinite(e.iops)) by_threads[e.element.threads].push_back({e.iops, weighted / ops});
+    if (ops > 0 && std::isfinite(e.iops)) {
+      out.push_back({e.element.threads, e.element.queue_depth, {e.iops, weighted / ops}});
+    }
   }
+  return out;
+}
+
+}  // namespace
+
+std::optional<Chart> demand_intensity(const std::vector<RunView>& runs, const std::string& id) {
+  Chart c = chart(id, "Demand intensity", rate_axis(false), latency_axis());
+  c.x.title = "IOPS";
+  c.y.title = "Mean response time (log scale)";
+  const bool overlaid = runs.size() > 1;
+  std::size_t color = 0;
+  for (const auto& v : runs) {
+    if (v.run->response_time_histograms.empty()) continue;
+    auto points = sweep_points(*v.run);
+    if (overlaid) {
+      // One line per run, through its points as the outstanding I/Os
+      // (threads x queue depth) rise: seven lines a run would hide the runs.
+      auto load = [](const LoadPoint& p) { return std::make_tuple(p.threads * p.queue_depth, p.threads); };
+      std::stable_sort(points.begin(), points.end(),
+                       [&load](const LoadPoint& a, const LoadPoint& b) { return load(a) < load(b); });
+      Series s{v.label, v.color, {}, Dash::solid, true};
+      for (const auto& p : points) s.points.push_back(p.at);
+      if (!s.points.empty()) c.series.push_back(std::move(s));
+      continue;
+    }
+    std::map<double, std::vector<Point>> by_threads;
+    for (const auto& p : points) by_threads[p.threads].push_back(p.at);
+    for (auto it = by_threads.rbegin(); it != by_threads.rend(); ++it) {
+      Series s{"T" + num(it->first, 0), palette(color++), std::move(it->second), Dash::solid, true};
+      std::sort(s.points.begin(), s.points.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
+      c.series.push_back(std::move(s));
+    }
+  }
+  if (c.series.empty()) return std::nullopt;
+  return c;
+}
+
+std::optional<Chart> demand_variation(const RunRecord& run, const std::string& id) {
+  if (run.response_time_histograms.empty()) return std::nullopt;
+  Chart c = chart(id, "Demand variation",
+                  Axis{"Queue depth per thread (log scale)", ScaleKind::log10, TickFormat::plain}, rate_axis(false));
+  std::map<double, std::vector<Point>> by_threads;
+  for (const auto& p : sweep_points(run)) by_threads[p.threads].push_back({p.queue_depth, p.at.x});
   std::size_t color = 0;
   for (auto it = by_threads.rbegin(); it != by_threads.rend(); ++it) {
     Series s{"T" + num(it->first, 0), palette(color++), std::move(it->second), Dash::solid, true};

@@ -42,10 +42,14 @@ std::optional<Chart> throughput_over_time(const std::vector<RunView>& runs, cons
 std::optional<Chart> temperature_over_time(const std::vector<RunView>& runs, const std::string& id);
 std::optional<Chart> latency_vs_queue_depth(const RunRecord& run, const std::string& id);
 std::optional<Chart> latency_histogram(const RunRecord& run, const std::string& id);
-// A demand-intensity sweep (PTS CBW): mean response time against IOPS, one
-// line per thread count through its queue depths. Only for runs that kept
-// the sweep's histograms (response_time_histograms).
-std::optional<Chart> demand_intensity(const RunRecord& run, const std::string& id);
+// A demand-intensity sweep (PTS CBW, DIRTH): mean response time against
+// IOPS. One run: a line per thread count through its queue depths; several:
+// a line per run through its points by rising threads x queue depth. Only
+// runs that kept the sweep's histograms (response_time_histograms) count.
+std::optional<Chart> demand_intensity(const std::vector<RunView>& runs, const std::string& id);
+// The same sweep's IOPS against queue depth, a line per thread count (PTS
+// "demand variation": which threads x queue depth a drive needs).
+std::optional<Chart> demand_variation(const RunRecord& run, const std::string& id);
 // One op's response-time histogram at one sweep point; nullopt when that
 // point has no I/O of the op.
 std::optional<Chart> point_histogram(const PointHistogram& p, bool reads, const std::string& id);

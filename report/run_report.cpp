@@ -81,8 +81,33 @@ std::vector<RunView> compare_views(const std::vector<RunRecord>& runs) {
   return views;
 }
 
+// The max, mid and min IOPS points of demand-intensity runs (CBW, DIRTH)
+// side by side: where each drive peaks, and what its response times are
+// there. nullopt when no run has them.
+std::optional<Table> iops_points_table(const std::vector<RunView>& views) {
+  Table t{"compare-iops-points",
+          "Demand-intensity sweep: the points with the highest, middle and lowest IOPS over the measurement window",
+          {"Run", "Point", "Element", "IOPS", "Read mean", "Read max", "Write mean", "Write max"},
+          {}};
+  auto op_cells = [](const std::optional<OpHistogram>& op, std::vector<Cell>& row) {
+    row.emplace_back(op ? seconds(op->mean_s) : "–", "num");
+    row.emplace_back(op ? seconds(op->max_s) : "–", "num");
+  };
+  for (const auto& v : views) {
+    for (const auto& p : v.run->response_time_histograms) {
+      std::vector<Cell> row{v.label, p.point, p.label, Cell(si(p.iops), "num")};
+      op_cells(p.read, row);
+      op_cells(p.write, row);
+      t.rows.push_back(std::move(row));
+    }
+  }
+  if (t.rows.empty()) return std::nullopt;
+  return t;
+}
+
 // The per-round and over-time charts, for one run or overlaid.
 void add_overlay_charts(HtmlPage& page, const std::vector<RunView>& views, const std::string& prefix) {
+  if (auto c = demand_intensity(views, prefix + "demand-intensity")) page.chart(*c);
   if (auto c = throughput_per_round(views, prefix + "throughput")) page.chart(*c);
   if (auto c = latency_per_round(views, prefix + "latency")) page.chart(*c, "p99 dashed, p99.9 solid.");
   if (auto c = throughput_over_time(views, prefix + "throughput-time")) page.chart(*c);
@@ -136,10 +161,11 @@ void add_result_sections(HtmlPage& page, const RunRecord& run, const std::vector
     if (vqd) page.chart(*vqd, "Mean solid, p99.9 dashed.");
     if (elements) page.table(*elements);
   }
-  if (auto c = demand_intensity(run, "demand-intensity")) {
+  if (auto c = demand_intensity(self, "demand-intensity")) {
     page.section("demand-intensity", "Demand intensity and response-time histograms");
     page.chart(*c, "The sweep's points over its measurement window; one line per thread count, queue depth rising "
                    "to the right.");
+    if (auto v = demand_variation(run, "demand-variation")) page.chart(*v, "The same points: IOPS by queue depth.");
     for (const auto& p : run.response_time_histograms) {
       for (const bool reads : {true, false}) {
         if (auto h = point_histogram(p, reads, "rt-histogram-" + p.point + (reads ? "-read" : "-write"))) {
@@ -214,6 +240,7 @@ std::string render_compare_report(const std::vector<RunRecord>& runs) {
   const auto views = compare_views(runs);
   page.section("summary", "Summary");
   page.table(summary_table(views));
+  if (auto t = iops_points_table(views)) page.table(*t);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     page.paragraph(views[i].label + ": " + runs[i].source, "note");
   }

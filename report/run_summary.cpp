@@ -34,10 +34,14 @@ RunSummary summarize_over(const RunRecord& run, const std::optional<SteadyState>
   s.steady = ss && ss->reached;
   // Latency over the measurement window when there is one, so that FOB
   // rounds do not flatter a drive; else over every test round.
+  // A demand-intensity sweep's level is its tracked (highest-load) point:
+  // its latency is that point's too, not a mean over loads from T1Q1 up.
+  const bool sweep = !run.response_time_histograms.empty() && ss && !ss->element.empty();
   Mean level, p99, p999;
   for (const auto& r : run.rounds) {
     if (!(r.phase.empty() || r.phase == "test")) continue;
     if (window && !in_window(run, r, *window)) continue;
+    if (sweep && !(r.element && r.element->label == ss->element)) continue;
     level.add(s.bandwidth ? r.bytes_per_second : r.iops);
     const auto& op = r.ops.write ? r.ops.write : r.ops.read;
     if (op) p99.add(op->latency.p99), p999.add(op->latency.p999);

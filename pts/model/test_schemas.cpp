@@ -89,6 +89,17 @@ TestSchema with_own_preconditioning(TestSchema s, const std::string& help) {
   return s;
 }
 
+// The demand-intensity tests (CBW, DIRTH): `threads` x `queue_depth` is
+// the preconditioning's load, the sweep's highest.
+constexpr CommonDefaults kDemandIntensityDefaults{32, 32, std::chrono::seconds(60), true, true, 25};
+
+// A demand-intensity test's own keys, then the sweep's grid.
+std::vector<ParamSpec> demand_intensity(std::vector<ParamSpec> own) {
+  own.push_back(integer_list("thread_counts", {32, 16, 8, 6, 4, 2, 1}, 256, "thread counts of the sweep, in this order"));
+  own.push_back(integer_list("queue_depths", {32, 16, 8, 6, 4, 2, 1}, 4096, "queue depths of the sweep, in this order"));
+  return own;
+}
+
 }  // namespace
 
 const std::vector<TestSchema>& test_schemas() {
@@ -127,21 +138,26 @@ const std::vector<TestSchema>& test_schemas() {
            {bytes("bs", 8 * KiB, "block size"), number("read_pct", 70.0, 0, 100, "read share, in %"),
             number("reduced_range", 0.75, 0, 1, "range of the comparison run (0 or 1: none)")},
            true),
-      test("vqd", "varying threads and queue depths", {1, 1, std::chrono::seconds(60), true, true, 1},
+      test("vqd", "the reviews' variable queue depth (not PTS DIRTH)", {1, 1, std::chrono::seconds(60), true, true, 1},
            {bytes("bs", 8 * KiB, "block size"), number("read_pct", 70.0, 0, 100, "read share, in %"),
             integer_list("thread_counts", {1, 2, 4, 8}, kUnbounded, "thread counts"),
             integer_list("queue_depths", {1, 2, 4, 8, 16, 32}, kUnbounded, "queue depths")},
            false),
-      // PTS-E CBW: `threads` x `queue_depth` is the preconditioning's load
-      // (the sweep's highest); `precondition` is the CBW pattern at 0/100 to
-      // steady state, not SEQ 128KiB writes.
+      // PTS-E CBW: `precondition` is the CBW pattern at 0/100 to steady
+      // state, not SEQ 128KiB writes.
       with_own_preconditioning(
-          test("cbw", "composite block-size workload", {32, 32, std::chrono::seconds(60), true, true, 25},
-               {number("read_pct", 40.0, 0, 100, "read share of the sweep, in % (JESD219: 40)"),
-                integer_list("thread_counts", {32, 16, 8, 6, 4, 2, 1}, 256, "thread counts of the sweep, in this order"),
-                integer_list("queue_depths", {32, 16, 8, 6, 4, 2, 1}, 4096, "queue depths of the sweep, in this order")},
+          test("cbw", "composite block-size workload", kDemandIntensityDefaults,
+               demand_intensity({number("read_pct", 40.0, 0, 100, "read share of the sweep, in % (JESD219: 40)")}),
                true),
           "the CBW pattern at 0/100 at threads x queue_depth until steady first"),
+      // PTS-E DIRTH: the same sweep over one random block size and mix; the
+      // preconditioning is that pattern, mix included.
+      with_own_preconditioning(
+          test("dirth", "demand intensity / response-time histogram", kDemandIntensityDefaults,
+               demand_intensity({bytes("bs", 4 * KiB, "block size"),
+                                 number("read_pct", 0.0, 0, 100, "read share, in % (PTS-E: 0, all writes)")}),
+               true),
+          "the test's pattern at threads x queue_depth until steady first"),
       test("slc", "SLC cache size by sequential fill", {1, 32, std::chrono::seconds(2), true, false, 0},
            {number("drop_fraction", 0.7, 0.05, 0.99, "throughput drop, as a fraction of the first round's"),
             integer("drop_rounds", 3, 1, 1000, "rounds the drop must last"),

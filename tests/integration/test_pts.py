@@ -1,6 +1,7 @@
 """PTS tests end to end through `nvmonctl test run`: a 10-hour WSAT on a
 simulated datacenter drive in seconds, the extra over-provisioning
-comparison, and the safety guard refusing a destructive test before any I/O."""
+comparison, DIRTH on two drives compared, and the safety guard refusing a
+destructive test before any I/O."""
 import json
 import os
 import re
@@ -80,6 +81,54 @@ class ForegroundSimTest(unittest.TestCase):
         r = test_run("wsat", "--target", "sim:datacenter", "--set", "roundz=3", "--out", tempfile.mkdtemp())
         self.assertEqual(r.returncode, 2)
         self.assertIn("roundz", r.stderr)
+
+
+class DirthCompareTest(unittest.TestCase):
+    """DIRTH end to end on two simulated drives, then `compare` across the
+    two runs: one demand-intensity line per run and each run's max, mid and
+    min IOPS points side by side."""
+
+    GRID = ("--set", "threads=8", "--set", "queue_depth=32", "--set", "thread_counts=8,2,1",
+            "--set", "queue_depths=32,4,1")
+
+    def dirth(self, drive):
+        out = tempfile.mkdtemp(prefix=f"pts-dirth-{drive}-")
+        r = test_run("dirth", "--target", f"sim:{drive}", "--out", out, *self.GRID)
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout[-2000:])
+        with open(os.path.join(out, "run.json")) as f:
+            return out, json.load(f)
+
+    def test_two_dirth_runs_compare_as_one_demand_intensity_line_each(self):
+        runs = [self.dirth(d) for d in ("datacenter", "generic")]
+        for _, run in runs:
+            self.assertEqual(run["status"], "completed")
+            self.assertEqual([p["kind"] for p in run["preconditioning"]], ["workload-dependent"])
+            self.assertEqual(run["steady_state"]["element"], "4KiB 0/100 T8Q32")
+            self.assertEqual([p["point"] for p in run["response_time_histograms"]], ["max", "mid", "min"])
+        html = os.path.join(tempfile.mkdtemp(prefix="pts-dirth-cmp-"), "cmp.html")
+        r = nvmonctl("compare", runs[0][0], runs[1][0], "--html", html, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(len([line for line in r.stdout.splitlines() if " dirth " in line]), 2, r.stdout)
+        with open(html) as f:
+            page = f.read()
+        start = page.index('<svg xmlns="http://www.w3.org/2000/svg" id="demand-intensity"')
+        curve = page[start:page.index("</svg>", start)]
+        lines = re.findall(r'<g class="series" data-series="([^"]*)"', curve)
+        self.assertEqual(len(lines), 2, lines)
+        for name, (_, run) in zip(lines, runs):
+            self.assertIn(run["target"]["serial"], name)
+            g = curve.index(f'<g class="series" data-series="{name}"')
+            points = re.findall(r'<polyline points="([^"]*)"', curve[g:curve.index("</g>", g)])
+            self.assertEqual(sum(len(p.split()) for p in points), 9, name)
+        table = page[page.index('id="compare-iops-points"'):]
+        table = table[:table.index("</table>")]
+        self.assertEqual(table.count("<tr>") - 1, 6)  # header, then 3 points x 2 runs
+        for _, run in runs:
+            for p in run["response_time_histograms"]:
+                self.assertIn(p["label"], table)
+        print("dirth max IOPS: " + ", ".join(f"{run['target']['serial']} {run['response_time_histograms'][0]['label']} "
+                                             f"{run['response_time_histograms'][0]['iops']:.0f}" for _, run in runs),
+              file=sys.stderr)
 
 
 class RefusedTargetTest(unittest.TestCase):

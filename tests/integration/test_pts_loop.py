@@ -1,7 +1,7 @@
 """PTS tests with real I/O: io_uring on a loop device over a file in
 /dev/shm (needs root for losetup; skipped otherwise). A short IOPS matrix
-(one element per round, seconds long) with purge and preconditioning, and a
-short WSAT, each producing run.json."""
+(one element per round, seconds long) with purge and preconditioning, a
+short WSAT, CBW and DIRTH, each producing run.json."""
 import json
 import os
 import re
@@ -198,6 +198,31 @@ class LoopDeviceTest(unittest.TestCase):
                 self.assertGreater(sum(p["ops"][op]["counts"]), 0, (p["label"], op))
                 self.svg(f"rt-histogram-{p['point']}-{op}")
         self.svg("demand-intensity")
+        self.assert_shaded_over_the_window(run)
+
+    def test_a_short_dirth_preconditions_with_its_writes_sweeps_and_reports_write_histograms(self):
+        run = self.run_test("dirth", "round=1s", "max_rounds=5", "threads=2", "queue_depth=8",
+                            "thread_counts=2,1", "queue_depths=8,1")
+        self.assertEqual(run["status"], "completed")
+        self.assertEqual([p["kind"] for p in run["preconditioning"]], ["workload-dependent"])
+        pre = [r for r in run["rounds"] if r["phase"] == "precondition"]
+        self.assertGreaterEqual(len(pre), 5)
+        self.assertEqual({r["element"]["label"] for r in pre}, {"4KiB 0/100 T2Q8"})
+        self.assertEqual(sum(r["ops"].get("read", {}).get("ops", 0) for r in pre), 0)
+        self.assertGreater(sum(r["ops"]["write"]["ops"] for r in pre), 0)
+        self.assertEqual(run["steady_state"]["element"], "4KiB 0/100 T2Q8")
+        self.assertEqual([e["label"] for e in run["elements"]],
+                         ["4KiB 0/100 T2Q8", "4KiB 0/100 T2Q1", "4KiB 0/100 T1Q8", "4KiB 0/100 T1Q1"])
+        points = run["response_time_histograms"]
+        self.assertEqual([p["point"] for p in points], ["max", "mid", "min"])
+        for p in points:
+            self.assertEqual(list(p["ops"]), ["write"], p["label"])
+            self.assertGreater(sum(p["ops"]["write"]["counts"]), 0, p["label"])
+            self.svg(f"rt-histogram-{p['point']}-write")
+            self.assertNotIn(f'id="rt-histogram-{p["point"]}-read"', self.page)
+        curve = self.svg("demand-intensity")
+        for t in ("T2", "T1"):
+            self.assertEqual(len(self.series_points(curve, t)), 2, t)
         self.assert_shaded_over_the_window(run)
 
 

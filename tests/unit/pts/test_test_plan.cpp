@@ -156,6 +156,78 @@ TEST(TestPlan, CbwTracksTheHighestLoadOfAGridGivenInAnyOrder) {
   EXPECT_EQ(s.elements[s.steady_state->tracked[0].element].label, "CBW 60/40 T4Q32");
 }
 
+// PTS-E DIRTH: RND 4 KiB writes preconditioned at T32Q32 until steady, then
+// the 7 x 7 sweep from high to low until its highest load is steady, with
+// the max/mid/min histograms: CBW's shape over another pattern.
+TEST(TestPlan, DirthPreconditionsWithRandomFourKibWritesAtTheHighestLoadThenSweepsFromHighToLow) {
+  TestPlan p = build_plan("dirth", {}, kDrive);
+  EXPECT_TRUE(p.purge);
+  ASSERT_EQ(p.stages.size(), 2u);
+  const Stage& pre = p.stages[0];
+  EXPECT_EQ(pre.phase, "precondition");
+  EXPECT_EQ(pre.kind, "workload-dependent");
+  EXPECT_FALSE(pre.byte_budget);
+  ASSERT_EQ(pre.elements.size(), 1u);
+  EXPECT_EQ(pre.elements[0].label, "4KiB 0/100 T32Q32");
+  EXPECT_EQ(pre.elements[0].read_pct, 0);
+  EXPECT_EQ(pre.elements[0].pattern, AccessPattern::random);
+  ASSERT_TRUE(pre.steady_state);
+  ASSERT_EQ(pre.steady_state->tracked.size(), 1u);
+  EXPECT_EQ(pre.steady_state->tracked[0].variable, TrackedVariable::iops);
+  EXPECT_EQ(pre.steady_state->rule.window, 5);
+  EXPECT_TRUE(pre.steady_state->stop_when_reached);
+  EXPECT_EQ(pre.max_rounds, 25);
+
+  const Stage& sweep = p.stages[1];
+  EXPECT_EQ(sweep.phase, "test");
+  ASSERT_EQ(sweep.elements.size(), 49u);
+  const unsigned levels[] = {32, 16, 8, 6, 4, 2, 1};
+  for (std::size_t t = 0; t < 7; ++t) {
+    for (std::size_t q = 0; q < 7; ++q) {
+      const Element& e = sweep.elements[t * 7 + q];
+      EXPECT_EQ(e.threads, levels[t]) << e.label;
+      EXPECT_EQ(e.queue_depth, levels[q]) << e.label;
+      EXPECT_EQ(e.read_pct, 0) << e.label;
+      ASSERT_EQ(e.block_sizes.size(), 1u) << e.label;
+      EXPECT_EQ(e.block_sizes[0].bytes, 4096u) << e.label;
+      EXPECT_TRUE(e.zones.empty()) << e.label;  // uniform over the range, unlike CBW
+      EXPECT_EQ(e.pattern, AccessPattern::random) << e.label;
+      EXPECT_EQ(e.duration, std::chrono::seconds(60)) << e.label;
+    }
+  }
+  EXPECT_EQ(sweep.elements.front().label, "4KiB 0/100 T32Q32");
+  EXPECT_EQ(sweep.elements.back().label, "4KiB 0/100 T1Q1");
+  ASSERT_TRUE(sweep.steady_state);
+  ASSERT_EQ(sweep.steady_state->tracked.size(), 1u);
+  EXPECT_EQ(sweep.elements[sweep.steady_state->tracked[0].element].label, "4KiB 0/100 T32Q32");
+  EXPECT_EQ(sweep.steady_state->tracked[0].variable, TrackedVariable::iops);
+  EXPECT_EQ(sweep.steady_state->rule.window, 5);
+  EXPECT_EQ(sweep.max_rounds, 25);
+  EXPECT_TRUE(sweep.iops_point_histograms);
+}
+
+// An operator's access pattern is the preconditioning's too (CBW's writes
+// only), and the tracked point is the highest load whatever the order.
+TEST(TestPlan, DirthPreconditionsWithTheOperatorsMixAndTracksTheHighestLoadOfAnyGrid) {
+  TestPlan p = build_plan("dirth", {{"bs", "8KiB"}, {"read_pct", "65"}, {"thread_counts", "1,4"},
+                                    {"queue_depths", "2,16"}, {"threads", "4"}, {"queue_depth", "16"},
+                                    {"window", "4"}, {"max_rounds", "9"}},
+                          kDrive);
+  ASSERT_EQ(p.stages.size(), 2u);
+  EXPECT_EQ(p.stages[0].elements.at(0).label, "8KiB 65/35 T4Q16");
+  EXPECT_EQ(p.stages[0].steady_state->rule.window, 4);
+  EXPECT_EQ(p.stages[0].max_rounds, 9);
+  const Stage& s = p.stages[1];
+  ASSERT_EQ(s.elements.size(), 4u);
+  EXPECT_EQ(s.elements[0].label, "8KiB 65/35 T1Q2");
+  EXPECT_EQ(s.elements[s.steady_state->tracked[0].element].label, "8KiB 65/35 T4Q16");
+  EXPECT_EQ(s.steady_state->rule.window, 4);
+  EXPECT_EQ(s.max_rounds, 9);
+  EXPECT_EQ(build_plan("dirth", {{"precondition", "false"}}, kDrive).stages.size(), 1u);
+  EXPECT_THROW(build_plan("dirth", {{"thread_counts", ""}}, kDrive), ParamError);
+  EXPECT_THROW(build_plan("dirth", {{"wipc_multiple", "2"}}, kDrive), ParamError);  // no SEQ WIPC to size
+}
+
 TEST(TestPlan, LatencyCasesAreThreeSizesByThreeMixesAtOneThreadQueueDepthOne) {
   TestPlan p = build_plan("latency", {}, kDrive);
   const Stage& s = test_stage(p);
