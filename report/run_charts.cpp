@@ -554,6 +554,7 @@ std::vector<StageRounds> rounds_by_stage(const RunRecord& run) {
 }
 
 std::optional<Chart> rate_over_time_by_stage(const std::vector<RunView>& runs, const std::string& id) {
+  if (runs.empty()) return std::nullopt;
   const bool overlaid = runs.size() > 1;
   const bool hir = runs.front().run->header.test == "hir";
   Chart c = time_chart(runs, id, hir ? "IOPS vs time, all wait states" : "Throughput vs time, all access groups");
@@ -567,9 +568,14 @@ std::optional<Chart> rate_over_time_by_stage(const std::vector<RunView>& runs, c
       }
       return lines.emplace_back(Series{name, overlaid ? v.color : palette(lines.size()), {}});
     };
+    const SteadyState* ss = v.run->steady_state ? &*v.run->steady_state : nullptr;
     for (const auto& st : stages) {
       const bool baseline = st.label.ends_with(" baseline");
-      Series& l = line_for(overlaid ? v.label : baseline ? "baseline (continuous writes)" : st.label);
+      const bool preconditioning = hir && ss && st.stage == ss->stage;
+      Series& l = line_for(overlaid           ? v.label
+                           : baseline        ? "baseline (continuous writes)"
+                           : preconditioning ? "to steady state (" + st.label + ")"
+                                             : st.label);
       if (!l.points.empty()) l.points.push_back({st.rounds.front()->start, std::nan("")});  // a break between stages
       for (const Round* r : st.rounds) l.points.push_back({r->start + r->seconds / 2, hir ? r->iops : r->bytes_per_second});
       if (v.run != runs.front().run || st.rounds.empty()) continue;
@@ -584,6 +590,10 @@ std::optional<Chart> rate_over_time_by_stage(const std::vector<RunView>& runs, c
     }
     for (auto& l : lines) {
       if (has_values(l)) c.series.push_back(std::move(l));
+    }
+    // HIR: what the bursts recover from, the steady state's average.
+    if (hir && !overlaid && ss && std::isfinite(ss->average)) {
+      c.lines.push_back({"steady state " + si(ss->average) + " IOPS", ss->average, false, "#444444", Dash::dashed});
     }
   }
   if (c.series.empty()) return std::nullopt;

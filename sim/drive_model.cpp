@@ -126,9 +126,10 @@ void DriveModel::step_locked(Duration dt) {
       p_.slc_used -= std::min<std::uint64_t>(p_.slc_used, static_cast<std::uint64_t>(folded));
     }
   }
-  // Garbage collection while the host is idle (background load aside).
+  // Garbage collection while the host is idle; a drive under a background
+  // load (tenant traffic) never is.
   const WallTime gc_from = std::max(start, p_.last_io + std::chrono::duration_cast<WallTime::duration>(kGcIdle));
-  if (end > gc_from) reclaim_while_idle_locked(seconds(end - gc_from));
+  if (end > gc_from && wrate <= 0 && rrate <= 0) reclaim_while_idle_locked(seconds(end - gc_from));
   update_level_locked();
   note_thermal_events_locked(end);
 }

@@ -221,6 +221,8 @@ TEST(HirReport, PlotsEachBurstsIopsAgainstTimeWithTheWaitStatesShadedAndATablePe
   ASSERT_FALSE(svg.empty());
   EXPECT_EQ(report::test::tags(svg, "<rect class=\"x-span idle\"").size(), 2u);
   EXPECT_EQ(report::test::series_points(svg, "4KiB 0/100 5s + idle 50s").size(), 24u);
+  EXPECT_FALSE(report::test::series_points(svg, "to steady state (4KiB 0/100)").empty());
+  EXPECT_EQ(report::test::tags(svg, "<line class=\"ref-line\"").size(), 1u);  // the steady state's average
   // Two baselines of 24 bursts on one line, broken between them.
   EXPECT_EQ(report::test::series_points(svg, "baseline (continuous writes)").size(), 48u);
   EXPECT_NE(page.find("id=\"stage-table\""), std::string::npos);
