@@ -168,6 +168,14 @@ void DeviceTarget::stop() {
   std::lock_guard lock(mu_);
   stopped_ = true;
   if (running_) running_->stop();
+  stopped_cv_.notify_all();
+}
+
+// The drive's idle time is real time: nothing of the host's to simulate.
+std::optional<Error> DeviceTarget::idle(Duration d) {
+  std::unique_lock lock(mu_);
+  stopped_cv_.wait_for(lock, d, [this] { return stopped_; });
+  return std::nullopt;
 }
 
 JobSpec element_job(const Element& e, const std::string& path, std::uint64_t range_bytes,

@@ -4,6 +4,7 @@
 // allows them; health and temperature come from the NVMe controller (the
 // Device boundary) when the target is an NVMe namespace (/dev/nvmeXnY), and
 // are absent otherwise (a loop device or a file has no SMART log).
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -30,6 +31,8 @@ class DeviceTarget final : public TestTarget {
   Result<PurgeOutcome> purge() override;
   Result<Measurement> run(const Element& e, std::uint64_t range_bytes,
                           std::optional<std::uint64_t> max_bytes, const SequentialCursor& from) override;
+  // Waits `d` of real time with no I/O in flight, or until stop().
+  std::optional<Error> idle(Duration d) override;
   std::optional<HealthSample> health() override;
   // An NVMe namespace's controller: Identify VWC, then Get Features 06h;
   // any other target cannot tell.
@@ -52,6 +55,7 @@ class DeviceTarget final : public TestTarget {
   std::optional<Error> refusal_;
   std::optional<NvmeNamespace> nvme_;  // nullopt unless an NVMe namespace
   std::mutex mu_;
+  std::condition_variable stopped_cv_;  // wakes an idle() at stop()
   JobRunner* running_ = nullptr;  // guarded by mu_
   bool stopped_ = false;          // guarded by mu_
 };

@@ -7,10 +7,14 @@ namespace nvmond {
 namespace {
 
 // The length of `count` element rounds of `stage` from element round `from`
-// on (elements take turns, so each has its own duration).
+// on (elements take turns, so each has its own duration), with the host
+// idle that follows each (HIR's wait states).
 double element_rounds_seconds(const Stage& stage, std::size_t from, std::size_t count) {
   double total = 0;
-  for (std::size_t i = from; i < from + count; ++i) total += seconds(stage.elements[i % stage.elements.size()].duration);
+  for (std::size_t i = from; i < from + count; ++i) {
+    const Element& e = stage.elements[i % stage.elements.size()];
+    total += seconds(e.duration + e.idle_after);
+  }
   return total;
 }
 

@@ -190,6 +190,12 @@ RunOutcome RunExecutor::run() {
     out.failure = err;
     return out;
   }
+  // A run stopped after a round whose element idles afterwards lost that
+  // idle (or part of it): the drive idles again before the next round.
+  if (resumed && !rounds.empty()) {
+    if (auto err = idle_after(rounds.back())) return finish(RunStatus::failed, err, header, rounds);
+    if (stop_.load()) return finish(std::nullopt, std::nullopt, header, rounds);
+  }
   for (std::size_t s = 0; s < plan_.stages.size(); ++s) {
     const Stage& stage = plan_.stages[s];
     if (stage_done(s, rounds)) continue;
@@ -255,10 +261,22 @@ RunOutcome RunExecutor::run() {
         p.latency = dominant_latency(last);
         progress_(p);
       }
+      if (auto err = idle_after(rounds.back())) return finish(RunStatus::failed, err, header, rounds);
     }
   }
   if (auto h = target_.health()) header.smart_after = smart_record(*h);
   return finish(RunStatus::completed, std::nullopt, header, rounds);
+}
+
+std::optional<Error> RunExecutor::idle_after(const RoundRecord& r) {
+  const auto s = static_cast<std::size_t>(r.stage);
+  if (s >= plan_.stages.size() || r.element_index >= plan_.stages[s].elements.size()) return std::nullopt;
+  const Duration d = plan_.stages[s].elements[r.element_index].idle_after;
+  if (d <= Duration::zero() || stop_.load()) return std::nullopt;
+  if (auto err = target_.idle(d)) {
+    return Error{err->reason, fmt::format("{}: idle after {}: {}", options_.target, r.label, err->message)};
+  }
+  return std::nullopt;
 }
 
 RunOutcome RunExecutor::finish(std::optional<RunStatus> status, std::optional<Error> failure, RunHeader& header,

@@ -115,7 +115,7 @@ json elements_json(const Stage& stage, const MeasurementWindow& w, const std::ve
 // One measured stage of several (a throughput sub-test): its block size,
 // steady state and element results.
 json subtest_json(const Stage& stage, std::size_t index, const json& steady, const json& window, const json& elements) {
-  return {{"label", block_size_label(stage.elements.front().block_sizes.front().bytes)},
+  return {{"label", stage.label.empty() ? block_size_label(stage.elements.front().block_sizes.front().bytes) : stage.label},
           {"stage", index},
           {"steady_state", steady},
           {"measurement_window", window},
@@ -241,7 +241,9 @@ json group_json(const TestPlan& plan, const std::vector<RoundRecord>& rounds, in
       stage_elements = json::array();
     }
     if (!steady.is_null()) j["steady_state"] = steady;
-    if (!window.is_null()) j["measurement_window"] = window;
+    // The window of the steady state reported; a later stage that tracks
+    // none (HIR's wait states) does not replace it.
+    if (!window.is_null() && (!steady.is_null() || !j.contains("steady_state"))) j["measurement_window"] = window;
     if (!stage_elements.is_null()) {
       if (elements.is_null()) elements = json::array();
       for (const auto& e : stage_elements) elements.push_back(e);

@@ -105,6 +105,15 @@ std::optional<HealthSample> SimTarget::health() {
   return h;
 }
 
+std::optional<Error> SimTarget::idle(Duration d) {
+  model_->advance_to(now());
+  const WallTime end = model_->now() + std::chrono::duration_cast<WallTime::duration>(d);
+  if (pace_ != nullptr && !wait_for_clock(end)) return std::nullopt;
+  if (stop_.load()) return std::nullopt;
+  model_->advance_to(end);
+  return std::nullopt;
+}
+
 std::optional<Error> SimTarget::restore(const std::string& state) { return model_->load_state(state); }
 
 // The model runs an element's sequential writes as one stream, whatever its

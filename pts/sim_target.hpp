@@ -45,6 +45,9 @@ class SimTarget final : public TestTarget {
   // element runs comes in.
   Result<Measurement> run_from(const Element& e, std::uint64_t range_bytes, std::optional<std::uint64_t> max_bytes,
                                std::uint64_t sequential_offset);
+  // The model's time moves on by `d` with no host I/O (paced: as the clock
+  // reaches it), so its idle-time garbage collection runs.
+  std::optional<Error> idle(Duration d) override;
   std::optional<HealthSample> health() override;
   // The drive model keeps no data in a volatile cache: every write it
   // accepts is on its media, so every profile is write-cache-disabled.

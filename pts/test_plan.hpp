@@ -39,6 +39,9 @@ struct Element {
   std::uint32_t block_align = 0;  // random offsets' alignment; 0: each I/O's own size
   Duration duration = std::chrono::seconds(60);
   double rate_bytes_per_second = 0;  // 0: unlimited
+  // The host leaves the target idle this long after each run of the element
+  // (HIR's wait states); 0: the next run follows at once.
+  Duration idle_after{0};
   bool writes() const { return read_pct < 100; }
 };
 
@@ -69,6 +72,7 @@ struct SlcDetection {
 struct Stage {
   std::string phase = "test";  // "precondition" | "test"
   std::string kind;            // "workload-independent", "workload-dependent", "test"
+  std::string label;           // names the stage where its block size does not (XSR's access groups)
   int group = 0;               // 0: the run; 1: the comparison run (mixed test)
   bool purge_before = false;
   std::vector<Element> elements;

@@ -80,6 +80,12 @@ class TestTarget {
   // runs of one element together sweep the whole range, wrapping at its end.
   virtual Result<Measurement> run(const Element& e, std::uint64_t range_bytes,
                                   std::optional<std::uint64_t> max_bytes, const SequentialCursor& from) = 0;
+  // The host leaves the target alone for `d`: no I/O at all (PTS HIR's wait
+  // states, when a drive may collect garbage in the background). Returns at
+  // once after stop(); the error when the target cannot be left idle.
+  virtual std::optional<Error> idle(Duration /*d*/) {
+    return Error{ErrorReason::unsupported, "the target cannot be left idle"};
+  }
   virtual std::optional<HealthSample> health() = 0;
   virtual WriteCacheState write_cache() { return {std::nullopt, "the target cannot tell"}; }
   // Enables or disables the volatile write cache for the run; "unsupported"

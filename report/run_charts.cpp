@@ -586,3 +586,68 @@ std::optional<Chart> slc_fill(const std::vector<RunView>& runs, const std::strin
 }
 
 }  // namespace nvmond::report
+
+namespace nvmond::report {
+
+std::vector<StageRounds> rounds_by_stage(const RunRecord& run) {
+  std::vector<StageRounds> out;
+  for (const auto& r : run.rounds) {
+    if (!is_test_round(r) || !std::isfinite(r.stage)) continue;
+    if (out.empty() || out.back().stage != r.stage) {
+      std::string label = r.element ? r.element->label : "stage " + num(r.stage, 0);
+      if (run.header.test == "xsr") label = "AG" + std::to_string(out.size() + 1) + " " + label;
+      out.push_back({r.stage, std::move(label), {}});
+    }
+    out.back().rounds.push_back(&r);
+  }
+  return out;
+}
+
+std::optional<Chart> rate_over_time_by_stage(const std::vector<RunView>& runs, const std::string& id) {
+  if (runs.empty()) return std::nullopt;
+  const bool overlaid = runs.size() > 1;
+  const bool hir = runs.front().run->header.test == "hir";
+  Chart c = time_chart(runs, id, hir ? "IOPS vs time, all wait states" : "Throughput vs time, all access groups");
+  c.y = rate_axis(!hir);
+  for (const auto& v : runs) {
+    const auto stages = rounds_by_stage(*v.run);
+    std::vector<Series> lines;
+    auto line_for = [&](const std::string& name) -> Series& {
+      for (auto& l : lines) {
+        if (l.name == name) return l;
+      }
+      return lines.emplace_back(Series{name, overlaid ? v.color : palette(lines.size()), {}});
+    };
+    const SteadyState* ss = v.run->steady_state ? &*v.run->steady_state : nullptr;
+    for (const auto& st : stages) {
+      const bool baseline = st.label.ends_with(" baseline");
+      const bool preconditioning = hir && ss && st.stage == ss->stage;
+      Series& l = line_for(overlaid           ? v.label
+                           : baseline        ? "baseline (continuous writes)"
+                           : preconditioning ? "to steady state (" + st.label + ")"
+                                             : st.label);
+      if (!l.points.empty()) l.points.push_back({st.rounds.front()->start, std::nan("")});  // a break between stages
+      for (const Round* r : st.rounds) l.points.push_back({r->start + r->seconds / 2, hir ? r->iops : r->bytes_per_second});
+      if (v.run != runs.front().run || st.rounds.empty()) continue;
+      const Round& last = *st.rounds.back();
+      const double from = st.rounds.front()->start;
+      const double to = last.start + last.seconds;
+      if (hir && st.label.find(" + idle ") != std::string::npos) {
+        c.spans.push_back({"idle", "host idle between bursts", from, to, "#7f7f7f", 0.12});
+      } else if (!hir) {
+        c.spans.push_back({"group", st.label, from, to, palette(c.spans.size() + 3), 0.08});
+      }
+    }
+    for (auto& l : lines) {
+      if (has_values(l)) c.series.push_back(std::move(l));
+    }
+    // HIR: what the bursts recover from, the steady state's average.
+    if (hir && !overlaid && ss && std::isfinite(ss->average)) {
+      c.lines.push_back({"steady state " + si(ss->average) + " IOPS", ss->average, false, "#444444", Dash::dashed});
+    }
+  }
+  if (c.series.empty()) return std::nullopt;
+  return c;
+}
+
+}  // namespace nvmond::report

@@ -53,6 +53,20 @@ std::optional<Chart> demand_variation(const RunRecord& run, const std::string& i
 // One op's response-time histogram at one sweep point; nullopt when that
 // point has no I/O of the op.
 std::optional<Chart> point_histogram(const PointHistogram& p, bool reads, const std::string& id);
+// Test rounds grouped by stage, in run order: HIR's steady state, wait
+// states and baselines, XSR's access groups.
+struct StageRounds {
+  double stage;
+  std::string label;  // the stage's element label; XSR: "AG1 SEQ 1MiB write"
+  std::vector<const Round*> rounds;
+};
+std::vector<StageRounds> rounds_by_stage(const RunRecord& run);
+// PTS HIR's "IOPS v time, all wait states" and XSR's "throughput v time, all
+// access groups": each round's IOPS (HIR) or throughput (XSR) at its time
+// since the run began, a line per stage (HIR's baselines share one), the
+// wait states' stretches shaded as host idle between bursts (HIR) or each
+// access group's stretch named (XSR). Overlaid runs: one line per run.
+std::optional<Chart> rate_over_time_by_stage(const std::vector<RunView>& runs, const std::string& id);
 std::optional<Chart> slc_fill(const std::vector<RunView>& runs, const std::string& id);
 
 }  // namespace nvmond::report

@@ -113,6 +113,14 @@ void add_overlay_charts(HtmlPage& page, const std::vector<RunView>& views, const
   if (auto c = throughput_over_time(views, prefix + "throughput-time")) page.chart(*c);
   if (auto c = temperature_over_time(views, prefix + "temperature")) page.chart(*c);
   if (auto c = slc_fill(views, prefix + "slc")) page.chart(*c);
+  // HIR and XSR runs compared: their rates over time, one line per run.
+  const bool staged = std::all_of(views.begin(), views.end(), [&](const RunView& v) {
+    return v.run->header.test == views.front().run->header.test &&
+           (v.run->header.test == "hir" || v.run->header.test == "xsr");
+  });
+  if (staged && !views.empty()) {
+    if (auto c = rate_over_time_by_stage(views, prefix + "rate-by-stage")) page.chart(*c);
+  }
 }
 
 void add_result_sections(HtmlPage& page, const RunRecord& run, const std::vector<RunView>& self) {
@@ -136,6 +144,16 @@ void add_result_sections(HtmlPage& page, const RunRecord& run, const std::vector
       if (auto d = iops_over_data_written(self, "iops-written")) {
         page.chart(*d, "The same rounds against the data written since the run began (TB written).");
       }
+    }
+  }
+  if (run.header.test == "hir" || run.header.test == "xsr") {
+    if (auto c = rate_over_time_by_stage(self, "rate-by-stage")) {
+      const bool hir = run.header.test == "hir";
+      page.section("stages", hir ? "Host idle recovery" : "Cross stimulus recovery");
+      page.chart(*c, hir ? "One point per burst at its time; grey: the wait states, each burst followed by host "
+                           "idle; between them the return to baseline."
+                         : "One point per round at its time; shaded: each access group.");
+      if (auto t = stage_table(run)) page.table(*t);
     }
   }
   if (auto c = latency_per_round(self, "latency")) {

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "report/markup.hpp"
+#include "report/run_charts.hpp"
 #include "report/run_summary.hpp"
 
 namespace nvmond::report {
@@ -231,6 +232,95 @@ std::optional<Table> smart_table(const RunRecord& run) {
     t.rows.push_back({k, Cell(find(run.drive->smart_before, k), "num"), Cell(find(run.drive->smart_after, k), "num")});
   }
   return t;
+}
+
+}  // namespace nvmond::report
+
+namespace nvmond::report {
+
+namespace {
+
+double mean_of(const std::vector<const Round*>& rounds, double Round::*field, std::size_t last = 0) {
+  double sum = 0;
+  std::size_t n = 0;
+  const std::size_t from = last > 0 && rounds.size() > last ? rounds.size() - last : 0;
+  for (std::size_t i = from; i < rounds.size(); ++i) {
+    if (std::isfinite(rounds[i]->*field)) sum += rounds[i]->*field, ++n;
+  }
+  return n > 0 ? sum / static_cast<double>(n) : kAbsent;
+}
+
+double peak_latency(const std::vector<const Round*>& rounds, double Latency::*field) {
+  double peak = kAbsent;
+  for (const Round* r : rounds) {
+    const auto& op = r->ops.write ? r->ops.write : r->ops.read;
+    if (op && std::isfinite(op->latency.*field) && !(peak >= op->latency.*field)) peak = op->latency.*field;
+  }
+  return peak;
+}
+
+std::string rate_text(double v, bool bandwidth) {
+  if (!std::isfinite(v)) return "–";
+  return bandwidth ? bytes_per_second(v) : si(v);
+}
+
+// HIR: a burst's IOPS as a multiple of the steady state's.
+std::optional<Table> hir_table(const RunRecord& run, const std::vector<StageRounds>& stages) {
+  const double steady = run.steady_state && std::isfinite(run.steady_state->average) ? run.steady_state->average
+                                                                                      : kAbsent;
+  Table t{"stage-table",
+          "Mean IOPS of each segment's bursts; × steady state: against the steady state's average (" +
+              rate_text(steady, false) + " IOPS)",
+          {"Segment", "Bursts", "Mean IOPS", "× steady state"},
+          {}};
+  for (const auto& st : stages) {
+    if (run.steady_state && std::isfinite(run.steady_state->stage) && st.stage == run.steady_state->stage) continue;
+    const double m = mean_of(st.rounds, &Round::iops);
+    t.rows.push_back({st.label, {std::to_string(st.rounds.size()), "num"}, {rate_text(m, false), "num"},
+                      {std::isfinite(steady) && steady > 0 ? num(m / steady, 2) : "–", "num"}});
+  }
+  if (t.rows.empty()) return std::nullopt;
+  return t;
+}
+
+// XSR: access group 3's recovery: the time from its start to its first
+// round at access group 1's final throughput (its last `window` rounds).
+std::optional<Table> xsr_table(const std::vector<StageRounds>& stages) {
+  constexpr std::size_t kFinal = 5;
+  Table t{"stage-table",
+          "Final: the mean of each group's last 5 rounds; recovery: access group 3's time to its first round at "
+          "access group 1's final throughput",
+          {"Access group", "Rounds", "Mean", "Final", "Mean RT peak", "Max RT peak", "Recovery"},
+          {}};
+  const double target = stages.empty() ? kAbsent : mean_of(stages.front().rounds, &Round::bytes_per_second, kFinal);
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    const auto& st = stages[i];
+    std::string recovery = "–";
+    if (i == 2 && std::isfinite(target)) {
+      recovery = "not within the group";
+      for (const Round* r : st.rounds) {
+        if (r->bytes_per_second >= target) {
+          recovery = elapsed(r->start + r->seconds - st.rounds.front()->start);
+          break;
+        }
+      }
+    }
+    t.rows.push_back({st.label, {std::to_string(st.rounds.size()), "num"},
+                      {rate_text(mean_of(st.rounds, &Round::bytes_per_second), true), "num"},
+                      {rate_text(mean_of(st.rounds, &Round::bytes_per_second, kFinal), true), "num"},
+                      {seconds(peak_latency(st.rounds, &Latency::mean)), "num"},
+                      {seconds(peak_latency(st.rounds, &Latency::max)), "num"}, {recovery, "num"}});
+  }
+  if (t.rows.empty()) return std::nullopt;
+  return t;
+}
+
+}  // namespace
+
+std::optional<Table> stage_table(const RunRecord& run) {
+  if (run.header.test == "hir") return hir_table(run, rounds_by_stage(run));
+  if (run.header.test == "xsr") return xsr_table(rounds_by_stage(run));
+  return std::nullopt;
 }
 
 }  // namespace nvmond::report

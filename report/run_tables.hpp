@@ -29,5 +29,10 @@ std::optional<Table> element_table(const RunRecord& run);
 std::optional<Table> qos_table(const RunRecord& run);
 std::optional<Table> throttle_table(const RunRecord& run);
 std::optional<Table> smart_table(const RunRecord& run);
+// HIR: each wait state's and baseline's mean burst IOPS against the steady
+// state's. XSR: each access group's throughput (mean, last rounds), peak
+// mean and maximum response time, and how long access group 3 took to get
+// back to access group 1's final throughput.
+std::optional<Table> stage_table(const RunRecord& run);
 
 }  // namespace nvmond::report

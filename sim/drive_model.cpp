@@ -26,6 +26,10 @@ constexpr Duration kFoldIdle = std::chrono::seconds(1);
 // since the last purge (SNIA WSAT curves reach steady state within ~2-3×).
 constexpr double kGcCliffStart = 1.0;
 constexpr double kGcCliffWidth = 1.0;
+// Background garbage collection starts once the host has been idle this long.
+constexpr Duration kGcIdle = std::chrono::seconds(1);
+// The transfer the drive's random write IOPS are rated at.
+constexpr double kRatedWriteBytes = 4096;
 // Largest integration step: small against τ so throttle transitions and time
 // above thresholds are resolved, and never above 10 s.
 constexpr Duration kMaxStep = std::chrono::seconds(10);
@@ -122,8 +126,42 @@ void DriveModel::step_locked(Duration dt) {
       p_.slc_used -= std::min<std::uint64_t>(p_.slc_used, static_cast<std::uint64_t>(folded));
     }
   }
+  // Garbage collection while the host is idle; a drive under a background
+  // load (tenant traffic) never is.
+  const WallTime gc_from = std::max(start, p_.last_io + std::chrono::duration_cast<WallTime::duration>(kGcIdle));
+  if (end > gc_from && wrate <= 0 && rrate <= 0) reclaim_while_idle_locked(seconds(end - gc_from));
   update_level_locked();
   note_thermal_events_locked(end);
+}
+
+// The smallest model of host idle recovery: while the host is idle the
+// garbage collection goes on at the pace it keeps under steady random writes
+// (it frees room for steady_random_write_iops x 4 KiB of host writes per
+// second, copying (A - 1) bytes of valid data for each byte it frees, as it
+// would in the foreground), up to all the spare the valid data leaves. Host
+// random writes then spend that room at the fresh-out-of-box rate and at
+// write amplification 1 before the foreground collection comes back. A drive
+// fresh out of box, or one whose writes need no collection, gains nothing.
+void DriveModel::reclaim_while_idle_locked(double idle_s) {
+  const double g = gc_progress_locked();
+  const double waf = write_amplification_locked(false);
+  if (g <= 0 || waf <= 1.0 || idle_s <= 0) return;
+  const double capacity = static_cast<double>(spec_.capacity_bytes);
+  const double physical = capacity * (1.0 + 1.0 / (2.0 * spec_.steady_write_amplification - 1.0));
+  const double room = std::max(0.0, physical - valid_.valid_bytes());
+  const double rate = random_write_iops_locked() * kRatedWriteBytes;
+  const double freed = std::min(room - std::min(room, p_.gc_reserve), rate * idle_s);
+  if (freed <= 0) return;
+  p_.gc_reserve += freed;
+  double media = freed * (waf - 1.0) + c_.media_write_fraction;
+  const double whole = std::floor(media);
+  c_.media_write_bytes += static_cast<u128>(whole);
+  c_.media_write_fraction = media - whole;
+}
+
+double DriveModel::idle_gc_reserve_bytes() const {
+  std::lock_guard lock(mu_);
+  return p_.gc_reserve;
 }
 
 void DriveModel::update_level_locked() {
@@ -220,7 +258,12 @@ double DriveModel::write_seconds_locked(std::uint64_t bytes, std::uint64_t count
     double bw = spec_.slc_cache_bytes > 0 ? spec_.post_cache_write_bytes_per_s : spec_.max_write_bytes_per_s;
     t += static_cast<double>(rest) / std::min(bw, cap);
   }
-  if (!sequential) t = std::max(t, static_cast<double>(count) / random_write_iops_locked());
+  if (!sequential) {
+    // Commands the idle collection made room for go at the FOB rate.
+    const double room = std::min(static_cast<double>(count), std::floor(p_.gc_reserve / static_cast<double>(bytes)));
+    const double others = static_cast<double>(count) - room;
+    t = std::max(t, room / spec_.random_write_iops + others / random_write_iops_locked());
+  }
   return t;
 }
 
@@ -235,6 +278,12 @@ void DriveModel::account_locked(IoOp kind, std::uint64_t bytes, std::uint64_t co
   const std::uint64_t total = bytes * count;
   if (kind == IoOp::write) {
     double waf = write_amplification_locked(sequential);
+    if (!sequential && p_.gc_reserve > 0) {
+      // The idle collection already paid the copies of the room it made.
+      const double spent = std::min(p_.gc_reserve, static_cast<double>(total));
+      p_.gc_reserve -= spent;
+      waf = 1.0 + (waf - 1.0) * (1.0 - spent / static_cast<double>(std::max<std::uint64_t>(total, 1)));
+    }
     if (spec_.slc_cache_bytes > 0) {
       p_.slc_used += std::min<std::uint64_t>(total, spec_.slc_cache_bytes - std::min(p_.slc_used, spec_.slc_cache_bytes));
     }
@@ -340,6 +389,7 @@ double DriveModel::valid_share(LbaRange range) const {
 void DriveModel::purge() {
   std::lock_guard lock(mu_);
   p_.slc_used = 0;
+  p_.gc_reserve = 0;
   p_.written_since_purge = 0;
   valid_.clear();
 }

@@ -150,6 +150,9 @@ class DriveModel {
 
   double composite_celsius() const;
   double valid_share(LbaRange range) const;  // of the valid-data map, 0..1
+  // Host writes the garbage collection has made room for while the host was
+  // idle (bytes): they go at the fresh-out-of-box random write rate.
+  double idle_gc_reserve_bytes() const;
   int throttle_level() const;                // 0 = not throttled, 1.. = throttle[level-1]
   double write_limit_bytes_per_s() const;    // for a sequential write issued now
   Duration access_latency(IoOp kind) const;  // spec read/write latency
@@ -215,6 +218,10 @@ class DriveModel {
     double temp_c = 0;         // composite (node) temperature
     int level = 0;             // throttle level
     std::uint64_t slc_used = 0;
+    // Free space the garbage collection reclaimed while the host was idle,
+    // in bytes of host writes it can take without collecting in the
+    // foreground (PTS host idle recovery). Spent by random writes first.
+    double gc_reserve = 0;
     u128 written_since_purge = 0;  // drives the GC cliff
     WallTime last_io{};
     // Background load is emitted as round(rate × elapsed) so that any split
@@ -240,6 +247,7 @@ class DriveModel {
   double op_waf_locked() const;        // steady random WAF for the valid data now
   double write_seconds_locked(std::uint64_t bytes, std::uint64_t count, bool sequential,
                               std::uint64_t slc_used) const;
+  void reclaim_while_idle_locked(double idle_s);
   double read_seconds_locked(std::uint64_t bytes, std::uint64_t count, bool sequential) const;
   Duration io_locked(IoOp kind, std::uint64_t bytes, std::uint64_t count, bool sequential);
   void account_locked(IoOp kind, std::uint64_t bytes, std::uint64_t count, bool sequential, Duration service);

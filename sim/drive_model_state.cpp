@@ -130,6 +130,7 @@ std::string DriveModel::save_state() const {
        {{"temp_c", p_.temp_c},
         {"level", p_.level},
         {"slc_used", p_.slc_used},
+        {"gc_reserve", p_.gc_reserve},
         {"written_since_purge", state_value(p_.written_since_purge)},
         {"last_io_ns", to_unix_ns(p_.last_io)},
         {"background_elapsed_ns", p_.background_elapsed_ns}}},
@@ -166,6 +167,8 @@ std::optional<Error> DriveModel::load_state(const std::string& text) {
     p.level = std::clamp(jp.at("level").get<int>(), 0, static_cast<int>(spec_.throttle.size()));
     p.slc_used = std::min(jp.at("slc_used").get<std::uint64_t>(), spec_.slc_cache_bytes);
     read_state_value(jp.at("written_since_purge"), p.written_since_purge);
+    // States saved before the model had idle collection: none reclaimed.
+    p.gc_reserve = std::max(0.0, jp.value("gc_reserve", 0.0));
     p.last_io = from_unix_ns(jp.at("last_io_ns").get<std::int64_t>());
     p.background_elapsed_ns = jp.at("background_elapsed_ns").get<std::int64_t>();
     if (j.contains("valid_data")) {

@@ -173,6 +173,27 @@ const std::vector<TestSchema>& test_schemas() {
            {number("dwpd", std::nullopt, 0.001, 1000, "drive writes per day (default: the drive's rating, else 1)"),
             duration("duration", hours(24), "length of the run"), bytes("bs", 128 * KiB, "block size")},
            false),
+      // PTS-E HIR: `round` is a preconditioning round of RND 4KiB writes
+      // (30 min, as cloudharmony's 30 one-minute intervals), `precondition`
+      // those rounds until steady; then the wait states.
+      with_own_preconditioning(
+          test("hir", "host idle recovery", {4, 32, std::chrono::minutes(30), true, true, 25},
+               {duration("burst", std::chrono::seconds(5), "length of each write burst"),
+                integer("bursts", 360, 1, 1'000'000, "bursts per wait state"),
+                integer_list("idle_seconds", {5, 10, 15, 25, 50}, 86'400,
+                             "host idle after each burst, in seconds: one wait state each, in this order"),
+                integer("baseline_bursts", 360, 0, 1'000'000,
+                        "back-to-back bursts returning to baseline after each wait state (0: none)")},
+               true),
+          "RND 4KiB writes in round-long rounds until their IOPS is steady first"),
+      // PTS-E XSR: three access groups of fixed length at T1Q32.
+      test("xsr", "cross stimulus recovery", {1, 32, std::chrono::seconds(60), true, false, 0},
+           {bytes("seq_bs", 1024 * KiB, "block size of the sequential access groups 1 and 3"),
+            bytes("rnd_bs", 8 * KiB, "block size of the random access group 2"),
+            duration("seq_duration", hours(8), "length of access group 1 (SEQ writes)"),
+            duration("rnd_duration", hours(6), "length of access group 2 (RND writes)"),
+            duration("recovery_duration", hours(8), "length of access group 3 (SEQ writes again)")},
+           true),
   };
   return schemas;
 }

@@ -153,5 +153,69 @@ class RefusedTargetTest(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(d, "out", "run.json")))
 
 
+class HirXsrSimTest(unittest.TestCase):
+    """HIR and XSR at the specification's lengths on a simulated datacenter
+    drive: about 15 h and 22 h of drive time, seconds of wall time."""
+
+    def run_sim(self, test):
+        out = tempfile.mkdtemp(prefix=f"pts-{test}-")
+        r = test_run(test, "--target", "sim:datacenter", "--out", out, timeout=600)
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout[-2000:])
+        with open(os.path.join(out, "run.json")) as f:
+            run = json.load(f)
+        with open(os.path.join(out, "report.html")) as f:
+            self.page = f.read()
+        self.assertEqual(run["status"], "completed")
+        return run
+
+    def test_hir_bursts_after_longer_idles_recover_more_and_the_baseline_returns(self):
+        run = self.run_sim("hir")
+        ss = run["steady_state"]
+        self.assertTrue(ss["reached"], ss)
+        steady = ss["average"]
+        by_stage = {}
+        for r in run["rounds"]:
+            by_stage.setdefault(r["stage"], []).append(r)
+        self.assertEqual(len(by_stage), 11)
+        means = []
+        for stage, idle in zip((1, 3, 5, 7, 9), (5, 10, 15, 25, 50)):
+            bursts = by_stage[stage]
+            self.assertEqual(len(bursts), 360)
+            self.assertEqual(bursts[0]["element"]["label"], f"4KiB 0/100 5s + idle {idle}s")
+            gap = (bursts[1]["started_ns"] - bursts[0]["started_ns"]) / 1e9 - bursts[0]["seconds"]
+            self.assertAlmostEqual(gap, idle, delta=1e-3)
+            means.append(sum(b["iops"] for b in bursts) / len(bursts))
+            baseline = by_stage[stage + 1]
+            self.assertEqual(len(baseline), 360)
+            # 30 minutes of continuous writes spend what the idles saved: back
+            # near the steady state (which still drifts down as the random
+            # writes fill the drive), well below the wait state.
+            last = sum(b["iops"] for b in baseline[-30:]) / 30
+            self.assertLess(last, 0.8 * means[-1])
+            self.assertAlmostEqual(last, steady, delta=0.25 * steady)
+        self.assertGreater(means[0], 1.2 * steady)
+        for shorter, longer in zip(means, means[1:]):
+            self.assertGreaterEqual(longer, 0.99 * shorter, "longer idles must recover at least as much")
+        self.assertIn('id="rate-by-stage"', self.page)
+        print("hir: steady %.0f IOPS; wait states %s" % (steady, ", ".join(f"{m:.0f}" for m in means)),
+              file=sys.stderr)
+
+    def test_xsr_three_access_groups_with_the_random_one_between(self):
+        run = self.run_sim("xsr")
+        self.assertEqual([t["label"] for t in run["subtests"]],
+                         ["AG1 SEQ 1MiB write", "AG2 8KiB 0/100", "AG3 SEQ 1MiB write"])
+        counts = [sum(1 for r in run["rounds"] if r["stage"] == s) for s in range(3)]
+        self.assertEqual(counts, [480, 360, 480])
+        bw = [sum(r["bytes_per_second"] for r in run["rounds"] if r["stage"] == s) / counts[s] for s in range(3)]
+        # Each group's last 5 rounds: the drive's sustained (here thermally
+        # throttled) sequential rate, the random writes' GC-bound one below it.
+        final = [sum([r["bytes_per_second"] for r in run["rounds"] if r["stage"] == s][-5:]) / 5 for s in range(3)]
+        self.assertLess(final[1], 0.6 * final[0])
+        self.assertAlmostEqual(final[2], final[0], delta=0.05 * final[0])
+        self.assertIn('id="rate-by-stage"', self.page)
+        self.assertIn('id="stage-table"', self.page)
+        print("xsr: %.0f / %.0f / %.0f MB/s" % tuple(b / 1e6 for b in bw), file=sys.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -137,7 +137,7 @@ class LoopDeviceTest(unittest.TestCase):
         self.assertEqual(float(re.search(r'data-to="([^"]*)"', span).group(1)), last)
         for r in run["rounds"]:
             self.assertGreater(r["ops"]["write"]["ops"], 0)
-            self.assertNotIn("read", r["ops"])
+            self.assertEqual(r["ops"].get("read", {}).get("ops", 0), 0)
         self.assertGreater(run["drive"]["host_bytes_written"], 0)
         self.assertTrue(run["target"]["serial"].startswith("loop:"))
 
@@ -224,6 +224,41 @@ class LoopDeviceTest(unittest.TestCase):
         for t in ("T2", "T1"):
             self.assertEqual(len(self.series_points(curve, t)), 2, t)
         self.assert_shaded_over_the_window(run)
+
+
+    def test_a_short_hir_idles_between_its_bursts_for_real(self):
+        run = self.run_test("hir", "round=1s", "max_rounds=8", "burst=1s", "idle_seconds=1,2", "bursts=3",
+                            "baseline_bursts=2")
+        self.assertEqual(run["status"], "completed")
+        self.assertEqual(run["steady_state"]["stage"], 0)
+        waits = {1: 1, 3: 2}
+        for stage, idle in waits.items():
+            bursts = [r for r in run["rounds"] if r["stage"] == stage]
+            self.assertEqual(len(bursts), 3)
+            for a, b in zip(bursts, bursts[1:]):
+                # The device was left alone for the idle: no burst starts before it is over.
+                gap = (b["started_ns"] - a["started_ns"]) / 1e9 - a["seconds"]
+                self.assertGreaterEqual(gap, idle - 0.05, (stage, gap))
+                self.assertLess(gap, idle + 1.0, (stage, gap))
+            self.assertGreater(sum(r["ops"]["write"]["ops"] for r in bursts), 0)
+        self.assertEqual(len([r for r in run["rounds"] if r["stage"] in (2, 4)]), 4)
+        svg = self.svg("rate-by-stage")
+        self.assertEqual(svg.count('<rect class="x-span idle"'), 2)
+        self.assertEqual(len(self.series_points(svg, "4KiB 0/100 1s + idle 2s")), 3)
+
+    def test_a_short_xsr_runs_its_three_access_groups_in_order(self):
+        run = self.run_test("xsr", "round=1s", "seq_duration=3s", "rnd_duration=3s", "recovery_duration=3s")
+        self.assertEqual(run["status"], "completed")
+        self.assertEqual([t["label"] for t in run["subtests"]],
+                         ["AG1 SEQ 1MiB write", "AG2 8KiB 0/100", "AG3 SEQ 1MiB write"])
+        stages = [r["stage"] for r in run["rounds"]]
+        self.assertEqual(stages, [0, 0, 0, 1, 1, 1, 2, 2, 2])
+        for r in run["rounds"]:
+            self.assertEqual(r["element"]["bs"], 8192 if r["stage"] == 1 else 1 << 20)
+            self.assertGreater(r["ops"]["write"]["ops"], 0)
+            self.assertEqual(r["ops"].get("read", {}).get("ops", 0), 0)
+        svg = self.svg("rate-by-stage")
+        self.assertEqual(svg.count('<rect class="x-span group"'), 3)
 
 
 @unittest.skipUnless(os.geteuid() == 0 and shutil.which("losetup"), "needs root and losetup")

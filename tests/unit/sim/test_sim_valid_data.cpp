@@ -121,3 +121,56 @@ TEST(SimValidData, AStateWithoutAMapAssumesWhatTheOldModelDid) {
 
 }  // namespace
 }  // namespace nvmond
+
+namespace nvmond {
+namespace {
+
+double media_bytes(const DriveModel& m) { return to_double(m.ocp()->physical_media_units_written); }
+
+// PTS HIR: a drive in steady state left idle collects garbage in the
+// background. The room it makes takes host writes at the FOB rate and
+// without foreground copies, and the copies it made while idle are media
+// writes all the same.
+TEST(SimIdleGc, IdleTimeMakesRoomForFobSpeedWritesWhoseCopiesWereMadeWhileIdle) {
+  ManualClock clock;
+  DriveModel m(small_dc(), clock.wall());
+  precondition(m, {0, kCapacity}, 2 * kCapacity);  // every LBA valid, past the cliff
+  ASSERT_NEAR(random_write_iops(m), 40'000, 100);
+  const double before = media_bytes(m);
+  // 50 ms of idle after the 1 s the collection waits for: room for 50 ms of
+  // steady-state writes, 40k x 4 KiB x 0.05 (of the 16 MB spare).
+  clock.advance(std::chrono::milliseconds(1050));
+  m.advance_to(clock.wall());
+  const double room = 40'000 * 4096 * 0.05;
+  EXPECT_NEAR(m.idle_gc_reserve_bytes(), room, 0.01 * room);
+  // Each freed byte cost A - 1 = 1.5 bytes of copies.
+  EXPECT_NEAR(media_bytes(m) - before, 1.5 * room, 0.01 * room);
+  EXPECT_NEAR(random_write_iops(m), 180'000, 500);
+  // Those writes cost no further copies; then the foreground collection is back.
+  const auto n = static_cast<std::uint64_t>(room / 4096);
+  const double host_before = media_bytes(m);
+  const DriveModel::RandomZone whole[] = {{{0, kCapacity}, 1.0}};
+  const Duration took = m.io_batch_random(IoOp::write, 4096, n, whole);
+  EXPECT_NEAR(seconds(took), static_cast<double>(n) / 180'000, 1e-4);
+  EXPECT_NEAR(media_bytes(m) - host_before, static_cast<double>(n) * 4096, 4096);
+  EXPECT_NEAR(random_write_iops(m), 40'000, 100);
+}
+
+TEST(SimIdleGc, ALongIdleFreesAtMostTheSpareAndAFreshDriveHasNothingToCollect) {
+  ManualClock clock;
+  DriveModel steady(small_dc(), clock.wall());
+  DriveModel fresh(small_dc(), clock.wall());
+  precondition(steady, {0, kCapacity}, 2 * kCapacity);
+  clock.advance(std::chrono::hours(1));
+  steady.advance_to(clock.wall());
+  fresh.advance_to(clock.wall());
+  // Physical 1.25 x the capacity, all of it valid: a quarter of the capacity is spare.
+  EXPECT_NEAR(steady.idle_gc_reserve_bytes(), 0.25 * kCapacity, 0.001 * kCapacity);
+  EXPECT_EQ(fresh.idle_gc_reserve_bytes(), 0.0);
+  // A purge takes the room with it, as it takes the rest of the FTL state.
+  steady.purge();
+  EXPECT_EQ(steady.idle_gc_reserve_bytes(), 0.0);
+}
+
+}  // namespace
+}  // namespace nvmond
