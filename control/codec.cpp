@@ -164,6 +164,7 @@ StartRequest decode_start(const json& j) {
   StartRequest r;
   r.test = string_of(j, "test", "a test name");
   r.target = string_of(j, "target", "a target");
+  if (j.contains("profile")) r.profile = string_of(j, "profile", "a profile name");
   if (j.contains("params")) {
     const json& p = j["params"];
     if (!p.is_object()) bad("params", "an object of strings");
@@ -236,6 +237,7 @@ json encode(const Request& r) {
           j["test"] = x.test;
           j["target"] = x.target;
           j["params"] = x.params;
+          if (!x.profile.empty()) j["profile"] = x.profile;
         } else if constexpr (std::is_same_v<T, StopRequest> || std::is_same_v<T, PauseRequest> ||
                              std::is_same_v<T, ResumeRequest>) {
           encode_selector(x.which, j);

@@ -37,6 +37,7 @@ struct StartRequest {
   std::string test;
   std::string target;
   std::map<std::string, std::string> params;
+  std::string profile;  // the PTS profile by name; empty: the default (enterprise)
 };
 // The runs stop, pause and resume act on: one run by its id, or every run in
 // progress only when the operator says "all". A request that names neither

@@ -85,6 +85,9 @@ std::optional<std::string> field_problem(const std::string& what, const std::str
 std::optional<std::string> start_problem(const ctl::StartRequest& req) {
   if (auto p = field_problem("\"test\"", req.test, kMaxParamKey)) return p;
   if (auto p = field_problem("\"target\"", req.target, kMaxTarget)) return p;
+  if (!req.profile.empty()) {
+    if (auto p = field_problem("\"profile\"", req.profile, kMaxParamKey)) return p;
+  }
   if (req.params.size() > kMaxParams) return fmt::format("\"params\": at most {} parameters", kMaxParams);
   for (const auto& [k, v] : req.params) {
     if (auto p = field_problem("\"params\": a parameter name", k, kMaxParamKey)) return p;
@@ -98,7 +101,7 @@ json start(const ctl::StartRequest& req, ControlContext& ctx) {
   SoakRequest r;
   r.target = req.target;
   try {
-    r.test = validate(req.test, req.params);
+    r.test = validate(req.test, req.params, req.profile.empty() ? PtsProfile::enterprise : parse_profile(req.profile));
   } catch (const ParamError& e) {
     return fail(fmt::format("{} on {}: {}", req.test, r.target, e.what()));
   }

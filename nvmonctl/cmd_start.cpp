@@ -1,4 +1,4 @@
-// nvmonctl start TEST --target T [--set K=V]...: a run now, or queued
+// nvmonctl start TEST --target T [--profile P] [--set K=V]...: a run now, or queued
 // behind the run on its drive.
 #include <ostream>
 
@@ -8,14 +8,15 @@ namespace nvmond::ctl {
 
 void add_start(CLI::App& app, Options& o, int& rc) {
   auto* c = app.add_subcommand("start", "Start a PTS test now (queued while its drive is busy or hot)");
-  static std::string test, target;
+  static std::string test, target, profile;
   static std::vector<std::string> sets;
   c->add_option("test", test, "Test name: purge, precondition, iops, throughput, latency, wsat, mixed, vqd, cbw, dirth, slc, qos, endurance")->required();
   c->add_option("--target", target, "sim:NAME, or a block device or file allowed by [safety]")->required();
   c->add_option("--set", sets, "Test parameter KEY=VALUE (repeatable)");
+  c->add_option("--profile", profile, "PTS profile: enterprise (PTS-E, default) or client (PTS-C)");
   c->footer("Example: nvmonctl start wsat --target sim:dc0 --set rounds=3");
   c->callback([&o, &rc] {
-    control::StartRequest req{test, target, {}};
+    control::StartRequest req{test, target, {}, profile};
     for (const auto& kv : sets) {
       auto eq = kv.find('=');
       if (eq == std::string::npos || eq == 0) throw CLI::ValidationError("--set", "expected KEY=VALUE, got " + kv);

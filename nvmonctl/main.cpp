@@ -1,7 +1,7 @@
 // nvmonctl: the operator's command-line companion to nvmond.
 //
 //   nvmonctl check-config FILE   validate a daemon configuration (exit 0 ok, 1 invalid)
-//   nvmonctl test run TEST --target T --out DIR [--config FILE] [--set K=V]...
+//   nvmonctl test run TEST --target T --out DIR [--config FILE] [--profile P] [--set K=V]...
 //                                run one PTS test (services/test_run_cli.hpp)
 //   nvmonctl run-job FILE        run the [[job]] tables of FILE now, in this process,
 //                                through io_uring; one JSON summary line per job on
@@ -59,6 +59,8 @@ int main(int argc, char** argv) {
   test_run->add_option("--target", test_args.target, "block device, file, or sim:NAME ([[sim]] drive or profile)")
       ->required();
   test_run->add_option("--config", test_args.config, "TOML file with [safety] and [[sim]] tables");
+  test_run->add_option("--profile", test_args.profile,
+                       "PTS profile: enterprise (PTS-E, default) or client (PTS-C: iops, throughput, latency, wsat)");
   test_run->add_option("--set", test_args.sets, "KEY=VALUE test parameter (repeatable)");
   test_run->add_option("--out", test_args.out, "output directory: run.json, runs.db")->required();
   test_run->add_option("--name", test_args.name, "the run's name in DIR/runs.db (default TEST@TARGET)");

@@ -6,7 +6,8 @@
 
 namespace nvmond {
 
-Params::Params(const TestRequest& request) : request_(request), schema_(test_schema(request.test)) {}
+Params::Params(const TestRequest& request)
+    : request_(request), schema_(test_schema(request.test, request.profile)) {}
 
 template <typename T>
 T Params::get(const std::string& key, ParamType type, const std::optional<ParamValue>& target_default) {

@@ -38,12 +38,12 @@ std::optional<RunCondition> purge_condition(const PurgeOutcome& purge) {
                       fmt::format("purged by {}, not a format or sanitize: {}", purge.method, purge.detail)};
 }
 
-std::optional<RunCondition> write_cache_condition(const WriteCacheState& state) {
+std::optional<RunCondition> write_cache_condition(const WriteCacheState& state, bool expected_enabled) {
   if (!state.enabled) return RunCondition{"write-cache-unknown", state.source};
-  if (*state.enabled == kExpectedWriteCacheEnabled) return std::nullopt;
+  if (*state.enabled == expected_enabled) return std::nullopt;
   return RunCondition{*state.enabled ? "write-cache-enabled" : "write-cache-disabled",
                       fmt::format("{} (the test expects it {})", state.source,
-                                  kExpectedWriteCacheEnabled ? "enabled" : "disabled")};
+                                  expected_enabled ? "enabled" : "disabled")};
 }
 
 void add_condition(RunHeader& header, std::optional<RunCondition> c) {

@@ -3,8 +3,9 @@
 // runs: the target cannot take the plan's block sizes (refused before any
 // I/O), a purge that fell back from a format to deallocate or zero-fill,
 // and a volatile write cache that is not in the state the test's profile
-// expects (PTS-E: disabled) or that the target cannot tell. Conditions are
-// recorded in the run's header, so run.json and the report name them.
+// expects (its profile's: PTS-E disabled, PTS-C enabled) or that the target
+// cannot tell. Conditions are recorded in the run's header, so run.json and
+// the report name them.
 #include <optional>
 
 #include "core/result.hpp"
@@ -14,17 +15,14 @@
 
 namespace nvmond {
 
-// The write cache state the tests' defaults (PTS-E) expect: disabled.
-inline constexpr bool kExpectedWriteCacheEnabled = false;
-
 // A refusal (reason "block_size") when an element's block size is below the
 // target's logical block size; nullopt when it is unknown or all fit.
 std::optional<Error> check_block_sizes(const TestPlan& plan, const TargetIdentity& target);
 // "purge-fallback" unless the purge returned the drive to FOB by a format.
 std::optional<RunCondition> purge_condition(const PurgeOutcome& purge);
-// "write-cache-enabled" or "write-cache-unknown" unless the cache is known to
-// be in the expected state.
-std::optional<RunCondition> write_cache_condition(const WriteCacheState& state);
+// "write-cache-enabled", "write-cache-disabled" or "write-cache-unknown"
+// unless the cache is known to be in the state the plan's profile expects.
+std::optional<RunCondition> write_cache_condition(const WriteCacheState& state, bool expected_enabled);
 // Adds `c` unless the header has it already: two purges that fall back the
 // same way are one condition.
 void add_condition(RunHeader& header, std::optional<RunCondition> c);

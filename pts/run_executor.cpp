@@ -102,7 +102,11 @@ std::optional<Error> RunExecutor::open_run(RunHeader& header, std::vector<RoundR
   const TargetIdentity id = target_.identity();
   if (*existing) {
     RunRow& row = **existing;
-    const bool same = row.test == plan_.test && row.serial == id.serial;
+    // A run of the same test under another profile is another run: closed,
+    // not resumed. Runs from before profiles were recorded are PTS-E's.
+    const auto left = header_from_blob(row.header);
+    const bool same = row.test == plan_.test && row.serial == id.serial &&
+                      (!left || left->profile.value_or(PtsProfile::enterprise) == plan_.profile);
     if (options_.resume && same) {
       auto decoded = header_from_blob(row.header);
       if (!decoded) {
@@ -110,6 +114,9 @@ std::optional<Error> RunExecutor::open_run(RunHeader& header, std::vector<RoundR
                                           decoded.error().message)};
       }
       header = std::move(*decoded);
+      // A run from before profiles were recorded ran PTS-E's conditions, as
+      // its resumed rounds do: from now on its header says so.
+      if (!header.profile) header.profile = plan_.profile;
       try {
         auto stored = store_.rounds(row.id);
         if (!stored) return stored.error();
@@ -120,8 +127,8 @@ std::optional<Error> RunExecutor::open_run(RunHeader& header, std::vector<RoundR
       if (options_.restore_checkpoint && !row.checkpoint.empty()) {
         if (auto err = target_.restore(row.checkpoint)) return err;
       }
-      header.write_cache = apply_write_cache(target_, kExpectedWriteCacheEnabled, header.write_cache);
-      add_condition(header, write_cache_condition(tested_write_cache(*header.write_cache)));
+      header.write_cache = apply_write_cache(target_, plan_.write_cache_enabled, header.write_cache);
+      add_condition(header, write_cache_condition(tested_write_cache(*header.write_cache), plan_.write_cache_enabled));
       run_id_ = row.id;
       resumed = true;
       ++header.resumed;
@@ -140,8 +147,8 @@ std::optional<Error> RunExecutor::open_run(RunHeader& header, std::vector<RoundR
   const WallTime started = target_.now();
   header = run_header(plan_, id, options_.target, target_.simulated(), started);
   if (auto h = target_.health()) header.smart_before = smart_record(*h);
-  header.write_cache = apply_write_cache(target_, kExpectedWriteCacheEnabled, std::nullopt);
-  add_condition(header, write_cache_condition(tested_write_cache(*header.write_cache)));
+  header.write_cache = apply_write_cache(target_, plan_.write_cache_enabled, std::nullopt);
+  add_condition(header, write_cache_condition(tested_write_cache(*header.write_cache), plan_.write_cache_enabled));
   RunRow row;
   row.name = options_.name;
   row.test = plan_.test;

@@ -316,6 +316,7 @@ RunHeader run_header(const TestPlan& plan, const TargetIdentity& id, const std::
                      WallTime started) {
   RunHeader h;
   h.test = plan.test;
+  h.profile = plan.profile;
   h.started_at = rfc3339(started);
   h.started_ns = to_unix_ns(started);
   h.nvmond_version = build::kVersion;

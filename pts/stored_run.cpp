@@ -17,7 +17,8 @@ Result<json> run_json_from_store(const StoredRun& stored) {
   if (!header) return Error{ErrorReason::decode, fmt::format("{}: unreadable record: {}", who, header.error().message)};
   try {
     const TargetFacts facts{header->target.capacity_bytes, header->target.rated_dwpd.value_or(0.0)};
-    const TestPlan plan = build_plan(header->test, header->parameters, facts);
+    const TestPlan plan =
+        build_plan(header->test, header->parameters, facts, header->profile.value_or(PtsProfile::enterprise));
     std::vector<RoundRecord> rounds;
     rounds.reserve(stored.rounds.size());
     for (const auto& r : stored.rounds) rounds.push_back(round_from_json(json::parse(r.data)));

@@ -525,6 +525,8 @@ TestPlan build_plan(const TestRequest& request, const TargetFacts& target) {
   Params p(request);
   TestPlan plan;
   plan.test = request.test;
+  plan.profile = request.profile;
+  plan.write_cache_enabled = profile_spec(request.profile).write_cache_enabled;
   plan.tested_range_bytes = target.capacity_bytes;  // builders scale it by `range`
   it->second(plan, p, target);
   auto r = p.effective().find("range");
@@ -535,8 +537,9 @@ TestPlan build_plan(const TestRequest& request, const TargetFacts& target) {
   return plan;
 }
 
-TestPlan build_plan(const std::string& test, const ParamMap& params, const TargetFacts& target) {
-  return build_plan(validate(test, params), target);
+TestPlan build_plan(const std::string& test, const ParamMap& params, const TargetFacts& target,
+                    PtsProfile profile) {
+  return build_plan(validate(test, params, profile), target);
 }
 
 }  // namespace nvmond

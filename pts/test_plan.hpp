@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/clock.hpp"
+#include "pts/model/pts_profile.hpp"
 #include "pts/params.hpp"
 #include "pts/steady_state.hpp"
 #include "workloads/io_engine.hpp"
@@ -96,6 +97,10 @@ struct QosCheck {
 
 struct TestPlan {
   std::string test;
+  PtsProfile profile = PtsProfile::enterprise;
+  // The volatile write cache state the run sets on the drive: the profile's
+  // (PTS-E disabled, PTS-C enabled).
+  bool write_cache_enabled = false;
   ParamMap parameters;  // every effective parameter, defaults included
   bool destructive = true;
   bool purge = false;    // before the first stage
@@ -114,9 +119,10 @@ struct TargetFacts {
 // A plan for a validated request. Throws ParamError only for what depends
 // on the target (a default taken from its rating out of range).
 TestPlan build_plan(const TestRequest& request, const TargetFacts& target);
-// validate(test, params), then the plan: throws ParamError for an unknown
-// test, an unknown key or a bad value as well.
-TestPlan build_plan(const std::string& test, const ParamMap& params, const TargetFacts& target);
+// validate(test, params, profile), then the plan: throws ParamError for an
+// unknown test, an unknown key or a bad value as well.
+TestPlan build_plan(const std::string& test, const ParamMap& params, const TargetFacts& target,
+                    PtsProfile profile = PtsProfile::enterprise);
 
 // "4KiB", "0.5KiB", "1MiB": how PTS names block sizes.
 std::string block_size_label(std::uint64_t bytes);

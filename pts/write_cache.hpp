@@ -1,6 +1,7 @@
 #pragma once
 // Runs a test with the drive's volatile write cache in the state its profile
-// requires (PTS-E: disabled), and puts the drive back as the run found it.
+// requires (PTS-E: disabled, PTS-C: enabled), and puts the drive back as the
+// run found it.
 // Setting it is a Set Features that is not saved, so a power cycle also
 // returns the drive to its own default; a run that resumes sets it again.
 #include <optional>

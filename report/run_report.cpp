@@ -210,7 +210,10 @@ std::string render_run_report(const RunRecord& run) {
   const std::string title = upper(h.test.empty() ? "run" : h.test) + " report — " + drive_name(run);
   HtmlPage page(title);
   const std::string status = run.status ? std::string(to_text(*run.status)) : "status unknown";
-  page.heading(title, "Run " + run_id_text(run) + " · " + status + " · " + h.started_at +
+  // Which specification's conditions the run was under, where it recorded
+  // them (runs from before profiles were all PTS-E's and say nothing).
+  const std::string profile = h.profile ? std::string(" · ") + profile_spec(*h.profile).standard : "";
+  page.heading(title, "Run " + run_id_text(run) + " · " + status + profile + " · " + h.started_at +
                           (h.ended_at ? " → " + *h.ended_at : ""));
   if (!h.conditions.empty()) {
     page.paragraph("NON-CONFORMANT — this run departed from the PTS as follows", "verdict fail conditions");

@@ -39,6 +39,13 @@ std::string write_cache_text(const WriteCacheRecord& w) {
   return text + " (" + w.detail + ")";
 }
 
+// "client — PTS-C 2.0.x: active range 75 %, write cache enabled": the
+// conditions the profile sets, beside the write cache as the run found it.
+std::string profile_text(const ProfileSpec& p) {
+  return fmt::format("{} — {}: active range {} %, write cache {}", p.name, p.standard, num(100 * p.active_range),
+                     p.write_cache_enabled ? "enabled" : "disabled");
+}
+
 }  // namespace
 
 Facts drive_facts(const RunRecord& run) {
@@ -72,6 +79,7 @@ Facts test_facts(const RunRecord& run) {
   const RunHeader& h = run.header;
   Facts f;
   add(f, "Test", or_dash(h.test));
+  if (h.profile) add(f, "Profile", profile_text(profile_spec(*h.profile)));
   add(f, "Run", run_id_text(run));
   const std::string status = run.status ? std::string(to_text(*run.status)) : std::string();
   add(f, "Status", or_dash(status) + (h.failure ? ": " + *h.failure : ""));

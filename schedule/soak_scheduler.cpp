@@ -11,7 +11,8 @@
 namespace nvmond {
 
 std::string SoakEntry::normalized() const {
-  std::string out = fmt::format("name={}\ntest={}\ntarget={}\n", request.name, request.test.test, request.target);
+  std::string out = fmt::format("name={}\ntest={}\nprofile={}\ntarget={}\n", request.name, request.test.test,
+                                profile_name(request.test.profile), request.target);
   for (const auto& [k, v] : request.test.text()) out += fmt::format("params.{}={}\n", k, v);  // std::map: sorted
   out += fmt::format("schedule={}\nrandomized_delay={}\nthermal_margin={}\non_throttle={}\n", timing.schedule.normalized(),
                      timing.randomized_delay.count(), timing.thermal_margin_c,

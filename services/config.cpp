@@ -268,6 +268,16 @@ std::vector<SoakSpec> read_soaks(TableReader& root) {
     if (auto problem = run_name_problem(*name)) t.fail("name", *problem);
     s.name = *name;
     s.test = *t.choice("test", test_names());
+    // The PTS profile whose conditions the test runs under (PTS-E unless given).
+    PtsProfile profile = PtsProfile::enterprise;
+    if (auto given_profile = t.choice("profile", profile_names())) {
+      profile = parse_profile(*given_profile);
+      try {
+        (void)test_schema(s.test, profile);
+      } catch (const ParamError& e) {
+        t.fail("profile", e.what());
+      }
+    }
     s.target = *target;
     if (!names.insert(s.name).second) t.fail("name", "duplicate soak name \"" + s.name + "\"");
     // TOML's own types are kept: an integer is not read back from text.
@@ -287,7 +297,7 @@ std::vector<SoakSpec> read_soaks(TableReader& root) {
     s.timing = read_soak_timing(t);
     // Only what the drive decides is left for the run's start on it.
     try {
-      s.request = validate_typed(s.test, given);
+      s.request = validate_typed(s.test, given, profile);
     } catch (const ParamError& e) {
       t.fail("params", e.what());
     }

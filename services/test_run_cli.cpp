@@ -29,7 +29,7 @@ int test_run_command(const TestRunArgs& a, std::ostream& progress, std::ostream&
   try {
     ParamMap params;
     for (const auto& s : a.sets) params.insert_or_assign(parse_assignment(s).first, parse_assignment(s).second);
-    request = validate(a.test, params);
+    request = validate(a.test, params, parse_profile(a.profile));
   } catch (const ParamError& e) {
     err << e.what() << "\n";
     return 2;

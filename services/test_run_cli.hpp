@@ -1,6 +1,6 @@
 #pragma once
-// `nvmonctl test run TEST --target TARGET [--config FILE] [--set KEY=VALUE]...
-// --out DIR`: one PTS test in the foreground. Progress (services/
+// `nvmonctl test run TEST --target TARGET [--config FILE] [--profile NAME]
+// [--set KEY=VALUE]... --out DIR`: one PTS test in the foreground. Progress (services/
 // test_run_progress.hpp) goes to `progress`; DIR/run.json is written when the run ends
 // (completed, failed or interrupted). The run is durable in DIR/runs.db: run
 // again with the same --out after a crash and it resumes at the next round.
@@ -22,6 +22,8 @@ struct TestRunArgs {
   std::string target;
   std::string config;  // optional daemon-style TOML ([safety], [[sim]])
   std::vector<std::string> sets;
+  // The PTS profile: "enterprise" (PTS-E, the default) or "client" (PTS-C).
+  std::string profile = "enterprise";
   std::string out;
   std::string name;     // the run's key in DIR/runs.db; default TEST@TARGET
   bool resume = true;

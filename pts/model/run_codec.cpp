@@ -120,6 +120,12 @@ RunHeader decode_header(const json& j) {
   h.schema = root.at("schema").as<std::string>();
   if (root.has("run_id")) h.run_id = run_id_from_json(root.at("run_id"));
   h.test = root.at("test").as<std::string>();
+  if (root.has("profile")) {
+    const At profile = root.at("profile");
+    const std::string name = profile.as<std::string>();
+    h.profile = profile_from_name(name);
+    if (!h.profile) profile.fail(fmt::format("\"{}\" is no profile", name));
+  }
   h.started_at = root.at("started_at").as<std::string>();
   h.started_ns = root.at("started_ns").as<std::int64_t>();
   h.nvmond_version = root.at("nvmond_version").as<std::string>();
@@ -189,6 +195,7 @@ json header_json(const RunHeader& h) {
             {"target", target},
             {"parameters", h.parameters},
             {"drive", drive}};
+  if (h.profile) j["profile"] = profile_name(*h.profile);
   if (h.purge) j["purge"] = purge_json(*h.purge);
   for (const auto& p : h.purges) {
     json one = purge_json(p.purge);

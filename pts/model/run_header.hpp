@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "pts/model/pts_profile.hpp"
+
 namespace nvmond {
 
 // The drive under test as the run found it. Absent ratings are unknown.
@@ -76,6 +78,9 @@ struct RunHeader {
   std::string schema = kSchema;
   std::int64_t run_id = 0;  // 0 until the store has given the run an id
   std::string test;
+  // The PTS profile the test ran under; nullopt in runs recorded before
+  // nvmond had profiles, which all ran PTS-E's conditions.
+  std::optional<PtsProfile> profile;
   std::string started_at;  // RFC 3339, target time
   std::int64_t started_ns = 0;
   std::string nvmond_version;

@@ -200,11 +200,32 @@ const std::vector<std::string>& test_names() {
   return names;
 }
 
-const TestSchema& test_schema(const std::string& test) {
-  for (const auto& s : test_schemas()) {
+const std::vector<std::string>& test_names(PtsProfile profile) {
+  if (profile == PtsProfile::enterprise) return test_names();
+  static const std::vector<std::string> client = [] {
+    std::vector<std::string> n;
+    for (const auto& s : test_schemas(PtsProfile::client)) n.push_back(s.test);
+    return n;
+  }();
+  return client;
+}
+
+const TestSchema& test_schema(const std::string& test, PtsProfile profile) {
+  for (const auto& s : test_schemas(profile)) {
     if (s.test == test) return s;
   }
+  const bool known = std::find(test_names().begin(), test_names().end(), test) != test_names().end();
+  if (known) {
+    const ProfileSpec& p = profile_spec(profile);
+    throw ParamError(fmt::format("test {} is not a test of the {} profile ({}; its tests: {})", test, p.name,
+                                 p.standard, join(test_names(profile), ", ")));
+  }
   throw ParamError("unknown test \"" + test + "\" (known: " + join(test_names(), ", ") + ")");
+}
+
+PtsProfile parse_profile(const std::string& name) {
+  if (auto p = profile_from_name(name)) return *p;
+  throw ParamError(fmt::format("unknown profile \"{}\" (known: {})", name, join(profile_names(), ", ")));
 }
 
 std::string param_text(const ParamValue& v) {
@@ -278,10 +299,11 @@ const ParamSpec& known_spec(const TestSchema& schema, const std::string& key) {
 
 }  // namespace
 
-TestRequest validate_typed(const std::string& test, const GivenParams& given) {
-  const TestSchema& schema = test_schema(test);
+TestRequest validate_typed(const std::string& test, const GivenParams& given, PtsProfile profile) {
+  const TestSchema& schema = test_schema(test, profile);
   TestRequest r;
   r.test = test;
+  r.profile = profile;
   for (const auto& [key, g] : given) {
     const ParamSpec& spec = known_spec(schema, key);
     ParamValue v = to_value(spec, g);
@@ -293,7 +315,7 @@ TestRequest validate_typed(const std::string& test, const GivenParams& given) {
 }
 
 void check_request(const TestRequest& request) {
-  const TestSchema& schema = test_schema(request.test);
+  const TestSchema& schema = test_schema(request.test, request.profile);
   for (const auto& [key, v] : request.values) {
     const ParamSpec& spec = known_spec(schema, key);
     // A value's index in ParamValue is its type (test_request.hpp).
@@ -305,10 +327,10 @@ void check_request(const TestRequest& request) {
   if (schema.steady_state) check_steady_state(schema, request.values);
 }
 
-TestRequest validate(const std::string& test, const ParamMap& given) {
+TestRequest validate(const std::string& test, const ParamMap& given, PtsProfile profile) {
   GivenParams typed;
   for (const auto& [k, v] : given) typed.emplace(k, v);
-  return validate_typed(test, typed);
+  return validate_typed(test, typed, profile);
 }
 
 }  // namespace nvmond

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/clock.hpp"
+#include "pts/model/pts_profile.hpp"
 
 namespace nvmond {
 
@@ -64,8 +65,15 @@ struct TestSchema {
 // Every test, in documentation order.
 const std::vector<TestSchema>& test_schemas();
 const std::vector<std::string>& test_names();
-// Throws ParamError for an unknown test, listing the known ones.
-const TestSchema& test_schema(const std::string& test);
+// The tests of `profile`, with the defaults its specification sets (active
+// range, load); enterprise: test_schemas().
+const std::vector<TestSchema>& test_schemas(PtsProfile profile);
+const std::vector<std::string>& test_names(PtsProfile profile);
+// Throws ParamError for an unknown test, listing the known ones, and for a
+// test the profile does not have, listing the profile's.
+const TestSchema& test_schema(const std::string& test, PtsProfile profile = PtsProfile::enterprise);
+// Throws ParamError for a name that is no profile, listing the profiles.
+PtsProfile parse_profile(const std::string& name);
 
 // What the operator gave, validated: only given keys, each typed by its spec.
 struct TestRequest {
@@ -73,6 +81,9 @@ struct TestRequest {
   std::map<std::string, ParamValue> values;
   // The given values as their canonical text (the form run.json records).
   ParamMap text() const;
+  // The profile whose schemas the values were checked against (last, so
+  // that {test, values} stays a PTS-E request).
+  PtsProfile profile = PtsProfile::enterprise;
 };
 
 // A value as a TOML table holds it; a string is parsed by the key's type.
@@ -81,11 +92,12 @@ using GivenParams = std::map<std::string, GivenValue>;
 
 // Throw ParamError for an unknown test, an unknown key (listing the keys
 // the test knows), a value of the wrong type or out of its range.
-TestRequest validate(const std::string& test, const ParamMap& given);
-TestRequest validate_typed(const std::string& test, const GivenParams& given);
+TestRequest validate(const std::string& test, const ParamMap& given, PtsProfile profile = PtsProfile::enterprise);
+TestRequest validate_typed(const std::string& test, const GivenParams& given,
+                           PtsProfile profile = PtsProfile::enterprise);
 // The same checks of a request already typed (one a caller assembled rather
 // than validate() made): a known test, known keys, values of their key's
-// type and in range. Throws ParamError.
+// type and in range, of a test its profile has. Throws ParamError.
 void check_request(const TestRequest& request);
 
 // The canonical text of a value: decimal integers and bytes, "{}" numbers,

@@ -1,7 +1,10 @@
 // The parameters of every PTS test: what validate() accepts and what
 // build_plan() reads (a plan reading a key its test does not declare is a
 // programming error the reader refuses).
+#include <algorithm>
 #include <chrono>
+#include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "pts/model/test_request.hpp"
@@ -196,6 +199,72 @@ const std::vector<TestSchema>& test_schemas() {
            true),
   };
   return schemas;
+}
+
+}  // namespace nvmond
+
+namespace nvmond {
+
+namespace {
+
+// A test of a profile other than PTS-E: the defaults its specification sets
+// that differ from the test's PTS-E ones. `range` is always the profile's
+// active range and is not listed.
+struct ProfileTest {
+  const char* test;
+  std::vector<std::pair<std::string, ParamValue>> defaults;
+};
+
+// PTS-C 2.0.x: the tests PTS 2.0.x gives Client settings that nvmond runs as
+// the specification does (docs/pts.md, "The Client profile").
+std::vector<ProfileTest> client_tests() {
+  const ParamValue t2{std::int64_t{2}};
+  const ParamValue q16{std::int64_t{16}};
+  return {
+      // The recommended PTS-C load, T2Q16 (PTS-E: T4Q32).
+      {"iops", {{"threads", t2}, {"queue_depth", q16}}},
+      // PTS-C has the 1024 KiB sub-test only; the load stays one sequential
+      // stream, T1Q32, as for PTS-E.
+      {"throughput", {{"block_sizes", std::vector<std::uint64_t>{1024 * KiB}}}},
+      // T1Q1 in both profiles.
+      {"latency", {}},
+      {"wsat", {{"threads", t2}, {"queue_depth", q16}}},
+  };
+}
+
+TestSchema with_profile_defaults(TestSchema s, const ProfileSpec& profile, const ProfileTest& t) {
+  auto set = [&s](const std::string& key, const ParamValue& v) {
+    for (auto& p : s.params) {
+      if (p.key != key) continue;
+      if (v.index() != static_cast<std::size_t>(p.type)) {
+        throw std::logic_error("profile default " + s.test + "." + key + " is not a " + param_type_name(p.type));
+      }
+      check_value(p, v);
+      p.def = v;
+      return;
+    }
+    throw std::logic_error("profile default " + s.test + "." + key + ": the test has no such parameter");
+  };
+  set("range", ParamValue{profile.active_range});
+  for (const auto& [key, value] : t.defaults) set(key, value);
+  return s;
+}
+
+}  // namespace
+
+const std::vector<TestSchema>& test_schemas(PtsProfile profile) {
+  if (profile == PtsProfile::enterprise) return test_schemas();
+  static const std::vector<TestSchema> client = [] {
+    std::vector<TestSchema> out;
+    for (const auto& t : client_tests()) {
+      const auto& all = test_schemas();
+      auto it = std::find_if(all.begin(), all.end(), [&](const TestSchema& s) { return s.test == t.test; });
+      if (it == all.end()) throw std::logic_error(std::string("client test ") + t.test + " has no schema");
+      out.push_back(with_profile_defaults(*it, profile_spec(PtsProfile::client), t));
+    }
+    return out;
+  }();
+  return client;
 }
 
 }  // namespace nvmond

@@ -21,7 +21,8 @@ TEST(ControlCodec, EveryRequestSurvivesTheRoundTrip) {
       PingRequest{},
       StatusRequest{},
       ListRequest{},
-      StartRequest{"wsat", "sim:a", {{"rounds", "3"}, {"round", "1s"}}},
+      StartRequest{"wsat", "sim:a", {{"rounds", "3"}, {"round", "1s"}}, ""},
+      StartRequest{"iops", "sim:a", {}, "client"},
       StopRequest{7},
       StopRequest{AllRuns{}},
       PauseRequest{AllRuns{}},
@@ -51,8 +52,12 @@ TEST(ControlCodec, EveryRequestSurvivesTheRoundTrip) {
 TEST(ControlCodec, TheKeysOfARequestAreTheOnesTheDaemonAlwaysRead) {
   EXPECT_EQ(encode(Request{ShowRequest{3, 1000, std::nullopt}}),
             json::parse(R"({"cmd":"show","run":3,"from":1000,"protocol":1})"));
-  EXPECT_EQ(encode(Request{StartRequest{"wsat", "sim:a", {{"rounds", "3"}}}}),
+  EXPECT_EQ(encode(Request{StartRequest{"wsat", "sim:a", {{"rounds", "3"}}, ""}}),
             json::parse(R"({"cmd":"start","test":"wsat","target":"sim:a","params":{"rounds":"3"},"protocol":1})"));
+  // A profile is sent only when one is chosen: a request without one is the
+  // one a daemon from before profiles reads.
+  EXPECT_EQ(encode(Request{StartRequest{"iops", "sim:a", {}, "client"}}),
+            json::parse(R"({"cmd":"start","test":"iops","target":"sim:a","params":{},"profile":"client","protocol":1})"));
   EXPECT_EQ(encode(Request{PauseRequest{4}}), json::parse(R"({"cmd":"pause","run":4,"protocol":1})"));
   EXPECT_EQ(encode(Request{StopRequest{7}}), json::parse(R"({"cmd":"stop","run":7,"protocol":1})"));
 }

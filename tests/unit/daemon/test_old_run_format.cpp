@@ -172,6 +172,8 @@ TEST(OldRunFormat, AnOldSuspendedRunResumesUnderItsIdAndCompletes) {
   EXPECT_EQ(out.run_id, 2);
   EXPECT_EQ(out.run["resumed"], 1);
   EXPECT_FALSE(out.run.contains("resumable"));
+  // Its old header had no profile; it ran, and resumes, under PTS-E's.
+  EXPECT_EQ(out.run["profile"], "enterprise");
   EXPECT_EQ(out.run["rounds"].size(), 6u);
   EXPECT_EQ((*store)->run(2).value()->status, RunStatus::completed);
 }

@@ -17,6 +17,7 @@ RunHeader full_header() {
   RunHeader h;
   h.run_id = 42;
   h.test = "wsat";
+  h.profile = PtsProfile::client;
   h.started_at = "2026-12-02T13:40:00Z";
   h.started_ns = 1'796'218'800'000'000'000;
   h.nvmond_version = "0.1.0";
@@ -66,12 +67,14 @@ TEST(RunCodec, AHeaderWithoutOptionalFieldsWritesNoneOfThem) {
   h.resumable = false;
   h.failure.reset();
   h.ended_at.reset();
+  h.profile.reset();
   const json j = header_json(h);
   EXPECT_EQ(j["run_id"], "");  // run.json's form of "no id yet"
   EXPECT_FALSE(j["target"].contains("rated_dwpd"));
   EXPECT_FALSE(j["target"].contains("warning_temp_c"));
   EXPECT_EQ(j["drive"], json::object());
-  for (const char* key : {"purge", "purges", "conditions", "resumed", "resumable", "failure", "ended_at", "status"}) {
+  for (const char* key :
+       {"purge", "purges", "conditions", "resumed", "resumable", "failure", "ended_at", "status", "profile"}) {
     EXPECT_FALSE(j.contains(key)) << key;
   }
   auto back = header_from_json(j);
@@ -136,6 +139,20 @@ TEST(RunCodec, AFieldOfTheWrongTypeIsNamedByItsPath) {
   EXPECT_EQ(message([](json& j) { j["drive"]["smart_before"].erase("time"); }), "drive.smart_before.time: missing");
   EXPECT_EQ(message([](json& j) { j["run_id"] = "twelve"; }), "run_id: \"twelve\" is no run id");
   EXPECT_EQ(message([](json& j) { j = json::array(); }), "(top level): expected an object");
+  EXPECT_EQ(message([](json& j) { j["profile"] = "consumer"; }), "profile: \"consumer\" is no profile");
+  EXPECT_EQ(message([](json& j) { j["profile"] = 1; }), "profile: expected a string");
+}
+
+// run.json records the profile by name; a header from before profiles has
+// none and reads back as such (those runs were all PTS-E's).
+TEST(RunCodec, TheProfileIsRecordedByNameAndAbsentInOlderHeaders) {
+  EXPECT_EQ(header_json(full_header())["profile"], "client");
+  json old = header_json(full_header());
+  old.erase("profile");
+  auto back = header_from_json(old);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_FALSE(back->profile);
+  EXPECT_FALSE(header_json(*back).contains("profile"));
 }
 
 TEST(RunStatusText, EveryStatusMapsToItsWordAndBack) {

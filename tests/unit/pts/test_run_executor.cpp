@@ -369,9 +369,12 @@ TEST(RunConditions, OnlyAFormatOrSanitizeIsAConformantPurge) {
   EXPECT_FALSE(purge_condition(PurgeOutcome{"sanitize", ""}));
   EXPECT_EQ(purge_condition(PurgeOutcome{"deallocate", "BLKDISCARD"})->name, "purge-fallback");
   EXPECT_EQ(purge_condition(PurgeOutcome{"zero-fill", "BLKZEROOUT"})->name, "purge-fallback");
-  EXPECT_FALSE(write_cache_condition(WriteCacheState{false, "Identify"}));
-  EXPECT_EQ(write_cache_condition(WriteCacheState{true, "Get Features"})->name, "write-cache-enabled");
-  EXPECT_EQ(write_cache_condition(WriteCacheState{std::nullopt, "a file"})->name, "write-cache-unknown");
+  // PTS-E expects the cache disabled, PTS-C enabled.
+  EXPECT_FALSE(write_cache_condition(WriteCacheState{false, "Identify"}, false));
+  EXPECT_EQ(write_cache_condition(WriteCacheState{true, "Get Features"}, false)->name, "write-cache-enabled");
+  EXPECT_FALSE(write_cache_condition(WriteCacheState{true, "Get Features"}, true));
+  EXPECT_EQ(write_cache_condition(WriteCacheState{false, "Get Features"}, true)->name, "write-cache-disabled");
+  EXPECT_EQ(write_cache_condition(WriteCacheState{std::nullopt, "a file"}, true)->name, "write-cache-unknown");
 }
 
 TEST(SimTarget, APacedRunStartsAtItsClockNotAtTheModelsLastAdvance) {
