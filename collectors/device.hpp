@@ -16,6 +16,7 @@
 
 #include "collectors/health.hpp"
 #include "collectors/persistent_event.hpp"
+#include "collectors/telemetry.hpp"
 #include "core/result.hpp"
 
 namespace nvmond {
@@ -90,6 +91,22 @@ class Device {
   // completes it and nothing changes.
   virtual std::optional<Error> abort_self_test() {
     return Error{ErrorReason::unsupported, "aborting a device self-test is not supported by this backend"};
+  }
+  // The Telemetry Controller-Initiated log (08h): its 512-byte header only,
+  // cheap enough to read every poll. A drive without the telemetry logs
+  // (Identify LPA bit 3 clear) or a backend without them refuses with
+  // reason "unsupported", and is then not asked again.
+  virtual Result<TelemetryHeader> read_telemetry_header() {
+    return Error{ErrorReason::unsupported, "reading the controller-initiated telemetry log is not supported by this backend"};
+  }
+  // The same log from offset 0 through data area `data_area` (1..3) as the
+  // header read first says, then the header again: a generation number or
+  // Data Available that changed meanwhile means the drive replaced the data
+  // during the read, reason "busy" (nothing is returned half old, half
+  // new). Refused like read_telemetry_header.
+  virtual Result<TelemetryLog> read_telemetry_log(unsigned data_area) {
+    (void)data_area;
+    return Error{ErrorReason::unsupported, "reading the controller-initiated telemetry log is not supported by this backend"};
   }
   // The PCIe link as the host sees it; nullopt where there is none to read
   // (a fabrics controller, a backend without one): not an error.

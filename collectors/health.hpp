@@ -234,6 +234,7 @@ struct TemperatureThresholds {
 
 // Everything one poll of one controller produced. Immutable once published.
 struct PersistentEventLog;  // collectors/persistent_event.hpp
+struct TelemetryPoll;       // collectors/telemetry.hpp
 
 struct HealthSnapshot {
   WallTime taken{};
@@ -250,6 +251,10 @@ struct HealthSnapshot {
   // The Device Self-test log, read every poll; nullopt when the drive has
   // none (no self-test support) or its read failed.
   std::optional<SelfTestLog> self_test;
+  // The Telemetry Controller-Initiated log's header, and a capture on the
+  // polls that read the whole log; null when the drive has no such log or
+  // the read failed. The poller drops it once the observer has saved it.
+  std::shared_ptr<const TelemetryPoll> telemetry;
 };
 
 // Who a drive is: stable across reboots and slots (serial + model), plus where

@@ -12,6 +12,7 @@
 #include "daemon/error_log_tracker.hpp"
 #include "daemon/event_log_tracker.hpp"
 #include "daemon/health_metrics.hpp"
+#include "daemon/telemetry_capture.hpp"
 
 namespace nvmond {
 
@@ -77,12 +78,48 @@ void observe_event_log(EventLogTracker& tracker, const DriveInfo& info, const He
   out.families.insert(out.families.end(), std::make_move_iterator(fams.begin()), std::make_move_iterator(fams.end()));
 }
 
+// Each capture is one line naming its file; a failure one line with its
+// reason. Both wait for [telemetry] min_interval before the next attempt.
+void observe_telemetry(TelemetryRecorder& recorder, const DriveInfo& info, const HealthSnapshot& snap,
+                       Duration min_interval, PollObservation& out) {
+  const auto update = recorder.update(info, snap);
+  if (update.restore_error) {
+    log::warn("drive {} at {}: reading its saved telemetry: {}", info.serial, info.path, update.restore_error->message);
+  }
+  if (update.saved && snap.telemetry && snap.telemetry->capture) {
+    const TelemetryLog& log = *snap.telemetry->capture;
+    log::warn("drive {} at {}: controller-initiated telemetry generation {} (data areas 1-{}, {} bytes) saved to {}{}",
+              info.serial, info.path, log.header.controller_generation, log.data_area, log.bytes.size(),
+              update.saved->path,
+              update.saved->removed.empty() ? std::string()
+                                            : fmt::format("; {} older capture(s) deleted for the size caps",
+                                                          update.saved->removed.size()));
+  }
+  if (update.failure) {
+    log::warn("drive {} at {}: saving controller-initiated telemetry failed, next try in {}: {}", info.serial,
+              info.path, format_duration(min_interval), update.failure->message);
+  }
+  out.telemetry_mark = recorder.mark();
+  if (!recorder.known()) return;
+  MetricSet set;
+  add_telemetry_captures(recorder, {{"serial", info.serial}}, set);
+  auto fams = set.take();
+  out.families.insert(out.families.end(), std::make_move_iterator(fams.begin()), std::make_move_iterator(fams.end()));
+}
+
 }  // namespace
 
 Fleet::Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Clock& clock,
              PublishedMetrics& out, Store& store, std::vector<std::unique_ptr<DeviceSource>> extra,
              const std::vector<std::shared_ptr<DriveModel>>& sim_models)
-    : io_(io), config_(config), clock_(clock), out_(out), store_(store), rescan_timer_(clock.real_timer(io)) {
+    : io_(io),
+      config_(config),
+      clock_(clock),
+      out_(out),
+      store_(store),
+      telemetry_archive_(std::make_shared<TelemetryArchive>(config.state_dir, config.telemetry.max_bytes_per_drive,
+                                                            config.telemetry.max_bytes)),
+      rescan_timer_(clock.real_timer(io)) {
   const auto& c = config_.collection;
   if (config_.nvme) {
     Source s;
@@ -161,6 +198,7 @@ void Fleet::rescan() {
       auto ov = src.interval_by_path.find(handle.path);
       ps.interval = ov != src.interval_by_path.end() ? ov->second : src.interval;
       ps.timeout = config_.collection.command_timeout;
+      ps.telemetry = config_.telemetry;
       log::info("{}: polling every {:.3g} s", handle.path, seconds(ps.interval));
       auto poller = std::make_unique<DevicePoller>(io_, handle.path, std::move(handle.device), ps,
                                                    clock_, out_, observer_for(src));
@@ -174,13 +212,15 @@ PollObserver Fleet::observer_for(const Source& source) const {
   auto analytics = std::make_shared<DriveAnalytics>(store_, throughput_);
   auto errors = std::make_shared<ErrorLogTracker>(store_);
   auto events = std::make_shared<EventLogTracker>(store_);
+  auto telemetry = std::make_shared<TelemetryRecorder>(telemetry_archive_);
   const DaemonConfig& config = config_;
-  return [analytics, errors, events, &config, extra = source.observer](const DriveInfo& info,
-                                                               const HealthSnapshot& snap) {
+  return [analytics, errors, events, telemetry, &config, extra = source.observer](const DriveInfo& info,
+                                                                          const HealthSnapshot& snap) {
     PollObservation out;
     if (extra) out = extra(info, snap);
     observe_error_log(*errors, info, snap, out);
     observe_event_log(*events, info, snap, out);
+    observe_telemetry(*telemetry, info, snap, config.telemetry.min_interval, out);
     auto rating = config.ratings.find(info.serial);
     auto view = analytics->update(info, snap, config.analytics,
                                   rating != config.ratings.end() ? rating->second : DriveRating{});

@@ -14,6 +14,7 @@
 #include "services/config.hpp"
 #include "store/store.hpp"
 #include "daemon/poller.hpp"
+#include "daemon/telemetry_archive.hpp"
 
 namespace nvmond {
 
@@ -57,6 +58,7 @@ class Fleet {
   const Clock& clock_;
   PublishedMetrics& out_;
   Store& store_;
+  std::shared_ptr<TelemetryArchive> telemetry_archive_;  // STATE_DIR/telemetry, shared by every drive
   ThroughputFeed* throughput_ = nullptr;
   std::vector<Source> sources_;
   SimDeviceSource* sim_source_ = nullptr;

@@ -70,6 +70,9 @@ struct DevicePoller::Worker {
   std::optional<EventLogReadMark> event_log_mark;  // the last attempt to read it
   std::optional<SelfTestPacing> self_test_pacing;
   std::optional<SelfTestLog> self_test;  // the last read, carried between reads
+  TelemetrySettings telemetry_settings;
+  bool telemetry_unsupported = false;  // no telemetry logs: not asked again
+  std::optional<TelemetryMark> telemetry_mark;  // from the observer, for the next poll
   // A self-test command waiting for the thread (DevicePoller::self_test).
   struct SelfTestCommand {
     std::optional<SelfTestKind> kind;  // nullopt: abort
@@ -105,7 +108,11 @@ struct DevicePoller::Worker {
         outcome->observed = observer(*info, *outcome->snapshot);
         lock.lock();
         error_log_seen = outcome->observed.error_log_seen;
+        telemetry_mark = outcome->observed.telemetry_mark;
       }
+      // A capture can be 32 MiB: the observer has saved it; the published
+      // snapshot keeps none of it.
+      if (outcome->snapshot) outcome->snapshot->telemetry.reset();
       phase = Phase::idle;
       cv.notify_all();
       if (!alive) return;
@@ -154,6 +161,8 @@ struct DevicePoller::Worker {
       error_log_unsupported = false;
       self_test_unsupported = false;
       event_log_unsupported = false;
+      telemetry_unsupported = false;
+      telemetry_mark.reset();
       self_test.reset();
       self_test_pacing->reset();
       // A recovery of the same drive keeps the mark: a drive that fails
@@ -182,6 +191,34 @@ struct DevicePoller::Worker {
     std::optional<PersistentEventLog> log;
     read_optional_log(device->read_persistent_event_log(), log, event_log_unsupported, "no persistent event log");
     if (log) snap.event_log = std::make_shared<const PersistentEventLog>(std::move(*log));
+  }
+
+  // The header every poll; the whole log when telemetry_capture_due says.
+  void read_telemetry(HealthSnapshot& snap) {
+    const TelemetrySettings& t = telemetry_settings;
+    if (!t.capture || telemetry_unsupported) return;
+    std::optional<TelemetryHeader> header;
+    if (!read_optional_log(device->read_telemetry_header(), header, telemetry_unsupported,
+                           "no controller-initiated telemetry")) {
+      return;
+    }
+    auto poll = std::make_shared<TelemetryPoll>();
+    poll->header = *header;
+    if (telemetry_mark && telemetry_capture_due(*header, *telemetry_mark, snap.taken, t.min_interval)) {
+      if (auto area = telemetry_capture_area(*header, t.data_area, t.max_capture_bytes())) {
+        if (auto log = device->read_telemetry_log(*area)) {
+          poll->capture = std::move(*log);
+        } else {
+          poll->capture_error = log.error();
+        }
+      } else {
+        poll->capture_error = Error{ErrorReason::full,
+                                    fmt::format("{}: controller-initiated telemetry: data area 1 alone is {} bytes, "
+                                                "over the {}-byte cap ([telemetry] max_bytes_per_drive, max_bytes)",
+                                                info->path, header->bytes_through(1), t.max_capture_bytes())};
+      }
+    }
+    snap.telemetry = std::move(poll);
   }
 
   // Device commands only; runs without the lock.
@@ -226,6 +263,7 @@ struct DevicePoller::Worker {
     read_event_log(snap);
     read_self_test();
     snap.self_test = self_test;
+    read_telemetry(snap);
     if (auto link = device->read_pcie_link()) {
       snap.pcie = *link;
     } else {
@@ -251,6 +289,7 @@ DevicePoller::DevicePoller(boost::asio::io_context& io, std::string path,
   worker_->observer = std::move(observer);
   worker_->clock = &clock_;
   worker_->self_test_pacing.emplace(settings_.interval);
+  worker_->telemetry_settings = settings_.telemetry;
   // The handler may run after this poller is gone (a reload destroys pollers
   // while the loop keeps running): the weak token tells.
   std::weak_ptr<int> token = token_;

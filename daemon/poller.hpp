@@ -26,12 +26,16 @@
 #include "core/clock.hpp"
 #include "metrics/metric_set.hpp"
 #include "daemon/published_metrics.hpp"
+#include "daemon/telemetry_capture.hpp"
+#include "services/config.hpp"
 
 namespace nvmond {
 
 struct PollSettings {
   Duration interval = std::chrono::seconds(10);
   Duration timeout = std::chrono::seconds(5);
+  // Controller-initiated telemetry: with capture off its log is never read.
+  TelemetrySettings telemetry{};
 };
 
 // What an observer adds to a successful poll: extra families for the device
@@ -46,6 +50,10 @@ struct PollObservation {
   // Error log entries of the media and path classes counted for the drive
   // so far (what pages someone); nullopt while its log is unknown.
   std::optional<std::uint64_t> media_path_errors;
+  // What the telemetry recorder knows of the drive's saved captures: the
+  // next poll decides from it whether to read the whole log. nullopt: not
+  // known, capture nothing.
+  std::optional<TelemetryMark> telemetry_mark;
 };
 // Runs on the worker thread after every successful poll of an identified
 // drive (analytics, persistence).

@@ -116,6 +116,19 @@ void read_collection(TableReader& t, CollectionSettings& s) {
   t.finish();
 }
 
+// A capture is at most data area 3's 32 MiB; a cap below 1 MiB would keep
+// little more than headers.
+constexpr ByteRange kTelemetryBytes{std::uint64_t{1} << 20, std::uint64_t{1} << 40};
+
+void read_telemetry(TableReader& t, TelemetrySettings& s) {
+  if (auto v = t.boolean("capture")) s.capture = *v;
+  if (auto v = t.duration("min_interval", {std::chrono::seconds(1), std::chrono::hours(24 * 365)})) s.min_interval = *v;
+  if (auto v = t.integer("data_area", IntegerRange{1, 3})) s.data_area = static_cast<unsigned>(*v);
+  if (auto v = t.bytes("max_bytes_per_drive", kTelemetryBytes)) s.max_bytes_per_drive = *v;
+  if (auto v = t.bytes("max_bytes", kTelemetryBytes)) s.max_bytes = *v;
+  t.finish();
+}
+
 void read_clock(TableReader& t, ClockSettings& s) {
   auto mode = t.choice("mode", {"system", "accelerated"});
   s.accelerated = mode && *mode == "accelerated";
@@ -205,6 +218,7 @@ DaemonConfig load_config(const std::string& path, ConfigUse use, const WebConfig
   if (auto t = r.table("collection")) read_collection(*t, c.collection);
   if (auto t = r.table("control")) read_control(*t, c, use);
   if (auto t = r.table("clock")) read_clock(*t, c.clock);
+  if (auto t = r.table("telemetry")) read_telemetry(*t, c.telemetry);
   if (auto t = r.table("nvme")) {
     NvmeSettings n;
     n.selection = parse_nvme_selection(*t);

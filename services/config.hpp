@@ -2,6 +2,7 @@
 // The daemon's configuration: one TOML file, validated whole before anything
 // runs (so a bad SIGHUP reload changes nothing). Every error names
 // file:line:col. Keys are documented in docs/configuration.md.
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -72,6 +73,19 @@ struct SelfTestSpec {
   Schedule schedule;
 };
 
+// [telemetry]: saving the drives' controller-initiated telemetry
+// (daemon/telemetry_capture.hpp) under STATE_DIR/telemetry.
+struct TelemetrySettings {
+  bool capture = true;
+  Duration min_interval = std::chrono::hours(1);  // per drive, failed attempts included
+  unsigned data_area = 3;                         // read data areas 1..data_area
+  std::uint64_t max_bytes_per_drive = std::uint64_t{256} << 20;
+  std::uint64_t max_bytes = std::uint64_t{1} << 30;  // every drive's captures together
+  // The largest capture that can be kept: a larger log is read with fewer
+  // data areas.
+  std::uint64_t max_capture_bytes() const { return std::min(max_bytes_per_drive, max_bytes); }
+};
+
 struct DaemonConfig {
   std::string file;
   std::string listen = "127.0.0.1:9947";
@@ -90,6 +104,7 @@ struct DaemonConfig {
   JobsConfig jobs;  // [[job]] workloads started with the daemon, [safety]
   std::vector<SoakSpec> soaks;  // [[soak]] PTS runs started with the daemon
   std::vector<SelfTestSpec> selftests;  // [[selftest]] schedules
+  TelemetrySettings telemetry;
   // [daemon] max_concurrent_selftests: drives self-testing at once from schedules.
   std::int64_t max_concurrent_selftests = 1;
   // [control]: the nvmonctl socket. `control_explicit`: the path was

@@ -27,6 +27,7 @@
 // Thread-safety: every method locks an internal mutex; the IoEngine and the
 // poller may call from different threads. Non-copyable, non-movable: share it
 // with std::shared_ptr.
+#include <array>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -68,6 +69,12 @@ struct SimEventLog {
   bool hot = false;       // composite at or over WCTEMP at the last step
   bool injected = false;  // spec.thermal_excursion_at has been recorded
 };
+
+// Where the simulated telemetry log's data areas 1, 2 and 3 end (blocks of
+// 512 bytes; block 0 is the header): 4 KiB, 32 KiB, 128 KiB of data.
+inline constexpr std::array<std::uint16_t, 3> kSimTelemetryAreaLastBlock = {8, 64, 256};
+// The IEEE OUI in the simulated telemetry header (a locally administered one).
+inline constexpr std::uint32_t kSimTelemetryOui = 0x02AB5Eu;
 
 // The short Device Self-test's length; NVMe bounds a short test at 2 minutes.
 inline constexpr Duration kSimShortSelfTest = std::chrono::minutes(2);
@@ -143,6 +150,14 @@ class DriveModel {
   // command); nothing to do when none runs.
   void abort_self_test();
   Duration extended_self_test_duration() const;
+  // The Telemetry Controller-Initiated log: data areas 1..3 end at blocks
+  // kSimTelemetryAreaLastBlock; with spec.telemetry_interval the drive has
+  // saved floor(power-on time / interval) captures, the newest available
+  // with that count (mod 256) as its generation. The data is a pattern of
+  // the serial, the generation and the block, so a saved copy can be
+  // checked byte for byte. telemetry_log reads through `data_area` (1..3).
+  TelemetryHeader telemetry_header() const;
+  TelemetryLog telemetry_log(unsigned data_area) const;
   // x4 at 16 GT/s, x2 with degraded_link; AER counters all zero.
   PcieLink pcie_link() const;
   ControllerIdentity controller_identity() const;
@@ -256,6 +271,8 @@ class DriveModel {
   std::uint8_t critical_warning_locked() const;
   std::uint8_t percentage_used_locked() const;
   std::uint64_t media_errors_locked() const;
+  std::uint64_t telemetry_captures_locked() const;
+  TelemetryHeader telemetry_header_locked() const;
   void record_event_locked(SimEventLog::Event event);
   void note_thermal_events_locked(WallTime end);
 

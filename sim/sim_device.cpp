@@ -61,6 +61,16 @@ Result<PersistentEventLog> SimDevice::read_persistent_event_log() {
   return model_->persistent_event_log();
 }
 
+Result<TelemetryHeader> SimDevice::read_telemetry_header() {
+  if (auto err = enter("get-log telemetry controller-initiated, header")) return *err;
+  return model_->telemetry_header();
+}
+
+Result<TelemetryLog> SimDevice::read_telemetry_log(unsigned data_area) {
+  if (auto err = enter("get-log telemetry controller-initiated")) return *err;
+  return model_->telemetry_log(data_area);
+}
+
 std::optional<Error> SimDevice::start_self_test(SelfTestKind kind) {
   const char* command = kind == SelfTestKind::extended_test ? "device self-test, extended" : "device self-test, short";
   if (auto err = enter(command)) return err;

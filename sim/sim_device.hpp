@@ -35,6 +35,8 @@ class SimDevice final : public Device {
   Result<std::vector<ErrorLogEntry>> read_error_log() override;
   Result<SelfTestLog> read_self_test_log() override;
   Result<PersistentEventLog> read_persistent_event_log() override;
+  Result<TelemetryHeader> read_telemetry_header() override;
+  Result<TelemetryLog> read_telemetry_log(unsigned data_area) override;
   std::optional<Error> start_self_test(SelfTestKind kind) override;
   std::optional<Error> abort_self_test() override;
   Result<std::optional<PcieLink>> read_pcie_link() override;

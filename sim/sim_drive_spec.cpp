@@ -209,6 +209,9 @@ void read_sim_keys(TableReader& t, SimDriveSpec& s) {
     s.media_error_interval = *v;
   }
   if (auto v = t.boolean("degraded_link")) s.degraded_link = *v;
+  if (auto v = t.duration("telemetry_interval", {std::chrono::seconds(1), std::chrono::hours(24 * 365)})) {
+    s.telemetry_interval = *v;
+  }
   if (auto v = t.boolean("self_test_failure")) s.self_test_failure = *v;
   if (const auto* n = t.node("thermal_excursion_at")) s.thermal_excursion_at = read_date_time(t, "thermal_excursion_at", *n);
   if (auto f = t.choice("fault", {"none", "hang", "fail"})) {

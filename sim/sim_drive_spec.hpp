@@ -49,6 +49,8 @@
 //   thermal_excursion_at  offset date-time: a thermal excursion the Persistent
 //                                 Event log records once, at that drive time
 //   hang                 duration, real time a hung command blocks (default 1h)
+//   telemetry_interval   duration: the drive saves controller-initiated
+//                                 telemetry once per this much power-on time
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -120,6 +122,11 @@ struct SimDriveSpec {
   // One unrecovered read error (Error Information log entry, SCT 2h SC 81h)
   // per this much power-on time; zero: none.
   Duration media_error_interval = Duration::zero();
+  // One new Telemetry Controller-Initiated log (generation + 1, Data
+  // Available set) per this much power-on time, derived like
+  // media_error_interval so it survives a restart; zero: the log exists but
+  // never holds data.
+  Duration telemetry_interval = Duration::zero();
   // The PCIe link trained at x2 of its x4 (a reseated or damaged slot).
   bool degraded_link = false;
   // The drive's self-test history holds a failed extended test (segment 5),

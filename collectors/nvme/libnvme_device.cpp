@@ -16,6 +16,7 @@
 #include "collectors/nvme/pcie_link.hpp"
 #include "collectors/nvme/persistent_event_log.hpp"
 #include "collectors/nvme/self_test_log.hpp"
+#include "collectors/nvme/telemetry_log.hpp"
 #include "core/log.hpp"
 
 namespace nvmond {
@@ -106,7 +107,7 @@ LibnvmeDevice::Outcome LibnvmeDevice::get_log_page(std::uint8_t lid, std::span<s
 }
 
 LibnvmeDevice::Outcome LibnvmeDevice::get_log_at(std::uint8_t lid, std::uint8_t lsp, std::uint64_t offset,
-                                                 std::span<std::uint8_t> page) {
+                                                 std::span<std::uint8_t> page, std::uint32_t nsid) {
   nvme_get_log_args args = {
       .lpo = offset,
       .result = nullptr,
@@ -116,7 +117,7 @@ LibnvmeDevice::Outcome LibnvmeDevice::get_log_at(std::uint8_t lid, std::uint8_t 
       .timeout = timeout_ms_,
       .lid = static_cast<nvme_cmd_get_log_lid>(lid),
       .len = static_cast<std::uint32_t>(page.size()),
-      .nsid = NVME_NSID_ALL,
+      .nsid = nsid,
       .csi = NVME_CSI_NVM,
       .lsi = NVME_LOG_LSI_NONE,
       .lsp = lsp,
@@ -181,6 +182,7 @@ Result<DriveInfo> LibnvmeDevice::identify() {
   error_log_entries_ = std::min<std::size_t>(std::size_t{ctrl->elpe} + 1, kMaxErrorLogEntries);
   self_test_supported_ = (ctrl->oacs & kOacsDeviceSelfTest) != 0;
   event_log_supported_ = (ctrl->lpa & kLpaPersistentEventLog) != 0;
+  telemetry_supported_ = (ctrl->lpa & kLpaTelemetry) != 0;
 
   auto nsids = active_namespaces();
   if (!nsids) return nsids.error();
@@ -424,6 +426,64 @@ Result<PersistentEventLog> LibnvmeDevice::read_persistent_event_body(std::vector
   }
   auto log = decode_persistent_event_log(page);
   if (!log) return Error{ErrorReason::decode, fmt::format("{}: {}: {}", name_, command, log.error().message)};
+  return log;
+}
+
+Result<TelemetryHeader> LibnvmeDevice::telemetry_header(std::string_view command) {
+  if (!telemetry_supported_) {
+    if (auto id = identify(); !id) return id.error();
+  }
+  if (!*telemetry_supported_) {
+    return Error{ErrorReason::unsupported,
+                 fmt::format("{}: {}: the controller has no telemetry logs (LPA bit 3 clear)", name_, command)};
+  }
+  if (auto f = fd(); !f) return f.error();
+  std::vector<std::uint8_t> page(kTelemetryHeaderBytes);
+  if (auto o = get_log_at(kTelemetryControllerLogId, NVME_LOG_LSP_NONE, 0, page, NVME_NSID_NONE); o.rc != 0) {
+    if (is_unsupported_status(o.rc)) {
+      return Error{ErrorReason::unsupported, command_error(name_, command, o.rc, o.err).message};
+    }
+    return failed(command, o);
+  }
+  auto header = decode_telemetry_header(page);
+  if (!header) return Error{ErrorReason::decode, fmt::format("{}: {}: {}", name_, command, header.error().message)};
+  return header;
+}
+
+Result<TelemetryHeader> LibnvmeDevice::read_telemetry_header() {
+  return telemetry_header("get-log telemetry controller-initiated (08h), header");
+}
+
+Result<TelemetryLog> LibnvmeDevice::read_telemetry_log(unsigned data_area) {
+  const char* command = "get-log telemetry controller-initiated (08h)";
+  auto before = telemetry_header(command);
+  if (!before) return before.error();
+  TelemetryLog log;
+  log.header = *before;
+  log.data_area = std::clamp(data_area, 1u, kTelemetryMaxDataArea);
+  log.bytes.resize(static_cast<std::size_t>(before->bytes_through(log.data_area)));
+  // Offsets step by the chunk, a multiple of the 512-byte block.
+  static_assert(kPelReadChunkBytes % kTelemetryBlockBytes == 0);
+  for (std::size_t offset = 0; offset < log.bytes.size(); offset += kPelReadChunkBytes) {
+    const std::size_t n = std::min(kPelReadChunkBytes, log.bytes.size() - offset);
+    auto chunk = std::span(log.bytes).subspan(offset, n);
+    if (auto o = get_log_at(kTelemetryControllerLogId, NVME_LOG_LSP_NONE, offset, chunk, NVME_NSID_NONE); o.rc != 0) {
+      return failed(fmt::format("{} at offset {}", command, offset), o);
+    }
+  }
+  // The first chunk holds the header as it was when the data was read; the
+  // last word on it is a header read after all of it.
+  auto after = telemetry_header(command);
+  if (!after) return after.error();
+  auto first = decode_telemetry_header(log.bytes);
+  if (!first) return Error{ErrorReason::decode, fmt::format("{}: {}: {}", name_, command, first.error().message)};
+  for (const TelemetryHeader* h : {&*first, &*after}) {
+    if (h->controller_generation != before->controller_generation || h->data_available() != before->data_available()) {
+      return Error{ErrorReason::busy,
+                   fmt::format("{}: {}: the drive replaced its data during the read (generation {} -> {})", name_,
+                               command, before->controller_generation, h->controller_generation)};
+    }
+  }
   return log;
 }
 

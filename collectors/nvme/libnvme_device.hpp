@@ -18,6 +18,9 @@
 
 namespace nvmond {
 
+// NSID FFFFFFFFh (libnvme's NVME_NSID_ALL; its header stays out of this one).
+inline constexpr std::uint32_t kNsidAll = 0xFFFFFFFFu;
+
 class LibnvmeDevice final : public Device {
  public:
   // `path`: a controller character device such as "/dev/nvme0". It is opened
@@ -64,6 +67,13 @@ class LibnvmeDevice final : public Device {
   // Self-test in Progress (1Dh) is reason "busy".
   std::optional<Error> start_self_test(SelfTestKind kind) override;
   std::optional<Error> abort_self_test() override;
+  // Get Log Page 08h (NSID 0, as libnvme's own helper sends it) when the
+  // last identify's LPA says the controller has the telemetry logs
+  // (identifies first when there was none); "unsupported" without a
+  // command otherwise. The log is read in chunks at rising offsets, each a
+  // multiple of 512 bytes as the specification requires.
+  Result<TelemetryHeader> read_telemetry_header() override;
+  Result<TelemetryLog> read_telemetry_log(unsigned data_area) override;
   // sysfs only: no command is sent.
   Result<std::optional<PcieLink>> read_pcie_link() override;
   // A user-data erase takes minutes on a large drive.
@@ -87,7 +97,11 @@ class LibnvmeDevice final : public Device {
   Outcome identify_page(int cns, std::uint32_t nsid, std::span<std::uint8_t> page);
   Outcome get_log_page(std::uint8_t lid, std::span<std::uint8_t> page);
   // One Get Log Page at byte `offset` with log specific field `lsp`.
-  Outcome get_log_at(std::uint8_t lid, std::uint8_t lsp, std::uint64_t offset, std::span<std::uint8_t> page);
+  Outcome get_log_at(std::uint8_t lid, std::uint8_t lsp, std::uint64_t offset, std::span<std::uint8_t> page,
+                     std::uint32_t nsid = kNsidAll);
+  // Identifies first when there was none; "unsupported" when LPA bit 3 is
+  // clear. The header on success.
+  Result<TelemetryHeader> telemetry_header(std::string_view command);
   Outcome get_current_feature(std::uint8_t fid, std::uint32_t cdw11, std::uint32_t& cdw0);
   Result<std::vector<std::uint32_t>> active_namespaces();
   // After the header was read in an established context: the rest of it.
@@ -104,6 +118,7 @@ class LibnvmeDevice final : public Device {
   std::size_t error_log_entries_ = 0;  // ELPE + 1, capped; 0 before the first identify
   std::optional<bool> self_test_supported_;  // OACS bit 4; nullopt before the first identify
   std::optional<bool> event_log_supported_;  // LPA bit 4; nullopt before the first identify
+  std::optional<bool> telemetry_supported_;  // LPA bit 3; nullopt before the first identify
   int fd_ = -1;
   bool ocp_absent_ = false;
   std::array<bool, 9> over_unsupported_{};

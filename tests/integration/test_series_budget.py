@@ -4,7 +4,7 @@ documents holds on a real scrape.
 The daemon runs 8 simulated drives, among them a worst case: 8 temperature
 sensors, the OCP C0 log, writes hot enough to throttle (every throttle
 source and level series appears) and a failed self-test (its failed segment
-series appears), on an accelerated clock so wear windows
+series appears) and saves controller-initiated telemetry, on an accelerated clock so wear windows
 and throttle events exist. The test waits until that drive's throttle and
 wear series are there, then counts the series carrying each drive's serial
 and the daemon-wide ones, and fails when any is above the documented budget.
@@ -21,7 +21,7 @@ WORST = "BUDGET-WORST"
 CONFIG = config(
     table("[clock]", mode="accelerated", factor=60),
     sim("worst", WORST, "datacenter", sensors=8, has_ocp=True, write_rate="1500MB",
-        self_test_failure=True),
+        self_test_failure=True, telemetry_interval="1h"),
     *(sim(f"d{i}", f"BUDGET-{i}", p, write_rate=w)
       for i, (p, w) in enumerate([("datacenter", "200MB"), ("consumer", "150MB"), ("consumer-heatsink", "150MB"),
                                   ("generic", "50MB"), ("datacenter", "0"), ("consumer", "0"), ("generic", "0")])),
@@ -56,6 +56,7 @@ class SeriesBudgetTest(unittest.TestCase):
                         and has_series(m, "nvme_thermal_throttle_last_peak_celsius", serial=WORST)
                         and has_series(m, "nvme_ocp_physical_media_written_bytes_total", serial=WORST)
                         and has_series(m, "nvme_self_test_failed_segment", serial=WORST)
+                        and has_series(m, "nvmond_telemetry_captures_total", serial=WORST, result="saved")
                         and has_series(m, "nvme_temperature_celsius", serial=WORST, sensor="8"))
             m = d.wait_metric(complete, 60, "every drive analysed and the worst-case one throttling")
         finally:

@@ -91,6 +91,24 @@ def edit_text(block: str, pattern: str, repl: str) -> Callable[[dict], None]:
     return apply
 
 
+def edit_json(block: str, fn: Callable[[dict], None]) -> Callable[[dict], None]:
+    """Changes a JSON block (nvme-cli's -o json, nvmonctl --json) in place."""
+    def apply(r: dict) -> None:
+        b = r["transcript"]["blocks"][block]
+        j = json.loads(b["text"])
+        fn(j)
+        b["text"] = json.dumps(j, indent=2)
+    return apply
+
+
+def status_drive(serial: str, key: str, value) -> Callable[[dict], None]:
+    """One field of one drive in `nvmonctl status --json`."""
+    def fn(j: dict) -> None:
+        [d] = [d for d in j["drives"] if d["serial"] == serial]
+        d[key] = value
+    return edit_json("status.A", fn)
+
+
 def set_rc(block: str, rc: int) -> Callable[[dict], None]:
     return lambda r: r["transcript"]["blocks"][block].update(rc=rc)
 
@@ -145,6 +163,36 @@ CASES: list[tuple[str, Callable[[dict], None], str]] = [
      edit_text("pts", r'(?s)("found": )true(,(?:(?!RUNJSON-BEGIN).)*RUNJSON-END after-kill)', r"\1false\2"), "pts"),
     ("a page QEMU lacks asked for again (said twice)",
      append_line("nvmond.lacks", "nvmond info: /dev/nvme0: no persistent event log: asked again"), "smart"),
+    ("a capacity that is not nvme-cli's NSZE << LBADS",
+     edit_json("idns.A.nvme1", lambda j: j.update(nsze=j["nsze"] + 1)), "smart"),
+    ("nvmonctl status: composite temperature off by 1 degree", status_drive(S0, "composite_c", 51.0), "smart"),
+    ("nvmonctl status: WCTEMP off", status_drive(S1, "warning_c", 60.0), "smart"),
+    ("nvmonctl status: percentage used not nvme-cli's", status_drive(S0, "percentage_used", 0.01), "smart"),
+    ("nvmonctl status: a critical warning nvme-cli does not show",
+     status_drive(S1, "critical_warnings", ["spare"]), "smart"),
+    ("nvmonctl status: model wrong", status_drive(S0, "model", "QEMU"), "smart"),
+    ("nvmonctl status: a media error nvme-cli's error log does not hold",
+     status_drive(S1, "media_path_errors", 1), "smart"),
+    ("nvmonctl status: a link called degraded the kernel shows at its maximum",
+     status_drive(S0, "link_degraded", True), "smart"),
+    ("nvmonctl status: a drive missing",
+     edit_json("status.A", lambda j: j.update(drives=[d for d in j["drives"] if d["serial"] != S1])), "smart"),
+    ("nvme-cli read a self-test log nvmond called absent", set_rc("selftestlog.A.nvme0", 0), "smart"),
+    ("nvme-cli read a Persistent Event log nvmond called absent", set_rc("pel.A.nvme1", 0), "smart"),
+    ("nvme-cli read controller-initiated telemetry nvmond called absent",
+     set_rc("telemetry.A.nvme0", 0), "smart"),
+    ("Identify says the controller has the telemetry logs",
+     edit_json("idctrl.nvme1", lambda j: j.update(lpa=j["lpa"] | 0x8)), "smart"),
+    ("a telemetry series from a drive without the telemetry logs",
+     append_line("metrics.A", f'nvmond_telemetry_captures_total{{serial="{S1}",result="saved"}} 0'), "smart"),
+    ("a drive without telemetry asked again (said twice)",
+     append_line("nvmond.lacks", "nvmond info: /dev/nvme1: no controller-initiated telemetry: asked again"),
+     "smart"),
+    ("a drive without telemetry never said so",
+     edit_text("nvmond.lacks", r"nvmond info: /dev/nvme0: no controller-initiated telemetry:[^\n]*", ""),
+     "smart"),
+    ("nvmonctl selftest status answered for a drive without Device Self-test",
+     set_rc("selftest-status.A.nvme1", 0), "smart"),
     ("temperature bit not exported",
      edit_metric("metrics.C1", "nvme_critical_warning", {"serial": S0, "bit": "temperature"},
                  set_value(0)), "thermal"),

@@ -2,6 +2,7 @@
 // The NVMe controller behind a PTS target, faked: it answers identify and
 // SMART with what the test sets and records the formats it is sent, so a
 // target in a temp file reads and purges as an NVMe namespace would.
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -29,6 +30,12 @@ struct ControllerScript {
   std::vector<SelfTestKind> self_tests_started;  // Device Self-test commands, in order
   int self_test_aborts = 0;
   std::optional<Error> self_test_error;     // what a Device Self-test answers; nullopt: done
+  // Get Log Page 08h: the whole log through data area 3, as the drive
+  // holds it; nullopt: unsupported (LPA bit 3 clear).
+  std::optional<TelemetryLog> telemetry;
+  int telemetry_header_reads = 0;
+  std::vector<unsigned> telemetry_log_reads;  // the data area of each whole-log read
+  std::optional<Error> telemetry_log_error;   // what a whole-log read answers; nullopt: `telemetry`
 };
 
 class FakeController final : public Device {
@@ -59,6 +66,20 @@ class FakeController final : public Device {
     ++script_->event_log_reads;
     if (!script_->event_log) return Error{ErrorReason::unsupported, "fake:nvme7: get-log persistent event (0Dh): LPA bit 4 clear"};
     return *script_->event_log;
+  }
+  Result<TelemetryHeader> read_telemetry_header() override {
+    ++script_->telemetry_header_reads;
+    if (!script_->telemetry) return Error{ErrorReason::unsupported, "fake:nvme7: get-log telemetry (08h): LPA bit 3 clear"};
+    return script_->telemetry->header;
+  }
+  Result<TelemetryLog> read_telemetry_log(unsigned data_area) override {
+    script_->telemetry_log_reads.push_back(data_area);
+    if (!script_->telemetry) return Error{ErrorReason::unsupported, "fake:nvme7: get-log telemetry (08h): LPA bit 3 clear"};
+    if (script_->telemetry_log_error) return *script_->telemetry_log_error;
+    TelemetryLog log = *script_->telemetry;
+    log.data_area = data_area;
+    log.bytes.resize(std::min<std::size_t>(log.bytes.size(), log.header.bytes_through(data_area)));
+    return log;
   }
   std::optional<Error> start_self_test(SelfTestKind kind) override {
     script_->self_tests_started.push_back(kind);

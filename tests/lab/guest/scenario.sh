@@ -40,6 +40,10 @@ write_direct() {  # DEV MIB: O_DIRECT writes of 1 MiB, then a flush
   nvme flush "/dev/${1}n1" && echo "wrote $2 MiB to /dev/${1}n1 bytes=$(($2 * 1048576))"
 }
 
+# nvmonctl asks the running daemon here (status, selftest status).
+CONTROL_SOCKET=/tmp/nvmond/control.sock
+ctl() { nvmonctl --socket "$CONTROL_SOCKET" "$@"; }
+
 start_nvmond() {
   mkdir -p /etc /tmp/nvmond
   cat > /etc/nvmond.toml <<EOF
@@ -54,6 +58,9 @@ rescan_interval = "2s"
 
 [nvme]
 devices = "all"
+
+[control]
+socket = "$CONTROL_SOCKET"
 EOF
   block nvmond.toml cat /etc/nvmond.toml
   $AS_UNIT nvmond --config /etc/nvmond.toml 2>/tmp/nvmond.log &
@@ -81,6 +88,11 @@ for d in $D0 $D1; do
   block "smart.A0.$d" smart $d
   block "thresh.A.$d" thresholds $d
   block "errlog.A.$d" nvme error-log "/dev/$d" -o json
+  block "idns.A.$d" nvme id-ns "/dev/${d}n1" -o json
+  # The pages QEMU's controller lacks, as nvme-cli asks for them (each must fail).
+  block "selftestlog.A.$d" nvme self-test-log "/dev/$d" -o json
+  block "pel.A.$d" nvme persistent-event-log "/dev/$d" -o json
+  block "telemetry.A.$d" nvme telemetry-log "/dev/$d" --controller-init --output-file="/tmp/telemetry.$d.bin"
   # The link as the kernel's PCI core shows it, beside nvmond's reading.
   # The port above it too: the lab puts each controller behind a PCIe root
   # port of a q35 machine, as servers do.
@@ -97,6 +109,11 @@ if [ "$HAVE_NVMOND" = 1 ]; then
   block caps.nvmond grep -E '^(Name|CapPrm|CapEff|CapBnd|CapAmb):' /proc/$NVMOND_PID/status
   block metrics.A cat /tmp/metrics.txt
   for d in $D0 $D1; do block "smart.A2.$d" smart $d; done
+  # nvmond's other face: nvmonctl's view of the same drives, between nvme-cli
+  # readings (smart.A2 before, smart.A3 after).
+  block status.A ctl status --json
+  for d in $D0 $D1; do block "smart.A3.$d" smart $d; done
+  for d in $D0 $D1; do block "selftest-status.A.$d" ctl selftest status "$(serial_of $d)"; done
 fi
 
 # --- W: workload through nvmond's io_uring engine ---------------------------
@@ -194,5 +211,5 @@ else
 fi
 block nvmond.log tail -n 200 /tmp/nvmond.log
 # The log pages QEMU's controller lacks, as nvmond said so over the whole run.
-block nvmond.lacks grep -E "no (device self-test|persistent event log|error information log)" /tmp/nvmond.log
+block nvmond.lacks grep -E "no (device self-test|persistent event log|error information log|controller-initiated telemetry)" /tmp/nvmond.log
 exit 0

@@ -10,6 +10,7 @@ from typing import Callable
 
 import promtext
 from .checks import Lab, Missing, Report, _guard, check_guest_phase
+from .cli_checks import ABSENT_PAGES, check_absent_pages, check_status, namespace_bytes
 from .smart_fields import (ABSENT_ON_QEMU_PREFIXES, CHECKED_METRICS, DATA_UNIT_BYTES, FIELDS,
                            Field)
 
@@ -74,7 +75,8 @@ def compare_drive(rep: Report, samples: list[promtext.Sample], serial: str,
 def sources(lab: Lab, dev: str, smart_block: str, thresh_block: str) -> dict[str, dict[str, int]]:
     return {"smart": lab.smart(smart_block), "idctrl": lab.idctrl(dev),
             "feature": lab.thresholds(thresh_block),
-            "ident": {"capacity": int(lab.info[dev]["capacity"])}}
+            "ident": {"capacity": int(lab.info[dev]["capacity"])},
+            "idns": {"capacity": namespace_bytes(lab.json(f"idns.A.{dev}"))}}
 
 
 def check_identity(rep: Report, lab: Lab, samples: list[promtext.Sample], serial: str) -> None:
@@ -177,16 +179,17 @@ def check_smart(lab: Lab, rep: Report) -> None:
                       sources(lab, dev, f"smart.A1.{dev}", f"thresh.A.{dev}"),
                       sources(lab, dev, f"smart.A2.{dev}", f"thresh.A.{dev}"), "metrics.A")
         check_drive_evidence(rep, lab, samples, serial, dev)
-    if lab.has("nvmond.lacks"):
-        check_told_once(rep, lab.text("nvmond.lacks"), (d0, d1))
+    check_status(rep, lab, s0, s1)
+    check_absent_pages(rep, lab, samples, {s0: d0, s1: d1})
+    check_told_once(rep, lab.text("nvmond.lacks"), (d0, d1))
 
 
 def check_told_once(rep: Report, lines: str, devs: tuple[str, ...]) -> None:
-    """QEMU 7.2 keeps no Device Self-test and no Persistent Event log: nvmond
-    says so once per controller, at info, and never asks again (a controller
-    asked every poll would say it every poll)."""
+    """QEMU 7.2 keeps no Device Self-test, no Persistent Event log and no
+    telemetry logs: nvmond says so once per controller, at info, and never asks
+    again (a controller asked every poll would say it every poll)."""
     for dev in devs:
-        for page in ("no device self-test", "no persistent event log"):
+        for page in (told for *_, told, _ in ABSENT_PAGES):
             n = len(re.findall(rf"^nvmond info: /dev/{dev}: {page}:", lines, re.M))
             rep.check(n == 1, f"nvmond said '{page}' for {dev} once", f"{n} times")
 

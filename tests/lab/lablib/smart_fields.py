@@ -8,6 +8,7 @@ health series, this table is the one place to change. Sources, per drive:
   idctrl   `nvme id-ctrl /dev/nvmeX -o json`    (wctemp/cctemp/mntmt/mxtmt in kelvin)
   feature  `nvme get-feature -f 4 -c 0|0x100000` (composite over/under threshold, kelvin)
   ident    sysfs + `blockdev --getsize64 /dev/nvmeXn1` (bytes)
+  idns     `nvme id-ns /dev/nvmeXn1 -o json`: NSZE << LBADS of the in-use format (bytes)
 """
 from __future__ import annotations
 
@@ -102,6 +103,7 @@ FIELDS: list[Field] = [
     *[_f("nvme_temperature_threshold_celsius", "feature", f"{kind}_k", kelvin, absent_if_zero=True,
          sensor="composite", type=kind) for kind in ("over", "under")],
     _f("nvme_capacity_bytes", "ident", "capacity", raw),
+    _f("nvme_capacity_bytes", "idns", "capacity", raw),
 ]
 
 # Per-drive nvme_* series that are not one field of a page nvme-cli can show;

@@ -194,6 +194,14 @@ std::vector<Row> rejected() {
                                   "[[selftest]]\nname = \"t\"\ndrives = [\"A\"]\nschedule = \"once\"\n", "9:8: selftest[1].name: duplicate selftest name \"t\""},
       {"selftest_unknown_key", kSim + "[[selftest]]\nname = \"t\"\ndrives = [\"A\"]\nschedule = \"once\"\ntarget = \"sim:a\"\n", "8:1: unknown key \"selftest[0].target\""},
       {"max_concurrent_selftests_0", "[daemon]\nmax_concurrent_selftests = 0\n" + kSim, "2:28: daemon.max_concurrent_selftests: 0 is out of range: must be between 1 and 1024"},
+      // [telemetry]: area 4 needs a host behaviour nvmond never sets; a cap
+      // below 1 MiB keeps little more than headers.
+      {"telemetry_data_area_4", "[telemetry]\ndata_area = 4\n" + kSim, "2:13: telemetry.data_area: 4 is out of range: must be between 1 and 3"},
+      {"telemetry_tiny_cap", "[telemetry]\nmax_bytes_per_drive = \"64KiB\"\n" + kSim,
+       "2:23: telemetry.max_bytes_per_drive: 64KiB is out of range: must be between 1MiB and 1TiB"},
+      {"telemetry_interval_zero", "[telemetry]\nmin_interval = 0\n" + kSim,
+       "2:16: telemetry.min_interval: 0s is out of range: must be between 1s and 365d"},
+      {"telemetry_unknown_key", "[telemetry]\nenabled = false\n" + kSim, "2:1: unknown key \"telemetry.enabled\""},
       // The file itself.
       {"directory", "", "is a directory, not a configuration file", Layout::directory},
       {"missing", "", "cannot read the configuration: No such file or directory", Layout::missing},
