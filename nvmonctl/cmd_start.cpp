@@ -10,7 +10,7 @@ void add_start(CLI::App& app, Options& o, int& rc) {
   auto* c = app.add_subcommand("start", "Start a PTS test now (queued while its drive is busy or hot)");
   static std::string test, target, profile;
   static std::vector<std::string> sets;
-  c->add_option("test", test, "Test name: purge, precondition, iops, throughput, latency, wsat, mixed, vqd, cbw, dirth, slc, qos, endurance")->required();
+  c->add_option("test", test, "Test name: purge, precondition, iops, throughput, latency, wsat, mixed, vqd, cbw, dirth, hir, xsr, slc, qos, endurance")->required();
   c->add_option("--target", target, "sim:NAME, or a block device or file allowed by [safety]")->required();
   c->add_option("--set", sets, "Test parameter KEY=VALUE (repeatable)");
   c->add_option("--profile", profile, "PTS profile: enterprise (PTS-E, default) or client (PTS-C)");

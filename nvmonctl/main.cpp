@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
   test->require_subcommand(1);
   test->footer("Example: nvmonctl test run --help");
   auto* test_run = test->add_subcommand("run", "Run one test in the foreground and write DIR/run.json");
-  test_run->add_option("test", test_args.test, "purge, precondition, iops, throughput, latency, wsat, mixed, vqd, cbw, dirth, slc, qos, endurance")
+  test_run->add_option("test", test_args.test, "purge, precondition, iops, throughput, latency, wsat, mixed, vqd, cbw, dirth, hir, xsr, slc, qos, endurance")
       ->required();
   test_run->add_option("--target", test_args.target, "block device, file, or sim:NAME ([[sim]] drive or profile)")
       ->required();
