@@ -1,11 +1,11 @@
 #include "analytics/wear.hpp"
 
 #include "collectors/health.hpp"
+#include "core/clock.hpp"
 
 namespace nvmond {
 namespace {
 
-constexpr double kSecondsPerDay = 86'400.0;
 // Beyond a century the projection is "not in this drive's service life" and is
 // left unset (it would also overflow a nanosecond time point).
 constexpr double kMaxProjectionSeconds = 100 * 365.25 * kSecondsPerDay;

@@ -12,7 +12,7 @@ namespace nvmond {
 
 namespace {
 
-constexpr const char* kStateKey = "error_log";
+constexpr const char* kErrorLogStateKey = "error_log";
 
 std::uint64_t clamp_u64(u128 v) {
   return static_cast<std::uint64_t>(std::min<u128>(v, std::numeric_limits<std::uint64_t>::max()));
@@ -49,7 +49,7 @@ bool should_read_error_log(u128 smart_count, std::optional<std::uint64_t> seen) 
 }
 
 std::optional<Error> ErrorLogTracker::restore(const DriveKey& drive) {
-  auto stored = store_.state(drive, kStateKey);
+  auto stored = store_.state(drive, kErrorLogStateKey);
   if (!stored) return stored.error();
   last_count_.reset();
   counts_ = {};
@@ -109,7 +109,7 @@ ErrorLogTracker::Update ErrorLogTracker::update(const DriveKey& drive, const Hea
   for (const auto& e : out.fresh) ++counts[static_cast<std::size_t>(classify_error_status(e))];
   PollRecord record;
   record.drive = drive;
-  record.state.emplace_back(kStateKey, encode_error_log_state(newest, counts));
+  record.state.emplace_back(kErrorLogStateKey, encode_error_log_state(newest, counts));
   if (auto committed = store_.commit(record); !committed) {
     // Not counted: the next poll reads the log again and tries once more,
     // which is better than counts that a restart would repeat.

@@ -11,7 +11,7 @@ namespace nvmond {
 
 namespace {
 
-constexpr const char* kStateKey = "event_log";
+constexpr const char* kEventLogStateKey = "event_log";
 constexpr int kStateVersion = 1;
 // How far back a throttle event may have started and still cover an
 // excursion: longer than any throttle episode the detector keeps open.
@@ -81,7 +81,7 @@ std::optional<WallTime> pel_event_time(const PersistentEventLog& log, std::size_
 }
 
 std::optional<Error> EventLogTracker::restore(const DriveKey& drive, WallTime first_poll) {
-  auto stored = store_.state(drive, kStateKey);
+  auto stored = store_.state(drive, kEventLogStateKey);
   if (!stored) return stored.error();
   auto last = store_.last_sample(drive);
   if (!last) return last.error();
@@ -187,7 +187,7 @@ EventLogTracker::Update EventLogTracker::update(const DriveInfo& info, const Hea
   PollRecord record;
   record.drive = drive;
   record.events = out.throttles;
-  record.state.emplace_back(kStateKey, encode_event_log_state(next));
+  record.state.emplace_back(kEventLogStateKey, encode_event_log_state(next));
   if (auto committed = store_.commit(record); !committed) {
     // Not counted: the next read tries again, rather than counts a restart
     // would repeat.

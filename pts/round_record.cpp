@@ -7,6 +7,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "core/io_op.hpp"
 #include "core/json_fields.hpp"
 
 namespace nvmond {
@@ -31,8 +32,6 @@ OpSummary summarise(const OpTotals& t, double secs) {
   s.distribution = distribution_of(h);
   return s;
 }
-
-const char* kOpKeys[kIoOpCount] = {"read", "write"};
 
 // One table per JSON object (core/json_fields.hpp).
 constexpr auto kRoundFields = std::tuple{JsonField{"index", &RoundRecord::index},
@@ -143,7 +142,7 @@ nlohmann::json to_json(const OpSummary& s) {
 nlohmann::json to_json(const RoundRecord& r) {
   nlohmann::json ops = nlohmann::json::object();
   for (int op = 0; op < kIoOpCount; ++op) {
-    if (r.ops[op]) ops[kOpKeys[op]] = to_json(*r.ops[op]);
+    if (r.ops[op]) ops[op_name(static_cast<IoOp>(op))] = to_json(*r.ops[op]);
   }
   nlohmann::json j;
   write_fields(j, r, kRoundFields);
@@ -162,8 +161,8 @@ RoundRecord round_from_json(const nlohmann::json& j) {
   read_fields(j.at("element"), r, kElementFields);
   r.started_at = from_unix_ns(j.at("started_ns").get<std::int64_t>());
   for (int op = 0; op < kIoOpCount; ++op) {
-    if (!j.at("ops").contains(kOpKeys[op])) continue;
-    const auto& o = j.at("ops").at(kOpKeys[op]);
+    if (!j.at("ops").contains(op_name(static_cast<IoOp>(op)))) continue;
+    const auto& o = j.at("ops").at(op_name(static_cast<IoOp>(op)));
     OpSummary s;
     read_fields(o, s, kOpFields);
     read_fields(o.at("latency_s"), s, kLatencyFields);

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "collectors/health.hpp"
 #include "core/build_info.hpp"
+#include "core/clock.hpp"
+#include "core/io_op.hpp"
 #include "pts/measurement_window.hpp"
 #include "pts/model/run_codec.hpp"
 #include "pts/run_executor.hpp"
@@ -15,9 +18,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr double kDataUnitBytes = 512'000;
-constexpr double kSecondsPerDay = 86'400;
-const char* kOpKeys[kIoOpCount] = {"read", "write"};
 
 json window_check_json(const WindowCheck& w) {
   return {{"window", {w.first, w.last}},
@@ -102,7 +102,7 @@ json elements_json(const Stage& stage, const MeasurementWindow& w, const std::ve
     if (ew.rounds == 0) continue;
     json ops = json::object();
     for (int op = 0; op < kIoOpCount; ++op) {
-      if (ew.ops[op]) ops[kOpKeys[op]] = to_json(*ew.ops[op]);
+      if (ew.ops[op]) ops[op_name(static_cast<IoOp>(op))] = to_json(*ew.ops[op]);
     }
     const Element& el = stage.elements[e];
     out.push_back({{"label", el.label}, {"bs", el.block_sizes[0].bytes}, {"read_pct", el.read_pct},
@@ -171,7 +171,7 @@ json iops_point_histograms_json(const Stage& stage, const MeasurementWindow& w,
         }
       }
       const OpSummary& s = *windows[e].ops[op];
-      ops[kOpKeys[op]] = {{"ops", s.ops}, {"iops", s.iops}, {"mean_s", s.mean}, {"max_s", s.max},
+      ops[op_name(static_cast<IoOp>(op))] = {{"ops", s.ops}, {"iops", s.iops}, {"mean_s", s.mean}, {"max_s", s.max},
                           {"counts", sum.counts_within(bounds_ns)}};
     }
     out.push_back({{"point", name}, {"label", el.label}, {"threads", el.threads}, {"queue_depth", el.queue_depth},
@@ -417,7 +417,7 @@ json build_run_json(const TestPlan& plan, const RunHeader& header, RunStatus sta
   double host = static_cast<double>(written);
   if (header.smart_before && header.smart_after && header.smart_before->data_units_written &&
       header.smart_after->data_units_written) {
-    host = (*header.smart_after->data_units_written - *header.smart_before->data_units_written) * kDataUnitBytes;
+    host = (*header.smart_after->data_units_written - *header.smart_before->data_units_written) * static_cast<double>(kDataUnitBytes);
   }
   drive["host_bytes_written"] = host;
   const auto capacity = static_cast<double>(header.target.capacity_bytes);

@@ -9,12 +9,13 @@
 #include <tuple>
 #include <stdexcept>
 
+#include "core/clock.hpp"
+
 namespace nvmond {
 
 namespace {
 
 constexpr std::uint64_t KiB = 1024;
-constexpr double kSecondsPerDay = 86'400;
 
 // CBW (PTS 2.0.1 test 13, from JEDEC JESD219's enterprise workload): block
 // sizes by share of I/Os, every I/O at a 4 KiB-aligned offset, and three

@@ -5,9 +5,9 @@
 
 namespace nvmond::report {
 
-namespace {
-
 bool is_test_round(const Round& r) { return r.phase.empty() || r.phase == "test"; }
+
+namespace {
 
 // The stage a window without one counts in: that of the run's last test round.
 double window_stage(const RunRecord& run, const RoundWindow& w) {

@@ -28,6 +28,10 @@ std::optional<RoundWindow> measured_rounds(const RunRecord& run);
 std::optional<RoundWindow> measured_rounds(const std::optional<MeasurementWindow>& window,
                                            const std::optional<SteadyState>& steady);
 
+// A round of a test stage (not preconditioning); rounds written before
+// rounds had a phase are all test rounds.
+bool is_test_round(const Round& r);
+
 bool in_window(const RunRecord& run, const Round& r, const RoundWindow& w);
 
 // The first and last Round::index of the window's rounds; nullopt when no

@@ -19,8 +19,6 @@ const std::string kThrottleColor = "#d62728";
 const std::string kBandColor = "#0072b2";
 const std::string kPreconditioningColor = "#7f7f7f";  // apart from the elements' palette
 
-bool is_test_round(const Round& r) { return r.phase.empty() || r.phase == "test"; }
-
 double round_value(const Round& r, bool bandwidth) { return bandwidth ? r.bytes_per_second : r.iops; }
 
 // The op a compare overlay follows: write when the runs write, else read.

@@ -91,7 +91,7 @@ sys_seconds rule_local(int y, const PosixZoneRule::When& w) {
   unsigned day = 1 + (static_cast<unsigned>(w.weekday) + 7 - first.c_encoding()) % 7 + static_cast<unsigned>(w.week - 1) * 7;
   unsigned month_len = static_cast<unsigned>((ym / std::chrono::last).day());
   while (day > month_len) day -= 7;
-  return sys_seconds{sys_days{ym / day}} + seconds(w.time);
+  return sys_seconds{sys_days{ym / day}} + std::chrono::seconds(w.time);
 }
 
 }  // namespace
@@ -124,8 +124,8 @@ std::optional<PosixZoneRule> parse_posix_zone_rule(std::string_view text) {
 std::int32_t PosixZoneRule::offset_at(SysSeconds t) const {
   if (!dst_offset) return std_offset;
   int y = static_cast<int>(year_month_day{floor<days>(t)}.year());
-  auto begin = rule_local(y, start) - seconds(std_offset);
-  auto finish = rule_local(y, end) - seconds(*dst_offset);
+  auto begin = rule_local(y, start) - std::chrono::seconds(std_offset);
+  auto finish = rule_local(y, end) - std::chrono::seconds(*dst_offset);
   bool in_dst = begin < finish ? (t >= begin && t < finish) : (t < finish || t >= begin);
   return in_dst ? *dst_offset : std_offset;
 }
@@ -246,7 +246,7 @@ std::optional<SysSeconds> TimeZone::first_instant(LocalSeconds local) const {
   // Offsets in force a day either side cover every transition near `local`.
   for (auto probe : {as_utc - days(1), as_utc, as_utc + days(1)}) {
     const std::int32_t off = offset_at(probe);
-    const SysSeconds u = as_utc - seconds(off);
+    const SysSeconds u = as_utc - std::chrono::seconds(off);
     if (offset_at(u) == off && (!best || u < *best)) best = u;
   }
   return best;

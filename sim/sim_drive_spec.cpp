@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "collectors/health.hpp"
+#include "core/clock.hpp"
 #include "sim/profiles.hpp"
 
 namespace nvmond {
@@ -14,7 +15,6 @@ namespace nvmond {
 namespace {
 
 constexpr double kMB = 1e6;
-constexpr double kSecondsPerDay = 86'400;
 
 // The built-in profiles: sim/profiles.toml, compiled in (sim/profiles.hpp.in).
 constexpr const char* kProfileNames[] = {"datacenter", "consumer", "consumer-heatsink", "generic"};
