@@ -12,6 +12,7 @@
 #include "daemon/error_log_tracker.hpp"
 #include "daemon/event_log_tracker.hpp"
 #include "daemon/health_metrics.hpp"
+#include "daemon/ocp_panic_tracker.hpp"
 
 namespace nvmond {
 
@@ -75,6 +76,14 @@ void observe_event_log(EventLogTracker& tracker, const DriveInfo& info, const He
   add_event_log_types(tracker.counts(), {{"serial", info.serial}}, set);
   auto fams = set.take();
   out.families.insert(out.families.end(), std::make_move_iterator(fams.begin()), std::make_move_iterator(fams.end()));
+}
+
+// A panic is an operator's business at once: the drive says how to recover.
+void observe_ocp_recovery(OcpPanicTracker& tracker, const DriveInfo& info, const HealthSnapshot& snap) {
+  if (!snap.ocp_recovery) return;
+  if (auto line = tracker.update(*snap.ocp_recovery)) {
+    log::warn("drive {} at {}: OCP error recovery log: {}", info.serial, info.path, *line);
+  }
 }
 
 }  // namespace
@@ -171,13 +180,15 @@ PollObserver Fleet::observer_for(const Source& source) const {
   auto analytics = std::make_shared<DriveAnalytics>(store_, throughput_);
   auto errors = std::make_shared<ErrorLogTracker>(store_);
   auto events = std::make_shared<EventLogTracker>(store_);
+  auto panics = std::make_shared<OcpPanicTracker>();
   const DaemonConfig& config = config_;
-  return [analytics, errors, events, &config, extra = source.observer](const DriveInfo& info,
-                                                               const HealthSnapshot& snap) {
+  return [analytics, errors, events, panics, &config, extra = source.observer](const DriveInfo& info,
+                                                                       const HealthSnapshot& snap) {
     PollObservation out;
     if (extra) out = extra(info, snap);
     observe_error_log(*errors, info, snap, out);
     observe_event_log(*events, info, snap, out);
+    observe_ocp_recovery(*panics, info, snap);
     auto rating = config.ratings.find(info.serial);
     auto view = analytics->update(info, snap, config.analytics,
                                   rating != config.ratings.end() ? rating->second : DriveRating{});

@@ -220,6 +220,7 @@ Result<std::optional<OcpSmartLog>> LibnvmeDevice::read_ocp() {
     if (!is_unsupported_status(o.rc)) return failed(command, o);
     log::info("{}: no OCP SMART log: {}", name_, command_error(name_, command, o.rc, o.err).message);
     ocp_absent_ = true;
+    ocp_checked_ = true;
     return std::optional<OcpSmartLog>{};
   }
   // Many non-OCP drives answer C0h with a vendor-specific page: the GUID says
@@ -227,8 +228,10 @@ Result<std::optional<OcpSmartLog>> LibnvmeDevice::read_ocp() {
   if (!has_ocp_smart_log_guid(page)) {
     log::info("{}: log C0h is not the OCP SMART log (GUID differs); not reading it again", name_);
     ocp_absent_ = true;
+    ocp_checked_ = true;
     return std::optional<OcpSmartLog>{};
   }
+  ocp_checked_ = true;
   auto ocp = decode_ocp_smart_log(page);
   if (!ocp) return Error{ErrorReason::decode, fmt::format("{}: {}: {}", name_, command, ocp.error().message)};
   return std::optional<OcpSmartLog>{*ocp};
@@ -238,6 +241,9 @@ template <typename Log>
 Result<std::optional<Log>> LibnvmeDevice::read_ocp_page(std::uint8_t lid, const char* command, u128 guid,
                                                         bool& absent,
                                                         Result<Log> (*decode)(std::span<const std::uint8_t>)) {
+  if (!ocp_checked_) {
+    if (auto c0 = read_ocp(); !c0) return c0.error();
+  }
   if (ocp_absent_ || absent) return std::optional<Log>{};
   if (auto f = fd(); !f) return f.error();
   std::vector<std::uint8_t> page(kOcpLogPageBytes);

@@ -116,6 +116,7 @@ class LibnvmeDevice final : public Device {
   std::optional<bool> event_log_supported_;  // LPA bit 4; nullopt before the first identify
   int fd_ = -1;
   bool ocp_absent_ = false;
+  bool ocp_checked_ = false;  // C0h has answered: ocp_absent_ is known
   bool ocp_latency_absent_ = false;
   bool ocp_recovery_absent_ = false;
   std::array<bool, 9> over_unsupported_{};
