@@ -31,7 +31,10 @@ def percentile(sorted_values, q):
 
 def config(h, drives):
     profiles = ["datacenter", "consumer", "consumer-heatsink", "generic"]
-    return h.config(*(h.sim(f"d{i}", f"BENCH-{i:03d}", profiles[i % 4], write_rate=f"{50 + i}MB", has_ocp=True)
+    # Every drive has the OCP logs (C0, the C3 latency monitor, C1); every
+    # eighth reports a panic, so the panic's info series is there too.
+    return h.config(*(h.sim(f"d{i}", f"BENCH-{i:03d}", profiles[i % 4], write_rate=f"{50 + i}MB", has_ocp=True,
+                            ocp_panic=i % 8 == 0)
                       for i in range(drives)), poll_interval="1s")
 
 

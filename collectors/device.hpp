@@ -32,6 +32,14 @@ class Device {
   virtual Result<SmartLog> read_smart() = 0;
   // Ok(nullopt) when the drive has no OCP C0 log: not an error.
   virtual Result<std::optional<OcpSmartLog>> read_ocp() = 0;
+  // The OCP Latency Monitor (C3h) and Error Recovery (C1h) logs; Ok(nullopt)
+  // when the drive has no OCP one (as read_ocp): not an error.
+  virtual Result<std::optional<OcpLatencyMonitorLog>> read_ocp_latency_monitor() {
+    return std::optional<OcpLatencyMonitorLog>{};
+  }
+  virtual Result<std::optional<OcpErrorRecoveryLog>> read_ocp_error_recovery() {
+    return std::optional<OcpErrorRecoveryLog>{};
+  }
   virtual Result<TemperatureThresholds> read_temperature_thresholds() = 0;
   // Format NVM of namespace `nsid` in its in-use LBA format with a user-data
   // erase: every block of the namespace is lost. Only a PTS purge sends it,

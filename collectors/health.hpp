@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "collectors/ocp_logs.hpp"
 #include "core/clock.hpp"
 #include "core/u128.hpp"
 
@@ -146,6 +147,41 @@ struct OcpSmartLog {
   u128 plp_start_count = 0;
   u128 endurance_estimate = 0;  // bytes the drive is expected to accept
   std::uint16_t log_page_version = 0;
+
+  // Fields of later log page versions: read only when log_page_version is
+  // at least the version that added them (ocp_smart_log_revisions(),
+  // decode.hpp); 0 otherwise. Version 2 and later:
+  std::uint8_t dssd_errata_version = 0;
+  std::uint16_t dssd_point_version = 0;
+  std::uint16_t dssd_minor_version = 0;
+  std::uint8_t dssd_major_version = 0;
+  std::uint8_t nvme_base_errata_version = 0;
+  std::uint64_t pcie_link_retraining_count = 0;
+  std::uint64_t power_state_change_count = 0;
+  // Version 4 and later:
+  std::uint8_t nvme_command_set_errata_version = 0;
+  std::uint64_t lowest_permitted_firmware_revision = 0;
+  // Version 5 and later:
+  std::uint8_t nvme_over_pcie_errata_version = 0;
+  std::uint8_t nvme_mi_errata_version = 0;
+  std::uint16_t total_media_dies = 0;
+  std::uint16_t total_die_failure_tolerance = 0;
+  std::uint16_t media_dies_offline = 0;
+  std::uint8_t max_temperature_recorded_c = 0;  // one byte: degrees Celsius
+  std::uint64_t nand_average_erase_count = 0;
+  std::uint32_t command_timeouts = 0;
+  std::uint32_t system_area_program_failures_raw = 0;
+  std::uint8_t system_area_program_failures_normalized = 0;
+  std::uint32_t system_area_uncorrectable_reads_raw = 0;
+  std::uint8_t system_area_uncorrectable_reads_normalized = 0;
+  std::uint32_t system_area_erase_failures_raw = 0;
+  std::uint8_t system_area_erase_failures_normalized = 0;
+  std::uint16_t max_peak_power_capability = 0;
+  std::uint16_t current_max_average_power = 0;
+  std::uint64_t lifetime_power_consumed = 0;  // 48-bit field
+  // Version 6 and later:
+  std::uint8_t form_factor = 0;
+  std::uint64_t die_in_use_bad_nand_blocks_raw = 0;  // 48-bit field
 };
 
 // One entry of the Error Information log (Log ID 01h), NVMe 2.0 layout.
@@ -255,6 +291,10 @@ struct HealthSnapshot {
   // polls that read the whole log; null when the drive has no such log or
   // the read failed. The poller drops it once the observer has saved it.
   std::shared_ptr<const TelemetryPoll> telemetry;
+  // OCP Latency Monitor (C3h) and Error Recovery (C1h) logs; nullopt when
+  // the drive has none (QEMU, non-OCP drives) or the read failed.
+  std::optional<OcpLatencyMonitorLog> ocp_latency;
+  std::optional<OcpErrorRecoveryLog> ocp_recovery;
 };
 
 // Who a drive is: stable across reboots and slots (serial + model), plus where

@@ -13,6 +13,7 @@
 #include "daemon/event_log_tracker.hpp"
 #include "daemon/health_metrics.hpp"
 #include "daemon/telemetry_capture.hpp"
+#include "daemon/ocp_panic_tracker.hpp"
 
 namespace nvmond {
 
@@ -105,6 +106,14 @@ void observe_telemetry(TelemetryRecorder& recorder, const DriveInfo& info, const
   add_telemetry_captures(recorder, {{"serial", info.serial}}, set);
   auto fams = set.take();
   out.families.insert(out.families.end(), std::make_move_iterator(fams.begin()), std::make_move_iterator(fams.end()));
+}
+
+// A panic is an operator's business at once: the drive says how to recover.
+void observe_ocp_recovery(OcpPanicTracker& tracker, const DriveInfo& info, const HealthSnapshot& snap) {
+  if (!snap.ocp_recovery) return;
+  if (auto line = tracker.update(*snap.ocp_recovery)) {
+    log::warn("drive {} at {}: OCP error recovery log: {}", info.serial, info.path, *line);
+  }
 }
 
 }  // namespace
@@ -213,14 +222,16 @@ PollObserver Fleet::observer_for(const Source& source) const {
   auto errors = std::make_shared<ErrorLogTracker>(store_);
   auto events = std::make_shared<EventLogTracker>(store_);
   auto telemetry = std::make_shared<TelemetryRecorder>(telemetry_archive_);
+  auto panics = std::make_shared<OcpPanicTracker>();
   const DaemonConfig& config = config_;
-  return [analytics, errors, events, telemetry, &config, extra = source.observer](const DriveInfo& info,
-                                                                          const HealthSnapshot& snap) {
+  return [analytics, errors, events, telemetry, panics, &config, extra = source.observer](const DriveInfo& info,
+                                                                                  const HealthSnapshot& snap) {
     PollObservation out;
     if (extra) out = extra(info, snap);
     observe_error_log(*errors, info, snap, out);
     observe_event_log(*events, info, snap, out);
     observe_telemetry(*telemetry, info, snap, config.telemetry.min_interval, out);
+    observe_ocp_recovery(*panics, info, snap);
     auto rating = config.ratings.find(info.serial);
     auto view = analytics->update(info, snap, config.analytics,
                                   rating != config.ratings.end() ? rating->second : DriveRating{});

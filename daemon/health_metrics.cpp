@@ -2,6 +2,9 @@
 
 #include <chrono>
 
+#include <fmt/core.h>
+
+#include "collectors/nvme/ocp_log_pages.hpp"
 #include "collectors/nvme/self_test_log.hpp"
 
 namespace nvmond {
@@ -107,6 +110,42 @@ const FieldMetric<OcpSmartLog> kOcpMetrics[] = {
      [](const OcpSmartLog& o) { return to_double(o.endurance_estimate); }},
 };
 
+// C0 fields of later log page versions: exported only when the page's
+// version has them (a zero from an older page would read as a real value).
+struct VersionedOcpMetric {
+  std::uint16_t since;
+  FieldMetric<OcpSmartLog> metric;
+};
+const VersionedOcpMetric kOcpVersionedMetrics[] = {
+    {2, {{"nvme_ocp_pcie_link_retrainings_total", Family::counter, "PCIe link retrainings (OCP C0, version 2+)."},
+         [](const OcpSmartLog& o) { return double(o.pcie_link_retraining_count); }}},
+    {2, {{"nvme_ocp_power_state_changes_total", Family::counter, "Power state changes (OCP C0, version 2+)."},
+         [](const OcpSmartLog& o) { return double(o.power_state_change_count); }}},
+    {5, {{"nvme_ocp_media_dies", Family::gauge, "Media dies in the drive (OCP C0 Total Media Dies, version 5+)."},
+         [](const OcpSmartLog& o) { return double(o.total_media_dies); }}},
+    {5, {{"nvme_ocp_media_die_failure_tolerance", Family::gauge,
+          "Media dies the drive can lose and keep working (OCP C0, version 5+)."},
+         [](const OcpSmartLog& o) { return double(o.total_die_failure_tolerance); }}},
+    {5, {{"nvme_ocp_media_dies_offline", Family::gauge, "Media dies taken offline (OCP C0, version 5+)."},
+         [](const OcpSmartLog& o) { return double(o.media_dies_offline); }}},
+    {5, {{"nvme_ocp_max_temperature_recorded_celsius", Family::gauge,
+          "Highest temperature the drive has recorded (OCP C0, version 5+)."},
+         [](const OcpSmartLog& o) { return double(o.max_temperature_recorded_c); }}},
+    {5, {{"nvme_ocp_nand_average_erases", Family::gauge, "Average erase count of the NAND blocks (OCP C0, version 5+)."},
+         [](const OcpSmartLog& o) { return double(o.nand_average_erase_count); }}},
+    {5, {{"nvme_ocp_command_timeouts_total", Family::counter, "Commands the drive timed out (OCP C0, version 5+)."},
+         [](const OcpSmartLog& o) { return double(o.command_timeouts); }}},
+    {5, {{"nvme_ocp_system_area_program_failures_total", Family::counter,
+          "Program failures in the system area (OCP C0 raw count, version 5+)."},
+         [](const OcpSmartLog& o) { return double(o.system_area_program_failures_raw); }}},
+    {5, {{"nvme_ocp_system_area_uncorrectable_reads_total", Family::counter,
+          "Uncorrectable reads in the system area (OCP C0 raw count, version 5+)."},
+         [](const OcpSmartLog& o) { return double(o.system_area_uncorrectable_reads_raw); }}},
+    {5, {{"nvme_ocp_system_area_erase_failures_total", Family::counter,
+          "Erase failures in the system area (OCP C0 raw count, version 5+)."},
+         [](const OcpSmartLog& o) { return double(o.system_area_erase_failures_raw); }}},
+};
+
 template <typename Log, std::size_t N>
 void add_fields(MetricSet& out, const FieldMetric<Log> (&rows)[N], const Labels& id, const Log& log) {
   for (const auto& m : rows) out.add(m.family, id, m.value(log));
@@ -192,6 +231,48 @@ void add_pcie_link(const PcieLink& link, const Labels& id, MetricSet& out) {
   }
 }
 
+void add_ocp_smart(const OcpSmartLog& o, const Labels& id, MetricSet& out) {
+  add_fields(out, kOcpMetrics, id, o);
+  out.add({"nvme_ocp_smart_log_version", Family::gauge,
+           "Log Page Version of the drive's OCP C0 log: which of the version-gated nvme_ocp_ families it has."},
+          id, o.log_page_version);
+  for (const auto& v : kOcpVersionedMetrics) {
+    if (o.log_page_version >= v.since) out.add(v.metric.family, id, v.metric.value(o));
+  }
+}
+
+void add_ocp_latency_monitor(const OcpLatencyMonitorLog& log, const Labels& id, MetricSet& out) {
+  out.add({"nvme_ocp_latency_monitor_enabled", Family::gauge, "1 while the drive's OCP latency monitor (C3) is on."},
+          id, log.enabled() ? 1 : 0);
+  for (std::size_t b = 0; b < kOcpLatencyBuckets; ++b) {
+    const std::string bucket = std::to_string(b);
+    out.add({"nvme_ocp_latency_monitor_threshold_seconds", Family::gauge,
+             "Lower bound of each OCP latency monitor bucket (Active Threshold A..D)."},
+            with(id, "bucket", bucket), log.threshold_ms(b) / 1000.0);
+    for (std::size_t op = 0; op < kOcpLatencyOps; ++op) {
+      out.add({"nvme_ocp_latency_monitor_commands_total", Family::counter,
+               "Commands the drive timed at or above a latency monitor bucket's threshold and below the next "
+               "(OCP C3 static bucket counters, since the monitor was enabled)."},
+              with(with(id, "op", std::string(kOcpLatencyOpNames[op])), "bucket", bucket),
+              log.static_bucket[b][op]);
+    }
+  }
+}
+
+void add_ocp_recovery(const OcpErrorRecoveryLog& log, const Labels& id, MetricSet& out) {
+  out.add({"nvme_ocp_panics_total", Family::counter, "Panics the drive counted (OCP C1 Panic Count, saturates at 255)."},
+          id, log.panic_count);
+  out.add({"nvme_ocp_panic", Family::gauge, "1 while the drive reports a panic (OCP C1 Panic ID not zero)."}, id,
+          log.panicked() ? 1 : 0);
+  if (!log.panicked()) return;
+  Labels l = with(id, "panic_id", fmt::format("0x{:x}", log.panic_id));
+  l.push_back({"reset_action", ocp_reset_action_text(log.panic_reset_action)});
+  l.push_back({"recovery_action", std::string(ocp_recovery_action_text(log.device_recovery_action_1))});
+  out.add({"nvme_ocp_panic_info", Family::gauge,
+           "The drive's current panic and what it asks the host to do (OCP C1); always 1."},
+          std::move(l), 1);
+}
+
 // Only for a drive that supports self-tests: a drive without them has no
 // nvme_self_test_* series at all (QEMU, most client drives).
 void add_self_test(const SelfTestLog& log, const Labels& id, MetricSet& out) {
@@ -257,7 +338,9 @@ void add_health(const DriveInfo& /*info*/, const HealthSnapshot& snap, const Lab
     }
   }
 
-  if (snap.ocp) add_fields(out, kOcpMetrics, id, *snap.ocp);
+  if (snap.ocp) add_ocp_smart(*snap.ocp, id, out);
+  if (snap.ocp_latency) add_ocp_latency_monitor(*snap.ocp_latency, id, out);
+  if (snap.ocp_recovery) add_ocp_recovery(*snap.ocp_recovery, id, out);
   if (snap.pcie) add_pcie_link(*snap.pcie, id, out);
   if (snap.self_test) add_self_test(*snap.self_test, id, out);
 }

@@ -252,6 +252,16 @@ struct DevicePoller::Worker {
     } else {
       log::warn("{}: {}", info->path, ocp.error().message);  // optional log: keep the rest
     }
+    if (auto latency = device->read_ocp_latency_monitor()) {
+      snap.ocp_latency = *latency;
+    } else {
+      log::warn("{}: {}", info->path, latency.error().message);
+    }
+    if (auto recovery = device->read_ocp_error_recovery()) {
+      snap.ocp_recovery = *recovery;
+    } else {
+      log::warn("{}: {}", info->path, recovery.error().message);
+    }
     if (auto th = device->read_temperature_thresholds()) {
       snap.thresholds = *th;
     } else {

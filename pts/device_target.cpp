@@ -141,6 +141,7 @@ std::optional<HealthSample> DeviceTarget::health() {
   h.data_units_written = to_double(s->data_units_written);
   h.percentage_used = s->percentage_used;
   h.throttle_events = s->thermal.tmt1_transitions;
+  if (auto lm = nvme_->controller->read_ocp_latency_monitor(); lm && *lm) h.latency_monitor = **lm;
   return h;
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <utility>
 
 #include "collectors/health.hpp"
 #include "core/build_info.hpp"
@@ -140,6 +142,24 @@ std::vector<std::pair<const char*, std::size_t>> iops_points(const std::vector<d
     if (std::fabs(iops[i] - half) < std::fabs(iops[mid] - half)) mid = i;
   }
   return {{"max", hi}, {"mid", mid}, {"min", lo}};
+}
+
+// The run's I/Os (both ops, every round) at or over `threshold_s`, from the
+// rounds' histograms: at least those in buckets wholly above it, at most
+// those in buckets that reach above it (equal when it is a bucket bound).
+std::pair<std::uint64_t, std::uint64_t> ios_at_or_over(const std::vector<RoundRecord>& rounds, double threshold_s) {
+  const auto& bounds = histogram_bounds();
+  std::uint64_t at_least = 0, at_most = 0;
+  for (const auto& r : rounds) {
+    for (std::size_t i = 0; i < r.histogram.size(); ++i) {
+      // Bucket i holds (bounds[i - 1], bounds[i]]; the last one everything above.
+      const double lower = i == 0 ? 0.0 : bounds[i - 1];
+      const double upper = i < bounds.size() ? bounds[i] : std::numeric_limits<double>::infinity();
+      if (lower >= threshold_s * (1 - 1e-9)) at_least += r.histogram[i];
+      if (upper > threshold_s * (1 + 1e-9)) at_most += r.histogram[i];
+    }
+  }
+  return {at_least, at_most};
 }
 
 // Response-time histograms of a demand-intensity sweep (PTS CBW): at its
@@ -302,6 +322,31 @@ json group_json(const TestPlan& plan, const std::vector<RoundRecord>& rounds, in
 
 }  // namespace
 
+namespace {
+
+// "The drive saw N I/Os over X ms; the host saw M": the monitor's count
+// over the run beside the run's own, from the SMART records either side.
+std::optional<json> latency_monitor_json(const RunHeader& header, const std::vector<RoundRecord>& rounds) {
+  if (!header.smart_before || !header.smart_after) return std::nullopt;
+  const SmartRecord& a = *header.smart_before;
+  const SmartRecord& b = *header.smart_after;
+  if (!a.latency_monitor_threshold_s || a.latency_monitor_threshold_s != b.latency_monitor_threshold_s ||
+      !a.latency_monitor_reads || !b.latency_monitor_reads || !a.latency_monitor_writes ||
+      !b.latency_monitor_writes) {
+    return std::nullopt;  // no monitor, or its threshold changed during the run
+  }
+  const std::uint64_t before = *a.latency_monitor_reads + *a.latency_monitor_writes;
+  const std::uint64_t after = *b.latency_monitor_reads + *b.latency_monitor_writes;
+  if (after < before) return std::nullopt;  // the monitor was reset during the run
+  const auto host = ios_at_or_over(rounds, *a.latency_monitor_threshold_s);
+  return json{{"threshold_s", *a.latency_monitor_threshold_s},
+              {"drive_ios", after - before},
+              {"host_ios_min", host.first},
+              {"host_ios_max", host.second}};
+}
+
+}  // namespace
+
 SmartRecord smart_record(const HealthSample& h) {
   SmartRecord s;
   s.time = rfc3339(h.time);
@@ -309,6 +354,11 @@ SmartRecord smart_record(const HealthSample& h) {
   s.data_units_written = h.data_units_written;
   s.percentage_used = h.percentage_used;
   s.thermal_mgmt_t1_transitions = h.throttle_events;
+  if (h.latency_monitor && h.latency_monitor->enabled()) {
+    s.latency_monitor_threshold_s = h.latency_monitor->threshold_ms(0) / 1000.0;
+    s.latency_monitor_reads = h.latency_monitor->static_over_threshold(OcpLatencyOp::read);
+    s.latency_monitor_writes = h.latency_monitor->static_over_threshold(OcpLatencyOp::write);
+  }
   return s;
 }
 
@@ -420,6 +470,7 @@ json build_run_json(const TestPlan& plan, const RunHeader& header, RunStatus sta
     host = (*header.smart_after->data_units_written - *header.smart_before->data_units_written) * static_cast<double>(kDataUnitBytes);
   }
   drive["host_bytes_written"] = host;
+  if (auto lm = latency_monitor_json(header, rounds)) drive["latency_monitor"] = *lm;
   const auto capacity = static_cast<double>(header.target.capacity_bytes);
   double elapsed = 0;
   if (!rounds.empty()) {

@@ -102,6 +102,7 @@ std::optional<HealthSample> SimTarget::health() {
   h.percentage_used = s.percentage_used;
   h.throttled = model_->throttle_level() > 0;
   h.throttle_events = s.thermal.tmt1_transitions;
+  h.latency_monitor = model_->ocp_latency_monitor();
   return h;
 }
 
@@ -207,6 +208,7 @@ Result<Measurement> SimTarget::run_from(const Element& e, std::uint64_t range_by
       if (c.kind == IoOp::write) written += n * c.bytes;
       const double latency = wait + c.service_s + c.access_s;
       m.op[op].latency.record(static_cast<std::uint64_t>(std::llround(latency * 1e9)), n);
+      model_->record_latency(c.kind, from_seconds(latency), n);  // the drive times the same commands
     }
     // A drive-bound slice lasts as long as the drive was busy (the SLC cache
     // may have run out inside it); otherwise the slice's own length.

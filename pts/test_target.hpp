@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "collectors/ocp_logs.hpp"
 #include "core/clock.hpp"
 #include "core/result.hpp"
 #include "pts/test_plan.hpp"
@@ -47,6 +48,9 @@ struct HealthSample {
   std::optional<int> percentage_used;
   std::optional<bool> throttled;
   std::optional<std::uint32_t> throttle_events;  // lifetime TMT1 transitions
+  // The drive's OCP latency monitor (C3h), when it has one: what it timed
+  // itself, beside the run's own latency.
+  std::optional<OcpLatencyMonitorLog> latency_monitor;
 };
 
 // What one element of one round measured.

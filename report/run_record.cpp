@@ -167,6 +167,12 @@ class Decoder {
     d.host_bytes_written = n.number("host_bytes_written");
     d.drive_writes = n.number("drive_writes");
     d.dwpd_spent = n.number("dwpd_spent");
+    if (const auto lm = n.object("latency_monitor")) {
+      d.latency_threshold_s = lm->number("threshold_s");
+      d.latency_drive_ios = lm->number("drive_ios");
+      d.latency_host_ios_min = lm->number("host_ios_min");
+      d.latency_host_ios_max = lm->number("host_ios_max");
+    }
     return d;
   }
 

@@ -166,6 +166,12 @@ struct Drive {
   double host_bytes_written = kAbsent;
   double drive_writes = kAbsent;  // host bytes written / capacity, over the whole run
   double dwpd_spent = kAbsent;    // drive writes per day at the run's pace
+  // The drive's OCP latency monitor over the run: I/Os it timed at or over
+  // its threshold A, and the run's own I/Os over it (a range: the run's
+  // histogram buckets). NaN without a monitor.
+  double latency_threshold_s = kAbsent;
+  double latency_drive_ios = kAbsent;
+  double latency_host_ios_min = kAbsent, latency_host_ios_max = kAbsent;
 };
 
 struct TimelinePoint {

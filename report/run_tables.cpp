@@ -145,6 +145,14 @@ Facts wear_facts(const RunRecord& run) {
     }
     add(f, "DWPD spent", v);
   }
+  if (std::isfinite(d.latency_drive_ios) && std::isfinite(d.latency_threshold_s)) {
+    const std::string host = d.latency_host_ios_min == d.latency_host_ios_max
+                                 ? num(d.latency_host_ios_min, 0)
+                                 : num(d.latency_host_ios_min, 0) + "–" + num(d.latency_host_ios_max, 0);
+    add(f, "Drive latency monitor",
+        "the drive saw " + num(d.latency_drive_ios, 0) + " I/Os over " + num(d.latency_threshold_s * 1000, 0) +
+            " ms; the host saw " + host);
+  }
   if (d.temperature_c) add(f, "Temperature", num(d.temperature_c->min) + " – " + num(d.temperature_c->max) + " °C");
   add(f, "Throttle events", std::to_string(d.throttle_events.size()));
   return f;

@@ -117,6 +117,7 @@ void DriveModel::step_locked(Duration dt) {
   const double power = spec_.idle_power_w + spec_.power_per_gbps_w * (wrate + kReadHeatWeight * rrate) / kGB;
   const double target = spec_.ambient_c + power * spec_.thermal_resistance_c_per_w;
   p_.temp_c = target + (p_.temp_c - target) * std::exp(-dt_s / seconds(spec_.thermal_time_constant));
+  max_temp_c_ = std::max(max_temp_c_, p_.temp_c);
 
   // SLC folding once the host has been quiet for a moment.
   if (spec_.slc_cache_bytes > 0 && p_.slc_used > 0) {

@@ -79,6 +79,13 @@ inline constexpr std::uint32_t kSimTelemetryOui = 0x02AB5Eu;
 // The short Device Self-test's length; NVMe bounds a short test at 2 minutes.
 inline constexpr Duration kSimShortSelfTest = std::chrono::minutes(2);
 
+// The simulated latency monitor's Active Thresholds A..D as stored (5 ms x
+// (raw + 1)): 5, 10, 20 and 50 ms. Lower than a real drive's defaults so a
+// throttled or deeply queued simulated drive fills the buckets.
+inline constexpr std::array<std::uint8_t, kOcpLatencyBuckets> kSimLatencyThresholdsRaw = {0, 1, 3, 9};
+// Its active window: 12 periods of 5 minutes (an hour).
+inline constexpr std::uint16_t kSimLatencyWindowPeriods = 12;
+
 class DriveModel {
  public:
   DriveModel(SimDriveSpec spec, WallTime start);
@@ -171,6 +178,17 @@ class DriveModel {
   int throttle_level() const;                // 0 = not throttled, 1.. = throttle[level-1]
   double write_limit_bytes_per_s() const;    // for a sequential write issued now
   Duration access_latency(IoOp kind) const;  // spec read/write latency
+
+  // The OCP Latency Monitor (C3h): one host command of `kind` that took
+  // `latency` from submission to completion, as the engine timed it, counted
+  // in the bucket the monitor's thresholds (kSimLatencyThresholdsRaw) put it
+  // in; faster than threshold A is not counted. No-op without has_ocp.
+  // `count` commands of the same latency: a simulated PTS slice.
+  void record_latency(IoOp kind, Duration latency, std::uint64_t count = 1);
+  // nullopt unless spec.has_ocp, like ocp().
+  std::optional<OcpLatencyMonitorLog> ocp_latency_monitor() const;
+  // The C1h log: no panic, or with spec.ocp_panic a standing one.
+  std::optional<OcpErrorRecoveryLog> ocp_error_recovery() const;
   WallTime now() const;                      // last advanced time
   const SimDriveSpec& spec() const { return spec_; }  // immutable after construction
 
@@ -290,6 +308,13 @@ class DriveModel {
   std::optional<RunningSelfTest> self_test_;
   std::vector<SelfTestResult> self_test_results_;  // of tests run on this model, newest first
   std::uint64_t history_power_on_hours_ = 0;       // of the history the drive came with
+  // Latency monitor buckets [bucket][op]: since the model started (static)
+  // and since the current window began (active). Not saved with the state:
+  // a drive's monitor starts over when it is enabled again at power-on.
+  std::array<std::array<std::uint32_t, kOcpLatencyOps>, kOcpLatencyBuckets> latency_static_{};
+  std::array<std::array<std::uint32_t, kOcpLatencyOps>, kOcpLatencyBuckets> latency_active_{};
+  std::optional<WallTime> latency_window_start_;
+  double max_temp_c_ = 0;  // highest composite temperature the model reached
   bool hangs_released_ = false;
   mutable int hung_calls_ = 0;
 };

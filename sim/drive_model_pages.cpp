@@ -105,7 +105,15 @@ std::optional<OcpSmartLog> DriveModel::ocp() const {
   o.free_blocks_pct = static_cast<std::uint8_t>(std::clamp(100 - std::max(0, used - 100), 0, 100));
   o.capacitor_health_pct = 100;
   o.endurance_estimate = static_cast<u128>(rated_endurance_bytes(spec_));
-  o.log_page_version = 3;
+  // Version 5: the die, timeout and link fields a fleet dashboard shows.
+  o.log_page_version = 5;
+  o.dssd_major_version = 2;
+  o.dssd_minor_version = 6;
+  o.pcie_link_retraining_count = spec_.degraded_link ? 1 : 0;  // it trained once more, narrower
+  o.total_media_dies = 64;
+  o.total_die_failure_tolerance = 2;
+  o.max_temperature_recorded_c = static_cast<std::uint8_t>(std::clamp(std::max(max_temp_c_, p_.temp_c), 0.0, 255.0));
+  o.nand_average_erase_count = static_cast<std::uint64_t>(std::min<u128>(full_writes, ~std::uint64_t{0}));
   return o;
 }
 

@@ -41,6 +41,16 @@ Result<std::optional<OcpSmartLog>> SimDevice::read_ocp() {
   return model_->ocp();
 }
 
+Result<std::optional<OcpLatencyMonitorLog>> SimDevice::read_ocp_latency_monitor() {
+  if (auto err = enter("get-log OCP C3")) return *err;
+  return model_->ocp_latency_monitor();
+}
+
+Result<std::optional<OcpErrorRecoveryLog>> SimDevice::read_ocp_error_recovery() {
+  if (auto err = enter("get-log OCP C1")) return *err;
+  return model_->ocp_error_recovery();
+}
+
 Result<TemperatureThresholds> SimDevice::read_temperature_thresholds() {
   if (auto err = enter("get-features temperature threshold")) return *err;
   return model_->thresholds();

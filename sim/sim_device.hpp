@@ -27,6 +27,8 @@ class SimDevice final : public Device {
   Result<DriveInfo> identify() override;
   Result<SmartLog> read_smart() override;
   Result<std::optional<OcpSmartLog>> read_ocp() override;
+  Result<std::optional<OcpLatencyMonitorLog>> read_ocp_latency_monitor() override;
+  Result<std::optional<OcpErrorRecoveryLog>> read_ocp_error_recovery() override;
   Result<TemperatureThresholds> read_temperature_thresholds() override;
   // Purges the model (back to fresh-out-of-box, lifetime counters kept), as
   // a user-data erase does to a real drive; any namespace but the model's

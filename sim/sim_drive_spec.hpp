@@ -45,6 +45,8 @@
 //   write_dwpd           background host writes in drive writes per day (excludes write_rate)
 //   read_rate            background host reads: bytes/s or "50MB/s"
 //   has_ocp              bool, the drive exposes the OCP C0 SMART log
+//                                 (with the C3 latency monitor and C1 error recovery logs)
+//   ocp_panic            bool, the C1 error recovery log reports a standing panic
 //   fault                "none" | "hang" | "fail"
 //   thermal_excursion_at  offset date-time: a thermal excursion the Persistent
 //                                 Event log records once, at that drive time
@@ -132,6 +134,8 @@ struct SimDriveSpec {
   // The drive's self-test history holds a failed extended test (segment 5),
   // and every self-test run on it fails (DriveModel::start_self_test).
   bool self_test_failure = false;
+  // The OCP error recovery log (C1h) reports a panic (needs has_ocp).
+  bool ocp_panic = false;
   // A thermal excursion (5 °C over WCTEMP) recorded in the Persistent Event
   // log at this drive time, once, whatever the model's temperature: an
   // excursion a test can place while nvmond is stopped.

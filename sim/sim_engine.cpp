@@ -39,7 +39,9 @@ std::optional<Error> SimEngine::commit() {
     model_->advance_to(from_unix_ns(start));
     const Duration service = model_->io_at(u->op, u->offset, u->length, sequential);
     busy_until_ = start + service.count();
-    inflight_.push_back({busy_until_ + model_->access_latency(u->op).count(), u});
+    const std::int64_t done = busy_until_ + model_->access_latency(u->op).count();
+    model_->record_latency(u->op, Duration(done - now_));  // the drive times it from submission
+    inflight_.push_back({done, u});
   }
   queued_.clear();
   return std::nullopt;

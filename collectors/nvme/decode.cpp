@@ -119,6 +119,53 @@ constexpr std::array kOcpFields = {
 };
 constexpr std::size_t kOcpGuidOffset = 496;
 
+// The fields later log page versions added. Offsets: the OCP Datacenter NVMe
+// SSD Specification's C0h table; which version brought which field follows
+// how nvme-cli's ocp plugin (plugins/ocp/ocp-smart-extended-log.h and
+// ocp-print-stdout.c) reads the page, so both tools show the same fields.
+constexpr std::array kOcpFieldsV2 = {
+    field<&OcpSmartLog::dssd_errata_version>("Errata Version Field", 98, 1),
+    field<&OcpSmartLog::dssd_point_version>("Point Version Field", 99, 2),
+    field<&OcpSmartLog::dssd_minor_version>("Minor Version Field", 101, 2),
+    field<&OcpSmartLog::dssd_major_version>("Major Version Field", 103, 1),
+    field<&OcpSmartLog::nvme_base_errata_version>("NVMe Base Errata Version", 130, 1),
+    field<&OcpSmartLog::pcie_link_retraining_count>("PCIe Link Retraining Count", 192, 8),
+    field<&OcpSmartLog::power_state_change_count>("Power State Change Count", 200, 8),
+};
+constexpr std::array kOcpFieldsV4 = {
+    field<&OcpSmartLog::nvme_command_set_errata_version>("NVMe Command Set Errata Version", 131, 1),
+    field<&OcpSmartLog::lowest_permitted_firmware_revision>("Lowest Permitted Firmware Revision", 208, 8),
+};
+constexpr std::array kOcpFieldsV5 = {
+    field<&OcpSmartLog::nvme_over_pcie_errata_version>("NVMe Over PCIe Errata Version", 132, 1),
+    field<&OcpSmartLog::nvme_mi_errata_version>("NVMe-MI Errata Version", 133, 1),
+    field<&OcpSmartLog::total_media_dies>("Total Media Dies", 216, 2),
+    field<&OcpSmartLog::total_die_failure_tolerance>("Total Die Failure Tolerance", 218, 2),
+    field<&OcpSmartLog::media_dies_offline>("Media Dies Offline", 220, 2),
+    field<&OcpSmartLog::max_temperature_recorded_c>("Max Temperature Recorded", 222, 1),
+    field<&OcpSmartLog::nand_average_erase_count>("NAND Average Erase Count", 224, 8),
+    field<&OcpSmartLog::command_timeouts>("Command Timeouts", 232, 4),
+    field<&OcpSmartLog::system_area_program_failures_raw>("System Area Program Fail Count (raw)", 236, 4),
+    field<&OcpSmartLog::system_area_program_failures_normalized>("System Area Program Fail Count (normalized)", 240, 1),
+    field<&OcpSmartLog::system_area_uncorrectable_reads_raw>("System Area Uncorrectable Read Count (raw)", 244, 4),
+    field<&OcpSmartLog::system_area_uncorrectable_reads_normalized>("System Area Uncorrectable Read Count (normalized)", 248, 1),
+    field<&OcpSmartLog::system_area_erase_failures_raw>("System Area Erase Fail Count (raw)", 252, 4),
+    field<&OcpSmartLog::system_area_erase_failures_normalized>("System Area Erase Fail Count (normalized)", 256, 1),
+    field<&OcpSmartLog::max_peak_power_capability>("Max Peak Power Capability", 260, 2),
+    field<&OcpSmartLog::current_max_average_power>("Current Max Average Power", 262, 2),
+    field<&OcpSmartLog::lifetime_power_consumed>("Lifetime Power Consumed", 264, 6),
+};
+constexpr std::array kOcpFieldsV6 = {
+    field<&OcpSmartLog::form_factor>("Form Factor", 223, 1),
+    field<&OcpSmartLog::die_in_use_bad_nand_blocks_raw>("Die In Use Bad NAND Blocks (raw)", 358, 6),
+};
+constexpr std::array kOcpRevisions = {
+    OcpFieldGroup{2, kOcpFieldsV2},
+    OcpFieldGroup{4, kOcpFieldsV4},
+    OcpFieldGroup{5, kOcpFieldsV5},
+    OcpFieldGroup{kOcpSmartLogNewestKnownVersion, kOcpFieldsV6},
+};
+
 Error decode_error(std::string message) { return Error{ErrorReason::decode, std::move(message)}; }
 
 std::optional<Error> check_size(std::string_view page_name, std::span<const std::uint8_t> page,
@@ -148,6 +195,7 @@ std::span<const FieldSpec<SmartLog>> smart_log_fields() { return kSmartFields; }
 std::span<const FieldSpec<ControllerIdentity>> identify_controller_fields() { return kControllerFields; }
 std::span<const FieldSpec<NamespaceIdentity>> identify_namespace_fields() { return kNamespaceFields; }
 std::span<const FieldSpec<OcpSmartLog>> ocp_smart_log_fields() { return kOcpFields; }
+std::span<const OcpFieldGroup> ocp_smart_log_revisions() { return kOcpRevisions; }
 
 Result<SmartLog> decode_smart_log(std::span<const std::uint8_t> page) {
   if (auto e = check_size("SMART log (02h)", page, kSmartLogBytes)) return *e;
@@ -220,6 +268,9 @@ Result<OcpSmartLog> decode_ocp_smart_log(std::span<const std::uint8_t> page) {
   }
   OcpSmartLog out;
   apply_fields(ocp_smart_log_fields(), page, out);
+  for (const auto& group : ocp_smart_log_revisions()) {
+    if (out.log_page_version >= group.since) apply_fields(group.fields, page, out);
+  }
   return out;
 }
 

@@ -48,9 +48,21 @@ Result<std::vector<std::uint32_t>> decode_namespace_list(std::span<const std::ui
 // backend tell "this drive's C0 is vendor-specific, not OCP" from a bad read.
 bool has_ocp_smart_log_guid(std::span<const std::uint8_t> page);
 
-// OCP Datacenter NVMe SSD spec 2.0 SMART / Health Information Extended log
-// (C0h), 512 bytes, GUID-checked.
+// OCP Datacenter NVMe SSD SMART / Health Information Extended log (C0h),
+// 512 bytes, GUID-checked: the fields of bytes 0..191 always, later ones
+// when the page's Log Page Version says its layout has them.
 Result<OcpSmartLog> decode_ocp_smart_log(std::span<const std::uint8_t> page);
+
+// The C0 fields a log page version added, in version order: a page of
+// version V is decoded with every group whose `since` is at most V.
+struct OcpFieldGroup {
+  std::uint16_t since;
+  std::span<const FieldSpec<OcpSmartLog>> fields;
+};
+std::span<const OcpFieldGroup> ocp_smart_log_revisions();
+// The first version whose groups this decoder knows no more of: a page of a
+// later version is decoded as this one (its new fields are not read).
+inline constexpr std::uint16_t kOcpSmartLogNewestKnownVersion = 6;
 
 // Temperature Threshold feature (FID 04h): which threshold a Get Features
 // command selects (CDW11 TMPSEL bits 19:16, THSEL bits 21:20).

@@ -48,6 +48,11 @@ void assign_element(typename MemberOf<Member>::Struct& s, u128 v) {
   (s.*Member)[Index] = static_cast<typename MemberOf<Member>::Type::value_type>(v);
 }
 
+template <auto Member, std::size_t Row, std::size_t Column>
+void assign_cell(typename MemberOf<Member>::Struct& s, u128 v) {
+  (s.*Member)[Row][Column] = static_cast<typename MemberOf<Member>::Type::value_type::value_type>(v);
+}
+
 }  // namespace field_detail
 
 // consteval: a row whose width does not fit its destination fails to compile.
@@ -85,6 +90,19 @@ consteval FieldSpec<typename field_detail::MemberOf<Member>::Struct> element(con
     throw "element width or index does not fit its destination";
   }
   return {name, offset, width, &field_detail::assign_element<Member, Index>};
+}
+
+// One cell of a two-dimensional array member (a table of counters).
+template <auto Member, std::size_t Row, std::size_t Column>
+consteval FieldSpec<typename field_detail::MemberOf<Member>::Struct> cell(const char* name, std::size_t offset,
+                                                                          std::size_t width) {
+  using M = field_detail::MemberOf<Member>;
+  using RowType = typename M::Type::value_type;
+  if (width == 0 || width > sizeof(typename RowType::value_type) || Row >= std::tuple_size_v<typename M::Type> ||
+      Column >= std::tuple_size_v<RowType>) {
+    throw "cell width or index does not fit its destination";
+  }
+  return {name, offset, width, &field_detail::assign_cell<Member, Row, Column>};
 }
 
 // The caller has checked that `page` covers every row.

@@ -13,6 +13,7 @@
 #include "collectors/nvme/command_error.hpp"
 #include "collectors/nvme/decode.hpp"
 #include "collectors/nvme/error_log.hpp"
+#include "collectors/nvme/ocp_log_pages.hpp"
 #include "collectors/nvme/pcie_link.hpp"
 #include "collectors/nvme/persistent_event_log.hpp"
 #include "collectors/nvme/self_test_log.hpp"
@@ -221,6 +222,7 @@ Result<std::optional<OcpSmartLog>> LibnvmeDevice::read_ocp() {
     if (!is_unsupported_status(o.rc)) return failed(command, o);
     log::info("{}: no OCP SMART log: {}", name_, command_error(name_, command, o.rc, o.err).message);
     ocp_absent_ = true;
+    ocp_checked_ = true;
     return std::optional<OcpSmartLog>{};
   }
   // Many non-OCP drives answer C0h with a vendor-specific page: the GUID says
@@ -228,11 +230,51 @@ Result<std::optional<OcpSmartLog>> LibnvmeDevice::read_ocp() {
   if (!has_ocp_smart_log_guid(page)) {
     log::info("{}: log C0h is not the OCP SMART log (GUID differs); not reading it again", name_);
     ocp_absent_ = true;
+    ocp_checked_ = true;
     return std::optional<OcpSmartLog>{};
   }
+  ocp_checked_ = true;
   auto ocp = decode_ocp_smart_log(page);
   if (!ocp) return Error{ErrorReason::decode, fmt::format("{}: {}: {}", name_, command, ocp.error().message)};
   return std::optional<OcpSmartLog>{*ocp};
+}
+
+template <typename Log>
+Result<std::optional<Log>> LibnvmeDevice::read_ocp_page(std::uint8_t lid, const char* command, u128 guid,
+                                                        bool& absent,
+                                                        Result<Log> (*decode)(std::span<const std::uint8_t>)) {
+  if (!ocp_checked_) {
+    if (auto c0 = read_ocp(); !c0) return c0.error();
+  }
+  if (ocp_absent_ || absent) return std::optional<Log>{};
+  if (auto f = fd(); !f) return f.error();
+  std::vector<std::uint8_t> page(kOcpLogPageBytes);
+  if (auto o = get_log_page(lid, page); o.rc != 0) {
+    if (!is_unsupported_status(o.rc)) return failed(command, o);
+    log::info("{}: {}: not supported: {}", name_, command, command_error(name_, command, o.rc, o.err).message);
+    absent = true;
+    return std::optional<Log>{};
+  }
+  if (!has_ocp_guid(page, guid)) {
+    log::info("{}: {}: not the OCP log (GUID differs); not reading it again", name_, command);
+    absent = true;
+    return std::optional<Log>{};
+  }
+  auto log = decode(page);
+  if (!log) return Error{ErrorReason::decode, fmt::format("{}: {}: {}", name_, command, log.error().message)};
+  return std::optional<Log>{*log};
+}
+
+Result<std::optional<OcpLatencyMonitorLog>> LibnvmeDevice::read_ocp_latency_monitor() {
+  return read_ocp_page<OcpLatencyMonitorLog>(kOcpLatencyMonitorLogId, "get-log OCP latency monitor (C3h)",
+                                             kOcpLatencyMonitorGuid, ocp_latency_absent_,
+                                             &decode_ocp_latency_monitor_log);
+}
+
+Result<std::optional<OcpErrorRecoveryLog>> LibnvmeDevice::read_ocp_error_recovery() {
+  return read_ocp_page<OcpErrorRecoveryLog>(kOcpErrorRecoveryLogId, "get-log OCP error recovery (C1h)",
+                                            kOcpErrorRecoveryGuid, ocp_recovery_absent_,
+                                            &decode_ocp_error_recovery_log);
 }
 
 Result<TemperatureThresholds> LibnvmeDevice::read_temperature_thresholds() {

@@ -41,6 +41,11 @@ class LibnvmeDevice final : public Device {
   // Ok(nullopt) when the drive rejects log C0h or its C0h is not the OCP page
   // (wrong GUID); it is then not asked again for the life of this object.
   Result<std::optional<OcpSmartLog>> read_ocp() override;
+  // Logs C3h and C1h, asked only of a drive whose C0h is the OCP page (an
+  // OCP drive has all three); Ok(nullopt), and not asked again, when the
+  // drive rejects the log or answers with another GUID.
+  Result<std::optional<OcpLatencyMonitorLog>> read_ocp_latency_monitor() override;
+  Result<std::optional<OcpErrorRecoveryLog>> read_ocp_error_recovery() override;
   // Composite + sensors 1..8, over and under: 18 Get Features commands. A
   // selection the controller rejects is nullopt and not asked again.
   Result<TemperatureThresholds> read_temperature_thresholds() override;
@@ -110,6 +115,11 @@ class LibnvmeDevice final : public Device {
   // when OACS bit 4 is clear.
   std::optional<Error> self_test_refusal(std::string_view command);
   std::optional<Error> device_self_test(std::uint8_t stc, std::string_view command);
+  // One GUID-checked OCP log of 512 bytes; `absent` is set (and the log not
+  // asked again) when the drive rejects it or its GUID is another's.
+  template <typename Log>
+  Result<std::optional<Log>> read_ocp_page(std::uint8_t lid, const char* command, u128 guid, bool& absent,
+                                           Result<Log> (*decode)(std::span<const std::uint8_t>));
 
   std::string path_;
   std::string name_;  // "nvme0": the context in every error message
@@ -121,6 +131,9 @@ class LibnvmeDevice final : public Device {
   std::optional<bool> telemetry_supported_;  // LPA bit 3; nullopt before the first identify
   int fd_ = -1;
   bool ocp_absent_ = false;
+  bool ocp_checked_ = false;  // C0h has answered: ocp_absent_ is known
+  bool ocp_latency_absent_ = false;
+  bool ocp_recovery_absent_ = false;
   std::array<bool, 9> over_unsupported_{};
   std::array<bool, 9> under_unsupported_{};
 };

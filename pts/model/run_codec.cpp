@@ -39,7 +39,10 @@ constexpr auto kSmartOptional =
     std::tuple{JsonField{"temperature_c", &SmartRecord::temperature_c},
                JsonField{"data_units_written", &SmartRecord::data_units_written},
                JsonField{"percentage_used", &SmartRecord::percentage_used},
-               JsonField{"thermal_mgmt_t1_transitions", &SmartRecord::thermal_mgmt_t1_transitions}};
+               JsonField{"thermal_mgmt_t1_transitions", &SmartRecord::thermal_mgmt_t1_transitions},
+               JsonField{"latency_monitor_threshold_s", &SmartRecord::latency_monitor_threshold_s},
+               JsonField{"latency_monitor_reads", &SmartRecord::latency_monitor_reads},
+               JsonField{"latency_monitor_writes", &SmartRecord::latency_monitor_writes}};
 constexpr auto kConditionFields =
     std::tuple{JsonField{"name", &RunCondition::name}, JsonField{"detail", &RunCondition::detail}};
 constexpr auto kWriteCacheFields = std::tuple{JsonField{"detail", &WriteCacheRecord::detail}};

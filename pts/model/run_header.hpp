@@ -35,6 +35,11 @@ struct SmartRecord {
   std::optional<double> data_units_written;  // 512 000-byte units
   std::optional<int> percentage_used;
   std::optional<std::uint32_t> thermal_mgmt_t1_transitions;  // lifetime TMT1 transitions
+  // The drive's OCP latency monitor (C3h): its lowest threshold (A) and the
+  // reads and writes it timed at or above it since it was enabled.
+  std::optional<double> latency_monitor_threshold_s;
+  std::optional<std::uint64_t> latency_monitor_reads;
+  std::optional<std::uint64_t> latency_monitor_writes;
   bool operator==(const SmartRecord&) const = default;
 };
 

@@ -2,9 +2,10 @@
 documents holds on a real scrape.
 
 The daemon runs 8 simulated drives, among them a worst case: 8 temperature
-sensors, the OCP C0 log, writes hot enough to throttle (every throttle
-source and level series appears) and a failed self-test (its failed segment
-series appears) and saves controller-initiated telemetry, on an accelerated clock so wear windows
+sensors, the OCP logs (C0 at version 5, the C3 latency monitor, a C1
+panic), writes hot enough to throttle (every throttle
+source and level series appears), a failed self-test (its failed segment
+series appears) and saved controller-initiated telemetry, on an accelerated clock so wear windows
 and throttle events exist. The test waits until that drive's throttle and
 wear series are there, then counts the series carrying each drive's serial
 and the daemon-wide ones, and fails when any is above the documented budget.
@@ -21,7 +22,7 @@ WORST = "BUDGET-WORST"
 CONFIG = config(
     table("[clock]", mode="accelerated", factor=60),
     sim("worst", WORST, "datacenter", sensors=8, has_ocp=True, write_rate="1500MB",
-        self_test_failure=True, telemetry_interval="1h"),
+        self_test_failure=True, telemetry_interval="1h", ocp_panic=True),
     *(sim(f"d{i}", f"BUDGET-{i}", p, write_rate=w)
       for i, (p, w) in enumerate([("datacenter", "200MB"), ("consumer", "150MB"), ("consumer-heatsink", "150MB"),
                                   ("generic", "50MB"), ("datacenter", "0"), ("consumer", "0"), ("generic", "0")])),
@@ -55,6 +56,9 @@ class SeriesBudgetTest(unittest.TestCase):
                         and value(m, "nvme_thermal_throttling", serial=WORST) == 1
                         and has_series(m, "nvme_thermal_throttle_last_peak_celsius", serial=WORST)
                         and has_series(m, "nvme_ocp_physical_media_written_bytes_total", serial=WORST)
+                        and has_series(m, "nvme_ocp_media_dies_offline", serial=WORST)
+                        and has_series(m, "nvme_ocp_latency_monitor_commands_total", serial=WORST)
+                        and has_series(m, "nvme_ocp_panic_info", serial=WORST)
                         and has_series(m, "nvme_self_test_failed_segment", serial=WORST)
                         and has_series(m, "nvmond_telemetry_captures_total", serial=WORST, result="saved")
                         and has_series(m, "nvme_temperature_celsius", serial=WORST, sensor="8"))

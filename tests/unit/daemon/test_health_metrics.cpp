@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "collectors/nvme/decode.hpp"
+#include "collectors/nvme/ocp_log_pages.hpp"
 #include "daemon/health_metrics.hpp"
 #include "tests/support/samples.hpp"
 
@@ -85,6 +86,74 @@ TEST_F(HealthMetricsTest, OcpLogAddsItsSeries) {
   EXPECT_DOUBLE_EQ(value("nvme_ocp_endurance_estimate_bytes"), 7e15);
   EXPECT_DOUBLE_EQ(value("nvme_ocp_physical_media_written_bytes_total"),
                    18446744073709551616.0 + 1000);
+}
+
+// A version 3 page has no version 5 fields: their series would read 0 as
+// if the drive had said so.
+TEST_F(HealthMetricsTest, OcpFieldsOfLaterVersionsOnlyWhenThePageHasThem) {
+  auto v3 = decode_ocp_smart_log(fixture("ocp_smart.bin"));
+  ASSERT_TRUE(v3) << v3.error().message;
+  snap_.ocp = *v3;
+  render();
+  const std::string id = "{serial=\"SN-TEST-0001\"}";
+  EXPECT_TRUE(has("nvme_ocp_smart_log_version" + id + " 3")) << text_;
+  EXPECT_TRUE(has("nvme_ocp_pcie_link_retrainings_total" + id + " 0"));
+  EXPECT_EQ(text_.find("nvme_ocp_media_dies_offline"), std::string::npos);
+  EXPECT_EQ(text_.find("nvme_ocp_command_timeouts_total"), std::string::npos);
+
+  auto v6 = decode_ocp_smart_log(fixture("ocp_smart_v6.bin"));
+  ASSERT_TRUE(v6) << v6.error().message;
+  snap_.ocp = *v6;
+  render();
+  EXPECT_TRUE(has("nvme_ocp_smart_log_version" + id + " 6")) << text_;
+  EXPECT_TRUE(has("nvme_ocp_pcie_link_retrainings_total" + id + " 22"));
+  EXPECT_TRUE(has("nvme_ocp_power_state_changes_total" + id + " 23"));
+  EXPECT_TRUE(has("nvme_ocp_media_dies" + id + " 256"));
+  EXPECT_TRUE(has("nvme_ocp_media_die_failure_tolerance" + id + " 4"));
+  EXPECT_TRUE(has("nvme_ocp_media_dies_offline" + id + " 3"));
+  EXPECT_TRUE(has("nvme_ocp_max_temperature_recorded_celsius" + id + " 81"));
+  EXPECT_TRUE(has("nvme_ocp_nand_average_erases" + id + " 1234"));
+  EXPECT_TRUE(has("nvme_ocp_command_timeouts_total" + id + " 24"));
+  EXPECT_TRUE(has("nvme_ocp_system_area_program_failures_total" + id + " 25"));
+  EXPECT_TRUE(has("nvme_ocp_system_area_uncorrectable_reads_total" + id + " 26"));
+  EXPECT_TRUE(has("nvme_ocp_system_area_erase_failures_total" + id + " 27"));
+}
+
+TEST_F(HealthMetricsTest, LatencyMonitorStaticBucketsBecomeCounters) {
+  auto page = fixture("ocp_latency_monitor.bin");
+  auto log = decode_ocp_latency_monitor_log(page);
+  ASSERT_TRUE(log) << log.error().message;
+  snap_.ocp_latency = *log;
+  render();
+  const std::string id = "{serial=\"SN-TEST-0001\"";
+  EXPECT_TRUE(has("nvme_ocp_latency_monitor_enabled" + id + "} 1")) << text_;
+  EXPECT_TRUE(has("nvme_ocp_latency_monitor_threshold_seconds" + id + ",bucket=\"0\"} 0.03"));
+  EXPECT_TRUE(has("nvme_ocp_latency_monitor_threshold_seconds" + id + ",bucket=\"3\"} 0.235"));
+  // Static counters (2000 + 100 x bucket + 10 x slot), not the active window's.
+  EXPECT_TRUE(has("nvme_ocp_latency_monitor_commands_total" + id + ",op=\"read\",bucket=\"0\"} 2030"));
+  EXPECT_TRUE(has("nvme_ocp_latency_monitor_commands_total" + id + ",op=\"write\",bucket=\"2\"} 2220"));
+  EXPECT_TRUE(has("nvme_ocp_latency_monitor_commands_total" + id + ",op=\"deallocate\",bucket=\"3\"} 2310"));
+  EXPECT_NE(text_.find("# TYPE nvme_ocp_latency_monitor_commands_total counter"), std::string::npos);
+}
+
+TEST_F(HealthMetricsTest, ErrorRecoveryPanicNamesItsActionsOnlyDuringAPanic) {
+  OcpErrorRecoveryLog calm;
+  calm.panic_count = 2;
+  snap_.ocp_recovery = calm;
+  render();
+  const std::string id = "{serial=\"SN-TEST-0001\"";
+  EXPECT_TRUE(has("nvme_ocp_panics_total" + id + "} 2")) << text_;
+  EXPECT_TRUE(has("nvme_ocp_panic" + id + "} 0"));
+  EXPECT_EQ(text_.find("nvme_ocp_panic_info"), std::string::npos);
+
+  auto log = decode_ocp_error_recovery_log(fixture("ocp_error_recovery.bin"));
+  ASSERT_TRUE(log) << log.error().message;
+  snap_.ocp_recovery = *log;
+  render();
+  EXPECT_TRUE(has("nvme_ocp_panic" + id + "} 1")) << text_;
+  EXPECT_TRUE(has("nvme_ocp_panic_info" + id +
+                  ",panic_id=\"0x123456789abcdef\",reset_action=\"controller_reset+perst\","
+                  "recovery_action=\"device_replacement\"} 1"));
 }
 
 TEST_F(HealthMetricsTest, PcieLinkSeriesOnlyForWhatTheKernelSaid) {

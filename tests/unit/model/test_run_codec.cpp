@@ -24,8 +24,8 @@ RunHeader full_header() {
   h.simulated_clock = true;
   h.target = {"sim:dc0", "SIM-DC0", "Sim DC", "1.0", 960'000'000'000ULL, 480'000'000'000ULL, 1.3, 2.5e15, 70.0, 80.0};
   h.parameters = {{"round", "60s"}, {"rounds", "600"}};
-  h.smart_before = SmartRecord{"2026-12-02T13:40:00Z", 41.5, 1000.0, 3, 7U};
-  h.smart_after = SmartRecord{"2026-12-02T23:40:00Z", 66.0, 9000.0, 4, 9U};
+  h.smart_before = SmartRecord{"2026-12-02T13:40:00Z", 41.5, 1000.0, 3, 7U, 0.005, 120U, 34U};
+  h.smart_after = SmartRecord{"2026-12-02T23:40:00Z", 66.0, 9000.0, 4, 9U, std::nullopt, std::nullopt, std::nullopt};
   h.purge = PurgeRecord{"format", "Format NVM, SES=1"};
   h.purges = {{1, {"deallocate", "BLKDISCARD"}}};
   h.conditions = {{"purge-fallback", "purged by deallocate"}, {"write-cache-unknown", "a regular file"}};
@@ -46,6 +46,9 @@ TEST(RunCodec, EveryHeaderFieldSurvivesTheStoresBlob) {
   EXPECT_TRUE(back->simulated_clock);
   ASSERT_TRUE(back->smart_after);
   EXPECT_EQ(back->smart_after->thermal_mgmt_t1_transitions, 9U);
+  ASSERT_TRUE(back->smart_before);
+  EXPECT_EQ(back->smart_before->latency_monitor_reads, 120U);  // a drive with the OCP latency monitor
+  EXPECT_FALSE(back->smart_after->latency_monitor_threshold_s);
   ASSERT_EQ(back->purges.size(), 1u);
   EXPECT_EQ(back->purges[0].stage, 1u);
   EXPECT_EQ(back->purges[0].purge.method, "deallocate");
