@@ -36,6 +36,8 @@ SKIP = 77  # ctest SKIP_RETURN_CODE
 MODULES = ["crct10dif_common", "crc-t10dif", "crc64", "crc64-rocksoft", "t10-pi",
            "nvme-core", "nvme"]
 SERIALS = ["LABSN0001", "LABSN0002"]
+# The second controller's namespace is 4Kn, for the PTS block-size refusal.
+LOGICAL_BLOCK_SIZES = [512, 4096]
 
 # Guest knobs, written to /lab/lab.env. QEMU 7.2 reports 323 K; its default
 # over-temperature threshold is 343 K (= WCTEMP).
@@ -204,7 +206,8 @@ def boot_and_drive(args: argparse.Namespace, work: Path, results_path: Path) -> 
     for i, serial in enumerate(SERIALS):
         image = work / f"nvme{i}.img"
         make_image(image, args.image_mib)
-        controllers.append(Controller(qdev_id=f"nvmectl{i}", serial=serial, image=image))
+        controllers.append(Controller(qdev_id=f"nvmectl{i}", serial=serial, image=image,
+                                      logical_block_size=LOGICAL_BLOCK_SIZES[i]))
 
     guest = Guest(qemu, kernel, initrd, controllers, work)
     parser = ConsoleParser(guest.started)

@@ -1,6 +1,7 @@
 # Phase P: PTS runs of nvmonctl on the first namespace: a purge (NVMe Format
 # through libnvme, which QEMU's controller supports), then a short WSAT (which
-# purges again, then rounds of random 4 KiB writes). Each run.json is printed
+# purges again, then rounds of random 4 KiB writes); then on the second
+# controller's 4Kn namespace a refused and a short 4 KiB iops run. Each run.json is printed
 # between RUNJSON-BEGIN NAME / RUNJSON-END markers for the host to judge.
 . /lab/lib.sh
 . /lab/lab.env
@@ -41,9 +42,30 @@ echo "after_kill_rc=$?"
 echo "wc_after_kill=$(wce $D0)"
 cp /tmp/pts-kill/run.json /tmp/pts-after-kill.json 2>/dev/null
 
-for run in purge wsat after-kill; do
+# The 4Kn namespace (the second controller, 4096-byte logical blocks): a
+# test asking for 512-byte blocks is refused by name before anything is
+# purged or written; the same test with 4 KiB blocks runs.
+D1=nvme1
+S1=$(serial_of $D1)
+printf '[safety]\nallow_serials = ["%s"]\n' "$S1" > /tmp/pts4k.toml
+echo "kn_logical_block_size=$(cat /sys/block/${D1}n1/queue/logical_block_size)"
+nvmonctl test run iops --target /dev/${D1}n1 --config /tmp/pts4k.toml --out /tmp/pts-4k512 \
+  --set block_sizes=4KiB,512 --set read_pcts=0 > /tmp/pts-4k512.log 2>&1
+echo "kn_512_rc=$?"
+echo "kn_512_run_json=$([ -e /tmp/pts-4k512/run.json ] && echo 1 || echo 0)"
+echo "kn_512_said=$(grep -m1 'logical block size' /tmp/pts-4k512.log)"
+nvmonctl test run iops --target /dev/${D1}n1 --config /tmp/pts4k.toml --out /tmp/pts-4kn \
+  --set block_sizes=4KiB --set read_pcts=0 --set round=1s --set max_rounds=4 --set window=4 \
+  --set precondition=false --set threads=1 --set queue_depth=8
+echo "kn_4k_rc=$?"
+cp /tmp/pts-4kn/run.json /tmp/pts-4kn.json 2>/dev/null
+
+for run in purge wsat after-kill 4kn; do
   echo "RUNJSON-BEGIN $run"
-  if [ "$run" = after-kill ]; then cat /tmp/pts-after-kill.json; else cat /tmp/pts-$run/run.json; fi
+  case $run in
+    after-kill|4kn) cat /tmp/pts-$run.json ;;
+    *) cat /tmp/pts-$run/run.json ;;
+  esac
   echo "RUNJSON-END $run"
 done
 exit $rc

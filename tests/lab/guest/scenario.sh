@@ -133,7 +133,7 @@ fi
 # After W, whose data-units check must see the job's writes alone.
 if command -v nvmonctl > /dev/null 2>&1; then
   echo "LAB: phase P"
-  block pts timeout 150 sh /lab/pts.sh
+  block pts timeout 240 sh /lab/pts.sh
 fi
 
 if [ "$HAVE_NVMOND" != 1 ]; then

@@ -111,6 +111,27 @@ def check_pts(lab: Lab, rep: Report) -> None:
     if rounds:
         rep.info(f"wsat on QEMU NVMe: {[round(r['iops']) for r in rounds]} IOPS per round (TCG guest)")
     check_write_cache(rep, text, wsat, _run_json(text, "after-kill"))
+    check_4kn(rep, text, _run_json(text, "4kn"))
+
+
+def check_4kn(rep: Report, text: str, run: dict | None) -> None:
+    """The second controller's namespace has 4096-byte logical blocks: an
+    iops run asking for 512-byte blocks is refused before it purges or
+    writes anything, naming the device and both sizes; 4 KiB blocks run."""
+    values = dict(re.findall(r"^(kn_\w+)=(.*)$", text, re.M))
+    rep.check(values.get("kn_logical_block_size") == "4096", "the 4Kn namespace has 4096-byte logical blocks",
+              str(values.get("kn_logical_block_size")))
+    said = values.get("kn_512_said", "")
+    rep.check(values.get("kn_512_rc") == "1" and values.get("kn_512_run_json") == "0"
+              and all(part in said for part in ("/dev/nvme1n1", "512 B", "4096 B")),
+              "a 512 B iops run on it is refused by name (device, both sizes) and writes no run.json",
+              f"{values}")
+    rep.check(values.get("kn_4k_rc") == "0" and run is not None and run.get("status") == "completed",
+              "a 4 KiB iops run on it completes", f"rc {values.get('kn_4k_rc')}, {run and run.get('status')}")
+    if run:
+        writes = [e.get("ops", {}).get("write", {}) for e in run.get("elements", [])]
+        rep.check(bool(writes) and all(w.get("ops", 0) > 0 and w.get("errors", 1) == 0 for w in writes),
+                  "its 4 KiB writes went through without errors", str(writes))
 
 
 def check_write_cache(rep: Report, text: str, wsat: dict, after_kill: dict | None) -> None:

@@ -31,6 +31,8 @@ class Controller:
     qdev_id: str
     serial: str
     image: Path
+    # The namespace's logical block size: 4096 makes a 4Kn namespace.
+    logical_block_size: int = 512
 
 
 def _die_with_parent() -> None:
@@ -132,7 +134,9 @@ class Guest:
         for i, c in enumerate(controllers):
             argv += ["-device", f"pcie-root-port,id=rp{i},chassis={i + 1},slot={i + 1},x-speed=8,x-width=4",
                      "-drive", f"file={c.image},if=none,id=d{i},format=raw,cache=unsafe",
-                     "-device", f"nvme,id={c.qdev_id},serial={c.serial},drive=d{i},bus=rp{i}"]
+                     "-device", f"nvme,id={c.qdev_id},serial={c.serial},drive=d{i},bus=rp{i}"
+                     + (f",logical_block_size={c.logical_block_size},physical_block_size={c.logical_block_size}"
+                        if c.logical_block_size != 512 else "")]
         self.argv = argv
         self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
