@@ -111,7 +111,7 @@ std::optional<Error> SimTarget::idle(Duration d) {
   const WallTime end = model_->now() + std::chrono::duration_cast<WallTime::duration>(d);
   if (pace_ != nullptr && !wait_for_clock(end)) return std::nullopt;
   if (stop_.load()) return std::nullopt;
-  model_->advance_to(end);
+  model_->idle_to(end);
   return std::nullopt;
 }
 

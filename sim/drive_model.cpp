@@ -68,6 +68,17 @@ DriveModel::DriveModel(SimDriveSpec spec, WallTime start)
 
 void DriveModel::advance_to(WallTime t) {
   std::lock_guard lock(mu_);
+  advance_locked(t);
+}
+
+void DriveModel::idle_to(WallTime t) {
+  std::lock_guard lock(mu_);
+  host_idle_ = true;
+  advance_locked(t);
+  host_idle_ = false;
+}
+
+void DriveModel::advance_locked(WallTime t) {
   Duration max_step = std::min<Duration>(kMaxStep, spec_.thermal_time_constant / 20);
   if (max_step <= Duration::zero()) max_step = Duration(1);
   while (now_ < t) {
@@ -127,10 +138,10 @@ void DriveModel::step_locked(Duration dt) {
       p_.slc_used -= std::min<std::uint64_t>(p_.slc_used, static_cast<std::uint64_t>(folded));
     }
   }
-  // Garbage collection while the host is idle; a drive under a background
-  // load (tenant traffic) never is.
+  // Garbage collection while the host is idle (a declared idle, idle_to);
+  // a drive under a background load (tenant traffic) never is.
   const WallTime gc_from = std::max(start, p_.last_io + std::chrono::duration_cast<WallTime::duration>(kGcIdle));
-  if (end > gc_from && wrate <= 0 && rrate <= 0) reclaim_while_idle_locked(seconds(end - gc_from));
+  if (host_idle_ && end > gc_from && wrate <= 0 && rrate <= 0) reclaim_while_idle_locked(seconds(end - gc_from));
   update_level_locked();
   note_thermal_events_locked(end);
 }

@@ -140,7 +140,7 @@ TEST(SimIdleGc, IdleTimeMakesRoomForFobSpeedWritesWhoseCopiesWereMadeWhileIdle) 
   // 50 ms of idle after the 1 s the collection waits for: room for 50 ms of
   // steady-state writes, 40k x 4 KiB x 0.05 (of the 16 MB spare).
   clock.advance(std::chrono::milliseconds(1050));
-  m.advance_to(clock.wall());
+  m.idle_to(clock.wall());
   const double room = 40'000 * 4096 * 0.05;
   EXPECT_NEAR(m.idle_gc_reserve_bytes(), room, 0.01 * room);
   // Each freed byte cost A - 1 = 1.5 bytes of copies.
@@ -161,9 +161,15 @@ TEST(SimIdleGc, ALongIdleFreesAtMostTheSpareAndAFreshDriveHasNothingToCollect) {
   DriveModel steady(small_dc(), clock.wall());
   DriveModel fresh(small_dc(), clock.wall());
   precondition(steady, {0, kCapacity}, 2 * kCapacity);
+  // An hour between two advances is not a declared host idle (under an
+  // accelerated clock it stands for the milliseconds between two rounds):
+  // nothing is collected.
   clock.advance(std::chrono::hours(1));
   steady.advance_to(clock.wall());
-  fresh.advance_to(clock.wall());
+  EXPECT_EQ(steady.idle_gc_reserve_bytes(), 0.0);
+  clock.advance(std::chrono::hours(1));
+  steady.idle_to(clock.wall());
+  fresh.idle_to(clock.wall());
   // Physical 1.25 x the capacity, all of it valid: a quarter of the capacity is spare.
   EXPECT_NEAR(steady.idle_gc_reserve_bytes(), 0.25 * kCapacity, 0.001 * kCapacity);
   EXPECT_EQ(fresh.idle_gc_reserve_bytes(), 0.0);
