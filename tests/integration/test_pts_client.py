@@ -6,13 +6,13 @@ need root and losetup and are skipped otherwise."""
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from nvmond_harness import nvmonctl  # noqa: E402
+from test_pts_loop import LoopDevice  # noqa: E402
 from test_pts_sequential_coverage import MiB, holes_by_mib  # noqa: E402
 
 
@@ -65,24 +65,8 @@ class ClientOnASimulatedDrive(unittest.TestCase):
 
 
 @unittest.skipUnless(os.geteuid() == 0 and shutil.which("losetup"), "needs root and losetup")
-class ClientOnALoopDevice(unittest.TestCase):
+class ClientOnALoopDevice(LoopDevice, unittest.TestCase):
     SIZE = 128 * MiB
-
-    def setUp(self):
-        base = "/dev/shm" if os.path.isdir("/dev/shm") else None
-        self.dir = tempfile.mkdtemp(prefix="pts-client-loop-", dir=base)
-        self.img = os.path.join(self.dir, "disk.img")
-        with open(self.img, "wb") as f:
-            f.truncate(self.SIZE)
-        self.loop = subprocess.run(["losetup", "--find", "--show", self.img], check=True,
-                                   capture_output=True, text=True).stdout.strip()
-        self.config = os.path.join(self.dir, "nvmond.toml")
-        with open(self.config, "w") as f:
-            f.write(f'[safety]\nallow_dirs = ["{self.dir}"]\n')
-
-    def tearDown(self):
-        subprocess.run(["losetup", "-d", self.loop])
-        shutil.rmtree(self.dir, ignore_errors=True)
 
     def run_client(self, test, *sets):
         out = os.path.join(self.dir, test)

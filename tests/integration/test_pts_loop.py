@@ -13,14 +13,18 @@ import unittest
 NVMONCTL = os.environ["NVMONCTL"]
 
 
-@unittest.skipUnless(os.geteuid() == 0 and shutil.which("losetup"), "needs root and losetup")
-class LoopDeviceTest(unittest.TestCase):
+class LoopDevice:
+    """A loop device over a sparse file in a fresh directory (in /dev/shm
+    when there is one), and a config whose [safety] allows that directory.
+    A mixin without tests of its own, so other modules reuse it."""
+    SIZE = 128 << 20
+
     def setUp(self):
         base = "/dev/shm" if os.path.isdir("/dev/shm") else None
         self.dir = tempfile.mkdtemp(prefix="pts-loop-", dir=base)
         self.img = os.path.join(self.dir, "disk.img")
         with open(self.img, "wb") as f:
-            f.truncate(128 << 20)
+            f.truncate(self.SIZE)
         self.loop = subprocess.run(["losetup", "--find", "--show", self.img], check=True,
                                    capture_output=True, text=True).stdout.strip()
         self.config = os.path.join(self.dir, "nvmond.toml")
@@ -30,6 +34,10 @@ class LoopDeviceTest(unittest.TestCase):
     def tearDown(self):
         subprocess.run(["losetup", "-d", self.loop])
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@unittest.skipUnless(os.geteuid() == 0 and shutil.which("losetup"), "needs root and losetup")
+class LoopDeviceTest(LoopDevice, unittest.TestCase):
 
     def run_test(self, test, *sets):
         out = os.path.join(self.dir, test)
