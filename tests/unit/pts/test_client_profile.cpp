@@ -137,7 +137,8 @@ TEST(ClientProfile, WsatWritesFourKibAtT2Q16AndItsSpecVariantStopsAtFourTimesThe
   EXPECT_EQ(s.elements[0].range_fraction, 0.75);
   EXPECT_EQ(s.max_rounds, 600);
   EXPECT_FALSE(s.steady_state->stop_when_reached);
-  const Stage& spec = client("wsat", {{"variant", "spec"}}).stages.back();
+  const TestPlan spec_plan = client("wsat", {{"variant", "spec"}});  // kept: `spec` points into it
+  const Stage& spec = spec_plan.stages.back();
   EXPECT_EQ(*spec.byte_budget, 4 * 750'000'000'000ULL);
   EXPECT_EQ(spec.max_rounds, 360);
 }
