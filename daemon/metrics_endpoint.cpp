@@ -22,13 +22,14 @@ MetricsEndpoint::MetricsEndpoint(std::shared_ptr<prometheus::Registry> self,
                                  std::shared_ptr<PublishedMetrics> published)
     : self_(std::move(self)), published_(std::move(published)) {}
 
-std::string MetricsEndpoint::exposition() const {
+std::string MetricsEndpoint::exposition(std::vector<std::size_t>* family_ends) const {
   std::string out;
   for (const auto& family : self_->Collect()) {
     append_family_header(out, family);
     append_family_samples(out, family);
+    if (family_ends) family_ends->push_back(out.size());
   }
-  published_->render(out);
+  published_->render(out, family_ends);
   return out;
 }
 
@@ -44,7 +45,9 @@ http::Response MetricsEndpoint::operator()(const http::Request& req) const {
   http::Response r;
   if (path == "/metrics") {
     r.headers.emplace_back("Content-Type", kExpositionType);
-    r.body = exposition();
+    // Cut at families: most do not change between two scrapes, and a gzip
+    // scrape then compresses only those that did.
+    r.body = exposition(&r.segment_ends);
   } else {
     r.headers.emplace_back("Content-Type", "text/html; charset=utf-8");
     r.body = landing_page();

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "http/request_parser.hpp"
 #include "http/response.hpp"
@@ -19,8 +20,8 @@ class MetricsEndpoint {
   MetricsEndpoint(std::shared_ptr<prometheus::Registry> self, std::shared_ptr<PublishedMetrics> published);
 
   http::Response operator()(const http::Request& req) const;
-  // The whole exposition text.
-  std::string exposition() const;
+  // The whole exposition text; with `family_ends`, where each family ends.
+  std::string exposition(std::vector<std::size_t>* family_ends = nullptr) const;
 
  private:
   std::shared_ptr<prometheus::Registry> self_;

@@ -41,7 +41,7 @@ std::vector<prometheus::MetricFamily> PublishedMetrics::Collect() const {
   return merge_families(parts);
 }
 
-void PublishedMetrics::render(std::string& out) const {
+void PublishedMetrics::render(std::string& out, std::vector<std::size_t>* family_ends) const {
   const auto snapshots = held();
   // Family name -> its first header and every source's samples, in source
   // order: the order merge_families() gives the serializer.
@@ -66,6 +66,7 @@ void PublishedMetrics::render(std::string& out) const {
   for (const auto& [name, m] : by_name) {
     out += *m.header;
     for (const auto* s : m.samples) out += *s;
+    if (family_ends) family_ends->push_back(out.size());
   }
 }
 

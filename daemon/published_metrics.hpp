@@ -33,8 +33,9 @@ class PublishedMetrics final : public prometheus::Collectable {
   void remove(const std::string& key);
   std::vector<prometheus::MetricFamily> Collect() const override;
   // Appends the text exposition of everything published: exactly what
-  // prometheus::TextSerializer makes of Collect(). Thread-safe.
-  void render(std::string& out) const;
+  // prometheus::TextSerializer makes of Collect(). Thread-safe. With
+  // `family_ends`, the offset in `out` where each family ends is appended.
+  void render(std::string& out, std::vector<std::size_t>* family_ends = nullptr) const;
   // The summary of every published drive, sorted by serial; one per serial
   // (an answering source before one that is down). Thread-safe.
   std::vector<DriveSummary> drives() const;

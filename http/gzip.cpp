@@ -64,4 +64,81 @@ std::optional<std::string> gzip_compress(std::string_view data, int level) {
   return out;
 }
 
+SegmentedGzip::SegmentedGzip(Sizes sizes) : sizes_(sizes) {
+  // windowBits -15: raw deflate, the gzip framing is written here.
+  ready_ = deflateInit2(&zs_, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK;
+}
+
+SegmentedGzip::~SegmentedGzip() {
+  if (ready_) deflateEnd(&zs_);
+}
+
+bool SegmentedGzip::deflate_segment(std::string_view text, Segment& into) {
+  // A fresh stream per segment: no back-reference may reach into another
+  // segment, which the next scrape may have replaced.
+  if (deflateReset(&zs_) != Z_OK) return false;
+  // The sync flush adds an empty stored block (5 bytes) to deflateBound's.
+  into.deflated.resize(deflateBound(&zs_, static_cast<uLong>(text.size())) + 16);
+  zs_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  zs_.avail_in = static_cast<uInt>(text.size());
+  zs_.next_out = reinterpret_cast<Bytef*>(into.deflated.data());
+  zs_.avail_out = static_cast<uInt>(into.deflated.size());
+  int rc = deflate(&zs_, Z_SYNC_FLUSH);
+  if (rc != Z_OK || zs_.avail_in != 0 || zs_.avail_out == 0) return false;
+  into.deflated.resize(zs_.total_out);
+  into.text.assign(text);
+  into.crc = crc32(0L, reinterpret_cast<const Bytef*>(text.data()), static_cast<uInt>(text.size()));
+  return true;
+}
+
+std::optional<std::string> SegmentedGzip::compress(std::string_view body, const std::vector<std::size_t>& ends) {
+  if (body.size() < sizes_.min_body) {
+    last_compressed_ = 1;
+    return gzip_compress(body);
+  }
+  if (!ready_) return std::nullopt;
+  std::vector<std::string_view> parts;
+  parts.reserve(ends.size() + 1);
+  std::size_t from = 0;
+  for (std::size_t end : ends) {
+    end = std::min(std::max(end, from), body.size());
+    if (end - from < sizes_.min_segment) continue;
+    parts.push_back(body.substr(from, end - from));
+    from = end;
+  }
+  parts.push_back(body.substr(from));
+  cache_.resize(parts.size());
+  last_compressed_ = 0;
+  std::size_t deflated = 0;
+  uLong crc = crc32(0L, Z_NULL, 0);
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    Segment& seg = cache_[i];
+    if (seg.text != parts[i]) {
+      if (!deflate_segment(parts[i], seg)) {
+        cache_.clear();
+        return std::nullopt;
+      }
+      ++last_compressed_;
+    }
+    crc = crc32_combine(crc, seg.crc, static_cast<z_off_t>(seg.text.size()));
+    deflated += seg.deflated.size();
+  }
+  // RFC 1952: magic, CM=deflate, no flags, no mtime, XFL 0, OS unix.
+  static constexpr unsigned char kHeader[] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3};
+  // BFINAL=1, BTYPE=01 (fixed Huffman) and the end-of-block code: an empty
+  // final block.
+  static constexpr unsigned char kFinalBlock[] = {0x03, 0x00};
+  std::string out;
+  out.reserve(sizeof kHeader + deflated + sizeof kFinalBlock + 8);
+  out.append(reinterpret_cast<const char*>(kHeader), sizeof kHeader);
+  for (const auto& seg : cache_) out += seg.deflated;
+  out.append(reinterpret_cast<const char*>(kFinalBlock), sizeof kFinalBlock);
+  auto le32 = [&out](uLong v) {
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  };
+  le32(crc);
+  le32(static_cast<uLong>(body.size() & 0xffffffffu));
+  return out;
+}
+
 }  // namespace nvmond::http

@@ -1,5 +1,6 @@
 #pragma once
 // An HTTP response as plain data, and its serialised head.
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -12,6 +13,10 @@ struct Response {
   std::vector<std::pair<std::string, std::string>> headers;  // besides the ones head() adds
   std::string body;
   bool close = false;  // end the connection after this response
+  // Offsets where the body may be cut into segments that are compressed
+  // apart and kept for the next response (SegmentedGzip): for bodies that
+  // change only in places between requests. Empty: compressed whole.
+  std::vector<std::size_t> segment_ends;
 
   static Response text(int status, std::string body);
 };

@@ -11,6 +11,7 @@
 
 #include "http/auth_limiter.hpp"
 #include "http/connection_table.hpp"
+#include "http/gzip.hpp"
 #include "http/http_metrics.hpp"
 #include "http/request_parser.hpp"
 #include "http/response.hpp"
@@ -52,6 +53,8 @@ struct ServerContext {
   boost::asio::thread_pool& auth_pool;
   AuthLimiter auth_limiter;
   std::size_t pending_auth = 0;
+  // The last segmented response's compressed segments (Response::segment_ends).
+  SegmentedGzip gzip;
 
   // Room in the bcrypt queue for one more check from a client that is
   // `clean` (auth_limiter.hpp) or not.

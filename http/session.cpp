@@ -206,7 +206,8 @@ void Session<Stream>::answer(Response r) {
     r.headers.emplace_back("Vary", "Accept-Encoding");
     auto ae = req.header("accept-encoding");
     if (ae && accepts_gzip(*ae)) {
-      if (auto z = gzip_compress(r.body)) {
+      auto z = r.segment_ends.empty() ? gzip_compress(r.body) : ctx_.gzip.compress(r.body, r.segment_ends);
+      if (z) {
         r.body = std::move(*z);
         r.headers.emplace_back("Content-Encoding", "gzip");
       }
