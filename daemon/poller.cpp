@@ -73,6 +73,8 @@ struct DevicePoller::Worker {
   TelemetrySettings telemetry_settings;
   bool telemetry_unsupported = false;  // no telemetry logs: not asked again
   std::optional<TelemetryMark> telemetry_mark;  // from the observer, for the next poll
+  // The OCP panic (ID, count) of the last poll that read the C1 log.
+  std::optional<std::pair<std::uint64_t, std::uint8_t>> ocp_panic;
   // A self-test command waiting for the thread (DevicePoller::self_test).
   struct SelfTestCommand {
     std::optional<SelfTestKind> kind;  // nullopt: abort
@@ -163,6 +165,7 @@ struct DevicePoller::Worker {
       event_log_unsupported = false;
       telemetry_unsupported = false;
       telemetry_mark.reset();
+      ocp_panic.reset();
       self_test.reset();
       self_test_pacing->reset();
       // A recovery of the same drive keeps the mark: a drive that fails
@@ -193,6 +196,17 @@ struct DevicePoller::Worker {
     if (log) snap.event_log = std::make_shared<const PersistentEventLog>(std::move(*log));
   }
 
+  // A panic in the C1 log that the last poll did not show (a standing one
+  // at start-up counts: its telemetry may not be saved yet).
+  bool new_ocp_panic(const HealthSnapshot& snap) {
+    if (!snap.ocp_recovery) return false;
+    std::optional<std::pair<std::uint64_t, std::uint8_t>> now;
+    if (snap.ocp_recovery->panicked()) now = {snap.ocp_recovery->panic_id, snap.ocp_recovery->panic_count};
+    const bool fresh = now && now != ocp_panic;
+    ocp_panic = now;
+    return fresh;
+  }
+
   // The header every poll; the whole log when telemetry_capture_due says.
   void read_telemetry(HealthSnapshot& snap) {
     const TelemetrySettings& t = telemetry_settings;
@@ -204,7 +218,15 @@ struct DevicePoller::Worker {
     }
     auto poll = std::make_shared<TelemetryPoll>();
     poll->header = *header;
-    if (telemetry_mark && telemetry_capture_due(*header, *telemetry_mark, snap.taken, t.min_interval)) {
+    const bool panic = new_ocp_panic(snap);
+    const bool due = telemetry_mark && telemetry_capture_due(*header, *telemetry_mark, snap.taken, t.min_interval, panic);
+    if (panic && telemetry_mark && !due) {
+      log::warn("{}: OCP panic {:#x}: the drive's controller-initiated telemetry has no new data to save "
+                "(data available {}, generation {})",
+                info->path, snap.ocp_recovery->panic_id, header->data_available() ? "yes" : "no",
+                header->controller_generation);
+    }
+    if (due) {
       if (auto area = telemetry_capture_area(*header, t.data_area, t.max_capture_bytes())) {
         if (auto log = device->read_telemetry_log(*area)) {
           poll->capture = std::move(*log);

@@ -5,10 +5,10 @@
 namespace nvmond {
 
 bool telemetry_capture_due(const TelemetryHeader& header, const TelemetryMark& mark, WallTime now,
-                           Duration min_interval) {
+                           Duration min_interval, bool after_panic) {
   if (!header.data_available()) return false;
   if (mark.saved_generation && *mark.saved_generation == header.controller_generation) return false;
-  if (!mark.last_attempt || now < *mark.last_attempt) return true;
+  if (after_panic || !mark.last_attempt || now < *mark.last_attempt) return true;
   return now - *mark.last_attempt >= min_interval;
 }
 

@@ -40,9 +40,11 @@ struct TelemetryMark {
 // The drive has data of a generation not saved yet, and `min_interval` has
 // passed since the last attempt. A clock now behind the last attempt (it
 // was stepped back) counts as passed: captures would otherwise stop until
-// it caught up.
+// it caught up. `after_panic` (the drive's OCP error recovery log shows a
+// panic this poller had not seen) skips the interval: a drive that panics
+// is expected to leave its state in this log, and the next save replaces it.
 bool telemetry_capture_due(const TelemetryHeader& header, const TelemetryMark& mark, WallTime now,
-                           Duration min_interval);
+                           Duration min_interval, bool after_panic = false);
 // Data areas 1..`wanted` when their bytes fit `max_bytes`, else the highest
 // lower area that does; nullopt when data area 1 alone is larger.
 std::optional<unsigned> telemetry_capture_area(const TelemetryHeader& header, unsigned wanted,

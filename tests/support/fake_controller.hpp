@@ -36,6 +36,7 @@ struct ControllerScript {
   int telemetry_header_reads = 0;
   std::vector<unsigned> telemetry_log_reads;  // the data area of each whole-log read
   std::optional<Error> telemetry_log_error;   // what a whole-log read answers; nullopt: `telemetry`
+  std::optional<OcpErrorRecoveryLog> ocp_recovery;  // the OCP C1 log; nullopt: not an OCP drive
 };
 
 class FakeController final : public Device {
@@ -47,6 +48,7 @@ class FakeController final : public Device {
     return script_->smart;
   }
   Result<std::optional<OcpSmartLog>> read_ocp() override { return std::optional<OcpSmartLog>{}; }
+  Result<std::optional<OcpErrorRecoveryLog>> read_ocp_error_recovery() override { return script_->ocp_recovery; }
   Result<TemperatureThresholds> read_temperature_thresholds() override { return TemperatureThresholds{}; }
   std::optional<Error> format_user_data_erase(std::uint32_t nsid) override {
     script_->formatted.push_back(nsid);

@@ -242,6 +242,35 @@ TEST(TelemetryFleet, ANewGenerationIsSavedOnceAndTheNextWaitsForTheInterval) {
   EXPECT_GE(f.script->telemetry_header_reads, 7);
 }
 
+TEST(TelemetryFleet, ANewOcpPanicSavesTheDrivesTelemetryWithoutWaitingForTheInterval) {
+  CaptureFixture f;
+  f.script->telemetry = log_of(1);
+  f.script->ocp_recovery = OcpErrorRecoveryLog{};
+  f.start();
+  f.poll();
+  ASSERT_EQ(f.captures("saved"), 1);
+  f.script->telemetry = log_of(2);
+  f.poll();
+  EXPECT_EQ(f.script->telemetry_log_reads.size(), 1u) << "within the interval, and no panic";
+  f.script->ocp_recovery->panic_id = 0xBAD;
+  f.script->ocp_recovery->panic_count = 1;
+  f.poll();
+  EXPECT_EQ(f.script->telemetry_log_reads.size(), 2u) << "the panic's telemetry is saved at once";
+  EXPECT_EQ(f.captures("saved"), 2);
+  // The same panic standing is no reason; a later one is.
+  f.script->telemetry = log_of(3);
+  f.poll();
+  EXPECT_EQ(f.script->telemetry_log_reads.size(), 2u);
+  f.script->ocp_recovery->panic_count = 2;
+  f.poll();
+  EXPECT_EQ(f.script->telemetry_log_reads.size(), 3u);
+  // A panic with no new telemetry reads nothing (it is logged).
+  f.script->ocp_recovery->panic_id = 0xBAD2;
+  f.poll();
+  EXPECT_EQ(f.script->telemetry_log_reads.size(), 3u);
+  EXPECT_EQ(f.captures("saved"), 3);
+}
+
 TEST(TelemetryFleet, ARestartDoesNotSaveAGenerationItsArchiveHolds) {
   {
     CaptureFixture f;
