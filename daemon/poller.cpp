@@ -75,6 +75,9 @@ struct DevicePoller::Worker {
   std::optional<TelemetryMark> telemetry_mark;  // from the observer, for the next poll
   // The OCP panic (ID, count) of the last poll that read the C1 log.
   std::optional<std::pair<std::uint64_t, std::uint8_t>> ocp_panic;
+  // When a panic last made a capture due: a drive panicking in a loop gets
+  // one such capture per [telemetry] min_interval, not one per poll.
+  std::optional<WallTime> panic_capture_at;
   // A self-test command waiting for the thread (DevicePoller::self_test).
   struct SelfTestCommand {
     std::optional<SelfTestKind> kind;  // nullopt: abort
@@ -218,7 +221,8 @@ struct DevicePoller::Worker {
     }
     auto poll = std::make_shared<TelemetryPoll>();
     poll->header = *header;
-    const bool panic = new_ocp_panic(snap);
+    const bool panic = new_ocp_panic(snap) && (!panic_capture_at || snap.taken < *panic_capture_at ||
+                                                snap.taken - *panic_capture_at >= t.min_interval);
     const bool due = telemetry_mark && telemetry_capture_due(*header, *telemetry_mark, snap.taken, t.min_interval, panic);
     if (panic && telemetry_mark && !due) {
       log::warn("{}: OCP panic {:#x}: the drive's controller-initiated telemetry has no new data to save "
@@ -226,6 +230,7 @@ struct DevicePoller::Worker {
                 info->path, snap.ocp_recovery->panic_id, header->data_available() ? "yes" : "no",
                 header->controller_generation);
     }
+    if (due && panic) panic_capture_at = snap.taken;
     if (due) {
       if (auto area = telemetry_capture_area(*header, t.data_area, t.max_capture_bytes())) {
         if (auto log = device->read_telemetry_log(*area)) {

@@ -257,18 +257,26 @@ TEST(TelemetryFleet, ANewOcpPanicSavesTheDrivesTelemetryWithoutWaitingForTheInte
   f.poll();
   EXPECT_EQ(f.script->telemetry_log_reads.size(), 2u) << "the panic's telemetry is saved at once";
   EXPECT_EQ(f.captures("saved"), 2);
-  // The same panic standing is no reason; a later one is.
+  // The same panic standing is no reason, nor is another one within the
+  // interval of the last panic's capture (a drive panicking in a loop).
   f.script->telemetry = log_of(3);
   f.poll();
   EXPECT_EQ(f.script->telemetry_log_reads.size(), 2u);
   f.script->ocp_recovery->panic_count = 2;
   f.poll();
+  EXPECT_EQ(f.script->telemetry_log_reads.size(), 2u);
+  f.poll(1h);
   EXPECT_EQ(f.script->telemetry_log_reads.size(), 3u);
-  // A panic with no new telemetry reads nothing (it is logged).
+  // A panic with no new telemetry reads nothing (it is logged); with new
+  // telemetry an interval after the last panic capture, it is read at once.
   f.script->ocp_recovery->panic_id = 0xBAD2;
   f.poll();
   EXPECT_EQ(f.script->telemetry_log_reads.size(), 3u);
-  EXPECT_EQ(f.captures("saved"), 3);
+  f.script->telemetry = log_of(4);
+  f.script->ocp_recovery->panic_id = 0xBAD3;
+  f.poll();
+  EXPECT_EQ(f.script->telemetry_log_reads.size(), 4u);
+  EXPECT_EQ(f.captures("saved"), 4);
 }
 
 TEST(TelemetryFleet, ARestartDoesNotSaveAGenerationItsArchiveHolds) {
