@@ -4,6 +4,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cstdio>
 
 namespace nvmond {
 
@@ -31,6 +32,44 @@ bool pin_current_thread(int cpu) {
   CPU_ZERO(&set);
   CPU_SET(cpu, &set);
   return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
+}
+
+bool release_current_thread(const std::vector<int>& cpus) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : cpus) {
+    if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &set);
+  }
+  if (CPU_COUNT(&set) == 0) return false;
+  return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
+}
+
+bool cpus_to_spare(double load, std::size_t allowed) {
+  return load + 0.5 <= static_cast<double>(allowed);
+}
+
+std::optional<double> host_load() {
+  std::FILE* f = std::fopen("/proc/loadavg", "re");
+  if (f == nullptr) return std::nullopt;
+  double load = 0;
+  const bool ok = std::fscanf(f, "%lf", &load) == 1;
+  std::fclose(f);
+  if (!ok) return std::nullopt;
+  return load;
+}
+
+void CpuPlacement::revisit() {
+  if (!cpu_) return;
+  // Unreadable load: keep the binding the worker was given.
+  apply(host_load().value_or(0.0));
+}
+
+void CpuPlacement::apply(double load) {
+  if (!cpu_) return;
+  const bool want = cpus_to_spare(load, allowed_.size());
+  if (want == bound_) return;
+  if (want) bound_ = pin_current_thread(*cpu_);
+  else if (release_current_thread(allowed_)) bound_ = false;
 }
 
 }  // namespace nvmond

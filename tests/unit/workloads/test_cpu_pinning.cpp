@@ -37,5 +37,50 @@ TEST(CpuPinning, APinnedThreadRunsOnlyOnItsCpu) {
   EXPECT_FALSE(pin_current_thread(-1));
 }
 
+
+TEST(CpuPinning, ABindingNeedsHalfACpuLeftOverAtTheHostsLoad) {
+  EXPECT_TRUE(cpus_to_spare(0.0, 2));
+  EXPECT_TRUE(cpus_to_spare(1.5, 2));
+  EXPECT_FALSE(cpus_to_spare(1.6, 2));
+  EXPECT_FALSE(cpus_to_spare(12.0, 2));
+  EXPECT_TRUE(cpus_to_spare(0.4, 1));
+  EXPECT_FALSE(cpus_to_spare(0.6, 1));
+  EXPECT_TRUE(cpus_to_spare(30.0, 64));
+}
+
+// The kernel's view of the thread after each decision: bound to its one CPU
+// on a quiet host, free on all of them on a busy one, and bound again when
+// the load falls.
+TEST(CpuPinning, AWorkerIsBoundOnlyWhileTheHostHasCpusToSpare) {
+  const std::vector<int> cpus = allowed_cpus();
+  if (cpus.size() < 2) GTEST_SKIP() << "needs two CPUs to tell bound from free";
+  std::vector<std::size_t> seen;
+  std::vector<bool> bound;
+  std::thread t([&] {
+    CpuPlacement p(cpus.back(), cpus);
+    for (double load : {0.2, 40.0, 40.0, 0.3}) {
+      p.apply(load);
+      seen.push_back(allowed_cpus().size());
+      bound.push_back(p.bound());
+    }
+  });
+  t.join();
+  EXPECT_EQ(seen, (std::vector<std::size_t>{1, cpus.size(), cpus.size(), 1}));
+  EXPECT_EQ(bound, (std::vector<bool>{true, false, false, true}));
+}
+
+TEST(CpuPinning, AWorkerWithoutACpuIsNeverBound) {
+  const std::vector<int> cpus = allowed_cpus();
+  std::size_t seen = 0;
+  std::thread t([&] {
+    CpuPlacement p(std::nullopt, cpus);
+    p.apply(0.0);
+    seen = allowed_cpus().size();
+    EXPECT_FALSE(p.bound());
+  });
+  t.join();
+  EXPECT_EQ(seen, cpus.size());
+}
+
 }  // namespace
 }  // namespace nvmond
