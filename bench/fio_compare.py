@@ -109,7 +109,7 @@ allow_dirs = ["{allow}"]
 [[job]]
 name = "bench"
 target = "{target}"
-bs = "{c.bs // 1024}KiB"
+bs = "{c.bs}"
 read_pct = {c.mix if c.rw != 'randwrite' else 0}
 pattern = "{'sequential' if c.rw == 'read' else 'random'}"
 threads = {c.threads}
