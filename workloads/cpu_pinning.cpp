@@ -2,8 +2,14 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdint>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 
 namespace nvmond {
@@ -46,6 +52,34 @@ bool release_current_thread(const std::vector<int>& cpus) {
 
 bool cpus_to_spare(double load, std::size_t allowed) {
   return load + 0.5 <= static_cast<double>(allowed);
+}
+
+namespace {
+// The kernel's struct sched_attr (linux/sched/types.h clashes with glibc's
+// <sched.h>, and glibc before 2.41 has no sched_setattr wrapper).
+struct SchedAttr {
+  std::uint32_t size;
+  std::uint32_t sched_policy;
+  std::uint64_t sched_flags;
+  std::int32_t sched_nice;
+  std::uint32_t sched_priority;
+  std::uint64_t sched_runtime;
+  std::uint64_t sched_deadline;
+  std::uint64_t sched_period;
+};
+}  // namespace
+
+bool request_short_slice(std::chrono::nanoseconds slice) {
+  if (sched_getscheduler(0) != SCHED_OTHER) return false;
+  errno = 0;
+  const int nice = getpriority(PRIO_PROCESS, static_cast<id_t>(gettid()));
+  if (errno != 0) return false;
+  SchedAttr a{};
+  a.size = sizeof(a);
+  a.sched_policy = SCHED_OTHER;
+  a.sched_nice = nice;
+  a.sched_runtime = static_cast<std::uint64_t>(slice.count());
+  return syscall(SYS_sched_setattr, 0, &a, 0) == 0;
 }
 
 std::optional<double> host_load() {

@@ -9,6 +9,7 @@
 // the same binding hurts: the worker cannot leave a CPU other tasks compete
 // for, nor follow the loop device's worker to another, and QD1 fell to
 // 0.5–0.8× fio's IOPS where the unbound worker read 1.0–1.3× (load 10–25).
+#include <chrono>
 #include <cstddef>
 #include <optional>
 #include <vector>
@@ -37,6 +38,17 @@ bool cpus_to_spare(double load, std::size_t allowed);
 
 // The host's 1-minute load average (/proc/loadavg); nullopt when unreadable.
 std::optional<double> host_load();
+
+// Asks the scheduler for `slice` of CPU per turn for the calling thread
+// (EEVDF's custom slice, sched_attr::sched_runtime, Linux 6.12+; the kernel
+// takes 0.1-100 ms), keeping its nice value. A worker at low queue depth runs
+// for microseconds between sleeps; with the default slice (1.4 ms here) each
+// of its wake-ups on a busy CPU waits for the running task's slice to end,
+// and that wait is reported as the I/O's latency. A shorter slice gives the
+// thread earlier deadlines, not a larger share of the CPU. Threads under
+// another policy (SCHED_BATCH, SCHED_IDLE, real-time) are left as they are;
+// false when the kernel refuses or the thread was left alone.
+bool request_short_slice(std::chrono::nanoseconds slice);
 
 // One worker's binding, kept only while the host has CPUs to spare: bound to
 // its CPU when it does, free on every allowed CPU when it does not. Owned and

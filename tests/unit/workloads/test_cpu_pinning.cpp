@@ -2,6 +2,11 @@
 // real bind checked with the kernel's own view of the thread.
 #include <gtest/gtest.h>
 #include <sched.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
 
 #include <thread>
 
@@ -80,6 +85,51 @@ TEST(CpuPinning, AWorkerWithoutACpuIsNeverBound) {
   });
   t.join();
   EXPECT_EQ(seen, cpus.size());
+}
+
+
+// se.slice of the calling thread in ns as the kernel reports it; 0 when the
+// kernel does not report one (before EEVDF).
+std::uint64_t own_slice_ns() {
+  std::ifstream f("/proc/thread-self/sched");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("se.slice", 0) == 0) return std::stoull(line.substr(line.find(':') + 1));
+  }
+  return 0;
+}
+
+TEST(CpuPinning, AWorkerAsksForShortTurnsAndKeepsItsNiceValue) {
+  std::uint64_t before = 0, after = 0;
+  int nice = 0;
+  bool granted = false;
+  std::thread t([&] {
+    ASSERT_EQ(setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 3), 0);
+    before = own_slice_ns();
+    granted = request_short_slice(std::chrono::microseconds(100));
+    after = own_slice_ns();
+    nice = getpriority(PRIO_PROCESS, static_cast<id_t>(gettid()));
+  });
+  t.join();
+  if (before == 0) GTEST_SKIP() << "kernel reports no se.slice";
+  ASSERT_TRUE(granted);
+  EXPECT_EQ(after, 100'000u);
+  EXPECT_NE(before, after);
+  EXPECT_EQ(nice, 3);
+}
+
+TEST(CpuPinning, ABatchThreadIsLeftAsItIs) {
+  int policy = -1;
+  bool granted = true;
+  std::thread t([&] {
+    sched_param p{};
+    ASSERT_EQ(sched_setscheduler(0, SCHED_BATCH, &p), 0);
+    granted = request_short_slice(std::chrono::microseconds(100));
+    policy = sched_getscheduler(0);
+  });
+  t.join();
+  EXPECT_FALSE(granted);
+  EXPECT_EQ(policy, SCHED_BATCH);
 }
 
 }  // namespace
