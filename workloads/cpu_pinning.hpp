@@ -7,8 +7,9 @@
 // (loop device over tmpfs, 4 KiB random reads at QD1) that was p50 32 µs
 // against 6.8 µs with the worker pinned (bench/RESULTS.md). On a busy host
 // the same binding hurts: the worker cannot leave a CPU other tasks compete
-// for, nor follow the loop device's worker to another, and QD1 fell to
-// 0.5–0.8× fio's IOPS where the unbound worker read 1.0–1.3× (load 10–25).
+// for, nor follow the loop device's worker to another: in interleaved QD1
+// runs under other builds' load the bound worker's median read 0.44–1.13×
+// fio's IOPS, the unbound one's 0.61–1.30× (better in 12 of 16).
 #include <chrono>
 #include <cstddef>
 #include <optional>
