@@ -109,7 +109,7 @@ allow_dirs = ["{allow}"]
 [[job]]
 name = "bench"
 target = "{target}"
-bs = "{c.bs // 1024}KiB"
+bs = "{c.bs}"
 read_pct = {c.mix if c.rw != 'randwrite' else 0}
 pattern = "{'sequential' if c.rw == 'read' else 'random'}"
 threads = {c.threads}
@@ -197,7 +197,9 @@ def us(x):
 
 def run_case(args, tname, target, c):
     res = {t: [] for t in args.tools}
+    loads = []
     for _ in range(args.reps):
+        loads.append(os.getloadavg()[0])
         for t in args.tools:
             res[t].append(one(args, t, target, c, args.runtime))
     base = res[args.base]
@@ -228,12 +230,23 @@ def run_case(args, tname, target, c):
                 rs = [a[key] / b[key] for a, b in zip(res[t], base) if b[key]]
                 cells.append(f"{min(rs):.2f}–{max(rs):.2f}" if rs else "")
             spread.append(f"| {tname} | {c.name} | {t} | " + " | ".join(cells) + " |")
+    # Each repetition on its own: the medians above hide which runs met the
+    # goal, and on a shared machine the load at each one says why.
+    per_rep = []
+    for t in args.tools:
+        if t == args.base:
+            continue
+        for i, (a, b) in enumerate(zip(res[t], base)):
+            above = [us(x["mean"] - x["blk"]) if "blk" in x else "" for x in (a, b)]
+            per_rep.append(f"| {tname} | {c.name} | {t} | {i + 1} | {loads[i]:.1f} | {a['iops']:,.0f} | "
+                           f"{b['iops']:,.0f} | {a['iops'] / b['iops'] if b['iops'] else float('nan'):.2f} | "
+                           f"{above[0]} | {above[1]} |")
     hist = []
     for a in res["nvmond"]:
         for k in ("99", "99.9"):
             if a.get("h" + k) and a["p" + k]:
                 hist.append((k, a["h" + k] / a["p" + k] - 1))
-    return hist, spread
+    return hist, spread, per_rep
 
 
 def cpu_times():
@@ -328,22 +341,29 @@ def main():
     print("| target | case | tool | IOPS | p50 µs | p99 µs | p99.9 µs | mean µs | mean - blk µs | "
           "CPU s/M I/O | IOPS x | p50 x | p99 x | p99.9 x | CPU x | rate delivered |")
     print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    hist, spreads = [], []
+    hist, spreads, per_reps = [], [], []
     steal0 = cpu_times()
     try:
         for tname, target in targets:
             for c in cases:
                 if tname != targets[0][0] and c.threads == 1 and c.qd != 32:
                     continue  # latency cases on the first target only
-                h, sp = run_case(args, tname, target, c)
+                h, sp, pr = run_case(args, tname, target, c)
                 hist += h
                 spreads += sp
+                per_reps += pr
         # The medians hide how far apart the repetitions were: a ratio whose
         # range spans the goal is not a measurement of it.
         print(f"\nPer-repetition ratios against {args.base}, lowest–highest (other fio setups: the noise floor):\n")
         print("| target | case | tool | IOPS x | p50 x | p99 x | p99.9 x |")
         print("|---|---|---|---:|---:|---:|---:|")
         print("\n".join(spreads))
+        print(f"\nEach repetition against {args.base} (load: 1-minute average when the repetition began; "
+              f"- blk: mean latency minus the block layer's mean):\n")
+        print(f"| target | case | tool | rep | load | IOPS | {args.base} IOPS | IOPS x | - blk µs | "
+              f"{args.base} - blk µs |")
+        print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+        print("\n".join(per_reps))
         if hist:
             print("\nnvmond's histogram_quantile() on its exported buckets against its exact quantile, all runs:\n")
             for k in ("99", "99.9"):

@@ -1,6 +1,7 @@
 #pragma once
 // io_uring engine (liburing 2.3): one ring per worker thread, O_DIRECT,
-// registered buffers and file, batched submit+wait in one io_uring_enter.
+// registered buffers, file and ring descriptor, batched submit+wait in one
+// io_uring_enter.
 // Uses SINGLE_ISSUER|DEFER_TASKRUN where the kernel has them (6.1+): the
 // completion work then runs in our own io_uring_enter, not as interrupts of
 // the worker, which saves CPU per I/O.
