@@ -66,11 +66,6 @@ constexpr const char* kInsertSample =
     "data_units_read, power_on_hours, percentage_used, composite_temperature_k, "
     "media_bytes_written) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
 
-std::string bind_history_sample(Stmt& ins, const SampleRecord& s) {
-  bind_sample(ins, 2, s);
-  return "inserting sample";
-}
-
 constexpr const char* kUpsertEvent =
     "INSERT INTO thermal_events(drive_id, start_ns, end_ns, peak_celsius, sources, level) "
     "VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(drive_id, start_ns) DO UPDATE SET "
@@ -135,6 +130,9 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open_file(const std::string& p
   sqlite3_busy_timeout(db, static_cast<int>(options.busy_timeout.count()));
   if (options.read_only) return store;
 
+  // Before WAL: a page size applies to a file not yet written.
+  const std::string page = fmt::format("PRAGMA page_size={}", options.page_size);
+  if (auto r = sqlite::exec(db, page.c_str(), "configuring " + path); !r) return r.error();
   {
     Stmt wal(db, "PRAGMA journal_mode=WAL");
     if (!wal.ok() || wal.step() != SQLITE_ROW) return wal.error("enabling WAL on " + path);
@@ -145,6 +143,8 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open_file(const std::string& p
   const char* pragmas = options.synchronous_full ? "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;"
                                                  : "PRAGMA synchronous=OFF; PRAGMA foreign_keys=ON;";
   if (auto r = sqlite::exec(db, pragmas, "configuring " + path); !r) return r.error();
+  const std::string checkpoint = fmt::format("PRAGMA wal_autocheckpoint={}", options.wal_autocheckpoint_pages);
+  if (auto r = sqlite::exec(db, checkpoint.c_str(), "configuring " + path); !r) return r.error();
   if (auto r = migrate_schema(db, path); !r) return r.error();
   return store;
 }
@@ -186,9 +186,10 @@ Result<std::optional<WallTime>> SqliteStore::newest_in_history(std::int64_t driv
 StoreStatus SqliteStore::write_samples(std::int64_t drive_id, const std::vector<SampleRecord>& samples,
                                        const std::string& context) {
   // A batch as large as a fold (an import, a test's synthetic history)
-  // gains nothing from the log.
+  // gains nothing from the log: it goes to the history whole.
   const bool bulk = samples.size() >= options_.log_rows_per_drive;
-  for (const auto& s : samples) {
+  for (std::size_t i = 0; i < samples.size() && !bulk; ++i) {
+    const SampleRecord& s = samples[i];
     std::optional<WallTime> newest;
     if (auto logged = log_->of(drive_id); !logged.empty()) {
       newest = logged.back().time;
@@ -197,20 +198,29 @@ StoreStatus SqliteStore::write_samples(std::int64_t drive_id, const std::vector<
       if (!stored) return stored.error();
       newest = *stored;
     }
-    if (!bulk && (!newest || s.time > *newest)) {
-      if (auto r = log_->append(drive_id, s, context); !r) return r;
-      continue;
+    if (newest && s.time <= *newest) {
+      // Older than the drive's newest, or a replacement: the history takes
+      // it and the rest, after the log (whose samples must stay the newest).
+      return write_history(drive_id, std::span(samples).subspan(i), context);
     }
-    // Older than the drive's newest, or a replacement: the history takes it,
-    // after the log (whose samples must stay the newest).
-    if (!log_->of(drive_id).empty()) {
-      if (auto r = log_->fold(context); !r) return r.error();
-    }
-    if (auto r = write_each(*stmts_, kInsertSample, drive_id, std::vector<SampleRecord>{s}, context,
-                            bind_history_sample);
-        !r) {
-      return r;
-    }
+    if (auto r = log_->append(drive_id, s, context); !r) return r;
+  }
+  if (bulk) return write_history(drive_id, samples, context);
+  return std::monostate{};
+}
+
+StoreStatus SqliteStore::write_history(std::int64_t drive_id, std::span<const SampleRecord> samples,
+                                       const std::string& context) {
+  if (!log_->of(drive_id).empty()) {
+    if (auto r = log_->fold(context); !r) return r.error();
+  }
+  Stmt ins(*stmts_, kInsertSample);
+  if (!ins.ok()) return ins.error(context);
+  for (const auto& s : samples) {
+    ins.bind(1, drive_id);
+    bind_sample(ins, 2, s);
+    if (ins.step() != SQLITE_DONE) return ins.error(context + ": inserting sample");
+    ins.reset();
   }
   return std::monostate{};
 }
@@ -421,13 +431,13 @@ Result<CompactionStats> SqliteStore::compact_history(WallTime now, const Retenti
   // The hours being downsampled may still have samples in the log.
   if (auto r = log_->sync(context); !r) return r.error();
   if (auto r = log_->fold(context); !r) return r.error();
-  // Keep the last sample of each (segment, hour); the range on `later` is one
-  // index seek on the (drive_id, time_ns) primary key.
+  // Keep the last sample of each (segment, hour): the hours of the range, to
+  // the end of the cutoff's (a later sample of that hour may be raw still),
+  // in one scan of the (drive_id, time_ns) primary key.
   Stmt fold(db_,
             "DELETE FROM sample_history WHERE drive_id = ?1 AND time_ns >= ?2 AND time_ns < ?3 AND "
-            "EXISTS (SELECT 1 FROM sample_history AS later WHERE later.drive_id = sample_history.drive_id AND "
-            "later.time_ns > sample_history.time_ns AND later.time_ns < (sample_history.time_ns / ?4 + 1) * ?4 "
-            "AND later.segment = sample_history.segment)");
+            "time_ns NOT IN (SELECT max(time_ns) FROM sample_history WHERE drive_id = ?1 AND time_ns >= ?2 AND "
+            "time_ns < (?3 / ?4 + 1) * ?4 GROUP BY time_ns / ?4, segment)");
   Stmt drop(db_, "DELETE FROM sample_history WHERE drive_id = ?1 AND time_ns < ?2");
   Stmt drop_events(db_,
                    "DELETE FROM thermal_events WHERE drive_id = ?1 AND end_ns IS NOT NULL AND "

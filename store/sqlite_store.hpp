@@ -36,6 +36,10 @@ struct SqliteOptions {
   // fold then fills whole history pages. The log is held in memory by every
   // connection (about 100 B a sample).
   std::size_t log_rows_per_drive = 256;
+  // WAL pages after which a commit checkpoints (SQLite's default, 1000).
+  int wal_autocheckpoint_pages = 1000;
+  // Page size of a database this connection creates (an existing file keeps its own).
+  int page_size = 4096;
 };
 
 class SqliteStore final : public Store {
@@ -78,6 +82,9 @@ class SqliteStore final : public Store {
   StoreStatus write_record(const PollRecord& record, const std::string& context);
   StoreStatus write_samples(std::int64_t drive_id, const std::vector<SampleRecord>& samples,
                             const std::string& context);
+  // Straight into the per-drive history (folding the log first if it holds
+  // any of the drive's samples).
+  StoreStatus write_history(std::int64_t drive_id, std::span<const SampleRecord> samples, const std::string& context);
   Result<std::optional<WallTime>> newest_in_history(std::int64_t drive_id, std::string_view context);
   // Under mu_: compact() in one transaction.
   Result<CompactionStats> compact_history(WallTime now, const RetentionPolicy& policy);
