@@ -6,7 +6,7 @@
 // measured alone; the daemon's own figure is bench/store_cost.py's.
 //
 //   nvmond_history_write_cost DIR [drives=64] [ticks=1200] [log_rows_per_drive=256]
-//                             [wal_autocheckpoint=1000] [page_size=4096]
+//                             [wal_autocheckpoint_bytes=4194304] [page_size=1024]
 #include <fmt/core.h>
 
 #include <cstdlib>
@@ -33,7 +33,7 @@ long long write_bytes() {
 int main(int argc, char** argv) {
   using namespace nvmond;
   if (argc < 2) {
-    fmt::print(stderr, "usage: {} DIR [drives] [ticks] [log_rows_per_drive] [wal_autocheckpoint] [page_size] "
+    fmt::print(stderr, "usage: {} DIR [drives] [ticks] [log_rows_per_drive] [wal_autocheckpoint_bytes] [page_size] "
                        "\n", argv[0]);
     return 2;
   }
@@ -43,8 +43,8 @@ int main(int argc, char** argv) {
   const int ticks = static_cast<int>(arg(3, 1200));
   SqliteOptions options;
   options.log_rows_per_drive = static_cast<std::size_t>(arg(4, 256));
-  options.wal_autocheckpoint_pages = static_cast<int>(arg(5, 1000));
-  options.page_size = static_cast<int>(arg(6, 4096));
+  options.wal_autocheckpoint_bytes = static_cast<int>(arg(5, 4 << 20));
+  options.page_size = static_cast<int>(arg(6, 1024));
   std::filesystem::remove_all(dir);
   auto opened = SqliteStore::open(dir, options);
   if (!opened) {
@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
   }
   const long long after = write_bytes();
   const double per = static_cast<double>(after - before) / (static_cast<double>(drives) * ticks);
-  fmt::print("{} drives, {} ticks, log {} per drive, wal_autocheckpoint {}, page_size {}: {:.0f} B per drive-poll\n",
-             drives, ticks, options.log_rows_per_drive, options.wal_autocheckpoint_pages, options.page_size, per);
+  fmt::print("{} drives, {} ticks, log {} per drive, wal_autocheckpoint {} B, page_size {}: {:.0f} B per drive-poll\n",
+             drives, ticks, options.log_rows_per_drive, options.wal_autocheckpoint_bytes, options.page_size, per);
   return 0;
 }

@@ -143,7 +143,10 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open_file(const std::string& p
   const char* pragmas = options.synchronous_full ? "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;"
                                                  : "PRAGMA synchronous=OFF; PRAGMA foreign_keys=ON;";
   if (auto r = sqlite::exec(db, pragmas, "configuring " + path); !r) return r.error();
-  const std::string checkpoint = fmt::format("PRAGMA wal_autocheckpoint={}", options.wal_autocheckpoint_pages);
+  auto page_size = scalar(db, "PRAGMA page_size", "configuring " + path);
+  if (!page_size) return page_size.error();
+  const std::string checkpoint =
+      fmt::format("PRAGMA wal_autocheckpoint={}", std::max<std::int64_t>(1, options.wal_autocheckpoint_bytes / *page_size));
   if (auto r = sqlite::exec(db, checkpoint.c_str(), "configuring " + path); !r) return r.error();
   if (auto r = migrate_schema(db, path); !r) return r.error();
   return store;
