@@ -21,6 +21,16 @@ SampleRecord sample_of(const HealthSnapshot& snap) {
   return s;
 }
 
+// The detector's state as stored, less the time of its last poll. That time
+// is always the drive's newest sample's (the state and the sample of a poll
+// share a record), so restore() takes it from there, and a state that
+// changed in nothing else is not written again: a quiet drive's poll then
+// writes its sample alone.
+std::string stored_form(ThermalState s) {
+  if (s.last) s.last->time = WallTime{};
+  return encode_thermal_state(s);
+}
+
 ThermalEventRecord record_of(const ThrottleEvent& e) {
   return {e.start, e.end, e.peak_celsius, throttle_source_labels(e.sources), e.level};
 }
@@ -43,6 +53,7 @@ ThermalView thermal_view(const ThermalState& s) {
 }
 
 StoreStatus DriveAnalytics::restore(const DriveKey& key) {
+  thermal_written_.clear();
   auto last = store_.last_sample(key);
   if (!last) return last.error();
   auto state = store_.state(key, kThermalStateKey);
@@ -51,6 +62,8 @@ StoreStatus DriveAnalytics::restore(const DriveKey& key) {
   if (*state) {
     if (auto decoded = decode_thermal_state(**state)) {
       thermal = std::move(*decoded);
+      thermal_written_ = stored_form(thermal);
+      if (thermal.last && *last && (*last)->time > thermal.last->time) thermal.last->time = (*last)->time;
     } else {
       log::warn("drive {} ({}): stored thermal state is unreadable; starting the detector afresh",
                 key.serial, key.model);
@@ -113,8 +126,13 @@ Result<AnalyticsView> DriveAnalytics::update(const DriveInfo& info, const Health
   record.drive = key;
   record.samples.push_back(sample);
   for (const auto& e : events) record.events.push_back(record_of(e));
-  record.state.emplace_back(kThermalStateKey, encode_thermal_state(thermal_.state()));
+  std::string thermal_now = stored_form(thermal_.state());
+  if (thermal_now != thermal_written_) {
+    record.state.emplace_back(kThermalStateKey, encode_thermal_state(thermal_.state()));
+  }
   StoreStatus committed = store_.commit(record);
+  // Not queued: written again with the next poll.
+  thermal_written_ = committed ? std::move(thermal_now) : std::string{};
   last_ = sample;
 
   const bool was_over = view_.wear.over_rating;

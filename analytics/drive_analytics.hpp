@@ -82,6 +82,8 @@ class DriveAnalytics {
   std::optional<DriveKey> key_;  // set once restored
   std::optional<SampleRecord> last_;
   ThermalDetector thermal_;
+  // What the store holds of the detector's state (stored_form), "" if unknown.
+  std::string thermal_written_;
   PerformanceWatch performance_;
   bool clock_behind_ = false;  // for logging the state change once
   AnalyticsView view_;

@@ -9,7 +9,9 @@ warm-up has passed, then over a window of real time reads:
 
 - CPU: user + system time of the daemon (/proc/PID/stat) per drive-poll;
 - bytes: the daemon's write_bytes (/proc/PID/io: bytes it caused to be sent
-  to the block layer, page-granular) per drive-poll;
+  to the block layer, page-granular) per drive-poll, and the history
+  writer thread's own (/proc/PID/task/TID/io of the thread named
+  nvmond-history: every commit and WAL checkpoint of the history);
 - drive-polls: the rise of nvmond_collections_total over every drive, and
   commits: the rise of nvmond_store_commits_total.
 
@@ -47,6 +49,28 @@ def write_bytes(pid):
             if line.startswith("write_bytes:"):
                 return int(line.split()[1])
     raise RuntimeError("no write_bytes in /proc/PID/io")
+
+
+HISTORY_THREAD = "nvmond-history"
+
+
+def history_write_bytes(pid):
+    """write_bytes of the history writer's thread alone: its commits and WAL
+    checkpoints (and compactions), without the simulated drives' state files
+    that the pollers write."""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                if f.read().strip() != HISTORY_THREAD:
+                    continue
+            with open(f"/proc/{pid}/task/{tid}/io") as f:
+                for line in f:
+                    if line.startswith("write_bytes:"):
+                        total += int(line.split()[1])
+        except FileNotFoundError:
+            continue  # a thread that ended meanwhile
+    return total
 
 
 def totals(h, d):
@@ -128,8 +152,10 @@ def main():
         pid = d.proc.pid
         polls0, commits0 = totals(h, d)
         cpu0, bytes0, t0 = cpu_seconds(pid), write_bytes(pid), time.monotonic()
+        hist0 = history_write_bytes(pid)
         time.sleep(args.window)  # a measurement window, not synchronisation
         cpu1, bytes1, t1 = cpu_seconds(pid), write_bytes(pid), time.monotonic()
+        hist1 = history_write_bytes(pid)
         polls1, commits1 = totals(h, d)
         polls, commits, elapsed = polls1 - polls0, commits1 - commits0, t1 - t0
         fsyncs, written = collections.Counter(), collections.Counter()
@@ -145,6 +171,8 @@ def main():
     print(f"drive-polls {polls:.0f} ({polls / elapsed:.1f}/s), commits {commits:.0f} ({commits / elapsed:.2f}/s)")
     print(f"CPU {100 * (cpu1 - cpu0) / elapsed:.1f} % of a core, {1000 * (cpu1 - cpu0) / polls:.3f} ms per drive-poll")
     print(f"write_bytes {(bytes1 - bytes0) / elapsed / 1e3:.1f} kB/s, {(bytes1 - bytes0) / polls:.0f} B per drive-poll")
+    print(f"history thread write_bytes {(hist1 - hist0) / elapsed / 1e3:.1f} kB/s, "
+          f"{(hist1 - hist0) / polls:.0f} B per drive-poll")
     if fsyncs or written:
         print(f"strace window {args.strace_window:.0f} s, by file (fsync+fdatasync per s, bytes written per s):")
         for kind in sorted(set(fsyncs) | set(written)):

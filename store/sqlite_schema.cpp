@@ -77,6 +77,36 @@ CREATE TABLE pts_rounds(
   data TEXT NOT NULL,            -- JSON: the run.json round object
   PRIMARY KEY(run_id, idx)) WITHOUT ROWID;
 )sql"},
+    // Newest samples first land in sample_log, in arrival order, so one tick
+    // of every drive fills shared pages instead of dirtying a page per drive;
+    // they are folded into the per-drive history in large batches
+    // (sample_log.hpp). No foreign key on the log: a child table loses
+    // SQLite's whole-table delete, which frees the folded pages unwritten.
+    // `samples` stays the name readers (sqlite3 shell, scripts) query.
+    {5, R"sql(
+ALTER TABLE samples RENAME TO sample_history;
+CREATE TABLE sample_log(
+  seq INTEGER PRIMARY KEY,       -- arrival order; never reused (see sample_log_folded)
+  drive_id INTEGER NOT NULL,
+  time_ns INTEGER NOT NULL,
+  segment INTEGER NOT NULL,
+  data_units_written BLOB NOT NULL,
+  data_units_read BLOB NOT NULL,
+  power_on_hours BLOB NOT NULL,
+  percentage_used INTEGER NOT NULL,
+  composite_temperature_k INTEGER NOT NULL,
+  media_bytes_written BLOB);
+CREATE TABLE sample_log_folded(
+  id INTEGER PRIMARY KEY CHECK(id = 1),
+  seq INTEGER NOT NULL);         -- every log row up to here is in sample_history
+INSERT INTO sample_log_folded(id, seq) VALUES(1, 0);
+CREATE VIEW samples AS
+  SELECT drive_id, time_ns, segment, data_units_written, data_units_read, power_on_hours, percentage_used,
+         composite_temperature_k, media_bytes_written FROM sample_history
+  UNION ALL
+  SELECT drive_id, time_ns, segment, data_units_written, data_units_read, power_on_hours, percentage_used,
+         composite_temperature_k, media_bytes_written FROM sample_log;
+)sql"},
 };
 
 Result<int> user_version(sqlite3* db, const std::string& path) {

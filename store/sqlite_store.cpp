@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "store/sample_log.hpp"
 #include "store/sqlite_schema.hpp"
 #include "store/sqlite_util.hpp"
 
@@ -37,23 +38,6 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
-constexpr const char* kSampleColumns =
-    "time_ns, segment, data_units_written, data_units_read, power_on_hours, percentage_used, "
-    "composite_temperature_k, media_bytes_written";
-
-SampleRecord read_sample(const Stmt& st) {
-  SampleRecord s;
-  s.time = from_unix_ns(st.int64(0));
-  s.segment = st.int64(1);
-  s.data_units_written = st.u128_at(2);
-  s.data_units_read = st.u128_at(3);
-  s.power_on_hours = st.u128_at(4);
-  s.percentage_used = static_cast<std::uint8_t>(st.int64(5));
-  s.composite_temperature_k = static_cast<std::uint16_t>(st.int64(6));
-  if (!st.is_null(7)) s.media_bytes_written = st.u128_at(7);
-  return s;
-}
-
 Result<std::optional<SampleRecord>> one_sample(Stmt& st, std::string_view context) {
   if (!st.ok()) return st.error(context);
   int rc = st.step();
@@ -76,23 +60,11 @@ void bind_drive(Stmt& st, const DriveKey& drive) {
 
 // What commit() writes per item: each statement's `?1` is the drive's id; the
 // binder binds the rest and says what writing the item does, for its error.
+// A sample goes here only when it cannot be logged (sample_log.hpp).
 constexpr const char* kInsertSample =
-    "INSERT OR REPLACE INTO samples(drive_id, time_ns, segment, data_units_written, "
+    "INSERT OR REPLACE INTO sample_history(drive_id, time_ns, segment, data_units_written, "
     "data_units_read, power_on_hours, percentage_used, composite_temperature_k, "
     "media_bytes_written) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
-
-std::string bind_sample(Stmt& ins, const SampleRecord& s) {
-  ins.bind(2, to_unix_ns(s.time));
-  ins.bind(3, s.segment);
-  ins.bind_u128(4, s.data_units_written);
-  ins.bind_u128(5, s.data_units_read);
-  ins.bind_u128(6, s.power_on_hours);
-  ins.bind(7, std::int64_t{s.percentage_used});
-  ins.bind(8, std::int64_t{s.composite_temperature_k});
-  if (s.media_bytes_written) ins.bind_u128(9, *s.media_bytes_written);
-  else ins.bind_null(9);
-  return "inserting sample";
-}
 
 constexpr const char* kUpsertEvent =
     "INSERT INTO thermal_events(drive_id, start_ns, end_ns, peak_celsius, sources, level) "
@@ -153,11 +125,14 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open_file(const std::string& p
   sqlite3* db = nullptr;
   const int mode = options.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   int rc = sqlite3_open_v2(path.c_str(), &db, mode | SQLITE_OPEN_NOMUTEX, nullptr);
-  std::unique_ptr<SqliteStore> store(new SqliteStore(db, path));  // closes db on every early return
+  std::unique_ptr<SqliteStore> store(new SqliteStore(db, path, options));  // closes db on every early return
   if (rc != SQLITE_OK) return sqlite::error(db, "opening " + path);
   sqlite3_busy_timeout(db, static_cast<int>(options.busy_timeout.count()));
   if (options.read_only) return store;
 
+  // Before WAL: a page size applies to a file not yet written.
+  const std::string page = fmt::format("PRAGMA page_size={}", options.page_size);
+  if (auto r = sqlite::exec(db, page.c_str(), "configuring " + path); !r) return r.error();
   {
     Stmt wal(db, "PRAGMA journal_mode=WAL");
     if (!wal.ok() || wal.step() != SQLITE_ROW) return wal.error("enabling WAL on " + path);
@@ -168,14 +143,24 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open_file(const std::string& p
   const char* pragmas = options.synchronous_full ? "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;"
                                                  : "PRAGMA synchronous=OFF; PRAGMA foreign_keys=ON;";
   if (auto r = sqlite::exec(db, pragmas, "configuring " + path); !r) return r.error();
+  auto page_size = scalar(db, "PRAGMA page_size", "configuring " + path);
+  if (!page_size) return page_size.error();
+  const std::string checkpoint =
+      fmt::format("PRAGMA wal_autocheckpoint={}", std::max<std::int64_t>(1, options.wal_autocheckpoint_bytes / *page_size));
+  if (auto r = sqlite::exec(db, checkpoint.c_str(), "configuring " + path); !r) return r.error();
   if (auto r = migrate_schema(db, path); !r) return r.error();
   return store;
 }
 
-SqliteStore::SqliteStore(sqlite3* db, std::string path)
-    : db_(db), path_(std::move(path)), stmts_(std::make_unique<sqlite::StmtCache>(db)) {}
+SqliteStore::SqliteStore(sqlite3* db, std::string path, const SqliteOptions& options)
+    : db_(db),
+      path_(std::move(path)),
+      options_(options),
+      stmts_(std::make_unique<sqlite::StmtCache>(db)),
+      log_(std::make_unique<SampleLog>(*stmts_)) {}
 
 SqliteStore::~SqliteStore() {
+  log_.reset();
   stmts_.reset();  // finalized before the connection closes
   sqlite3_close_v2(db_);
 }
@@ -191,6 +176,58 @@ Result<std::optional<std::int64_t>> SqliteStore::find_drive(const DriveKey& driv
   return std::optional<std::int64_t>{st.int64(0)};
 }
 
+Result<std::optional<WallTime>> SqliteStore::newest_in_history(std::int64_t drive_id, std::string_view context) {
+  Stmt st(*stmts_, "SELECT time_ns FROM sample_history WHERE drive_id = ?1 ORDER BY time_ns DESC LIMIT 1");
+  if (!st.ok()) return st.error(context);
+  st.bind(1, drive_id);
+  const int rc = st.step();
+  if (rc == SQLITE_DONE) return std::optional<WallTime>{};
+  if (rc != SQLITE_ROW) return st.error(context);
+  return std::optional<WallTime>{from_unix_ns(st.int64(0))};
+}
+
+StoreStatus SqliteStore::write_samples(std::int64_t drive_id, const std::vector<SampleRecord>& samples,
+                                       const std::string& context) {
+  // A batch as large as a fold (an import, a test's synthetic history)
+  // gains nothing from the log: it goes to the history whole.
+  const bool bulk = samples.size() >= options_.log_rows_per_drive;
+  for (std::size_t i = 0; i < samples.size() && !bulk; ++i) {
+    const SampleRecord& s = samples[i];
+    std::optional<WallTime> newest;
+    if (auto logged = log_->of(drive_id); !logged.empty()) {
+      newest = logged.back().time;
+    } else {
+      auto stored = newest_in_history(drive_id, context);
+      if (!stored) return stored.error();
+      newest = *stored;
+    }
+    if (newest && s.time <= *newest) {
+      // Older than the drive's newest, or a replacement: the history takes
+      // it and the rest, after the log (whose samples must stay the newest).
+      return write_history(drive_id, std::span(samples).subspan(i), context);
+    }
+    if (auto r = log_->append(drive_id, s, context); !r) return r;
+  }
+  if (bulk) return write_history(drive_id, samples, context);
+  return std::monostate{};
+}
+
+StoreStatus SqliteStore::write_history(std::int64_t drive_id, std::span<const SampleRecord> samples,
+                                       const std::string& context) {
+  if (!log_->of(drive_id).empty()) {
+    if (auto r = log_->fold(context); !r) return r.error();
+  }
+  Stmt ins(*stmts_, kInsertSample);
+  if (!ins.ok()) return ins.error(context);
+  for (const auto& s : samples) {
+    ins.bind(1, drive_id);
+    bind_sample(ins, 2, s);
+    if (ins.step() != SQLITE_DONE) return ins.error(context + ": inserting sample");
+    ins.reset();
+  }
+  return std::monostate{};
+}
+
 StoreStatus SqliteStore::write_record(const PollRecord& record, const std::string& context) {
   Stmt add_drive(*stmts_, "INSERT INTO drives(serial, model) VALUES(?1, ?2) ON CONFLICT DO NOTHING");
   if (!add_drive.ok()) return add_drive.error(context);
@@ -201,87 +238,133 @@ StoreStatus SqliteStore::write_record(const PollRecord& record, const std::strin
   if (!*id) return Error{ErrorReason::store, context + ": drive row vanished"};
   const std::int64_t drive_id = **id;
 
-  if (auto r = write_each(*stmts_, kInsertSample, drive_id, record.samples, context, bind_sample); !r) return r.error();
+  if (auto r = write_samples(drive_id, record.samples, context); !r) return r.error();
   if (auto r = write_each(*stmts_, kUpsertEvent, drive_id, record.events, context, bind_event); !r) return r.error();
   if (auto r = write_each(*stmts_, kSaveState, drive_id, record.state, context, bind_state); !r) return r.error();
   return std::monostate{};
 }
 
+StoreStatus SqliteStore::write_all(std::span<const PollRecord> records, const std::string& context) {
+  sqlite::Transaction tx(db_);
+  auto written = [&]() -> StoreStatus {
+    if (auto r = tx.begin(context); !r) return r;
+    if (auto r = log_->sync(context); !r) return r;
+    for (const auto& record : records) {
+      if (auto r = write_record(record, "recording poll of " + describe(record.drive)); !r) return r;
+    }
+    // Each drive's share of a fold fills whole history pages.
+    if (log_->rows() >= options_.log_rows_per_drive * std::max<std::size_t>(1, log_->drives())) {
+      if (auto r = log_->fold(context); !r) return r.error();
+    }
+    return tx.commit(context);
+  }();
+  if (!written) log_->forget();  // rolled back: what it holds may not be on disk
+  return written;
+}
+
 StoreStatus SqliteStore::commit(const PollRecord& record) {
   std::lock_guard lock(mu_);
-  const std::string context = "recording poll of " + describe(record.drive);
-  sqlite::Transaction tx(db_);
-  if (auto r = tx.begin(context); !r) return r.error();
-  if (auto r = write_record(record, context); !r) return r.error();
-  if (auto r = tx.commit(context); !r) return r.error();
-  return std::monostate{};
+  return write_all(std::span(&record, 1), "recording poll of " + describe(record.drive));
 }
 
 StoreStatus SqliteStore::commit_all(const std::vector<PollRecord>& records) {
   if (records.empty()) return std::monostate{};
   std::lock_guard lock(mu_);
-  const std::string context = fmt::format("recording {} poll(s)", records.size());
-  sqlite::Transaction tx(db_);
+  return write_all(records, fmt::format("recording {} poll(s)", records.size()));
+}
+
+template <typename T, typename Op>
+Result<T> SqliteStore::read_snapshot(std::string_view context, Op op) {
+  sqlite::Transaction tx(db_, sqlite::Transaction::Kind::read);
   if (auto r = tx.begin(context); !r) return r.error();
-  for (const auto& record : records) {
-    if (auto r = write_record(record, "recording poll of " + describe(record.drive)); !r) return r.error();
+  if (auto r = log_->sync(context); !r) {
+    log_->forget();
+    return r.error();
   }
+  Result<T> out = op();
+  if (!out) return out;
   if (auto r = tx.commit(context); !r) return r.error();
-  return std::monostate{};
+  return out;
 }
-
-namespace {
-
-// The samples of one drive: `?1` is its serial and `?2` its model (bound by
-// bind_drive), then `rest`: further conditions and the order.
-std::string drive_samples_sql(std::string_view rest) {
-  return fmt::format("SELECT {} FROM samples WHERE drive_id = (SELECT id FROM drives WHERE serial = ?1 AND "
-                     "model = ?2){}",
-                     kSampleColumns, rest);
-}
-
-}  // namespace
 
 Result<std::optional<SampleRecord>> SqliteStore::last_sample(const DriveKey& drive) {
   std::lock_guard lock(mu_);
-  Stmt st(*stmts_, drive_samples_sql(" ORDER BY time_ns DESC LIMIT 1").c_str());
-  bind_drive(st, drive);
-  return one_sample(st, "reading last sample of " + describe(drive));
+  const std::string context = "reading last sample of " + describe(drive);
+  return read_snapshot<std::optional<SampleRecord>>(context, [&]() -> Result<std::optional<SampleRecord>> {
+    auto id = find_drive(drive);
+    if (!id || !*id) return id ? Result<std::optional<SampleRecord>>{std::nullopt} : id.error();
+    if (auto logged = log_->of(**id); !logged.empty()) return std::optional<SampleRecord>{logged.back()};
+    static const std::string kSql = fmt::format(
+        "SELECT {} FROM sample_history WHERE drive_id = ?1 ORDER BY time_ns DESC LIMIT 1", kSampleColumns);
+    Stmt st(*stmts_, kSql);
+    st.bind(1, **id);
+    return one_sample(st, context);
+  });
 }
 
 Result<std::optional<WallTime>> SqliteStore::latest_sample_time() {
   std::lock_guard lock(mu_);
-  Stmt st(*stmts_, "SELECT MAX(time_ns) FROM samples");
-  if (!st.ok() || st.step() != SQLITE_ROW) return st.error("reading the newest sample time");
-  if (st.is_null(0)) return std::optional<WallTime>{};
-  return std::optional<WallTime>{from_unix_ns(st.int64(0))};
+  const std::string context = "reading the newest sample time";
+  return read_snapshot<std::optional<WallTime>>(context, [&]() -> Result<std::optional<WallTime>> {
+    Stmt st(*stmts_, "SELECT MAX(time_ns) FROM sample_history");
+    if (!st.ok() || st.step() != SQLITE_ROW) return st.error(context);
+    std::optional<WallTime> newest = log_->newest();
+    if (st.is_null(0)) return newest;
+    const WallTime stored = from_unix_ns(st.int64(0));
+    return std::optional<WallTime>{newest ? std::max(*newest, stored) : stored};
+  });
 }
 
 Result<std::optional<SampleRecord>> SqliteStore::first_sample_since(const DriveKey& drive,
                                                                     std::int64_t segment,
                                                                     WallTime since) {
   std::lock_guard lock(mu_);
-  Stmt st(*stmts_, drive_samples_sql(" AND time_ns >= ?3 AND segment = ?4 ORDER BY time_ns LIMIT 1").c_str());
-  bind_drive(st, drive);
-  st.bind(3, to_unix_ns(since));
-  st.bind(4, segment);
-  return one_sample(st, "reading window start of " + describe(drive));
+  const std::string context = "reading window start of " + describe(drive);
+  return read_snapshot<std::optional<SampleRecord>>(context, [&]() -> Result<std::optional<SampleRecord>> {
+    auto id = find_drive(drive);
+    if (!id || !*id) return id ? Result<std::optional<SampleRecord>>{std::nullopt} : id.error();
+    static const std::string kSql =
+        fmt::format("SELECT {} FROM sample_history WHERE drive_id = ?1 AND time_ns >= ?2 AND segment = ?3 "
+                    "ORDER BY time_ns LIMIT 1",
+                    kSampleColumns);
+    Stmt st(*stmts_, kSql);
+    st.bind(1, **id);
+    st.bind(2, to_unix_ns(since));
+    st.bind(3, segment);
+    auto stored = one_sample(st, context);
+    if (!stored || *stored) return stored;  // every logged sample is newer
+    for (const auto& s : log_->of(**id)) {
+      if (s.time >= since && s.segment == segment) return std::optional<SampleRecord>{s};
+    }
+    return std::optional<SampleRecord>{};
+  });
 }
 
 Result<std::vector<SampleRecord>> SqliteStore::samples(const DriveKey& drive, WallTime from,
                                                        WallTime to) {
   std::lock_guard lock(mu_);
-  std::string context = "reading samples of " + describe(drive);
-  Stmt st(*stmts_, drive_samples_sql(" AND time_ns >= ?3 AND time_ns < ?4 ORDER BY time_ns").c_str());
-  if (!st.ok()) return st.error(context);
-  bind_drive(st, drive);
-  st.bind(3, to_unix_ns(from));
-  st.bind(4, to_unix_ns(to));
-  std::vector<SampleRecord> out;
-  int rc;
-  while ((rc = st.step()) == SQLITE_ROW) out.push_back(read_sample(st));
-  if (rc != SQLITE_DONE) return st.error(context);
-  return out;
+  const std::string context = "reading samples of " + describe(drive);
+  return read_snapshot<std::vector<SampleRecord>>(context, [&]() -> Result<std::vector<SampleRecord>> {
+    std::vector<SampleRecord> out;
+    auto id = find_drive(drive);
+    if (!id) return id.error();
+    if (!*id) return out;
+    static const std::string kSql = fmt::format(
+        "SELECT {} FROM sample_history WHERE drive_id = ?1 AND time_ns >= ?2 AND time_ns < ?3 ORDER BY time_ns",
+        kSampleColumns);
+    Stmt st(*stmts_, kSql);
+    if (!st.ok()) return st.error(context);
+    st.bind(1, **id);
+    st.bind(2, to_unix_ns(from));
+    st.bind(3, to_unix_ns(to));
+    int rc;
+    while ((rc = st.step()) == SQLITE_ROW) out.push_back(read_sample(st));
+    if (rc != SQLITE_DONE) return st.error(context);
+    for (const auto& s : log_->of(**id)) {  // newer than the history, in time order
+      if (s.time >= from && s.time < to) out.push_back(s);
+    }
+    return out;
+  });
 }
 
 Result<std::vector<ThermalEventRecord>> SqliteStore::events(const DriveKey& drive, WallTime since) {
@@ -326,6 +409,12 @@ Result<std::optional<std::string>> SqliteStore::state(const DriveKey& drive, std
 
 Result<CompactionStats> SqliteStore::compact(WallTime now, const RetentionPolicy& policy) {
   std::lock_guard lock(mu_);
+  auto r = compact_history(now, policy);
+  if (!r) log_->forget();  // rolled back: a fold it made is not on disk
+  return r;
+}
+
+Result<CompactionStats> SqliteStore::compact_history(WallTime now, const RetentionPolicy& policy) {
   const std::string context = "compacting " + path_;
   const std::int64_t raw_cutoff = to_unix_ns(now) - policy.raw.count();
   const bool expire = policy.hourly.count() > 0;
@@ -342,14 +431,17 @@ Result<CompactionStats> SqliteStore::compact(WallTime now, const RetentionPolicy
 
   sqlite::Transaction tx(db_);
   if (auto r = tx.begin(context); !r) return r.error();
-  // Keep the last sample of each (segment, hour); the range on `later` is one
-  // index seek on the (drive_id, time_ns) primary key.
+  // The hours being downsampled may still have samples in the log.
+  if (auto r = log_->sync(context); !r) return r.error();
+  if (auto r = log_->fold(context); !r) return r.error();
+  // Keep the last sample of each (segment, hour): the hours of the range, to
+  // the end of the cutoff's (a later sample of that hour may be raw still),
+  // in one scan of the (drive_id, time_ns) primary key.
   Stmt fold(db_,
-            "DELETE FROM samples WHERE drive_id = ?1 AND time_ns >= ?2 AND time_ns < ?3 AND "
-            "EXISTS (SELECT 1 FROM samples AS later WHERE later.drive_id = samples.drive_id AND "
-            "later.time_ns > samples.time_ns AND later.time_ns < (samples.time_ns / ?4 + 1) * ?4 "
-            "AND later.segment = samples.segment)");
-  Stmt drop(db_, "DELETE FROM samples WHERE drive_id = ?1 AND time_ns < ?2");
+            "DELETE FROM sample_history WHERE drive_id = ?1 AND time_ns >= ?2 AND time_ns < ?3 AND "
+            "time_ns NOT IN (SELECT max(time_ns) FROM sample_history WHERE drive_id = ?1 AND time_ns >= ?2 AND "
+            "time_ns < (?3 / ?4 + 1) * ?4 GROUP BY time_ns / ?4, segment)");
+  Stmt drop(db_, "DELETE FROM sample_history WHERE drive_id = ?1 AND time_ns < ?2");
   Stmt drop_events(db_,
                    "DELETE FROM thermal_events WHERE drive_id = ?1 AND end_ns IS NOT NULL AND "
                    "end_ns < ?2");

@@ -155,7 +155,7 @@ Transaction::~Transaction() {
 }
 
 Result<std::monostate> Transaction::begin(std::string_view context) {
-  auto r = exec(db_, "BEGIN IMMEDIATE", context);
+  auto r = exec(db_, kind_ == Kind::write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED", context);
   open_ = r.ok();
   return r;
 }

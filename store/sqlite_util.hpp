@@ -78,6 +78,7 @@ class StmtCache {
   ~StmtCache();
   StmtCache(const StmtCache&) = delete;
   StmtCache& operator=(const StmtCache&) = delete;
+  sqlite3* db() const { return db_; }
 
  private:
   friend class Stmt;
@@ -92,16 +93,19 @@ class StmtCache {
   std::map<std::string, sqlite3_stmt*, std::less<>> idle_;
 };
 
-// BEGIN IMMEDIATE … COMMIT, rolled back unless commit() succeeded.
+// BEGIN IMMEDIATE … COMMIT, rolled back unless commit() succeeded. A read
+// transaction (BEGIN DEFERRED) gives several reads one snapshot.
 class Transaction {
  public:
-  explicit Transaction(sqlite3* db) : db_(db) {}
+  enum class Kind { write, read };
+  explicit Transaction(sqlite3* db, Kind kind = Kind::write) : db_(db), kind_(kind) {}
   ~Transaction();
   Result<std::monostate> begin(std::string_view context);
   Result<std::monostate> commit(std::string_view context);
 
  private:
   sqlite3* db_;
+  Kind kind_;
   bool open_ = false;
 };
 

@@ -67,15 +67,21 @@ def set_aside(db):
     return [p for p in glob.glob(db + ".corrupt-*") if not p.endswith(("-wal", "-shm"))]
 
 
+# The history's samples: the per-drive history and the log of the newest
+# ones (`samples` is a view over both).
+SAMPLE_TABLES = ("sample_history", "sample_log")
+
+
 def damage_leaves(db, table_name, first_only=False, then_write=None):
-    """Overwrites the leaf pages of `table_name` (or its first one) with
-    garbage, after a checkpoint has put every committed page in the main
-    file. `then_write`, run afterwards on the same connection, makes a live
+    """Overwrites the leaf pages of `table_name` (a name or a tuple of
+    names), or its first one, with garbage, after a checkpoint has put every
+    committed page in the main file. `then_write`, run afterwards on the same connection, makes a live
     daemon's connection drop its page cache, as any other writer would."""
     with contextlib.closing(sqlite3.connect(db, timeout=5)) as c:
         c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        pages = c.execute("SELECT pageno, pgsize FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno",
-                          (table_name,)).fetchall()
+        names = table_name if isinstance(table_name, tuple) else (table_name,)
+        pages = c.execute(f"SELECT pageno, pgsize FROM dbstat WHERE name IN ({','.join('?' * len(names))}) "
+                          "AND pagetype = 'leaf' ORDER BY pageno", names).fetchall()
         assert pages, f"no leaf page of {table_name} in {db}"
         if first_only:
             pages = pages[:1]
@@ -121,7 +127,7 @@ class RunStoreOwnerTest(unittest.TestCase):
             history = os.path.join(self.state, "nvmond.db")
 
             def damaged_and_found():
-                damage_leaves(history, "samples", then_write="UPDATE drives SET model = model")
+                damage_leaves(history, SAMPLE_TABLES, then_write="UPDATE drives SET model = model")
                 with contextlib.suppress(AssertionError):
                     return d.wait_metric(lambda m: store_errors(m, "corrupt") > 0, 5, "the corrupt history counted")
             wait_for(damaged_and_found, 30, "the damaged history found")
@@ -220,7 +226,7 @@ class RunStoreOwnerTest(unittest.TestCase):
             # The next daemon finds its history damaged (its first read
             # touches every samples page) while the soak resumes.
             with contextlib.suppress(AssertionError, sqlite3.Error):
-                damage_leaves(history, "samples")
+                damage_leaves(history, SAMPLE_TABLES)
             now = committed(self.state)
             for run, rounds in seen.items():
                 self.assertTrue(rounds <= now.get(run, set()), f"kill {kill}: run {run} lost rounds in the file")

@@ -226,5 +226,57 @@ TEST(DriveAnalyticsThermal, RestartMidEventDoesNotDoubleCount) {
   EXPECT_DOUBLE_EQ(seconds(*(*events)[0].end - (*events)[0].start), 8 + 20);
 }
 
+// A quiet drive's detector state is stored once, not at every poll (only
+// its last poll's time would change), and a restart restores that time
+// from the newest sample: an event that then begins starts where a daemon
+// that never restarted puts it (at most one poll interval back, though the
+// drive's counter says 30 s).
+TEST(DriveAnalyticsThermal, AQuietDrivesStateIsWrittenOnceAndRestoresExactly) {
+  const DriveInfo info = testing::drive("SN-QUIET", "/dev/nvme2");
+  const DriveKey key{info.serial, info.model};
+  AnalyticsConfig config;
+  struct Run {
+    TempDir dir;
+    ManualClock clock;
+    HealthSnapshot snap = testing::snapshot(clock.wall());
+  };
+  auto poll = [&](Run& r, DriveAnalytics& a) {
+    r.snap.taken = r.clock.wall();
+    auto v = a.update(info, r.snap, config);
+    EXPECT_TRUE(v) << (v ? "" : v.error().message);
+    r.clock.advance(10s);
+    return a.view();
+  };
+  Run restarted, continuous;
+  const WallTime first = restarted.clock.wall();
+  {
+    auto store = SqliteStore::open(restarted.dir.path());
+    ASSERT_TRUE(store);
+    DriveAnalytics a(**store);
+    for (int i = 0; i < 5; ++i) poll(restarted, a);
+    auto stored = (*store)->state(key, "thermal");
+    ASSERT_TRUE(stored && *stored);
+    auto state = decode_thermal_state(**stored);
+    ASSERT_TRUE(state && state->last);
+    EXPECT_EQ(state->last->time, first) << "a quiet poll rewrote the state";
+  }
+  auto store = SqliteStore::open(restarted.dir.path());
+  auto other = SqliteStore::open(continuous.dir.path());
+  ASSERT_TRUE(store && other);
+  DriveAnalytics b(**store);
+  DriveAnalytics c(**other);
+  for (int i = 0; i < 5; ++i) poll(continuous, c);
+  restarted.snap.smart.thermal.tmt1_transitions = continuous.snap.smart.thermal.tmt1_transitions = 1;
+  restarted.snap.smart.thermal.tmt1_seconds = continuous.snap.smart.thermal.tmt1_seconds = 30;
+  const AnalyticsView vb = poll(restarted, b);
+  const AnalyticsView vc = poll(continuous, c);
+  ASSERT_TRUE(vb.thermal.throttling && vc.thermal.throttling);
+  ASSERT_TRUE(vb.thermal.current_start && vc.thermal.current_start);
+  EXPECT_EQ(*vb.thermal.current_start - restarted.clock.wall(), *vc.thermal.current_start - continuous.clock.wall());
+  EXPECT_EQ(*vb.thermal.current_start, restarted.clock.wall() - 20s);  // the previous poll, not 30 s back
+  EXPECT_DOUBLE_EQ(vb.thermal.source_seconds[idx(ThrottleSource::tmt1)],
+                   vc.thermal.source_seconds[idx(ThrottleSource::tmt1)]);
+}
+
 }  // namespace
 }  // namespace nvmond
