@@ -38,7 +38,7 @@ MetricSet::Slot& MetricSet::slot(const Family& f) {
   if (auto it = by_name_.find(std::string_view(f.name)); it != by_name_.end()) {
     index = it->second;
   } else {
-    slots_.push_back(Slot{f.name, f.help, f.type, {}});
+    slots_.push_back(Slot{f.name, f.help, f.type, RenderedFamilies::render_header(f.name, f.help, f.type), {}});
     by_name_.emplace(f.name, index);
     render_order_.clear();
   }
@@ -95,10 +95,18 @@ void MetricSet::render_to(RenderedFamilies& out) {
       });
     }
   }
+  // One allocation (if any) for what this round appends, not a growth series.
+  std::size_t bytes = 0, families = 0;
+  for (const auto& s : slots_) {
+    if (s.samples.empty()) continue;
+    bytes += s.header.size() + s.samples.size();
+    ++families;
+  }
+  out.reserve(out.text().size() + bytes, out.families().size() + families);
   for (const std::size_t i : render_order_) {
     Slot& s = slots_[i];
     if (s.samples.empty()) continue;
-    out.begin_family(s.name, s.help, s.type) += s.samples;
+    out.begin_family(s.header, std::string_view(s.name).size()) += s.samples;
     out.end_family();
     s.samples.clear();
   }

@@ -102,6 +102,7 @@ class MetricSet {
     const char* name;
     const char* help;
     prometheus::MetricType type;
+    std::string header;   // rendered once
     std::string samples;  // sample lines added since the last render
   };
   Slot& slot(const Family& f);

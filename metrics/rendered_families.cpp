@@ -6,18 +6,28 @@
 
 namespace nvmond {
 
+std::string RenderedFamilies::render_header(std::string_view name, std::string_view help,
+                                            prometheus::MetricType type) {
+  std::string header;
+  append_family_header(header, name, help, type);
+  return header;
+}
+
 std::string& RenderedFamilies::begin_family(std::string_view name, std::string_view help,
                                             prometheus::MetricType type) {
+  return begin_family(render_header(name, help, type), name.size());
+}
+
+std::string& RenderedFamilies::begin_family(const std::string& header, std::size_t name_size) {
   if (open_) throw std::logic_error("RenderedFamilies: a family begun before the last one ended");
   open_ = true;
   Slice& f = families_.emplace_back();
   f.header = text_.size();
-  append_family_header(text_, name, help, type);
+  text_ += header;
   f.samples = text_.size();
-  // The "# TYPE <name> <type>\n" line ends the header.
-  const std::size_t type_line = text_.rfind("# TYPE ", f.samples - 1);
-  f.name = type_line + 7;
-  f.name_size = name.size();
+  // The header ends with the "# TYPE <name> <type>\n" line.
+  f.name = f.header + header.rfind("# TYPE ") + 7;
+  f.name_size = name_size;
   return text_;
 }
 

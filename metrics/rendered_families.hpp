@@ -31,6 +31,10 @@ class RenderedFamilies {
   // Writes a family's header; sample lines then go to text() until
   // end_family(). A family that got no samples is dropped there.
   std::string& begin_family(std::string_view name, std::string_view help, prometheus::MetricType type);
+  // The same with the header already rendered (by render_header()).
+  std::string& begin_family(const std::string& header, std::size_t name_size);
+  // A family's "# HELP"/"# TYPE" lines, to render once and reuse.
+  static std::string render_header(std::string_view name, std::string_view help, prometheus::MetricType type);
   void end_family();
   // A typed family, rendered (nothing for one without series).
   void append(const prometheus::MetricFamily& family);
