@@ -1,7 +1,6 @@
 #include "analytics/metrics.hpp"
 
 #include <atomic>
-#include <functional>
 #include <string>
 
 #include "core/log.hpp"
@@ -10,10 +9,19 @@
 namespace nvmond {
 namespace {
 
-// Adds one series of the drive (its labels after serial, its value).
-using Add = std::function<void(Labels, double)>;
+// Adds one series of the drive to the family: labels after serial (none or
+// one), then its value.
+struct Add {
+  MetricSet& out;
+  const Family& family;
+  const LabelPrefix& id;
+  void operator()(double value) const { out.add(family, id, value); }
+  void operator()(std::string_view label, std::string_view text, double value) const {
+    out.add(family, id, {{label, text}}, value);
+  }
+};
 // Adds the series of one drive to a family.
-using Emit = std::function<void(const AnalyticsView&, const Add&)>;
+using Emit = void (*)(const AnalyticsView&, const Add&);
 
 double timestamp_seconds(WallTime t) { return seconds(t.time_since_epoch()); }
 
@@ -26,30 +34,35 @@ struct FamilySpec {
 };
 
 template <typename T>
-void if_set(const std::optional<T>& v, const Add& add, Labels extra = {}) {
-  if (v) add(std::move(extra), static_cast<double>(*v));
+void if_set(const std::optional<T>& v, const Add& add) {
+  if (v) add(static_cast<double>(*v));
+}
+
+template <typename T>
+void if_set(const std::optional<T>& v, const Add& add, std::string_view label, std::string_view text) {
+  if (v) add(label, text, static_cast<double>(*v));
 }
 
 // One series per wear window (window="1d", ...), then window="lifetime".
 void per_window(const AnalyticsView& v, const Add& add, std::optional<double> WindowRate::*rate,
                 const std::optional<double>& lifetime) {
   for (std::size_t w = 0; w < kWearWindows.size(); ++w) {
-    if_set(v.wear.windows[w].*rate, add, {{"window", std::string(kWearWindows[w].label)}});
+    if_set(v.wear.windows[w].*rate, add, "window", kWearWindows[w].label);
   }
-  if_set(lifetime, add, {{"window", "lifetime"}});
+  if_set(lifetime, add, "window", "lifetime");
 }
 
 template <typename T>
 void per_source(const std::array<T, kThrottleSourceCount>& by_source, const Add& add) {
   for (std::size_t i = 0; i < kThrottleSourceCount; ++i) {
-    add({{"source", std::string(throttle_source_label(throttle_source(i)))}}, static_cast<double>(by_source[i]));
+    add("source", throttle_source_label(throttle_source(i)), static_cast<double>(by_source[i]));
   }
 }
 
 template <typename T>
 void per_level(const std::array<T, kMaxThrottleLevel + 1>& by_level, const Add& add) {
   for (int l = 1; l <= kMaxThrottleLevel; ++l) {
-    add({{"level", std::to_string(l)}}, static_cast<double>(by_level[static_cast<std::size_t>(l)]));
+    add("level", std::to_string(l), static_cast<double>(by_level[static_cast<std::size_t>(l)]));
   }
 }
 
@@ -70,28 +83,28 @@ const std::vector<FamilySpec>& specs() {
         "Span of history actually behind each DWPD window (shorter than the window after gaps or a counter reset)."},
        [](const AnalyticsView& v, const Add& add) {
          for (std::size_t w = 0; w < kWearWindows.size(); ++w) {
-           add({{"window", std::string(kWearWindows[w].label)}}, seconds(v.wear.windows[w].covered));
+           add("window", kWearWindows[w].label, seconds(v.wear.windows[w].covered));
          }
        }},
       {{"nvme_rated_dwpd", Family::gauge, "Rated drive writes per day over the warranty period."},
        [](const AnalyticsView& v, const Add& add) {
-         if (v.wear.rated && v.wear.rated->dwpd > 0) add({}, v.wear.rated->dwpd);
+         if (v.wear.rated && v.wear.rated->dwpd > 0) add(v.wear.rated->dwpd);
        }},
       {{"nvme_rated_endurance_bytes", Family::gauge, "Rated host bytes written over the warranty period."},
        [](const AnalyticsView& v, const Add& add) {
-         if (v.wear.rated) add({}, v.wear.rated->bytes);
+         if (v.wear.rated) add(v.wear.rated->bytes);
        }},
       {{"nvme_rated_endurance_info", Family::gauge,
         "Where the endurance rating comes from: config, drive (OCP endurance estimate) or builtin (fallback table)."},
        [](const AnalyticsView& v, const Add& add) {
-         if (v.wear.rated) add({{"source", std::string(v.wear.rated->source)}}, 1);
+         if (v.wear.rated) add("source", v.wear.rated->source, 1);
        }},
       {{"nvme_endurance_used_ratio", Family::gauge, "Host bytes written / rated endurance bytes."},
        [](const AnalyticsView& v, const Add& add) { if_set(v.wear.endurance_used_ratio, add); }},
       {{"nvme_projected_wearout_timestamp_seconds", Family::gauge,
         "When the rated endurance is reached at the 7-day write rate (Unix time)."},
        [](const AnalyticsView& v, const Add& add) {
-         if (v.wear.projected_wearout) add({}, timestamp_seconds(*v.wear.projected_wearout));
+         if (v.wear.projected_wearout) add(timestamp_seconds(*v.wear.projected_wearout));
        }},
       {{"nvme_write_amplification_ratio", Family::gauge,
         "Physical media bytes written / host bytes written over 7 days (OCP drives only)."},
@@ -99,13 +112,13 @@ const std::vector<FamilySpec>& specs() {
       {{"nvme_write_rate_over_rating", Family::gauge,
         "1 when the 7-day DWPD exceeds the rated DWPD times [wear] warn_factor."},
        [](const AnalyticsView& v, const Add& add) {
-         if (v.wear.rated && v.wear.rated->dwpd > 0) add({}, v.wear.over_rating ? 1 : 0);
+         if (v.wear.rated && v.wear.rated->dwpd > 0) add(v.wear.over_rating ? 1 : 0);
        }},
       {{"nvme_thermal_throttling", Family::gauge, "1 while the drive is thermally throttling."},
-       [](const AnalyticsView& v, const Add& add) { add({}, v.thermal.throttling ? 1 : 0); },
+       [](const AnalyticsView& v, const Add& add) { add(v.thermal.throttling ? 1 : 0); },
        true},
       {{"nvme_thermal_throttle_level", Family::gauge, "Current throttle level: 0 none, 1 light, 2 heavy, 3 critical."},
-       [](const AnalyticsView& v, const Add& add) { add({}, v.thermal.level); },
+       [](const AnalyticsView& v, const Add& add) { add(v.thermal.level); },
        true},
       {{"nvme_thermal_throttle_last_peak_celsius", Family::gauge,
         "Hottest sensor reading during the newest throttle event (open or closed)."},
@@ -113,7 +126,7 @@ const std::vector<FamilySpec>& specs() {
        true},
       {{"nvme_thermal_throttle_merged_events_total", Family::counter,
         "Throttle events, overlapping signals merged into one event."},
-       [](const AnalyticsView& v, const Add& add) { add({}, static_cast<double>(v.thermal.events)); },
+       [](const AnalyticsView& v, const Add& add) { add(static_cast<double>(v.thermal.events)); },
        true},
       {{"nvme_thermal_throttle_events_total", Family::counter,
         "Throttle events each signal source took part in (one event may count for several sources)."},
@@ -135,7 +148,7 @@ const std::vector<FamilySpec>& specs() {
       {{"nvmond_history_skipped_samples_total", Family::counter,
         "Polls not recorded in the history, by reason (clock_behind: dated before the newest stored sample)."},
        [](const AnalyticsView& v, const Add& add) {
-         add({{"reason", "clock_behind"}}, static_cast<double>(v.skipped_clock_behind));
+         add("reason", "clock_behind", static_cast<double>(v.skipped_clock_behind));
        }},
   };
   return kSpecs;
@@ -153,23 +166,25 @@ void refuse_unnamed(const AnalyticsView& v) {
 
 }  // namespace
 
-std::vector<prometheus::MetricFamily> analytics_metric_families(std::span<const AnalyticsView> views) {
-  // Families in table order (the outer loop), each with every drive's series.
-  MetricSet out(MetricSet::Order::as_declared);
-  for (const auto& spec : specs()) {
-    for (const auto& v : views) {
-      if (v.serial.empty()) {
-        refuse_unnamed(v);
-        continue;
-      }
+void add_analytics_metrics(std::span<const AnalyticsView> views, MetricSet& out) {
+  // Families in table order, each with every drive's series.
+  for (const auto& spec : specs()) out.declare(spec.family);
+  for (const auto& v : views) {
+    if (v.serial.empty()) {
+      refuse_unnamed(v);
+      continue;
+    }
+    const auto id = LabelPrefix::of({{"serial", v.serial}});
+    for (const auto& spec : specs()) {
       if (spec.needs_history && !v.history) continue;
-      spec.emit(v, [&](Labels extra, double value) {
-        Labels l{{"serial", v.serial}};
-        for (auto& e : extra) l.push_back(std::move(e));
-        out.add(spec.family, std::move(l), value);
-      });
+      spec.emit(v, Add{out, spec.family, id});
     }
   }
+}
+
+std::vector<prometheus::MetricFamily> analytics_metric_families(std::span<const AnalyticsView> views) {
+  MetricSet out(MetricSet::Order::as_declared);
+  add_analytics_metrics(views, out);
   return out.take();
 }
 

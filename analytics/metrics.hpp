@@ -11,9 +11,14 @@
 #include <vector>
 
 #include "analytics/drive_analytics.hpp"
+#include "metrics/metric_set.hpp"
 
 namespace nvmond {
 
+// Adds the series of `views` to `out` (in an Order::as_declared set, in the
+// table's order). A set kept from poll to poll renders without allocating.
+void add_analytics_metrics(std::span<const AnalyticsView> views, MetricSet& out);
+// The same as families, for code that inspects them.
 std::vector<prometheus::MetricFamily> analytics_metric_families(std::span<const AnalyticsView> views);
 
 }  // namespace nvmond

@@ -22,7 +22,7 @@ namespace {
 // Each new entry is logged once, with what an operator needs to find the
 // command and the data it hit; the class totals become the drive's series.
 void observe_error_log(ErrorLogTracker& tracker, const DriveInfo& info, const HealthSnapshot& snap,
-                       PollObservation& out) {
+                       const LabelPrefix& id, MetricSet& metrics, PollObservation& out) {
   const auto update = tracker.update(DriveKey{info.serial, info.model}, snap);
   if (update.error) log::debug("{}: recording the error log: {}", info.path, update.error->message);
   if (update.reset) {
@@ -35,10 +35,7 @@ void observe_error_log(ErrorLogTracker& tracker, const DriveInfo& info, const He
   out.error_log_seen = tracker.seen();
   if (!out.error_log_seen) return;
   out.media_path_errors = media_and_path_errors(tracker.counts());
-  MetricSet set;
-  add_error_log_classes(tracker.counts(), {{"serial", info.serial}}, set);
-  auto fams = set.take();
-  out.families.insert(out.families.end(), std::make_move_iterator(fams.begin()), std::make_move_iterator(fams.end()));
+  add_error_log_classes(tracker.counts(), id, metrics);
 }
 
 // A first read of a long-lived drive may bring thousands of events: the
@@ -51,7 +48,7 @@ std::string when_text(const std::optional<WallTime>& t) {
 }
 
 void observe_event_log(EventLogTracker& tracker, const DriveInfo& info, const HealthSnapshot& snap,
-                       PollObservation& out) {
+                       const LabelPrefix& id, MetricSet& metrics) {
   const auto update = tracker.update(info, snap);
   if (update.error) log::debug("{}: recording the persistent event log: {}", info.path, update.error->message);
   if (update.cleared) {
@@ -73,16 +70,13 @@ void observe_event_log(EventLogTracker& tracker, const DriveInfo& info, const He
     }
   }
   if (!tracker.known()) return;
-  MetricSet set;
-  add_event_log_types(tracker.counts(), {{"serial", info.serial}}, set);
-  auto fams = set.take();
-  out.families.insert(out.families.end(), std::make_move_iterator(fams.begin()), std::make_move_iterator(fams.end()));
+  add_event_log_types(tracker.counts(), id, metrics);
 }
 
 // Each capture is one line naming its file; a failure one line with its
 // reason. Both wait for [telemetry] min_interval before the next attempt.
 void observe_telemetry(TelemetryRecorder& recorder, const DriveInfo& info, const HealthSnapshot& snap,
-                       Duration min_interval, PollObservation& out) {
+                       Duration min_interval, const LabelPrefix& id, MetricSet& metrics, PollObservation& out) {
   const auto update = recorder.update(info, snap);
   if (update.restore_error) {
     log::warn("drive {} at {}: reading its saved telemetry: {}", info.serial, info.path, update.restore_error->message);
@@ -102,10 +96,7 @@ void observe_telemetry(TelemetryRecorder& recorder, const DriveInfo& info, const
   }
   out.telemetry_mark = recorder.mark();
   if (!recorder.known()) return;
-  MetricSet set;
-  add_telemetry_captures(recorder, {{"serial", info.serial}}, set);
-  auto fams = set.take();
-  out.families.insert(out.families.end(), std::make_move_iterator(fams.begin()), std::make_move_iterator(fams.end()));
+  add_telemetry_captures(recorder, id, metrics);
 }
 
 // A panic is an operator's business at once: the drive says how to recover.
@@ -223,14 +214,18 @@ PollObserver Fleet::observer_for(const Source& source) const {
   auto events = std::make_shared<EventLogTracker>(store_);
   auto telemetry = std::make_shared<TelemetryRecorder>(telemetry_archive_);
   auto panics = std::make_shared<OcpPanicTracker>();
+  // Kept from poll to poll (on the poller's worker thread): a poll then
+  // renders into buffers it already has.
+  auto metrics = std::make_shared<MetricSet>(MetricSet::Order::as_declared);
   const DaemonConfig& config = config_;
-  return [analytics, errors, events, telemetry, panics, &config, extra = source.observer](const DriveInfo& info,
-                                                                                  const HealthSnapshot& snap) {
+  return [analytics, errors, events, telemetry, panics, metrics, &config, extra = source.observer](
+             const DriveInfo& info, const HealthSnapshot& snap) {
     PollObservation out;
     if (extra) out = extra(info, snap);
-    observe_error_log(*errors, info, snap, out);
-    observe_event_log(*events, info, snap, out);
-    observe_telemetry(*telemetry, info, snap, config.telemetry.min_interval, out);
+    const auto id = LabelPrefix::of({{"serial", info.serial}});
+    observe_error_log(*errors, info, snap, id, *metrics, out);
+    observe_event_log(*events, info, snap, id, *metrics);
+    observe_telemetry(*telemetry, info, snap, config.telemetry.min_interval, id, *metrics, out);
     observe_ocp_recovery(*panics, info, snap);
     auto rating = config.ratings.find(info.serial);
     auto view = analytics->update(info, snap, config.analytics,
@@ -238,9 +233,8 @@ PollObserver Fleet::observer_for(const Source& source) const {
     // The store logs its failures once per state change and counts them.
     if (!view) log::debug("{}: recording history: {}", info.path, view.error().message);
     const AnalyticsView& current = analytics->view();
-    auto fams = analytics_metric_families(std::span(&current, 1));
-    out.families.insert(out.families.end(), std::make_move_iterator(fams.begin()),
-                        std::make_move_iterator(fams.end()));
+    add_analytics_metrics(std::span(&current, 1), *metrics);
+    metrics->render_to(out.families);
     // Without history the detector is fresh and knows nothing (its families are left out too).
     out.throttling = current.history && current.thermal.throttling;
     return out;

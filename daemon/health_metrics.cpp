@@ -147,7 +147,7 @@ const VersionedOcpMetric kOcpVersionedMetrics[] = {
 };
 
 template <typename Log, std::size_t N>
-void add_fields(MetricSet& out, const FieldMetric<Log> (&rows)[N], const Labels& id, const Log& log) {
+void add_fields(MetricSet& out, const FieldMetric<Log> (&rows)[N], const LabelPrefix& id, const Log& log) {
   for (const auto& m : rows) out.add(m.family, id, m.value(log));
 }
 
@@ -158,21 +158,17 @@ constexpr Family kTemperature{"nvme_temperature_celsius", Family::gauge,
 
 }  // namespace
 
-void add_up(const Labels& id, bool up, MetricSet& out) { out.add({"nvme_up", Family::gauge, "1 if the last poll of the drive succeeded, 0 otherwise."}, id, up ? 1 : 0); }
+void add_up(const LabelPrefix& id, bool up, MetricSet& out) { out.add({"nvme_up", Family::gauge, "1 if the last poll of the drive succeeded, 0 otherwise."}, id, up ? 1 : 0); }
 
 void add_unidentified_drive(const std::string& path, bool up, MetricSet& out) {
-  Labels l{{"path", path}};
+  const auto l = LabelPrefix::of({{"path", path}});
   out.add(kDeviceInfo, l, 1);
   add_up(l, up, out);
 }
 
-void add_drive_info(const DriveInfo& info, const Labels& id, MetricSet& out) {
-  Labels l = id;
-  l.push_back({"model", info.model});
-  l.push_back({"firmware", info.firmware});
-  l.push_back({"path", info.path});
-  l.push_back({"backend", info.backend});
-  out.add(kDeviceInfo, std::move(l), 1);
+void add_drive_info(const DriveInfo& info, const LabelPrefix& id, MetricSet& out) {
+  out.add(kDeviceInfo, id,
+          {{"model", info.model}, {"firmware", info.firmware}, {"path", info.path}, {"backend", info.backend}}, 1);
   out.add({"nvme_capacity_bytes", Family::gauge, "Capacity the host can write (namespaces, else TNVMCAP)."}, id,
           static_cast<double>(info.capacity_bytes));
   const auto& c = info.controller;
@@ -183,31 +179,31 @@ void add_drive_info(const DriveInfo& info, const Labels& id, MetricSet& out) {
     if (kelvin == 0) continue;  // not reported by this controller
     out.add({"nvme_temperature_limit_celsius", Family::gauge,
              "Temperature limits from Identify Controller (WCTEMP, CCTEMP, MNTMT, MXTMT)."},
-            with(id, "limit", name), kelvin_to_celsius(kelvin));
+            id, {{"limit", name}}, kelvin_to_celsius(kelvin));
   }
 }
 
-void add_error_log_classes(const ErrorClassCounts& counts, const Labels& id, MetricSet& out) {
+void add_error_log_classes(const ErrorClassCounts& counts, const LabelPrefix& id, MetricSet& out) {
   for (std::size_t i = 0; i < counts.size(); ++i) {
     out.add({"nvme_error_log_read_entries_total", Family::counter,
              "Error Information log entries read from the drive, by the class of their status."},
-            with(id, "status_class", std::string(to_text(static_cast<ErrorStatusClass>(i)))),
+            id, {{"status_class", to_text(static_cast<ErrorStatusClass>(i))}},
             static_cast<double>(counts[i]));
   }
 }
 
-void add_event_log_types(const EventLogTypeCounts& counts, const Labels& id, MetricSet& out) {
+void add_event_log_types(const EventLogTypeCounts& counts, const LabelPrefix& id, MetricSet& out) {
   const auto labels = pel_type_labels();
   for (std::size_t i = 0; i < counts.size(); ++i) {
     out.add({"nvme_event_log_events_total", Family::counter,
              "Persistent Event log events read from the drive, by event type."},
-            with(id, "type", std::string(labels[i])), static_cast<double>(counts[i]));
+            id, {{"type", labels[i]}}, static_cast<double>(counts[i]));
   }
 }
 
 namespace {
 
-void add_pcie_link(const PcieLink& link, const Labels& id, MetricSet& out) {
+void add_pcie_link(const PcieLink& link, const LabelPrefix& id, MetricSet& out) {
   constexpr Family kSpeed{"nvme_pcie_link_speed_transfers_per_second", Family::gauge,
                           "PCIe link speed, current (as trained) and max (what both ends can do)."};
   constexpr Family kWidth{"nvme_pcie_link_width_lanes", Family::gauge,
@@ -215,8 +211,8 @@ void add_pcie_link(const PcieLink& link, const Labels& id, MetricSet& out) {
   const std::pair<const char*, std::pair<std::optional<double>, std::optional<unsigned>>> ends[] = {
       {"current", {link.current_speed_gts, link.current_width}}, {"max", {link.max_speed_gts, link.max_width}}};
   for (const auto& [which, v] : ends) {
-    if (v.first) out.add(kSpeed, with(id, "link", which), *v.first * 1e9);
-    if (v.second) out.add(kWidth, with(id, "link", which), *v.second);
+    if (v.first) out.add(kSpeed, id, {{"link", which}}, *v.first * 1e9);
+    if (v.second) out.add(kWidth, id, {{"link", which}}, *v.second);
   }
   out.add({"nvme_pcie_link_degraded", Family::gauge,
            "1 while the PCIe link trained slower or narrower than its maximum."},
@@ -227,11 +223,11 @@ void add_pcie_link(const PcieLink& link, const Labels& id, MetricSet& out) {
     if (!n) continue;  // no AER for this device
     out.add({"nvme_pcie_aer_errors_total", Family::counter,
              "PCIe Advanced Error Reporting errors of the drive's function since boot, by severity."},
-            with(id, "severity", severity), static_cast<double>(*n));
+            id, {{"severity", severity}}, static_cast<double>(*n));
   }
 }
 
-void add_ocp_smart(const OcpSmartLog& o, const Labels& id, MetricSet& out) {
+void add_ocp_smart(const OcpSmartLog& o, const LabelPrefix& id, MetricSet& out) {
   add_fields(out, kOcpMetrics, id, o);
   out.add({"nvme_ocp_smart_log_version", Family::gauge,
            "Log Page Version of the drive's OCP C0 log: which of the version-gated nvme_ocp_ families it has."},
@@ -241,41 +237,43 @@ void add_ocp_smart(const OcpSmartLog& o, const Labels& id, MetricSet& out) {
   }
 }
 
-void add_ocp_latency_monitor(const OcpLatencyMonitorLog& log, const Labels& id, MetricSet& out) {
+void add_ocp_latency_monitor(const OcpLatencyMonitorLog& log, const LabelPrefix& id, MetricSet& out) {
   out.add({"nvme_ocp_latency_monitor_enabled", Family::gauge, "1 while the drive's OCP latency monitor (C3) is on."},
           id, log.enabled() ? 1 : 0);
   for (std::size_t b = 0; b < kOcpLatencyBuckets; ++b) {
     const std::string bucket = std::to_string(b);
     out.add({"nvme_ocp_latency_monitor_threshold_seconds", Family::gauge,
              "Lower bound of each OCP latency monitor bucket (Active Threshold A..D)."},
-            with(id, "bucket", bucket), log.threshold_ms(b) / 1000.0);
+            id, {{"bucket", bucket}}, log.threshold_ms(b) / 1000.0);
     for (std::size_t op = 0; op < kOcpLatencyOps; ++op) {
       out.add({"nvme_ocp_latency_monitor_commands_total", Family::counter,
                "Commands the drive timed at or above a latency monitor bucket's threshold and below the next "
                "(OCP C3 static bucket counters, since the monitor was enabled)."},
-              with(with(id, "op", std::string(kOcpLatencyOpNames[op])), "bucket", bucket),
+              id, {{"op", kOcpLatencyOpNames[op]}, {"bucket", bucket}},
               log.static_bucket[b][op]);
     }
   }
 }
 
-void add_ocp_recovery(const OcpErrorRecoveryLog& log, const Labels& id, MetricSet& out) {
+void add_ocp_recovery(const OcpErrorRecoveryLog& log, const LabelPrefix& id, MetricSet& out) {
   out.add({"nvme_ocp_panics_total", Family::counter, "Panics the drive counted (OCP C1 Panic Count, saturates at 255)."},
           id, log.panic_count);
   out.add({"nvme_ocp_panic", Family::gauge, "1 while the drive reports a panic (OCP C1 Panic ID not zero)."}, id,
           log.panicked() ? 1 : 0);
   if (!log.panicked()) return;
-  Labels l = with(id, "panic_id", fmt::format("0x{:x}", log.panic_id));
-  l.push_back({"reset_action", ocp_reset_action_text(log.panic_reset_action)});
-  l.push_back({"recovery_action", std::string(ocp_recovery_action_text(log.device_recovery_action_1))});
+  const std::string reset_action = ocp_reset_action_text(log.panic_reset_action);
   out.add({"nvme_ocp_panic_info", Family::gauge,
            "The drive's current panic and what it asks the host to do (OCP C1); always 1."},
-          std::move(l), 1);
+          id,
+          {{"panic_id", fmt::format("0x{:x}", log.panic_id)},
+           {"reset_action", reset_action},
+           {"recovery_action", ocp_recovery_action_text(log.device_recovery_action_1)}},
+          1);
 }
 
 // Only for a drive that supports self-tests: a drive without them has no
 // nvme_self_test_* series at all (QEMU, most client drives).
-void add_self_test(const SelfTestLog& log, const Labels& id, MetricSet& out) {
+void add_self_test(const SelfTestLog& log, const LabelPrefix& id, MetricSet& out) {
   out.add({"nvme_self_test_in_progress", Family::gauge, "1 while a device self-test runs, 0 otherwise."}, id,
           log.running() ? 1 : 0);
   out.add({"nvme_self_test_progress_ratio", Family::gauge,
@@ -283,11 +281,9 @@ void add_self_test(const SelfTestLog& log, const Labels& id, MetricSet& out) {
           id, log.running() ? log.completion_pct / 100.0 : 0.0);
   if (log.results.empty()) return;  // never tested
   const SelfTestResult& last = log.results.front();
-  Labels l = with(id, "kind", std::string(self_test_kind_text(last.code())));
-  l.push_back({"result", std::string(self_test_result_text(last.result()))});
   out.add({"nvme_self_test_last_result", Family::gauge,
            "1 for the newest device self-test result, labelled by its kind and outcome."},
-          std::move(l), 1);
+          id, {{"kind", self_test_kind_text(last.code())}, {"result", self_test_result_text(last.result())}}, 1);
   out.add({"nvme_self_test_last_power_on_seconds", Family::gauge,
            "Power-on time at which the newest device self-test completed or aborted (its Power On Hours x 3600)."},
           id, static_cast<double>(last.power_on_hours) * kHour);
@@ -300,17 +296,17 @@ void add_self_test(const SelfTestLog& log, const Labels& id, MetricSet& out) {
 
 }  // namespace
 
-void add_health(const DriveInfo& /*info*/, const HealthSnapshot& snap, const Labels& id,
+void add_health(const DriveInfo& /*info*/, const HealthSnapshot& snap, const LabelPrefix& id,
                 MetricSet& out) {
   const SmartLog& s = snap.smart;
-  out.add(kTemperature, with(id, "sensor", "composite"), kelvin_to_celsius(s.composite_temperature_k));
+  out.add(kTemperature, id, {{"sensor", "composite"}}, kelvin_to_celsius(s.composite_temperature_k));
   for (std::size_t i = 0; i < s.sensor_temperature_k.size(); ++i) {
     if (s.sensor_temperature_k[i] == 0) continue;  // absent sensor
-    out.add(kTemperature, with(id, "sensor", std::to_string(i + 1)), kelvin_to_celsius(s.sensor_temperature_k[i]));
+    out.add(kTemperature, id, {{"sensor", std::to_string(i + 1)}}, kelvin_to_celsius(s.sensor_temperature_k[i]));
   }
   for (const auto& bit : kCriticalWarningNames) {
     out.add({"nvme_critical_warning", Family::gauge, "SMART critical warning bits, one series per bit (0/1)."},
-            with(id, "bit", bit.name), (s.critical_warning & bit.mask) != 0 ? 1 : 0);
+            id, {{"bit", bit.name}}, (s.critical_warning & bit.mask) != 0 ? 1 : 0);
   }
   add_fields(out, kSmartMetrics, id, s);
 
@@ -320,10 +316,10 @@ void add_health(const DriveInfo& /*info*/, const HealthSnapshot& snap, const Lab
   for (const auto& [level, v] : tmt) {
     out.add({"nvme_thermal_management_transitions_total", Family::counter,
              "Transitions into host-controlled thermal management level 1 or 2."},
-            with(id, "level", level), v.first);
+            id, {{"level", level}}, v.first);
     out.add({"nvme_thermal_management_seconds_total", Family::counter,
              "Time spent in host-controlled thermal management level 1 or 2."},
-            with(id, "level", level), v.second);
+            id, {{"level", level}}, v.second);
   }
 
   for (std::size_t i = 0; i < snap.thresholds.over_k.size(); ++i) {
@@ -334,7 +330,7 @@ void add_health(const DriveInfo& /*info*/, const HealthSnapshot& snap, const Lab
       if (!value->has_value() || **value == 0) continue;
       out.add({"nvme_temperature_threshold_celsius", Family::gauge,
                "Temperature Threshold feature (FID 04h) per sensor, over and under."},
-              with(with(id, "sensor", sensor), "type", kind), kelvin_to_celsius(**value));
+              id, {{"sensor", sensor}, {"type", kind}}, kelvin_to_celsius(**value));
     }
   }
 

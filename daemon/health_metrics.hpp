@@ -10,21 +10,21 @@
 namespace nvmond {
 
 // nvme_up: 1 if the last poll of the drive succeeded.
-void add_up(const Labels& id, bool up, MetricSet& out);
+void add_up(const LabelPrefix& id, bool up, MetricSet& out);
 // A drive that never identified (no serial): nvme_up and nvme_device_info
 // keyed by path, nothing else.
 void add_unidentified_drive(const std::string& path, bool up, MetricSet& out);
 // Series that describe the drive whether or not its last poll worked.
-void add_drive_info(const DriveInfo& info, const Labels& id, MetricSet& out);
+void add_drive_info(const DriveInfo& info, const LabelPrefix& id, MetricSet& out);
 // nvme_error_log_read_entries_total: the entries of the Error Information
 // log counted so far, one series per status class (zeros included, so an
 // alert's increase() sees the first one).
-void add_error_log_classes(const ErrorClassCounts& counts, const Labels& id, MetricSet& out);
+void add_error_log_classes(const ErrorClassCounts& counts, const LabelPrefix& id, MetricSet& out);
 // nvme_event_log_events_total: the Persistent Event log events counted so
 // far, one series per type label (zeros included, as above).
-void add_event_log_types(const EventLogTypeCounts& counts, const Labels& id, MetricSet& out);
+void add_event_log_types(const EventLogTypeCounts& counts, const LabelPrefix& id, MetricSet& out);
 // Everything read in one successful poll.
-void add_health(const DriveInfo& info, const HealthSnapshot& snap, const Labels& id,
+void add_health(const DriveInfo& info, const HealthSnapshot& snap, const LabelPrefix& id,
                 MetricSet& out);
 
 }  // namespace nvmond

@@ -451,6 +451,7 @@ void DevicePoller::on_outcome(std::shared_ptr<Outcome> o) {
   ++polls_;
   if (o->info) {
     if (info_ && info_->serial != o->info->serial) media_path_errors_.reset();
+    if (!info_ || info_->serial != o->info->serial) id_ = LabelPrefix::of({{"serial", o->info->serial}});
     info_ = *o->info;
     if (info_->serial.empty()) {
       log::error("{}: identified without a serial number ({}); reported under its path only", path_, info_->model);
@@ -464,20 +465,19 @@ void DevicePoller::on_outcome(std::shared_ptr<Outcome> o) {
   if (!up_) log::info("{}: up ({} {})", path_, info_->model, info_->serial);
   up_ = true;
   last_error_ = {};
+  health_.clear();
   if (!identified()) {
     publish();
     return;
   }
   last_success_unix_ = seconds(o->snapshot->taken.time_since_epoch());
-  MetricSet set;
-  add_health(*info_, *o->snapshot, {{"serial", info_->serial}}, set);
-  auto health = set.take();
-  health.insert(health.end(), std::make_move_iterator(o->observed.families.begin()),
-                std::make_move_iterator(o->observed.families.end()));
+  add_health(*info_, *o->snapshot, id_, health_set_);
+  health_set_.render_to(health_);
+  health_.append(o->observed.families);
   snapshot_ = std::move(o->snapshot);
   throttling_ = o->observed.throttling;
   if (o->observed.media_path_errors) media_path_errors_ = o->observed.media_path_errors;
-  publish(std::move(health));
+  publish();
 }
 
 void DevicePoller::record_failure(const Error& error) {
@@ -488,20 +488,25 @@ void DevicePoller::record_failure(const Error& error) {
   // Stale values would lie: the series and the summary's health go away
   // until it answers.
   snapshot_.reset();
+  health_.clear();
   throttling_ = false;
   publish();
 }
 
-void DevicePoller::publish(std::vector<prometheus::MetricFamily> health) {
-  MetricSet set;
+void DevicePoller::publish() {
+  MetricSet& set = publish_set_;
+  RenderedFamilies text;
+  // The last publish's size: one allocation each, not a growth series.
+  text.reserve(published_bytes_, published_families_);
   if (!identified()) {
     // No serial to key series by: the path only, and nothing that could be
     // mistaken for another drive's history.
     add_unidentified_drive(path_, up_, set);
-    out_.publish(path_, set.take());
+    set.render_to(text);
+    out_.publish(path_, std::move(text));
     return;
   }
-  Labels id{{"serial", info_->serial}};
+  const LabelPrefix& id = id_;
   add_drive_info(*info_, id, set);
   add_up(id, up_, set);
   set.add({"nvmond_collections_total", Family::counter, "Polls of a drive that completed (ok or not)."}, id,
@@ -515,13 +520,15 @@ void DevicePoller::publish(std::vector<prometheus::MetricFamily> health) {
   }
   for (const auto& [reason, n] : errors_by_reason_) {
     set.add({"nvmond_collection_errors_total", Family::counter, "Failed polls of a drive, by reason."},
-            with(id, "reason", std::string(to_text(reason))), static_cast<double>(n));
+            id, {{"reason", to_text(reason)}}, static_cast<double>(n));
   }
-  auto fams = set.take();
-  fams.insert(fams.end(), std::make_move_iterator(health.begin()), std::make_move_iterator(health.end()));
+  set.render_to(text);
+  text.append(health_);
+  published_bytes_ = text.text().size();
+  published_families_ = text.families().size();
   DriveSummary summary = summarize_drive(*info_, up_, snapshot_ ? &*snapshot_ : nullptr, throttling_);
   summary.media_path_errors = media_path_errors_;
-  out_.publish(path_, std::move(fams), std::move(summary));
+  out_.publish(path_, std::move(text), std::move(summary));
 }
 
 }  // namespace nvmond

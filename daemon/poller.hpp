@@ -41,7 +41,7 @@ struct PollSettings {
 // What an observer adds to a successful poll: extra families for the device
 // (wear and thermal analytics) and whether the analytics see it throttling.
 struct PollObservation {
-  std::vector<prometheus::MetricFamily> families;
+  RenderedFamilies families;
   bool throttling = false;
   // The error count whose log entries the history has accounted for
   // (ErrorLogTracker::seen): the next poll reads the Error Information log
@@ -90,9 +90,9 @@ class DevicePoller {
   void on_outcome(std::shared_ptr<Outcome> outcome);
   void on_deadline();
   void record_failure(const Error& error);
-  // `health`: the families of the poll that just succeeded (none after a
-  // failed one: stale values would lie), moved into the snapshot.
-  void publish(std::vector<prometheus::MetricFamily> health = {});
+  // Publishes the drive's families, with health_ (the last successful
+  // poll's, empty after a failed one: stale values would lie).
+  void publish();
   void start_thread();
   bool identified() const { return info_ && !info_->serial.empty(); }
 
@@ -123,6 +123,13 @@ class DevicePoller {
   double last_success_unix_ = 0;
   std::uint64_t polls_ = 0;
   std::map<ErrorReason, std::uint64_t> errors_by_reason_;
+  // Rendering, kept between polls so that a poll reuses their buffers.
+  LabelPrefix id_ = LabelPrefix::of({});  // serial="…" of info_
+  MetricSet health_set_;      // a successful poll's health
+  MetricSet publish_set_;     // what every publish has
+  RenderedFamilies health_;   // the last good poll's health and observations
+  std::size_t published_bytes_ = 0;  // text size of the last publish
+  std::size_t published_families_ = 0;
 };
 
 }  // namespace nvmond

@@ -1,23 +1,28 @@
 #include "daemon/published_metrics.hpp"
 
-#include "metrics/exposition_text.hpp"
+#include <utility>
+
+#include "metrics/exposition_parse.hpp"
 #include "metrics/metric_set.hpp"
 
 namespace nvmond {
 
-void PublishedMetrics::publish(const std::string& key, Families families, std::optional<DriveSummary> drive) {
-  auto snapshot = std::make_shared<Snapshot>();
-  snapshot->drive = std::move(drive);
-  snapshot->text.reserve(families.size());
-  for (const auto& fam : families) {
-    RenderedFamily& r = snapshot->text.emplace_back();
-    r.name = fam.name;
-    append_family_header(r.header, fam);
-    append_family_samples(r.samples, fam);
+void PublishedMetrics::publish(const std::string& key, RenderedFamilies families,
+                               std::optional<DriveSummary> drive) {
+  auto snapshot = std::make_shared<Snapshot>(Snapshot{std::move(families), std::move(drive)});
+  std::shared_ptr<const Snapshot> previous;
+  {
+    std::lock_guard lock(mu_);
+    previous = std::exchange(sources_[key], std::move(snapshot));
   }
-  snapshot->families = std::move(families);
-  std::lock_guard lock(mu_);
-  sources_[key] = std::move(snapshot);
+  // The previous snapshot (unless a scrape still holds it) is freed here,
+  // outside the lock.
+}
+
+void PublishedMetrics::publish(const std::string& key, const Families& families, std::optional<DriveSummary> drive) {
+  RenderedFamilies text;
+  for (const auto& fam : families) text.append(fam);
+  publish(key, std::move(text), std::move(drive));
 }
 
 void PublishedMetrics::remove(const std::string& key) {
@@ -34,10 +39,11 @@ std::vector<std::shared_ptr<const PublishedMetrics::Snapshot>> PublishedMetrics:
 }
 
 std::vector<prometheus::MetricFamily> PublishedMetrics::Collect() const {
-  const auto snapshots = held();
+  std::vector<Families> typed;
+  for (const auto& h : held()) typed.push_back(parse_families(h->text));
   std::vector<const Families*> parts;
-  parts.reserve(snapshots.size());
-  for (const auto& h : snapshots) parts.push_back(&h->families);
+  parts.reserve(typed.size());
+  for (const auto& t : typed) parts.push_back(&t);
   return merge_families(parts);
 }
 
@@ -46,26 +52,27 @@ void PublishedMetrics::render(std::string& out, std::vector<std::size_t>* family
   // Family name -> its first header and every source's samples, in source
   // order: the order merge_families() gives the serializer.
   struct Merged {
-    const std::string* header = nullptr;
-    std::vector<const std::string*> samples;
+    std::string_view header;
+    std::vector<std::string_view> samples;
   };
   std::map<std::string_view, Merged> by_name;
   std::size_t size = 0;
   for (const auto& snap : snapshots) {
-    for (const auto& f : snap->text) {
-      auto& m = by_name[f.name];
-      if (m.header == nullptr) {
-        m.header = &f.header;
-        size += f.header.size();
+    const RenderedFamilies& text = snap->text;
+    for (const auto& f : text.families()) {
+      auto& m = by_name[text.name(f)];
+      if (m.header.empty()) {
+        m.header = text.header(f);
+        size += m.header.size();
       }
-      m.samples.push_back(&f.samples);
-      size += f.samples.size();
+      m.samples.push_back(text.samples(f));
+      size += m.samples.back().size();
     }
   }
   out.reserve(out.size() + size);
   for (const auto& [name, m] : by_name) {
-    out += *m.header;
-    for (const auto* s : m.samples) out += *s;
+    out += m.header;
+    for (const auto s : m.samples) out += s;
     if (family_ends) family_ends->push_back(out.size());
   }
 }

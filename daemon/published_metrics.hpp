@@ -3,10 +3,11 @@
 // snapshot; a scrape only copies shared_ptrs under a short lock and merges.
 // No scrape ever waits on a device.
 //
-// Each snapshot is also rendered to exposition text when it is published
+// A snapshot is exposition text, rendered by its source when it publishes
 // (once per poll), so a scrape concatenates pre-rendered text instead of
 // copying and serialising every series: at 64 drives that is the difference
-// between milliseconds and a fraction of one.
+// between milliseconds and a fraction of one. Collect() reads the text back
+// into prometheus-cpp's types for code that inspects what is published.
 //
 // A drive's poller publishes its typed summary in the same snapshot: the
 // control socket and the soak scheduler read that, never the families.
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "daemon/drive_summary.hpp"
+#include "metrics/rendered_families.hpp"
 
 namespace nvmond {
 
@@ -28,7 +30,9 @@ class PublishedMetrics final : public prometheus::Collectable {
   using Families = std::vector<prometheus::MetricFamily>;
   // Replaces what `key` published before, its drive summary included (a
   // source that is no identified drive has none). Thread-safe.
-  void publish(const std::string& key, Families families, std::optional<DriveSummary> drive = std::nullopt);
+  void publish(const std::string& key, RenderedFamilies families, std::optional<DriveSummary> drive = std::nullopt);
+  // The same for typed families (rendered here).
+  void publish(const std::string& key, const Families& families, std::optional<DriveSummary> drive = std::nullopt);
   // Drops a source that is gone (a removed device, a finished job).
   void remove(const std::string& key);
   std::vector<prometheus::MetricFamily> Collect() const override;
@@ -41,15 +45,8 @@ class PublishedMetrics final : public prometheus::Collectable {
   std::vector<DriveSummary> drives() const;
 
  private:
-  // One family of one source: its "# HELP"/"# TYPE" lines and its samples.
-  struct RenderedFamily {
-    std::string name;
-    std::string header;
-    std::string samples;
-  };
   struct Snapshot {
-    Families families;
-    std::vector<RenderedFamily> text;
+    RenderedFamilies text;
     std::optional<DriveSummary> drive;
   };
   std::vector<std::shared_ptr<const Snapshot>> held() const;

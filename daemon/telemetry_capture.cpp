@@ -60,12 +60,12 @@ TelemetryRecorder::Update TelemetryRecorder::update(const DriveInfo& info, const
   return out;
 }
 
-void add_telemetry_captures(const TelemetryRecorder& recorder, const Labels& id, MetricSet& out) {
+void add_telemetry_captures(const TelemetryRecorder& recorder, const LabelPrefix& id, MetricSet& out) {
   const Family family{"nvmond_telemetry_captures_total", Family::counter,
                       "Controller-initiated telemetry captures of a drive since nvmond started, by result "
                       "(saved to the state directory, or failed to read or save)."};
-  out.add(family, with(id, "result", "saved"), static_cast<double>(recorder.saved()));
-  out.add(family, with(id, "result", "failed"), static_cast<double>(recorder.failed()));
+  out.add(family, id, {{"result", "saved"}}, static_cast<double>(recorder.saved()));
+  out.add(family, id, {{"result", "failed"}}, static_cast<double>(recorder.failed()));
 }
 
 }  // namespace nvmond

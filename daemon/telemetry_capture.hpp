@@ -82,6 +82,6 @@ class TelemetryRecorder {
 };
 
 // nvmond_telemetry_captures_total{result="saved"|"failed"} of one drive.
-void add_telemetry_captures(const TelemetryRecorder& recorder, const Labels& id, MetricSet& out);
+void add_telemetry_captures(const TelemetryRecorder& recorder, const LabelPrefix& id, MetricSet& out);
 
 }  // namespace nvmond

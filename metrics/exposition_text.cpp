@@ -8,7 +8,6 @@
 #include <string_view>
 
 namespace nvmond {
-namespace {
 
 using prometheus::ClientMetric;
 using prometheus::MetricFamily;
@@ -35,7 +34,7 @@ void append_value(std::string& out, double v) {
   }
 }
 
-void append_escaped(std::string& out, std::string_view value) {
+void append_label_value(std::string& out, std::string_view value) {
   for (const char c : value) {
     if (c == '\\' || c == '"') {
       out += '\\';
@@ -48,6 +47,8 @@ void append_escaped(std::string& out, std::string_view value) {
   }
 }
 
+namespace {
+
 void append_label(std::string& out, std::string_view name, auto&& append_value_text) {
   out += name;
   out += "=\"";
@@ -57,10 +58,10 @@ void append_label(std::string& out, std::string_view name, auto&& append_value_t
 
 // Name, suffix and labels (with an extra `le` or `quantile` when given),
 // then the space before the value.
-void append_head(std::string& out, const MetricFamily& family, const ClientMetric& metric,
+void append_head(std::string& out, std::string_view name, const ClientMetric& metric,
                  std::string_view suffix = {}, std::string_view extra_name = {}, const double* extra = nullptr,
                  std::string_view extra_text = {}) {
-  out += family.name;
+  out += name;
   out += suffix;
   if (!metric.label.empty() || !extra_name.empty()) {
     out += '{';
@@ -68,7 +69,7 @@ void append_head(std::string& out, const MetricFamily& family, const ClientMetri
     for (const auto& l : metric.label) {
       if (!first) out += ',';
       first = false;
-      append_label(out, l.name, [&] { append_escaped(out, l.value); });
+      append_label(out, l.name, [&] { append_label_value(out, l.value); });
     }
     if (!extra_name.empty()) {
       if (!first) out += ',';
@@ -99,7 +100,7 @@ void append_count(std::string& out, std::uint64_t n) {
   out.append(text.data(), text.size());
 }
 
-void append_histogram(std::string& out, const MetricFamily& family, const ClientMetric& m) {
+void append_histogram(std::string& out, std::string_view family, const ClientMetric& m) {
   const auto& h = m.histogram;
   append_head(out, family, m, "_count");
   append_count(out, h.sample_count);
@@ -121,7 +122,7 @@ void append_histogram(std::string& out, const MetricFamily& family, const Client
   }
 }
 
-void append_summary(std::string& out, const MetricFamily& family, const ClientMetric& m) {
+void append_summary(std::string& out, std::string_view family, const ClientMetric& m) {
   const auto& s = m.summary;
   append_head(out, family, m, "_count");
   append_count(out, s.sample_count);
@@ -149,20 +150,46 @@ std::string_view type_name(MetricType type) {
 
 }  // namespace
 
-void append_family_header(std::string& out, const MetricFamily& family) {
-  out.reserve(out.size() + 2 * family.name.size() + family.help.size() + 24);
-  if (!family.help.empty()) {
+void append_family_header(std::string& out, std::string_view name, std::string_view help, MetricType type) {
+  out.reserve(out.size() + 2 * name.size() + help.size() + 24);
+  if (!help.empty()) {
     out += "# HELP ";
-    out += family.name;
+    out += name;
     out += ' ';
-    out += family.help;
+    out += help;
     out += '\n';
   }
   out += "# TYPE ";
-  out += family.name;
+  out += name;
   out += ' ';
-  out += type_name(family.type);
+  out += type_name(type);
   out += '\n';
+}
+
+void append_family_header(std::string& out, const MetricFamily& family) {
+  append_family_header(out, family.name, family.help, family.type);
+}
+
+void append_series(std::string& out, std::string_view name, MetricType type, const ClientMetric& m) {
+  switch (type) {
+    case MetricType::Counter:
+      append_head(out, name, m);
+      append_value(out, m.counter.value);
+      append_tail(out, m);
+      break;
+    case MetricType::Gauge:
+      append_head(out, name, m);
+      append_value(out, m.gauge.value);
+      append_tail(out, m);
+      break;
+    case MetricType::Untyped:
+      append_head(out, name, m);
+      append_value(out, m.untyped.value);
+      append_tail(out, m);
+      break;
+    case MetricType::Summary: append_summary(out, name, m); break;
+    case MetricType::Histogram: append_histogram(out, name, m); break;
+  }
 }
 
 void append_family_samples(std::string& out, const MetricFamily& family) {
@@ -178,27 +205,7 @@ void append_family_samples(std::string& out, const MetricFamily& family) {
     estimate += line * lines;
   }
   out.reserve(out.size() + estimate);
-  for (const auto& m : family.metric) {
-    switch (family.type) {
-      case MetricType::Counter:
-        append_head(out, family, m);
-        append_value(out, m.counter.value);
-        append_tail(out, m);
-        break;
-      case MetricType::Gauge:
-        append_head(out, family, m);
-        append_value(out, m.gauge.value);
-        append_tail(out, m);
-        break;
-      case MetricType::Untyped:
-        append_head(out, family, m);
-        append_value(out, m.untyped.value);
-        append_tail(out, m);
-        break;
-      case MetricType::Summary: append_summary(out, family, m); break;
-      case MetricType::Histogram: append_histogram(out, family, m); break;
-    }
-  }
+  for (const auto& m : family.metric) append_series(out, family.name, family.type, m);
 }
 
 }  // namespace nvmond

@@ -155,7 +155,7 @@ TEST(DriveSummary, TheThermalGateSeesTheSameWhateverTheTemperatureFamilyIsCalled
     EXPECT_EQ(gate->composite_c, 81.0) << name;
   }
   PublishedMetrics no_families;
-  no_families.publish("/dev/nvme9", {}, hot);
+  no_families.publish("/dev/nvme9", RenderedFamilies{}, hot);
   const auto gate = drive_for_target(no_families.drives(), "/dev/nvme9", {});
   ASSERT_TRUE(gate.has_value());
   EXPECT_EQ(gate->composite_c, 81.0);
@@ -177,9 +177,9 @@ TEST(DriveSummary, OneSummaryPerSerialSortedAndTheAnsweringSourceWins) {
   DriveSummary a_up = a_down;
   a_up.path = "/dev/nvme1";
   a_up.up = true;
-  out.publish("/dev/nvme2", {}, b);
-  out.publish("/dev/nvme0", {}, a_down);
-  out.publish("/dev/nvme1", {}, a_up);
+  out.publish("/dev/nvme2", RenderedFamilies{}, b);
+  out.publish("/dev/nvme0", RenderedFamilies{}, a_down);
+  out.publish("/dev/nvme1", RenderedFamilies{}, a_up);
   const auto drives = out.drives();
   ASSERT_EQ(drives.size(), 2u);
   EXPECT_EQ(drives[0].serial, "SN-A");

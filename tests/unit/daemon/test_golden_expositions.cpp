@@ -92,7 +92,7 @@ DriveInfo fixture_drive() {
 
 std::vector<prometheus::MetricFamily> health_families(const DriveInfo& info, const HealthSnapshot& snap) {
   MetricSet set;
-  const Labels id{{"serial", info.serial}};
+  const auto id = LabelPrefix::of({{"serial", info.serial}});
   add_drive_info(info, id, set);
   add_up(id, true, set);
   add_health(info, snap, id, set);

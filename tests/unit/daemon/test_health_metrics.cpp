@@ -24,7 +24,7 @@ std::vector<prometheus::MetricFamily> families(const HealthSnapshot& snap) {
   DriveInfo info;
   info.serial = "SN-TEST-0001";
   MetricSet set;
-  add_health(info, snap, {{"serial", info.serial}}, set);
+  add_health(info, snap, LabelPrefix::of({{"serial", info.serial}}), set);
   return set.take();
 }
 
@@ -211,7 +211,7 @@ TEST(ErrorLogClasses, EveryClassHasASeriesFromTheStart) {
   ErrorClassCounts counts{};
   counts[static_cast<std::size_t>(ErrorStatusClass::media)] = 2;
   MetricSet set;
-  add_error_log_classes(counts, {{"serial", "S"}}, set);
+  add_error_log_classes(counts, LabelPrefix::of({{"serial", "S"}}), set);
   const auto fams = set.take();
   ASSERT_EQ(fams.size(), 1u);
   EXPECT_EQ(fams[0].metric.size(), kErrorStatusClassCount);
