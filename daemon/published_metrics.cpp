@@ -1,5 +1,6 @@
 #include "daemon/published_metrics.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "metrics/exposition_parse.hpp"
@@ -9,10 +10,19 @@ namespace nvmond {
 
 void PublishedMetrics::publish(const std::string& key, RenderedFamilies families,
                                std::optional<DriveSummary> drive) {
-  auto snapshot = std::make_shared<Snapshot>(Snapshot{std::move(families), std::move(drive)});
+  auto snapshot = std::make_shared<Snapshot>(Snapshot{std::move(families), std::move(drive), {}});
+  snapshot->ids.reserve(snapshot->text.families().size());
   std::shared_ptr<const Snapshot> previous;
   {
     std::lock_guard lock(mu_);
+    for (const auto& f : snapshot->text.families()) {
+      const auto name = snapshot->text.name(f);
+      auto it = family_ids_.find(std::string(name));
+      if (it == family_ids_.end()) {
+        it = family_ids_.emplace(std::string(name), static_cast<std::uint32_t>(family_ids_.size())).first;
+      }
+      snapshot->ids.push_back(it->second);
+    }
     previous = std::exchange(sources_[key], std::move(snapshot));
   }
   // The previous snapshot (unless a scrape still holds it) is freed here,
@@ -30,9 +40,10 @@ void PublishedMetrics::remove(const std::string& key) {
   sources_.erase(key);
 }
 
-std::vector<std::shared_ptr<const PublishedMetrics::Snapshot>> PublishedMetrics::held() const {
+std::vector<std::shared_ptr<const PublishedMetrics::Snapshot>> PublishedMetrics::held(std::size_t* name_count) const {
   std::vector<std::shared_ptr<const Snapshot>> out;
   std::lock_guard lock(mu_);
+  if (name_count) *name_count = family_ids_.size();
   out.reserve(sources_.size());
   for (const auto& [key, snap] : sources_) out.push_back(snap);
   return out;
@@ -48,29 +59,39 @@ std::vector<prometheus::MetricFamily> PublishedMetrics::Collect() const {
 }
 
 void PublishedMetrics::render(std::string& out, std::vector<std::size_t>* family_ends) const {
-  const auto snapshots = held();
-  // Family name -> its first header and every source's samples, in source
-  // order: the order merge_families() gives the serializer.
+  std::size_t name_count = 0;
+  const auto snapshots = held(&name_count);
+  // Family -> its first header and every source's samples, in source
+  // order: the order merge_families() gives the serializer. Found by the
+  // name's id, then sorted by name once.
   struct Merged {
+    std::string_view name;
     std::string_view header;
     std::vector<std::string_view> samples;
   };
-  std::map<std::string_view, Merged> by_name;
+  constexpr std::size_t kNone = ~std::size_t{0};
+  std::vector<Merged> merged;
+  std::vector<std::size_t> slot(name_count, kNone);
   std::size_t size = 0;
   for (const auto& snap : snapshots) {
     const RenderedFamilies& text = snap->text;
+    std::size_t i = 0;
     for (const auto& f : text.families()) {
-      auto& m = by_name[text.name(f)];
-      if (m.header.empty()) {
-        m.header = text.header(f);
-        size += m.header.size();
+      std::size_t& at = slot[snap->ids[i++]];
+      if (at == kNone) {
+        at = merged.size();
+        merged.push_back(Merged{text.name(f), text.header(f), {}});
+        merged.back().samples.reserve(snapshots.size());
+        size += merged.back().header.size();
       }
+      Merged& m = merged[at];
       m.samples.push_back(text.samples(f));
       size += m.samples.back().size();
     }
   }
+  std::sort(merged.begin(), merged.end(), [](const Merged& a, const Merged& b) { return a.name < b.name; });
   out.reserve(out.size() + size);
-  for (const auto& [name, m] : by_name) {
+  for (const auto& m : merged) {
     out += m.header;
     for (const auto s : m.samples) out += s;
     if (family_ends) family_ends->push_back(out.size());
