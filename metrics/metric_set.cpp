@@ -9,7 +9,7 @@
 namespace nvmond {
 namespace {
 
-void append_label(std::string& out, std::string_view name, std::string_view value) {
+void append_name_and_value(std::string& out, std::string_view name, std::string_view value) {
   out += name;
   out += "=\"";
   append_label_value(out, value);
@@ -27,7 +27,7 @@ LabelPrefix LabelPrefix::of(const Labels& labels) {
   std::string text;
   for (const auto& l : labels) {
     if (!text.empty()) text += ',';
-    append_label(text, l.name, l.value);
+    append_name_and_value(text, l.name, l.value);
   }
   return LabelPrefix(Rendered{}, std::move(text));
 }
@@ -62,7 +62,7 @@ void MetricSet::add_line(const Family& f, std::string_view prefix, ExtraLabels e
     for (const auto& [name, v] : extra) {
       if (comma) out += ',';
       comma = true;
-      append_label(out, name, v);
+      append_name_and_value(out, name, v);
     }
     out += '}';
   }
