@@ -15,6 +15,7 @@
 
 #include "metrics/exposition_parse.hpp"
 #include "metrics/metric_set.hpp"
+#include "tests/support/random_values.hpp"
 
 namespace nvmond {
 namespace {
@@ -23,31 +24,8 @@ using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
 
-double any_double(std::mt19937_64& rng) {
-  switch (rng() % 8) {
-    case 0: return std::numeric_limits<double>::quiet_NaN();
-    case 1: return (rng() & 1) ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
-    case 2: return static_cast<double>(static_cast<std::int64_t>(rng() % 2000000) - 1000000);
-    case 3: return (rng() & 1) ? 0.0 : -0.0;
-    case 4: return std::ldexp(static_cast<double>(rng() % 1000000), -static_cast<int>(rng() % 60));
-    case 5: return static_cast<double>(rng());
-    case 6: {
-      double v;
-      const std::uint64_t bits = rng();
-      std::memcpy(&v, &bits, sizeof v);
-      return v;
-    }
-    default: return std::uniform_real_distribution<double>(0, 1e21)(rng);
-  }
-}
-
-std::string any_text(std::mt19937_64& rng) {
-  static constexpr char kChars[] = "ab_Z09 \\\"\n{}=,#\t";
-  std::string s;
-  const auto n = rng() % 8;
-  for (std::size_t i = 0; i < n; ++i) s += kChars[rng() % (sizeof kChars - 1)];
-  return s;
-}
+using test::any_double;
+using test::any_text;
 
 // Names must outlive the set (a Family holds pointers).
 const std::vector<std::string>& names() {
