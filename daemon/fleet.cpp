@@ -184,7 +184,9 @@ void Fleet::arm_rescan() {
 
 void Fleet::rescan() {
   for (auto& src : sources_) {
-    for (auto& handle : src.source->scan()) {
+    auto handles = src.source->scan();
+    for (std::size_t index = 0; index < handles.size(); ++index) {
+      auto& handle = handles[index];
       auto it = pollers_.find(handle.path);
       // A controller that vanished and came back gets a fresh handle; one that
       // is still answering keeps its poller (and its counters).
@@ -197,6 +199,7 @@ void Fleet::rescan() {
       // the store by serial+model on its first poll, wherever the drive sits.
       auto ov = src.interval_by_path.find(handle.path);
       ps.interval = ov != src.interval_by_path.end() ? ov->second : src.interval;
+      ps.phase = ps.interval * static_cast<Duration::rep>(index) / static_cast<Duration::rep>(handles.size());
       ps.timeout = config_.collection.command_timeout;
       ps.telemetry = config_.telemetry;
       log::info("{}: polling every {:.3g} s", handle.path, seconds(ps.interval));

@@ -6,12 +6,13 @@
 // program, slow or full therefore delays history, never a poll, a scrape or
 // the event loop.
 //
-// Every drive is polled at the same moment of each tick, so a tick's polls
-// arrive together: a batch is committed half an interval after the first
-// poll queued since the last batch (see group_commit_due), and the whole
-// tick (samples, events, analytic state of every drive) shares its
-// transaction. A kill -9 loses what is queued: with a healthy database, at
-// most that half interval plus one commit.
+// A batch is committed half an interval after the first poll queued since
+// the last batch, and no sooner than an interval after the last one started
+// (see group_commit_due). The fleet spreads its drives' polls over the
+// interval, so a batch holds about one interval of polls: every drive's
+// newest poll (samples, events, analytic state) in one transaction. A kill
+// -9 loses what is queued: with a healthy database, at most a poll per
+// drive, the one since the last batch.
 //
 // Reads see queued writes (read-your-writes): the newest sample and state of
 // a drive come from the queue when it holds them, the rest from `reads`, a

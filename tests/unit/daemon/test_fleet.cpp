@@ -137,6 +137,29 @@ TEST(FleetRescan, ADriveThatAppearsIsPolledFromTheNextRescanOn) {
   EXPECT_EQ(f.fleet->up_count(), 2u);
 }
 
+// Drives found in one scan are polled at once, then spread over the
+// interval: four drives every 10 s get their polls 2.5 s apart, not all at
+// the same instant (a thread per drive made runnable together starves a
+// scrape of CPU at 256 drives).
+TEST(FleetRescan, DrivesFoundTogetherArePolledSpreadOverTheInterval) {
+  Fixture f;
+  for (int i = 0; i < 4; ++i) f.bus.plug("fake:" + std::to_string(i), "SN-" + std::to_string(i));
+  f.start();
+  auto polls = [&](int i) {
+    double v = sample(f.out.Collect(), "nvmond_collections_total", {{"serial", "SN-" + std::to_string(i)}});
+    return std::isnan(v) ? 0 : static_cast<int>(v);
+  };
+  f.run_until([&] { return polls(0) == 1 && polls(1) == 1 && polls(2) == 1 && polls(3) == 1; });
+  for (int due = 1; due <= 4; ++due) {
+    const int drive = due % 4;  // fake:1 at 2.5 s, fake:2 at 5 s, fake:3 at 7.5 s, fake:0 at 10 s
+    f.advance_until(2500ms, [&] { return polls(drive) == 2; });
+    for (int other = 0; other < 4; ++other) {
+      const bool polled_again = other != 0 ? other <= due : due == 4;
+      EXPECT_EQ(polls(other), polled_again ? 2 : 1) << "fake:" << other << " after " << due * 2.5 << " s";
+    }
+  }
+}
+
 TEST(FleetRescan, ADriveThatVanishesIsDownAsAbsentAndKeepsItsSeries) {
   Fixture f;
   f.start_with("fake:0", "SN-A");
