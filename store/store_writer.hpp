@@ -103,6 +103,8 @@ class StoreWriter final : public Store {
   std::uint64_t stop(std::chrono::milliseconds timeout);
 
   StoreWriterCounters counters() const;
+  // A reload that changes the poll interval changes how long a batch waits.
+  void set_group_interval(std::chrono::milliseconds group_interval);
   // Writers stop() left inside a commit, in this process. main() must not
   // wait for them (nor run destructors under them) at exit.
   static int abandoned_writers();
