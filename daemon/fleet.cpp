@@ -199,7 +199,11 @@ void Fleet::rescan() {
       // the store by serial+model on its first poll, wherever the drive sits.
       auto ov = src.interval_by_path.find(handle.path);
       ps.interval = ov != src.interval_by_path.end() ? ov->second : src.interval;
-      ps.phase = ps.interval * static_cast<Duration::rep>(index) / static_cast<Duration::rep>(handles.size());
+      // Over the first 40 % of the interval only: the history commits a
+      // batch half an interval after a tick's first poll (StoreWriter), and
+      // every poll of the tick must have reached it by then, or a kill -9
+      // during the next commit could lose two polls of a drive.
+      ps.phase = ps.interval * 2 * static_cast<Duration::rep>(index) / (5 * static_cast<Duration::rep>(handles.size()));
       ps.timeout = config_.collection.command_timeout;
       ps.telemetry = config_.telemetry;
       log::info("{}: polling every {:.3g} s", handle.path, seconds(ps.interval));

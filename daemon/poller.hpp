@@ -37,10 +37,10 @@ struct PollSettings {
   // Controller-initiated telemetry: with capture off its log is never read.
   TelemetrySettings telemetry{};
   // Where in the interval this drive's polls fall after the first one (which
-  // is at once): the fleet spreads its drives over the interval, so that 256
-  // drives are not 256 threads made runnable at the same instant, each
-  // taking its share of the CPU a scrape is waiting for. Zero: a whole
-  // interval after the first poll.
+  // is at once): the fleet spreads its drives over the first part of the
+  // interval, so that 256 drives are not 256 threads made runnable at the
+  // same instant, each taking its share of the CPU a scrape is waiting for.
+  // Zero: a whole interval after the first poll.
   Duration phase = Duration::zero();
 };
 

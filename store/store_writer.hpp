@@ -8,11 +8,12 @@
 //
 // A batch is committed half an interval after the first poll queued since
 // the last batch, and no sooner than an interval after the last one started
-// (see group_commit_due). The fleet spreads its drives' polls over the
-// interval, so a batch holds about one interval of polls: every drive's
-// newest poll (samples, events, analytic state) in one transaction. A kill
-// -9 loses what is queued: with a healthy database, at most a poll per
-// drive, the one since the last batch.
+// (see group_commit_due). The fleet spreads a tick's polls over the first
+// 40 % of the poll interval, the daemon sets the group interval to the poll
+// interval, so a batch holds a tick: every drive's newest poll (samples,
+// events, analytic state) in one transaction. A kill -9 loses what is
+// queued: with a healthy database, at most the poll of each drive since the
+// last batch.
 //
 // Reads see queued writes (read-your-writes): the newest sample and state of
 // a drive come from the queue when it holds them, the rest from `reads`, a

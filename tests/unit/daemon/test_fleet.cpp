@@ -137,8 +137,9 @@ TEST(FleetRescan, ADriveThatAppearsIsPolledFromTheNextRescanOn) {
   EXPECT_EQ(f.fleet->up_count(), 2u);
 }
 
-// Drives found in one scan are polled at once, then spread over the
-// interval: four drives every 10 s get their polls 2.5 s apart, not all at
+// Drives found in one scan are polled at once, then spread over the first
+// 40 % of the interval (the history commits half an interval after a tick's
+// first poll): four drives every 10 s get their polls 1 s apart, not all at
 // the same instant (a thread per drive made runnable together starves a
 // scrape of CPU at 256 drives).
 TEST(FleetRescan, DrivesFoundTogetherArePolledSpreadOverTheInterval) {
@@ -150,14 +151,16 @@ TEST(FleetRescan, DrivesFoundTogetherArePolledSpreadOverTheInterval) {
     return std::isnan(v) ? 0 : static_cast<int>(v);
   };
   f.run_until([&] { return polls(0) == 1 && polls(1) == 1 && polls(2) == 1 && polls(3) == 1; });
-  for (int due = 1; due <= 4; ++due) {
-    const int drive = due % 4;  // fake:1 at 2.5 s, fake:2 at 5 s, fake:3 at 7.5 s, fake:0 at 10 s
-    f.advance_until(2500ms, [&] { return polls(drive) == 2; });
+  // fake:1 at 1 s, fake:2 at 2 s, fake:3 at 3 s, fake:0 at 10 s.
+  for (int due = 1; due <= 3; ++due) {
+    f.advance_until(1s, [&] { return polls(due) == 2; });
     for (int other = 0; other < 4; ++other) {
-      const bool polled_again = other != 0 ? other <= due : due == 4;
-      EXPECT_EQ(polls(other), polled_again ? 2 : 1) << "fake:" << other << " after " << due * 2.5 << " s";
+      EXPECT_EQ(polls(other), other != 0 && other <= due ? 2 : 1) << "fake:" << other << " after " << due << " s";
     }
   }
+  f.advance_until(7s, [&] { return polls(0) == 2; });
+  f.advance_until(1s, [&] { return polls(1) == 3; });
+  EXPECT_EQ(polls(2), 2) << "polled every 10 s from its phase on";
 }
 
 TEST(FleetRescan, ADriveThatVanishesIsDownAsAbsentAndKeepsItsSeries) {
