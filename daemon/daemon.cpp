@@ -103,25 +103,15 @@ Daemon::Daemon(DaemonConfig config)
 
 // A corrupt, full, read-only, locked or slow database never stops the
 // monitoring (store/history_store.hpp).
-std::chrono::milliseconds history_group_interval(const DaemonConfig& c) {
-  // The fleet spreads its polls over the interval, so a batch per interval
-  // holds every drive's newest poll: at 10 s polls, one batch in 10 s rather
-  // than ten of a tenth of the drives each (a batch costs some 5 KB of
-  // writes however few drives it holds). A kill -9 loses what is queued:
-  // at most a poll per drive. Faster polls on the real clock are still
-  // committed once a second; on an accelerated clock (demos, long-horizon
-  // tests) once per poll, as a real clock would see it.
-  constexpr std::chrono::milliseconds kRealClockFloor{1000};
-  const double factor = c.clock.accelerated && c.clock.factor > 1 ? c.clock.factor : 1.0;
-  const auto poll_real = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::chrono::duration<double, std::milli>(static_cast<double>(shortest_poll(c).count()) / 1e6 / factor));
-  if (factor > 1) return std::max(poll_real, std::chrono::milliseconds(1));
-  return std::max(poll_real, kRealClockFloor);
-}
-
 std::unique_ptr<StoreWriter> Daemon::open_store(const std::string& dir) {
   HistoryStoreOptions options;
-  options.writer.group_interval = history_group_interval(config_);
+  // A kill -9 loses what is queued: on an accelerated clock no more than a
+  // poll's worth of clock time, as on a real one.
+  if (config_.clock.accelerated && config_.clock.factor > 1) {
+    const auto poll_real = std::chrono::duration_cast<std::chrono::milliseconds>(
+        config_.collection.poll_interval / config_.clock.factor);
+    options.writer.group_interval = std::min(options.writer.group_interval, poll_real);
+  }
   return open_history_store(dir, retry_clock_, [this](ErrorReason reason) {
     store_errors_.Add({{"reason", std::string(to_text(reason))}}).Increment();
   }, options);
@@ -355,7 +345,6 @@ void Daemon::reload() {
     stop_all();
     for (const auto& job : config_.jobs.jobs) published_->remove(JobScheduler::metrics_key(job.name));
     config_ = std::move(next);
-    store_->set_group_interval(history_group_interval(config_));
     log::set_level(config_.log_level);
     use_security();
     fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_, *store_,

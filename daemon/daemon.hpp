@@ -119,9 +119,4 @@ class Daemon {
 // restarted simulation continues its history instead of rewinding it.
 std::unique_ptr<Clock> make_clock(const ClockSettings& s, std::optional<WallTime> resume_at);
 
-// How long the history's writer gathers polls into one transaction (real
-// time): a poll interval, so a batch holds every drive's newest poll; at
-// least a second on the real clock.
-std::chrono::milliseconds history_group_interval(const DaemonConfig& c);
-
 }  // namespace nvmond

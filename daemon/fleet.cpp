@@ -184,9 +184,7 @@ void Fleet::arm_rescan() {
 
 void Fleet::rescan() {
   for (auto& src : sources_) {
-    auto handles = src.source->scan();
-    for (std::size_t index = 0; index < handles.size(); ++index) {
-      auto& handle = handles[index];
+    for (auto& handle : src.source->scan()) {
       auto it = pollers_.find(handle.path);
       // A controller that vanished and came back gets a fresh handle; one that
       // is still answering keeps its poller (and its counters).
@@ -199,11 +197,6 @@ void Fleet::rescan() {
       // the store by serial+model on its first poll, wherever the drive sits.
       auto ov = src.interval_by_path.find(handle.path);
       ps.interval = ov != src.interval_by_path.end() ? ov->second : src.interval;
-      // Over the first 40 % of the interval only: the history commits a
-      // batch half an interval after a tick's first poll (StoreWriter), and
-      // every poll of the tick must have reached it by then, or a kill -9
-      // during the next commit could lose two polls of a drive.
-      ps.phase = ps.interval * 2 * static_cast<Duration::rep>(index) / (5 * static_cast<Duration::rep>(handles.size()));
       ps.timeout = config_.collection.command_timeout;
       ps.telemetry = config_.telemetry;
       log::info("{}: polling every {:.3g} s", handle.path, seconds(ps.interval));

@@ -411,9 +411,7 @@ void DevicePoller::arm_tick(Duration delay) {
 }
 
 void DevicePoller::on_tick() {
-  arm_tick(!phased_ && settings_.phase > Duration::zero() && settings_.phase < settings_.interval ? settings_.phase
-                                                                                                 : settings_.interval);
-  phased_ = true;
+  arm_tick(settings_.interval);
   if (!worker_->thread.joinable()) {
     if (!stuck_predecessor_.expired()) {
       record_failure(Error{ErrorReason::timeout, fmt::format("{}: an earlier command has still not returned", path_)});

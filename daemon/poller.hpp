@@ -36,12 +36,6 @@ struct PollSettings {
   Duration timeout = std::chrono::seconds(5);
   // Controller-initiated telemetry: with capture off its log is never read.
   TelemetrySettings telemetry{};
-  // Where in the interval this drive's polls fall after the first one (which
-  // is at once): the fleet spreads its drives over the first part of the
-  // interval, so that 256 drives are not 256 threads made runnable at the
-  // same instant, each taking its share of the CPU a scrape is waiting for.
-  // Zero: a whole interval after the first poll.
-  Duration phase = Duration::zero();
 };
 
 // What an observer adds to a successful poll: extra families for the device
@@ -105,7 +99,6 @@ class DevicePoller {
   boost::asio::io_context& io_;
   std::string path_;
   PollSettings settings_;
-  bool phased_ = false;  // the first tick after the start has been armed at settings_.phase
   const Clock& clock_;
   PublishedMetrics& out_;
   std::shared_ptr<int> token_ = std::make_shared<int>(0);

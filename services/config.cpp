@@ -160,6 +160,14 @@ std::optional<Duration> optional_interval(TableReader& t) {
   return t.duration("poll_interval", kPollInterval);
 }
 
+// The shortest poll interval any drive uses, in clock time.
+Duration shortest_poll(const DaemonConfig& c) {
+  Duration d = c.collection.poll_interval;
+  if (c.nvme && c.nvme->poll_interval) d = std::min(d, *c.nvme->poll_interval);
+  for (const auto& s : c.sims) d = std::min(d, s.poll_interval.value_or(d));
+  return d;
+}
+
 void check_real_poll_rate(TableReader& root, const DaemonConfig& c) {
   if (auto problem = real_poll_problem(c)) root.table("clock")->fail("factor", *problem);
 }
@@ -187,13 +195,6 @@ std::string default_state_dir() {
     return s.substr(0, s.find(':'));
   }
   return "/var/lib/nvmond";
-}
-
-Duration shortest_poll(const DaemonConfig& c) {
-  Duration d = c.collection.poll_interval;
-  if (c.nvme && c.nvme->poll_interval) d = std::min(d, *c.nvme->poll_interval);
-  for (const auto& s : c.sims) d = std::min(d, s.poll_interval.value_or(d));
-  return d;
 }
 
 std::optional<std::string> real_poll_problem(const DaemonConfig& c) {

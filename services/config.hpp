@@ -123,9 +123,6 @@ inline constexpr std::size_t kMaxSimDrives = 256;
 // poll_interval / factor: below this they would spin a core.
 inline constexpr Duration kMinRealPollInterval = std::chrono::milliseconds(1);
 
-// The shortest poll interval any drive uses, in clock time.
-Duration shortest_poll(const DaemonConfig& c);
-
 // Why `c`'s clock would poll some drive faster than kMinRealPollInterval of
 // real time, or nullopt. load_config refuses such a file; a reload, which
 // keeps the running clock, checks its intervals against that clock.

@@ -335,11 +335,6 @@ std::uint64_t StoreWriter::stop(std::chrono::milliseconds timeout) {
 
 int StoreWriter::abandoned_writers() { return g_abandoned.load(); }
 
-void StoreWriter::set_group_interval(std::chrono::milliseconds group_interval) {
-  std::lock_guard lock(shared_->mu);
-  shared_->options.group_interval = group_interval;
-}
-
 StoreWriterCounters StoreWriter::counters() const {
   std::lock_guard lock(shared_->mu);
   StoreWriterCounters c = shared_->counts;

@@ -6,14 +6,12 @@
 // program, slow or full therefore delays history, never a poll, a scrape or
 // the event loop.
 //
-// A batch is committed half an interval after the first poll queued since
-// the last batch, and no sooner than an interval after the last one started
-// (see group_commit_due). The fleet spreads a tick's polls over the first
-// 40 % of the poll interval, the daemon sets the group interval to the poll
-// interval, so a batch holds a tick: every drive's newest poll (samples,
-// events, analytic state) in one transaction. A kill -9 loses what is
-// queued: with a healthy database, at most the poll of each drive since the
-// last batch.
+// Every drive is polled at the same moment of each tick, so a tick's polls
+// arrive together: a batch is committed half an interval after the first
+// poll queued since the last batch (see group_commit_due), and the whole
+// tick (samples, events, analytic state of every drive) shares its
+// transaction. A kill -9 loses what is queued: with a healthy database, at
+// most that half interval plus one commit.
 //
 // Reads see queued writes (read-your-writes): the newest sample and state of
 // a drive come from the queue when it holds them, the rest from `reads`, a
@@ -104,8 +102,6 @@ class StoreWriter final : public Store {
   std::uint64_t stop(std::chrono::milliseconds timeout);
 
   StoreWriterCounters counters() const;
-  // A reload that changes the poll interval changes how long a batch waits.
-  void set_group_interval(std::chrono::milliseconds group_interval);
   // Writers stop() left inside a commit, in this process. main() must not
   // wait for them (nor run destructors under them) at exit.
   static int abandoned_writers();

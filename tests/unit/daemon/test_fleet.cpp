@@ -137,32 +137,6 @@ TEST(FleetRescan, ADriveThatAppearsIsPolledFromTheNextRescanOn) {
   EXPECT_EQ(f.fleet->up_count(), 2u);
 }
 
-// Drives found in one scan are polled at once, then spread over the first
-// 40 % of the interval (the history commits half an interval after a tick's
-// first poll): four drives every 10 s get their polls 1 s apart, not all at
-// the same instant (a thread per drive made runnable together starves a
-// scrape of CPU at 256 drives).
-TEST(FleetRescan, DrivesFoundTogetherArePolledSpreadOverTheInterval) {
-  Fixture f;
-  for (int i = 0; i < 4; ++i) f.bus.plug("fake:" + std::to_string(i), "SN-" + std::to_string(i));
-  f.start();
-  auto polls = [&](int i) {
-    double v = sample(f.out.Collect(), "nvmond_collections_total", {{"serial", "SN-" + std::to_string(i)}});
-    return std::isnan(v) ? 0 : static_cast<int>(v);
-  };
-  f.run_until([&] { return polls(0) == 1 && polls(1) == 1 && polls(2) == 1 && polls(3) == 1; });
-  // fake:1 at 1 s, fake:2 at 2 s, fake:3 at 3 s, fake:0 at 10 s.
-  for (int due = 1; due <= 3; ++due) {
-    f.advance_until(1s, [&] { return polls(due) == 2; });
-    for (int other = 0; other < 4; ++other) {
-      EXPECT_EQ(polls(other), other != 0 && other <= due ? 2 : 1) << "fake:" << other << " after " << due << " s";
-    }
-  }
-  f.advance_until(7s, [&] { return polls(0) == 2; });
-  f.advance_until(1s, [&] { return polls(1) == 3; });
-  EXPECT_EQ(polls(2), 2) << "polled every 10 s from its phase on";
-}
-
 TEST(FleetRescan, ADriveThatVanishesIsDownAsAbsentAndKeepsItsSeries) {
   Fixture f;
   f.start_with("fake:0", "SN-A");

@@ -5,7 +5,6 @@
 
 #include <fstream>
 
-#include "daemon/daemon.hpp"
 #include "daemon/reload.hpp"
 #include "tests/support/config_error.hpp"
 #include "tests/unit/daemon/fleet_harness.hpp"
@@ -98,26 +97,6 @@ TEST(Reload, SettingsThatNeedARestartKeepTheirRunningValues) {
   EXPECT_EQ(next.listen, "127.0.0.1:9947");
   EXPECT_EQ(next.state_dir, running_dir);
   EXPECT_FALSE(next.clock.accelerated);
-}
-
-// The history's group commit follows the shortest poll interval, so that
-// drives spread over an interval share one transaction per interval, and a
-// reload that changes the interval changes it too (Daemon::reload).
-TEST(HistoryGroupInterval, IsTheShortestPollIntervalInRealTimeAndASecondAtLeastOnTheRealClock) {
-  using std::chrono::milliseconds;
-  DaemonConfig c;
-  c.collection.poll_interval = 10s;
-  EXPECT_EQ(history_group_interval(c), milliseconds(10000));
-  SimSettings fast;
-  fast.poll_interval = 2s;
-  c.sims.push_back(fast);
-  c.sims.push_back(SimSettings{});
-  EXPECT_EQ(history_group_interval(c), milliseconds(2000)) << "a drive polled every 2 s";
-  c.sims.front().poll_interval = 250ms;
-  EXPECT_EQ(history_group_interval(c), milliseconds(1000)) << "at most one commit a second on the real clock";
-  c.clock.accelerated = true;
-  c.clock.factor = 50;
-  EXPECT_EQ(history_group_interval(c), milliseconds(5)) << "250 ms of clock time at 50x";
 }
 
 }  // namespace
