@@ -86,6 +86,7 @@ struct DevicePoller::Worker {
   std::optional<SelfTestCommand> self_test_command;
   std::unique_ptr<Device> device;
   PollObserver observer;
+  CpuGate* gate = nullptr;
   const Clock* clock = nullptr;
   std::function<void(std::shared_ptr<Outcome>)> deliver;  // posts to the event loop
   std::thread thread;
@@ -110,7 +111,10 @@ struct DevicePoller::Worker {
       if (outcome->snapshot && observer && !info->serial.empty()) {
         phase = Phase::observing;
         lock.unlock();
-        outcome->observed = observer(*info, *outcome->snapshot);
+        {
+          CpuGate::Pass pass(*gate);
+          outcome->observed = observer(*info, *outcome->snapshot);
+        }
         lock.lock();
         error_log_seen = outcome->observed.error_log_seen;
         telemetry_mark = outcome->observed.telemetry_mark;
@@ -324,6 +328,7 @@ DevicePoller::DevicePoller(boost::asio::io_context& io, std::string path,
       deadline_(clock.real_timer(io)) {
   worker_->device = std::move(device);
   worker_->observer = std::move(observer);
+  worker_->gate = settings_.cpu_gate ? settings_.cpu_gate : &CpuGate::polling();
   worker_->clock = &clock_;
   worker_->self_test_pacing.emplace(settings_.interval);
   worker_->telemetry_settings = settings_.telemetry;

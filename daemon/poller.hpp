@@ -25,6 +25,7 @@
 #include "collectors/device.hpp"
 #include "core/clock.hpp"
 #include "metrics/metric_set.hpp"
+#include "daemon/cpu_gate.hpp"
 #include "daemon/published_metrics.hpp"
 #include "daemon/telemetry_capture.hpp"
 #include "services/config.hpp"
@@ -36,6 +37,9 @@ struct PollSettings {
   Duration timeout = std::chrono::seconds(5);
   // Controller-initiated telemetry: with capture off its log is never read.
   TelemetrySettings telemetry{};
+  // What the observer goes through (daemon/cpu_gate.hpp); null: the
+  // process's CpuGate::polling().
+  CpuGate* cpu_gate = nullptr;
 };
 
 // What an observer adds to a successful poll: extra families for the device

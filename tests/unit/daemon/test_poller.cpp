@@ -3,7 +3,9 @@
 // running the observer, which touches state its Fleet has already freed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <filesystem>
 #include <future>
 #include <map>
@@ -488,6 +490,60 @@ TEST(DevicePoller, TheSameDriveAnsweringAgainIsNotAskedForLogsItLacks) {
   p.script->smart_error.reset();
   p.poll();
   EXPECT_EQ(p.script->self_test_reads, 1) << "said once, left alone";
+}
+
+// Two drives polled in the same tick through a gate of one slot: the second
+// drive's observer (analytics, history, rendering) does not start while the
+// first one's is running, and runs once it is done. A gate with a slot each
+// runs both at once, so the test also fails if the poller ignored the gate.
+TEST(DevicePoller, ObserversOfDrivesPolledTogetherTakeTurnsThroughTheCpuGate) {
+  for (const std::ptrdiff_t slots : {1, 2}) {
+    boost::asio::io_context io;
+    PublishedMetrics out;
+    ManualClock clock;
+    CpuGate gate(slots);
+    std::mutex mu;
+    std::condition_variable cv;
+    int inside = 0, most_inside = 0, done = 0;
+    bool release = false;
+    auto observer = [&](const DriveInfo&, const HealthSnapshot&) {
+      std::unique_lock lock(mu);
+      most_inside = std::max(most_inside, ++inside);
+      cv.notify_all();
+      // The first one in waits until both are in or the test lets it go.
+      cv.wait(lock, [&] { return release || inside == 2; });
+      --inside;
+      ++done;
+      cv.notify_all();
+      return PollObservation{};
+    };
+    std::vector<std::unique_ptr<DevicePoller>> pollers;
+    for (const char* serial : {"SN-G1", "SN-G2"}) {
+      auto script = std::make_shared<test::ControllerScript>();
+      script->identity.serial = serial;
+      PollSettings settings{1h, 1h};
+      settings.cpu_gate = &gate;
+      pollers.push_back(std::make_unique<DevicePoller>(io, std::string("fake:") + serial,
+                                                       std::make_unique<test::FakeController>(script), settings,
+                                                       clock, out, observer));
+      pollers.back()->start();
+    }
+    io.poll();  // both first ticks hand their polls to the device threads
+    {
+      std::unique_lock lock(mu);
+      ASSERT_TRUE(cv.wait_for(lock, 10s, [&] { return inside >= 1; }));
+      // Both in at once, or (gated) the second held at the gate while the
+      // first waits: it stays out for as long as the first one runs.
+      const bool both = cv.wait_for(lock, 2s, [&] { return inside == 2 || done > 0; });
+      EXPECT_EQ(both, slots == 2) << slots << " slot(s)";
+      release = true;
+      cv.notify_all();
+      ASSERT_TRUE(cv.wait_for(lock, 10s, [&] { return done == 2; }));
+    }
+    EXPECT_EQ(most_inside, static_cast<int>(slots)) << slots << " slot(s)";
+    while (io.poll() > 0) {
+    }
+  }
 }
 
 }  // namespace
