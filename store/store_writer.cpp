@@ -145,7 +145,7 @@ void writer_loop(const std::shared_ptr<StoreWriter::Shared>& shared) {
 Steady::time_point group_commit_due(Steady::time_point first_queued, std::optional<Steady::time_point> last_batch,
                                     std::chrono::milliseconds group_interval) {
   const Steady::time_point gathered = first_queued + group_interval / 2;
-  return last_batch ? std::max(gathered, *last_batch + group_interval) : gathered;
+  return last_batch ? std::max(gathered, *last_batch + group_interval / 2) : gathered;
 }
 
 StoreWriter::StoreWriter(std::shared_ptr<Store> writes, std::shared_ptr<Store> reads, StoreWriterOptions options)

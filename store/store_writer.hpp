@@ -2,7 +2,7 @@
 // A Store whose writes never wait on the database: commit() queues the poll
 // and returns; one writer thread commits everything queued in one
 // transaction (group commit: one fsync per batch, however many drives were
-// polled), no more often than `group_interval`. A database locked by another
+// polled), one batch per tick. A database locked by another
 // program, slow or full therefore delays history, never a poll, a scrape or
 // the event loop.
 //
@@ -10,8 +10,12 @@
 // arrive together: a batch is committed half an interval after the first
 // poll queued since the last batch (see group_commit_due), and the whole
 // tick (samples, events, analytic state of every drive) shares its
-// transaction. A kill -9 loses what is queued: with a healthy database, at
-// most that half interval plus one commit.
+// transaction. No poll waits longer than that half interval for its batch
+// to start, so with a healthy database (a commit shorter than half an
+// interval) every poll is on disk before its drive's next one is made, and
+// a kill -9 loses at most one poll per drive. A host too loaded to finish a
+// tick's polls within half an interval gets up to two batches per interval
+// rather than polls that wait longer.
 //
 // Reads see queued writes (read-your-writes): the newest sample and state of
 // a drive come from the queue when it holds them, the rest from `reads`, a
@@ -44,9 +48,10 @@ struct StoreWriterOptions {
   // stays unwritable fills it in about 6.5 minutes at 256 drives polled
   // every second, 65 minutes at 10 s polls, 4.3 hours for 64 drives at 10 s.
   std::size_t max_queued = 100000;
-  // Real time between the start of one batch and the next: at most one
-  // fsync per interval whatever the drive count. A batch also waits half
-  // of it after its first poll, for the rest of that poll's tick.
+  // The poll interval in real time: a batch waits half of it after its
+  // first poll, for the rest of that poll's tick, and starts no sooner than
+  // half of it after the last batch: one fsync per tick whatever the drive
+  // count, at most two per interval.
   std::chrono::milliseconds group_interval{1000};
   // Real time before a failed batch is tried again.
   std::chrono::milliseconds retry_interval{1000};
@@ -61,7 +66,12 @@ struct StoreWriterCounters {
 
 // When the batch holding the polls queued since the last one is due (steady
 // clock): half an interval after the first of them arrived, and never sooner
-// than an interval after the last batch started (none yet: no such bound).
+// than half an interval after the last batch started (none yet: no such
+// bound). Not a whole interval: when a loaded host's polls arrive all
+// through the interval, a batch spaced an interval from the last starts
+// just after some poll arrived, and that poll would wait a whole interval,
+// long enough for its drive's next poll to be acknowledged before it is on
+// disk.
 std::chrono::steady_clock::time_point group_commit_due(
     std::chrono::steady_clock::time_point first_queued,
     std::optional<std::chrono::steady_clock::time_point> last_batch, std::chrono::milliseconds group_interval);

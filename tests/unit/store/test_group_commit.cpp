@@ -161,7 +161,7 @@ TEST(GroupCommit, EachTicksPollsShareOneBatchAndBatchesAreAnIntervalApart) {
     batches.emplace_back();
     for (; next < arrivals.size() && arrivals[next].first <= due; ++next) batches.back().push_back(arrivals[next].second);
     if (last_batch) {
-      EXPECT_GE(due - *last_batch, interval);
+      EXPECT_GE(due - *last_batch, interval) << "one batch per tick";
     }
     last_batch = due;
   }
@@ -169,11 +169,39 @@ TEST(GroupCommit, EachTicksPollsShareOneBatchAndBatchesAreAnIntervalApart) {
   for (int tick = 0; tick < 5; ++tick) EXPECT_EQ(batches[tick], std::vector<int>(8, tick)) << "batch " << tick;
 }
 
+// A host too loaded to finish a tick's polls in half an interval: polls
+// arrive all through every interval. No poll waits more than half an
+// interval for its batch (so it is on disk before its drive's next poll),
+// and batches are never closer than half an interval. With batches an
+// interval apart, the polls just after each batch waited a whole interval.
+TEST(GroupCommit, PollsArrivingAllThroughTheIntervalWaitAtMostHalfOfItAndBatchesStayHalfApart) {
+  const Steady::time_point t0{};
+  const std::chrono::milliseconds interval = 1s;
+  std::vector<Steady::time_point> arrivals;
+  for (int i = 0; i < 400; ++i) arrivals.push_back(t0 + i * 37ms);  // ~27 a second, at every phase
+  std::optional<Steady::time_point> last_batch;
+  std::chrono::nanoseconds longest_wait{0};
+  int batches = 0;
+  for (std::size_t next = 0; next < arrivals.size();) {
+    const Steady::time_point due = group_commit_due(arrivals[next], last_batch, interval);
+    if (last_batch) {
+      EXPECT_GE(due - *last_batch, interval / 2);
+    }
+    for (; next < arrivals.size() && arrivals[next] <= due; ++next) longest_wait = std::max(longest_wait, due - arrivals[next]);
+    last_batch = due;
+    ++batches;
+  }
+  EXPECT_LE(longest_wait, interval / 2);
+  EXPECT_LE(batches, 2 * (400 * 37 / 1000 + 1)) << "at most two batches per interval";
+}
+
 TEST(GroupCommit, TheFirstPollAfterAQuietSpellWaitsHalfAnIntervalAndABatchNeverFollowsTheLastSooner) {
   const Steady::time_point t{std::chrono::hours(1)};
   EXPECT_EQ(group_commit_due(t, std::nullopt, 1000ms), t + 500ms);
   EXPECT_EQ(group_commit_due(t, t - 10s, 1000ms), t + 500ms);
-  EXPECT_EQ(group_commit_due(t, t - 200ms, 1000ms), t + 800ms);
+  EXPECT_EQ(group_commit_due(t, t - 200ms, 1000ms), t + 500ms);
+  EXPECT_EQ(group_commit_due(t + 100ms, t + 10ms, 1000ms), t + 600ms) << "half an interval after its first poll";
+  EXPECT_EQ(group_commit_due(t - 300ms, t, 1000ms), t + 500ms) << "half an interval after the last batch";
   EXPECT_EQ(group_commit_due(t, t, 0ms), t) << "no interval: at once";
 }
 
