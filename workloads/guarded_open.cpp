@@ -11,10 +11,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 
 #include <fmt/core.h>
 
+#include "collectors/nvme_name.hpp"
 #include "workloads/safety_guard.hpp"
 
 namespace nvmond {
@@ -232,8 +232,7 @@ Result<std::string> SafetyGuard::block_name(dev_t rdev, const std::string& shown
 }
 
 bool SafetyGuard::is_nvme_generic(dev_t rdev) const {
-  static const std::regex generic("ng[0-9]+n[0-9]+");
-  return std::regex_match(device_name(roots_.sys, "char", rdev), generic);
+  return nvme_namespace_controller(device_name(roots_.sys, "char", rdev), kNvmeGenericPrefix).has_value();
 }
 
 std::optional<std::string> SafetyGuard::loop_backed_by(dev_t dev, ino_t ino) const {

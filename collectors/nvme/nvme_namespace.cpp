@@ -4,9 +4,9 @@
 
 #include <charconv>
 #include <fstream>
-#include <regex>
 
 #include "collectors/nvme/libnvme_device.hpp"
+#include "collectors/nvme_name.hpp"
 
 namespace nvmond {
 
@@ -30,11 +30,10 @@ std::optional<NvmeNamespace> open_nvme_namespace(const std::string& path, std::c
   struct stat st{};
   if (::stat(path.c_str(), &st) != 0 || !S_ISBLK(st.st_mode)) return std::nullopt;
   const std::string name = path.substr(path.rfind('/') + 1);
-  static const std::regex kNamespace("(nvme[0-9]+)n[0-9]+");
-  std::smatch m;
-  if (!std::regex_match(name, m, kNamespace)) return std::nullopt;
+  const auto controller = nvme_namespace_controller(name, kNvmeBlockPrefix);
+  if (!controller) return std::nullopt;
   NvmeNamespace ns;
-  ns.controller = std::make_unique<LibnvmeDevice>("/dev/" + m[1].str(), command_timeout);
+  ns.controller = std::make_unique<LibnvmeDevice>("/dev/" + std::string(*controller), command_timeout);
   ns.nsid = sysfs_nsid(name);
   return ns;
 }

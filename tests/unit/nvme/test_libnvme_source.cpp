@@ -10,6 +10,7 @@
 
 #include "collectors/nvme/libnvme_device.hpp"
 #include "collectors/nvme/libnvme_source.hpp"
+#include "collectors/nvme_name.hpp"
 
 namespace nvmond {
 namespace {
@@ -192,6 +193,25 @@ TEST(LibnvmeDevice, ASelfTestIsNotSentBeforeIdentifySaysTheControllerHasIt) {
   const auto start = dev.start_self_test(SelfTestKind::extended_test);
   ASSERT_TRUE(start.has_value());
   EXPECT_EQ(start->message.rfind("null: identify controller (CNS 01h): ", 0), 0u) << start->message;
+}
+
+// The kernel's namespace node names, as the PTS targets (nvme0n1) and the
+// safety guard (ng0n1) recognise them.
+TEST(NvmeNamespaceName, ControllerOfBlockAndGenericNodes) {
+  EXPECT_EQ(nvme_namespace_controller("nvme0n1", kNvmeBlockPrefix), "nvme0");
+  EXPECT_EQ(nvme_namespace_controller("nvme12n345", kNvmeBlockPrefix), "nvme12");
+  EXPECT_EQ(nvme_namespace_controller("ng3n2", kNvmeGenericPrefix), "ng3");
+  EXPECT_EQ(nvme_namespace_controller("ng3n2", kNvmeBlockPrefix), std::nullopt);
+  EXPECT_EQ(nvme_namespace_controller("nvme0n1", kNvmeGenericPrefix), std::nullopt);
+}
+
+TEST(NvmeNamespaceName, PartitionsControllersAndPathNodesAreNotNamespaces) {
+  for (const char* name : {"nvme0n1p1", "nvme0", "nvme0n", "nvmen1", "nvme", "", "nvme0c1n1", "nvme0n1 ", "xnvme0n1",
+                           "nvme-fabrics", "nvme0nn1", "nvme0N1"}) {
+    EXPECT_EQ(nvme_namespace_controller(name, kNvmeBlockPrefix), std::nullopt) << name;
+  }
+  EXPECT_EQ(nvme_namespace_controller("ng0", kNvmeGenericPrefix), std::nullopt);
+  EXPECT_EQ(nvme_namespace_controller("ng0n1p1", kNvmeGenericPrefix), std::nullopt);
 }
 
 }  // namespace
