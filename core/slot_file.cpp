@@ -231,10 +231,4 @@ std::optional<Error> SlotFile::save(std::string_view content) {
   return std::nullopt;
 }
 
-std::optional<Error> SlotFile::sync() {
-  std::lock_guard lock(*mu_);
-  if (map_ && ::msync(map_, file_bytes(capacity_), MS_SYNC) != 0) return io_error(path_, "msync", errno);
-  return std::nullopt;
-}
-
 }  // namespace nvmond

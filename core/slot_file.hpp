@@ -7,7 +7,8 @@
 // cache, which outlives the process, so a kill -9 at any instant leaves the
 // newest complete save readable (one cut short fails its checksum and the
 // other slot is read). What reaches the disk is up to the kernel's writeback
-// (or sync()): a crash of the host may lose recent saves, or both slots.
+// (or an msync, fsync or syncfs of the caller's): a crash of the host may
+// lose recent saves, or both slots.
 //
 // Layout (native byte order; the file belongs to this host):
 //   [0, kHeaderBytes)           magic "NVMSLOT1", u64 slot capacity
@@ -55,9 +56,6 @@ class SlotFile {
   // kMaxPayloadBytes it is Error{ErrorReason::full, "<path>: ..."} and the
   // previous save stays the newest. Safe to call from several threads.
   std::optional<Error> save(std::string_view content);
-
-  // msync(MS_SYNC): the saves so far are on disk (a clean shutdown).
-  std::optional<Error> sync();
 
   const std::string& path() const { return path_; }
   std::size_t capacity() const { return capacity_; }

@@ -160,14 +160,6 @@ SimDeviceSource::SimDeviceSource(std::vector<SimDriveSpec> specs, const Clock& c
   for (std::size_t i = 0; i < models_.size(); ++i) saved_.push_back(std::make_unique<Saved>());
 }
 
-SimDeviceSource::~SimDeviceSource() {
-  for (const auto& s : saved_) {
-    std::lock_guard lock(s->mu);
-    if (!s->file) continue;
-    if (auto err = s->file->sync()) log::warn("{}", err->message);
-  }
-}
-
 std::vector<DeviceHandle> SimDeviceSource::scan() {
   std::vector<DeviceHandle> out;
   for (const auto& m : models_) {

@@ -61,8 +61,10 @@ class SimDevice final : public Device {
 // that daemons before the slot file wrote when there is no slot file; a
 // corrupt one is logged and the drive starts fresh. save() writes a model's
 // state into its slot file without a system call, so a poller can save after
-// every poll and a kill -9 still finds the newest save; the destructor flushes
-// the slot files to disk (a clean shutdown).
+// every poll and a kill -9 still finds the newest save. Nothing is fsynced:
+// the kernel writes the files back in its own time (a flush at every stop
+// or reload took up to a second at 256 drives), so a crash of the host may
+// cost a drive its last polls.
 //
 // Thread-safety: scan(), model(), save() and save_all() may be called from any
 // thread; models are internally synchronised. The clock must outlive the source.
@@ -81,9 +83,6 @@ class SimDeviceSource final : public DeviceSource {
   // The time the drives live in (their engines keep it too).
   const Clock& clock() const { return clock_; }
   const std::vector<std::shared_ptr<DriveModel>>& models() const { return models_; }
-  ~SimDeviceSource() override;
-  SimDeviceSource(const SimDeviceSource&) = delete;
-  SimDeviceSource& operator=(const SimDeviceSource&) = delete;
   // Saves the state of the drive with this serial into its slot file (opened,
   // or created, on its first save). nullopt on success, and without a state
   // directory or such a drive.
