@@ -26,9 +26,9 @@ SampleRecord sample_of(const HealthSnapshot& snap) {
 // share a record), so restore() takes it from there, and a state that
 // changed in nothing else is not written again: a quiet drive's poll then
 // writes its sample alone.
-std::string stored_form(ThermalState s) {
+ThermalState stored_form(ThermalState s) {
   if (s.last) s.last->time = WallTime{};
-  return encode_thermal_state(s);
+  return s;
 }
 
 ThermalEventRecord record_of(const ThrottleEvent& e) {
@@ -53,7 +53,7 @@ ThermalView thermal_view(const ThermalState& s) {
 }
 
 StoreStatus DriveAnalytics::restore(const DriveKey& key) {
-  thermal_written_.clear();
+  thermal_written_.reset();
   auto last = store_.last_sample(key);
   if (!last) return last.error();
   auto state = store_.state(key, kThermalStateKey);
@@ -126,13 +126,17 @@ Result<AnalyticsView> DriveAnalytics::update(const DriveInfo& info, const Health
   record.drive = key;
   record.samples.push_back(sample);
   for (const auto& e : events) record.events.push_back(record_of(e));
-  std::string thermal_now = stored_form(thermal_.state());
+  ThermalState thermal_now = stored_form(thermal_.state());
   if (thermal_now != thermal_written_) {
     record.state.emplace_back(kThermalStateKey, encode_thermal_state(thermal_.state()));
   }
   StoreStatus committed = store_.commit(record);
   // Not queued: written again with the next poll.
-  thermal_written_ = committed ? std::move(thermal_now) : std::string{};
+  if (committed) {
+    thermal_written_ = std::move(thermal_now);
+  } else {
+    thermal_written_.reset();
+  }
   last_ = sample;
 
   const bool was_over = view_.wear.over_rating;

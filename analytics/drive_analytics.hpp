@@ -82,8 +82,10 @@ class DriveAnalytics {
   std::optional<DriveKey> key_;  // set once restored
   std::optional<SampleRecord> last_;
   ThermalDetector thermal_;
-  // What the store holds of the detector's state (stored_form), "" if unknown.
-  std::string thermal_written_;
+  // What the store holds of the detector's state (stored_form), nullopt if
+  // unknown. Compared as a value, not as its encoded text: encoding it on
+  // every poll only to find it unchanged was a tenth of a drive-poll.
+  std::optional<ThermalState> thermal_written_;
   PerformanceWatch performance_;
   bool clock_behind_ = false;  // for logging the state change once
   AnalyticsView view_;

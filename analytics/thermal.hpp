@@ -65,6 +65,7 @@ struct ThermalCounters {
   WallTime time{};
   SmartThermalCounters smart;
   std::optional<std::uint8_t> ocp_count;
+  bool operator==(const ThermalCounters&) const = default;
 };
 
 struct ThrottleEvent {
@@ -75,6 +76,7 @@ struct ThrottleEvent {
   SourceMask sources = 0;
   int level = 0;                // highest level reached
   std::uint8_t levels_seen = 0; // bit L: level L was reached
+  bool operator==(const ThrottleEvent&) const = default;
 };
 
 // Everything the detector must remember across polls and restarts.
@@ -94,6 +96,7 @@ struct ThermalState {
   std::array<double, kThrottleSourceCount> source_seconds{};
   std::array<std::uint64_t, kMaxThrottleLevel + 1> level_events{};  // [L]: events reaching L
   std::array<double, kMaxThrottleLevel + 1> level_seconds{};        // [L]: time spent at L
+  bool operator==(const ThermalState&) const = default;
 };
 
 // What one poll shows.

@@ -140,21 +140,18 @@ Fleet::Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Cloc
     auto* raw = source.get();
     sim_source_ = raw;
     // A restart (even kill -9) must continue the simulated drives' lives, so
-    // each drive's state is saved after each poll, from the poller's thread.
-    // Without fsyncs: a kill -9 still finds the old or the new state, and
-    // only a crash of the host could cost a model its last polls, where two
-    // fsyncs per drive-poll would dominate the daemon's own disk writes.
-    // Each poller holds its own copy, so `failing` is per drive and only
-    // that drive's thread touches it: a full or read-only state directory
-    // is logged when it starts failing and when it recovers, not every poll.
-    s.observer = [raw, dir = config_.state_dir, failing = false](const DriveInfo& info,
-                                                                 const HealthSnapshot&) mutable {
-      if (auto model = raw->model(info.serial)) {
-        auto err = save_state_file(*model, SimDeviceSource::state_file(dir, info.serial), Durability::process_crash);
-        if (err && !failing) log::warn("{}: saving simulated drive state: {}", info.path, err->message);
-        if (!err && failing) log::info("{}: simulated drive state saved again", info.path);
-        failing = err.has_value();
-      }
+    // each drive's state is saved after each poll, from the poller's thread,
+    // into its slot file: stores into a shared mapping, no system call, and
+    // a kill -9 still finds the newest save (only a crash of the host could
+    // cost a model its last polls). Each poller holds its own copy, so
+    // `failing` is per drive and only that drive's thread touches it: a full
+    // or read-only state directory is logged when it starts failing and when
+    // it recovers, not every poll.
+    s.observer = [raw, failing = false](const DriveInfo& info, const HealthSnapshot&) mutable {
+      auto err = raw->save(info.serial);
+      if (err && !failing) log::warn("{}: saving simulated drive state: {}", info.path, err->message);
+      if (!err && failing) log::info("{}: simulated drive state saved again", info.path);
+      failing = err.has_value();
       return PollObservation{};
     };
     s.source = std::move(source);

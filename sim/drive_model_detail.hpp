@@ -22,9 +22,8 @@ inline std::uint16_t to_kelvin(double celsius) {
 namespace nvmond {
 struct SimEventLog;
 namespace sim_detail {
-// The event log in the drive's state file, and back (a state saved before
-// the drive had one has no key: an empty log).
-nlohmann::json event_log_json(const SimEventLog& log);
+// The event log of the drive's state file (a state saved before the drive
+// had one has no key: an empty log); DriveModel::save_state writes it.
 void read_event_log(const nlohmann::json& j, SimEventLog& log);
 }  // namespace sim_detail
 }  // namespace nvmond

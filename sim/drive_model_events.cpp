@@ -115,18 +115,6 @@ PersistentEventLog DriveModel::persistent_event_log() const {
 
 namespace sim_detail {
 
-nlohmann::json event_log_json(const SimEventLog& log) {
-  nlohmann::json events = nlohmann::json::array();
-  for (const auto& e : log.events) {
-    events.push_back({{"seq", e.seq},
-                      {"type", e.type},
-                      {"time_ns", std::chrono::duration_cast<std::chrono::nanoseconds>(e.at.time_since_epoch()).count()},
-                      {"over_c", e.over_celsius},
-                      {"threshold_c", e.threshold_celsius}});
-  }
-  return {{"next_seq", log.next_seq}, {"injected", log.injected}, {"events", events}};
-}
-
 void read_event_log(const nlohmann::json& j, SimEventLog& log) {
   log.next_seq = j.at("next_seq").get<std::uint64_t>();
   log.injected = j.at("injected").get<bool>();

@@ -109,6 +109,33 @@ std::optional<Error> SimDevice::format_user_data_erase(std::uint32_t nsid) {
   return std::nullopt;
 }
 
+namespace {
+
+// The newest saved state of `model` from `dir`: its slot file, else the
+// whole-file state an older daemon wrote, else none (a fresh drive).
+void restore(DriveModel& model, const std::filesystem::path& dir, WallTime now) {
+  const std::string who = sim_device_path(model.spec().name);
+  const std::string slots = SimDeviceSource::state_file(dir, model.spec().serial).string();
+  std::string from = slots;
+  std::optional<Error> err;
+  if (auto text = SlotFile::read(slots)) {
+    err = model.load_state(*text);
+    if (err) err->message = slots + ": " + err->message;
+  } else {
+    if (text.error().reason != ErrorReason::absent) log::warn("{}: {}", who, text.error().message);
+    from = SimDeviceSource::legacy_state_file(dir, model.spec().serial).string();
+    err = load_state_file(model, from);
+  }
+  if (err) {
+    if (err->reason != ErrorReason::absent) log::warn("{}; starting the drive fresh", err->message);
+    return;
+  }
+  model.resume_at(now);
+  log::info("{}: state restored from {}", who, from);
+}
+
+}  // namespace
+
 SimDeviceSource::SimDeviceSource(std::vector<SimDriveSpec> specs, const Clock& clock,
                                  std::optional<std::filesystem::path> state_dir,
                                  const std::vector<std::shared_ptr<DriveModel>>& adopt)
@@ -127,17 +154,10 @@ SimDeviceSource::SimDeviceSource(std::vector<SimDriveSpec> specs, const Clock& c
       continue;
     }
     auto model = std::make_shared<DriveModel>(std::move(spec), now);
-    if (state_dir_) {
-      auto path = state_file(*state_dir_, model->spec().serial).string();
-      if (auto err = load_state_file(*model, path)) {
-        if (err->reason != ErrorReason::absent) log::warn("{}; starting the drive fresh", err->message);
-      } else {
-        model->resume_at(now);
-        log::info("{}: state restored from {}", sim_device_path(model->spec().name), path);
-      }
-    }
+    if (state_dir_) restore(*model, *state_dir_, now);
     models_.push_back(std::move(model));
   }
+  for (std::size_t i = 0; i < models_.size(); ++i) saved_.push_back(std::make_unique<Saved>());
 }
 
 std::vector<DeviceHandle> SimDeviceSource::scan() {
@@ -155,18 +175,47 @@ std::shared_ptr<DriveModel> SimDeviceSource::model(const std::string& serial) co
   return nullptr;
 }
 
+std::optional<Error> SimDeviceSource::save(const std::string& serial) const {
+  for (std::size_t i = 0; i < models_.size(); ++i) {
+    if (models_[i]->spec().serial == serial) return save(i);
+  }
+  return std::nullopt;
+}
+
+std::optional<Error> SimDeviceSource::save(std::size_t index) const {
+  if (!state_dir_) return std::nullopt;
+  const DriveModel& model = *models_[index];
+  Saved& s = *saved_[index];
+  std::lock_guard lock(s.mu);
+  const bool first = !s.file;
+  if (first) {
+    auto file = SlotFile::open(state_file(*state_dir_, model.spec().serial).string());
+    if (!file) return file.error();
+    s.file = std::move(*file);
+  }
+  if (auto err = s.file->save(model.save_state())) return err;
+  if (first) {
+    // The slot file holds a save now: an older whole-file state left beside
+    // it would only be read if the slot file were lost, and then be stale.
+    std::error_code ec;
+    std::filesystem::remove(legacy_state_file(*state_dir_, model.spec().serial), ec);
+  }
+  return std::nullopt;
+}
+
 std::vector<Error> SimDeviceSource::save_all() const {
   std::vector<Error> errors;
-  if (!state_dir_) return errors;
-  for (const auto& m : models_) {
-    if (auto err = save_state_file(*m, state_file(*state_dir_, m->spec().serial).string())) {
-      errors.push_back(*err);
-    }
+  for (std::size_t i = 0; i < models_.size(); ++i) {
+    if (auto err = save(i)) errors.push_back(*err);
   }
   return errors;
 }
 
 std::filesystem::path SimDeviceSource::state_file(const std::filesystem::path& dir, const std::string& serial) {
+  return dir / ("sim-" + serial + ".state");
+}
+
+std::filesystem::path SimDeviceSource::legacy_state_file(const std::filesystem::path& dir, const std::string& serial) {
   return dir / ("sim-" + serial + ".json");
 }
 

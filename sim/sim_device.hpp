@@ -4,6 +4,7 @@
 // demos and fast tests.
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "sim/drive_model.hpp"
 #include "sim/sim_drive_spec.hpp"
 #include "core/clock.hpp"
+#include "core/slot_file.hpp"
 
 namespace nvmond {
 
@@ -54,12 +56,18 @@ class SimDevice final : public Device {
 // for the process lifetime); scan() hands out fresh SimDevice handles over
 // them with paths "sim:<name>".
 //
-// With a state directory, each model is restored from <dir>/sim-<serial>.json
-// when that file exists (a corrupt file is logged and the drive starts fresh),
-// and save_all() writes them all back atomically.
+// With a state directory, each model is restored from its slot file
+// <dir>/sim-<serial>.state (core/slot_file.hpp), or from <dir>/sim-<serial>.json
+// that daemons before the slot file wrote when there is no slot file; a
+// corrupt one is logged and the drive starts fresh. save() writes a model's
+// state into its slot file without a system call, so a poller can save after
+// every poll and a kill -9 still finds the newest save. Nothing is fsynced:
+// the kernel writes the files back in its own time (a flush at every stop
+// or reload took up to a second at 256 drives), so a crash of the host may
+// cost a drive its last polls.
 //
-// Thread-safety: scan(), model() and save_all() may be called from any thread;
-// models are internally synchronised. The clock must outlive the source.
+// Thread-safety: scan(), model(), save() and save_all() may be called from any
+// thread; models are internally synchronised. The clock must outlive the source.
 class SimDeviceSource final : public DeviceSource {
  public:
   // Throws ConfigError on duplicate names or serials (start-up misconfiguration).
@@ -75,16 +83,29 @@ class SimDeviceSource final : public DeviceSource {
   // The time the drives live in (their engines keep it too).
   const Clock& clock() const { return clock_; }
   const std::vector<std::shared_ptr<DriveModel>>& models() const { return models_; }
-  // Writes every model's state; returns the failures (empty on success).
-  // No-op without a state directory.
+  // Saves the state of the drive with this serial into its slot file (opened,
+  // or created, on its first save). nullopt on success, and without a state
+  // directory or such a drive.
+  std::optional<Error> save(const std::string& serial) const;
+  // save() of every model; returns the failures (empty on success).
   std::vector<Error> save_all() const;
-  // <dir>/sim-<serial>.json
+  // <dir>/sim-<serial>.state, the slot file
   static std::filesystem::path state_file(const std::filesystem::path& dir, const std::string& serial);
+  // <dir>/sim-<serial>.json, the whole-file state of daemons before the slot
+  // file: read when there is no slot file, removed after the first save.
+  static std::filesystem::path legacy_state_file(const std::filesystem::path& dir, const std::string& serial);
 
  private:
+  // A model's slot file, opened on its first save.
+  struct Saved {
+    std::mutex mu;
+    std::optional<SlotFile> file;
+  };
+  std::optional<Error> save(std::size_t index) const;
   const Clock& clock_;
   std::optional<std::filesystem::path> state_dir_;
   std::vector<std::shared_ptr<DriveModel>> models_;  // fixed after construction
+  std::vector<std::unique_ptr<Saved>> saved_;         // one per model
 };
 
 }  // namespace nvmond

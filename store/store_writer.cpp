@@ -179,9 +179,15 @@ StoreStatus StoreWriter::commit_all(const std::vector<PollRecord>& records) {
     log::info("history store: the write queue has room again");
     s.full_logged = false;
   }
+  // Only the first poll of a batch wakes the writer: it then waits for the
+  // batch's deadline whatever else arrives, and a wake per later poll cost
+  // every drive-poll a futex call and a context switch for nothing. With
+  // polls already queued the writer is waiting for that deadline, retrying
+  // a failed batch, or writing; each looks at the queue when it ends.
+  const bool was_empty = s.pending.empty();
   s.pending.insert(s.pending.end(), records.begin(), records.end());
   if (!s.first_queued) s.first_queued = Steady::now();
-  s.wake.notify_one();
+  if (was_empty) s.wake.notify_one();
   return std::monostate{};
 }
 

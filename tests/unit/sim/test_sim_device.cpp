@@ -11,6 +11,8 @@
 #include <future>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "sim/sim_device.hpp"
 #include "core/atomic_file.hpp"
 #include "sim_test_util.hpp"
@@ -75,6 +77,19 @@ TEST(SimState, SaveLoadRoundTripContinuesCounters) {
   }
   expect_same(a.smart(), b.smart());
   EXPECT_EQ(b.smart().power_on_hours, 6u);
+}
+
+TEST(SimState, TheSavedTextIsJsonWhateverTheSerialHolds) {
+  ManualClock clock;
+  const std::string serial = "SN \"quoted\" back\\slash \x01 \xc3\xa9";
+  DriveModel a(test::named("consumer", "q", serial), clock.wall());
+  a.io(IoOp::write, 2'000'000'000, true);
+  const std::string text = a.save_state();
+  ASSERT_TRUE(nlohmann::json::accept(text)) << text;
+  EXPECT_EQ(nlohmann::json::parse(text).at("serial").get<std::string>(), serial);
+  DriveModel b(test::named("consumer", "q", serial), clock.wall());
+  ASSERT_FALSE(b.load_state(text).has_value());
+  expect_same(a.smart(), b.smart());
 }
 
 TEST(SimState, RejectsAnotherDrivesStateAndGarbage) {
@@ -199,6 +214,38 @@ TEST(SimSource, ClockBehindTheSavedStateRebasesTime) {
   EXPECT_EQ(device->read_smart()->power_on_hours, 10u);
   clock.advance(1h);
   EXPECT_EQ(device->read_smart()->power_on_hours, 11u);
+}
+
+TEST(SimSource, AStateFileOfAnOlderDaemonIsRestoredThenReplacedByTheSlotFile) {
+  TempDir dir;
+  ManualClock clock;
+  DriveModel older(test::named("consumer", "c0", "SNC0"), clock.wall());
+  older.io(IoOp::write, 9'000'000'000, true);
+  const auto legacy = SimDeviceSource::legacy_state_file(dir.path(), "SNC0");
+  ASSERT_FALSE(save_state_file(older, legacy.string()).has_value());
+  SimDeviceSource source(two_drives(), clock, dir.path());
+  EXPECT_EQ(source.scan()[1].device->read_smart()->data_units_written, older.smart().data_units_written);
+  ASSERT_FALSE(source.save("SNC0").has_value());
+  EXPECT_TRUE(fs::exists(SimDeviceSource::state_file(dir.path(), "SNC0")));
+  EXPECT_FALSE(fs::exists(legacy));  // a stale copy would only mislead a later restore
+}
+
+TEST(SimSource, ARestartReadsTheNewestSaveOfTheSlotFile) {
+  TempDir dir;
+  ManualClock clock;
+  u128 written = 0;
+  {
+    SimDeviceSource first(two_drives(), clock, dir.path());
+    for (int i = 0; i < 5; ++i) {
+      first.model("SNC0")->io(IoOp::write, 1'000'000'000, true);
+      ASSERT_FALSE(first.save("SNC0").has_value());
+    }
+    written = first.scan()[1].device->read_smart()->data_units_written;
+  }
+  SimDeviceSource second(two_drives(), clock, dir.path());
+  EXPECT_EQ(second.scan()[1].device->read_smart()->data_units_written, written);
+  // The other drive was never saved: it starts fresh.
+  EXPECT_EQ(second.scan()[0].device->read_smart()->data_units_written, 0u);
 }
 
 TEST(SimSource, CorruptStateFileStartsFresh) {
