@@ -25,7 +25,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import time
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -64,13 +63,8 @@ def strace_counts(pid, seconds, out_path):
 
 def measure(h, nvmond, drives, poll, args):
     h.NVMOND = nvmond
-    profiles = ["datacenter", "consumer", "consumer-heatsink", "generic"]
-    cfg = h.config(*(h.sim(f"d{i}", f"CPU-{i:03d}", profiles[i % 4], write_rate=f"{50 + i}MB", has_ocp=True)
-                     for i in range(drives)), poll_interval=poll)
-    d = h.Daemon(cfg, workdir=tempfile.mkdtemp(prefix="nvmond-pollcpu-", dir="/var/tmp")).start()
+    d = store_cost.start_fleet(h, drives, poll, "pollcpu")
     try:
-        h.wait_for(lambda: sum(s.value == 1 for s in h.find(d.metrics(), "nvme_up")) == drives,
-                   300, f"{drives} drives up")
         time.sleep(args.warmup)  # past the first polls' schema and page allocation
         pid, load = d.proc.pid, os.getloadavg()[0]
         polls0, _ = store_cost.totals(h, d)

@@ -22,7 +22,6 @@ import argparse
 import http.client
 import os
 import sys
-import tempfile
 import time
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -63,13 +62,8 @@ def scrape_times(port, scrapes):
 
 
 def measure(h, drives, poll, args):
-    profiles = ["datacenter", "consumer", "consumer-heatsink", "generic"]
-    cfg = h.config(*(h.sim(f"d{i}", f"SCALE-{i:03d}", profiles[i % 4], write_rate=f"{50 + i}MB", has_ocp=True)
-                     for i in range(drives)), poll_interval=poll)
-    d = h.Daemon(cfg, workdir=tempfile.mkdtemp(prefix="nvmond-scale-", dir="/var/tmp")).start()
+    d = store_cost.start_fleet(h, drives, poll, "scale")
     try:
-        h.wait_for(lambda: sum(s.value == 1 for s in h.find(d.metrics(), "nvme_up")) == drives,
-                   300, f"{drives} drives up")
         time.sleep(max(args.warmup, 2 * seconds_of(poll)))  # past the first polls' page allocation
         pid, load = d.proc.pid, os.getloadavg()[0]
         polls0, commits0 = store_cost.totals(h, d)

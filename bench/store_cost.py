@@ -73,6 +73,23 @@ def history_write_bytes(pid):
     return total
 
 
+def start_fleet(h, drives, poll, name):
+    """A started nvmond with `drives` simulated drives of every profile (OCP logs on), its state
+    on a real file system (/var/tmp, not tmpfs), once every drive is up."""
+    profiles = ["datacenter", "consumer", "consumer-heatsink", "generic"]
+    cfg = h.config(*(h.sim(f"d{i}", f"{name.upper()}-{i:03d}", profiles[i % 4], write_rate=f"{50 + i}MB",
+                           has_ocp=True)
+                     for i in range(drives)), poll_interval=poll)
+    d = h.Daemon(cfg, workdir=tempfile.mkdtemp(prefix=f"nvmond-{name}-", dir="/var/tmp")).start()
+    try:
+        h.wait_for(lambda: sum(s.value == 1 for s in h.find(d.metrics(), "nvme_up")) == drives,
+                   300, f"{drives} drives up")
+    except BaseException:
+        d.stop()
+        raise
+    return d
+
+
 def totals(h, d):
     m = d.metrics()
     polls = sum(s.value for s in h.find(m, "nvmond_collections_total"))

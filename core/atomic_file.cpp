@@ -10,13 +10,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/io_error.hpp"
+
 namespace nvmond {
 
 namespace {
-Error io_error(const std::string& path, const char* step, int err) {
-  return Error{ErrorReason::io, path + ": " + step + ": " + std::strerror(err)};
-}
-
 // Closes on scope exit so every early return releases the descriptor.
 struct Fd {
   int fd = -1;

@@ -2,10 +2,13 @@
 
 #include <fmt/core.h>
 
+#include <cstring>
+
 #include <ostream>
 #include <string>
 #include <utility>
 
+#include "core/io_error.hpp"
 #include "core/result.hpp"
 
 namespace nvmond {
@@ -35,5 +38,9 @@ Result<ErrorReason> error_reason_from_text(std::string_view text) {
 }
 
 std::ostream& operator<<(std::ostream& out, ErrorReason reason) { return out << to_text(reason); }
+
+Error io_error(const std::string& what, const char* step, int err) {
+  return Error{ErrorReason::io, fmt::format("{}: {}: {}", what, step, std::strerror(err))};
+}
 
 }  // namespace nvmond

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <utility>
 
+#include "core/io_error.hpp"
 #include "core/atomic_file.hpp"
 #include "core/unique_fd.hpp"
 
@@ -26,10 +27,6 @@ constexpr std::size_t kInitialCapacity = kPage - SlotFile::kSlotHeaderBytes;
 constexpr std::size_t kGeneration = 0;
 constexpr std::size_t kLength = 8;
 constexpr std::size_t kChecksum = 16;
-
-Error io_error(const std::string& path, const char* step, int err) {
-  return Error{ErrorReason::io, path + ": " + step + ": " + std::strerror(err)};
-}
 
 std::uint64_t load_u64(const unsigned char* p) {
   std::uint64_t v;

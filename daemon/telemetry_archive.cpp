@@ -12,6 +12,7 @@
 #include <cstring>
 #include <tuple>
 
+#include "core/io_error.hpp"
 #include "core/atomic_file.hpp"
 #include "core/unique_fd.hpp"
 
@@ -20,10 +21,6 @@ namespace nvmond {
 namespace {
 
 constexpr std::string_view kSuffix = ".bin";
-
-Error io_error(const std::string& what, const char* step, int err) {
-  return Error{ErrorReason::io, fmt::format("{}: {}: {}", what, step, std::strerror(err))};
-}
 
 bool safe_byte(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
