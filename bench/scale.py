@@ -8,7 +8,9 @@ file system, waits until every drive is published and a warm-up has passed,
 then measures, in this order so one measurement does not load the next:
 
 1. a window without scrapes: the daemon's CPU time and write_bytes per
-   drive-poll, drive-polls and history commits (store_cost.py's method);
+   drive-poll (in brackets the history writer's thread alone: without the
+   simulated drives' state files, which a real drive does not have),
+   drive-polls and history commits (store_cost.py's method);
 2. RSS (VmRSS);
 3. scrapes on one keep-alive connection, gzip and identity interleaved,
    while polling goes on: p50/p99 per encoding and the exposition's size;
@@ -68,8 +70,10 @@ def measure(h, drives, poll, args):
         pid, load = d.proc.pid, os.getloadavg()[0]
         polls0, commits0 = store_cost.totals(h, d)
         cpu0, bytes0, t0 = store_cost.cpu_seconds(pid), store_cost.write_bytes(pid), time.monotonic()
+        history0 = store_cost.history_write_bytes(pid)
         time.sleep(args.window)  # a measurement window, not synchronisation
         cpu1, bytes1, t1 = store_cost.cpu_seconds(pid), store_cost.write_bytes(pid), time.monotonic()
+        history1 = store_cost.history_write_bytes(pid)
         polls1, commits1 = store_cost.totals(h, d)
         rss = rss_mb(pid)
         times, sizes = scrape_times(d.port, args.scrapes)
@@ -83,7 +87,7 @@ def measure(h, drives, poll, args):
         "drives": drives, "poll": poll, "load": load,
         "polls_s": polls / elapsed, "commits_s": (commits1 - commits0) / elapsed,
         "cpu_pct": 100 * (cpu1 - cpu0) / elapsed, "cpu_ms": 1000 * (cpu1 - cpu0) / polls,
-        "bytes": (bytes1 - bytes0) / polls, "rss": rss,
+        "bytes": (bytes1 - bytes0) / polls, "history_bytes": (history1 - history0) / polls, "rss": rss,
         "history_fsync": fsyncs.get("history", 0) / args.strace_window if args.strace_window else float("nan"),
         "sim_fsync": fsyncs.get("sim state", 0) / args.strace_window if args.strace_window else float("nan"),
         "kib": sizes["identity"] / 1024, "gz_kib": sizes["gzip"] / 1024,
@@ -108,14 +112,15 @@ def main():
 
     print(f"{os.cpu_count()} CPUs; load is the 1-minute average when each window began")
     print("| drives | poll | load | drive-polls/s | commits/s | CPU % of a core | CPU ms / drive-poll | "
-          "write_bytes B / drive-poll | history fsync/s | sim state fsync/s | RSS MB | exposition KiB (gzip) | "
+          "write_bytes B / drive-poll (history) | history fsync/s | sim state fsync/s | RSS MB | exposition KiB (gzip) | "
           "scrape p50 / p99 ms | gzip p50 / p99 ms |")
     print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for poll in args.polls.split(","):
         for drives in (int(n) for n in args.drives.split(",")):
             r = measure(h, drives, poll, args)
             print(f"| {r['drives']} | {r['poll']} | {r['load']:.1f} | {r['polls_s']:.1f} | {r['commits_s']:.2f} | "
-                  f"{r['cpu_pct']:.1f} | {r['cpu_ms']:.2f} | {r['bytes']:,.0f} | {r['history_fsync']:.1f} | "
+                  f"{r['cpu_pct']:.1f} | {r['cpu_ms']:.2f} | {r['bytes']:,.0f} ({r['history_bytes']:,.0f}) | "
+                  f"{r['history_fsync']:.1f} | "
                   f"{r['sim_fsync']:.1f} | {r['rss']:.0f} | {r['kib']:,.0f} ({r['gz_kib']:,.0f}) | "
                   f"{r['p50']:.1f} / {r['p99']:.1f} | {r['gz_p50']:.1f} / {r['gz_p99']:.1f} |", flush=True)
 
