@@ -56,6 +56,16 @@ std::uint64_t checksum(std::uint64_t generation, std::uint64_t length, const uns
   return h ^ (h >> 29);
 }
 
+// Writes `content` into `slot` as save `generation`. The checksum is
+// cleared first and written last, so a slot cut short never passes it.
+void write_slot(unsigned char* slot, std::string_view content, std::uint64_t generation) {
+  publish_u64(slot + kChecksum, 0);
+  store_u64(slot + kGeneration, generation);
+  store_u64(slot + kLength, content.size());
+  std::memcpy(slot + SlotFile::kSlotHeaderBytes, content.data(), content.size());
+  publish_u64(slot + kChecksum, checksum(generation, content.size(), slot + SlotFile::kSlotHeaderBytes));
+}
+
 struct Newest {
   int slot = -1;  // -1: no slot holds a complete save
   std::uint64_t generation = 0;
@@ -92,30 +102,8 @@ std::string image(std::size_t capacity, std::optional<std::string_view> content,
   auto* base = reinterpret_cast<unsigned char*>(out.data());
   std::memcpy(base, kMagic, sizeof kMagic);
   store_u64(base + 8, capacity);
-  if (content) {
-    unsigned char* slot = base + SlotFile::slot_offset(capacity, 0);
-    std::memcpy(slot + SlotFile::kSlotHeaderBytes, content->data(), content->size());
-    store_u64(slot + kGeneration, generation);
-    store_u64(slot + kLength, content->size());
-    store_u64(slot + kChecksum, checksum(generation, content->size(), slot + SlotFile::kSlotHeaderBytes));
-  }
+  if (content) write_slot(base + SlotFile::slot_offset(capacity, 0), *content, generation);
   return out;
-}
-
-Result<std::string> read_all(int fd, const std::string& path) {
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) return io_error(path, "stat", errno);
-  std::string bytes(static_cast<std::size_t>(st.st_size), '\0');
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::pread(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return io_error(path, "read", errno);
-    if (n == 0) break;
-    done += static_cast<std::size_t>(n);
-  }
-  bytes.resize(done);
-  return bytes;
 }
 
 }  // namespace
@@ -128,12 +116,7 @@ std::size_t SlotFile::slot_offset(std::size_t capacity, int i) {
 std::size_t SlotFile::file_bytes(std::size_t capacity) { return slot_offset(capacity, 2); }
 
 Result<std::string> SlotFile::read(const std::string& path) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) {
-    if (errno == ENOENT) return Error{ErrorReason::absent, path + ": no such file"};
-    return io_error(path, "open", errno);
-  }
-  auto bytes = read_all(fd.get(), path);
+  auto bytes = read_whole_file(path);
   if (!bytes) return bytes.error();
   const auto* base = reinterpret_cast<const unsigned char*>(bytes->data());
   auto capacity = capacity_of(base, bytes->size());
@@ -219,12 +202,7 @@ std::optional<Error> SlotFile::save(std::string_view content) {
     capacity_ = grown->capacity_;
     return std::nullopt;
   }
-  unsigned char* slot = map_ + slot_offset(capacity_, n.slot == 0 ? 1 : 0);
-  publish_u64(slot + kChecksum, 0);
-  store_u64(slot + kGeneration, generation);
-  store_u64(slot + kLength, content.size());
-  std::memcpy(slot + kSlotHeaderBytes, content.data(), content.size());
-  publish_u64(slot + kChecksum, checksum(generation, content.size(), slot + kSlotHeaderBytes));
+  write_slot(map_ + slot_offset(capacity_, n.slot == 0 ? 1 : 0), content, generation);
   return std::nullopt;
 }
 
