@@ -35,7 +35,10 @@ std::optional<Error> write_file_atomically_at(int dir_fd, const std::string& nam
 // path to put in errors.
 Result<UniqueFd> open_directory_at(int parent_fd, const std::string& name, const std::string& shown);
 
-// Error reason "absent" when the file does not exist, "io" otherwise.
+// Error reason "absent" when the file does not exist, "io" otherwise. The
+// last component is opened O_NOFOLLOW|O_NONBLOCK and must be a regular file:
+// a symlink planted where a state file belongs is not read through, and a
+// FIFO there does not block the reader.
 Result<std::string> read_whole_file(const std::string& path);
 
 }  // namespace nvmond

@@ -129,13 +129,16 @@ Result<std::string> SlotFile::read(const std::string& path) {
 
 Result<SlotFile> SlotFile::open(const std::string& path) {
   for (int attempt = 0; attempt < 2; ++attempt) {
-    UniqueFd fd(::open(path.c_str(), O_RDWR | O_CLOEXEC));
-    if (!fd.valid() && errno != ENOENT) return io_error(path, "open", errno);
+    // Not following a symlink and not waiting on a FIFO: whatever is
+    // planted there is not a slot file, and the fresh file renamed over it
+    // replaces the entry itself, never what it points to.
+    UniqueFd fd(::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (!fd.valid() && errno != ENOENT && errno != ELOOP && errno != ENXIO) return io_error(path, "open", errno);
     if (fd.valid()) {
       struct stat st {};
       if (::fstat(fd.get(), &st) != 0) return io_error(path, "stat", errno);
       const auto bytes = static_cast<std::size_t>(st.st_size);
-      if (bytes >= kPage) {
+      if (S_ISREG(st.st_mode) && bytes >= kPage) {
         void* map = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
         if (map == MAP_FAILED) return io_error(path, "mmap", errno);
         auto* base = static_cast<unsigned char*>(map);

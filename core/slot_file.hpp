@@ -35,12 +35,15 @@ class SlotFile {
   static constexpr std::size_t kMaxPayloadBytes = std::size_t{1} << 20;
 
   // The newest save in the slot file at `path`. Error absent when the file
-  // does not exist, decode when it is not a slot file or no slot holds a
+  // does not exist, io when it is a symlink or not a regular file (see
+  // read_whole_file), decode when it is not a slot file or no slot holds a
   // complete save.
   static Result<std::string> read(const std::string& path);
 
   // Maps the slot file at `path` for saving, creating it (atomically, fsynced)
-  // when absent or not a slot file; its saves are kept. Error io with the
+  // when absent or not a slot file (a symlink, a FIFO or any other
+  // non-regular entry included: it is replaced, never followed or waited
+  // on); its saves are kept. Error io with the
   // path and the step that failed.
   static Result<SlotFile> open(const std::string& path);
 

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -131,6 +132,42 @@ TEST(SlotFile, AFileThatIsNotASlotFileIsReportedAndReplacedOnOpen) {
   auto bad_dir = SlotFile::open((std::filesystem::path(dir.path()) / "no" / "such" / "f").string());
   ASSERT_FALSE(bad_dir.ok());
   EXPECT_EQ(bad_dir.error().reason, ErrorReason::io);
+}
+
+// The slot file lives in a root daemon's state directory: a symlink there
+// (to a well-formed slot file elsewhere) is neither read nor written
+// through, and a FIFO does not block the daemon's start; both are replaced
+// by a fresh slot file.
+TEST(SlotFile, ASymlinkOrAFifoAtThePathIsNeitherFollowedNorWaitedOnButReplaced) {
+  test::TempDir dir;
+  const std::filesystem::path d(dir.path());
+  const auto elsewhere = (d / "elsewhere.slots").string();
+  {
+    auto other = SlotFile::open(elsewhere);
+    ASSERT_TRUE(other.ok()) << other.error().message;
+    ASSERT_FALSE(other->save("not yours"));
+  }
+  const auto before = read_ok(elsewhere);
+  const auto path = path_in(dir);
+  std::filesystem::create_symlink(elsewhere, path);
+  EXPECT_FALSE(SlotFile::read(path).ok());
+  {
+    auto file = SlotFile::open(path);
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    ASSERT_FALSE(file->save("mine"));
+  }
+  EXPECT_EQ(read_ok(elsewhere), before);
+  EXPECT_FALSE(std::filesystem::is_symlink(path));
+  EXPECT_EQ(read_ok(path), "mine");
+
+  std::filesystem::remove(path);
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  EXPECT_FALSE(SlotFile::read(path).ok());
+  auto file = SlotFile::open(path);
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  ASSERT_FALSE(file->save("after the fifo"));
+  EXPECT_TRUE(std::filesystem::is_regular_file(path));
+  EXPECT_EQ(read_ok(path), "after the fifo");
 }
 
 // Save N: the decimal N, a colon, then a payload of one letter that N picks,
