@@ -239,11 +239,25 @@ void Daemon::configure_soaks() {
 // What the scheduler knows of the drives comes from the published
 // snapshots; a tick never waits on a device.
 void Daemon::soak_tick() {
-  std::map<std::string, std::string> sim_serials;
-  for (const auto& s : config_.sims) sim_serials[s.spec.name] = s.spec.serial;
-  const auto drives = published_->drives();
-  scheduler_->tick(clock_->wall(), [&](const std::string& target) { return drive_for_target(drives, target, sim_serials); });
-  published_->publish("soak", render_soak_metrics(soak_control_->active(), scheduler_->list()));
+  // Every second, with no soak scheduled most of the time: the drives are
+  // copied, and the sim names mapped, only when a target is looked up.
+  std::optional<std::map<std::string, std::string>> sim_serials;
+  std::optional<std::vector<DriveSummary>> drives;
+  scheduler_->tick(clock_->wall(), [&](const std::string& target) {
+    if (!drives) {
+      drives = published_->drives();
+      sim_serials.emplace();
+      for (const auto& s : config_.sims) (*sim_serials)[s.spec.name] = s.spec.serial;
+    }
+    return drive_for_target(*drives, target, *sim_serials);
+  });
+  RenderedFamilies soak;
+  for (const auto& family : render_soak_metrics(soak_control_->active(), scheduler_->list())) soak.append(family);
+  if (!soak_published_ || soak.text() != soak_text_) {
+    soak_text_ = soak.text();
+    soak_published_ = true;
+    published_->publish("soak", std::move(soak));
+  }
   if (selftests_) selftests_->tick(clock_->wall());
 }
 

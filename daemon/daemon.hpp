@@ -88,6 +88,9 @@ class Daemon {
   std::unique_ptr<Timer> store_metrics_timer_;  // real time: copies the writer's counters
   std::unique_ptr<HistoryCompaction> compaction_;
   std::unique_ptr<Timer> soak_timer_;
+  // What soak_tick() published last: republished only when it changes.
+  std::string soak_text_;
+  bool soak_published_ = false;
   std::shared_ptr<PublishedMetrics> published_;
   // Declared before the server that counts into it.
   std::unique_ptr<http::HttpMetrics> http_metrics_;

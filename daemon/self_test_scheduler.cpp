@@ -136,6 +136,9 @@ std::optional<std::string> SelfTestScheduler::problem(const DriveSummary& d) con
 }
 
 void SelfTestScheduler::tick(WallTime now) {
+  // Called every second: without a plan or a test to follow there is
+  // nothing to look at, and copying every drive's summary is not free.
+  if (plans_.empty() && slots_.empty()) return;
   const auto drives = hooks_.drives();
   for (auto& [key, s] : slots_) {
     if (!s.last || !s.last->outcome.empty()) continue;

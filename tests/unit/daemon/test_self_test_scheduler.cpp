@@ -136,6 +136,26 @@ TEST(SelfTestScheduler, ADriveThatRefusesIsAskedAgainAMinuteLater) {
   EXPECT_FALSE(h.stored("SN-A", "t").has_value()) << "a refused start is no start";
 }
 
+// The daemon ticks the scheduler every second: with no plan it must not copy
+// every drive's summary to find nothing to do (at 256 drives that copy was a
+// tenth of an idle daemon's CPU).
+TEST(SelfTestScheduler, WithoutAPlanATickDoesNotLookAtTheDrives) {
+  Harness h;
+  int looked = 0;
+  SelfTestScheduler s({}, 1, *h.store,
+                      SelfTestHooks{[&] {
+                                      ++looked;
+                                      return h.drives;
+                                    },
+                                    nullptr, nullptr});
+  s.tick(h.now);
+  s.tick(h.now + 1s);
+  EXPECT_EQ(looked, 0);
+  auto planned = h.make({plan("t", {"SN-A"}, "once")});
+  planned->tick(h.now);
+  EXPECT_EQ(h.started.size(), 1u);
+}
+
 TEST(SelfTestScheduler, ADriveWithoutSelfTestSupportIsNeverStarted) {
   Harness h;
   h.drives[0].self_test_supported = false;
