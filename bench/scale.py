@@ -68,13 +68,19 @@ def measure(h, drives, poll, args):
     try:
         time.sleep(max(args.warmup, 2 * seconds_of(poll)))  # past the first polls' page allocation
         pid, load = d.proc.pid, os.getloadavg()[0]
-        polls0, commits0 = store_cost.totals(h, d)
+        # A whole number of intervals, so the window holds as many ticks'
+        # polls as their count says wherever it starts; the scrapes that count
+        # them are taken right beside the CPU readings and parsed afterwards.
+        window = max(1, round(args.window / seconds_of(poll))) * seconds_of(poll)
+        text0 = d.scrape()
         cpu0, bytes0, t0 = store_cost.cpu_seconds(pid), store_cost.write_bytes(pid), time.monotonic()
         history0 = store_cost.history_write_bytes(pid)
-        time.sleep(args.window)  # a measurement window, not synchronisation
+        time.sleep(window)  # a measurement window, not synchronisation
         cpu1, bytes1, t1 = store_cost.cpu_seconds(pid), store_cost.write_bytes(pid), time.monotonic()
         history1 = store_cost.history_write_bytes(pid)
-        polls1, commits1 = store_cost.totals(h, d)
+        text1 = d.scrape()
+        polls0, commits0 = store_cost.totals(h, d, text0)
+        polls1, commits1 = store_cost.totals(h, d, text1)
         rss = rss_mb(pid)
         times, sizes = scrape_times(d.port, args.scrapes)
         fsyncs = {}
