@@ -1,5 +1,7 @@
 #include "daemon/poller.hpp"
 
+#include <pthread.h>
+
 #include <boost/asio/post.hpp>
 
 #include <atomic>
@@ -408,7 +410,10 @@ void DevicePoller::start() {
 
 void DevicePoller::start_thread() {
   auto w = worker_;
-  worker_->thread = std::thread([w] { w->loop(); });
+  worker_->thread = std::thread([w] {
+    pthread_setname_np(pthread_self(), "nvmond-poll");
+    w->loop();
+  });
 }
 
 void DevicePoller::arm_tick(Duration delay) {

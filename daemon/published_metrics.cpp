@@ -1,6 +1,8 @@
 #include "daemon/published_metrics.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <string_view>
 #include <utility>
 
 #include "metrics/exposition_parse.hpp"
@@ -8,22 +10,51 @@
 
 namespace nvmond {
 
+namespace {
+
+// The whole slice of family `f`: its header and its samples.
+std::string_view family_text(const RenderedFamilies& r, const RenderedFamilies::Slice& f) {
+  return std::string_view(r.text()).substr(f.header, f.end - f.header);
+}
+
+}  // namespace
+
 void PublishedMetrics::publish(const std::string& key, RenderedFamilies families,
                                std::optional<DriveSummary> drive) {
-  auto snapshot = std::make_shared<Snapshot>(Snapshot{std::move(families), std::move(drive), {}});
-  snapshot->ids.reserve(snapshot->text.families().size());
+  auto snapshot = std::make_shared<Snapshot>(Snapshot{std::move(families), std::move(drive), {}, {}});
+  const auto& slices = snapshot->text.families();
+  snapshot->ids.reserve(slices.size());
+  snapshot->versions.reserve(slices.size());
   std::shared_ptr<const Snapshot> previous;
   {
     std::lock_guard lock(mu_);
-    for (const auto& f : snapshot->text.families()) {
-      const auto name = snapshot->text.name(f);
+    auto& held = sources_[key];
+    const Snapshot* prev = held.get();
+    for (std::size_t i = 0; i < slices.size(); ++i) {
+      const auto name = snapshot->text.name(slices[i]);
       auto it = family_ids_.find(std::string(name));
       if (it == family_ids_.end()) {
         it = family_ids_.emplace(std::string(name), static_cast<std::uint32_t>(family_ids_.size())).first;
       }
-      snapshot->ids.push_back(it->second);
+      const std::uint32_t id = it->second;
+      snapshot->ids.push_back(id);
+      // The same family of the previous snapshot: at the same place unless
+      // the source's families changed.
+      std::optional<std::size_t> same;
+      if (prev) {
+        if (i < prev->ids.size() && prev->ids[i] == id) {
+          same = i;
+        } else {
+          for (std::size_t j = 0; j < prev->ids.size() && !same; ++j) {
+            if (prev->ids[j] == id) same = j;
+          }
+        }
+      }
+      const bool unchanged = same && family_text(prev->text, prev->text.families()[*same]) ==
+                                         family_text(snapshot->text, slices[i]);
+      snapshot->versions.push_back(unchanged ? prev->versions[*same] : next_version_++);
     }
-    previous = std::exchange(sources_[key], std::move(snapshot));
+    previous = std::exchange(held, std::move(snapshot));
   }
   // The previous snapshot (unless a scrape still holds it) is freed here,
   // outside the lock.
@@ -65,37 +96,57 @@ void PublishedMetrics::render(std::string& out, std::vector<std::size_t>* family
   // order: the order merge_families() gives the serializer. Found by the
   // name's id, then sorted by name once.
   struct Merged {
+    std::uint32_t id;
     std::string_view name;
     std::string_view header;
     std::vector<std::string_view> samples;
+    std::vector<std::uint64_t> versions;
   };
   constexpr std::size_t kNone = ~std::size_t{0};
   std::vector<Merged> merged;
   std::vector<std::size_t> slot(name_count, kNone);
-  std::size_t size = 0;
   for (const auto& snap : snapshots) {
     const RenderedFamilies& text = snap->text;
     std::size_t i = 0;
     for (const auto& f : text.families()) {
-      std::size_t& at = slot[snap->ids[i++]];
+      const std::uint32_t id = snap->ids[i];
+      std::size_t& at = slot[id];
       if (at == kNone) {
         at = merged.size();
-        merged.push_back(Merged{text.name(f), text.header(f), {}});
+        merged.push_back(Merged{id, text.name(f), text.header(f), {}, {}});
         merged.back().samples.reserve(snapshots.size());
-        size += merged.back().header.size();
+        merged.back().versions.reserve(snapshots.size());
       }
       Merged& m = merged[at];
       m.samples.push_back(text.samples(f));
-      size += m.samples.back().size();
+      m.versions.push_back(snap->versions[i]);
+      ++i;
     }
   }
   std::sort(merged.begin(), merged.end(), [](const Merged& a, const Merged& b) { return a.name < b.name; });
+  std::lock_guard lock(render_mu_);
+  const std::uint64_t render = ++renders_;
+  std::size_t size = 0;
+  last_rebuilt_ = 0;
+  for (auto& m : merged) {
+    MergedText& cached = merged_[m.id];
+    cached.seen = render;
+    // The header is the first source's, whose version covers it too.
+    if (cached.versions != m.versions) {
+      ++last_rebuilt_;
+      cached.text.clear();
+      cached.text += m.header;
+      for (const auto s : m.samples) cached.text += s;
+      cached.versions.swap(m.versions);
+    }
+    size += cached.text.size();
+  }
   out.reserve(out.size() + size);
   for (const auto& m : merged) {
-    out += m.header;
-    for (const auto s : m.samples) out += s;
+    out += merged_[m.id].text;
     if (family_ends) family_ends->push_back(out.size());
   }
+  std::erase_if(merged_, [&](const auto& e) { return e.second.seen != render; });
 }
 
 std::vector<DriveSummary> PublishedMetrics::drives() const {

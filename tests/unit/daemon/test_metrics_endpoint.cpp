@@ -40,6 +40,37 @@ TEST(PublishedMetrics, RendersWhatTheSerializerMakesOfTheMergedFamilies) {
   EXPECT_EQ(rendered.find("SN-A"), std::string::npos);
 }
 
+// A scrape copies a family as the last one rendered it when no source's
+// slice of it changed, and gathers it again when one did: a value that
+// changed is never served stale, and an unchanged family is not rebuilt.
+TEST(PublishedMetrics, ARenderRebuildsOnlyTheFamiliesWhoseTextChanged) {
+  PublishedMetrics p;
+  p.publish("a", drive("SN-A", 38));
+  p.publish("b", drive("SN-B", 41));
+  std::string first;
+  p.render(first);
+  EXPECT_EQ(p.last_rebuilt(), 3u);
+  // Republished with the same text: nothing to rebuild.
+  p.publish("a", drive("SN-A", 38));
+  std::string same;
+  p.render(same);
+  EXPECT_EQ(same, first);
+  EXPECT_EQ(p.last_rebuilt(), 0u);
+  // One temperature changed: only that family is gathered again.
+  p.publish("b", drive("SN-B", 45.5));
+  std::string changed;
+  p.render(changed);
+  EXPECT_EQ(p.last_rebuilt(), 1u);
+  EXPECT_EQ(changed, prometheus::TextSerializer().Serialize(p.Collect()));
+  EXPECT_NE(changed.find("serial=\"SN-B\",sensor=\"composite\"} 45.5\n"), std::string::npos) << changed;
+  // A source that goes away takes its series out of every family.
+  p.remove("a");
+  std::string without;
+  p.render(without);
+  EXPECT_EQ(without.find("SN-A"), std::string::npos);
+  EXPECT_EQ(without, prometheus::TextSerializer().Serialize(p.Collect()));
+}
+
 http::Request request(std::string method, std::string target) {
   http::Request r;
   r.method = std::move(method);
