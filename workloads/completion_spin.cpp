@@ -10,14 +10,24 @@ Duration CompletionSpin::budget() {
     --skip_;
     return Duration(0);
   }
-  return cap_;
+  return std::min(cap_, typical_ * kBudgetFactor);
 }
 
-void CompletionSpin::caught() { misses_ = 0; }
+void CompletionSpin::caught(Duration after) {
+  typical_ += (after - typical_) / 8;
+  if (shift_ > 0) --shift_;
+}
 
-void CompletionSpin::missed() {
-  misses_ = std::min(misses_ + 1, kMaxBackoffShift);
-  skip_ = 1u << misses_;
+void CompletionSpin::ran_out() {
+  typical_ = std::min(cap_, typical_ * 2);
+  failed();
+}
+
+void CompletionSpin::lost_cpu() { failed(); }
+
+void CompletionSpin::failed() {
+  shift_ = std::min(shift_ + 1, kMaxBackoffShift);
+  skip_ = (1u << shift_) - 1;
 }
 
 }  // namespace nvmond

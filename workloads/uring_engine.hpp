@@ -26,8 +26,9 @@ struct UringOptions {
 
 // How the waits that could spin ended, for tests and diagnostics.
 struct SpinCounts {
-  std::uint64_t caught = 0;  // the completion came within the spin
-  std::uint64_t missed = 0;  // the spin ran out and the worker slept
+  std::uint64_t caught = 0;    // the completion came within the spin
+  std::uint64_t ran_out = 0;   // it did not: the worker slept
+  std::uint64_t lost_cpu = 0;  // another task took the worker's CPU during the spin
 };
 
 class UringEngine final : public IoEngine {
@@ -58,6 +59,7 @@ class UringEngine final : public IoEngine {
   SpinCounts spin_counts_;
   bool taskrun_flag_ = false;  // the kernel flags pending completion work (IORING_SQ_TASKRUN)
   unsigned inflight_ = 0;      // queued and not yet reaped
+  long preemptions_ = 0;       // the worker's involuntary switches when last read
   io_uring ring_{};
   bool ring_ready_ = false;
   int fd_ = -1;
