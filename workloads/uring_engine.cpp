@@ -74,10 +74,15 @@ std::optional<Error> UringEngine::setup(const EngineSetup& s) {
   const unsigned entries = round_up_pow2(s.queue_depth);
   int rc = -EINVAL;
   if (options_.defer_taskrun) {
-    io_uring_params p{};
-    p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
-    rc = io_uring_queue_init_params(entries, &ring_, &p);
-    taskrun_flag_ = rc == 0;
+    // The flag only serves the spin; a kernel that refuses it with
+    // DEFER_TASKRUN still gets DEFER_TASKRUN (and a worker that never spins).
+    for (const unsigned flag : {unsigned{IORING_SETUP_TASKRUN_FLAG}, 0u}) {
+      io_uring_params p{};
+      p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | flag;
+      rc = io_uring_queue_init_params(entries, &ring_, &p);
+      taskrun_flag_ = rc == 0 && flag != 0;
+      if (rc == 0) break;
+    }
   }
   if (rc < 0) {
     io_uring_params p{};
@@ -126,7 +131,6 @@ std::optional<Error> UringEngine::commit() {
   return std::nullopt;
 }
 
-
 // Submits what is queued, then watches the ring for up to the spin budget:
 // a completion already posted, or the kernel's flag that completion work
 // waits for our next io_uring_enter (DEFER_TASKRUN posts completions only
@@ -136,7 +140,7 @@ std::optional<Error> UringEngine::commit() {
 // A gap in the spin's clock reads is an interrupt (a completion on this CPU
 // arrives as one) or a preemption; only the second, told apart by the
 // thread's involuntary switches (one getrusage, ~0.4 us, and only after a
-// gap), ends the spin as a miss.
+// gap), ends the spin as a failure.
 int UringEngine::submit_and_spin(Duration max_wait) {
   if (!taskrun_flag_ || inflight_ != 1 || io_uring_cq_ready(&ring_) > 0) return 0;
   Duration budget = spin_.budget();
