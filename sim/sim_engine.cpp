@@ -92,7 +92,7 @@ void SimEngine::idle(Duration d) {
 
 EngineFactory make_engine_factory(const SimDeviceSource* sims) {
   return [sims](const JobSpec& spec) -> std::unique_ptr<IoEngine> {
-    if (spec.engine == "io_uring") return std::make_unique<UringEngine>();
+    if (spec.engine == "io_uring") return make_uring_engine(spec);
     if (spec.engine != "sim" || sims == nullptr) return nullptr;
     const std::string serial = sim_key(spec.target).value_or("");
     return std::make_unique<SimEngine>(sims->model(serial), sims->clock(), serial);

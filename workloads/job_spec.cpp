@@ -28,6 +28,9 @@ constexpr DurationRange kRuntime{std::chrono::milliseconds(1), std::chrono::hour
 constexpr ByteRange kTotalBytes{1, 1ULL << 60};
 constexpr NumberRange kRateIops{0, 1e9, "IOPS"};
 constexpr ByteRange kRateBytes{0, 1'000'000'000'000};  // 1 TB/s
+// Beyond 1 ms a wait is cheaper asleep than spinning: a wake-up costs
+// microseconds.
+constexpr DurationRange kCompletionSpin{Duration(0), std::chrono::milliseconds(1)};
 
 std::uint32_t block_size(TableReader& t, std::string_view key, bool direct) {
   auto b = t.bytes(key, kBlock);
@@ -59,6 +62,7 @@ JobSpec parse_job(TableReader& t) {
   }
   j.direct = t.boolean("direct").value_or(true);
   j.pin_cpus = t.boolean("pin_cpus").value_or(true);
+  j.completion_spin = t.duration("completion_spin", kCompletionSpin).value_or(j.completion_spin);
 
   const bool has_bs = t.raw().contains("bs");
   const bool has_mix = t.raw().contains("bs_mix");

@@ -70,6 +70,9 @@ struct JobSpec {
   bool direct = true;
   // Each worker bound to one CPU (workloads/cpu_pinning.hpp).
   bool pin_cpus = true;
+  // Longest spin for the completion of a worker's only I/O in flight before
+  // it sleeps (workloads/completion_spin.hpp); 0: always sleep.
+  Duration completion_spin = std::chrono::microseconds(50);
   std::vector<AccessZoneWeight> zones;  // random pattern only; empty = uniform
   // Random pattern: offsets are multiples of this (JESD219's 4 KiB, so that
   // its sub-4 KiB transfers stay inside one 4 KiB page); 0: of each I/O's

@@ -24,7 +24,7 @@ inline JobSpec one_size_job(std::string name, std::string engine, std::string ta
 }
 
 inline EngineFactory uring_engines() {
-  return [](const JobSpec&) -> std::unique_ptr<IoEngine> { return std::make_unique<UringEngine>(); };
+  return [](const JobSpec& spec) { return make_uring_engine(spec); };
 }
 
 }  // namespace nvmond::test

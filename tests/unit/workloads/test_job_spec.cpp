@@ -109,6 +109,17 @@ TEST(JobSpec, DefaultsAreOnePassOfRandomReads) {
   EXPECT_EQ(j.engine, "io_uring");
 }
 
+// The spin before sleeping is on by default, can be turned off with 0 and
+// stays short: beyond a millisecond sleeping is the cheaper wait.
+TEST(JobSpec, CompletionSpinDefaultsOnAndIsBounded) {
+  EXPECT_EQ(parse_one("name = \"a\"\ntarget = \"/x\"\n").completion_spin, std::chrono::microseconds(50));
+  EXPECT_EQ(parse_one("name = \"a\"\ntarget = \"/x\"\ncompletion_spin = \"0\"\n").completion_spin, Duration(0));
+  EXPECT_EQ(parse_one("name = \"a\"\ntarget = \"/x\"\ncompletion_spin = \"200us\"\n").completion_spin,
+            std::chrono::microseconds(200));
+  EXPECT_THAT(error_of("name = \"a\"\ntarget = \"/x\"\ncompletion_spin = \"2ms\"\n"),
+              ::testing::StartsWith("job.toml:4:19: job[0].completion_spin: "));
+}
+
 TEST(SafetyConfig, RejectsRelativeAndRootDirectories) {
   toml::table t = toml::parse(std::string_view("[safety]\nallow_dirs = [\"/\"]\n"), std::string_view("s.toml"));
   TableReader root(t, "s.toml", "");
