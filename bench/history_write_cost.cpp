@@ -5,8 +5,9 @@
 // drive-poll. The store's settings are arguments, so each one's effect is
 // measured alone; the daemon's own figure is bench/store_cost.py's.
 //
-//   nvmond_history_write_cost DIR [drives=64] [ticks=1200] [log_rows_per_drive=256]
-//                             [wal_autocheckpoint_bytes=4194304] [page_size=1024]
+//   nvmond_history_write_cost DIR [drives=64] [ticks=1200] [log_rows_per_drive]
+//                             [wal_autocheckpoint_bytes] [page_size]
+// (the last three default to the daemon's SqliteOptions)
 #include <fmt/core.h>
 
 #include <cstdlib>
@@ -42,9 +43,10 @@ int main(int argc, char** argv) {
   const int drives = static_cast<int>(arg(2, 64));
   const int ticks = static_cast<int>(arg(3, 1200));
   SqliteOptions options;
-  options.log_rows_per_drive = static_cast<std::size_t>(arg(4, 256));
-  options.wal_autocheckpoint_bytes = static_cast<int>(arg(5, 4 << 20));
-  options.page_size = static_cast<int>(arg(6, 1024));
+  // Unless given, the daemon's own settings.
+  options.log_rows_per_drive = static_cast<std::size_t>(arg(4, static_cast<long long>(options.log_rows_per_drive)));
+  options.wal_autocheckpoint_bytes = static_cast<int>(arg(5, options.wal_autocheckpoint_bytes));
+  options.page_size = static_cast<int>(arg(6, options.page_size));
   std::filesystem::remove_all(dir);
   auto opened = SqliteStore::open(dir, options);
   if (!opened) {
