@@ -17,6 +17,7 @@
 
 #include "core/slot_file.hpp"
 #include "core/unique_fd.hpp"
+#include "tests/support/kill_nine.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace nvmond {
@@ -187,33 +188,21 @@ TEST(SlotFile, AKillNineAtAnyInstantLeavesTheNewestCompleteSave) {
   const auto path = path_in(dir);
   std::mt19937 rng(20261203);
   for (int round = 0; round < 20; ++round) {
-    int acks[2];
-    ASSERT_EQ(::pipe(acks), 0);
-    const pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-      ::close(acks[0]);
-      auto file = SlotFile::open(path);
-      if (!file.ok()) ::_exit(2);
-      auto first = SlotFile::read(path);
-      std::uint64_t n = first.ok() ? std::stoull(first->substr(0, first->find(':'))) : 0;
-      for (;;) {
-        ++n;
-        if (file->save(save_number(n))) ::_exit(3);
-        if (::write(acks[1], &n, sizeof n) != sizeof n) ::_exit(4);
-      }
-    }
-    ::close(acks[1]);
-    std::uint64_t acked = 0;
-    // Wait for a first save, then kill at a random point of the following ones.
-    ASSERT_EQ(::read(acks[0], &acked, sizeof acked), static_cast<ssize_t>(sizeof acked));
-    ::usleep(std::uniform_int_distribution<useconds_t>(0, 3000)(rng));
-    ::kill(child, SIGKILL);
-    int status = 0;
-    ::waitpid(child, &status, 0);
-    ASSERT_TRUE(WIFSIGNALED(status)) << "the saving child ended by itself: status " << status;
-    for (std::uint64_t n; ::read(acks[0], &n, sizeof n) == static_cast<ssize_t>(sizeof n);) acked = n;
-    ::close(acks[0]);
+    const auto killed = test::kill_nine_during(
+        [&](const auto& report) {
+          auto file = SlotFile::open(path);
+          if (!file.ok()) ::_exit(2);
+          auto first = SlotFile::read(path);
+          std::int64_t n = first.ok() ? std::stoll(first->substr(0, first->find(':'))) : 0;
+          for (;;) {
+            ++n;
+            if (file->save(save_number(static_cast<std::uint64_t>(n)))) ::_exit(3);
+            report(n);
+          }
+        },
+        std::chrono::microseconds(3000), rng);
+    ASSERT_EQ(killed.problem, "");
+    const auto acked = static_cast<std::uint64_t>(killed.last_reported);
 
     const std::string text = read_ok(path);
     const std::uint64_t got = std::stoull(text.substr(0, text.find(':')));

@@ -2,10 +2,7 @@
 // every read stays exact (from the writer's connection and a reader's,
 // across folds, for late and replaced samples).
 #include <gtest/gtest.h>
-#include <signal.h>
 #include <sqlite3.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -13,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/kill_nine.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "store/sqlite_store.hpp"
 
@@ -163,29 +161,18 @@ TEST(SampleLog, AKillNineInACommitOrAFoldLosesNoAcknowledgedTickAndCorruptsNothi
   std::mt19937 rng(20261203);
   int next = 0;  // the first tick the next writer commits
   for (int round = 0; round < 12; ++round) {
-    int acks[2];
-    ASSERT_EQ(::pipe(acks), 0);
-    const pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-      ::close(acks[0]);
-      auto s = SqliteStore::open(dir.path(), options);
-      if (!s) ::_exit(2);
-      for (int k = next;; ++k) {
-        if (!(*s)->commit_all(tick(kDrives, kT0 + k * 1s, static_cast<u128>(100 * k)))) ::_exit(3);
-        if (::write(acks[1], &k, sizeof k) != sizeof k) ::_exit(4);
-      }
-    }
-    ::close(acks[1]);
-    int acked = -1;
-    ASSERT_EQ(::read(acks[0], &acked, sizeof acked), static_cast<ssize_t>(sizeof acked));
-    ::usleep(std::uniform_int_distribution<useconds_t>(0, 40000)(rng));
-    ::kill(child, SIGKILL);
-    int status = 0;
-    ::waitpid(child, &status, 0);
-    ASSERT_TRUE(WIFSIGNALED(status)) << "the writer ended by itself: status " << status;
-    for (int k; ::read(acks[0], &k, sizeof k) == static_cast<ssize_t>(sizeof k);) acked = k;
-    ::close(acks[0]);
+    const auto killed = test::kill_nine_during(
+        [&](const auto& report) {
+          auto s = SqliteStore::open(dir.path(), options);
+          if (!s) ::_exit(2);
+          for (int k = next;; ++k) {
+            if (!(*s)->commit_all(tick(kDrives, kT0 + k * 1s, static_cast<u128>(100 * k)))) ::_exit(3);
+            report(k);
+          }
+        },
+        std::chrono::microseconds(40000), rng);
+    ASSERT_EQ(killed.problem, "") << "round " << round;
+    const int acked = static_cast<int>(killed.last_reported);
 
     ASSERT_EQ(integrity(db), "ok") << "round " << round;
     auto s = open(dir.path(), options);
