@@ -95,7 +95,7 @@ Result<UniqueFd> SafetyGuard::reopen_judged(int judged_fd, const struct stat& ju
   if (!fd.valid()) {
     const int err = errno;
     if (err == EBUSY) {
-      return Error{ErrorReason::busy, fmt::format("{}: in use (mounted, swap, or claimed by another driver)", shown)};
+      return Error{ErrorReason::busy, fmt::format("{}: in use (mounted, swap, claimed by another driver, or still held by a process that has just ended)", shown)};
     }
     if (err == ENOENT) {
       return Error{ErrorReason::io, fmt::format("{}: re-opening it through {} failed: is /proc mounted?", shown, self)};
