@@ -13,12 +13,19 @@ cat > /tmp/pts.toml <<CONF
 allow_serials = ["$S0"]
 CONF
 
+# Milliseconds since boot before each step: a block cut off by its timeout
+# then shows which step the time went to (the steps' rounds are timed, their
+# purges and preconditioning are not).
+stamp() { echo "pts_ms_$1=$(now_ms)"; }
+
 rc=0
+stamp purge
 nvmonctl test run purge --target /dev/${D0}n1 --config /tmp/pts.toml --out /tmp/pts-purge
 echo "purge_rc=$?"
 nvmonctl test run wsat --target /dev/${D0}n1 --config /tmp/pts.toml --out /tmp/pts-wsat \
   --set rounds=3 --set round=2s --set threads=1 --set queue_depth=8 --set range=0.25
 wsat_rc=$?
+stamp wsat_done
 echo "wsat_rc=$wsat_rc"
 [ "$wsat_rc" = 0 ] || rc=1
 # The volatile write cache (QEMU's controller has one, enabled): each run
@@ -31,14 +38,18 @@ SHORT="--set threads=1 --set queue_depth=8 --set range=0.25"
 nvmonctl test run wsat --target /dev/${D0}n1 --config /tmp/pts.toml --out /tmp/pts-kill \
   --set rounds=40 --set round=2s $SHORT > /tmp/pts-kill.log 2>&1 &
 pid=$!
+stamp kill_run
 wait_until 60 grep -q "round" /tmp/pts-kill.log && echo "kill_round_seen=1" || echo "kill_round_seen=0"
 echo "wc_during=$(wce $D0)"
+stamp kill
 kill -9 $pid
 wait $pid 2>/dev/null
+stamp killed
 echo "wc_killed=$(wce $D0)"
 nvmonctl test run wsat --target /dev/${D0}n1 --config /tmp/pts.toml --out /tmp/pts-kill --no-resume \
   --set rounds=1 --set round=1s $SHORT
 echo "after_kill_rc=$?"
+stamp after_kill_done
 echo "wc_after_kill=$(wce $D0)"
 cp /tmp/pts-kill/run.json /tmp/pts-after-kill.json 2>/dev/null
 
@@ -58,6 +69,7 @@ nvmonctl test run iops --target /dev/${D1}n1 --config /tmp/pts4k.toml --out /tmp
   --set block_sizes=4KiB --set read_pcts=0 --set round=1s --set max_rounds=4 --set window=4 \
   --set precondition=false --set threads=1 --set queue_depth=8
 echo "kn_4k_rc=$?"
+stamp kn_done
 cp /tmp/pts-4kn/run.json /tmp/pts-4kn.json 2>/dev/null
 
 for run in purge wsat after-kill 4kn; do
