@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import hashlib
 import json
 import os
 import shutil
@@ -27,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parent))
 
-from lablib import checks, initramfs  # noqa: E402
+from lablib import checks, hostload, initramfs  # noqa: E402
 from lablib.unit_caps import setpriv_args, unit_capabilities  # noqa: E402
 from lablib.protocol import ConsoleParser  # noqa: E402
 from lablib.vm import Controller, Guest, LabError, make_image  # noqa: E402
@@ -163,6 +164,24 @@ def run(args: argparse.Namespace) -> int:
     return boot_and_drive(args, work, results_path)
 
 
+def image_dir(work: Path, need_bytes: int) -> Path:
+    """Where the controllers' images live: on tmpfs when it has room twice over.
+    QEMU writes them through the host's page cache, and on a disk still
+    writing back a build, a guest write into a hole of the sparse image (a
+    block allocation, a journal commit) can stall for seconds: a fresh-clone
+    CI saw a guest step crawl at 293 IOPS, then none, where 23-26k is usual."""
+    shm = Path("/dev/shm")
+    try:
+        st = os.statvfs(shm)
+    except OSError:
+        return work
+    if st.f_bavail * st.f_frsize < 2 * need_bytes:
+        return work
+    d = shm / f"nvmond-lab-{hashlib.sha256(str(work).encode()).hexdigest()[:12]}"
+    d.mkdir(mode=0o700, exist_ok=True)
+    return d
+
+
 def unavailable(args: argparse.Namespace) -> str | None:
     """Why this machine cannot run the lab, or None."""
     for tool in ("qemu-system-x86_64", "busybox", "nvme"):
@@ -202,18 +221,23 @@ def boot_and_drive(args: argparse.Namespace, work: Path, results_path: Path) -> 
     t_built = time.monotonic()
     log(f"initramfs {size / 2**20:.1f} MiB in {t_built - t_start:.1f} s; kernel {kernel}")
 
+    images = (Path(args.image_dir).resolve() if args.image_dir
+              else image_dir(work, len(SERIALS) * args.image_mib * 2**20))
+    images.mkdir(parents=True, exist_ok=True)
     controllers = []
     for i, serial in enumerate(SERIALS):
-        image = work / f"nvme{i}.img"
+        image = images / f"nvme{i}.img"
         make_image(image, args.image_mib)
         controllers.append(Controller(qdev_id=f"nvmectl{i}", serial=serial, image=image,
                                       logical_block_size=LOGICAL_BLOCK_SIZES[i]))
 
     guest = Guest(qemu, kernel, initrd, controllers, work)
+    sampler = hostload.HostSampler(guest.proc.pid, guest.started)
     parser = ConsoleParser(guest.started)
     requests = Requests(guest, controllers, deadline)
     host_failures: list[str] = []
     qemu_rc = None
+    qmp_events: list[dict] = []
     try:
         guest.connect_qmp(min(deadline, time.monotonic() + 30))
         while not parser.t.done and parser.t.aborted is None:
@@ -230,6 +254,12 @@ def boot_and_drive(args: argparse.Namespace, work: Path, results_path: Path) -> 
                 log(f"guest: {marker['event']} {marker['text']}")
             if marker["event"] == "request":
                 requests.handle(marker)
+        qmp_events = guest.qmp_events(min(deadline, time.monotonic() + 5))
+        # With werror/rerror=report a host I/O error reaches the guest as one;
+        # either way the run no longer says anything about nvmond.
+        for ev in qmp_events:
+            if ev["event"] == "BLOCK_IO_ERROR":
+                host_failures.append(f"QEMU's own I/O on a backing image failed: {ev.get('data')}")
         # After "done" the guest powers off; give it a bounded moment, then kill.
         try:
             qemu_rc = guest.wait_exit(min(deadline, time.monotonic() + 30))
@@ -240,6 +270,9 @@ def boot_and_drive(args: argparse.Namespace, work: Path, results_path: Path) -> 
         log(f"ERROR: {e}")
     finally:
         guest.close()
+        host_samples = sampler.stop()
+        if images != work and not args.image_dir:
+            shutil.rmtree(images, ignore_errors=True)
     t_end = time.monotonic()
 
     booted = parser.t.marker("booted")
@@ -247,12 +280,14 @@ def boot_and_drive(args: argparse.Namespace, work: Path, results_path: Path) -> 
         "config": {"serials": SERIALS, "env": env, "kernel": str(kernel),
                    "nvmond": str(nvmond) if nvmond else None,
                    "nvmonctl": str(nvmonctl) if nvmonctl else None,
-                   "image_mib": args.image_mib},
+                   "image_mib": args.image_mib, "image_dir": str(images)},
         "controllers": [{"qdev_id": c.qdev_id, "serial": c.serial} for c in controllers],
         "transcript": parser.t.__dict__,
         "requests": requests.log,
         "host_failures": host_failures,
         "qemu_rc": qemu_rc,
+        "qmp_events": [ev["event"] for ev in qmp_events],
+        "host_samples": host_samples,
         "timings": {
             "initramfs_s": round(t_built - t_start, 2),
             "boot_to_devices_s": booted["t"] if booted else None,
@@ -263,6 +298,10 @@ def boot_and_drive(args: argparse.Namespace, work: Path, results_path: Path) -> 
     results_path.write_text(json.dumps(results, indent=1))
     log(f"results in {results_path}; console in {work / 'console.log'}; timings "
         f"{results['timings']}")
+    for name, b in parser.t.blocks.items():
+        if b["t_end"] - b["t_begin"] >= 10:
+            log(f"block {name}: rc={b['rc']}, {b['t_end'] - b['t_begin']:.1f} s; "
+                + hostload.summarize(host_samples, b["t_begin"], b["t_end"]))
     for f in parser.t.failures:
         log(f"guest reported ({f['phase']}): {f['text']}")
     for f in host_failures:
@@ -309,6 +348,8 @@ def main() -> int:
     r.add_argument("--kernel", help="kernel image (default newest /boot/vmlinuz-*)")
     r.add_argument("--timeout", type=float, default=420.0, help="hard limit for the whole run, s")
     r.add_argument("--image-mib", type=int, default=256)
+    r.add_argument("--image-dir", help="folder for the controllers' images "
+                   "(default: a folder on /dev/shm when it has room, else --workdir)")
     r.add_argument("--nvmonctl", help="nvmonctl binary: phase W runs an io_uring job with it"
                    " (guest/workload.sh) unless --workload-cmd says otherwise")
     r.add_argument("--workload-cmd", default="",

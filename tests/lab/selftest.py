@@ -246,6 +246,24 @@ def outcome(results: dict, scenario: str) -> checks.Report:
     return checks.SCENARIOS[scenario](results)
 
 
+def explains_a_failed_block(base: dict) -> int:
+    """A failed block's evidence quotes its key=value steps, which a tail may
+    have cut off, and the host's load over the block's window."""
+    r = copy.deepcopy(base)
+    block = r["transcript"]["blocks"]["workload"]
+    block.update(rc=143, t_begin=100.0, t_end=104.0)
+    block["text"] += "\n" + "progress line " * 40
+    r["host_samples"] = [{"t": 99.5 + i, "io_some_us": i * 800_000, "cpu_some_us": 0,
+                          "dirty_kib": 2048, "writeback_kib": 1024, "qemu_ticks": 0, "load1": 1.5}
+                         for i in range(7)]
+    text = "\n".join(outcome(r, "workload").lines)
+    wanted = ["refused_rc=1", "io stalled 80% of the time", "dirty+writeback up to 3 MiB"]
+    missing = [w for w in wanted if w not in text]
+    print(f"{'ok  ' if not missing else 'MISS'} a failed block's evidence explains it"
+          + (f": lacks {missing} in\n{text}" if missing else ""))
+    return 1 if missing else 0
+
+
 def main() -> int:
     if not FIXTURE.is_file():
         print(f"no fixture {FIXTURE}")
@@ -268,6 +286,7 @@ def main() -> int:
             print(rep.render(scenario))
         else:
             print("\n".join(f"       {l.strip()}" for l in rep.lines if "FAIL" in l))
+    bad += explains_a_failed_block(base)
     print(f"{len(CASES)} doctored cases, {bad} problems")
     return 1 if bad else 0
 

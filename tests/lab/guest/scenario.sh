@@ -133,7 +133,10 @@ fi
 # After W, whose data-units check must see the job's writes alone.
 if command -v nvmonctl > /dev/null 2>&1; then
   echo "LAB: phase P"
-  block pts timeout 240 sh /lab/pts.sh
+  # A step cut off by the timeout leaves the kernel's word on the drives
+  # (I/O timeouts, controller resets) for the evidence.
+  block pts timeout 240 sh /lab/pts.sh ||
+    block pts.dmesg sh -c 'dmesg | grep -i -e nvme -e blk | tail -n 20'
 fi
 
 if [ "$HAVE_NVMOND" != 1 ]; then

@@ -17,6 +17,8 @@ from typing import Callable
 
 import promtext
 
+from . import hostload
+
 
 @dataclass
 class Report:
@@ -69,8 +71,23 @@ class Lab:
         if b is None:
             raise Missing(f"the guest printed no block {name!r}")
         if b["rc"] != 0:
-            raise Missing(f"block {name!r} failed (rc={b['rc']}): {b['text'][-300:]}")
+            kernel = self.blocks.get(f"{name}.dmesg", {}).get("text", "")
+            raise Missing(f"block {name!r} failed (rc={b['rc']}): {b['text'][-300:]}"
+                          f"\n  its steps: {self._steps(b)}\n  {self._host_during(b)}"
+                          + (f"\n  the guest kernel then: {kernel[-1200:]}" if kernel else ""))
         return b["text"]
+
+    @staticmethod
+    def _steps(block: dict) -> str:
+        """The block's own key=value lines (return codes, uptime stamps), which
+        the tail quoted above may have cut off."""
+        lines = [ln for ln in block["text"].splitlines() if re.fullmatch(r"\w+=\S*", ln)]
+        return " ".join(lines) or "none printed"
+
+    def _host_during(self, block: dict) -> str:
+        if "t_begin" not in block:
+            return "host: no block times recorded"
+        return hostload.summarize(self.r.get("host_samples", []), block["t_begin"], block["t_end"])
 
     def has(self, name: str) -> bool:
         return name in self.blocks

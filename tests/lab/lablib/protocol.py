@@ -20,7 +20,8 @@ class Transcript:
     """Everything the guest reported, in a JSON-friendly shape."""
 
     markers: list[dict] = field(default_factory=list)  # {event, args, text, t}
-    blocks: dict[str, dict] = field(default_factory=dict)  # name -> {text, rc}
+    # name -> {text, rc, t_begin, t_end}; t in seconds since the guest started
+    blocks: dict[str, dict] = field(default_factory=dict)
     failures: list[dict] = field(default_factory=list)  # {phase, text} of "LAB: fail ..."
     done: bool = False
     aborted: str | None = None
@@ -38,27 +39,32 @@ class ConsoleParser:
         self._open: str | None = None
         self._phase = "boot"
         self._lines: list[str] = []
+        self._open_t = 0.0
+
+    def _now(self) -> float:
+        return round(time.monotonic() - self.started, 3)
 
     def feed(self, line: str) -> dict | None:
         if self._open is not None:
             m = END_RE.match(line)
             if m and m.group(1) == self._open:
                 self.t.blocks[self._open] = {"text": "\n".join(self._lines),
-                                             "rc": int(m.group(2))}
+                                             "rc": int(m.group(2)),
+                                             "t_begin": self._open_t, "t_end": self._now()}
                 self._open = None
             else:
                 self._lines.append(line)
             return None
         m = BEGIN_RE.match(line)
         if m:
-            self._open, self._lines = m.group(1), []
+            self._open, self._lines, self._open_t = m.group(1), [], self._now()
             return None
         m = MARKER_RE.match(line)
         if not m:
             return None
         event, rest = m.group(1), m.group(2).strip()
         marker = {"event": event, "text": rest, "args": key_values(rest),
-                  "t": round(time.monotonic() - self.started, 3)}
+                  "t": self._now()}
         self.t.markers.append(marker)
         if event == "phase":
             self._phase = rest

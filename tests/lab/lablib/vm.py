@@ -133,7 +133,7 @@ class Guest:
         argv[1:1] = ["-machine", "q35"]
         for i, c in enumerate(controllers):
             argv += ["-device", f"pcie-root-port,id=rp{i},chassis={i + 1},slot={i + 1},x-speed=8,x-width=4",
-                     "-drive", f"file={c.image},if=none,id=d{i},format=raw,cache=unsafe",
+                     "-drive", f"file={c.image},if=none,id=d{i},format=raw,cache=unsafe,werror=report,rerror=report",
                      "-device", f"nvme,id={c.qdev_id},serial={c.serial},drive=d{i},bus=rp{i}"
                      + (f",logical_block_size={c.logical_block_size},physical_block_size={c.logical_block_size}"
                         if c.logical_block_size != 512 else "")]
@@ -171,6 +171,17 @@ class Guest:
             return self.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             raise LabError("QEMU did not exit before the deadline") from None
+
+    def qmp_events(self, deadline: float) -> list[dict]:
+        """Every QMP event not yet consumed: a query-status round trip reads
+        the ones still queued on the socket. QEMU may exit meanwhile."""
+        if not self.qmp:
+            return []
+        try:
+            self.qmp.command("query-status", deadline=deadline)
+        except (LabError, OSError):
+            pass
+        return list(self.qmp.events)
 
     def close(self) -> None:
         if self.qmp:
