@@ -2,6 +2,9 @@
 
 #include <fmt/chrono.h>
 
+#include <algorithm>
+#include <array>
+
 #include "core/log.hpp"
 
 namespace nvmond {
@@ -158,11 +161,15 @@ StoreStatus DriveAnalytics::refresh_view(const DriveInfo& info, const SampleReco
   StoreStatus read = std::monostate{};
   WearInputs in;
   in.latest = sample;
-  for (std::size_t w = 0; history && w < kWearWindows.size(); ++w) {
-    // A failed read leaves the window empty.
-    auto start = store_.first_sample_since(*key_, sample.segment, sample.time - kWearWindows[w].length);
-    if (start && *start) in.window_start[w] = **start;
-    else if (!start && read) read = start.error();
+  if (history) {
+    std::array<WallTime, kWearWindows.size()> since;
+    for (std::size_t w = 0; w < since.size(); ++w) since[w] = sample.time - kWearWindows[w].length;
+    // A failed read leaves the windows empty.
+    if (auto starts = store_.first_samples_since(*key_, sample.segment, since); !starts) {
+      read = starts.error();
+    } else {
+      std::copy(starts->begin(), starts->end(), in.window_start.begin());
+    }
   }
   in.capacity_bytes = info.capacity_bytes;
   in.rated = resolve_endurance(rating, info.model, info.capacity_bytes, snap.ocp);

@@ -10,15 +10,6 @@
 
 namespace nvmond {
 
-namespace {
-
-// The whole slice of family `f`: its header and its samples.
-std::string_view family_text(const RenderedFamilies& r, const RenderedFamilies::Slice& f) {
-  return std::string_view(r.text()).substr(f.header, f.end - f.header);
-}
-
-}  // namespace
-
 void PublishedMetrics::publish(const std::string& key, RenderedFamilies families,
                                std::optional<DriveSummary> drive) {
   auto snapshot = std::make_shared<Snapshot>(Snapshot{std::move(families), std::move(drive), {}, {}});
@@ -50,8 +41,8 @@ void PublishedMetrics::publish(const std::string& key, RenderedFamilies families
           }
         }
       }
-      const bool unchanged = same && family_text(prev->text, prev->text.families()[*same]) ==
-                                         family_text(snapshot->text, slices[i]);
+      const bool unchanged = same && prev->text.whole(prev->text.families()[*same]) ==
+                                         snapshot->text.whole(slices[i]);
       snapshot->versions.push_back(unchanged ? prev->versions[*same] : next_version_++);
     }
     previous = std::exchange(held, std::move(snapshot));

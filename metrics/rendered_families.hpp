@@ -49,6 +49,8 @@ class RenderedFamilies {
   std::string_view name(const Slice& f) const { return view(f.name, f.name + f.name_size); }
   std::string_view header(const Slice& f) const { return view(f.header, f.samples); }
   std::string_view samples(const Slice& f) const { return view(f.samples, f.end); }
+  // The family's header and samples together.
+  std::string_view whole(const Slice& f) const { return view(f.header, f.end); }
 
  private:
   std::string_view view(std::size_t from, std::size_t to) const { return {text_.data() + from, to - from}; }

@@ -25,9 +25,10 @@ class ReadConnection final : public Store {
   Result<std::optional<WallTime>> latest_sample_time() override {
     return with<std::optional<WallTime>>([&](Store& s) { return s.latest_sample_time(); });
   }
-  Result<std::optional<SampleRecord>> first_sample_since(const DriveKey& drive, std::int64_t segment,
-                                                         WallTime since) override {
-    return with<std::optional<SampleRecord>>([&](Store& s) { return s.first_sample_since(drive, segment, since); });
+  Result<std::vector<std::optional<SampleRecord>>> first_samples_since(
+      const DriveKey& drive, std::int64_t segment, std::span<const WallTime> since) override {
+    return with<std::vector<std::optional<SampleRecord>>>(
+        [&](Store& s) { return s.first_samples_since(drive, segment, since); });
   }
   Result<std::vector<SampleRecord>> samples(const DriveKey& drive, WallTime from, WallTime to) override {
     return with<std::vector<SampleRecord>>([&](Store& s) { return s.samples(drive, from, to); });

@@ -30,11 +30,10 @@ Result<std::optional<WallTime>> ResilientStore::latest_sample_time() {
   return store_.run<std::optional<WallTime>>([&](Store& s) { return s.latest_sample_time(); });
 }
 
-Result<std::optional<SampleRecord>> ResilientStore::first_sample_since(const DriveKey& drive,
-                                                                       std::int64_t segment,
-                                                                       WallTime since) {
-  return store_.run<std::optional<SampleRecord>>(
-      [&](Store& s) { return s.first_sample_since(drive, segment, since); });
+Result<std::vector<std::optional<SampleRecord>>> ResilientStore::first_samples_since(
+    const DriveKey& drive, std::int64_t segment, std::span<const WallTime> since) {
+  return store_.run<std::vector<std::optional<SampleRecord>>>(
+      [&](Store& s) { return s.first_samples_since(drive, segment, since); });
 }
 
 Result<std::vector<SampleRecord>> ResilientStore::samples(const DriveKey& drive, WallTime from,

@@ -315,28 +315,37 @@ Result<std::optional<WallTime>> SqliteStore::latest_sample_time() {
   });
 }
 
-Result<std::optional<SampleRecord>> SqliteStore::first_sample_since(const DriveKey& drive,
-                                                                    std::int64_t segment,
-                                                                    WallTime since) {
+Result<std::vector<std::optional<SampleRecord>>> SqliteStore::first_samples_since(
+    const DriveKey& drive, std::int64_t segment, std::span<const WallTime> since) {
+  using Found = std::vector<std::optional<SampleRecord>>;
   std::lock_guard lock(mu_);
-  const std::string context = "reading window start of " + describe(drive);
-  return read_snapshot<std::optional<SampleRecord>>(context, [&]() -> Result<std::optional<SampleRecord>> {
+  const std::string context = "reading window starts of " + describe(drive);
+  return read_snapshot<Found>(context, [&]() -> Result<Found> {
+    Found found(since.size());
     auto id = find_drive(drive);
-    if (!id || !*id) return id ? Result<std::optional<SampleRecord>>{std::nullopt} : id.error();
+    if (!id) return id.error();
+    if (!*id) return found;
     static const std::string kSql =
         fmt::format("SELECT {} FROM sample_history WHERE drive_id = ?1 AND time_ns >= ?2 AND segment = ?3 "
                     "ORDER BY time_ns LIMIT 1",
                     kSampleColumns);
-    Stmt st(*stmts_, kSql);
-    st.bind(1, **id);
-    st.bind(2, to_unix_ns(since));
-    st.bind(3, segment);
-    auto stored = one_sample(st, context);
-    if (!stored || *stored) return stored;  // every logged sample is newer
-    for (const auto& s : log_->of(**id)) {
-      if (s.time >= since && s.segment == segment) return std::optional<SampleRecord>{s};
+    for (std::size_t i = 0; i < since.size(); ++i) {
+      Stmt st(*stmts_, kSql);
+      st.bind(1, **id);
+      st.bind(2, to_unix_ns(since[i]));
+      st.bind(3, segment);
+      auto stored = one_sample(st, context);
+      if (!stored) return stored.error();
+      found[i] = std::move(*stored);
+      if (found[i]) continue;  // every logged sample is newer
+      for (const auto& s : log_->of(**id)) {
+        if (s.time >= since[i] && s.segment == segment) {
+          found[i] = s;
+          break;
+        }
+      }
     }
-    return std::optional<SampleRecord>{};
+    return found;
   });
 }
 

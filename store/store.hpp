@@ -20,6 +20,7 @@
 // schema).
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -116,10 +117,11 @@ class Store {
   // Time of the newest sample of any drive: where an accelerated clock
   // resumes after a restart, so history never runs backwards.
   virtual Result<std::optional<WallTime>> latest_sample_time() = 0;
-  // The oldest sample of `segment` taken at or after `since`.
-  virtual Result<std::optional<SampleRecord>> first_sample_since(const DriveKey& drive,
-                                                                 std::int64_t segment,
-                                                                 WallTime since) = 0;
+  // For each of `since`, the oldest sample of `segment` taken at or after
+  // it, all read from one snapshot: a DWPD publish asks for every wear
+  // window's start at once.
+  virtual Result<std::vector<std::optional<SampleRecord>>> first_samples_since(
+      const DriveKey& drive, std::int64_t segment, std::span<const WallTime> since) = 0;
   // Samples with from <= time < to, oldest first.
   virtual Result<std::vector<SampleRecord>> samples(const DriveKey& drive, WallTime from,
                                                     WallTime to) = 0;

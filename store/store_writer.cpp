@@ -215,20 +215,30 @@ Result<std::optional<WallTime>> StoreWriter::latest_sample_time() {
   return queued ? std::max(*queued, **stored) : *stored;
 }
 
-Result<std::optional<SampleRecord>> StoreWriter::first_sample_since(const DriveKey& drive, std::int64_t segment,
-                                                                    WallTime since) {
+Result<std::vector<std::optional<SampleRecord>>> StoreWriter::first_samples_since(
+    const DriveKey& drive, std::int64_t segment, std::span<const WallTime> since) {
+  // The op may be kept as the reconnect probe, so it owns its times.
+  auto stored = read<std::vector<std::optional<SampleRecord>>>(
+      [drive, segment, times = std::vector<WallTime>(since.begin(), since.end())](Store& s) {
+        return s.first_samples_since(drive, segment, times);
+      });
+  if (!stored) return stored;
+  auto& found = *stored;
+  if (std::all_of(found.begin(), found.end(), [](const auto& f) { return f.has_value(); })) return stored;
   // Anything stored is older than anything queued.
-  auto stored = read<std::optional<SampleRecord>>(
-      [drive, segment, since](Store& s) { return s.first_sample_since(drive, segment, since); });
-  if (!stored || *stored) return stored;
   std::lock_guard lock(shared_->mu);
-  for (const auto& r : shared_->pending) {
-    if (!(r.drive == drive)) continue;
-    for (const auto& s : r.samples) {
-      if (s.segment == segment && s.time >= since) return std::optional<SampleRecord>{s};
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    for (const auto& r : shared_->pending) {
+      if (found[i] || !(r.drive == drive)) continue;
+      for (const auto& s : r.samples) {
+        if (s.segment == segment && s.time >= since[i]) {
+          found[i] = s;
+          break;
+        }
+      }
     }
   }
-  return std::optional<SampleRecord>{};
+  return stored;
 }
 
 Result<std::vector<SampleRecord>> StoreWriter::samples(const DriveKey& drive, WallTime from, WallTime to) {

@@ -95,8 +95,8 @@ class StoreWriter final : public Store {
 
   Result<std::optional<SampleRecord>> last_sample(const DriveKey& drive) override;
   Result<std::optional<WallTime>> latest_sample_time() override;
-  Result<std::optional<SampleRecord>> first_sample_since(const DriveKey& drive, std::int64_t segment,
-                                                         WallTime since) override;
+  Result<std::vector<std::optional<SampleRecord>>> first_samples_since(
+      const DriveKey& drive, std::int64_t segment, std::span<const WallTime> since) override;
   Result<std::vector<SampleRecord>> samples(const DriveKey& drive, WallTime from, WallTime to) override;
   Result<std::vector<ThermalEventRecord>> events(const DriveKey& drive, WallTime since) override;
   Result<std::optional<std::string>> state(const DriveKey& drive, std::string_view key) override;

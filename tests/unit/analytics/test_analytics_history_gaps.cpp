@@ -104,7 +104,8 @@ class UnreadableStore final : public Store {
   StoreStatus commit(const PollRecord&) override { return fail(); }
   Result<std::optional<SampleRecord>> last_sample(const DriveKey&) override { return fail(); }
   Result<std::optional<WallTime>> latest_sample_time() override { return fail(); }
-  Result<std::optional<SampleRecord>> first_sample_since(const DriveKey&, std::int64_t, WallTime) override {
+  Result<std::vector<std::optional<SampleRecord>>> first_samples_since(const DriveKey&, std::int64_t,
+                                                                       std::span<const WallTime>) override {
     return fail();
   }
   Result<std::vector<SampleRecord>> samples(const DriveKey&, WallTime, WallTime) override { return fail(); }

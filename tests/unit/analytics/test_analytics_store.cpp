@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 
 #include "analytics_test_util.hpp"
@@ -158,12 +159,14 @@ TEST(SqliteStore, FirstSampleSinceHonoursTheSegment) {
   auto store = open_store(dir.path());
   ASSERT_TRUE(store->commit({kDrive, {sample_at(kT0, 100), sample_at(kT0 + 10s, 110), sample_at(kT0 + 20s, 5, 1),
                                       sample_at(kT0 + 30s, 8, 1)}, {}, {}}));
-  auto first = store->first_sample_since(kDrive, 1, kT0);
-  ASSERT_TRUE(first && *first);
-  EXPECT_EQ((*first)->time, kT0 + 20s);
-  auto none = store->first_sample_since(DriveKey{"other", "x"}, 0, kT0);
-  ASSERT_TRUE(none);
-  EXPECT_FALSE(*none);
+  const std::array<WallTime, 2> since{kT0, kT0 + 25s};
+  auto first = store->first_samples_since(kDrive, 1, since);
+  ASSERT_TRUE(first && first->size() == 2 && (*first)[0] && (*first)[1]);
+  EXPECT_EQ((*first)[0]->time, kT0 + 20s);
+  EXPECT_EQ((*first)[1]->time, kT0 + 30s);
+  auto none = store->first_samples_since(DriveKey{"other", "x"}, 0, since);
+  ASSERT_TRUE(none && none->size() == 2);
+  EXPECT_FALSE((*none)[0] || (*none)[1]);
 }
 
 TEST(SqliteStore, DownsamplesToTheLastSampleOfEachHourAndSegment) {

@@ -31,8 +31,9 @@ class FakeStore final : public Store {
   }
   Result<std::optional<SampleRecord>> last_sample(const DriveKey&) override { return answer<std::optional<SampleRecord>>(); }
   Result<std::optional<WallTime>> latest_sample_time() override { return answer<std::optional<WallTime>>(); }
-  Result<std::optional<SampleRecord>> first_sample_since(const DriveKey&, std::int64_t, WallTime) override {
-    return answer<std::optional<SampleRecord>>();
+  Result<std::vector<std::optional<SampleRecord>>> first_samples_since(const DriveKey&, std::int64_t,
+                                                                       std::span<const WallTime>) override {
+    return answer<std::vector<std::optional<SampleRecord>>>();
   }
   Result<std::vector<SampleRecord>> samples(const DriveKey&, WallTime, WallTime) override {
     return answer<std::vector<SampleRecord>>();

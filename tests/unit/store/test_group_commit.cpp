@@ -60,8 +60,9 @@ class CountingStore final : public Store {
   }
   Result<std::optional<SampleRecord>> last_sample(const DriveKey& d) override { return inner_->last_sample(d); }
   Result<std::optional<WallTime>> latest_sample_time() override { return inner_->latest_sample_time(); }
-  Result<std::optional<SampleRecord>> first_sample_since(const DriveKey& d, std::int64_t seg, WallTime since) override {
-    return inner_->first_sample_since(d, seg, since);
+  Result<std::vector<std::optional<SampleRecord>>> first_samples_since(const DriveKey& d, std::int64_t seg,
+                                                                       std::span<const WallTime> since) override {
+    return inner_->first_samples_since(d, seg, since);
   }
   Result<std::vector<SampleRecord>> samples(const DriveKey& d, WallTime from, WallTime to) override {
     return inner_->samples(d, from, to);

@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -87,14 +88,17 @@ void expect_history(Store& s, int drives, int ticks) {
     auto last = s.last_sample(drive(i));
     ASSERT_TRUE(last && *last);
     expect_same(**last, all->back());
-    for (int from : {0, ticks / 3, ticks - 1}) {
-      auto first = s.first_sample_since(drive(i), 0, kT0 + from * 1s - 500ms);
-      ASSERT_TRUE(first && *first);
-      expect_same(**first, (*all)[static_cast<std::size_t>(from)]);
+    const std::array<int, 3> froms{0, ticks / 3, ticks - 1};
+    const std::array<WallTime, 4> since{kT0 + froms[0] * 1s - 500ms, kT0 + froms[1] * 1s - 500ms,
+                                        kT0 + froms[2] * 1s - 500ms, end};
+    auto first = s.first_samples_since(drive(i), 0, since);
+    ASSERT_TRUE(first);
+    ASSERT_EQ(first->size(), since.size());
+    for (std::size_t k = 0; k < froms.size(); ++k) {
+      ASSERT_TRUE((*first)[k]) << "since " << froms[k] << " s";
+      expect_same(*(*first)[k], (*all)[static_cast<std::size_t>(froms[k])]);
     }
-    auto none = s.first_sample_since(drive(i), 0, end);
-    ASSERT_TRUE(none);
-    EXPECT_FALSE(*none);
+    EXPECT_FALSE((*first)[3]) << "nothing at or after the end";
   }
 }
 
@@ -211,9 +215,10 @@ TEST(SampleLog, LateAndReplacedSamplesLandInTheHistoryInOrder) {
   auto last = store->last_sample(d);
   ASSERT_TRUE(last && *last);
   EXPECT_EQ((**last).data_units_written, u128{4});
-  auto since = store->first_sample_since(d, 0, kT0 + 5s);
-  ASSERT_TRUE(since && *since);
-  EXPECT_EQ((**since).data_units_written, u128{2});
+  const std::array<WallTime, 1> after5{kT0 + 5s};
+  auto since = store->first_samples_since(d, 0, after5);
+  ASSERT_TRUE(since && since->size() == 1 && (*since)[0]);
+  EXPECT_EQ((*since)[0]->data_units_written, u128{2});
 }
 
 // What a tick costs the WAL: before the log, every drive's new sample

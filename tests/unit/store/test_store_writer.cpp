@@ -3,6 +3,7 @@
 // goes, share one transaction, and a stop never waits past its timeout.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <filesystem>
 
 #include "store/sqlite_store.hpp"
@@ -60,12 +61,14 @@ TEST(StoreWriter, APollQueuedBehindAnotherProgramsWriteLockIsReadBackAtOnce) {
   auto state = w->state({"SN-A", "Model"}, "thermal");
   ASSERT_TRUE(state && *state);
   EXPECT_EQ(**state, "new");
-  auto first = w->first_sample_since({"SN-A", "Model"}, 0, at(5));
-  ASSERT_TRUE(first && *first) << "the queued sample is the oldest since 5 s";
-  EXPECT_EQ((*first)->time, at(10));
-  auto oldest = w->first_sample_since({"SN-A", "Model"}, 0, at(0));
-  ASSERT_TRUE(oldest && *oldest);
-  EXPECT_EQ((*oldest)->time, at(0)) << "the stored one is older than anything queued";
+  const std::array<WallTime, 3> since{at(5), at(0), at(11)};
+  auto first = w->first_samples_since({"SN-A", "Model"}, 0, since);
+  ASSERT_TRUE(first && first->size() == 3);
+  ASSERT_TRUE((*first)[0]) << "the queued sample is the oldest since 5 s";
+  EXPECT_EQ((*first)[0]->time, at(10));
+  ASSERT_TRUE((*first)[1]);
+  EXPECT_EQ((*first)[1]->time, at(0)) << "the stored one is older than anything queued";
+  EXPECT_FALSE((*first)[2]) << "nothing stored or queued since 11 s";
   auto all = w->samples({"SN-A", "Model"}, at(0), at(60));
   ASSERT_TRUE(all);
   EXPECT_EQ(all->size(), 2u);
