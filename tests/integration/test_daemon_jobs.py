@@ -32,7 +32,13 @@ class DaemonJobTest(unittest.TestCase):
             m = d.wait_metric(
                 lambda m: get(m, "nvme_thermal_throttling", serial="SIM-DC") == 1, 60,
                 "the job to make the drive throttle")
-            self.assertGreaterEqual(value(m, "nvme_temperature_celsius", serial="SIM-DC", sensor="composite"), 70)
+            # The drive's own thermal management throttled it (TMT1 counted),
+            # and it stays throttled until it cools 2 C (its hysteresis) below
+            # 70 C: on a slow host the simulated engine falls behind the
+            # accelerated clock, the drive heats less and the scrape that
+            # first reads the throttle can find it anywhere in that band.
+            self.assertGreaterEqual(value(m, "nvme_thermal_throttle_events_total", serial="SIM-DC", source="tmt1"), 1)
+            self.assertGreaterEqual(value(m, "nvme_temperature_celsius", serial="SIM-DC", sensor="composite"), 68)
             # ...and the job now runs at the throttled rate (800, then 650 MB/s).
             d.wait_metric(lambda m: 500e6 < rate(m) <= 820e6, 60, "the throttled rate")
         finally:
