@@ -227,16 +227,17 @@ Result<std::vector<std::optional<SampleRecord>>> StoreWriter::first_samples_sinc
   if (std::all_of(found.begin(), found.end(), [](const auto& f) { return f.has_value(); })) return stored;
   // Anything stored is older than anything queued.
   std::lock_guard lock(shared_->mu);
-  for (std::size_t i = 0; i < found.size(); ++i) {
+  auto first_queued = [&](WallTime from) -> std::optional<SampleRecord> {
     for (const auto& r : shared_->pending) {
-      if (found[i] || !(r.drive == drive)) continue;
+      if (!(r.drive == drive)) continue;
       for (const auto& s : r.samples) {
-        if (s.segment == segment && s.time >= since[i]) {
-          found[i] = s;
-          break;
-        }
+        if (s.segment == segment && s.time >= from) return s;
       }
     }
+    return std::nullopt;
+  };
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    if (!found[i]) found[i] = first_queued(since[i]);
   }
   return stored;
 }

@@ -19,6 +19,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import sys
 import time
 from pathlib import Path
@@ -177,9 +178,17 @@ def image_dir(work: Path, need_bytes: int) -> Path:
         return work
     if st.f_bavail * st.f_frsize < 2 * need_bytes:
         return work
+    # A fixed name per work folder, so a run killed before its cleanup is
+    # replaced by the next one instead of piling up in memory; in a
+    # world-writable folder it is used only as this user's own directory
+    # (a planted symlink or someone else's folder falls back to `work`).
     d = shm / f"nvmond-lab-{hashlib.sha256(str(work).encode()).hexdigest()[:12]}"
-    d.mkdir(mode=0o700, exist_ok=True)
-    return d
+    try:
+        d.mkdir(mode=0o700, exist_ok=True)
+        st = os.lstat(d)
+    except OSError:
+        return work
+    return d if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() else work
 
 
 def unavailable(args: argparse.Namespace) -> str | None:
@@ -221,9 +230,11 @@ def boot_and_drive(args: argparse.Namespace, work: Path, results_path: Path) -> 
     t_built = time.monotonic()
     log(f"initramfs {size / 2**20:.1f} MiB in {t_built - t_start:.1f} s; kernel {kernel}")
 
-    images = (Path(args.image_dir).resolve() if args.image_dir
-              else image_dir(work, len(SERIALS) * args.image_mib * 2**20))
-    images.mkdir(parents=True, exist_ok=True)
+    if args.image_dir:
+        images = Path(args.image_dir).resolve()
+        images.mkdir(parents=True, exist_ok=True)
+    else:
+        images = image_dir(work, len(SERIALS) * args.image_mib * 2**20)
     controllers = []
     for i, serial in enumerate(SERIALS):
         image = images / f"nvme{i}.img"
