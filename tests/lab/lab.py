@@ -166,11 +166,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def image_dir(work: Path, need_bytes: int) -> Path:
-    """Where the controllers' images live: on tmpfs when it has room twice over.
-    QEMU writes them through the host's page cache, and on a disk still
-    writing back a build, a guest write into a hole of the sparse image (a
-    block allocation, a journal commit) can stall for seconds: a fresh-clone
-    CI saw a guest step crawl at 293 IOPS, then none, where 23-26k is usual."""
+    """Where the controllers' images live: on tmpfs when it has room twice over,
+    so that the guest's I/O does not depend on how busy the host's disk is
+    (a guest write into a hole of a sparse image waits for the host
+    filesystem's block allocation)."""
     shm = Path("/dev/shm")
     try:
         st = os.statvfs(shm)

@@ -72,6 +72,11 @@ echo "kn_4k_rc=$?"
 stamp kn_done
 cp /tmp/pts-4kn/run.json /tmp/pts-4kn.json 2>/dev/null
 
+# I/O the emulated controller stopped completing (see guest/init): how often
+# the driver gave up waiting since boot, for the report.
+echo "nvme_io_timeout_s=$(cat /sys/module/nvme_core/parameters/io_timeout)"
+echo "nvme_timeouts=$(dmesg | grep -c 'timeout, ')"
+
 for run in purge wsat after-kill 4kn; do
   echo "RUNJSON-BEGIN $run"
   case $run in

@@ -83,6 +83,11 @@ def check_pts(lab: Lab, rep: Report) -> None:
         return
     text = lab.text("pts")
     check_guest_phase(rep, lab, "P")
+    # Not a verdict on nvmonctl: QEMU's controller losing commands, recovered
+    # by the driver's abort and reset; printed so a slow phase says why.
+    kv = dict(re.findall(r"^(nvme_io_timeout_s|nvme_timeouts)=(\d+)$", text, re.M))
+    rep.check("nvme_timeouts" in kv, "the guest kernel's I/O timeouts by the end of phase P are known",
+              f"{kv.get('nvme_timeouts')} (io_timeout {kv.get('nvme_io_timeout_s')} s)")
     purge = _run_json(text, "purge")
     rep.check(purge is not None, "purge wrote run.json", text[-300:])
     if purge:
