@@ -58,7 +58,7 @@ def variables(dash):
     return {v["name"]: v for v in dash["templating"]["list"]}
 
 
-def link_problems(uid, dash, dashboards, where, panel, link):
+def link_problems(dash, dashboards, where, panel, link):
     """What is wrong with one link: it must open a dashboard that exists by
     its uid, for the same drive and time range."""
     m = re.fullmatch(r"/d/([a-zA-Z0-9_-]+)(?:/[a-z0-9-]*)?(?:\?(.*))?", link.get("url", ""))
@@ -84,7 +84,7 @@ def link_problems(uid, dash, dashboards, where, panel, link):
         bad.append(f"{where} {link['title']!r}: {link['url']!r} carries no var-serial={' or '.join(SERIAL_VALUES)}")
     elif carried[0] == "${__data.fields.serial}" and panel["type"] != "table":
         bad.append(f"{where} {link['title']!r}: a row's fields only exist in a table")
-    elif carried[0] == "${serial}" and panel.get("type") != "row" and not in_repeated_row(dash, panel):
+    elif carried[0] == "${serial}" and not in_repeated_row(dash, panel):
         bad.append(f"{where} {link['title']!r}: ${{serial}} is one drive only in a row repeated by serial")
     if "${__url_time_range}" not in params:
         bad.append(f"{where} {link['title']!r}: {link['url']!r} does not keep the time range (${{__url_time_range}})")
@@ -165,7 +165,7 @@ class DashboardJsonTest(unittest.TestCase):
 
     def test_json_is_what_grafana_writes_for_the_current_schema(self):
         bad = []
-        for uid, (name, d) in load_all().items():
+        for name, d in load_all().values():
             if d["schemaVersion"] != SCHEMA_VERSION:
                 bad.append(f"{name}: schemaVersion {d['schemaVersion']}, Grafana writes {SCHEMA_VERSION}")
             if not isinstance(d.get("refresh"), str):
@@ -207,10 +207,10 @@ class DashboardJsonTest(unittest.TestCase):
     def test_links_open_a_dashboard_that_exists_for_the_same_drive_and_time(self):
         dashboards = load_all()
         bad, count = [], 0
-        for uid, (name, d) in dashboards.items():
+        for name, d in dashboards.values():
             for where, panel, link in dashboard_links(d):
                 count += 1
-                bad += link_problems(uid, d, dashboards, f"{name}: {where}", panel, link)
+                bad += link_problems(d, dashboards, f"{name}: {where}", panel, link)
         self.assertGreater(count, 0)
         self.assertFalse(bad, "\n".join(bad))
 
