@@ -23,18 +23,31 @@ import json
 import os
 import sys
 import time
+import tomllib
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from nvmond_harness import SOURCE_DIR  # noqa: E402
 from grafana_files import all_panels, annotation_queries, dashboard_queries, panel_queries  # noqa: E402
-from test_demo import SPEEDUP, demo_config  # noqa: E402
+from test_demo import DEMO, SPEEDUP, demo_config  # noqa: E402
 from test_prometheus import DaemonAndPrometheus  # noqa: E402
 from test_soak_dashboard import GRAFANA_VARS, empty_queries, grafana_escaped, query_range, substitute  # noqa: E402
 
 DASHBOARDS = os.path.join(SOURCE_DIR, "grafana", "dashboards")
-HOT = "SIMDC0001"  # examples/demo.toml: the datacenter drive under the sequential-write job
-JOB = "dc0-seqwrite-soak"
+
+
+def demo_job():
+    """(the [[job]] of examples/demo.toml, the serial of the simulated drive it
+    runs on, the serials of every simulated drive)."""
+    with open(DEMO, "rb") as f:
+        demo = tomllib.load(f)
+    (job,) = demo["job"]
+    serials = {s["name"]: s["serial"] for s in demo["sim"]} | {s["serial"]: s["serial"] for s in demo["sim"]}
+    return job["name"], serials[job["target"].removeprefix("sim:")], set(serials.values())
+
+
+# The demo's datacenter drive, which throttles under the demo's job.
+JOB, HOT, SERIALS = demo_job()
 ALL = {"$instance": ".*", "$serial": ".*", "$workload": ".*", "$op": ".*"}
 DRIVE = {**ALL, "$serial": grafana_escaped(HOT)}
 # Queries that are rightly empty on the demo: (dashboard, view, where) -> why.
@@ -128,7 +141,7 @@ class DemoDashboardsTest(DaemonAndPrometheus):
     def test_variables_offer_the_drive_and_its_workload(self):
         self.wait_for_every_query()
         fleet, workloads = self.dashboards["fleet"], self.dashboards["workloads"]
-        self.assertLessEqual({HOT, "SIMCN0001", "SIMHS0001"}, self.label_values(fleet, "serial", ALL))
+        self.assertEqual(SERIALS, self.label_values(fleet, "serial", ALL))
         # The workloads dashboard lists the drive a job runs on, and for that
         # drive its job (what a link from the fleet opens).
         self.assertIn(HOT, self.label_values(workloads, "serial", ALL))
