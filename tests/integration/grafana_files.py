@@ -85,18 +85,47 @@ def rules():
     return out
 
 
-def panel_queries(dash):
-    """(where, expr) of every panel target (rows' nested panels included) and annotation query."""
+def all_panels(dash):
+    """Every panel, rows' nested panels included."""
     out = []
 
     def walk(panels):
         for p in panels:
-            for t in p.get("targets", []):
-                out.append((f'panel "{p.get("title")}" {t.get("refId")}', t["expr"]))
+            out.append(p)
             walk(p.get("panels", []))
 
     walk(dash["panels"])
-    out += [(f'annotation "{a["name"]}"', a["expr"]) for a in dash.get("annotations", {}).get("list", []) if "expr" in a]
+    return out
+
+
+def annotation_queries(dash):
+    """(annotation, expr) of every Prometheus annotation query: its expr is in
+    `target`, where Grafana 11 and later keep it (older ones kept it beside)."""
+    return [(a, a.get("target", {}).get("expr") or a.get("expr", "")) for a in dash.get("annotations", {}).get("list", [])
+            if a.get("datasource", {}).get("type") == "prometheus"]
+
+
+def panel_queries(dash):
+    """(where, expr) of every panel target (rows' nested panels included) and annotation query."""
+    out = [(f'panel "{p.get("title")}" {t.get("refId")}', t["expr"])
+           for p in all_panels(dash) for t in p.get("targets", [])]
+    out += [(f'annotation "{a["name"]}"', expr) for a, expr in annotation_queries(dash)]
+    return out
+
+
+def dashboard_links(dash):
+    """(where, panel or None, link) of every link a dashboard has: its own
+    links, panel links, and data links in field defaults and overrides."""
+    out = [("dashboard link", None, link) for link in dash.get("links", [])]
+    for p in all_panels(dash):
+        where = f'panel "{p["title"]}"'
+        out += [(f"{where} link", p, link) for link in p.get("links", [])]
+        fc = p.get("fieldConfig", {})
+        out += [(f"{where} data link", p, link) for link in fc.get("defaults", {}).get("links", [])]
+        for o in fc.get("overrides", []):
+            for prop in o["properties"]:
+                if prop["id"] == "links":
+                    out += [(f"{where} data link ({o['matcher']['options']})", p, link) for link in prop["value"]]
     return out
 
 

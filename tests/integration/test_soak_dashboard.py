@@ -53,6 +53,24 @@ def substitute(expr, variables):
     return expr
 
 
+def query_range(prometheus, where, expr, variables, start):
+    """The series one dashboard query returns from `start` until now, with
+    its variables substituted as Grafana would (a query Prometheus refuses
+    is a broken panel: AssertionError)."""
+    q = substitute(expr, {**variables, **GRAFANA_VARS})
+    params = urllib.parse.urlencode({"query": q, "start": start, "end": time.time(), "step": 1})
+    try:
+        with urllib.request.urlopen(f"{prometheus.base}/api/v1/query_range?{params}", timeout=10) as r:
+            return [s for s in json.load(r)["data"]["result"] if s["values"]]
+    except urllib.error.HTTPError as e:
+        raise AssertionError(f"{where}: {q}: {e.read().decode(errors='replace')}") from None
+
+
+def empty_queries(prometheus, queries, variables, start):
+    """The (where, expr) of `queries` that return no sample from `start` until now."""
+    return [(where, expr) for where, expr in queries if not query_range(prometheus, where, expr, variables, start)]
+
+
 class SoakDashboardQueries(DaemonAndPrometheus):
     """The soak dashboard's template variables and queries against the
     class's daemon and Prometheus (no tests of its own, so other test files
@@ -75,18 +93,8 @@ class SoakDashboardQueries(DaemonAndPrometheus):
 
     def empty_queries(self, variables):
         """The panel and annotation queries that return no sample over the test so far."""
-        empty = []
-        for where, expr in panel_queries(self.dash):
-            q = substitute(expr, {**variables, **GRAFANA_VARS})
-            params = urllib.parse.urlencode({"query": q, "start": self.t0 - 60, "end": time.time(), "step": 1})
-            try:
-                with urllib.request.urlopen(f"{self.p.base}/api/v1/query_range?{params}", timeout=10) as r:
-                    result = json.load(r)["data"]["result"]
-            except urllib.error.HTTPError as e:  # a query Prometheus refuses is a broken panel
-                self.fail(f"{where}: {q}: {e.read().decode(errors='replace')}")
-            if not any(s["values"] for s in result):
-                empty.append(f"{where}: {q}")
-        return empty
+        return [f"{where}: {substitute(expr, {**variables, **GRAFANA_VARS})}"
+                for where, expr in empty_queries(self.p, panel_queries(self.dash), variables, self.t0 - 60)]
 
     def assert_every_query_of_the_row_returns_data(self, serials, serial, within):
         """The variables list this instance and `serials` (one repeated row
