@@ -39,6 +39,13 @@ def state_file(d, serial):
     return os.path.join(d.dir, "state", f"sim-{serial}.state")
 
 
+def wait_state_file(d, serial):
+    """The path of the drive's state file, once its first save is there."""
+    path = state_file(d, serial)
+    wait_for(lambda: os.path.exists(path) and os.path.getsize(path) >= SLOT_FILE_BYTES, 20, f"{serial}'s state file")
+    return path
+
+
 def stop(d):
     if d.proc and not d.exited():
         d.stop()
@@ -52,9 +59,7 @@ class StateFileTest(unittest.TestCase):
         d = Daemon(TWO_DRIVES)
         try:
             d.start()
-            path = state_file(d, "SIM-A")
-            wait_for(lambda: os.path.exists(path) and os.path.getsize(path) >= SLOT_FILE_BYTES, 20,
-                     "SIM-A's state file")
+            path = wait_state_file(d, "SIM-A")
             for size in (0, 5000):
                 before = d.metrics()
                 os.truncate(path, size)
@@ -79,9 +84,7 @@ class StateFileTest(unittest.TestCase):
         first = Daemon(TWO_DRIVES)
         try:
             first.start()
-            made = state_file(first, "SIM-A")
-            wait_for(lambda: os.path.exists(made) and os.path.getsize(made) >= SLOT_FILE_BYTES, 20,
-                     "a state file to plant")
+            made = wait_state_file(first, "SIM-A")
             first.stop()
         finally:
             stop(first)

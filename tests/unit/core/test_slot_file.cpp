@@ -41,6 +41,13 @@ void poke(const std::string& path, std::size_t offset, const void* bytes, std::s
 
 void poke_u64(const std::string& path, std::size_t offset, std::uint64_t v) { poke(path, offset, &v, sizeof v); }
 
+// A well-formed slot file at `path` whose newest save is `content`.
+void make_slot_file(const std::string& path, const std::string& content) {
+  auto file = SlotFile::open(path);
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  ASSERT_FALSE(file->save(content));
+}
+
 TEST(SlotFile, ReadsTheNewestSaveAcrossReopens) {
   test::TempDir dir;
   const auto path = path_in(dir);
@@ -143,11 +150,7 @@ TEST(SlotFile, ASymlinkOrAFifoAtThePathIsNeitherFollowedNorWaitedOnButReplaced) 
   test::TempDir dir;
   const std::filesystem::path d(dir.path());
   const auto elsewhere = (d / "elsewhere.slots").string();
-  {
-    auto other = SlotFile::open(elsewhere);
-    ASSERT_TRUE(other.ok()) << other.error().message;
-    ASSERT_FALSE(other->save("not yours"));
-  }
+  ASSERT_NO_FATAL_FAILURE(make_slot_file(elsewhere, "not yours"));
   const auto before = read_ok(elsewhere);
   const auto path = path_in(dir);
   std::filesystem::create_symlink(elsewhere, path);
@@ -202,11 +205,7 @@ TEST(SlotFile, AHardLinkToAFileElsewhereIsNeitherReadNorWrittenThroughButReplace
   test::TempDir dir;
   const std::filesystem::path d(dir.path());
   const auto elsewhere = (d / "elsewhere.slots").string();
-  {
-    auto other = SlotFile::open(elsewhere);
-    ASSERT_TRUE(other.ok()) << other.error().message;
-    ASSERT_FALSE(other->save("not yours"));
-  }
+  ASSERT_NO_FATAL_FAILURE(make_slot_file(elsewhere, "not yours"));
   const auto before = read_ok(elsewhere);
   const auto size_before = std::filesystem::file_size(elsewhere);
   const auto path = path_in(dir);
