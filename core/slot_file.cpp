@@ -1,11 +1,9 @@
 #include "core/slot_file.hpp"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -27,6 +25,7 @@ constexpr std::size_t kInitialCapacity = kPage - SlotFile::kSlotHeaderBytes;
 constexpr std::size_t kGeneration = 0;
 constexpr std::size_t kLength = 8;
 constexpr std::size_t kChecksum = 16;
+constexpr std::size_t kReserved = 24;
 
 std::uint64_t load_u64(const unsigned char* p) {
   std::uint64_t v;
@@ -35,13 +34,6 @@ std::uint64_t load_u64(const unsigned char* p) {
 }
 
 void store_u64(unsigned char* p, std::uint64_t v) { std::memcpy(p, &v, sizeof v); }
-
-// The checksum word is what publishes a slot: its stores are ordered after
-// (and, when cleared, before) the payload's by release semantics, so the
-// compiler cannot move a payload store past it.
-void publish_u64(unsigned char* p, std::uint64_t v) {
-  std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(p)).store(v, std::memory_order_release);
-}
 
 // FNV-1a over 64-bit words, then the tail bytes: fast enough for a save per
 // poll, and a torn slot's chance of passing is 2^-64.
@@ -56,14 +48,21 @@ std::uint64_t checksum(std::uint64_t generation, std::uint64_t length, const uns
   return h ^ (h >> 29);
 }
 
-// Writes `content` into `slot` as save `generation`. The checksum is
-// cleared first and written last, so a slot cut short never passes it.
+// Writes `content` into `slot` as save `generation`. In the file the
+// checksum comes before the payload, so a write cut short leaves a payload
+// that does not match it.
 void write_slot(unsigned char* slot, std::string_view content, std::uint64_t generation) {
-  publish_u64(slot + kChecksum, 0);
   store_u64(slot + kGeneration, generation);
   store_u64(slot + kLength, content.size());
+  store_u64(slot + kReserved, 0);
   std::memcpy(slot + SlotFile::kSlotHeaderBytes, content.data(), content.size());
-  publish_u64(slot + kChecksum, checksum(generation, content.size(), slot + SlotFile::kSlotHeaderBytes));
+  store_u64(slot + kChecksum, checksum(generation, content.size(), slot + SlotFile::kSlotHeaderBytes));
+}
+
+void write_header(unsigned char* base, std::size_t capacity) {
+  std::memset(base, 0, SlotFile::kHeaderBytes);
+  std::memcpy(base, kMagic, sizeof kMagic);
+  store_u64(base + 8, capacity);
 }
 
 struct Newest {
@@ -100,10 +99,32 @@ Newest newest_of(const unsigned char* base, std::size_t capacity) {
 std::string image(std::size_t capacity, std::optional<std::string_view> content, std::uint64_t generation) {
   std::string out(SlotFile::file_bytes(capacity), '\0');
   auto* base = reinterpret_cast<unsigned char*>(out.data());
-  std::memcpy(base, kMagic, sizeof kMagic);
-  store_u64(base + 8, capacity);
+  write_header(base, capacity);
   if (content) write_slot(base + SlotFile::slot_offset(capacity, 0), *content, generation);
   return out;
+}
+
+// Why a slot file of `capacity` with this status is no longer the one a
+// save can write into; nullopt when it still is.
+std::optional<std::string> damage(const struct stat& st, std::size_t capacity) {
+  if (auto why = not_own_file(st)) return why;
+  if (static_cast<std::uint64_t>(st.st_size) != SlotFile::file_bytes(capacity)) {
+    return "truncated or extended to " + std::to_string(st.st_size) + " bytes, not " +
+           std::to_string(SlotFile::file_bytes(capacity));
+  }
+  return std::nullopt;
+}
+
+std::optional<Error> pwrite_all(int fd, const std::string& path, const unsigned char* data, std::size_t n,
+                                std::size_t offset) {
+  std::size_t done = 0;
+  while (done < n) {
+    const ssize_t w = ::pwrite(fd, data + done, n - done, static_cast<off_t>(offset + done));
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return io_error(path, "write", errno);
+    done += static_cast<std::size_t>(w);
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -129,24 +150,24 @@ Result<std::string> SlotFile::read(const std::string& path) {
 
 Result<SlotFile> SlotFile::open(const std::string& path) {
   for (int attempt = 0; attempt < 2; ++attempt) {
-    // Not following a symlink and not waiting on a FIFO: whatever is
-    // planted there is not a slot file, and the fresh file renamed over it
-    // replaces the entry itself, never what it points to.
-    UniqueFd fd(::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-    if (!fd.valid() && errno != ENOENT && errno != ELOOP && errno != ENXIO) return io_error(path, "open", errno);
-    if (fd.valid()) {
-      struct stat st {};
-      if (::fstat(fd.get(), &st) != 0) return io_error(path, "stat", errno);
-      const auto bytes = static_cast<std::size_t>(st.st_size);
-      if (S_ISREG(st.st_mode) && bytes >= kPage) {
-        void* map = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
-        if (map == MAP_FAILED) return io_error(path, "mmap", errno);
-        auto* base = static_cast<unsigned char*>(map);
-        if (auto capacity = capacity_of(base, bytes)) return SlotFile(path, base, *capacity);
-        ::munmap(map, bytes);
+    // Whatever keeps it from being ours (a symlink, a FIFO, a hard link,
+    // another user's file) a fresh file replaces; a path the daemon cannot
+    // write at all fails in that write, with its reason.
+    auto file = open_own_file(path, O_RDWR);
+    // Larger than any slot file: not read into memory at all.
+    if (file && file->size <= file_bytes(kMaxPayloadBytes * 2)) {
+      std::string bytes(file->size, '\0');
+      const ssize_t n = ::pread(file->fd.get(), bytes.data(), bytes.size(), 0);
+      if (n < 0) return io_error(path, "read", errno);
+      bytes.resize(static_cast<std::size_t>(n));
+      const auto* base = reinterpret_cast<const unsigned char*>(bytes.data());
+      if (auto capacity = capacity_of(base, bytes.size())) {
+        const Newest newest = newest_of(base, *capacity);
+        return SlotFile(path, std::move(file->fd), *capacity, newest.slot, newest.generation);
       }
     }
-    // Absent or not a slot file: a fresh one takes its place.
+    // Absent, not a slot file or not ours: a fresh one takes its place (the
+    // rename replaces the entry itself, never what it points or links to).
     if (attempt == 0) {
       if (auto err = write_file_atomically(path, image(kInitialCapacity, std::nullopt, 0), Durability::power_loss)) {
         return *err;
@@ -156,56 +177,59 @@ Result<SlotFile> SlotFile::open(const std::string& path) {
   return Error{ErrorReason::io, path + ": open: the fresh slot file does not read back"};
 }
 
-SlotFile::SlotFile(std::string path, unsigned char* map, std::size_t capacity)
-    : path_(std::move(path)), map_(map), capacity_(capacity) {}
+SlotFile::SlotFile(std::string path, UniqueFd fd, std::size_t capacity, int newest_slot, std::uint64_t generation)
+    : path_(std::move(path)), fd_(std::move(fd)), capacity_(capacity), newest_slot_(newest_slot), generation_(generation) {}
 
-SlotFile::SlotFile(SlotFile&& o) noexcept
-    : path_(std::move(o.path_)),
-      map_(std::exchange(o.map_, nullptr)),
-      capacity_(std::exchange(o.capacity_, 0)),
-      mu_(std::move(o.mu_)) {}
-
-SlotFile& SlotFile::operator=(SlotFile&& o) noexcept {
-  if (this != &o) {
-    unmap();
-    path_ = std::move(o.path_);
-    map_ = std::exchange(o.map_, nullptr);
-    capacity_ = std::exchange(o.capacity_, 0);
-    mu_ = std::move(o.mu_);
-  }
-  return *this;
-}
-
-SlotFile::~SlotFile() { unmap(); }
-
-void SlotFile::unmap() {
-  if (map_) ::munmap(map_, file_bytes(capacity_));
-  map_ = nullptr;
+std::optional<Error> SlotFile::rebuild(std::size_t capacity, std::string_view content, std::uint64_t generation) {
+  if (auto err = write_file_atomically(path_, image(capacity, content, generation), Durability::power_loss)) return err;
+  auto fresh = open(path_);
+  if (!fresh) return fresh.error();
+  fd_ = std::move(fresh->fd_);
+  capacity_ = fresh->capacity_;
+  newest_slot_ = fresh->newest_slot_;
+  generation_ = fresh->generation_;
+  return std::nullopt;
 }
 
 std::optional<Error> SlotFile::save(std::string_view content) {
   std::lock_guard lock(*mu_);
-  // Read from the file, not remembered: a slot cut short by a kill is
-  // never the newest, so the next save goes to the other slot and keeps
-  // the one complete save there is.
-  const Newest n = newest_of(map_, capacity_);
-  const std::uint64_t generation = n.generation + 1;
+  rebuilt_.clear();
+  // The newest slot is remembered from the file as open() read it and from
+  // this process's own saves: a slot cut short by a kill is never the
+  // newest, so the next save goes to the other slot and keeps the one
+  // complete save there is.
+  const std::uint64_t generation = generation_ + 1;
+  if (content.size() > kMaxPayloadBytes) {
+    return Error{ErrorReason::full, path_ + ": a save of " + std::to_string(content.size()) +
+                                        " bytes exceeds the slot file's limit of " + std::to_string(kMaxPayloadBytes)};
+  }
   if (content.size() > capacity_) {
-    if (content.size() > kMaxPayloadBytes) {
-      return Error{ErrorReason::full, path_ + ": a save of " + std::to_string(content.size()) +
-                                          " bytes exceeds the slot file's limit of " +
-                                          std::to_string(kMaxPayloadBytes)};
-    }
     const std::size_t capacity = (kSlotHeaderBytes + 2 * content.size() + kPage - 1) / kPage * kPage - kSlotHeaderBytes;
-    if (auto err = write_file_atomically(path_, image(capacity, content, generation), Durability::power_loss)) return err;
-    auto grown = open(path_);
-    if (!grown) return grown.error();
-    unmap();
-    map_ = std::exchange(grown->map_, nullptr);
-    capacity_ = grown->capacity_;
+    return rebuild(capacity, content, generation);
+  }
+  // One fstat per save: what was done to the file since the last one
+  // (truncated, renamed over, unlinked, linked elsewhere) is found before
+  // writing through a descriptor that no longer names the state file.
+  struct stat st {};
+  if (::fstat(fd_.get(), &st) != 0) return io_error(path_, "stat", errno);
+  if (auto why = damage(st, capacity_)) {
+    if (auto err = rebuild(capacity_, content, generation)) return err;
+    rebuilt_ = *why;
     return std::nullopt;
   }
-  write_slot(map_ + slot_offset(capacity_, n.slot == 0 ? 1 : 0), content, generation);
+  const int slot = newest_slot_ == 0 ? 1 : 0;
+  // Slot 0 is written with the header page before it: one write either way.
+  const std::size_t from = slot == 0 ? 0 : slot_offset(capacity_, 1);
+  const std::size_t to = slot == 0 ? slot_offset(capacity_, 1) : file_bytes(capacity_);
+  const std::size_t length = kSlotHeaderBytes + content.size();
+  const std::size_t at = slot_offset(capacity_, slot) - from;
+  buffer_.resize(to - from);
+  auto* base = reinterpret_cast<unsigned char*>(buffer_.data());
+  if (slot == 0) write_header(base, capacity_);
+  write_slot(base + at, content, generation);
+  if (auto err = pwrite_all(fd_.get(), path_, base, at + length, from)) return err;
+  newest_slot_ = slot;
+  generation_ = generation;
   return std::nullopt;
 }
 

@@ -25,6 +25,7 @@
 #include "http/server.hpp"
 #include "daemon/metrics_endpoint.hpp"
 #include "daemon/reload.hpp"
+#include "daemon/stale_temporaries.hpp"
 
 namespace nvmond {
 
@@ -78,6 +79,13 @@ Daemon::Daemon(DaemonConfig config)
                                "queued since the last).")
                          .Register(*self_)
                          .Add({})),
+      state_files_set_aside_(prometheus::BuildCounter()
+                                 .Name("nvmond_state_files_set_aside_total")
+                                 .Help("Simulated drives' state files that were damaged, truncated or not the "
+                                       "daemon's own (a hard link, another user's): set aside at start, or "
+                                       "rebuilt from the drive's state while it ran.")
+                                 .Register(*self_)
+                                 .Add({})),
       clock_(make_clock(config_.clock, newest_record(*store_))),
       watchdog_(clock_->real_timer(io_)),
       store_metrics_timer_(clock_->real_timer(io_)),
@@ -97,8 +105,36 @@ Daemon::Daemon(DaemonConfig config)
   server_ = std::make_unique<http::Server>(config_.listen, MetricsEndpoint(self_, published_), *http_metrics_,
                                            config_.security ? config_.security : http::open_security());
   use_security();
+  remove_stale_temporaries();
   fleet_ = std::make_unique<Fleet>(io_, config_, *clock_, *published_, *store_);
   fleet_->read_throughput(throughput_);
+  publish_state_file_metrics();
+}
+
+// Before anything of this daemon writes: a temporary still there is one a
+// killed or crashed process left. A minute's margin spares the one an
+// `nvmonctl report` may be writing into a run's directory right now.
+void Daemon::remove_stale_temporaries() {
+  const auto removed = remove_stale_temporaries_in(config_.state_dir, std::chrono::system_clock::now() - std::chrono::minutes(1));
+  auto& counter = prometheus::BuildCounter()
+                      .Name("nvmond_stale_temporaries_removed_total")
+                      .Help("Temporary files of writes cut short (by a kill or a crash) that the daemon "
+                            "removed from its state directory when it started.")
+                      .Register(*self_)
+                      .Add({});
+  counter.Increment(static_cast<double>(removed.size()));
+  if (removed.empty()) return;
+  log::warn("state_dir {}: removed {} temporary file(s) left by writes cut short, the first {}", config_.state_dir,
+            removed.size(), removed.front());
+}
+
+// A Fleet's simulated drives count from zero: a reload's new Fleet starts
+// the published count over (publish before dropping the old one).
+void Daemon::publish_state_file_metrics() {
+  const SimDeviceSource* sims = fleet_ ? fleet_->sim_source() : nullptr;
+  const std::uint64_t now = sims ? sims->state_files_set_aside() : 0;
+  if (now > sim_set_aside_published_) state_files_set_aside_.Increment(static_cast<double>(now - sim_set_aside_published_));
+  sim_set_aside_published_ = now;
 }
 
 // A corrupt, full, read-only, locked or slow database never stops the
@@ -129,6 +165,7 @@ void Daemon::publish_store_metrics() {
 void Daemon::arm_store_metrics() {
   store_metrics_timer_->arm(std::chrono::seconds(1), [this] {
     publish_store_metrics();
+    publish_state_file_metrics();
     arm_store_metrics();
   });
 }
@@ -356,7 +393,9 @@ void Daemon::reload() {
     // runs go on, on the same simulated drives the new Fleet adopts.
     std::vector<std::shared_ptr<DriveModel>> models;
     if (fleet_ && fleet_->sim_source()) models = fleet_->sim_source()->models();
+    publish_state_file_metrics();
     stop_all();
+    sim_set_aside_published_ = 0;
     for (const auto& job : config_.jobs.jobs) published_->remove(JobScheduler::metrics_key(job.name));
     config_ = std::move(next);
     log::set_level(config_.log_level);

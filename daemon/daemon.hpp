@@ -63,6 +63,8 @@ class Daemon {
   std::unique_ptr<StoreWriter> open_store(const std::string& dir);
   void arm_store_metrics();
   void publish_store_metrics();
+  void publish_state_file_metrics();
+  void remove_stale_temporaries();
   void use_security();
 
   boost::asio::io_context io_;
@@ -81,6 +83,10 @@ class Daemon {
   prometheus::Counter& store_dropped_;
   prometheus::Counter& store_batches_;
   StoreWriterCounters store_published_;  // what the counters above already hold
+  // State files the simulated drives could not take (set aside at start,
+  // rebuilt while running); the current Fleet's count already added.
+  prometheus::Counter& state_files_set_aside_;
+  std::uint64_t sim_set_aside_published_ = 0;
   std::unique_ptr<Clock> clock_;
   // Every timer comes from clock_: compaction counts clock hours; the
   // watchdog (systemd's) and the soak tick count real time.

@@ -7,6 +7,7 @@
 #include "collectors/nvme/libnvme_source.hpp"
 #include "sim/sim_device.hpp"
 
+#include "core/failure_state.hpp"
 #include "core/log.hpp"
 #include "collectors/sim_name.hpp"
 #include "daemon/error_log_tracker.hpp"
@@ -73,8 +74,9 @@ void observe_event_log(EventLogTracker& tracker, const DriveInfo& info, const He
   add_event_log_types(tracker.counts(), id, metrics);
 }
 
-// Each capture is one line naming its file; a failure one line with its
-// reason. Both wait for [telemetry] min_interval before the next attempt.
+// Each capture is one line naming its file; a failure one line when it
+// starts or its reason changes, one when captures are saved again. Both wait
+// for [telemetry] min_interval before the next attempt.
 void observe_telemetry(TelemetryRecorder& recorder, const DriveInfo& info, const HealthSnapshot& snap,
                        Duration min_interval, const LabelPrefix& id, MetricSet& metrics, PollObservation& out) {
   const auto update = recorder.update(info, snap);
@@ -90,10 +92,12 @@ void observe_telemetry(TelemetryRecorder& recorder, const DriveInfo& info, const
                                             : fmt::format("; {} older capture(s) deleted for the size caps",
                                                           update.saved->removed.size()));
   }
-  if (update.failure) {
-    log::warn("drive {} at {}: saving controller-initiated telemetry failed, next try in {}: {}", info.serial,
-              info.path, format_duration(min_interval), update.failure->message);
+  if (update.failure && update.failure_change != FailureState::Change::none) {
+    log::warn("drive {} at {}: saving controller-initiated telemetry failed, tried again every {} (each failure "
+              "counted, logged again when the reason changes): {}",
+              info.serial, info.path, format_duration(min_interval), update.failure->message);
   }
+  if (update.recovered) log::info("drive {} at {}: controller-initiated telemetry saved again", info.serial, info.path);
   out.telemetry_mark = recorder.mark();
   if (!recorder.known()) return;
   add_telemetry_captures(recorder, id, metrics);
@@ -141,17 +145,18 @@ Fleet::Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Cloc
     sim_source_ = raw;
     // A restart (even kill -9) must continue the simulated drives' lives, so
     // each drive's state is saved after each poll, from the poller's thread,
-    // into its slot file: stores into a shared mapping, no system call, and
-    // a kill -9 still finds the newest save (only a crash of the host could
+    // into its slot file: one fstat and one pwrite, and a kill -9 still
+    // finds the newest save (only a crash of the host could
     // cost a model its last polls). Each poller holds its own copy, so
     // `failing` is per drive and only that drive's thread touches it: a full
     // or read-only state directory is logged when it starts failing and when
     // it recovers, not every poll.
-    s.observer = [raw, failing = false](const DriveInfo& info, const HealthSnapshot&) mutable {
+    s.observer = [raw, failing = FailureState{}](const DriveInfo& info, const HealthSnapshot&) mutable {
       auto err = raw->save(info.serial);
-      if (err && !failing) log::warn("{}: saving simulated drive state: {}", info.path, err->message);
-      if (!err && failing) log::info("{}: simulated drive state saved again", info.path);
-      failing = err.has_value();
+      if (err && failing.failed(err->reason) != FailureState::Change::none) {
+        log::warn("{}: saving simulated drive state: {}", info.path, err->message);
+      }
+      if (!err && failing.succeeded()) log::info("{}: simulated drive state saved again", info.path);
       return PollObservation{};
     };
     s.source = std::move(source);

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/failure_state.hpp"
 #include "core/log.hpp"
 #include "daemon/error_log_tracker.hpp"
 #include "daemon/event_log_tracker.hpp"
@@ -80,6 +81,8 @@ struct DevicePoller::Worker {
   // When a panic last made a capture due: a drive panicking in a loop gets
   // one such capture per [telemetry] min_interval, not one per poll.
   std::optional<WallTime> panic_capture_at;
+  // Worker-thread only: the optional logs failing now, by name.
+  std::map<std::string, FailureState, std::less<>> optional_log_failures;
   // A self-test command waiting for the thread (DevicePoller::self_test).
   struct SelfTestCommand {
     std::optional<SelfTestKind> kind;  // nullopt: abort
@@ -134,20 +137,35 @@ struct DevicePoller::Worker {
 
   // A log page the drive may lack: a refusal as "unsupported" is logged once,
   // at info, and sets `unsupported` so it is not asked again; any other
-  // failure is a warning. Returns whether it was read.
+  // failure is a warning, once per change (optional_log_failed). Returns
+  // whether it was read. `absent` is "no <the log>".
   template <typename T>
-  bool read_optional_log(Result<T> read, std::optional<T>& into, bool& unsupported, const char* absent) {
+  bool read_optional_log(Result<T> read, std::optional<T>& into, bool& unsupported, std::string_view absent) {
+    const std::string_view name = absent.substr(absent.starts_with("no ") ? 3 : 0);
     if (read) {
       into = std::move(*read);
+      optional_log_read(name);
       return true;
     }
     if (read.error().reason == ErrorReason::unsupported) {
       log::info("{}: {}: {}", info->path, absent, read.error().message);
       unsupported = true;
     } else {
-      log::warn("{}: {}", info->path, read.error().message);
+      optional_log_failed(name, read.error());
     }
     return false;
+  }
+
+  // A log that fails poll after poll is one line when it starts failing or
+  // its reason changes, and one when it reads again; the poll goes on
+  // without it either way.
+  void optional_log_failed(std::string_view name, const Error& error) {
+    if (optional_log_failures[std::string(name)].failed(error.reason) == FailureState::Change::none) return;
+    log::warn("{}: {} (not logged again until it reads or fails otherwise)", info->path, error.message);
+  }
+  void optional_log_read(std::string_view name) {
+    auto it = optional_log_failures.find(name);
+    if (it != optional_log_failures.end() && it->second.succeeded()) log::info("{}: {} read again", info->path, name);
   }
 
   // Called with the lock held; sends the command without it.
@@ -177,6 +195,7 @@ struct DevicePoller::Worker {
       ocp_panic.reset();
       self_test.reset();
       self_test_pacing->reset();
+      optional_log_failures.clear();
       // A recovery of the same drive keeps the mark: a drive that fails
       // now and then would otherwise have its whole event log read again
       // at every recovery. The tracker's generation and fingerprint make a
@@ -280,20 +299,24 @@ struct DevicePoller::Worker {
     HealthSnapshot snap;
     snap.taken = clock->wall();
     snap.smart = *smart;
+    // Optional logs: a failure keeps the rest of the poll.
     if (auto ocp = device->read_ocp()) {
       snap.ocp = *ocp;
+      optional_log_read("OCP C0 log");
     } else {
-      log::warn("{}: {}", info->path, ocp.error().message);  // optional log: keep the rest
+      optional_log_failed("OCP C0 log", ocp.error());
     }
     if (auto latency = device->read_ocp_latency_monitor()) {
       snap.ocp_latency = *latency;
+      optional_log_read("OCP C3 log");
     } else {
-      log::warn("{}: {}", info->path, latency.error().message);
+      optional_log_failed("OCP C3 log", latency.error());
     }
     if (auto recovery = device->read_ocp_error_recovery()) {
       snap.ocp_recovery = *recovery;
+      optional_log_read("OCP C1 log");
     } else {
-      log::warn("{}: {}", info->path, recovery.error().message);
+      optional_log_failed("OCP C1 log", recovery.error());
     }
     if (auto th = device->read_temperature_thresholds()) {
       snap.thresholds = *th;

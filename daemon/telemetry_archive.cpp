@@ -1,6 +1,5 @@
 #include "daemon/telemetry_archive.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <fmt/chrono.h>
 #include <fmt/core.h>
@@ -38,29 +37,9 @@ Result<std::optional<UniqueFd>> open_existing_dir(int parent_fd, const std::stri
   return io_error(shown, "open directory", err);
 }
 
-// Entry names of the directory `fd` (itself left open), without . and ..
-Result<std::vector<std::string>> entries(int fd, const std::string& shown) {
-  const int copy = ::dup(fd);
-  if (copy < 0) return io_error(shown, "dup", errno);
-  DIR* dir = ::fdopendir(copy);
-  if (dir == nullptr) {
-    const int err = errno;
-    ::close(copy);
-    return io_error(shown, "read directory", err);
-  }
-  ::rewinddir(dir);
-  std::vector<std::string> out;
-  while (const dirent* e = ::readdir(dir)) {
-    const std::string name = e->d_name;
-    if (name != "." && name != "..") out.push_back(name);
-  }
-  ::closedir(dir);
-  return out;
-}
-
 // The captures in one drive's directory (regular files with our names).
 Result<std::vector<TelemetryFile>> drive_files(int fd, const std::string& drive_dir, const std::string& shown) {
-  auto names = entries(fd, shown);
+  auto names = directory_entries(fd, shown);
   if (!names) return names.error();
   std::vector<TelemetryFile> out;
   for (const auto& name : *names) {
@@ -174,7 +153,7 @@ Result<TelemetryArchive::Saved> TelemetryArchive::save(std::string_view serial, 
       held -= f.bytes;
     }
   }
-  auto drives = entries(top->get(), root());
+  auto drives = directory_entries(top->get(), root());
   if (!drives) return saved;  // saved; the total cap waits for the next save
   std::vector<TelemetryFile> all;
   for (const auto& d : *drives) {
@@ -220,7 +199,7 @@ Result<std::vector<TelemetryFile>> TelemetryArchive::files() {
   auto top = open_existing_dir(state.get(), "telemetry", root());
   if (!top) return top.error();
   if (!*top) return all;
-  auto drives = entries((*top)->get(), root());
+  auto drives = directory_entries((*top)->get(), root());
   if (!drives) return drives.error();
   for (const auto& d : *drives) {
     auto fd = open_existing_dir((*top)->get(), d, root() + "/" + d);

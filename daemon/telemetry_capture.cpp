@@ -26,6 +26,7 @@ TelemetryRecorder::Update TelemetryRecorder::update(const DriveInfo& info, const
     // Another drive at this path: its own archive and counts.
     serial_ = info.serial;
     mark_.reset();
+    failing_ = {};
     saved_ = failed_ = 0;
   }
   if (!snap.telemetry) return out;
@@ -46,14 +47,17 @@ TelemetryRecorder::Update TelemetryRecorder::update(const DriveInfo& info, const
   if (poll.capture_error) {
     ++failed_;
     out.failure = poll.capture_error;
+    out.failure_change = failing_.failed(out.failure->reason);
     return out;
   }
   auto saved = archive_->save(serial_, *poll.capture, snap.taken);
   if (!saved) {
     ++failed_;
     out.failure = saved.error();
+    out.failure_change = failing_.failed(out.failure->reason);
     return out;
   }
+  out.recovered = failing_.succeeded();
   ++saved_;
   mark_->saved_generation = poll.capture->header.controller_generation;
   out.saved = std::move(*saved);

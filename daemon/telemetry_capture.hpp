@@ -9,8 +9,10 @@
 // attempt is at least `min_interval` of clock time ago, the same poll reads
 // the whole log (data areas 1..data_area, fewer when that would be over the
 // size caps) and the recorder saves it in the TelemetryArchive with one log
-// line naming the file. A drive without the log is told once, at info, by
-// the poller, and never asked again.
+// line naming the file. A capture that keeps failing is logged when it
+// starts failing or its reason changes, and counted every time. A drive
+// without the log is told once, at info, by the poller, and never asked
+// again.
 //
 // Split like the error log: the decision and the device reads on the
 // poller's thread in the device phase (telemetry_capture_due,
@@ -25,6 +27,7 @@
 #include "collectors/health.hpp"
 #include "collectors/telemetry.hpp"
 #include "core/clock.hpp"
+#include "core/failure_state.hpp"
 #include "core/result.hpp"
 #include "daemon/telemetry_archive.hpp"
 #include "metrics/metric_set.hpp"
@@ -59,6 +62,10 @@ class TelemetryRecorder {
   struct Update {
     std::optional<TelemetryArchive::Saved> saved;
     std::optional<Error> failure;        // the capture that failed: read or save
+    // Whether `failure` is news (a first failure, or a new reason) or the
+    // same failure again, which is counted and not logged.
+    FailureState::Change failure_change = FailureState::Change::none;
+    bool recovered = false;  // saved after failing
     std::optional<Error> restore_error;  // the archive could not be listed
   };
   // One successful poll; snap.telemetry is what the poller read (null: no
@@ -79,6 +86,7 @@ class TelemetryRecorder {
   std::optional<TelemetryMark> mark_;
   std::uint64_t saved_ = 0;
   std::uint64_t failed_ = 0;
+  FailureState failing_;
 };
 
 // nvmond_telemetry_captures_total{result="saved"|"failed"} of one drive.

@@ -198,7 +198,10 @@ JobSpec element_job(const Element& e, const std::string& path, std::uint64_t ran
   j.rate_bytes_per_second = e.rate_bytes_per_second;
   for (const auto& z : e.zones) j.zones.push_back(AccessZoneWeight{z.access_pct, z.range_pct});
   j.block_align = e.block_align;
-  if (e.pattern == AccessPattern::sequential) j.sequential_start = from;
+  if (e.pattern == AccessPattern::sequential) {
+    j.sequential_start = from;
+    j.worker_bytes = e.thread_budgets;
+  }
   return j;
 }
 
@@ -231,6 +234,7 @@ Result<Measurement> DeviceTarget::run(const Element& e, std::uint64_t range_byte
   m.op = std::move(r.op);
   m.stopped = stopped;
   m.cursor = std::move(r.sequential_next);
+  m.written_by_stream = std::move(r.sequential_written);
   for (const auto& h : {before, after}) {
     if (!h || !h->temperature_c) continue;
     m.temp_min_c = std::min(m.temp_min_c.value_or(*h->temperature_c), *h->temperature_c);

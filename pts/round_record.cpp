@@ -119,6 +119,7 @@ RoundRecord make_round(const Element& e, const Measurement& m, WallTime started)
   r.temp_max_c = m.temp_max_c;
   r.throttled_seconds = m.throttled_seconds;
   r.sequential_cursor = m.cursor;
+  r.sequential_written = m.written_by_stream;
   return r;
 }
 
@@ -152,6 +153,7 @@ nlohmann::json to_json(const RoundRecord& r) {
   j["ops"] = ops;
   if (r.temp_min_c && r.temp_max_c) j["temperature_c"] = {{"min", *r.temp_min_c}, {"max", *r.temp_max_c}};
   if (!r.sequential_cursor.empty()) j["sequential_cursor"] = r.sequential_cursor;
+  if (!r.sequential_written.empty()) j["sequential_written"] = r.sequential_written;
   return j;
 }
 
@@ -179,6 +181,9 @@ RoundRecord round_from_json(const nlohmann::json& j) {
     r.temp_max_c = j["temperature_c"].at("max").get<double>();
   }
   if (j.contains("sequential_cursor")) r.sequential_cursor = j["sequential_cursor"].get<SequentialCursor>();
+  if (j.contains("sequential_written")) {
+    r.sequential_written = j["sequential_written"].get<std::vector<std::uint64_t>>();
+  }
   return r;
 }
 

@@ -55,6 +55,11 @@ struct RoundRecord {
   // target), where the element's next run goes on, also after a resume.
   // Empty for random elements and in rounds stored before it was kept.
   SequentialCursor sequential_cursor;
+  // A sequential element: the bytes each of its workers wrote in this round,
+  // so that each worker's share of a stage's byte budget is known, also
+  // after a resume. Empty where the target does not tell them apart and in
+  // rounds stored before it was kept.
+  std::vector<std::uint64_t> sequential_written;
 
   double mean_latency() const;  // seconds, over both ops
 };

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <numeric>
 
 #include "pts/model/run_codec.hpp"
 #include "pts/run_conditions.hpp"
@@ -47,6 +48,20 @@ SequentialCursor sequential_cursor(const std::vector<RoundRecord>& rounds, std::
   return {};
 }
 
+std::vector<std::uint64_t> thread_budgets_left(const Stage& stage, const std::vector<const RoundRecord*>& rounds) {
+  if (!stage.byte_budget || stage.elements.size() != 1) return {};
+  const Element& e = stage.elements[0];
+  if (e.pattern != AccessPattern::sequential || !e.writes() || e.threads < 2) return {};
+  const std::uint64_t budget = *stage.byte_budget;
+  std::vector<std::uint64_t> left(e.threads, budget / e.threads);
+  left[0] += budget % e.threads;
+  for (const RoundRecord* r : rounds) {
+    if (r->sequential_written.size() != e.threads) return {};
+    for (std::size_t i = 0; i < left.size(); ++i) left[i] -= std::min(left[i], r->sequential_written[i]);
+  }
+  return left;
+}
+
 namespace {
 std::vector<std::pair<double, double>> dominant_latency(const RoundRecord& r) {
   const OpSummary* best = nullptr;
@@ -79,7 +94,12 @@ bool RunExecutor::stage_done(std::size_t s, const std::vector<RoundRecord>& roun
   const auto mine = stage_rounds(rounds, s);
   std::uint64_t written = 0;
   for (const auto* r : mine) written += r->bytes_written;
-  if (stage.byte_budget && written >= *stage.byte_budget) return true;
+  const auto per_thread = thread_budgets_left(stage, mine);
+  if (!per_thread.empty()) {
+    if (std::all_of(per_thread.begin(), per_thread.end(), [](std::uint64_t b) { return b == 0; })) return true;
+  } else if (stage.byte_budget && written >= *stage.byte_budget) {
+    return true;
+  }
   const std::size_t per_round = stage.elements.size();
   if (mine.size() % per_round != 0) return false;
   const std::size_t complete = mine.size() / per_round;
@@ -224,9 +244,14 @@ RunOutcome RunExecutor::run() {
       const Element& element = stage.elements[e];
       std::optional<std::uint64_t> left;
       if (stage.byte_budget) left = *stage.byte_budget - std::min(*stage.byte_budget, written);
+      Element budgeted = element;
+      budgeted.thread_budgets = thread_budgets_left(stage, stage_rounds(rounds, s));
+      if (!budgeted.thread_budgets.empty()) {
+        left = std::accumulate(budgeted.thread_budgets.begin(), budgeted.thread_budgets.end(), std::uint64_t{0});
+      }
       const auto span = static_cast<std::uint64_t>(element.range_fraction * static_cast<double>(capacity));
       const WallTime started = target_.now();
-      auto m = target_.run(element, span, left, sequential_cursor(rounds, s, e));
+      auto m = target_.run(budgeted, span, left, sequential_cursor(rounds, s, e));
       if (!m) return finish(RunStatus::failed, m.error(), header, rounds);
       if (m->stopped) return finish(std::nullopt, std::nullopt, header, rounds);
       RoundRecord r = make_round(element, *m, started);

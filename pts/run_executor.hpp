@@ -106,6 +106,14 @@ std::vector<const RoundRecord*> stage_rounds(const std::vector<RoundRecord>& rou
 // Where element `element` of stage `stage` goes on: the cursor its last
 // round stopped at (empty before its first, or in rounds stored without one).
 SequentialCursor sequential_cursor(const std::vector<RoundRecord>& rounds, std::size_t stage, std::size_t element);
+// A stage whose byte budget one sequential element of several threads
+// spends (preconditioning): each thread's share of the budget (split as the
+// planner splits a job's bytes) less what that thread wrote in `rounds`, the
+// stage's rounds so far. Each thread covers its own part of the range, so a
+// fast thread must not spend a slow one's share. Empty for any other stage,
+// and once a round does not tell its threads apart (a simulated drive,
+// rounds stored before it was kept): the budget is then shared.
+std::vector<std::uint64_t> thread_budgets_left(const Stage& stage, const std::vector<const RoundRecord*>& rounds);
 // Each tracked variable's value per round of a stage, in the order tracked
 // (none when the stage tracks no steady state).
 std::vector<std::vector<double>> tracked_series(const Stage& stage, const std::vector<const RoundRecord*>& rounds);

@@ -43,6 +43,9 @@ struct Element {
   // The host leaves the target idle this long after each run of the element
   // (HIR's wait states); 0: the next run follows at once.
   Duration idle_after{0};
+  // Set by the executor for one run of a sequential element under a byte
+  // budget: each thread's bytes still to write (empty: the budget is shared).
+  std::vector<std::uint64_t> thread_budgets;
   bool writes() const { return read_pct < 100; }
 };
 

@@ -63,6 +63,9 @@ struct Measurement {
   // A sequential element: where its streams stopped, the cursor its next run
   // starts from (empty: the target does not track one).
   SequentialCursor cursor;
+  // A sequential element: the bytes each of its streams wrote (empty: the
+  // target does not tell them apart).
+  std::vector<std::uint64_t> written_by_stream;
 };
 
 struct PurgeOutcome {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/atomic_file.hpp"
 #include "core/config_reader.hpp"
 #include "core/log.hpp"
 #include "collectors/sim_name.hpp"
@@ -112,8 +113,11 @@ std::optional<Error> SimDevice::format_user_data_erase(std::uint32_t nsid) {
 namespace {
 
 // The newest saved state of `model` from `dir`: its slot file, else the
-// whole-file state an older daemon wrote, else none (a fresh drive).
-void restore(DriveModel& model, const std::filesystem::path& dir, WallTime now) {
+// whole-file state an older daemon wrote, else none (a fresh drive). A
+// state file that cannot be taken (damaged, truncated, not the daemon's own
+// file) is set aside, never deleted: the drive starts fresh and the file is
+// kept for a look. Returns whether one was set aside.
+bool restore(DriveModel& model, const std::filesystem::path& dir, WallTime now) {
   const std::string who = sim_device_path(model.spec().name);
   const std::string slots = SimDeviceSource::state_file(dir, model.spec().serial).string();
   std::string from = slots;
@@ -121,17 +125,26 @@ void restore(DriveModel& model, const std::filesystem::path& dir, WallTime now) 
   if (auto text = SlotFile::read(slots)) {
     err = model.load_state(*text);
     if (err) err->message = slots + ": " + err->message;
+  } else if (text.error().reason != ErrorReason::absent) {
+    err = text.error();
   } else {
-    if (text.error().reason != ErrorReason::absent) log::warn("{}: {}", who, text.error().message);
     from = SimDeviceSource::legacy_state_file(dir, model.spec().serial).string();
     err = load_state_file(model, from);
   }
-  if (err) {
-    if (err->reason != ErrorReason::absent) log::warn("{}; starting the drive fresh", err->message);
-    return;
+  if (!err) {
+    model.resume_at(now);
+    log::info("{}: state restored from {}", who, from);
+    return false;
   }
-  model.resume_at(now);
-  log::info("{}: state restored from {}", who, from);
+  if (err->reason == ErrorReason::absent) return false;
+  auto aside = set_aside_file(from, "aside");
+  if (!aside) {
+    log::warn("{}: {}; starting the drive fresh (setting the file aside failed: {})", who, err->message,
+              aside.error().message);
+    return aside.error().reason != ErrorReason::absent;
+  }
+  log::warn("{}: {}; set aside as {}, starting the drive fresh", who, err->message, *aside);
+  return true;
 }
 
 }  // namespace
@@ -154,7 +167,7 @@ SimDeviceSource::SimDeviceSource(std::vector<SimDriveSpec> specs, const Clock& c
       continue;
     }
     auto model = std::make_shared<DriveModel>(std::move(spec), now);
-    if (state_dir_) restore(*model, *state_dir_, now);
+    if (state_dir_ && restore(*model, *state_dir_, now)) set_aside_.fetch_add(1, std::memory_order_relaxed);
     models_.push_back(std::move(model));
   }
   for (std::size_t i = 0; i < models_.size(); ++i) saved_.push_back(std::make_unique<Saved>());
@@ -194,6 +207,13 @@ std::optional<Error> SimDeviceSource::save(std::size_t index) const {
     s.file = std::move(*file);
   }
   if (auto err = s.file->save(model.save_state())) return err;
+  if (!s.file->rebuilt().empty()) {
+    // The drive's state in memory is the newest there is: it is what the
+    // rebuilt file holds, so the drive loses nothing.
+    set_aside_.fetch_add(1, std::memory_order_relaxed);
+    log::warn("{}: state file {} was {} while the drive ran; rebuilt from the drive's current state",
+              sim_device_path(model.spec().name), s.file->path(), s.file->rebuilt());
+  }
   if (first) {
     // The slot file holds a save now: an older whole-file state left beside
     // it would only be read if the slot file were lost, and then be stale.

@@ -2,6 +2,7 @@
 // The simulated backend of the Device boundary: drives whose data come from a
 // DriveModel moved forward by the daemon's Clock. The embedded default for
 // demos and fast tests.
+#include <atomic>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -58,10 +59,14 @@ class SimDevice final : public Device {
 //
 // With a state directory, each model is restored from its slot file
 // <dir>/sim-<serial>.state (core/slot_file.hpp), or from <dir>/sim-<serial>.json
-// that daemons before the slot file wrote when there is no slot file; a
-// corrupt one is logged and the drive starts fresh. save() writes a model's
-// state into its slot file without a system call, so a poller can save after
-// every poll and a kill -9 still finds the newest save. Nothing is fsynced:
+// that daemons before the slot file wrote when there is no slot file. One
+// that cannot be taken (truncated, damaged, a hard link or another user's
+// file) is set aside as <file>.aside-<time>, logged and counted, and the
+// drive starts fresh. save() writes a model's state into its slot file with
+// one fstat and one pwrite, so a poller can save after every poll and a kill
+// -9 still finds the newest save; a file truncated or replaced while the
+// daemon runs is rebuilt from the drive's state at the next save (logged
+// and counted too), and costs the daemon nothing else. Nothing is fsynced:
 // the kernel writes the files back in its own time (a flush at every stop
 // or reload took up to a second at 256 drives), so a crash of the host may
 // cost a drive its last polls.
@@ -89,6 +94,9 @@ class SimDeviceSource final : public DeviceSource {
   std::optional<Error> save(const std::string& serial) const;
   // save() of every model; returns the failures (empty on success).
   std::vector<Error> save_all() const;
+  // State files set aside at start or rebuilt by a save because they were
+  // damaged, truncated or not the daemon's own (see above).
+  std::uint64_t state_files_set_aside() const { return set_aside_.load(std::memory_order_relaxed); }
   // <dir>/sim-<serial>.state, the slot file
   static std::filesystem::path state_file(const std::filesystem::path& dir, const std::string& serial);
   // <dir>/sim-<serial>.json, the whole-file state of daemons before the slot
@@ -106,6 +114,7 @@ class SimDeviceSource final : public DeviceSource {
   std::optional<std::filesystem::path> state_dir_;
   std::vector<std::shared_ptr<DriveModel>> models_;  // fixed after construction
   std::vector<std::unique_ptr<Saved>> saved_;         // one per model
+  mutable std::atomic<std::uint64_t> set_aside_{0};
 };
 
 }  // namespace nvmond

@@ -25,32 +25,35 @@ bool is_answer(const Error& error) {
 
 bool StoreHealth::may_try(WallTime now) const {
   // A clock stepped back before the last try must not stall the retries.
-  return !failing_ || now >= next_try_ || now < last_try_;
+  return !failing() || now >= next_try_ || now < last_try_;
 }
 
 Error StoreHealth::unavailable() const {
-  return Error{*failing_, fmt::format("{} unavailable ({}); retrying later", role_.name, to_text(*failing_))};
+  return Error{*failing(), fmt::format("{} unavailable ({}); retrying later", role_.name, to_text(*failing()))};
 }
 
 void StoreHealth::failed(const Error& error, WallTime now) {
   const ErrorReason reason = known_reason(error.reason);
   ++errors_[reason];
   if (on_error_) on_error_(reason);
-  if (!failing_) {
-    log::error("{} failing ({}): {}; {}", role_.name, to_text(reason), error.message, role_.while_down);
-  } else if (*failing_ != reason) {
-    log::error("{} still failing, now ({}): {}", role_.name, to_text(reason), error.message);
+  switch (state_.failed(reason)) {
+    case FailureState::Change::started:
+      log::error("{} failing ({}): {}; {}", role_.name, to_text(reason), error.message, role_.while_down);
+      break;
+    case FailureState::Change::changed:
+      log::error("{} still failing, now ({}): {}", role_.name, to_text(reason), error.message);
+      break;
+    case FailureState::Change::none: break;
   }
-  failing_ = reason;
   last_try_ = now;
   backoff_ = backoff_ == Duration::zero() ? retry_.first : std::min(backoff_ * 2, retry_.max);
   next_try_ = now + std::chrono::duration_cast<WallTime::duration>(backoff_);
 }
 
 void StoreHealth::succeeded() {
-  if (!failing_) return;
-  log::info("{} recovered (was failing: {}); {}", role_.name, to_text(*failing_), role_.when_back);
-  failing_.reset();
+  const std::optional<ErrorReason> was = failing();
+  if (!state_.succeeded()) return;
+  log::info("{} recovered (was failing: {}); {}", role_.name, to_text(*was), role_.when_back);
   backoff_ = Duration::zero();
 }
 

@@ -22,6 +22,7 @@
 #include <string>
 
 #include "core/clock.hpp"
+#include "core/failure_state.hpp"
 #include "core/result.hpp"
 
 namespace nvmond {
@@ -82,14 +83,14 @@ class StoreHealth {
   void succeeded();
 
   const StoreRole& role() const { return role_; }
-  const std::optional<ErrorReason>& failing() const { return failing_; }
+  const std::optional<ErrorReason>& failing() const { return state_.failing(); }
   const std::map<ErrorReason, std::uint64_t>& errors() const { return errors_; }
 
  private:
   StoreRole role_;
   StoreRetry retry_;
   StoreErrorListener on_error_;
-  std::optional<ErrorReason> failing_;  // while failing
+  FailureState state_;
   Duration backoff_ = Duration::zero();
   WallTime last_try_{};
   WallTime next_try_{};

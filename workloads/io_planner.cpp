@@ -44,6 +44,9 @@ std::optional<Error> IoPlanner::plan_range(std::uint64_t target_size) {
   if (total_budget != std::numeric_limits<std::uint64_t>::max()) {
     budget_ = total_budget / spec_.threads + (index_ == 0 ? total_budget % spec_.threads : 0);
   }
+  if (spec_.pattern == AccessPattern::sequential && index_ < spec_.worker_bytes.size()) {
+    budget_ = spec_.worker_bytes[index_];
+  }
   for (const auto& b : spec_.block_sizes) weight_total_ += b.weight;
   read_threshold_ = static_cast<std::uint64_t>(spec_.read_pct / 100.0 * 4294967296.0);
   const double share = 1.0 / spec_.threads;

@@ -81,6 +81,11 @@ struct JobSpec {
   // Sequential pattern: where each worker starts (an offset outside its
   // share starts it at its share's start). Set by the PTS tests.
   SequentialCursor sequential_start;
+  // Sequential pattern: each worker's own byte budget, in worker order, in
+  // place of an even share of `bytes` (a worker given 0 issues nothing). Set
+  // by the PTS tests, so that a worker faster than the others does not use
+  // up a slower one's share of a budget meant to cover the whole range.
+  std::vector<std::uint64_t> worker_bytes;
 
   std::uint32_t max_block_size() const;
   bool writes() const { return read_pct < 100.0 || verify; }

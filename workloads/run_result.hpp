@@ -62,6 +62,8 @@ struct RunResult {
   std::vector<TimelineSecond> timeline;
   // Sequential jobs: where each worker stopped, to start the next job there.
   SequentialCursor sequential_next;
+  // Sequential jobs: the bytes each worker wrote, in worker order.
+  std::vector<std::uint64_t> sequential_written;
 
   std::uint64_t total_errors() const { return op[0].errors + op[1].errors; }
   std::uint64_t total_ops() const { return op[0].ops + op[1].ops; }

@@ -384,6 +384,7 @@ RunResult JobRunner::run() {
   merge_into(result, stats, outputs);
   if (spec_.pattern == AccessPattern::sequential) {
     for (const auto& o : outputs) result.sequential_next.push_back(o.sequential_next);
+    for (const auto& st : stats) result.sequential_written.push_back(st->bytes[static_cast<int>(IoOp::write)].load());
   }
   return result;
 }

@@ -2,13 +2,20 @@
 // temporary behind, and a failure names the path and the step.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+
+#include <algorithm>
+#include <csignal>
+#include <chrono>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "core/atomic_file.hpp"
+#include "core/unique_fd.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace nvmond {
@@ -61,6 +68,54 @@ TEST(WriteFileAtomically, SymlinksPlantedAtTheTemporaryOrTheTargetAreReplacedNev
     EXPECT_FALSE(std::filesystem::is_symlink(d / "state.json"));
     EXPECT_EQ(read(d / "state.json"), "new");
     EXPECT_FALSE(std::filesystem::exists(std::filesystem::symlink_status(d / ".state.json.tmp")));
+  }
+}
+
+// A write that fails part way (a full disk, a quota, a file size limit)
+// removes its temporary: a state directory that fails write after write
+// must not fill up with them. RLIMIT_FSIZE makes the write itself fail
+// (EFBIG), as ENOSPC would on a full file system.
+TEST(WriteFileAtomically, AWriteThatFailsPartWayRemovesItsTemporaryAndKeepsTheOldContent) {
+  test::TempDir dir;
+  const auto path = std::filesystem::path(dir.path()) / "state.json";
+  ASSERT_FALSE(write_file_atomically(path.string(), "kept", Durability::process_crash));
+  struct rlimit old {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  const auto old_handler = ::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = old;
+  small.rlim_cur = 1000;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  auto err = write_file_atomically(path.string(), std::string(5000, 'x'), Durability::power_loss);
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  ::signal(SIGXFSZ, old_handler);
+  ASSERT_TRUE(err);
+  EXPECT_NE(err->message.find("write"), std::string::npos) << err->message;
+  EXPECT_EQ(read(path), "kept");
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), std::filesystem::directory_iterator()), 1)
+      << "a temporary was left behind";
+}
+
+// At start the daemon removes what writes cut short by a kill left: only
+// regular files named as write_file_atomically names its temporaries, and
+// only those older than the limit (a write in progress keeps its own).
+TEST(RemoveStaleTemporaries, OnlyOldRegularFilesNamedAsTemporariesGo) {
+  test::TempDir dir;
+  const std::filesystem::path d(dir.path());
+  const auto old_time = std::filesystem::file_time_type::clock::now() - std::chrono::hours(1);
+  for (const char* name : {".a.tmp", ".sim-X.state.tmp", "b.tmp", ".c.tmpx", "kept"}) {
+    std::ofstream(d / name) << "x";
+    std::filesystem::last_write_time(d / name, old_time);
+  }
+  std::ofstream(d / ".fresh.tmp") << "a write in progress";
+  std::filesystem::create_directory(d / ".dir.tmp");
+  std::filesystem::create_symlink(d / "kept", d / ".link.tmp");
+  UniqueFd fd(::open(dir.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  ASSERT_TRUE(fd.valid());
+  auto removed = remove_stale_temporaries(fd.get(), "shown", std::chrono::system_clock::now() - std::chrono::minutes(1));
+  std::sort(removed.begin(), removed.end());
+  EXPECT_EQ(removed, (std::vector<std::string>{"shown/.a.tmp", "shown/.sim-X.state.tmp"}));
+  for (const char* name : {"b.tmp", ".c.tmpx", "kept", ".fresh.tmp", ".dir.tmp", ".link.tmp"}) {
+    EXPECT_TRUE(std::filesystem::exists(std::filesystem::symlink_status(d / name))) << name;
   }
 }
 

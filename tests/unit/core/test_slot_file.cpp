@@ -41,6 +41,13 @@ void poke(const std::string& path, std::size_t offset, const void* bytes, std::s
 
 void poke_u64(const std::string& path, std::size_t offset, std::uint64_t v) { poke(path, offset, &v, sizeof v); }
 
+// A well-formed slot file at `path` whose newest save is `content`.
+void make_slot_file(const std::string& path, const std::string& content) {
+  auto file = SlotFile::open(path);
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  ASSERT_FALSE(file->save(content));
+}
+
 TEST(SlotFile, ReadsTheNewestSaveAcrossReopens) {
   test::TempDir dir;
   const auto path = path_in(dir);
@@ -143,11 +150,7 @@ TEST(SlotFile, ASymlinkOrAFifoAtThePathIsNeitherFollowedNorWaitedOnButReplaced) 
   test::TempDir dir;
   const std::filesystem::path d(dir.path());
   const auto elsewhere = (d / "elsewhere.slots").string();
-  {
-    auto other = SlotFile::open(elsewhere);
-    ASSERT_TRUE(other.ok()) << other.error().message;
-    ASSERT_FALSE(other->save("not yours"));
-  }
+  ASSERT_NO_FATAL_FAILURE(make_slot_file(elsewhere, "not yours"));
   const auto before = read_ok(elsewhere);
   const auto path = path_in(dir);
   std::filesystem::create_symlink(elsewhere, path);
@@ -169,6 +172,80 @@ TEST(SlotFile, ASymlinkOrAFifoAtThePathIsNeitherFollowedNorWaitedOnButReplaced) 
   ASSERT_FALSE(file->save("after the fifo"));
   EXPECT_TRUE(std::filesystem::is_regular_file(path));
   EXPECT_EQ(read_ok(path), "after the fifo");
+}
+
+// The state file lives where an operator (or a script gone wrong) can
+// truncate it while the daemon runs: the next save neither dies of it (a
+// shared mapping would take a SIGBUS) nor writes into a file with no header,
+// but rebuilds the file from the save at hand and says why.
+TEST(SlotFile, ATruncationWhileOpenIsFoundByTheNextSaveWhichRebuildsTheFile) {
+  test::TempDir dir;
+  const auto path = path_in(dir);
+  auto file = SlotFile::open(path);
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  ASSERT_FALSE(file->save("before"));
+  EXPECT_EQ(file->rebuilt(), "");
+  for (const std::size_t cut : {std::size_t{0}, std::size_t{100}, SlotFile::slot_offset(file->capacity(), 1)}) {
+    std::filesystem::resize_file(path, cut);
+    const std::string content = "after a cut to " + std::to_string(cut);
+    ASSERT_FALSE(file->save(content));
+    EXPECT_NE(file->rebuilt().find("truncated"), std::string::npos) << file->rebuilt();
+    EXPECT_EQ(std::filesystem::file_size(path), SlotFile::file_bytes(file->capacity()));
+    EXPECT_EQ(read_ok(path), content);
+    ASSERT_FALSE(file->save(content + ", and one more"));  // the rebuilt file takes saves again
+    EXPECT_EQ(file->rebuilt(), "");
+    EXPECT_EQ(read_ok(path), content + ", and one more");
+  }
+}
+
+// A hard link planted at the path to a valid slot file elsewhere (outside
+// the state directory, say) is neither loaded nor written through: the
+// entry is replaced and the file it shared keeps every byte.
+TEST(SlotFile, AHardLinkToAFileElsewhereIsNeitherReadNorWrittenThroughButReplaced) {
+  test::TempDir dir;
+  const std::filesystem::path d(dir.path());
+  const auto elsewhere = (d / "elsewhere.slots").string();
+  ASSERT_NO_FATAL_FAILURE(make_slot_file(elsewhere, "not yours"));
+  const auto before = read_ok(elsewhere);
+  const auto size_before = std::filesystem::file_size(elsewhere);
+  const auto path = path_in(dir);
+  std::filesystem::create_hard_link(elsewhere, path);
+  auto text = SlotFile::read(path);
+  ASSERT_FALSE(text.ok()) << "read through a hard link: " << *text;
+  EXPECT_NE(text.error().message.find("2 links"), std::string::npos) << text.error().message;
+  {
+    auto file = SlotFile::open(path);
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    ASSERT_FALSE(file->save("mine"));
+    ASSERT_FALSE(file->save("mine again"));
+  }
+  EXPECT_EQ(read_ok(elsewhere), before);
+  EXPECT_EQ(std::filesystem::file_size(elsewhere), size_before);
+  EXPECT_EQ(std::filesystem::hard_link_count(elsewhere), 1u);
+  EXPECT_EQ(read_ok(path), "mine again");
+}
+
+// Another user's file in the state directory is not the daemon's state.
+TEST(SlotFile, AFileOwnedByAnotherUserIsNotReadAndIsReplaced) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give a file away";
+  test::TempDir dir;
+  const auto path = path_in(dir);
+  {
+    auto file = SlotFile::open(path);
+    ASSERT_TRUE(file.ok());
+    ASSERT_FALSE(file->save("planted"));
+  }
+  ASSERT_EQ(::chown(path.c_str(), 65534, 65534), 0);
+  auto text = SlotFile::read(path);
+  ASSERT_FALSE(text.ok());
+  EXPECT_NE(text.error().message.find("owned by uid 65534"), std::string::npos) << text.error().message;
+  auto file = SlotFile::open(path);
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  ASSERT_FALSE(file->save("mine"));
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 0u);
+  EXPECT_EQ(read_ok(path), "mine");
 }
 
 // Save N: the decimal N, a colon, then a payload of one letter that N picks,

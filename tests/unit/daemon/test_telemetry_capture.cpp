@@ -11,6 +11,7 @@
 #include <iterator>
 
 #include "collectors/nvme/telemetry_log.hpp"
+#include "core/failure_state.hpp"
 #include "daemon/telemetry_archive.hpp"
 #include "daemon/telemetry_capture.hpp"
 #include "sim/drive_model.hpp"
@@ -165,6 +166,62 @@ TEST(TelemetryArchive, ASymlinkPlantedAsTheTelemetryDirectoryIsNotWrittenThrough
   EXPECT_FALSE(archive.save("A", log_of(1), kT0).ok());
   EXPECT_TRUE(fs::is_empty(elsewhere.path()));
   EXPECT_FALSE(archive.newest("A").ok());
+}
+
+// A capture that fails at every attempt (the drive's directory is a FIFO) is
+// counted every time, but is news (a log line) only when it starts failing
+// or fails for another reason; a save after it says it recovered.
+TEST(TelemetryRecorder, AFailureThatRepeatsIsNewsOnlyWhenItStartsOrItsReasonChanges) {
+  test::TempDir dir("nvmond-telemetry");
+  fs::create_directory(fs::path(dir.path()) / "telemetry");
+  const auto drive_dir = fs::path(dir.path()) / "telemetry" / "A";
+  ASSERT_EQ(::mkfifo(drive_dir.c_str(), 0600), 0);
+  TelemetryRecorder recorder(std::make_shared<TelemetryArchive>(dir.path(), 1 << 20, 1 << 20));
+  DriveInfo info;
+  info.serial = "A";
+  std::uint8_t generation = 0;
+  auto poll = [&](std::optional<Error> read_error = std::nullopt) {
+    auto p = std::make_shared<TelemetryPoll>();
+    p->header = header(++generation);
+    if (read_error) {
+      p->capture_error = read_error;
+    } else {
+      p->capture = log_of(generation);
+    }
+    HealthSnapshot snap;
+    snap.taken = kT0 + generation * 1min;
+    snap.telemetry = p;
+    return recorder.update(info, snap);
+  };
+  using Change = FailureState::Change;
+  EXPECT_EQ(poll().failure_change, Change::started);
+  for (int i = 0; i < 5; ++i) {
+    const auto u = poll();
+    ASSERT_TRUE(u.failure);
+    EXPECT_EQ(u.failure_change, Change::none) << "attempt " << i;
+  }
+  EXPECT_EQ(poll(Error{ErrorReason::timeout, "read timed out"}).failure_change, Change::changed);
+  EXPECT_EQ(recorder.failed(), 7u);
+  fs::remove(drive_dir);
+  const auto saved = poll();
+  EXPECT_FALSE(saved.failure);
+  EXPECT_TRUE(saved.recovered);
+  EXPECT_FALSE(poll().recovered);
+  ASSERT_EQ(::mkfifo((fs::path(dir.path()) / "telemetry" / "B").c_str(), 0600), 0);
+  info.serial = "B";  // another drive at the path: its own state
+  EXPECT_EQ(poll().failure_change, Change::started);
+}
+
+TEST(FailureState, StartedChangedAndRecoveredAreNewsAndTheSameFailureAgainIsNot) {
+  FailureState s;
+  EXPECT_FALSE(s.succeeded());
+  EXPECT_EQ(s.failed(ErrorReason::full), FailureState::Change::started);
+  EXPECT_EQ(s.failed(ErrorReason::full), FailureState::Change::none);
+  EXPECT_EQ(s.failed(ErrorReason::io), FailureState::Change::changed);
+  EXPECT_EQ(s.failing(), ErrorReason::io);
+  EXPECT_TRUE(s.succeeded());
+  EXPECT_FALSE(s.succeeded());
+  EXPECT_EQ(s.failed(ErrorReason::io), FailureState::Change::started);
 }
 
 // A Fleet polling one FakeController every 10 s on a ManualClock.

@@ -311,6 +311,87 @@ TEST(RoundRecord, KeepsTheSequentialCursorAndReadsRoundsStoredWithoutOne) {
   EXPECT_FALSE(to_json(make_round(e, Measurement{}, WallTime{})).contains("sequential_cursor"));
 }
 
+// Two sequential streams of which the first writes three times as fast:
+// each writes MiB at its own rate, never past the budget it was given.
+class UnevenStreamsTarget final : public TestTarget {
+ public:
+  static constexpr std::uint64_t kMiB = 1 << 20;
+  std::vector<std::vector<std::uint64_t>> budgets;  // per run, as given
+
+  TargetIdentity identity() const override {
+    TargetIdentity id;
+    id.serial = "FAKE1";
+    id.capacity_bytes = 4 * kMiB;
+    return id;
+  }
+  bool simulated() const override { return false; }
+  std::optional<Error> check_destructive() const override { return std::nullopt; }
+  Result<PurgeOutcome> purge() override { return PurgeOutcome{"none", ""}; }
+  Result<Measurement> run(const Element& e, std::uint64_t, std::optional<std::uint64_t> max_bytes,
+                          const SequentialCursor&) override {
+    budgets.push_back(e.thread_budgets);
+    Measurement m;
+    m.elapsed = std::chrono::seconds(1);
+    const std::uint64_t rate[] = {3 * kMiB, 1 * kMiB};
+    std::uint64_t total_left = max_bytes.value_or(UINT64_MAX);
+    for (unsigned i = 0; i < 2; ++i) {
+      // Without budgets of its own a stream takes what the shared one leaves.
+      const std::uint64_t own = i < e.thread_budgets.size() ? e.thread_budgets[i] : total_left;
+      const std::uint64_t w = std::min({rate[i], own, total_left});
+      total_left -= w;
+      m.written_by_stream.push_back(w);
+      m.op[1].bytes += w;
+      m.op[1].ops += w / 4096;
+    }
+    m.cursor = {0, 2 * kMiB};
+    return m;
+  }
+  std::optional<HealthSample> health() override { return std::nullopt; }
+  WallTime now() const override { return WallTime{} + std::chrono::hours(480000); }
+  void stop() override {}
+  void restart() override {}
+};
+
+// Preconditioning: 2 x the capacity in SEQ writes of two threads, each over
+// its own half of the range. The budget is each thread's own (half of it
+// each): the fast thread stops at its share and the slow one goes on until
+// it has written its own, so both halves are covered twice. A shared budget
+// ended after two rounds, the slow thread's half written only half as often.
+TEST(RunExecutor, EachThreadOfAPreconditioningStageWritesItsOwnShareOfTheBudgetAlsoAfterAResume) {
+  test::TempDir dir{"pts-threads"};
+  auto store = std::move(*SqliteRunStore::open_file(dir.path() + "/runs.db"));
+  constexpr std::uint64_t kMiB = UnevenStreamsTarget::kMiB;
+  TestPlan plan = build_plan("precondition", {{"wipc_threads", "2"}, {"wipc_multiple", "2"}, {"round", "1s"}},
+                             TargetFacts{4 * kMiB, 0});
+  ASSERT_EQ(plan.stages.back().byte_budget, 8 * kMiB);
+  {
+    UnevenStreamsTarget target;
+    RunExecutor* self = nullptr;
+    RunExecutor ex(plan, target, *store, RunOptions{"p", "fake", true}, [&](const RunProgress& p) {
+      if (p.index == 2) self->stop();  // two rounds committed: (3, 1) MiB, then (1, 1)
+    });
+    self = &ex;
+    ASSERT_EQ(ex.run().status, RunStatus::paused);
+    ASSERT_EQ(target.budgets.size(), 2u);
+    EXPECT_EQ(target.budgets[0], (std::vector<std::uint64_t>{4 * kMiB, 4 * kMiB}));
+    EXPECT_EQ(target.budgets[1], (std::vector<std::uint64_t>{1 * kMiB, 3 * kMiB}));
+  }
+  // A new process: what each thread wrote comes from the stored rounds.
+  UnevenStreamsTarget fresh;
+  RunExecutor again(plan, fresh, *store, RunOptions{"p", "fake", true});
+  RunOutcome out = again.run();
+  ASSERT_EQ(out.status, RunStatus::completed) << (out.failure ? out.failure->message : "");
+  ASSERT_EQ(fresh.budgets.size(), 2u);
+  EXPECT_EQ(fresh.budgets[0], (std::vector<std::uint64_t>{0, 2 * kMiB}));
+  EXPECT_EQ(fresh.budgets[1], (std::vector<std::uint64_t>{0, 1 * kMiB}));
+  std::vector<std::uint64_t> per_thread(2, 0);
+  for (const auto& r : out.run["rounds"]) {
+    if (r["phase"] != "precondition") continue;
+    for (std::size_t i = 0; i < 2; ++i) per_thread[i] += r["sequential_written"][i].get<std::uint64_t>();
+  }
+  EXPECT_EQ(per_thread, (std::vector<std::uint64_t>{4 * kMiB, 4 * kMiB}));
+}
+
 // A file has no format: its purge falls back, and it cannot tell its write
 // cache. Both are in run.json as named conditions, kept in the store's
 // header too, so a report rebuilt from the store names them as well.

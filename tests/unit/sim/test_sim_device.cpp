@@ -256,6 +256,89 @@ TEST(SimSource, CorruptStateFileStartsFresh) {
   EXPECT_EQ(source.scan()[0].device->read_smart()->data_units_written, 0u);
 }
 
+// The files of a directory whose names start with `prefix`.
+std::vector<fs::path> starting_with(const fs::path& dir, const std::string& prefix) {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().filename().string().starts_with(prefix)) out.push_back(e.path());
+  }
+  return out;
+}
+
+// A state file cut short (a truncate, a full disk under an older writer) is
+// kept aside byte for byte, counted, and the drive starts fresh; the other
+// drive's state is restored as usual.
+TEST(SimSource, ATruncatedStateFileIsSetAsideCountedAndTheDriveStartsFresh) {
+  TempDir dir;
+  ManualClock clock;
+  {
+    SimDeviceSource first(two_drives(), clock, dir.path());
+    first.model("SNC0")->io(IoOp::write, 1'000'000'000, true);
+    first.model("SNDC0")->io(IoOp::write, 1'000'000'000, true);
+    ASSERT_TRUE(first.save_all().empty());
+  }
+  const auto state = SimDeviceSource::state_file(dir.path(), "SNDC0");
+  fs::resize_file(state, 5000);
+  SimDeviceSource second(two_drives(), clock, dir.path());
+  EXPECT_EQ(second.state_files_set_aside(), 1u);
+  EXPECT_EQ(second.scan()[0].device->read_smart()->data_units_written, 0u);
+  EXPECT_GT(second.scan()[1].device->read_smart()->data_units_written, 0u);
+  const auto aside = starting_with(dir.path(), "sim-SNDC0.state.aside-");
+  ASSERT_EQ(aside.size(), 1u);
+  EXPECT_EQ(fs::file_size(aside[0]), 5000u);
+  EXPECT_FALSE(fs::exists(state));
+  ASSERT_FALSE(second.save("SNDC0"));
+  EXPECT_TRUE(fs::exists(state));
+}
+
+// A state file planted as a hard link to a valid state file elsewhere: not
+// loaded, set aside (the link's name moves; the file elsewhere keeps its
+// bytes), and the saves go to a file of the daemon's own.
+TEST(SimSource, AStateFilePlantedAsAHardLinkIsSetAsideAndNeverWrittenThrough) {
+  TempDir dir;
+  TempDir outside;
+  ManualClock clock;
+  {
+    SimDeviceSource other(two_drives(), clock, outside.path());
+    other.model("SNC0")->io(IoOp::write, 5'000'000'000, true);
+    ASSERT_FALSE(other.save("SNC0"));
+  }
+  const auto elsewhere = SimDeviceSource::state_file(outside.path(), "SNC0");
+  const auto bytes_before = [&] {
+    std::ifstream in(elsewhere, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }();
+  fs::create_hard_link(elsewhere, SimDeviceSource::state_file(dir.path(), "SNC0"));
+  SimDeviceSource source(two_drives(), clock, dir.path());
+  EXPECT_EQ(source.state_files_set_aside(), 1u);
+  EXPECT_EQ(source.scan()[1].device->read_smart()->data_units_written, 0u) << "the planted state was loaded";
+  for (int i = 0; i < 3; ++i) ASSERT_FALSE(source.save("SNC0"));
+  std::ifstream in(elsewhere, std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), bytes_before);
+  EXPECT_EQ(fs::hard_link_count(SimDeviceSource::state_file(dir.path(), "SNC0")), 1u);
+}
+
+// A truncation while the daemon runs: the next save rebuilds the file from
+// the drive's state in memory, counts it, and a restart continues the drive.
+TEST(SimSource, AStateFileTruncatedWhileRunningIsRebuiltByTheNextSaveAndCounted) {
+  TempDir dir;
+  ManualClock clock;
+  u128 written = 0;
+  {
+    SimDeviceSource source(two_drives(), clock, dir.path());
+    source.model("SNC0")->io(IoOp::write, 1'000'000'000, true);
+    ASSERT_FALSE(source.save("SNC0"));
+    fs::resize_file(SimDeviceSource::state_file(dir.path(), "SNC0"), 0);
+    source.model("SNC0")->io(IoOp::write, 1'000'000'000, true);
+    ASSERT_FALSE(source.save("SNC0"));
+    EXPECT_EQ(source.state_files_set_aside(), 1u);
+    written = source.scan()[1].device->read_smart()->data_units_written;
+  }
+  SimDeviceSource again(two_drives(), clock, dir.path());
+  EXPECT_EQ(again.state_files_set_aside(), 0u);
+  EXPECT_EQ(again.scan()[1].device->read_smart()->data_units_written, written);
+}
+
 // two_drives() with `fault` injected into dc0; c0 stays healthy.
 std::vector<SimDriveSpec> faulty_dc0(SimFault fault) {
   auto specs = two_drives();
