@@ -138,6 +138,10 @@ class DriveModel {
   SmartLog smart() const;
   std::optional<OcpSmartLog> ocp() const;  // nullopt unless spec.has_ocp
   TemperatureThresholds thresholds() const;
+  // Get Features 10h: the first two throttle points as TMT1 and TMT2 (0
+  // where there is no such level); nullopt unless
+  // spec.host_thermal_management.
+  std::optional<HostThermalManagement> host_thermal_management() const;
   // The Error Information log: the newest of the injected media errors (at
   // most kSimErrorLogEntries), newest first; empty when none.
   std::vector<ErrorLogEntry> error_log() const;

@@ -205,6 +205,7 @@ void read_sim_keys(TableReader& t, SimDriveSpec& s) {
   read_background(t, s);
   if (auto v = t.boolean("has_ocp")) s.has_ocp = *v;
   if (auto v = t.boolean("tmt_counters")) s.tmt_counters = *v;
+  if (auto v = t.boolean("host_thermal_management")) s.host_thermal_management = *v;
   if (auto v = t.duration("media_error_interval", {std::chrono::seconds(1), std::chrono::hours(24 * 365)})) {
     s.media_error_interval = *v;
   }
