@@ -283,6 +283,8 @@ class DriveModel {
   void end_self_test_locked(std::uint8_t result, std::uint8_t segment, u128 power_on_ns);
   void update_level_locked();
   double write_cap_locked() const;     // throttle cap, bytes/s (inf if none)
+  double background_write_rate_locked() const;  // background writes now, bytes/s
+  double host_write_cap_locked() const;         // what the cap leaves the host, bytes/s
   double read_scale_locked() const;    // throttle cap / max write
   double gc_progress_locked() const;   // 0 = FOB, 1 = steady state
   double random_write_iops_locked() const;

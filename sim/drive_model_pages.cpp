@@ -224,6 +224,6 @@ double DriveModel::write_limit_bytes_per_s() const {
   bool cached = spec_.slc_cache_bytes > 0 && p_.slc_used < spec_.slc_cache_bytes;
   double bw = spec_.slc_cache_bytes == 0 || cached ? spec_.max_write_bytes_per_s
                                                    : spec_.post_cache_write_bytes_per_s;
-  return std::min(bw, write_cap_locked());
+  return std::min(bw, host_write_cap_locked());
 }
 }  // namespace nvmond
