@@ -68,23 +68,25 @@ int sensor_level(std::uint16_t k, std::optional<std::uint16_t> over_k, const Con
   return level;
 }
 
-// The drive's own throttling, as opposed to the temperature thresholds
-// nvmond compares the sensors with.
+// The throttling the drive itself reports, as opposed to the temperature
+// thresholds nvmond compares the sensors with and to the inferred
+// `performance` signal: a throughput drop near WCTEMP can have another
+// cause (the demo's simulated consumer drive under a WSAT soak slows at
+// about 78 °C and throttles at 83 °C), and its episode is dated from an
+// interval's start. Either would teach a throttle point the drive does not have.
 constexpr SourceMask kDriveThrottleSources =
-    bit(ThrottleSource::tmt1) | bit(ThrottleSource::tmt2) | bit(ThrottleSource::ocp) | bit(ThrottleSource::performance);
+    bit(ThrottleSource::tmt1) | bit(ThrottleSource::tmt2) | bit(ThrottleSource::ocp);
 
 // When, in (`since`, `now`], the drive's own throttling began: the earliest
-// its active signals tell (a time counter's seconds back from now, the
-// inferred episode's start), else now (a signal without a time).
-WallTime drive_throttle_began(const ThermalSignals& sig, const InferredThrottle& inferred, WallTime since,
-                              WallTime now) {
+// its time counters tell (their seconds back from now), else now (a signal
+// without a time).
+WallTime drive_throttle_began(const ThermalSignals& sig, WallTime since, WallTime now) {
   WallTime began = now;
   for (const ThrottleSource s : {ThrottleSource::tmt1, ThrottleSource::tmt2}) {
     if (!(sig.active & bit(s))) continue;
     const auto back = from_seconds(sig.counted_seconds[static_cast<std::size_t>(s)]);
     began = std::min(began, now - std::chrono::duration_cast<WallTime::duration>(back));
   }
-  if ((sig.active & bit(ThrottleSource::performance)) && inferred.started) began = std::min(began, *inferred.started);
   return std::clamp(began, since, now);
 }
 
@@ -221,7 +223,7 @@ std::vector<ThrottleEvent> ThermalDetector::update(const HealthSnapshot& snap, c
     if ((sig.active & kDriveThrottleSources) && !(e.sources & kDriveThrottleSources) &&
         snap.smart.composite_temperature_k != 0) {
       const WallTime since = state_.last ? state_.last->time : now;
-      const WallTime began = drive_throttle_began(sig, inferred, since, now);
+      const WallTime began = drive_throttle_began(sig, since, now);
       record_onset(state_, composite_at(state_.last, snap.smart.composite_temperature_k, began, now));
     }
     const auto lb = static_cast<std::uint8_t>(1u << sig.level);

@@ -23,9 +23,10 @@
 // An event ends at the last poll that saw any signal, or where the inferred
 // `performance` episode ended when it was the only one left.
 //
-// Throttle onset: the first time in an event that one of the drive's own
-// throttle signals (tmt1, tmt2, ocp, or the inferred performance one: not the
-// temperature thresholds nvmond compares with) is active, the composite
+// Throttle onset: the first time in an event that one of the throttle
+// signals the drive itself reports (tmt1, tmt2, ocp: not the temperature
+// thresholds nvmond compares with, nor the inferred performance signal,
+// which a slowdown of another cause can raise) is active, the composite
 // temperature then is recorded, interpolated between the polls around the
 // time the signal says throttling began. The newest kThrottleOnsetsKept are
 // kept: the drive's real throttle point, as observed.
