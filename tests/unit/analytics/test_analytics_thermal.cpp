@@ -201,6 +201,22 @@ TEST(ThrottleOnset, ThresholdsAloneAreNoOnset) {
   EXPECT_EQ(det.state().events, 1u);
 }
 
+// A slowdown nvmond infers from a workload's throughput may have another
+// cause than heat: it opens an event but teaches no throttle point.
+TEST(ThrottleOnset, AnInferredSlowdownIsNoOnset) {
+  Drive d;
+  ThermalDetector det;
+  det.update(d.snap, d.id, d.config);
+  d.next().smart.composite_temperature_k = kelvin(66);
+  InferredThrottle slow;
+  slow.active = true;
+  slow.seconds = 5;
+  slow.started = d.clock.wall() - 5s;
+  det.update(d.snap, d.id, d.config, slow);
+  ASSERT_TRUE(det.state().open);
+  EXPECT_FALSE(observed_throttle_onset(det.state()));
+}
+
 // Each event adds its onset; the newest kThrottleOnsetsKept are kept and the
 // lowest of them is the drive's observed throttle point.
 TEST(ThrottleOnset, TheLowestOfTheRecentEventsIsThePoint) {
@@ -245,19 +261,28 @@ TEST(ThermalState, SurvivesEncoding) {
 
 // The daemon restarts while a drive throttles: the event continues, nothing
 // is counted twice, and the store holds one event that closes properly.
-TEST(DriveAnalyticsThermal, RestartMidEventDoesNotDoubleCount) {
+// One drive polled every 10 s into analytics over a store in a temp dir
+// that outlives the daemons (DriveAnalytics) opened on it.
+struct StoredDrive {
+  explicit StoredDrive(const std::string& serial, const std::string& path) : info(testing::drive(serial, path)) {}
   TempDir dir;
   ManualClock clock;
-  const DriveInfo info = testing::drive("SN-RESTART", "/dev/nvme1");
+  DriveInfo info;
   AnalyticsConfig config;
   HealthSnapshot snap = testing::snapshot(clock.wall());
-  auto poll = [&](DriveAnalytics& a) {
+  AnalyticsView poll(DriveAnalytics& a) {
     snap.taken = clock.wall();
     auto v = a.update(info, snap, config);
     EXPECT_TRUE(v) << (v ? "" : v.error().message);
     clock.advance(10s);
     return a.view();
-  };
+  }
+};
+
+TEST(DriveAnalyticsThermal, RestartMidEventDoesNotDoubleCount) {
+  StoredDrive d("SN-RESTART", "/dev/nvme1");
+  auto& [dir, clock, info, config, snap] = d;
+  auto poll = [&](DriveAnalytics& a) { return d.poll(a); };
   {
     auto store = SqliteStore::open(dir.path());
     ASSERT_TRUE(store);
@@ -354,18 +379,9 @@ TEST(DriveAnalyticsThermal, AQuietDrivesStateIsWrittenOnceAndRestoresExactly) {
 // The learned onset is kept in the store with the detector's state: a
 // restart still knows it, before the drive throttles again.
 TEST(DriveAnalyticsThermal, TheObservedOnsetSurvivesARestart) {
-  TempDir dir;
-  ManualClock clock;
-  const DriveInfo info = testing::drive("SN-ONSET", "/dev/nvme3");
-  AnalyticsConfig config;
-  HealthSnapshot snap = testing::snapshot(clock.wall());
-  auto poll = [&](DriveAnalytics& a) {
-    snap.taken = clock.wall();
-    auto v = a.update(info, snap, config);
-    EXPECT_TRUE(v) << (v ? "" : v.error().message);
-    clock.advance(10s);
-    return a.view();
-  };
+  StoredDrive d("SN-ONSET", "/dev/nvme3");
+  auto& [dir, clock, info, config, snap] = d;
+  auto poll = [&](DriveAnalytics& a) { return d.poll(a); };
   {
     auto store = SqliteStore::open(dir.path());
     ASSERT_TRUE(store);
