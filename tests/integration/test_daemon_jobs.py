@@ -39,6 +39,14 @@ class DaemonJobTest(unittest.TestCase):
             # first reads the throttle can find it anywhere in that band.
             self.assertGreaterEqual(value(m, "nvme_thermal_throttle_events_total", serial="SIM-DC", source="tmt1"), 1)
             self.assertGreaterEqual(value(m, "nvme_temperature_celsius", serial="SIM-DC", sensor="composite"), 68)
+            # Its throttle point, known both ways: the TMT1 it reports through
+            # host controlled thermal management, and the composite at which
+            # nvmond saw its throttling begin (the same 70 C, within the
+            # readings' whole degrees and the hysteresis band above).
+            self.assertEqual(value(m, "nvme_temperature_limit_celsius", serial="SIM-DC", limit="tmt1"), 70)
+            self.assertEqual(value(m, "nvme_temperature_limit_celsius", serial="SIM-DC", limit="tmt2"), 75)
+            self.assertTrue(67 <= value(m, "nvme_thermal_throttle_onset_celsius", serial="SIM-DC") <= 72,
+                            value(m, "nvme_thermal_throttle_onset_celsius", serial="SIM-DC"))
             # ...and the job now runs at the throttled rate (800, then 650 MB/s).
             d.wait_metric(lambda m: 500e6 < rate(m) <= 820e6, 60, "the throttled rate")
         finally:

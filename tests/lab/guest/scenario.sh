@@ -87,6 +87,8 @@ for d in $D0 $D1; do
   block "idctrl.$d" nvme id-ctrl "/dev/$d" -o json
   block "smart.A0.$d" smart $d
   block "thresh.A.$d" thresholds $d
+  # Host Controlled Thermal Management (FID 10h): TMT1/TMT2, or a refusal.
+  block "hctm.A.$d" nvme get-feature "/dev/$d" -f 0x10
   block "errlog.A.$d" nvme error-log "/dev/$d" -o json
   block "idns.A.$d" nvme id-ns "/dev/${d}n1" -o json
   # The pages QEMU's controller lacks, as nvme-cli asks for them (each must fail).

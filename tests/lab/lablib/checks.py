@@ -114,6 +114,22 @@ class Lab:
             raise Missing(f"block {name!r}: expected two get-feature values, got {values}")
         return {"over_k": values[0] & 0xFFFF, "under_k": values[1] & 0xFFFF}
 
+    def host_thermal(self, dev: str) -> dict[str, int]:
+        """TMT1/TMT2 (kelvin) as nvme-cli's `get-feature -f 0x10` read them, where
+        Identify's HCTMA bit 0 says the controller has host controlled thermal
+        management; empty where it has none (then nvmond must export neither)."""
+        b = self.blocks.get(f"hctm.A.{dev}")
+        if b is None:
+            raise Missing(f"the guest printed no block 'hctm.A.{dev}'")
+        if not self.idctrl(dev).get("hctma", 0) & 1 or b["rc"] != 0:
+            return {}  # a refusal is evidence here, not a failed block
+        text = b["text"]
+        m = re.search(r"Current value:\s*(?:0x)?([0-9a-fA-F]+)", text)
+        if m is None:
+            raise Missing(f"block hctm.A.{dev}: no get-feature value in {text[:200]!r}")
+        v = int(m.group(1), 16)
+        return {"tmt1": v >> 16, "tmt2": v & 0xFFFF}
+
     def metrics(self, name: str) -> list[promtext.Sample]:
         return promtext.parse(self.text(name))
 

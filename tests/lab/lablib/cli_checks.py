@@ -90,6 +90,22 @@ ABSENT_PAGES = [
 ]
 
 
+def check_no_host_thermal_management(rep: Report, lab: Lab, samples: list[promtext.Sample],
+                                     devs: dict[str, str]) -> None:
+    """QEMU 7.2 has no host controlled thermal management: Identify's HCTMA bit 0
+    is clear, nvme-cli's Get Features 10h is refused, and nvmond exports no
+    TMT1/TMT2 limit (it does not ask: FIELDS compares whatever there is)."""
+    for serial, dev in devs.items():
+        hctma = lab.idctrl(dev).get("hctma", 0)
+        rep.check(not hctma & 1, f"id-ctrl of {dev}: hctma bit 0 clear (no host controlled thermal management)",
+                  f"hctma={hctma:#x}")
+        rc, text = block(lab, f"hctm.A.{dev}")
+        rep.check(rc != 0, f"nvme-cli refused Get Features 10h on {dev}", f"rc={rc}: {text[:200]}")
+        there = [s.labels["limit"] for s in samples if s.name == "nvme_temperature_limit_celsius"
+                 and s.labels.get("serial") == serial and s.labels.get("limit") in ("tmt1", "tmt2")]
+        rep.check(not there, f"nvmond exports no TMT1/TMT2 limit for {serial}", ", ".join(there))
+
+
 def check_absent_pages(rep: Report, lab: Lab, samples: list[promtext.Sample], devs: dict[str, str]) -> None:
     """Both tools agree the controller lacks each page: Identify says so, nvme-cli's
     command fails, nvmond tells it once (health_checks.check_told_once) and exports

@@ -10,7 +10,8 @@ from typing import Callable
 
 import promtext
 from .checks import Lab, Missing, Report, _guard, check_guest_phase
-from .cli_checks import ABSENT_PAGES, check_absent_pages, check_status, namespace_bytes
+from .cli_checks import (ABSENT_PAGES, check_absent_pages, check_no_host_thermal_management, check_status,
+                         namespace_bytes)
 from .smart_fields import (ABSENT_ON_QEMU_PREFIXES, CHECKED_METRICS, DATA_UNIT_BYTES, FIELDS,
                            Field)
 
@@ -74,7 +75,7 @@ def compare_drive(rep: Report, samples: list[promtext.Sample], serial: str,
 
 def sources(lab: Lab, dev: str, smart_block: str, thresh_block: str) -> dict[str, dict[str, int]]:
     return {"smart": lab.smart(smart_block), "idctrl": lab.idctrl(dev),
-            "feature": lab.thresholds(thresh_block),
+            "feature": lab.thresholds(thresh_block), "hctm": lab.host_thermal(dev),
             "ident": {"capacity": int(lab.info[dev]["capacity"])},
             "idns": {"capacity": namespace_bytes(lab.json(f"idns.A.{dev}"))}}
 
@@ -181,6 +182,7 @@ def check_smart(lab: Lab, rep: Report) -> None:
         check_drive_evidence(rep, lab, samples, serial, dev)
     check_status(rep, lab, s0, s1)
     check_absent_pages(rep, lab, samples, {s0: d0, s1: d1})
+    check_no_host_thermal_management(rep, lab, samples, {s0: d0, s1: d1})
     check_told_once(rep, lab.text("nvmond.lacks"), (d0, d1))
 
 

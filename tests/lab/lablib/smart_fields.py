@@ -7,6 +7,8 @@ health series, this table is the one place to change. Sources, per drive:
            when non-zero as "temperature_sensor_N")
   idctrl   `nvme id-ctrl /dev/nvmeX -o json`    (wctemp/cctemp/mntmt/mxtmt in kelvin)
   feature  `nvme get-feature -f 4 -c 0|0x100000` (composite over/under threshold, kelvin)
+  hctm     `nvme get-feature -f 0x10` (TMT1 bits 31:16, TMT2 15:0, kelvin), only where
+           id-ctrl's HCTMA bit 0 is set and the command succeeded (else nothing)
   ident    sysfs + `blockdev --getsize64 /dev/nvmeXn1` (bytes)
   idns     `nvme id-ns /dev/nvmeXn1 -o json`: NSZE << LBADS of the in-use format (bytes)
 """
@@ -100,6 +102,8 @@ FIELDS: list[Field] = [
     *[_f("nvme_temperature_limit_celsius", "idctrl", key, kelvin, absent_if_zero=True, limit=limit)
       for key, limit in (("wctemp", "warning"), ("cctemp", "critical"),
                          ("mntmt", "thermal_management_min"), ("mxtmt", "thermal_management_max"))],
+    *[_f("nvme_temperature_limit_celsius", "hctm", key, kelvin, absent_if_zero=True, limit=key)
+      for key in ("tmt1", "tmt2")],
     *[_f("nvme_temperature_threshold_celsius", "feature", f"{kind}_k", kelvin, absent_if_zero=True,
          sensor="composite", type=kind) for kind in ("over", "under")],
     _f("nvme_capacity_bytes", "ident", "capacity", raw),

@@ -93,7 +93,7 @@ DriveInfo fixture_drive() {
 std::vector<prometheus::MetricFamily> health_families(const DriveInfo& info, const HealthSnapshot& snap) {
   MetricSet set;
   const auto id = LabelPrefix::of({{"serial", info.serial}});
-  add_drive_info(info, id, set);
+  add_drive_info(info, id, set, snap.host_thermal);
   add_up(id, true, set);
   add_health(info, snap, id, set);
   return set.take();
@@ -104,6 +104,8 @@ TEST(GoldenExposition, SmartPage) {
   auto smart = decode_smart_log(page("smart_full.bin"));
   ASSERT_TRUE(smart) << smart.error().message;
   snap.smart = *smart;
+  // The fixture's Identify says HCTMA 1: TMT1 70 °C, TMT2 75 °C.
+  snap.host_thermal = decode_host_thermal_management(0x0157015Cu);
   expect_golden("health_smart.prom", health_families(fixture_drive(), snap));
 }
 
