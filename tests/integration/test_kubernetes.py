@@ -176,7 +176,8 @@ class ManifestsTest(unittest.TestCase):
         # itself where the ConfigMap is mounted.
         mounts = {m["mountPath"]: m for m in container()["volumeMounts"]}
         self.assertIn(config["daemon"]["state_dir"], mounts)
-        self.assertIn(os.path.dirname(config["control"]["socket"]), mounts)
+        socket = config.get("control", {}).get("socket", "/run/nvmond/control.sock")  # the default
+        self.assertIn(os.path.dirname(socket), mounts)
         (config_arg,) = [a for a in container()["args"] if a.endswith(".toml")]
         self.assertEqual(mounts[os.path.dirname(config_arg)]["name"], "config")
         self.assertIn(os.path.basename(config_arg), one("ConfigMap", "nvmond-config")["data"])
