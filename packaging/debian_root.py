@@ -48,6 +48,7 @@ def make_chroot_tarball():
         # debootstrap's own downloads: not needed in every copy of the root.
         for f in glob.glob(os.path.join(tmp, "var/cache/apt/archives/*.deb")):
             os.remove(f)
+        os.chmod(tmp, 0o755)
         part = CACHE + ".part"
         run(["tar", "-C", tmp, "-cf", part, "."], check=True)
         os.replace(part, CACHE)
@@ -62,6 +63,10 @@ def unpack_root(root):
         make_chroot_tarball()
     os.makedirs(root, exist_ok=True)
     run(["tar", "-C", root, "--numeric-owner", "-xf", CACHE], check=True)
+    # A root's / is 0755: the tarball's "." may carry the 0700 of the
+    # temporary directory debootstrap ran in, which locks out every user but
+    # root (the image's user among them).
+    os.chmod(root, 0o755)
 
 
 def chroot_run(root, script, env=None, timeout=600):
