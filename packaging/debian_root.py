@@ -56,6 +56,23 @@ def make_chroot_tarball():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def unready(tools):
+    """Why a root cannot be made here (not root, one of `tools` missing, no
+    mirror and nothing cached), or None. Debootstraps the cache when there
+    is none."""
+    if os.geteuid() != 0:
+        return "needs root (chroot, mounts)"
+    for tool in tools:
+        if not shutil.which(tool):
+            return f"{tool} is not installed (scripts/setup installs it)"
+    if not os.path.exists(CACHE):
+        try:
+            make_chroot_tarball()
+        except MirrorUnreachable as e:
+            return str(e)
+    return None
+
+
 def unpack_root(root):
     """A fresh bookworm root in the empty directory `root` (debootstrapped
     first if nothing is cached)."""

@@ -177,14 +177,7 @@ class DebPackageTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if os.geteuid() != 0:
-        skip("needs root (chroot and mounts)")
-    for tool in ("debootstrap", "cpack", "dpkg-deb", "unshare"):
-        if not shutil.which(tool):
-            skip(f"{tool} is not installed (scripts/setup installs it)")
-    if not os.path.exists(debian_root.CACHE):
-        try:
-            debian_root.make_chroot_tarball()
-        except debian_root.MirrorUnreachable as e:
-            skip(str(e))
+    why = debian_root.unready(("debootstrap", "cpack", "dpkg-deb", "unshare"))
+    if why:
+        skip(why)
     unittest.main()

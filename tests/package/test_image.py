@@ -37,7 +37,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(SOURCE, "packaging"))
 sys.path.insert(0, os.path.join(SOURCE, "tests", "integration"))
+sys.path.insert(0, HERE)
 import debian_root  # noqa: E402
+import unit_boot  # noqa: E402
 from nvmond_harness import free_port, wait_for  # noqa: E402
 
 BUILD_DIR = os.environ.get("NVMOND_BUILD_DIR", "build")
@@ -76,15 +78,7 @@ state_dir = "/var/lib/nvmond"
 
 [control]
 socket = "/run/nvmond/control.sock"
-
-[collection]
-poll_interval = "1s"
-
-[[sim]]
-name = "dc0"
-serial = "{SERIAL}"
-profile = "datacenter"
-"""
+""" + unit_boot.sim_config(SERIAL)
 
 
 class ImageTest(unittest.TestCase):
@@ -197,14 +191,7 @@ class ImageTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if os.geteuid() != 0:
-        skip("needs root (debootstrap, chroot, buildah's storage, systemd-nspawn)")
-    for tool in ("buildah", "debootstrap", "cpack", "dpkg-deb", "unshare", "systemd-nspawn"):
-        if not shutil.which(tool):
-            skip(f"{tool} is not installed (scripts/setup installs it)")
-    if not os.path.exists(debian_root.CACHE):
-        try:
-            debian_root.make_chroot_tarball()
-        except debian_root.MirrorUnreachable as e:
-            skip(str(e))
+    why = debian_root.unready(("buildah", "debootstrap", "cpack", "dpkg-deb", "unshare", "systemd-nspawn"))
+    if why:
+        skip(why)
     unittest.main()
