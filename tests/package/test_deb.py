@@ -12,86 +12,34 @@ ReadWritePaths drop-in); and the state directory survives a reinstall, an
 upgrade to a newer version, `dpkg -r` and a plain purge (history is kept),
 while a purge with NVMOND_PURGE_HISTORY=yes deletes it.
 
-The chroot is built once and cached as a tarball
+The chroot (packaging/debian_root.py, shared with the OCI image) is built
+once and cached as a tarball
 ($NVMOND_CHROOT_CACHE, default /var/cache/nvmond-tests/bookworm.tar), with
 the packages apt downloaded beside it, so a rerun needs no network unless the
 dependencies changed. Needs root (chroot, mounts). Exit 77 (skipped) when not
 root, or when debootstrap cannot reach the mirror and no cache exists.
 """
-import glob
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "packaging"))
+import debian_root  # noqa: E402
 import unit_boot  # noqa: E402
 
 BUILD_DIR = os.environ.get("NVMOND_BUILD_DIR", "build")
-CACHE = os.environ.get("NVMOND_CHROOT_CACHE", "/var/cache/nvmond-tests/bookworm.tar")
-MIRROR = os.environ.get("NVMOND_DEBIAN_MIRROR", "http://deb.debian.org/debian")
-ARCHIVES = os.path.join(os.path.dirname(CACHE), "apt-archives")
 SKIP = 77
-
-
-def run(cmd, **kw):
-    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+run = debian_root.run
+chroot_run = debian_root.chroot_run
 
 
 def skip(why):
     print(f"SKIPPED: {why}")
     sys.exit(SKIP)
-
-
-def make_chroot_tarball():
-    """debootstrap bookworm into a temp dir and tar it into CACHE."""
-    os.makedirs(os.path.dirname(CACHE), exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix="nvmond-debootstrap-", dir=os.path.dirname(CACHE))
-    try:
-        r = run(["debootstrap", "--variant=minbase", "--include=systemd", "bookworm", tmp, MIRROR], timeout=1800)
-        if r.returncode != 0:
-            tail = "\n".join(r.stdout.splitlines()[-5:])
-            if re.search(r"Failed getting release file|Couldn't download|Temporary failure|Could not resolve|"
-                         r"unable to fetch|Connection refused|Network is unreachable", r.stdout, re.I):
-                skip(f"debootstrap cannot reach {MIRROR} and there is no cached chroot at {CACHE}:\n{tail}")
-            raise AssertionError(f"debootstrap failed:\n{r.stdout[-3000:]}")
-        # apt inside needs its package lists: fetched once, kept in the tarball.
-        r = chroot_run(tmp, "apt-get update -qq")
-        if r.returncode != 0:
-            skip(f"apt-get update in the chroot cannot reach the mirror:\n{r.stdout[-1000:]}")
-        # debootstrap's own downloads: not needed in every copy of the chroot.
-        for f in glob.glob(os.path.join(tmp, "var/cache/apt/archives/*.deb")):
-            os.remove(f)
-        part = CACHE + ".part"
-        run(["tar", "-C", tmp, "-cf", part, "."], check=True)
-        os.replace(part, CACHE)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def chroot_run(root, script, env=None):
-    """`sh -c script` in the chroot, in a private mount namespace with /proc
-    and the apt archive cache mounted (gone when it exits)."""
-    os.makedirs(ARCHIVES, exist_ok=True)
-    inner = ("set -e; mount -t proc proc \"$1/proc\"; "
-             "mount --bind \"$2\" \"$1/var/cache/apt/archives\"; "
-             "shift 2; exec chroot \"$0\" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "
-             "DEBIAN_FRONTEND=noninteractive " + " ".join(f"{k}={v}" for k, v in (env or {}).items()) +
-             " sh -c \"$1\"")
-    return run(["unshare", "--mount", "--propagation", "private", "sh", "-c", inner, root, root, ARCHIVES,
-                script], timeout=600)
-
-
-def build_deb(out):
-    cfg = os.path.join(BUILD_DIR, "CPackConfig.cmake")
-    r = run(["cpack", "--config", cfg, "-G", "DEB", "-B", out], timeout=600)
-    if r.returncode != 0:
-        raise AssertionError(f"cpack failed:\n{r.stdout}")
-    (deb,) = [os.path.join(out, f) for f in os.listdir(out) if f.endswith(".deb")]
-    return deb
 
 
 def bumped(deb, out):
@@ -109,30 +57,17 @@ def bumped(deb, out):
     return newer, version + "+upgrade1"
 
 
-def depends(deb):
-    """Package names in the .deb's Depends (first of each alternative)."""
-    field = run(["dpkg-deb", "-f", deb, "Depends"], check=True).stdout
-    return [re.split(r"[\s(]", alt.split("|")[0].strip())[0] for alt in field.split(",") if alt.strip()]
-
-
 class DebPackageTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.work = tempfile.mkdtemp(prefix="nvmond-deb-")
         cls.root = os.path.join(cls.work, "root")
-        os.makedirs(cls.root)
-        run(["tar", "-C", cls.root, "--numeric-owner", "-xf", CACHE], check=True)
-        cls.deb = build_deb(os.path.join(cls.work, "out"))
+        debian_root.unpack_root(cls.root)
+        cls.deb = debian_root.build_deb(BUILD_DIR, os.path.join(cls.work, "out"))
         shutil.copy(cls.deb, os.path.join(cls.root, "tmp", "nvmond.deb"))
         cls.newer, cls.newer_version = bumped(cls.deb, os.path.join(cls.work, "out"))
         shutil.copy(cls.newer, os.path.join(cls.root, "tmp", "nvmond-upgrade.deb"))
-        deps = depends(cls.deb)
-        # The cached package lists may be older than the mirror (a point
-        # release moved a version): refresh them and retry once.
-        install = "apt-get install -y -qq --no-install-recommends " + " ".join(deps)
-        r = chroot_run(cls.root, f"{install} || (apt-get update -qq && {install})")
-        if r.returncode != 0:
-            raise AssertionError(f"installing the package's Depends ({deps}) from Debian failed:\n{r.stdout[-3000:]}")
+        debian_root.install_depends(cls.root, cls.deb)
 
     @classmethod
     def tearDownClass(cls):
@@ -242,11 +177,7 @@ class DebPackageTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if os.geteuid() != 0:
-        skip("needs root (chroot and mounts)")
-    for tool in ("debootstrap", "cpack", "dpkg-deb", "unshare"):
-        if not shutil.which(tool):
-            skip(f"{tool} is not installed (scripts/setup installs it)")
-    if not os.path.exists(CACHE):
-        make_chroot_tarball()
+    why = debian_root.unready(("debootstrap", "cpack", "dpkg-deb", "unshare"))
+    if why:
+        skip(why)
     unittest.main()

@@ -18,15 +18,23 @@ SERIAL = "UNIT-SIM"
 SCRATCH = "/srv/nvmond-scratch"
 REPORT = "/unit-report.txt"
 
-CONFIG = f"""
+
+
+def sim_config(serial):
+    """Polls every second; one simulated datacenter drive (its [[sim]] table
+    last, open for more keys)."""
+    return f"""
 [collection]
 poll_interval = "1s"
 
 [[sim]]
 name = "dc0"
-serial = "{SERIAL}"
+serial = "{serial}"
 profile = "datacenter"
-write_rate = "100MB"
+"""
+
+
+CONFIG = sim_config(SERIAL) + f"""write_rate = "100MB"
 
 [safety]
 allow_dirs = ["/var/lib/nvmond/scratch", "{SCRATCH}"]
