@@ -30,7 +30,10 @@ SampleRecord sample_of(const HealthSnapshot& snap) {
 // changed in nothing else is not written again: a quiet drive's poll then
 // writes its sample alone.
 ThermalState stored_form(ThermalState s) {
-  if (s.last) s.last->time = WallTime{};
+  if (s.last) {
+    s.last->time = WallTime{};
+    s.last->composite_k = 0;  // the sample's too
+  }
   return s;
 }
 
@@ -52,6 +55,7 @@ ThermalView thermal_view(const ThermalState& s) {
   v.source_seconds = s.source_seconds;
   v.level_events = s.level_events;
   v.level_seconds = s.level_seconds;
+  v.throttle_onset_celsius = observed_throttle_onset(s);
   return v;
 }
 
@@ -67,6 +71,7 @@ StoreStatus DriveAnalytics::restore(const DriveKey& key) {
       thermal = std::move(*decoded);
       thermal_written_ = stored_form(thermal);
       if (thermal.last && *last && (*last)->time > thermal.last->time) thermal.last->time = (*last)->time;
+      if (thermal.last && *last) thermal.last->composite_k = (*last)->composite_temperature_k;
     } else {
       log::warn("drive {} ({}): stored thermal state is unreadable; starting the detector afresh",
                 key.serial, key.model);

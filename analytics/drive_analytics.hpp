@@ -31,6 +31,7 @@ struct ThermalView {
   SourceMask active_sources = 0;
   std::optional<WallTime> current_start;    // start of the open event
   std::optional<double> last_peak_celsius;  // newest event, open or closed
+  std::optional<double> throttle_onset_celsius;  // observed_throttle_onset
   std::uint64_t events = 0;                 // merged events
   std::array<std::uint64_t, kThrottleSourceCount> source_events{};
   std::array<double, kThrottleSourceCount> source_seconds{};

@@ -124,6 +124,11 @@ const std::vector<FamilySpec>& specs() {
         "Hottest sensor reading during the newest throttle event (open or closed)."},
        [](const AnalyticsView& v, const Add& add) { if_set(v.thermal.last_peak_celsius, add); },
        true},
+      {{"nvme_thermal_throttle_onset_celsius", Family::gauge,
+        "Composite temperature at which the drive itself began to throttle: the lowest onset of its "
+        "recent throttle events (absent until one is observed)."},
+       [](const AnalyticsView& v, const Add& add) { if_set(v.thermal.throttle_onset_celsius, add); },
+       true},
       {{"nvme_thermal_throttle_merged_events_total", Family::counter,
         "Throttle events, overlapping signals merged into one event."},
        [](const AnalyticsView& v, const Add& add) { add(static_cast<double>(v.thermal.events)); },

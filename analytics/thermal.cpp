@@ -14,7 +14,7 @@ constexpr std::array<std::string_view, kThrottleSourceCount> kLabels{
     "tmt1", "tmt2", "warning_temp_time", "critical_temp_time", "critical_warning", "ocp", "sensor_threshold",
     "performance"};
 
-SourceMask bit(ThrottleSource s) { return static_cast<SourceMask>(1u << static_cast<unsigned>(s)); }
+constexpr SourceMask bit(ThrottleSource s) { return static_cast<SourceMask>(1u << static_cast<unsigned>(s)); }
 
 // Counter signals: the drive counts events and/or time itself.
 struct CounterSignal {
@@ -42,6 +42,7 @@ ThermalCounters counters_of(const HealthSnapshot& snap) {
   ThermalCounters c;
   c.time = snap.taken;
   c.smart = snap.smart.thermal;
+  c.composite_k = snap.smart.composite_temperature_k;
   if (snap.ocp) c.ocp_count = snap.ocp->thermal_throttling_count;
   return c;
 }
@@ -67,7 +68,46 @@ int sensor_level(std::uint16_t k, std::optional<std::uint16_t> over_k, const Con
   return level;
 }
 
+// The drive's own throttling, as opposed to the temperature thresholds
+// nvmond compares the sensors with.
+constexpr SourceMask kDriveThrottleSources =
+    bit(ThrottleSource::tmt1) | bit(ThrottleSource::tmt2) | bit(ThrottleSource::ocp) | bit(ThrottleSource::performance);
+
+// When, in (`since`, `now`], the drive's own throttling began: the earliest
+// its active signals tell (a time counter's seconds back from now, the
+// inferred episode's start), else now (a signal without a time).
+WallTime drive_throttle_began(const ThermalSignals& sig, const InferredThrottle& inferred, WallTime since,
+                              WallTime now) {
+  WallTime began = now;
+  for (const ThrottleSource s : {ThrottleSource::tmt1, ThrottleSource::tmt2}) {
+    if (!(sig.active & bit(s))) continue;
+    const auto back = from_seconds(sig.counted_seconds[static_cast<std::size_t>(s)]);
+    began = std::min(began, now - std::chrono::duration_cast<WallTime::duration>(back));
+  }
+  if ((sig.active & bit(ThrottleSource::performance)) && inferred.started) began = std::min(began, *inferred.started);
+  return std::clamp(began, since, now);
+}
+
+// The composite (°C) at `t`, linear between the previous poll's reading and
+// this one's; this one's where there is no previous reading.
+double composite_at(const std::optional<ThermalCounters>& last, std::uint16_t now_k, WallTime t, WallTime now) {
+  const double now_c = kelvin_to_celsius(now_k);
+  if (!last || last->composite_k == 0 || now <= last->time) return now_c;
+  const double before_c = kelvin_to_celsius(last->composite_k);
+  return before_c + (now_c - before_c) * (seconds(t - last->time) / seconds(now - last->time));
+}
+
+void record_onset(ThermalState& s, double celsius) {
+  s.onsets_celsius.push_back(celsius);
+  if (s.onsets_celsius.size() > kThrottleOnsetsKept) s.onsets_celsius.erase(s.onsets_celsius.begin());
+}
+
 }  // namespace
+
+std::optional<double> observed_throttle_onset(const ThermalState& s) {
+  if (s.onsets_celsius.empty()) return std::nullopt;
+  return *std::min_element(s.onsets_celsius.begin(), s.onsets_celsius.end());
+}
 
 std::string_view throttle_source_label(ThrottleSource s) { return kLabels[static_cast<std::size_t>(s)]; }
 
@@ -178,6 +218,12 @@ std::vector<ThrottleEvent> ThermalDetector::update(const HealthSnapshot& snap, c
       const SourceMask b = bit(throttle_source(i));
       if ((sig.active & b) && !(e.sources & b)) ++state_.source_events[i];
     }
+    if ((sig.active & kDriveThrottleSources) && !(e.sources & kDriveThrottleSources) &&
+        snap.smart.composite_temperature_k != 0) {
+      const WallTime since = state_.last ? state_.last->time : now;
+      const WallTime began = drive_throttle_began(sig, inferred, since, now);
+      record_onset(state_, composite_at(state_.last, snap.smart.composite_temperature_k, began, now));
+    }
     const auto lb = static_cast<std::uint8_t>(1u << sig.level);
     if (!(e.levels_seen & lb)) ++state_.level_events[static_cast<std::size_t>(sig.level)];
     e.levels_seen |= lb;
@@ -271,6 +317,7 @@ std::string encode_thermal_state(const ThermalState& s) {
   j["source_seconds"] = s.source_seconds;
   j["level_events"] = s.level_events;
   j["level_seconds"] = s.level_seconds;
+  if (!s.onsets_celsius.empty()) j["onsets_celsius"] = s.onsets_celsius;
   return j.dump();
 }
 
@@ -303,6 +350,13 @@ std::optional<ThermalState> decode_thermal_state(std::string_view text) {
     s.source_seconds = per_source<double>(j.at("source_seconds"));
     s.level_events = j.at("level_events").get<decltype(s.level_events)>();
     s.level_seconds = j.at("level_seconds").get<decltype(s.level_seconds)>();
+    // Kept since the onsets were learned: a state without them has none yet.
+    if (j.contains("onsets_celsius")) {
+      s.onsets_celsius = j.at("onsets_celsius").get<std::vector<double>>();
+      if (s.onsets_celsius.size() > kThrottleOnsetsKept) {
+        s.onsets_celsius.erase(s.onsets_celsius.begin(), s.onsets_celsius.end() - kThrottleOnsetsKept);
+      }
+    }
     return s;
   } catch (const json::exception&) {
     // A damaged state row must not stop the daemon: start the detector afresh.

@@ -23,6 +23,13 @@
 // An event ends at the last poll that saw any signal, or where the inferred
 // `performance` episode ended when it was the only one left.
 //
+// Throttle onset: the first time in an event that one of the drive's own
+// throttle signals (tmt1, tmt2, ocp, or the inferred performance one: not the
+// temperature thresholds nvmond compares with) is active, the composite
+// temperature then is recorded, interpolated between the polls around the
+// time the signal says throttling began. The newest kThrottleOnsetsKept are
+// kept: the drive's real throttle point, as observed.
+//
 // Merging, and what the metrics count: overlapping signals of any source,
 // inferred or reported, make one event (an inferred episode that may have
 // begun before the newest event closed reopens it: `onset_after`). The
@@ -55,6 +62,7 @@ enum class ThrottleSource : std::uint8_t {
 inline constexpr std::size_t kThrottleSourceCount = 8;  // SourceMask has room for 8
 inline constexpr int kMaxThrottleLevel = 3;
 using SourceMask = std::uint8_t;  // bit i: ThrottleSource(i)
+inline constexpr std::size_t kThrottleOnsetsKept = 8;
 
 std::string_view throttle_source_label(ThrottleSource s);
 inline ThrottleSource throttle_source(std::size_t i) { return static_cast<ThrottleSource>(i); }
@@ -65,6 +73,9 @@ struct ThermalCounters {
   WallTime time{};
   SmartThermalCounters smart;
   std::optional<std::uint8_t> ocp_count;
+  // The composite then; 0: not known. Not in the persisted form: the
+  // drive's newest stored sample holds it (DriveAnalytics::restore).
+  std::uint16_t composite_k = 0;
   bool operator==(const ThermalCounters&) const = default;
 };
 
@@ -96,6 +107,9 @@ struct ThermalState {
   std::array<double, kThrottleSourceCount> source_seconds{};
   std::array<std::uint64_t, kMaxThrottleLevel + 1> level_events{};  // [L]: events reaching L
   std::array<double, kMaxThrottleLevel + 1> level_seconds{};        // [L]: time spent at L
+  // Composite °C at the drive's own throttle onsets, oldest first, at most
+  // kThrottleOnsetsKept.
+  std::vector<double> onsets_celsius;
   bool operator==(const ThermalState&) const = default;
 };
 
@@ -144,6 +158,13 @@ class ThermalDetector {
  private:
   ThermalState state_;
 };
+
+// The drive's throttle point as observed: the lowest of the kept onsets, or
+// nullopt before the first. Each onset is at or a little above the point
+// (a signal without a time of its own dates the onset at the poll that saw
+// it, after the crossing), so the lowest is the closest; the point is the
+// drive's setting, so recent events agree on it.
+std::optional<double> observed_throttle_onset(const ThermalState& s);
 
 // Persisted form (JSON text), for the Store's per-drive state. Version 2
 // has 8 sources; a version-1 state (7 sources, before `performance`) loads

@@ -41,6 +41,12 @@ class Device {
     return std::optional<OcpErrorRecoveryLog>{};
   }
   virtual Result<TemperatureThresholds> read_temperature_thresholds() = 0;
+  // Host Controlled Thermal Management (Get Features 10h, current value).
+  // Ok(nullopt) when the controller does not support it (Identify HCTMA
+  // bit 0 clear) or the backend cannot ask: not an error.
+  virtual Result<std::optional<HostThermalManagement>> read_host_thermal_management() {
+    return std::optional<HostThermalManagement>{};
+  }
   // Format NVM of namespace `nsid` in its in-use LBA format with a user-data
   // erase: every block of the namespace is lost. Only a PTS purge sends it,
   // on a target the safety guard approved. May take minutes; the backend

@@ -48,6 +48,9 @@ struct ControllerIdentity {
 
 // Bits of ControllerIdentity::oacs that nvmond looks at.
 inline constexpr std::uint16_t kOacsDeviceSelfTest = 1u << 4;
+// Bit of ControllerIdentity::hctma: the controller supports Host Controlled
+// Thermal Management (Get/Set Features 10h).
+inline constexpr std::uint16_t kHctmaSupported = 1u << 0;
 
 // Identify Namespace (CNS 00h).
 struct NamespaceIdentity {
@@ -268,6 +271,15 @@ struct TemperatureThresholds {
   std::array<std::optional<std::uint16_t>, 9> under_k{};
 };
 
+// Host Controlled Thermal Management feature (FID 10h), current value: the
+// composite temperatures at which the drive starts its light (TMT1) and heavy
+// (TMT2) thermal management. Kelvin; 0 means that level is disabled.
+struct HostThermalManagement {
+  std::uint16_t tmt1_k = 0;
+  std::uint16_t tmt2_k = 0;
+  bool operator==(const HostThermalManagement&) const = default;
+};
+
 // Everything one poll of one controller produced. Immutable once published.
 struct PersistentEventLog;  // collectors/persistent_event.hpp
 struct TelemetryPoll;       // collectors/telemetry.hpp
@@ -277,6 +289,9 @@ struct HealthSnapshot {
   SmartLog smart;
   std::optional<OcpSmartLog> ocp;  // nullopt: the drive has no C0 log
   TemperatureThresholds thresholds;
+  // nullopt: the controller has no host controlled thermal management
+  // (Identify HCTMA bit 0 clear) or its read failed.
+  std::optional<HostThermalManagement> host_thermal;
   // Entries of the Error Information log read in this poll, newest first;
   // nullopt when the poll did not read the log (nothing new to read).
   std::optional<std::vector<ErrorLogEntry>> error_log;

@@ -166,19 +166,23 @@ void add_unidentified_drive(const std::string& path, bool up, MetricSet& out) {
   add_up(l, up, out);
 }
 
-void add_drive_info(const DriveInfo& info, const LabelPrefix& id, MetricSet& out) {
+void add_drive_info(const DriveInfo& info, const LabelPrefix& id, MetricSet& out,
+                    const std::optional<HostThermalManagement>& host_thermal) {
   out.add(kDeviceInfo, id,
           {{"model", info.model}, {"firmware", info.firmware}, {"path", info.path}, {"backend", info.backend}}, 1);
   out.add({"nvme_capacity_bytes", Family::gauge, "Capacity the host can write (namespaces, else TNVMCAP)."}, id,
           static_cast<double>(info.capacity_bytes));
   const auto& c = info.controller;
+  const HostThermalManagement tmt = host_thermal.value_or(HostThermalManagement{});
   const std::pair<const char*, std::uint16_t> limits[] = {
       {"warning", c.wctemp_k}, {"critical", c.cctemp_k},
-      {"thermal_management_min", c.mntmt_k}, {"thermal_management_max", c.mxtmt_k}};
+      {"thermal_management_min", c.mntmt_k}, {"thermal_management_max", c.mxtmt_k},
+      {"tmt1", tmt.tmt1_k}, {"tmt2", tmt.tmt2_k}};
   for (const auto& [name, kelvin] : limits) {
-    if (kelvin == 0) continue;  // not reported by this controller
+    if (kelvin == 0) continue;  // not reported by this controller, or that level disabled
     out.add({"nvme_temperature_limit_celsius", Family::gauge,
-             "Temperature limits from Identify Controller (WCTEMP, CCTEMP, MNTMT, MXTMT)."},
+             "Temperature limits from Identify Controller (WCTEMP, CCTEMP, MNTMT, MXTMT) and host controlled "
+             "thermal management (TMT1, TMT2)."},
             id, {{"limit", name}}, kelvin_to_celsius(kelvin));
   }
 }

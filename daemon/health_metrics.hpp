@@ -14,8 +14,11 @@ void add_up(const LabelPrefix& id, bool up, MetricSet& out);
 // A drive that never identified (no serial): nvme_up and nvme_device_info
 // keyed by path, nothing else.
 void add_unidentified_drive(const std::string& path, bool up, MetricSet& out);
-// Series that describe the drive whether or not its last poll worked.
-void add_drive_info(const DriveInfo& info, const LabelPrefix& id, MetricSet& out);
+// Series that describe the drive whether or not its last poll worked; with
+// the host controlled thermal management points of its last successful poll
+// (nullopt: none, or the drive is down) beside its Identify limits.
+void add_drive_info(const DriveInfo& info, const LabelPrefix& id, MetricSet& out,
+                    const std::optional<HostThermalManagement>& host_thermal = std::nullopt);
 // nvme_error_log_read_entries_total: the entries of the Error Information
 // log counted so far, one series per status class (zeros included, so an
 // alert's increase() sees the first one).

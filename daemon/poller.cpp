@@ -300,6 +300,11 @@ struct DevicePoller::Worker {
     } else {
       log::debug("{}: {}", info->path, th.error().message);
     }
+    if (auto hctm = device->read_host_thermal_management()) {
+      snap.host_thermal = *hctm;
+    } else {
+      log::debug("{}: {}", info->path, hctm.error().message);
+    }
     if (!error_log_unsupported && should_read_error_log(snap.smart.error_log_entries, error_log_seen)) {
       read_optional_log(device->read_error_log(), snap.error_log, error_log_unsupported, "no error information log");
     }
@@ -517,7 +522,7 @@ void DevicePoller::publish() {
     return;
   }
   const LabelPrefix& id = id_;
-  add_drive_info(*info_, id, set);
+  add_drive_info(*info_, id, set, snapshot_ ? snapshot_->host_thermal : std::nullopt);
   add_up(id, up_, set);
   set.add({"nvmond_collections_total", Family::counter, "Polls of a drive that completed (ok or not)."}, id,
           static_cast<double>(polls_));

@@ -103,11 +103,14 @@ void DriveModel::step_locked(Duration dt) {
   else if (spec_.tmt_counters && p_.level >= 2) c_.thermal.tmt2_s += dt_s;
   c_.power_on_ns += static_cast<u128>(dt.count());
 
-  // Background load (not throttled: it stands for light tenant traffic).
+  // Background load: tenant traffic, slowed by a throttle as the host's I/O
+  // is (background_write_rate_locked). Its clock runs at the slowed share of
+  // the configured rate, so the bytes it emits stay exact over any split.
   const std::int64_t before = p_.background_elapsed_ns;
-  p_.background_elapsed_ns += dt.count();
   const double wrate = spec_.background_write_bytes_per_s;
   const double rrate = spec_.background_read_bytes_per_s;
+  const double pace = wrate > 0 ? background_write_rate_locked() / wrate : 1.0;
+  p_.background_elapsed_ns += pace >= 1.0 ? dt.count() : std::llround(static_cast<double>(dt.count()) * pace);
   if (wrate > 0) {
     std::uint64_t w = emitted(wrate, p_.background_elapsed_ns) - emitted(wrate, before);
     c_.host_write_bytes += w;
@@ -126,7 +129,8 @@ void DriveModel::step_locked(Duration dt) {
   }
 
   // Exact solution of dT/dt = (ambient + P·R − T)/τ for constant P.
-  const double power = spec_.idle_power_w + spec_.power_per_gbps_w * (wrate + kReadHeatWeight * rrate) / kGB;
+  const double power =
+      spec_.idle_power_w + spec_.power_per_gbps_w * pace * (wrate + kReadHeatWeight * rrate) / kGB;
   const double target = spec_.ambient_c + power * spec_.thermal_resistance_c_per_w;
   p_.temp_c = target + (p_.temp_c - target) * std::exp(-dt_s / seconds(spec_.thermal_time_constant));
   max_temp_c_ = std::max(max_temp_c_, p_.temp_c);
@@ -213,6 +217,19 @@ double DriveModel::write_cap_locked() const {
   return spec_.throttle[static_cast<std::size_t>(p_.level - 1)].write_bytes_per_s;
 }
 
+// A throttle caps all the drive's writes, the tenants' and the host's
+// together, as a drive slowing its media does: the background keeps its rate
+// up to half the cap, and the host's writes get the rest, so neither starves.
+// Without it a background load could hold a throttled drive at its critical
+// temperature.
+double DriveModel::background_write_rate_locked() const {
+  return std::min(spec_.background_write_bytes_per_s, write_cap_locked() / 2);
+}
+
+double DriveModel::host_write_cap_locked() const {
+  return write_cap_locked() - background_write_rate_locked();  // inf while not throttled
+}
+
 double DriveModel::read_scale_locked() const {
   return std::min(1.0, write_cap_locked() / spec_.max_write_bytes_per_s);
 }
@@ -259,7 +276,7 @@ double DriveModel::write_amplification_locked(bool sequential) const {
 
 double DriveModel::write_seconds_locked(std::uint64_t bytes, std::uint64_t count, bool sequential,
                                         std::uint64_t slc_used) const {
-  const double cap = write_cap_locked();
+  const double cap = host_write_cap_locked();
   double t = 0;
   std::uint64_t rest = bytes * count;
   if (spec_.slc_cache_bytes > 0 && slc_used < spec_.slc_cache_bytes) {

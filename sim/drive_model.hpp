@@ -138,6 +138,10 @@ class DriveModel {
   SmartLog smart() const;
   std::optional<OcpSmartLog> ocp() const;  // nullopt unless spec.has_ocp
   TemperatureThresholds thresholds() const;
+  // Get Features 10h: the first two throttle points as TMT1 and TMT2 (0
+  // where there is no such level); nullopt unless
+  // spec.host_thermal_management.
+  std::optional<HostThermalManagement> host_thermal_management() const;
   // The Error Information log: the newest of the injected media errors (at
   // most kSimErrorLogEntries), newest first; empty when none.
   std::vector<ErrorLogEntry> error_log() const;
@@ -279,6 +283,8 @@ class DriveModel {
   void end_self_test_locked(std::uint8_t result, std::uint8_t segment, u128 power_on_ns);
   void update_level_locked();
   double write_cap_locked() const;     // throttle cap, bytes/s (inf if none)
+  double background_write_rate_locked() const;  // background writes now, bytes/s
+  double host_write_cap_locked() const;         // what the cap leaves the host, bytes/s
   double read_scale_locked() const;    // throttle cap / max write
   double gc_progress_locked() const;   // 0 = FOB, 1 = steady state
   double random_write_iops_locked() const;

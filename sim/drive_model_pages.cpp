@@ -173,6 +173,14 @@ bool DriveModel::set_under_threshold(int sensor, std::uint16_t kelvin) {
   return true;
 }
 
+std::optional<HostThermalManagement> DriveModel::host_thermal_management() const {
+  if (!spec_.host_thermal_management) return std::nullopt;
+  auto point_k = [&](std::size_t level) -> std::uint16_t {
+    return level < spec_.throttle.size() ? to_kelvin(spec_.throttle[level].at_c) : 0;
+  };
+  return HostThermalManagement{.tmt1_k = point_k(0), .tmt2_k = point_k(1)};
+}
+
 ControllerIdentity DriveModel::controller_identity() const {
   ControllerIdentity c;
   c.serial = spec_.serial;
@@ -186,6 +194,7 @@ ControllerIdentity DriveModel::controller_identity() const {
   c.nn = 1;
   c.elpe = static_cast<std::uint8_t>(kSimErrorLogEntries - 1);
   c.oacs = kOacsDeviceSelfTest;
+  if (spec_.host_thermal_management) c.hctma = kHctmaSupported;
   return c;
 }
 
@@ -215,6 +224,6 @@ double DriveModel::write_limit_bytes_per_s() const {
   bool cached = spec_.slc_cache_bytes > 0 && p_.slc_used < spec_.slc_cache_bytes;
   double bw = spec_.slc_cache_bytes == 0 || cached ? spec_.max_write_bytes_per_s
                                                    : spec_.post_cache_write_bytes_per_s;
-  return std::min(bw, write_cap_locked());
+  return std::min(bw, host_write_cap_locked());
 }
 }  // namespace nvmond

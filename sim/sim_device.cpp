@@ -56,6 +56,11 @@ Result<TemperatureThresholds> SimDevice::read_temperature_thresholds() {
   return model_->thresholds();
 }
 
+Result<std::optional<HostThermalManagement>> SimDevice::read_host_thermal_management() {
+  if (auto err = enter("get-features host controlled thermal management")) return *err;
+  return model_->host_thermal_management();
+}
+
 Result<std::vector<ErrorLogEntry>> SimDevice::read_error_log() {
   if (auto err = enter("get-log error information")) return *err;
   return model_->error_log();

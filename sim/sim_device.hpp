@@ -32,6 +32,7 @@ class SimDevice final : public Device {
   Result<std::optional<OcpLatencyMonitorLog>> read_ocp_latency_monitor() override;
   Result<std::optional<OcpErrorRecoveryLog>> read_ocp_error_recovery() override;
   Result<TemperatureThresholds> read_temperature_thresholds() override;
+  Result<std::optional<HostThermalManagement>> read_host_thermal_management() override;
   // Purges the model (back to fresh-out-of-box, lifetime counters kept), as
   // a user-data erase does to a real drive; any namespace but the model's
   // one is refused.

@@ -160,8 +160,8 @@ void read_background(TableReader& t, SimDriveSpec& s) {
     s.background_write_bytes_per_s = *write_dwpd * static_cast<double>(s.capacity_bytes) / kSecondsPerDay;
   }
   if (auto r = t.rate("read_rate", kBackgroundRate)) s.background_read_bytes_per_s = *r;
-  // Background load is not throttled (drive_model.cpp): a drive cannot be
-  // asked to sustain more than it can write or read at all.
+  // A drive cannot be asked to sustain more background load than it can
+  // write or read at all (a throttle slows it further: drive_model.cpp).
   if (s.background_write_bytes_per_s > s.max_write_bytes_per_s) {
     t.fail(write_rate ? "write_rate" : "write_dwpd",
            fmt::format("{:.6g} MB/s is more than the drive writes (max_write_mbps = {:.6g})",
@@ -205,6 +205,7 @@ void read_sim_keys(TableReader& t, SimDriveSpec& s) {
   read_background(t, s);
   if (auto v = t.boolean("has_ocp")) s.has_ocp = *v;
   if (auto v = t.boolean("tmt_counters")) s.tmt_counters = *v;
+  if (auto v = t.boolean("host_thermal_management")) s.host_thermal_management = *v;
   if (auto v = t.duration("media_error_interval", {std::chrono::seconds(1), std::chrono::hours(24 * 365)})) {
     s.media_error_interval = *v;
   }

@@ -32,6 +32,10 @@
 //   tmt_counters         bool, default true; false: the drive throttles without
 //                                 counting it (SMART thermal-management transitions
 //                                 and times stay 0), as many consumer drives do
+//   host_thermal_management  bool, default false; true: Identify HCTMA says the
+//                                 drive supports host controlled thermal management
+//                                 and Get Features 10h reports its first two
+//                                 throttle points as TMT1 and TMT2
 //   max_write_mbps       MB/s (10^6 B/s), sequential write into fresh SLC / media
 //   max_read_mbps        MB/s, sequential read
 //   slc_cache            bytes or size string; 0: no SLC cache
@@ -106,6 +110,7 @@ struct SimDriveSpec {
   std::vector<ThrottleLevel> throttle;
   double hysteresis_c = 2;
   bool tmt_counters = true;
+  bool host_thermal_management = false;
 
   double max_write_bytes_per_s = 1e9;
   double max_read_bytes_per_s = 2e9;

@@ -282,4 +282,8 @@ std::uint16_t decode_temperature_threshold(std::uint32_t cdw0) {
   return static_cast<std::uint16_t>(cdw0 & 0xffffu);
 }
 
+HostThermalManagement decode_host_thermal_management(std::uint32_t cdw0) {
+  return {.tmt1_k = static_cast<std::uint16_t>(cdw0 >> 16), .tmt2_k = static_cast<std::uint16_t>(cdw0 & 0xffffu)};
+}
+
 }  // namespace nvmond

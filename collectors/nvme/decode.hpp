@@ -72,6 +72,10 @@ std::uint32_t temperature_threshold_cdw11(unsigned sensor, ThresholdKind kind);
 // The threshold in Kelvin from the completion's dword 0 (TMPTH, bits 15:0).
 std::uint16_t decode_temperature_threshold(std::uint32_t cdw0);
 
+// Host Controlled Thermal Management feature (FID 10h) from the completion's
+// dword 0: TMT1 in bits 31:16, TMT2 in bits 15:0, Kelvin (0: disabled).
+HostThermalManagement decode_host_thermal_management(std::uint32_t cdw0);
+
 // The field tables behind the decoders (for tests and documentation).
 std::span<const FieldSpec<SmartLog>> smart_log_fields();
 std::span<const FieldSpec<ControllerIdentity>> identify_controller_fields();

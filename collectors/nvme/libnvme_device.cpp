@@ -184,6 +184,7 @@ Result<DriveInfo> LibnvmeDevice::identify() {
   self_test_supported_ = (ctrl->oacs & kOacsDeviceSelfTest) != 0;
   event_log_supported_ = (ctrl->lpa & kLpaPersistentEventLog) != 0;
   telemetry_supported_ = (ctrl->lpa & kLpaTelemetry) != 0;
+  hctm_supported_ = (ctrl->hctma & kHctmaSupported) != 0;
 
   auto nsids = active_namespaces();
   if (!nsids) return nsids.error();
@@ -300,6 +301,25 @@ Result<TemperatureThresholds> LibnvmeDevice::read_temperature_thresholds() {
     }
   }
   return out;
+}
+
+Result<std::optional<HostThermalManagement>> LibnvmeDevice::read_host_thermal_management() {
+  if (!hctm_supported_) {
+    if (auto id = identify(); !id) return id.error();
+  }
+  if (!*hctm_supported_) return std::optional<HostThermalManagement>{};
+  if (auto f = fd(); !f) return f.error();
+  const char* command = "get features host controlled thermal management (10h)";
+  std::uint32_t cdw0 = 0;
+  if (auto o = get_current_feature(NVME_FEAT_FID_HCTM, 0, cdw0); o.rc != 0) {
+    if (!is_unsupported_status(o.rc)) return failed(command, o);
+    // HCTMA said yes, the controller says no: believe the command.
+    log::info("{}: {}: not supported although HCTMA says so: {}", name_, command,
+              command_error(name_, command, o.rc, o.err).message);
+    hctm_supported_ = false;
+    return std::optional<HostThermalManagement>{};
+  }
+  return std::optional<HostThermalManagement>{decode_host_thermal_management(cdw0)};
 }
 
 std::optional<Error> LibnvmeDevice::format_user_data_erase(std::uint32_t nsid) {

@@ -49,6 +49,10 @@ class LibnvmeDevice final : public Device {
   // Composite + sensors 1..8, over and under: 18 Get Features commands. A
   // selection the controller rejects is nullopt and not asked again.
   Result<TemperatureThresholds> read_temperature_thresholds() override;
+  // Get Features 10h when the last identify's HCTMA says the controller
+  // supports it (identifies first when there was none); Ok(nullopt) without
+  // a command otherwise, and from then on when the controller rejects it.
+  Result<std::optional<HostThermalManagement>> read_host_thermal_management() override;
   // Identify Namespace for its in-use LBA format, then Format NVM (SES 1) in
   // that format, under kFormatTimeout rather than the command timeout.
   std::optional<Error> format_user_data_erase(std::uint32_t nsid) override;
@@ -129,6 +133,7 @@ class LibnvmeDevice final : public Device {
   std::optional<bool> self_test_supported_;  // OACS bit 4; nullopt before the first identify
   std::optional<bool> event_log_supported_;  // LPA bit 4; nullopt before the first identify
   std::optional<bool> telemetry_supported_;  // LPA bit 3; nullopt before the first identify
+  std::optional<bool> hctm_supported_;       // HCTMA bit 0; nullopt before the first identify
   int fd_ = -1;
   bool ocp_absent_ = false;
   bool ocp_checked_ = false;  // C0h has answered: ocp_absent_ is known

@@ -159,6 +159,72 @@ TEST(ThermalDetector, ALongGapSplitsTheEvent) {
   EXPECT_DOUBLE_EQ(det.state().source_seconds[idx(ThrottleSource::critical_warning)], 10);
 }
 
+constexpr std::uint16_t kelvin(double celsius) { return static_cast<std::uint16_t>(celsius + 273); }
+
+// The drive counted 4 s of TMT1 in a 10 s interval in which its composite
+// rose from 66 to 71 °C: it began throttling 6 s into the interval, at 69 °C.
+TEST(ThrottleOnset, IsTheCompositeWhereTheDrivesOwnThrottlingBegan) {
+  Drive d;
+  ThermalDetector det;
+  d.snap.smart.composite_temperature_k = kelvin(66);
+  det.update(d.snap, d.id, d.config);
+  EXPECT_FALSE(observed_throttle_onset(det.state()));
+  d.next(10s).smart.composite_temperature_k = kelvin(71);
+  d.snap.smart.thermal.tmt1_transitions = 1;
+  d.snap.smart.thermal.tmt1_seconds = 4;
+  det.update(d.snap, d.id, d.config);
+  ASSERT_TRUE(observed_throttle_onset(det.state()));
+  EXPECT_NEAR(*observed_throttle_onset(det.state()), 69.0, 1e-9);
+  // Later polls of the same event add nothing.
+  d.next(10s).smart.composite_temperature_k = kelvin(74);
+  d.snap.smart.thermal.tmt1_seconds = 14;
+  det.update(d.snap, d.id, d.config);
+  ASSERT_EQ(det.state().onsets_celsius.size(), 1u);
+}
+
+// nvmond's own thresholds (here the composite at WCTEMP, 70 °C) open an
+// event but say nothing of where the drive throttles: the onset is where the
+// drive's OCP status first reports throttling, at the poll that saw it.
+TEST(ThrottleOnset, ThresholdsAloneAreNoOnset) {
+  Drive d;
+  ThermalDetector det;
+  det.update(d.snap, d.id, d.config);
+  d.next().smart.composite_temperature_k = 343;
+  det.update(d.snap, d.id, d.config);
+  ASSERT_TRUE(det.state().open);
+  EXPECT_TRUE(det.state().onsets_celsius.empty());
+  d.next().smart.composite_temperature_k = kelvin(73);
+  d.snap.ocp = OcpSmartLog{};
+  d.snap.ocp->thermal_throttling_status = 1;
+  det.update(d.snap, d.id, d.config);
+  EXPECT_EQ(det.state().onsets_celsius, std::vector<double>{73.0});
+  EXPECT_EQ(det.state().events, 1u);
+}
+
+// Each event adds its onset; the newest kThrottleOnsetsKept are kept and the
+// lowest of them is the drive's observed throttle point.
+TEST(ThrottleOnset, TheLowestOfTheRecentEventsIsThePoint) {
+  Drive d;
+  ThermalDetector det;
+  det.update(d.snap, d.id, d.config);
+  const double onsets[] = {60, 70, 72, 71, 73, 72, 74, 72, 71, 73};  // the 60 and 70 °C ones are forgotten
+  std::uint32_t transitions = 0;
+  for (const double c : onsets) {
+    d.next().smart.composite_temperature_k = kelvin(c);
+    d.snap.smart.thermal.tmt1_transitions = ++transitions;
+    det.update(d.snap, d.id, d.config);
+    d.next().smart.composite_temperature_k = kelvin(c - 10);  // flat counters: the event ends
+    det.update(d.snap, d.id, d.config);
+  }
+  EXPECT_EQ(det.state().events, std::size(onsets));
+  ASSERT_EQ(det.state().onsets_celsius.size(), kThrottleOnsetsKept);
+  EXPECT_DOUBLE_EQ(det.state().onsets_celsius.back(), 73);
+  EXPECT_DOUBLE_EQ(*observed_throttle_onset(det.state()), 71);
+  auto back = decode_thermal_state(encode_thermal_state(det.state()));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->onsets_celsius, det.state().onsets_celsius);
+}
+
 TEST(ThermalState, SurvivesEncoding) {
   Drive d;
   ThermalDetector det;
@@ -268,6 +334,7 @@ TEST(DriveAnalyticsThermal, AQuietDrivesStateIsWrittenOnceAndRestoresExactly) {
   for (int i = 0; i < 5; ++i) poll(continuous, c);
   restarted.snap.smart.thermal.tmt1_transitions = continuous.snap.smart.thermal.tmt1_transitions = 1;
   restarted.snap.smart.thermal.tmt1_seconds = continuous.snap.smart.thermal.tmt1_seconds = 30;
+  restarted.snap.smart.composite_temperature_k = continuous.snap.smart.composite_temperature_k = 343;
   const AnalyticsView vb = poll(restarted, b);
   const AnalyticsView vc = poll(continuous, c);
   ASSERT_TRUE(vb.thermal.throttling && vc.thermal.throttling);
@@ -276,6 +343,49 @@ TEST(DriveAnalyticsThermal, AQuietDrivesStateIsWrittenOnceAndRestoresExactly) {
   EXPECT_EQ(*vb.thermal.current_start, restarted.clock.wall() - 20s);  // the previous poll, not 30 s back
   EXPECT_DOUBLE_EQ(vb.thermal.source_seconds[idx(ThrottleSource::tmt1)],
                    vc.thermal.source_seconds[idx(ThrottleSource::tmt1)]);
+  // The throttling began at or before the previous poll (30 s counted in
+  // 10 s): the composite then, which the restarted daemon takes from the
+  // newest stored sample, 40 °C.
+  ASSERT_TRUE(vb.thermal.throttle_onset_celsius && vc.thermal.throttle_onset_celsius);
+  EXPECT_DOUBLE_EQ(*vb.thermal.throttle_onset_celsius, 40);
+  EXPECT_DOUBLE_EQ(*vc.thermal.throttle_onset_celsius, 40);
+}
+
+// The learned onset is kept in the store with the detector's state: a
+// restart still knows it, before the drive throttles again.
+TEST(DriveAnalyticsThermal, TheObservedOnsetSurvivesARestart) {
+  TempDir dir;
+  ManualClock clock;
+  const DriveInfo info = testing::drive("SN-ONSET", "/dev/nvme3");
+  AnalyticsConfig config;
+  HealthSnapshot snap = testing::snapshot(clock.wall());
+  auto poll = [&](DriveAnalytics& a) {
+    snap.taken = clock.wall();
+    auto v = a.update(info, snap, config);
+    EXPECT_TRUE(v) << (v ? "" : v.error().message);
+    clock.advance(10s);
+    return a.view();
+  };
+  {
+    auto store = SqliteStore::open(dir.path());
+    ASSERT_TRUE(store);
+    DriveAnalytics a(**store);
+    EXPECT_FALSE(poll(a).thermal.throttle_onset_celsius);
+    snap.smart.composite_temperature_k = kelvin(68);
+    snap.smart.thermal.tmt1_transitions = 1;
+    AnalyticsView v = poll(a);
+    ASSERT_TRUE(v.thermal.throttle_onset_celsius);
+    EXPECT_DOUBLE_EQ(*v.thermal.throttle_onset_celsius, 68);
+    snap.smart.composite_temperature_k = kelvin(50);
+    poll(a);  // cooled: the event ends
+  }
+  auto store = SqliteStore::open(dir.path());
+  ASSERT_TRUE(store);
+  DriveAnalytics b(**store);
+  const AnalyticsView v = poll(b);
+  EXPECT_FALSE(v.thermal.throttling);
+  ASSERT_TRUE(v.thermal.throttle_onset_celsius);
+  EXPECT_DOUBLE_EQ(*v.thermal.throttle_onset_celsius, 68);
 }
 
 }  // namespace

@@ -215,6 +215,8 @@ TEST(DecodeRecordedQemu, IdentifyControllerNamespaceAndList) {
   // QEMU 7.2 supports Format and Namespace Management, not Device Self-test.
   EXPECT_EQ(c->oacs, 0x010Au);
   EXPECT_EQ(c->oacs & kOacsDeviceSelfTest, 0u);
+  // Nor host controlled thermal management: nvmond does not ask for Get Features 10h.
+  EXPECT_EQ(c->hctma & kHctmaSupported, 0u);
 
   const auto ns = decode_identify_namespace(fixture("qemu_identify_ns.bin"), 1);
   ASSERT_TRUE(ns.ok()) << ns.error().message;
@@ -291,6 +293,20 @@ TEST(TemperatureThreshold, Dword0KeepsTmpthOnly) {
   EXPECT_EQ(decode_temperature_threshold(343), 343);
   // Bits above 15 are reserved: a controller echoing TMPSEL/THSEL there must not leak in.
   EXPECT_EQ(decode_temperature_threshold(0x00180000u | 273u), 273);
+}
+
+TEST(HostThermalManagement, Dword0CarriesTmt1HighAndTmt2Low) {
+  // A drive throttling lightly at 70 °C (343 K) and heavily at 75 °C (348 K).
+  EXPECT_EQ(decode_host_thermal_management(0x0157015Cu), (HostThermalManagement{.tmt1_k = 343, .tmt2_k = 348}));
+  // TMT2 disabled (0), TMT1 set; and a controller with both disabled.
+  EXPECT_EQ(decode_host_thermal_management(0x01570000u), (HostThermalManagement{.tmt1_k = 343, .tmt2_k = 0}));
+  EXPECT_EQ(decode_host_thermal_management(0u), (HostThermalManagement{}));
+  // Bytes as the completion queue entry holds them (little-endian dword 0).
+  const std::uint8_t cqe_dw0[4] = {0x5C, 0x01, 0x57, 0x01};
+  std::uint32_t dw0 = 0;
+  for (int i = 3; i >= 0; --i) dw0 = (dw0 << 8) | cqe_dw0[i];
+  EXPECT_EQ(decode_host_thermal_management(dw0).tmt1_k, 343);
+  EXPECT_EQ(decode_host_thermal_management(dw0).tmt2_k, 348);
 }
 
 // The field tables must agree with libnvme's own C layouts, written

@@ -148,6 +148,8 @@ TEST(LibnvmeDevice, MissingControllerIsAbsentWithContext) {
   EXPECT_EQ(dev.identify().error().reason, ErrorReason::absent);
   EXPECT_EQ(dev.read_ocp().error().reason, ErrorReason::absent);
   EXPECT_EQ(dev.read_temperature_thresholds().error().reason, ErrorReason::absent);
+  // HCTMA is not known before an identify, and the identify cannot be sent.
+  EXPECT_EQ(dev.read_host_thermal_management().error().reason, ErrorReason::absent);
 }
 
 TEST(LibnvmeDevice, NonNvmeCharacterDeviceIsAnIoErrorNamingTheCommand) {

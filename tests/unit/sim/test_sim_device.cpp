@@ -162,6 +162,23 @@ TEST(SimSource, ScanGivesHandlesOverTheSameModels) {
   EXPECT_EQ(handles[0].device->read_temperature_thresholds()->over_k[0], 351);
 }
 
+// The datacenter profile shows its throttle points through host controlled
+// thermal management (70 and 75 °C as TMT1 and TMT2); the consumer one
+// does not support it and shows its point only by throttling.
+TEST(SimSource, ThrottlePointsAreTmt1AndTmt2WhereTheProfileSupportsHctm) {
+  ManualClock clock;
+  SimDeviceSource source(two_drives(), clock);
+  auto handles = source.scan();
+  EXPECT_EQ(handles[0].device->identify()->controller.hctma & kHctmaSupported, kHctmaSupported);
+  const auto dc = handles[0].device->read_host_thermal_management();
+  ASSERT_TRUE(dc.ok());
+  EXPECT_EQ(*dc, (HostThermalManagement{.tmt1_k = 343, .tmt2_k = 348}));
+  EXPECT_EQ(handles[1].device->identify()->controller.hctma, 0);
+  const auto consumer = handles[1].device->read_host_thermal_management();
+  ASSERT_TRUE(consumer.ok());
+  EXPECT_FALSE(consumer->has_value());
+}
+
 TEST(SimSource, EveryCallAdvancesTheModelToTheClock) {
   ManualClock clock;
   SimDeviceSource source(two_drives(), clock);

@@ -80,6 +80,25 @@ TEST(SimThermal, DatacenterThrottlesAt70To800ThenTo650) {
   EXPECT_EQ(ocp->thermal_throttling_count, 1);
 }
 
+// The demo's datacenter drive: 300 MB/s of background writes under a
+// sequential job. Its throttle caps the drive's writes, the background's
+// and the job's together, so it settles at level 2 (650 MB/s in all, 350 of
+// them the job's) near 76 °C, below its critical temperature; a background
+// outside the cap would hold it at 88 °C.
+TEST(SimThermal, DatacenterThrottleCapsItsBackgroundLoadTooAndStaysBelowCctemp) {
+  ManualClock clock;
+  SimDriveSpec spec = test::named("datacenter");
+  spec.background_write_bytes_per_s = 300e6;
+  DriveModel m(spec, clock.wall());
+  Trace t = sustained_write(m, clock, 30min, 120);
+  ASSERT_GT(t.first_level2_s, 0) << "never reached the second level";
+  EXPECT_LT(t.max_celsius, spec.critical_temp_c);
+  EXPECT_EQ(m.throttle_level(), 2);
+  EXPECT_NEAR(m.composite_celsius(), 76, 1);
+  EXPECT_NEAR(t.tail_bytes / t.tail_seconds, 650e6 - 300e6, 1e6);
+  EXPECT_EQ(m.smart().thermal.critical_minutes, 0u);
+}
+
 TEST(SimThermal, DatacenterCoolsDownAndLeavesThrottling) {
   ManualClock clock;
   DriveModel m(test::named("datacenter"), clock.wall());
