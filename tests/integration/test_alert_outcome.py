@@ -38,14 +38,13 @@ import tempfile
 import threading
 import time
 import unittest
-import urllib.request
 from collections import Counter
 
 import yaml
 
 sys.path.insert(0, os.path.dirname(__file__))
 from nvmond_harness import SOURCE_DIR, Daemon, config, free_port, table, wait_for  # noqa: E402
-from test_prometheus import PROMETHEUS, Prometheus  # noqa: E402
+from test_prometheus import PROMETHEUS, LocalServer, Prometheus  # noqa: E402
 
 ALERTMANAGER = shutil.which("prometheus-alertmanager") or "/usr/bin/prometheus-alertmanager"
 ALERTMANAGER_CONFIG = os.path.join(SOURCE_DIR, "grafana", "alertmanager.yml")
@@ -168,7 +167,9 @@ class Webhook:
         self.server.server_close()
 
 
-class Alertmanager:
+class Alertmanager(LocalServer):
+    name = "alertmanager"
+
     def __init__(self, workdir, webhook_url):
         self.dir = workdir
         self.port = free_port()
@@ -180,43 +181,14 @@ class Alertmanager:
         self.proc = None
 
     def start(self):
-        self.log = open(self.log_path, "wb")
         # No cluster listener: a lone instance, nothing bound but the API.
-        self.proc = subprocess.Popen(
+        return self.launch(
             [ALERTMANAGER, f"--config.file={self.config}", f"--storage.path={self.dir}/am",
-             f"--web.listen-address=127.0.0.1:{self.port}", "--cluster.listen-address=", "--log.level=warn"],
-            stdout=self.log, stderr=subprocess.STDOUT, cwd=self.dir)
-        wait_for(lambda: self.proc.poll() is not None or self.get("/-/ready") is not None, 30,
-                 "alertmanager to be ready")
-        if self.proc.poll() is not None:
-            raise AssertionError(f"alertmanager exited with {self.proc.returncode}:\n{self.log_text()}")
-        return self
-
-    def get(self, path):
-        try:
-            with urllib.request.urlopen(self.base + path, timeout=5) as r:
-                return r.read().decode()
-        except OSError:
-            return None
+             f"--web.listen-address=127.0.0.1:{self.port}", "--cluster.listen-address=", "--log.level=warn"])
 
     def active_alerts(self, inhibited):
-        text = self.get(f"/api/v2/alerts?active=true&silenced=false&inhibited={'true' if inhibited else 'false'}")
+        text = self.try_get(f"/api/v2/alerts?active=true&silenced=false&inhibited={'true' if inhibited else 'false'}")
         return json.loads(text) if text else []
-
-    def log_text(self):
-        with open(self.log_path, "rb") as f:
-            return f.read().decode(errors="replace")
-
-    def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        if self.proc:
-            self.log.close()
 
 
 class CompressedPrometheus(Prometheus):

@@ -69,7 +69,46 @@ def shortened_rules(text):
     return re.sub(r"^\s+interval: \S+\n", "", text, flags=re.M)
 
 
-class Prometheus:
+class LocalServer:
+    """A Prometheus-family server on 127.0.0.1:self.port with its log in
+    self.log_path: started until /-/ready answers, stopped on every path."""
+    name = "server"
+
+    def launch(self, argv):
+        self.log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, cwd=self.dir)
+        wait_for(lambda: self.proc.poll() is not None or self.try_get("/-/ready") is not None, 30,
+                 f"{self.name} to be ready")
+        if self.proc.poll() is not None:
+            raise AssertionError(f"{self.name} exited with {self.proc.returncode}:\n{self.log_text()}")
+        return self
+
+    def log_text(self):
+        with open(self.log_path, "rb") as f:
+            return f.read().decode(errors="replace")
+
+    def try_get(self, path):
+        try:
+            with urllib.request.urlopen(self.base + path, timeout=5) as r:
+                return r.read().decode()
+        except OSError:
+            return None
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.proc:
+            self.log.close()
+
+
+class Prometheus(LocalServer):
+    name = "prometheus"
+
     def __init__(self, workdir, nvmond_port, rules_text=shortened_rules):
         """rules_text: what each shipped rule file's text becomes before it is loaded."""
         self.dir = workdir
@@ -91,28 +130,10 @@ class Prometheus:
         self.proc = None
 
     def start(self):
-        self.log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen(
+        return self.launch(
             [PROMETHEUS, f"--config.file={self.config}", f"--storage.tsdb.path={self.dir}/tsdb",
              f"--web.listen-address=127.0.0.1:{self.port}", "--storage.tsdb.retention.time=1h",
-             "--log.level=warn"],
-            stdout=self.log, stderr=subprocess.STDOUT, cwd=self.dir)
-        wait_for(lambda: self.proc.poll() is not None or self.try_get("/-/ready") is not None, 30,
-                 "prometheus to be ready")
-        if self.proc.poll() is not None:
-            raise AssertionError(f"prometheus exited with {self.proc.returncode}:\n{self.log_text()}")
-        return self
-
-    def log_text(self):
-        with open(self.log_path, "rb") as f:
-            return f.read().decode(errors="replace")
-
-    def try_get(self, path):
-        try:
-            with urllib.request.urlopen(self.base + path, timeout=5) as r:
-                return r.read().decode()
-        except OSError:
-            return None
+             "--log.level=warn"])
 
     def api(self, path, **params):
         text = self.try_get(f"/api/v1/{path}" + ("?" + urllib.parse.urlencode(params) if params else ""))
@@ -120,17 +141,6 @@ class Prometheus:
             return None
         doc = json.loads(text)
         return doc["data"] if doc.get("status") == "success" else None
-
-    def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        if self.proc:
-            self.log.close()
 
 
 class DaemonAndPrometheus(unittest.TestCase):
