@@ -73,6 +73,12 @@ Drive decode_drive(const json& j) {
     if (*n < 0) bad("media_path_errors", "a count or null");
     d.media_path_errors = static_cast<std::uint64_t>(*n);
   }
+  if (j.contains("conditions")) {
+    for (const auto& c : array_of(j, "conditions")) {
+      if (!c.is_string()) bad("conditions", "an array of strings");
+      d.conditions.push_back(c.get<std::string>());
+    }
+  }
   return d;
 }
 
@@ -297,7 +303,8 @@ json encode(const Drive& d) {
           {"critical_warnings", d.critical_warnings},
           {"throttling", d.throttling},
           {"link_degraded", d.link_degraded},
-          {"media_path_errors", opt(d.media_path_errors)}};
+          {"media_path_errors", opt(d.media_path_errors)},
+          {"conditions", d.conditions}};
 }
 
 json encode(const Schedule& s) {

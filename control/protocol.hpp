@@ -90,6 +90,9 @@ struct Drive {
   // Error log entries of the media and path classes; null: unknown (or a
   // daemon older than the field).
   std::optional<std::uint64_t> media_path_errors = {};
+  // The other conditions that page critical ("self_test_failed", ...);
+  // absent from a daemon older than the field: none.
+  std::vector<std::string> conditions = {};
 };
 
 // A run as status, history and show carry it: the run model's view, whose

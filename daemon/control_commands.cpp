@@ -40,7 +40,7 @@ std::optional<double> unix_seconds(std::optional<WallTime> t) {
 
 ctl::Drive drive_of(const DriveSummary& d) {
   return {d.serial, d.model, d.path, d.up, d.composite_c, d.warning_c, d.percentage_used, d.critical_warnings,
-          d.throttling, d.link_degraded, d.media_path_errors};
+          d.throttling, d.link_degraded, d.media_path_errors, d.conditions};
 }
 
 ctl::Schedule schedule_of(const ScheduleView& s) {

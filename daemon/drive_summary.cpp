@@ -1,8 +1,27 @@
 #include "daemon/drive_summary.hpp"
 
+#include "collectors/nvme/self_test_log.hpp"
 #include "collectors/sim_name.hpp"
 
 namespace nvmond {
+
+namespace {
+
+// The results NvmeSelfTestFailed pages on: the drive's own diagnostics
+// found it bad. Aborted tests say nothing about the drive.
+bool self_test_failed(const std::optional<SelfTestLog>& log) {
+  if (!log || log->results.empty()) return false;
+  const std::string_view result = self_test_result_text(log->results.front().result());
+  return result == "fatal_error" || result == "failed_segment_unknown" || result == "failed_segments";
+}
+
+}  // namespace
+
+bool wearout_imminent(const WearView& wear, WallTime now) {
+  const auto& recent = wear.windows[kRecentWindow];
+  return wear.projected_wearout && *wear.projected_wearout - now < std::chrono::hours(24 * 30) &&
+         recent.covered >= std::chrono::hours(24);
+}
 
 DriveSummary summarize_drive(const DriveInfo& info, bool up, const HealthSnapshot* health, bool throttling) {
   DriveSummary d;
@@ -22,6 +41,11 @@ DriveSummary summarize_drive(const DriveInfo& info, bool up, const HealthSnapsho
   }
   d.throttling = throttling;
   d.link_degraded = health->pcie && health->pcie->degraded();
+  if (info.controller.cctemp_k != 0 && s.composite_temperature_k >= info.controller.cctemp_k) {
+    d.conditions.emplace_back(kTemperatureCritical);
+  }
+  if (self_test_failed(health->self_test)) d.conditions.emplace_back(kSelfTestFailed);
+  if (health->ocp_recovery && health->ocp_recovery->panicked()) d.conditions.emplace_back(kFirmwarePanic);
   return d;
 }
 

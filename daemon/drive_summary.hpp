@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analytics/wear.hpp"
 #include "collectors/health.hpp"
 #include "schedule/soak_scheduler.hpp"
 
@@ -22,9 +23,25 @@ struct DriveSummary {
   bool link_degraded = false;  // PCIe link trained below its maximum speed or width
   // Media and path entries of its error log counted so far; nullopt: unknown.
   std::optional<std::uint64_t> media_path_errors = {};
+  // The other conditions that page critical (grafana/rules), named by the
+  // constants below; the SMART bits, the link and the error log
+  // have their fields above. Filled from the snapshot by summarize_drive and
+  // from the analytics by the poller (PollObservation::conditions).
+  std::vector<std::string> conditions;
   bool self_test_supported = false;     // Identify OACS bit 4
   std::optional<SelfTestLog> self_test = {};  // as last read; nullopt before the first read
 };
+
+// Names of DriveSummary::conditions, as `nvmonctl status` prints them.
+inline constexpr const char* kTemperatureCritical = "temperature_critical";  // composite at or over CCTEMP
+inline constexpr const char* kSelfTestFailed = "self_test_failed";          // the newest self-test failed
+inline constexpr const char* kFirmwarePanic = "firmware_panic";             // OCP C1 reports a panic
+inline constexpr const char* kWearoutImminent = "wearout_imminent";         // rated endurance within 30 days
+
+// NvmeProjectedWearoutImminent's judgement on the daemon's own view: the
+// rated endurance is reached within 30 days at the 7-day write rate, and at
+// least a day of history is behind that window.
+bool wearout_imminent(const WearView& wear, WallTime now);
 
 // `health`: the last poll's snapshot, null once a poll failed (its values
 // would be stale); `throttling`: what the drive's thermal analytics concluded

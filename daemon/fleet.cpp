@@ -4,6 +4,7 @@
 
 #include "analytics/drive_analytics.hpp"
 #include "analytics/metrics.hpp"
+#include "daemon/drive_summary.hpp"
 #include "collectors/nvme/libnvme_source.hpp"
 #include "sim/sim_device.hpp"
 
@@ -239,6 +240,7 @@ PollObserver Fleet::observer_for(const Source& source) const {
     metrics->render_to(out.families);
     // Without history the detector is fresh and knows nothing (its families are left out too).
     out.throttling = current.history && current.thermal.throttling;
+    if (wearout_imminent(current.wear, snap.taken)) out.conditions.emplace_back(kWearoutImminent);
     return out;
   };
 }

@@ -515,6 +515,7 @@ void DevicePoller::on_outcome(std::shared_ptr<Outcome> o) {
   snapshot_ = std::move(o->snapshot);
   throttling_ = o->observed.throttling;
   if (o->observed.media_path_errors) media_path_errors_ = o->observed.media_path_errors;
+  observed_conditions_ = std::move(o->observed.conditions);
   publish();
 }
 
@@ -528,6 +529,7 @@ void DevicePoller::record_failure(const Error& error) {
   snapshot_.reset();
   health_.clear();
   throttling_ = false;
+  observed_conditions_.clear();
   publish();
 }
 
@@ -566,6 +568,7 @@ void DevicePoller::publish() {
   published_families_ = text.families().size();
   DriveSummary summary = summarize_drive(*info_, up_, snapshot_ ? &*snapshot_ : nullptr, throttling_);
   summary.media_path_errors = media_path_errors_;
+  summary.conditions.insert(summary.conditions.end(), observed_conditions_.begin(), observed_conditions_.end());
   out_.publish(path_, std::move(text), std::move(summary));
 }
 

@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "collectors/device.hpp"
 #include "core/clock.hpp"
@@ -54,6 +55,8 @@ struct PollObservation {
   // Error log entries of the media and path classes counted for the drive
   // so far (what pages someone); nullopt while its log is unknown.
   std::optional<std::uint64_t> media_path_errors;
+  // Conditions the analytics judge page-worthy (DriveSummary::conditions).
+  std::vector<std::string> conditions;
   // What the telemetry recorder knows of the drive's saved captures: the
   // next poll decides from it whether to read the whole log. nullopt: not
   // known, capture nothing.
@@ -123,6 +126,7 @@ class DevicePoller {
   std::optional<HealthSnapshot> snapshot_;
   bool throttling_ = false;
   std::optional<std::uint64_t> media_path_errors_;  // kept across failed polls: it is history, not health
+  std::vector<std::string> observed_conditions_;  // the last poll's PollObservation::conditions
   double last_duration_s_ = 0;
   double last_success_unix_ = 0;
   std::uint64_t polls_ = 0;

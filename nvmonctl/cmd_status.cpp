@@ -21,6 +21,8 @@ void print_status(const control::StatusReply& r, std::ostream& out) {
     if (d.media_path_errors.value_or(0) > 0) {
       warnings += (warnings.empty() ? "" : ",") + fmt::format("error_log_media_path={}", *d.media_path_errors);
     }
+    // The rest of what pages critical: a failed self-test, a firmware panic, ...
+    for (const auto& c : d.conditions) warnings += (warnings.empty() ? "" : ",") + c;
     out << fmt::format("{:<20} {:<24} {:>4} {:>7} {:>7} {:>6} {:<10} {}\n", d.serial, d.model, d.up ? "yes" : "no",
                        cell(d.composite_c), cell(d.warning_c),
                        d.percentage_used ? fmt::format("{:.0f}", *d.percentage_used * 100) : "-",

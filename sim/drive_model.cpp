@@ -62,6 +62,7 @@ DriveModel::DriveModel(SimDriveSpec spec, WallTime start)
   update_level_locked();
   record_event_locked({.type = static_cast<std::uint8_t>(PelEventType::power_on_reset), .at = start});
   events_.hot = p_.temp_c >= spec_.warning_temp_c;
+  if (fault_ == SimFault::stuck_temperature) stuck_temp_c_ = p_.temp_c;
 }
 
 // ---- time ----------------------------------------------------------------

@@ -319,6 +319,8 @@ class DriveModel {
   TemperatureThresholds thresholds_;
   SimEventLog events_;
   SimFault fault_;
+  // What the SMART composite reads while the fault is stuck_temperature.
+  std::optional<double> stuck_temp_c_;
   std::optional<RunningSelfTest> self_test_;
   std::vector<SelfTestResult> self_test_results_;  // of tests run on this model, newest first
   std::uint64_t history_power_on_hours_ = 0;       // of the history the drive came with

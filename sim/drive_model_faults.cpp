@@ -14,6 +14,12 @@ void DriveModel::set_fault(SimFault fault) {
   {
     std::lock_guard lock(mu_);
     fault_ = fault;
+    // The sensor sticks at what it read when it failed, until it is fixed.
+    if (fault != SimFault::stuck_temperature) {
+      stuck_temp_c_.reset();
+    } else if (!stuck_temp_c_) {
+      stuck_temp_c_ = p_.temp_c;
+    }
   }
   hang_cv_.notify_all();
 }

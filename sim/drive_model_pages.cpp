@@ -58,7 +58,7 @@ SmartLog DriveModel::smart() const {
   std::lock_guard lock(mu_);
   SmartLog s;
   s.critical_warning = critical_warning_locked();
-  s.composite_temperature_k = to_kelvin(p_.temp_c);
+  s.composite_temperature_k = to_kelvin(stuck_temp_c_.value_or(p_.temp_c));
   s.percentage_used = percentage_used_locked();
   s.available_spare_pct = static_cast<std::uint8_t>(std::clamp(100 - std::max(0, s.percentage_used - 100), 0, 100));
   s.available_spare_threshold_pct = kSpareThresholdPct;

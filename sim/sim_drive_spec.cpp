@@ -216,8 +216,11 @@ void read_sim_keys(TableReader& t, SimDriveSpec& s) {
   if (auto v = t.boolean("self_test_failure")) s.self_test_failure = *v;
   if (auto v = t.boolean("ocp_panic")) s.ocp_panic = *v;
   if (const auto* n = t.node("thermal_excursion_at")) s.thermal_excursion_at = read_date_time(t, "thermal_excursion_at", *n);
-  if (auto f = t.choice("fault", {"none", "hang", "fail"})) {
-    s.fault = *f == "hang" ? SimFault::hang : *f == "fail" ? SimFault::fail : SimFault::none;
+  if (auto f = t.choice("fault", {"none", "hang", "fail", "stuck_temperature"})) {
+    s.fault = *f == "hang"                ? SimFault::hang
+              : *f == "fail"              ? SimFault::fail
+              : *f == "stuck_temperature" ? SimFault::stuck_temperature
+                                          : SimFault::none;
   }
 }
 

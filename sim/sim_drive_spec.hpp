@@ -51,7 +51,7 @@
 //   has_ocp              bool, the drive exposes the OCP C0 SMART log
 //                                 (with the C3 latency monitor and C1 error recovery logs)
 //   ocp_panic            bool, the C1 error recovery log reports a standing panic
-//   fault                "none" | "hang" | "fail"
+//   fault                "none" | "hang" | "fail" | "stuck_temperature"
 //   thermal_excursion_at  offset date-time: a thermal excursion the Persistent
 //                                 Event log records once, at that drive time
 //   hang                 duration, real time a hung command blocks (default 1h)
@@ -67,7 +67,10 @@
 
 namespace nvmond {
 
-enum class SimFault { none, hang, fail };
+// stuck_temperature: the SMART composite temperature stays at the value it
+// had when the fault began while the model keeps heating and cooling (the
+// throttle still follows the real temperature), as a failed sensor does.
+enum class SimFault { none, hang, fail, stuck_temperature };
 
 // Entering a level when the composite reaches at_c caps host writes at
 // write_bytes_per_s; the level is left below at_c - hysteresis.

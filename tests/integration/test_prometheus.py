@@ -69,37 +69,18 @@ def shortened_rules(text):
     return re.sub(r"^\s+interval: \S+\n", "", text, flags=re.M)
 
 
-class Prometheus:
-    def __init__(self, workdir, nvmond_port):
-        self.dir = workdir
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        rules = []
-        for name in sorted(os.listdir(RULES_DIR)):
-            if name.endswith(".yml"):
-                with open(os.path.join(RULES_DIR, name)) as f:
-                    text = shortened_rules(f.read())
-                path = os.path.join(workdir, name)
-                with open(path, "w") as f:
-                    f.write(text)
-                rules.append(path)
-        self.config = os.path.join(workdir, "prometheus.yml")
-        with open(self.config, "w") as f:
-            f.write(prometheus_config(rules, nvmond_port))
-        self.log_path = os.path.join(workdir, "prometheus.log")
-        self.proc = None
+class LocalServer:
+    """A Prometheus-family server on 127.0.0.1:self.port with its log in
+    self.log_path: started until /-/ready answers, stopped on every path."""
+    name = "server"
 
-    def start(self):
+    def launch(self, argv):
         self.log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen(
-            [PROMETHEUS, f"--config.file={self.config}", f"--storage.tsdb.path={self.dir}/tsdb",
-             f"--web.listen-address=127.0.0.1:{self.port}", "--storage.tsdb.retention.time=1h",
-             "--log.level=warn"],
-            stdout=self.log, stderr=subprocess.STDOUT, cwd=self.dir)
+        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, cwd=self.dir)
         wait_for(lambda: self.proc.poll() is not None or self.try_get("/-/ready") is not None, 30,
-                 "prometheus to be ready")
+                 f"{self.name} to be ready")
         if self.proc.poll() is not None:
-            raise AssertionError(f"prometheus exited with {self.proc.returncode}:\n{self.log_text()}")
+            raise AssertionError(f"{self.name} exited with {self.proc.returncode}:\n{self.log_text()}")
         return self
 
     def log_text(self):
@@ -113,13 +94,6 @@ class Prometheus:
         except OSError:
             return None
 
-    def api(self, path, **params):
-        text = self.try_get(f"/api/v1/{path}" + ("?" + urllib.parse.urlencode(params) if params else ""))
-        if text is None:
-            return None
-        doc = json.loads(text)
-        return doc["data"] if doc.get("status") == "success" else None
-
     def stop(self):
         if self.proc and self.proc.poll() is None:
             self.proc.terminate()
@@ -130,6 +104,43 @@ class Prometheus:
                 self.proc.wait()
         if self.proc:
             self.log.close()
+
+
+class Prometheus(LocalServer):
+    name = "prometheus"
+
+    def __init__(self, workdir, nvmond_port, rules_text=shortened_rules):
+        """rules_text: what each shipped rule file's text becomes before it is loaded."""
+        self.dir = workdir
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        rules = []
+        for name in sorted(os.listdir(RULES_DIR)):
+            if name.endswith(".yml"):
+                with open(os.path.join(RULES_DIR, name)) as f:
+                    text = rules_text(f.read())
+                path = os.path.join(workdir, name)
+                with open(path, "w") as f:
+                    f.write(text)
+                rules.append(path)
+        self.config = os.path.join(workdir, "prometheus.yml")
+        with open(self.config, "w") as f:
+            f.write(prometheus_config(rules, nvmond_port))
+        self.log_path = os.path.join(workdir, "prometheus.log")
+        self.proc = None
+
+    def start(self):
+        return self.launch(
+            [PROMETHEUS, f"--config.file={self.config}", f"--storage.tsdb.path={self.dir}/tsdb",
+             f"--web.listen-address=127.0.0.1:{self.port}", "--storage.tsdb.retention.time=1h",
+             "--log.level=warn"])
+
+    def api(self, path, **params):
+        text = self.try_get(f"/api/v1/{path}" + ("?" + urllib.parse.urlencode(params) if params else ""))
+        if text is None:
+            return None
+        doc = json.loads(text)
+        return doc["data"] if doc.get("status") == "success" else None
 
 
 class DaemonAndPrometheus(unittest.TestCase):

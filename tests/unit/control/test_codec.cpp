@@ -81,7 +81,9 @@ Run a_run() {
   return r;
 }
 
-Drive a_drive() { return {"SN-A", "Model A", "/dev/nvme0", true, 40.0, 70.0, 0.01, {"temperature"}, true, true, 3}; }
+Drive a_drive() {
+  return {"SN-A", "Model A", "/dev/nvme0", true, 40.0, 70.0, 0.01, {"temperature"}, true, true, 3, {"self_test_failed"}};
+}
 
 Schedule a_schedule() { return {"nightly", "wsat", "sim:a", "daily 02:00", ScheduleState::queued, "drive busy", 1.7e9, 12}; }
 
@@ -207,6 +209,13 @@ TEST(ControlCodec, ADriveFromADaemonWithoutLinkHealthIsNotDegraded) {
   ASSERT_EQ(wire["drives"][0]["link_degraded"], true);
   wire["drives"][0].erase("link_degraded");
   EXPECT_FALSE(decode_reply<StatusReply>(wire).drives.at(0).link_degraded);
+}
+
+TEST(ControlCodec, ADriveFromADaemonWithoutConditionsHasNone) {
+  json wire = encode(StatusReply{{a_drive()}, {}, {}});
+  ASSERT_EQ(wire["drives"][0]["conditions"], json::array({"self_test_failed"}));
+  wire["drives"][0].erase("conditions");
+  EXPECT_TRUE(decode_reply<StatusReply>(wire).drives.at(0).conditions.empty());
 }
 
 TEST(ControlCodec, ADriveFromADaemonWithoutErrorLogCountsHasNoneAndANegativeCountIsRefused) {

@@ -74,6 +74,36 @@ TEST(DriveSummary, ALinkBelowItsMaximumIsDegradedAndAnUnknownOneIsNot) {
   EXPECT_FALSE(summarize_drive(info, false, nullptr, false).link_degraded);
 }
 
+// What pages critical besides the SMART bits is named too: a composite at
+// CCTEMP, a failed self-test (not an aborted one), a firmware panic, and a
+// wear-out projection within 30 days once a day of history backs it.
+TEST(DriveSummary, TheConditionsThatPageCriticalAreNamed) {
+  ControllerIdentity c;
+  c.serial = "SN-PAGE";
+  c.cctemp_k = 358;
+  const DriveInfo info = drive_info(c, "fake:page", "fake");
+  HealthSnapshot snap;
+  snap.smart.composite_temperature_k = 357;
+  EXPECT_TRUE(summarize_drive(info, true, &snap, false).conditions.empty());
+  snap.smart.composite_temperature_k = 358;
+  snap.self_test = SelfTestLog{0, 0, {SelfTestResult{.status = 0x22}}};  // extended, aborted by a reset
+  EXPECT_EQ(summarize_drive(info, true, &snap, false).conditions, std::vector<std::string>{"temperature_critical"});
+  snap.self_test->results.insert(snap.self_test->results.begin(), SelfTestResult{.status = 0x27, .segment = 5});
+  snap.ocp_recovery = OcpErrorRecoveryLog{.panic_id = 0x1234};
+  EXPECT_EQ(summarize_drive(info, true, &snap, false).conditions,
+            (std::vector<std::string>{"temperature_critical", "self_test_failed", "firmware_panic"}));
+
+  const WallTime now{std::chrono::hours(24 * 365 * 50)};
+  WearView wear;
+  wear.projected_wearout = now + std::chrono::hours(24 * 29);
+  wear.windows[kRecentWindow].covered = std::chrono::hours(23);
+  EXPECT_FALSE(wearout_imminent(wear, now));  // less than a day behind the 7-day rate
+  wear.windows[kRecentWindow].covered = std::chrono::hours(24);
+  EXPECT_TRUE(wearout_imminent(wear, now));
+  wear.projected_wearout = now + std::chrono::hours(24 * 31);
+  EXPECT_FALSE(wearout_imminent(wear, now));
+}
+
 TEST(DriveSummary, ThePollerPublishesTheDecodedHealthBesideTheFamilies) {
   boost::asio::io_context io;
   PublishedMetrics out;

@@ -146,6 +146,10 @@ poll_interval = "10s"
   EXPECT_DOUBLE_EQ(s.background_write_bytes_per_s, 0);
 }
 
+TEST_F(SimConfig, AStuckTemperatureSensorIsAFault) {
+  EXPECT_EQ(parse_keys("fault = \"stuck_temperature\"\n").fault, SimFault::stuck_temperature);
+}
+
 TEST_F(SimConfig, DefaultProfileIsGenericAndRatesAcceptSeveralForms) {
   SimDriveSpec s = parse_keys(R"(
 write_rate = "50MB/s"

@@ -185,5 +185,29 @@ TEST(SimThermal, OverThresholdSetFeatureRaisesTheTemperatureWarning) {
   EXPECT_EQ(m.thresholds().over_k[1], 0xFFFF);
 }
 
+// A stuck composite sensor: the drive heats under writes and throttles as
+// it would, but its SMART composite keeps the value it had when the fault
+// began; once the fault clears it reads the real temperature again.
+TEST(SimThermal, AStuckSensorReportsOneCompositeWhileTheDriveHeats) {
+  ManualClock clock;
+  SimDriveSpec spec = test::named("datacenter");
+  spec.fault = SimFault::stuck_temperature;
+  DriveModel m(spec, clock.wall());
+  const auto stuck_k = m.smart().composite_temperature_k;
+  const double idle_c = m.composite_celsius();
+
+  Trace t = sustained_write(m, clock, 5min, 60);
+
+  EXPECT_GT(t.max_celsius, idle_c + 15) << "the drive itself did not heat";
+  EXPECT_GT(t.first_level1_s, 0) << "the throttle follows the real temperature";
+  EXPECT_EQ(m.smart().composite_temperature_k, stuck_k);
+  m.set_fault(SimFault::none);
+  EXPECT_GT(m.smart().composite_temperature_k, stuck_k + 15);
+  m.set_fault(SimFault::stuck_temperature);  // sticks at what it reads now
+  const auto hot_k = m.smart().composite_temperature_k;
+  sustained_write(m, clock, 1min, 30);
+  EXPECT_EQ(m.smart().composite_temperature_k, hot_k);
+}
+
 }  // namespace
 }  // namespace nvmond
