@@ -27,7 +27,7 @@ struct DriveSummary {
   // constants below; the SMART bits, the link and the error log
   // have their fields above. Filled from the snapshot by summarize_drive and
   // from the analytics by the poller (PollObservation::conditions).
-  std::vector<std::string> conditions;
+  std::vector<std::string> conditions = {};
   bool self_test_supported = false;     // Identify OACS bit 4
   std::optional<SelfTestLog> self_test = {};  // as last read; nullopt before the first read
 };
