@@ -96,16 +96,8 @@ std::optional<std::string> start_problem(const ctl::StartRequest& req) {
   return std::nullopt;
 }
 
-json start(const ctl::StartRequest& req, ControlContext& ctx) {
-  if (auto p = start_problem(req)) return fail(*p);
-  SoakRequest r;
-  r.target = req.target;
-  try {
-    r.test = validate(req.test, req.params, req.profile.empty() ? PtsProfile::enterprise : parse_profile(req.profile));
-  } catch (const ParamError& e) {
-    return fail(fmt::format("{} on {}: {}", req.test, r.target, e.what()));
-  }
-  const std::string name = ctx.scheduler.request(r, ctx.clock.wall());
+// The answer to a start: the run it began, or why it waits or failed.
+json started(const std::string& name, ControlContext& ctx) {
   ctx.tick();
   for (const auto& s : ctx.scheduler.list()) {
     if (s.name != name) continue;
@@ -114,6 +106,31 @@ json start(const ctl::StartRequest& req, ControlContext& ctx) {
     return ctl::encode(ctl::StartReply{name, true, std::nullopt, s.detail});
   }
   return fail("run " + name + " ended before it could be reported");
+}
+
+// `nvmonctl start NAME` without a target: the [[soak]] NAME runs now, as
+// configured (a finished once-soak again).
+json start_soak(const ctl::StartRequest& req, ControlContext& ctx) {
+  if (auto p = field_problem("\"test\"", req.test, kMaxParamKey)) return fail(*p);
+  if (!req.params.empty() || !req.profile.empty()) {
+    return fail(fmt::format("soak {}: runs with its [[soak]] parameters; give a target to start another run",
+                            req.test));
+  }
+  if (auto p = ctx.scheduler.run_again(req.test, ctx.clock.wall())) return fail(*p);
+  return started(req.test, ctx);
+}
+
+json start(const ctl::StartRequest& req, ControlContext& ctx) {
+  if (req.target.empty()) return start_soak(req, ctx);
+  if (auto p = start_problem(req)) return fail(*p);
+  SoakRequest r;
+  r.target = req.target;
+  try {
+    r.test = validate(req.test, req.params, req.profile.empty() ? PtsProfile::enterprise : parse_profile(req.profile));
+  } catch (const ParamError& e) {
+    return fail(fmt::format("{} on {}: {}", req.test, r.target, e.what()));
+  }
+  return started(ctx.scheduler.request(r, ctx.clock.wall()), ctx);
 }
 
 // The ids a selector names: the one run, or every run in progress.

@@ -19,6 +19,12 @@ std::vector<prometheus::MetricFamily> render_soak_metrics(const std::vector<RunV
     const Labels id{{"serial", r.serial.empty() ? r.target : r.serial}, {"run", std::to_string(r.id)}};
     out.add({"nvmond_soak_running", Family::gauge, "1 while the soak run is running, 0 while it is paused."},
             with(with(id, "name", r.name), "test", r.test), r.status == RunStatus::running ? 1 : 0);
+    if (!r.paused_reason.empty()) {
+      out.add({"nvmond_soak_paused", Family::gauge,
+               "1 while the daemon holds the soak run paused because the run store cannot record its round; "
+               "reason: the store's (locked, full, read_only, io). Absent otherwise."},
+              with(id, "reason", r.paused_reason), 1);
+    }
     if (!r.phase.empty()) {
       out.add({"nvmond_soak_phase", Family::gauge, "The soak run's current phase; always 1."},
               with(id, "phase", r.phase), 1);

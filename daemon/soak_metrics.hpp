@@ -4,6 +4,7 @@
 // temperature and throttle events:
 //
 //   nvmond_soak_running{serial,run,name,test}             1 running, 0 paused
+//   nvmond_soak_paused{serial,run,reason}                 1 while its round waits for the run store
 //   nvmond_soak_phase{serial,run,phase}                   1 for the current phase
 //   nvmond_soak_round{serial,run}                         finished rounds
 //   nvmond_soak_rounds_planned{serial,run}                0 when open-ended

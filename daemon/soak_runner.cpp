@@ -15,6 +15,8 @@
 
 #include "core/atomic_file.hpp"
 #include "core/log.hpp"
+#include "daemon/patient_run_store.hpp"
+#include "pts/model/run_codec.hpp"
 #include "pts/params.hpp"
 #include "pts/round_record.hpp"
 #include "pts/test_plan.hpp"
@@ -39,6 +41,7 @@ struct SoakRunner::Run {
   RunView view;
   bool registered = false;
   RunExecutor* executor = nullptr;
+  PatientRunStore* recorder = nullptr;  // the executor's store, waiting while the run store recovers
   bool pause = false;
   std::optional<StopAs> ending;
   bool done = false;
@@ -47,6 +50,7 @@ struct SoakRunner::Run {
 
 struct SoakRunner::State {
   std::shared_ptr<RunStore> store;
+  const Clock* clock = nullptr;  // paces a round's retries; outlives the runner and its threads (the Daemon's)
   ThroughputSink* throughput = nullptr;  // outlives the runner and its threads (the Daemon's)
   std::string state_dir;
   // Opened once: the files of every run are written relative to it, and a
@@ -78,6 +82,40 @@ RunView view_of(const RunRow& row) {
   v.ended_ns = row.ended_ns;
   return v;
 }
+
+}  // namespace
+
+// Under run.mu: ends the executor's element at its next I/O, and any wait for
+// the store to take a round.
+void SoakRunner::stop_executor(Run& run, StopAs as) {
+  if (run.executor) run.executor->stop(as);
+  if (run.recorder) run.recorder->give_up();
+}
+
+// On the run's thread: the store cannot take the round (why), or takes it
+// again (nullopt). Logged once per change of reason.
+void SoakRunner::held_for_store(Run& run, const std::optional<Error>& why) {
+  std::lock_guard lock(run.mu);
+  if (run.abandoned) return;
+  RunView& v = run.view;
+  if (why) {
+    const std::string reason(to_text(why->reason));
+    if (v.paused_reason != reason) {
+      log::warn("soak {}: run {} paused: the run store cannot record round {}: {}; tried again until it can",
+                run.request.name, v.id, v.round, why->message);
+    }
+    v.paused_reason = reason;
+    v.paused_detail = fmt::format("the run store cannot record round {} ({}): {}", v.round, reason, why->message);
+    v.status = RunStatus::paused;
+    return;
+  }
+  log::info("soak {}: run {}: the run store records again; the run goes on", run.request.name, v.id);
+  v.paused_reason.clear();
+  v.paused_detail.clear();
+  if (!run.pause) v.status = RunStatus::running;
+}
+
+namespace {
 
 // Closes a run the executor cannot close itself (its thread is stuck, or it
 // is gone with a crashed daemon): its finished rounds stay as they are.
@@ -141,6 +179,7 @@ SoakRunner::SoakRunner(std::shared_ptr<RunStore> store, std::string state_dir, T
                        const Clock& clock, ThroughputSink* throughput)
     : state_(std::make_shared<State>()), open_(std::move(open)), clock_(clock) {
   state_->store = std::move(store);
+  state_->clock = &clock;
   state_->throughput = throughput;
   state_->state_dir = std::move(state_dir);
   state_->state_dir_fd = UniqueFd(::open(state_->state_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -179,7 +218,7 @@ Result<std::int64_t> SoakRunner::start(const SoakRequest& request) {
     {
       std::lock_guard lock(run->mu);
       run->ending = StopAs::interrupted;
-      if (run->executor) run->executor->stop(StopAs::interrupted);
+      stop_executor(*run, StopAs::interrupted);
     }
     std::lock_guard lock(state_->mu);
     state_->finished.push_back(run);  // joined when it ends; abandoned at shutdown
@@ -194,8 +233,13 @@ Result<std::int64_t> SoakRunner::start(const SoakRequest& request) {
 void SoakRunner::execute(const std::shared_ptr<State>& state, const std::shared_ptr<Run>& run) {
   bool first = true;
   for (;;) {
-    RunOptions options{run->request.name, run->request.target, first ? run->request.resumable : true, first};
-    RunExecutor ex(run->plan, *run->target, *state->store, options, [&run, &state](const RunProgress& p) {
+    RunOptions options{run->request.name, run->request.target, first ? run->request.resumable : true, first,
+                       run->request.definition};
+    // Patient once the run is open: until then a failure fails the start,
+    // which the scheduler retries, and start() is not kept waiting.
+    PatientRunStore recorder(*state->store, *state->clock,
+                             [&run](const std::optional<Error>& why) { held_for_store(*run, why); }, !first);
+    RunExecutor ex(run->plan, *run->target, recorder, options, [&run, &state](const RunProgress& p) {
       std::lock_guard lock(run->mu);
       if (run->abandoned) return;
       // One sample per committed round; each element (block size, mix) is a
@@ -240,11 +284,13 @@ void SoakRunner::execute(const std::shared_ptr<State>& state, const std::shared_
         log::info("soak {}: {} on {} {} as run {}", run->request.name, run->request.test.test, run->request.target,
                   resumed ? fmt::format("resumed at round {}", row.rounds) : std::string("started"), row.id);
         run->opened.set_value(row.id);
+        recorder.be_patient();
       });
     }
     {
       std::lock_guard lock(run->mu);
       run->executor = &ex;
+      run->recorder = &recorder;
       if (run->ending) ex.stop(*run->ending);
       else if (run->pause) ex.stop(StopAs::paused);
     }
@@ -253,7 +299,10 @@ void SoakRunner::execute(const std::shared_ptr<State>& state, const std::shared_
     {
       std::lock_guard lock(run->mu);
       run->executor = nullptr;
+      run->recorder = nullptr;
       registered = run->registered;
+      run->view.paused_reason.clear();  // whatever held it, this pass is over
+      run->view.paused_detail.clear();
     }
     if (!registered) {
       run->opened.set_value(out.failure ? *out.failure : Error{ErrorReason::ended, "the run ended before it opened"});
@@ -291,7 +340,14 @@ std::optional<Error> write_run_files(int dir_fd, const std::string& shown, const
 // the run to the finished list.
 void SoakRunner::finish(State& state, Run& run, const RunOutcome& out) {
   const std::string& name = run.request.name;
-  if (out.failure) log::error("soak {}: {}: {}", name, to_text(out.status), out.failure->message);
+  if (!out.recorded) {
+    // Never "failed" for a run the store still holds as running.
+    log::warn("soak {}: run {} ended ({}) while the run store could not record it: {}; the store still holds it as "
+              "running, so the next daemon resumes it (or closes it as interrupted)",
+              name, out.run_id, to_text(out.status), out.failure ? out.failure->message : "");
+  } else if (out.failure) {
+    log::error("soak {}: {}: {}", name, to_text(out.status), out.failure->message);
+  }
   const std::string leaf = run_leaf(name, out.run_id);
   const std::string shown = state.state_dir + "/runs/" + leaf;
   auto dir = open_run_dir(state.state_dir_fd.get(), state.state_dir, leaf);
@@ -348,7 +404,7 @@ Result<std::monostate> SoakRunner::stop(std::int64_t id) {
   if (!run) return not_running(id);
   std::lock_guard lock(run->mu);
   run->ending = StopAs::interrupted;
-  if (run->executor) run->executor->stop(StopAs::interrupted);
+  stop_executor(*run, StopAs::interrupted);
   run->cv.notify_all();
   return std::monostate{};
 }
@@ -360,7 +416,7 @@ Result<std::monostate> SoakRunner::pause(std::int64_t id) {
   if (run->ending) return Error{ErrorReason::ending, fmt::format("run {} is ending", id)};
   run->pause = true;
   run->view.status = RunStatus::paused;
-  if (run->executor) run->executor->stop(StopAs::paused);
+  stop_executor(*run, StopAs::paused);
   return std::monostate{};
 }
 
@@ -419,6 +475,16 @@ Result<RunDetail> SoakRunner::show(std::int64_t id, const RoundPage& page) const
     d.rounds.resize(page.limit);
   }
   return d;
+}
+
+Result<std::optional<LastRun>> SoakRunner::last_run(const std::string& name) const {
+  auto row = state_->store->latest_run(name);
+  if (!row) return row.error();
+  if (!*row) return std::optional<LastRun>{};
+  const RunRow& r = **row;
+  auto header = header_from_blob(r.header);
+  return std::optional<LastRun>{LastRun{r.id, r.test, r.target, r.status, header && header->resumable, r.definition,
+                                        r.started_ns, r.ended_ns}};
 }
 
 void SoakRunner::close_orphans(const std::set<std::string>& soak_names) {
@@ -486,7 +552,7 @@ void SoakRunner::shutdown(Duration grace) {
     std::lock_guard lock(run->mu);
     const StopAs as = run->request.resumable ? StopAs::suspended : StopAs::interrupted;
     if (!run->ending) run->ending = as;
-    if (run->executor) run->executor->stop(*run->ending);
+    stop_executor(*run, *run->ending);
     run->cv.notify_all();
   }
   {

@@ -17,6 +17,14 @@
 //   whose thread is stuck in I/O on a hung device past the grace period (5 s) is
 //   closed in the store from here and its thread abandoned: the daemon
 //   still exits within systemd's stop timeout.
+// - A round the run store cannot record for a reason that heals (locked,
+//   full, read-only, I/O) is kept and tried again with backoff in the
+//   daemon's Clock time (daemon/patient_run_store.hpp): the run shows as
+//   paused with the reason (RunView::paused_reason) and goes on, without
+//   losing or repeating a round, once the store takes it. A run fails only
+//   for a reason that does not heal; a run stopped while its end cannot be
+//   recorded is logged as such, never as failed, and the store's "running"
+//   lets the next daemon resume or close it.
 //
 // Thread-safety: the SoakControl methods and shutdown() on one thread (the
 // daemon's io_context); runs report progress from their own threads.
@@ -65,6 +73,7 @@ class SoakRunner final : public SoakControl {
   std::vector<RunView> active() const override;
   Result<std::vector<RunView>> history(const std::optional<std::string>& serial) const override;
   Result<RunDetail> show(std::int64_t run, const RoundPage& page = {}) const override;
+  Result<std::optional<LastRun>> last_run(const std::string& name) const override;
 
   // Runs a crash left "running" whose name no [[soak]] has any more are
   // closed as interrupted: nothing would resume them.
@@ -85,6 +94,8 @@ class SoakRunner final : public SoakControl {
   void put_back_replaced_write_cache(const std::string& name, const std::string& serial);
   struct Run;
   struct State;
+  static void stop_executor(Run& run, StopAs as);
+  static void held_for_store(Run& run, const std::optional<Error>& why);
   static void execute(const std::shared_ptr<State>& state, const std::shared_ptr<Run>& run);
   static void finish(State& state, Run& run, const RunOutcome& out);
   void reap();  // joins the threads of ended runs

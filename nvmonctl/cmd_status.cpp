@@ -37,6 +37,9 @@ void print_status(const control::StatusReply& r, std::ostream& out) {
                 return {std::to_string(x.id), x.name, x.test, x.serial, std::string(to_text(x.status)), round, x.phase, whole(x.iops),
                         duration(x.eta)};
               });
+  for (const auto& x : r.runs) {
+    if (!x.paused_reason.empty()) out << fmt::format("paused: run {} ({}): {}\n", x.id, x.name, x.paused_detail);
+  }
   for (const auto& q : r.queued) {
     out << fmt::format("waiting: {} ({} on {}): {}\n", q.name, q.test, q.target, q.detail);
   }

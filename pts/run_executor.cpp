@@ -177,6 +177,7 @@ std::optional<Error> RunExecutor::open_run(RunHeader& header, std::vector<RoundR
   row.model = id.model;
   row.started_ns = to_unix_ns(started);
   row.header = header_blob(header);
+  row.definition = options_.definition;
   auto created = store_.create_run(row);
   if (!created) return created.error();
   run_id_ = *created;
@@ -212,6 +213,13 @@ RunOutcome RunExecutor::run() {
   std::vector<RoundRecord> rounds;
   bool resumed = false;
   if (auto err = open_run(header, rounds, resumed)) {
+    // Far enough to have its row (a purge or an update after it failed):
+    // closed like any other end, so the store never keeps "running" for a
+    // run reported as failed.
+    if (run_id_ != 0) {
+      if (stop_.load()) return finish(std::nullopt, std::nullopt, header, rounds);
+      return finish(RunStatus::failed, err, header, rounds);
+    }
     RunOutcome out;
     out.status = RunStatus::failed;
     out.failure = err;
@@ -271,7 +279,13 @@ RunOutcome RunExecutor::run() {
       auto committed = store_.commit_round(run_id_, RoundRow{static_cast<std::int64_t>(r.index), r.phase, r.iops,
                                                              to_json(r).dump()},
                                            target_.checkpoint());
-      if (!committed) return finish(RunStatus::failed, committed.error(), header, rounds);
+      if (!committed) {
+        // Stopped while the store could not take the round (a store that
+        // waits for itself to recover gives up when told to stop): the round
+        // is lost as any unfinished one is, and the run ends as stopped.
+        if (stop_.load()) return finish(std::nullopt, std::nullopt, header, rounds);
+        return finish(RunStatus::failed, committed.error(), header, rounds);
+      }
       written += r.bytes_written;
       const bool stalled = left && element.writes() && r.bytes_written == 0;
       rounds.push_back(std::move(r));
@@ -337,9 +351,11 @@ RunOutcome RunExecutor::finish(std::optional<RunStatus> status, std::optional<Er
   if (run_id_ != 0) {
     auto r = store_.update_run(run_id_, stored, over ? std::optional(to_unix_ns(end)) : std::nullopt,
                                header_blob(header));
-    if (!r && !out.failure) {
-      out.failure = r.error();
-      out.status = RunStatus::failed;
+    if (!r) {
+      // The row keeps what it said (running, or the last update that
+      // landed): the outcome must not claim an end the store never saw.
+      out.recorded = false;
+      if (!out.failure) out.failure = r.error();
     }
   }
   out.run = build_run_json(plan_, header, stored, rounds);

@@ -38,6 +38,9 @@ struct RunOptions {
   // committed round (a crash lost what came after). Off when the same
   // process resumes a run it paused: the drive went on living meanwhile.
   bool restore_checkpoint = true;
+  // The fingerprint of the [[soak]] definition the run starts from, kept in
+  // its row (RunRow::definition); empty for other runs.
+  std::string definition{};
 };
 
 struct RunProgress {
@@ -67,6 +70,10 @@ struct RunOutcome {
   std::optional<Error> failure;
   std::int64_t run_id = 0;
   nlohmann::json run;  // the run.json object
+  // False when the run's end could not be written to the store (it was
+  // stopped while the store was unavailable): the store still says running,
+  // and the run is resumed or closed from there, not from `status`.
+  bool recorded = true;
 };
 
 class RunExecutor {

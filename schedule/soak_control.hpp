@@ -33,6 +33,21 @@ struct SoakRequest {
   // A [[soak]]'s run resumes after a daemon restart; an operator's does not
   // (nothing would ask for it again).
   bool resumable = true;
+  // A [[soak]]'s fingerprint (SoakEntry::definition()), kept with its run so
+  // that a finished `once` soak is known after a restart; empty otherwise.
+  std::string definition{};
+};
+
+// The newest run of a name, as the scheduler needs it to decide whether a
+// `once` soak already ran.
+struct LastRun {
+  std::int64_t id = 0;
+  std::string test, target;
+  RunStatus status = RunStatus::running;
+  bool resumable = false;  // interrupted by a stopping daemon: the next one resumes it
+  std::string definition;  // empty: recorded before definitions were kept, or not a [[soak]]'s
+  std::int64_t started_ns = 0;
+  std::optional<std::int64_t> ended_ns;
 };
 
 struct RunDetail {
@@ -64,6 +79,9 @@ class SoakControl {
   // Newest first; only runs on `serial` when given.
   virtual Result<std::vector<RunView>> history(const std::optional<std::string>& serial) const = 0;
   virtual Result<RunDetail> show(std::int64_t run, const RoundPage& page = {}) const = 0;
+  // The newest run named `name` (none: it never ran). One indexed read of
+  // the run store, which a writer holding its lock does not delay (WAL).
+  virtual Result<std::optional<LastRun>> last_run(const std::string& name) const = 0;
 };
 
 }  // namespace nvmond

@@ -20,6 +20,34 @@ std::string SoakEntry::normalized() const {
   return out;
 }
 
+std::string SoakEntry::definition() const {
+  std::string text = fmt::format("test={}\nprofile={}\ntarget={}\n", request.test.test,
+                                 profile_name(request.test.profile), request.target);
+  for (const auto& [k, v] : request.test.text()) text += fmt::format("params.{}={}\n", k, v);  // std::map: sorted
+  std::uint64_t h = 14695981039346656037ULL;  // FNV-1a 64: stable across builds and hosts
+  for (const unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+namespace {
+
+// Whether `last`, the newest run of a once-soak, means it has run: started
+// from the same definition and ended for good.
+bool ran_once(const LastRun& last, const SoakEntry& entry) {
+  const bool same = last.definition.empty()
+                        ? last.test == entry.request.test.test && last.target == entry.request.target
+                        : last.definition == entry.definition();
+  if (!same) return false;
+  if (last.status == RunStatus::running) return false;                            // a crash left it: resumed
+  if (last.status == RunStatus::interrupted && last.resumable) return false;  // a stopping daemon closed it
+  return true;
+}
+
+}  // namespace
+
 SoakTiming read_soak_timing(TableReader& t) {
   SoakTiming timing;
   if (auto s = t.string("schedule")) {
@@ -57,6 +85,7 @@ void SoakScheduler::configure(const std::vector<SoakEntry>& entries, WallTime no
     }
     Slot s;
     s.entry = e;
+    s.entry.request.definition = e.definition();
     plan(s, now);
     next.emplace(e.request.name, std::move(s));
   }
@@ -87,6 +116,42 @@ std::string SoakScheduler::request(SoakRequest request, WallTime now) {
   std::string name = s.entry.request.name;
   slots_[name] = std::move(s);
   return name;
+}
+
+std::optional<std::string> SoakScheduler::run_again(const std::string& name, WallTime now) {
+  auto it = slots_.find(name);
+  if (it == slots_.end() || it->second.manual) return fmt::format("no [[soak]] named \"{}\"", name);
+  Slot& s = it->second;
+  if (s.run) return fmt::format("soak {} is in progress as run {}", name, *s.run);
+  if (s.queued) return std::nullopt;  // already due, waiting for its drive
+  s.once_checked = true;  // the operator's word over the store's record
+  s.failures = 0;
+  s.last_error.clear();
+  s.state.reset();
+  s.detail.clear();
+  s.due = now;
+  return std::nullopt;
+}
+
+bool SoakScheduler::once_may_start(Slot& s, WallTime now) {
+  if (s.manual || s.once_checked || s.entry.timing.schedule.kind != Schedule::Kind::once) return true;
+  const std::string& name = s.entry.request.name;
+  auto last = control_.last_run(name);
+  if (!last) {
+    s.last_start = now;  // so the retry below waits its backoff
+    start_failed(s, Error{last.error().reason, "cannot tell whether it already ran: " + last.error().message}, now);
+    return false;
+  }
+  s.once_checked = true;
+  if (!*last || !ran_once(**last, s.entry)) return true;
+  const LastRun& r = **last;
+  s.due.reset();
+  s.state.reset();
+  s.detail = fmt::format("ran once as run {} ({}); `nvmonctl start {}` runs it again", r.id, to_text(r.status), name);
+  log::info("soak {}: not started: it ran once as run {} ({}) from the same definition; `nvmonctl start {}` runs it "
+            "again",
+            name, r.id, to_text(r.status), name);
+  return false;
 }
 
 SoakScheduler::Slot* SoakScheduler::by_run(std::int64_t run) {
@@ -125,7 +190,7 @@ void SoakScheduler::reap(WallTime now) {
 void SoakScheduler::start_queued(WallTime now, const DriveLookup& drives) {
   std::vector<Slot*> due;
   for (auto& [name, s] : slots_) {
-    if (!s.run && !s.queued && s.due && *s.due <= now) due.push_back(&s);
+    if (!s.run && !s.queued && s.due && *s.due <= now && once_may_start(s, now)) due.push_back(&s);
   }
   std::stable_sort(due.begin(), due.end(), [](const Slot* a, const Slot* b) { return *a->due < *b->due; });
   for (Slot* s : due) {
@@ -225,13 +290,25 @@ void SoakScheduler::tick(WallTime now, const DriveLookup& drives) {
 
 std::vector<ScheduleView> SoakScheduler::list() const {
   std::vector<ScheduleView> out;
+  // Runs the runner holds paused on its own (their rounds wait for the store).
+  std::map<std::int64_t, std::string> held;
+  for (const auto& r : control_.active()) {
+    if (!r.paused_reason.empty()) held[r.id] = r.paused_detail;
+  }
   for (const auto& [name, s] : slots_) {
     ScheduleView v{name, s.entry.request.test.test, s.entry.request.target,
                    s.manual ? "manual" : s.entry.timing.schedule.normalized(), ScheduleState::idle, s.detail, s.due,
                    s.run, s.failed_starts};
-    if (s.run) v.state = s.thermal_paused || s.operator_paused ? ScheduleState::paused : ScheduleState::running;
-    else if (s.state && (s.queued || *s.state == ScheduleState::failed)) v.state = *s.state;
-    else if (s.due) v.state = ScheduleState::scheduled;
+    if (s.run && held.contains(*s.run)) {
+      v.state = ScheduleState::paused;
+      v.detail = held.at(*s.run);
+    } else if (s.run) {
+      v.state = s.thermal_paused || s.operator_paused ? ScheduleState::paused : ScheduleState::running;
+    } else if (s.state && (s.queued || *s.state == ScheduleState::failed)) {
+      v.state = *s.state;
+    } else if (s.due) {
+      v.state = ScheduleState::scheduled;
+    }
     out.push_back(std::move(v));
   }
   return out;

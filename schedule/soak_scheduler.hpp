@@ -15,6 +15,16 @@
 //   the drive's events);
 // - configure() on reload keeps the state (and the run) of every entry whose
 //   normalized content did not change.
+// - `once` means once: before a once-soak starts, the run store is asked for
+//   the newest run of its name (SoakControl::last_run). When that run was
+//   started from the same definition (definition(): test, profile, target,
+//   params) and has ended (completed, failed, or stopped by an operator),
+//   the soak does not run again: not after a restart, a reload or an
+//   upgrade. An unfinished one (running, or closed resumable by a stopping
+//   daemon) starts, which resumes it. A changed definition runs anew;
+//   run_again() (nvmonctl start NAME) runs it again whatever the store says.
+//   A run recorded before definitions were kept counts as the same
+//   definition when its test and target are the same.
 //
 // Thread-safety: none; one thread (the daemon's io_context) owns it.
 #include <cstdint>
@@ -47,6 +57,10 @@ struct SoakEntry {
   // Everything that defines the entry, in a canonical form: equal strings
   // mean an unchanged [[soak]] across a reload.
   std::string normalized() const;
+  // A stable fingerprint of what the soak does (test, profile, target,
+  // params; not its name or timing): 16 hex digits of FNV-1a 64 over their
+  // canonical text. Stored with each run of the soak.
+  std::string definition() const;
 };
 
 // The scheduling keys of a [[soak]] table (schedule, randomized_delay,
@@ -90,6 +104,10 @@ class SoakScheduler {
   void configure(const std::vector<SoakEntry>& entries, WallTime now);
   // An operator's run: due now, queued like the others. Returns its name.
   std::string request(SoakRequest request, WallTime now);
+  // An operator asked for the [[soak]] `name` to run now (`nvmonctl start
+  // NAME`): a finished once-soak runs again. Why it cannot, if it cannot (no
+  // such [[soak]], or its run is in progress).
+  std::optional<std::string> run_again(const std::string& name, WallTime now);
   // An operator paused or resumed a run: the throttle rule leaves it alone.
   void operator_paused(std::int64_t run, bool paused);
 
@@ -111,7 +129,11 @@ class SoakScheduler {
     int failures = 0;                 // consecutive failed starts: the retry's backoff
     std::string last_error;           // of those, what was logged last
     std::uint64_t failed_starts = 0;  // every failed start, for the metric
+    bool once_checked = false;        // a once-soak's store record was read (or an operator overrode it)
   };
+  // A once-soak's first start asks the store whether it already ran; false
+  // when it did (or the store cannot say yet: retried like a failed start).
+  bool once_may_start(Slot& s, WallTime now);
   void start_failed(Slot& s, const Error& error, WallTime now);
   void plan(Slot& s, WallTime now);
   void reap(WallTime now);

@@ -79,7 +79,7 @@ int test_run_command(const TestRunArgs& a, std::ostream& progress, std::ostream&
   progress << fmt::format("{}: {} (run {}), {} rounds, {}\n", a.test, to_text(outcome.status), outcome.run_id,
                           outcome.run.value("rounds", nlohmann::json::array()).size(), path);
   if (outcome.failure) err << a.test << " on " << a.target << ": " << outcome.failure->message << "\n";
-  return outcome.status == RunStatus::completed ? 0 : 1;
+  return outcome.status == RunStatus::completed && outcome.recorded ? 0 : 1;
 }
 
 }  // namespace nvmond

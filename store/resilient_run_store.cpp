@@ -31,6 +31,10 @@ Result<std::optional<RunRow>> ResilientRunStore::unfinished_run(const std::strin
   return store_.run<std::optional<RunRow>>([&](RunStore& s) { return s.unfinished_run(name); });
 }
 
+Result<std::optional<RunRow>> ResilientRunStore::latest_run(const std::string& name) {
+  return store_.run<std::optional<RunRow>>([&](RunStore& s) { return s.latest_run(name); });
+}
+
 Result<std::vector<RoundRow>> ResilientRunStore::rounds(std::int64_t run) {
   return store_.run<std::vector<RoundRow>>([&](RunStore& s) { return s.rounds(run); });
 }

@@ -26,6 +26,7 @@ class ResilientRunStore final : public RunStore {
   Result<std::monostate> update_run(std::int64_t run, RunStatus status,
                                     std::optional<std::int64_t> ended_ns, const std::string& header) override;
   Result<std::optional<RunRow>> unfinished_run(const std::string& name) override;
+  Result<std::optional<RunRow>> latest_run(const std::string& name) override;
   Result<std::vector<RoundRow>> rounds(std::int64_t run) override;
   Result<std::vector<RoundRow>> rounds_page(std::int64_t run, std::int64_t from, std::size_t limit) override;
   Result<std::optional<RunRow>> run(std::int64_t id) override;

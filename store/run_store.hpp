@@ -27,6 +27,10 @@ struct RunRow : RunIdentity {
   std::string header;      // JSON
   std::string checkpoint;  // simulated drive state after the last round
   std::int64_t rounds = 0;  // committed rounds (read only)
+  // The fingerprint of the [[soak]] definition the run was started from
+  // (schedule/soak_scheduler.hpp); empty for other runs. Written by
+  // create_run, read back by latest_run only.
+  std::string definition{};
 };
 
 struct RoundRow {
@@ -50,6 +54,9 @@ class RunStore {
                                             const std::string& header) = 0;
   // The newest run named `name` still marked running (a crash left it so).
   virtual Result<std::optional<RunRow>> unfinished_run(const std::string& name) = 0;
+  // The newest run named `name`, whatever its status, with its definition
+  // (no checkpoint): how a `once` soak knows it already ran.
+  virtual Result<std::optional<RunRow>> latest_run(const std::string& name) = 0;
   virtual Result<std::vector<RoundRow>> rounds(std::int64_t run) = 0;
   // At most `limit` rounds with index >= `from`, in index order: what a
   // reader on the event loop asks for, so a 10-hour soak's 100,000 rounds

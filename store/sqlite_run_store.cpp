@@ -57,8 +57,9 @@ Result<std::int64_t> SqliteRunStore::create_run(const RunRow& run) {
   std::lock_guard lock(mu_);
   const std::string context = fmt::format("recording {} run {} on {} in {}", run.test, run.name, run.target, path_);
   Stmt st(db_,
-          "INSERT INTO pts_runs(id, name, test, target, serial, model, status, started_ns, header, checkpoint) "
-          "VALUES((SELECT max(coalesce(max(id), 0), ?10) + 1 FROM pts_runs), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+          "INSERT INTO pts_runs(id, name, test, target, serial, model, status, started_ns, header, checkpoint, "
+          "definition) VALUES((SELECT max(coalesce(max(id), 0), ?10) + 1 FROM pts_runs), ?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+          "?8, ?9, ?11)");
   if (!st.ok()) return st.error(context);
   st.bind(1, run.name);
   st.bind(2, run.test);
@@ -70,6 +71,7 @@ Result<std::int64_t> SqliteRunStore::create_run(const RunRow& run) {
   st.bind(8, run.header);
   st.bind(9, run.checkpoint);
   st.bind(10, id_floor_);
+  st.bind(11, run.definition);
   if (st.step() != SQLITE_DONE) return st.error(context);
   return static_cast<std::int64_t>(sqlite3_last_insert_rowid(db_));
 }
@@ -177,6 +179,22 @@ Result<std::optional<RunRow>> SqliteRunStore::unfinished_run(const std::string& 
                         "json_extract(header, '$.resumable') = 1)) AND "
                         "id = (SELECT MAX(id) FROM pts_runs WHERE name = ?1)",
                         name, context);
+}
+
+Result<std::optional<RunRow>> SqliteRunStore::latest_run(const std::string& name) {
+  std::lock_guard lock(mu_);
+  const std::string context = fmt::format("looking up the newest run {} in {}", name, path_);
+  auto row = select_one_run(db_, "WHERE name = ?1 ORDER BY id DESC LIMIT 1", name, context);
+  if (!row || !*row) return row;
+  (*row)->checkpoint.clear();
+  // Not among the common columns: read_stored_run also reads databases it
+  // never migrates, which lack this one.
+  Stmt st(db_, "SELECT definition FROM pts_runs WHERE id = ?1");
+  if (!st.ok()) return st.error(context);
+  st.bind(1, (*row)->id);
+  if (st.step() != SQLITE_ROW) return st.error(context);
+  (*row)->definition = st.text(0);
+  return row;
 }
 
 Result<std::optional<RunRow>> SqliteRunStore::run(std::int64_t id) {

@@ -107,6 +107,14 @@ CREATE VIEW samples AS
   SELECT drive_id, time_ns, segment, data_units_written, data_units_read, power_on_hours, percentage_used,
          composite_temperature_k, media_bytes_written FROM sample_log;
 )sql"},
+    // What a [[soak]] run was started from: the fingerprint of its test,
+    // profile, target and parameters ('' for an operator's run, or one
+    // recorded before this column), so a finished `schedule = "once"` soak is
+    // known as finished across restarts. The index finds a name's newest run.
+    {6, R"sql(
+ALTER TABLE pts_runs ADD COLUMN definition TEXT NOT NULL DEFAULT '';
+CREATE INDEX pts_runs_name ON pts_runs(name, id);
+)sql"},
 };
 
 Result<int> user_version(sqlite3* db, const std::string& path) {

@@ -249,21 +249,24 @@ json run_head_json(const RunHeader& header, RunStatus status) {
 
 json run_view_json(const RunView& r) {
   const auto opt = [](const auto& v) { return v ? json(*v) : json(nullptr); };
-  return {{"id", r.id},
-          {"name", r.name},
-          {"test", r.test},
-          {"target", r.target},
-          {"serial", r.serial},
-          {"status", std::string(to_text(r.status))},
-          {"round", r.round},
-          {"rounds_total", r.rounds_total},
-          {"phase", r.phase},
-          {"iops", std::isfinite(r.iops) ? json(r.iops) : json(nullptr)},
-          {"bytes_per_second", std::isfinite(r.bytes_per_second) ? json(r.bytes_per_second) : json(nullptr)},
-          {"eta_s", r.eta ? json(seconds(*r.eta)) : json(nullptr)},
-          {"started", static_cast<double>(r.started_ns) / 1e9},
-          {"ended", r.ended_ns ? json(static_cast<double>(*r.ended_ns) / 1e9) : json(nullptr)},
-          {"steady", opt(r.steady)}};
+  json j = {{"id", r.id},
+            {"name", r.name},
+            {"test", r.test},
+            {"target", r.target},
+            {"serial", r.serial},
+            {"status", std::string(to_text(r.status))},
+            {"round", r.round},
+            {"rounds_total", r.rounds_total},
+            {"phase", r.phase},
+            {"iops", std::isfinite(r.iops) ? json(r.iops) : json(nullptr)},
+            {"bytes_per_second", std::isfinite(r.bytes_per_second) ? json(r.bytes_per_second) : json(nullptr)},
+            {"eta_s", r.eta ? json(seconds(*r.eta)) : json(nullptr)},
+            {"started", static_cast<double>(r.started_ns) / 1e9},
+            {"ended", r.ended_ns ? json(static_cast<double>(*r.ended_ns) / 1e9) : json(nullptr)},
+            {"steady", opt(r.steady)}};
+  // Present only while the daemon holds the run paused for its store.
+  if (!r.paused_reason.empty()) j["paused_for"] = {{"reason", r.paused_reason}, {"detail", r.paused_detail}};
+  return j;
 }
 
 namespace {
@@ -297,6 +300,12 @@ Result<RunView> run_view_from_json(const json& j) {
     const json& steady = need(j, "steady", "true, false or null");
     if (!steady.is_null() && !steady.is_boolean()) bad("steady", "true, false or null");
     if (steady.is_boolean()) r.steady = steady.get<bool>();
+    if (j.contains("paused_for")) {
+      const json& p = j["paused_for"];
+      if (!p.is_object()) bad("paused_for", "an object");
+      r.paused_reason = string_of(p, "reason", "a string");
+      r.paused_detail = string_of(p, "detail", "a string");
+    }
     return r;
   } catch (const json_keys::DecodeError& e) {
     return Error{ErrorReason::decode, e.what()};

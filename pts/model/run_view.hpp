@@ -42,6 +42,10 @@ struct RunView : RunIdentity {
   std::optional<double> window_average, window_range, window_excursion;
   // Latency quantiles of the last finished round: {quantile, seconds}.
   std::vector<std::pair<double, double>> round_latency;
+  // Set while the daemon holds the run paused because its round cannot be
+  // recorded (the run store is locked, full, ...): the store's reason
+  // ("locked") and its message. Empty otherwise.
+  std::string paused_reason{}, paused_detail{};
   bool operator==(const RunView&) const = default;
 };
 

@@ -163,7 +163,11 @@ class ControlSocket(unittest.TestCase):
         self.assertIn("wsat", r.stderr.split("known", 1)[-1])
 
     def test_usage_errors_exit_2_and_a_missing_daemon_3(self):
-        self.assertEqual(ctl("--socket", self.sock, "start", "wsat").returncode, 2)
+        self.assertEqual(ctl("--socket", self.sock, "start").returncode, 2)
+        # Without --target the name is a [[soak]]'s: none here is named so.
+        r = ctl("--socket", self.sock, "start", "wsat")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn('no [[soak]] named "wsat"', r.stderr)
         r = ctl("--socket", os.path.join(self.dir, "absent.sock"), "status")
         self.assertEqual(r.returncode, 3)
 

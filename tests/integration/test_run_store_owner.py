@@ -2,8 +2,9 @@
 apart from the history (nvmond.db), and survive it.
 
 - A history whose `samples` pages are overwritten while a [[soak]] runs is
-  set aside alone: the run goes on, `nvmonctl report 1` finds it, and the
-  next run after a restart is run 2, leaving runs/NAME-1 as it was.
+  set aside alone: the run goes on, `nvmonctl report 1` finds it; after a
+  restart the finished once-soak stays done, and `nvmonctl start NAME` runs
+  it as run 2, leaving runs/NAME-1 as it was.
 - A damaged `pts_rounds` page is found when the daemon starts: counted in
   nvmond_store_errors_total{reason="corrupt"}, the file set aside, history
   and show work, and the next run takes a new id (runs/NAME-1 kept).
@@ -131,7 +132,8 @@ class RunStoreOwnerTest(unittest.TestCase):
                 with contextlib.suppress(AssertionError):
                     return d.wait_metric(lambda m: store_errors(m, "corrupt") > 0, 5, "the corrupt history counted")
             wait_for(damaged_and_found, 30, "the damaged history found")
-            self.assertEqual(len(set_aside(history)), 1)
+            # The counter moves before the file is renamed: wait for the file.
+            wait_for(lambda: len(set_aside(history)) == 1, 20, "the damaged history set aside")
             # While the soak goes on, its run is found by id where it is written.
             live = self.report(1)
             self.assertEqual(live.returncode, 0, live.stderr)
@@ -146,10 +148,14 @@ class RunStoreOwnerTest(unittest.TestCase):
         self.assertEqual(committed(self.state), {1: set(range(100))})
         self.assertEqual(set_aside(os.path.join(self.state, "runs.db")), [])
 
-        # A once-soak runs again at the next start: as run 2, beside run 1.
+        # A finished once-soak is not run again by a restart; an operator's
+        # `nvmonctl start NAME` runs it as run 2, beside run 1.
         mark = len(d.log_text())
         d.start()
         try:
+            d.wait_log(rf"soak {SOAK}: not started: it ran once as run 1", 30, mark)
+            started = self.ctl("start", SOAK)
+            self.assertEqual(started.returncode, 0, started.stdout + started.stderr)
             d.wait_log(rf"soak {SOAK}: .* started as run (\d+)", 30, mark)
             self.assertRegex(d.log_text()[mark:], rf"soak {SOAK}: .* started as run 2\b")
             self.assertEqual(self.history().get(1), "completed")
@@ -170,7 +176,8 @@ class RunStoreOwnerTest(unittest.TestCase):
         d.start()
         try:
             d.wait_metric(lambda m: store_errors(m, "corrupt") > 0, 20, "the damaged run store counted")
-            self.assertEqual(len(set_aside(db)), 1, os.listdir(self.state))
+            # The counter moves before the file is renamed: wait for the file.
+            wait_for(lambda: len(set_aside(db)) == 1, 20, "the damaged run store set aside")
             # The soak starts again as a run of its own, never as run 1.
             d.wait_log(rf"soak {SOAK}: .* started as run 2", 30)
             self.assertEqual(self.ctl("history").returncode, 0)

@@ -70,6 +70,13 @@ def state_on_tmpfs(test, d, options):
         subprocess.run(["umount", "-l", state], capture_output=True)
 
 
+def set_aside_once(state):
+    """The one corrupt history set aside. The error counter moves before the
+    file is renamed: waited for, not read right after the counter."""
+    return wait_for(lambda: (lambda a: a if len(a) == 1 else None)(glob.glob(os.path.join(state, "nvmond.db.corrupt-*"))),
+                    20, "the corrupt database set aside")
+
+
 class StoreResilienceTest(unittest.TestCase):
     def serve_all_drives_despite_the_store(self, d, reason):
         m = d.wait_metric(lambda m: all_up(m) and store_errors(m, reason) > 0, 20,
@@ -90,8 +97,7 @@ class StoreResilienceTest(unittest.TestCase):
         d.start()
         try:
             self.serve_all_drives_despite_the_store(d, "corrupt")
-            aside = glob.glob(os.path.join(state, "nvmond.db.corrupt-*"))
-            self.assertEqual(len(aside), 1, os.listdir(state))
+            aside = set_aside_once(state)
             with open(aside[0], "rb") as f:
                 self.assertEqual(f.read(), garbage, "the corrupt file must be kept as it was")
             wait_for(lambda: sample_rows(state) >= len(SERIALS), 20, "samples in the fresh database")
@@ -117,7 +123,7 @@ class StoreResilienceTest(unittest.TestCase):
         try:
             m = self.serve_all_drives_despite_the_store(d, "corrupt")
             self.assertEqual([s for s in m if s.labels.get("serial") == ""], [])
-            self.assertEqual(len(glob.glob(os.path.join(state, "nvmond.db.corrupt-*"))), 1, os.listdir(state))
+            set_aside_once(state)
             wait_for(lambda: sample_rows(state) >= len(SERIALS), 20, "samples in the fresh database")
         finally:
             d.stop()
@@ -127,7 +133,8 @@ class StoreResilienceTest(unittest.TestCase):
         with state_on_tmpfs(self, d, "ro,size=1m"):
             d.start()
             self.serve_all_drives_despite_the_store(d, "read_only")
-            # Logged once, not once per poll.
+            # Logged once, not once per poll (the error is counted just before).
+            d.wait_log("history store failing", 10)
             self.assertEqual(d.log_text().count("history store failing"), 1, d.log_text())
 
     def test_a_filesystem_filled_under_the_daemon_backs_off_and_never_claims_a_recovery(self):
@@ -156,7 +163,8 @@ class StoreResilienceTest(unittest.TestCase):
             self.assertEqual(sample_rows(state), 0)
             os.remove(filler)
             wait_for(lambda: sample_rows(state) >= 2 * len(SERIALS), 45, "samples written after space was freed")
-            self.assertIn("history store recovered", d.log_text())
+            # Said once the write that proved it returned: after the rows are on disk.
+            d.wait_log("history store recovered", 10)
             self.assertTrue(all_up(d.metrics()))
 
     def second_daemon_is_refused(self, delete_lock_file):

@@ -55,6 +55,29 @@ TEST(ControlCommands, SecondStartOnTheSameDriveQueuesAndStopLetsItRun) {
   EXPECT_EQ(history["runs"][1]["status"], "interrupted");
 }
 
+TEST(ControlCommands, StartWithoutATargetRunsTheNamedSoakAgainEvenAFinishedOnceSoak) {
+  Fixture f;
+  SoakEntry e;
+  e.request = {"nightly", validate("wsat", {{"rounds", "3"}}), "sim:a"};
+  f.soaks.last["nightly"] = LastRun{4, "wsat", "sim:a", RunStatus::completed, false, e.definition(), 1, 2};
+  f.scheduler.configure({e}, f.clock.wall());
+  f.ctx.tick();
+  EXPECT_TRUE(f.soaks.started.empty());  // ran once already
+
+  json refused = f.ask(R"({"cmd":"start","test":"nightly","target":"","params":{"rounds":"9"}})");
+  EXPECT_FALSE(refused["ok"]) << refused;
+  json unknown = f.ask(R"({"cmd":"start","test":"weekly","target":""})");
+  EXPECT_NE(unknown["error"].get<std::string>().find("no [[soak]] named \"weekly\""), std::string::npos) << unknown;
+
+  json again = f.ask(R"({"cmd":"start","test":"nightly","target":""})");
+  ASSERT_TRUE(again["ok"]) << again;
+  EXPECT_EQ(again["name"], "nightly");
+  ASSERT_EQ(f.soaks.started.size(), 1U);
+  EXPECT_EQ(f.soaks.started[0].test.text().at("rounds"), "3");  // as configured
+  json busy = f.ask(R"({"cmd":"start","test":"nightly","target":""})");
+  EXPECT_NE(busy["error"].get<std::string>().find("in progress"), std::string::npos) << busy;
+}
+
 TEST(ControlCommands, PauseAllPausesEveryRunAndShowListsRounds) {
   Fixture f;
   json run = f.ask(R"({"cmd":"start","test":"wsat","target":"sim:a"})");

@@ -39,6 +39,30 @@ TEST(SoakMetrics, EverySeriesJoinsTheDriveOnSerial) {
   EXPECT_EQ(label_of(by.at("nvmond_soak_round_latency_seconds")->metric[1], "percentile"), "99.99");
 }
 
+TEST(SoakMetrics, ARunHeldForTheRunStoreCarriesTheReasonAndOnlyWhileHeld) {
+  RunView r;
+  r.id = 3;
+  r.serial = "SIM-DC";
+  r.status = RunStatus::paused;
+  r.paused_reason = "locked";
+  auto find = [](const std::vector<prometheus::MetricFamily>& fs) -> const prometheus::MetricFamily* {
+    for (const auto& f : fs) {
+      if (f.name == "nvmond_soak_paused") return &f;
+    }
+    return nullptr;
+  };
+  auto held = render_soak_metrics({r}, {});
+  const auto* f = find(held);
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(f->metric.size(), 1U);
+  EXPECT_EQ(label_of(f->metric[0], "reason"), "locked");
+  EXPECT_EQ(label_of(f->metric[0], "serial"), "SIM-DC");
+  EXPECT_EQ(f->metric[0].gauge.value, 1);
+  r.paused_reason.clear();
+  r.status = RunStatus::running;
+  EXPECT_EQ(find(render_soak_metrics({r}, {})), nullptr);
+}
+
 TEST(SoakMetrics, NoRunsNoFamilies) { EXPECT_TRUE(render_soak_metrics({}, {}).empty()); }
 
 TEST(SoakMetrics, EverySchedulesFailedStartsAreACounterZeroIncluded) {

@@ -9,8 +9,10 @@
 #include <sstream>
 #include <functional>
 #include <mutex>
+#include <thread>
 #include <nlohmann/json.hpp>
 
+#include "daemon/patient_run_store.hpp"
 #include "daemon/soak_runner.hpp"
 #include "pts/model/run_codec.hpp"
 #include "store/sqlite_run_store.hpp"
@@ -119,9 +121,65 @@ struct RecordingSink final : ThroughputSink {
   }
 };
 
+// The run store as another program or a full disk leaves it: while
+// `failing` is set, writes fail with it (a round's commit, or a run's update
+// too when `updates_fail`), as ResilientRunStore reports an unavailable store;
+// `land_then_fail` lets the next round reach the database, then reports
+// `failing` (a commit that landed though its answer was lost).
+struct FlakyStore final : RunStore {
+  explicit FlakyStore(std::shared_ptr<RunStore> inner) : store(std::move(inner)) {}
+  std::shared_ptr<RunStore> store;
+  std::mutex mu;
+  std::optional<Error> failing;
+  bool updates_fail = false;
+  bool land_then_fail = false;
+  int commits = 0;  // attempts
+
+  void fail(std::optional<Error> e, bool updates = false) {
+    std::lock_guard lock(mu);
+    failing = std::move(e);
+    updates_fail = updates;
+  }
+  int attempts() {
+    std::lock_guard lock(mu);
+    return commits;
+  }
+  Result<std::int64_t> create_run(const RunRow& run) override { return store->create_run(run); }
+  Result<std::monostate> commit_round(std::int64_t run, const RoundRow& round, const std::string& cp) override {
+    std::lock_guard lock(mu);
+    ++commits;
+    if (land_then_fail && failing) {
+      land_then_fail = false;
+      (void)store->commit_round(run, round, cp);
+      return *failing;
+    }
+    if (failing) return *failing;
+    return store->commit_round(run, round, cp);
+  }
+  Result<std::monostate> update_run(std::int64_t run, RunStatus status, std::optional<std::int64_t> ended_ns,
+                                    const std::string& header) override {
+    {
+      std::lock_guard lock(mu);
+      if (failing && updates_fail) return *failing;
+    }
+    return store->update_run(run, status, ended_ns, header);
+  }
+  Result<std::optional<RunRow>> unfinished_run(const std::string& name) override { return store->unfinished_run(name); }
+  Result<std::optional<RunRow>> latest_run(const std::string& name) override { return store->latest_run(name); }
+  Result<std::vector<RoundRow>> rounds(std::int64_t run) override { return store->rounds(run); }
+  Result<std::vector<RoundRow>> rounds_page(std::int64_t run, std::int64_t from, std::size_t limit) override {
+    return store->rounds_page(run, from, limit);
+  }
+  Result<std::optional<RunRow>> run(std::int64_t id) override { return store->run(id); }
+  Result<std::vector<RunRow>> runs(const std::optional<std::string>& serial, int limit) override {
+    return store->runs(serial, limit);
+  }
+};
+
 struct Fixture {
   test::TempDir dir{"soak-runner"};
   std::shared_ptr<RunStore> store = std::shared_ptr<RunStore>(std::move(*SqliteRunStore::open_file(dir.path() + "/nvmond.db")));
+  std::shared_ptr<FlakyStore> flaky = std::make_shared<FlakyStore>(store);
   std::shared_ptr<DriveModel> model = std::make_shared<DriveModel>(drive(), WallTime{} + 480000h);
   std::shared_ptr<Gate> gate = std::make_shared<Gate>();
   RecordingSink sink;
@@ -132,7 +190,7 @@ struct Fixture {
 
   std::unique_ptr<SoakRunner> make_runner() {
     return std::make_unique<SoakRunner>(
-        store, dir.path(),
+        flaky, dir.path(),
         [this](const std::string&) -> Result<OpenedTarget> {
           return OpenedTarget{std::make_unique<GatedTarget>(model, gate), nullptr};
         },
@@ -142,7 +200,41 @@ struct Fixture {
     return SoakRequest{"w", validate("wsat", {{"rounds", std::to_string(rounds)}, {"round", "1m"}}), "sim:d0", resumable};
   }
   RunRow row(std::int64_t id) const { return **store->run(id); }
+  // The run's live view once `pred` holds for it; fails after 20 s.
+  std::optional<RunView> wait_view(const std::function<bool(const RunView&)>& pred) const {
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    while (std::chrono::steady_clock::now() < deadline) {
+      for (const auto& v : runner->active()) {
+        if (pred(v)) return v;
+      }
+      std::this_thread::yield();
+    }
+    return std::nullopt;
+  }
+  // Moves the daemon's clock in `step`s until `done`; false after 20 s of
+  // real time. Steps, not one jump: the run's thread reads the clock for
+  // its next try after the test saw the failure, and a jump made before
+  // that read would be lost.
+  bool drive_clock_until(const std::function<bool()>& done, Duration step = 100ms) {
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    while (!done()) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      clock.advance(step);
+      std::this_thread::sleep_for(1ms);  // pacing only: `done` decides
+    }
+    return true;
+  }
+  bool idle() const { return runner->active().empty(); }
 };
+
+const Error kLocked{ErrorReason::locked, "run store unavailable (locked); retrying later"};
+
+void expect_rounds_once(RunStore& store, std::int64_t id, int n) {
+  auto rounds = store.rounds(id);
+  ASSERT_TRUE(rounds);
+  ASSERT_EQ(rounds->size(), static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) EXPECT_EQ((*rounds)[static_cast<std::size_t>(i)].index, i);
+}
 
 TEST(SoakRunner, ReportsTheRunInProgressAndStopKeepsItsRoundsAsInterrupted) {
   Fixture f;
@@ -468,6 +560,87 @@ TEST(SoakRunner, AFinishedRunsFilesAreUnderStateDirRuns) {
   const std::string dir = f.dir.path() + "/runs/w-" + std::to_string(run);
   EXPECT_TRUE(std::filesystem::is_regular_file(dir + "/run.json"));
   EXPECT_TRUE(std::filesystem::is_regular_file(dir + "/report.html"));
+}
+
+TEST(SoakRunnerStoreOutage, ARoundTheStoreCannotTakeIsRetriedOnTheClockWhileTheRunShowsPausedAndGoesOnOnce) {
+  Fixture f;
+  f.gate->allow(4);
+  f.flaky->fail(kLocked);
+  auto id = f.runner->start(f.wsat(4));
+  ASSERT_TRUE(id) << id.error().message;
+  auto held = f.wait_view([](const RunView& v) { return !v.paused_reason.empty(); });
+  ASSERT_TRUE(held) << "the run never showed as paused";
+  EXPECT_EQ(held->status, RunStatus::paused);
+  EXPECT_EQ(held->paused_reason, "locked");
+  EXPECT_NE(held->paused_detail.find("cannot record round 0"), std::string::npos) << held->paused_detail;
+  EXPECT_EQ(f.row(*id).status, RunStatus::running);  // nothing says failed
+  EXPECT_EQ(f.flaky->attempts(), 1);
+
+  // The retries run on the daemon's clock, not on real time: each try
+  // needs the clock moved past its backoff.
+  const WallTime paused_at = f.clock.wall();
+  ASSERT_TRUE(f.drive_clock_until([&] { return f.flaky->attempts() >= 3; }));
+  // Backoff 1 s, then 2 s: the third try needs at least 3 s of clock time.
+  EXPECT_GE(f.clock.wall() - paused_at, 3 * PatientRunStore::kRetry.first);
+  EXPECT_EQ(f.runner->active().at(0).status, RunStatus::paused);
+
+  f.flaky->fail(std::nullopt);  // the store recovers
+  ASSERT_TRUE(f.drive_clock_until([&] { return f.idle(); }));
+  ASSERT_TRUE(f.runner->wait_idle(20s));
+  EXPECT_EQ(f.row(*id).status, RunStatus::completed);
+  expect_rounds_once(*f.store, *id, 4);
+}
+
+TEST(SoakRunnerStoreOutage, ARoundThatLandedThoughItsAnswerWasLostIsNotRecordedTwice) {
+  Fixture f;
+  f.gate->allow(3);
+  f.flaky->land_then_fail = true;
+  f.flaky->fail(kLocked);
+  auto id = f.runner->start(f.wsat(3));
+  ASSERT_TRUE(id);
+  ASSERT_TRUE(f.wait_view([](const RunView& v) { return !v.paused_reason.empty(); }));
+  f.flaky->fail(std::nullopt);
+  ASSERT_TRUE(f.drive_clock_until([&] { return f.idle(); }));
+  ASSERT_TRUE(f.runner->wait_idle(20s));
+  EXPECT_EQ(f.row(*id).status, RunStatus::completed);
+  expect_rounds_once(*f.store, *id, 3);
+}
+
+TEST(SoakRunnerStoreOutage, AFailureThatDoesNotHealFailsTheRunAtOnce) {
+  Fixture f;
+  f.gate->allow(3);
+  f.flaky->fail(Error{ErrorReason::store, "no such table: pts_rounds"});
+  auto id = f.runner->start(f.wsat(3));
+  ASSERT_TRUE(id);
+  ASSERT_TRUE(f.runner->wait_idle(20s));
+  EXPECT_EQ(f.row(*id).status, RunStatus::failed);
+  EXPECT_EQ(f.flaky->attempts(), 1);
+}
+
+TEST(SoakRunnerStoreOutage, ShutdownWhileTheStoreIsDownLeavesTheRunRunningForTheNextDaemonNotFailed) {
+  Fixture f;
+  f.gate->allow(2);
+  f.flaky->fail(Error{ErrorReason::full, "database or disk is full"}, true);
+  auto id = f.runner->start(f.wsat(2));
+  ASSERT_TRUE(id);
+  ASSERT_TRUE(f.wait_view([](const RunView& v) { return v.paused_reason == "full"; }));
+  f.runner->shutdown(20s);  // ends the wait at once: no clock advance needed
+  EXPECT_EQ(f.row(*id).status, RunStatus::running);
+  EXPECT_EQ(f.row(*id).rounds, 0);
+
+  f.flaky->fail(std::nullopt);  // the next daemon, the disk freed: resumed, every round once
+  {
+    std::lock_guard lock(f.gate->mu);
+    f.gate->stop = false;
+  }
+  f.runner = f.make_runner();
+  f.gate->allow(2);
+  auto again = f.runner->start(f.wsat(2));
+  ASSERT_TRUE(again);
+  EXPECT_EQ(*again, *id);
+  ASSERT_TRUE(f.runner->wait_idle(20s));
+  EXPECT_EQ(f.row(*id).status, RunStatus::completed);
+  expect_rounds_once(*f.store, *id, 2);
 }
 
 }  // namespace

@@ -24,6 +24,7 @@ class FakeSoakControl : public SoakControl {
     v.phase = "fob";
     runs_[v.id] = v;
     started.push_back(r);
+    last[r.name] = LastRun{v.id, v.test, v.target, RunStatus::running, false, r.definition, 0, std::nullopt};
     return v.id;
   }
   Result<std::monostate> stop(std::int64_t id) override { return end(id, RunStatus::interrupted); }
@@ -49,6 +50,11 @@ class FakeSoakControl : public SoakControl {
     }
     return out;
   }
+  Result<std::optional<LastRun>> last_run(const std::string& name) const override {
+    if (last_run_error) return *last_run_error;
+    if (auto it = last.find(name); it != last.end()) return std::optional<LastRun>{it->second};
+    return std::optional<LastRun>{};
+  }
   Result<RunDetail> show(std::int64_t id, const RoundPage& = {}) const override {
     auto it = runs_.find(id);
     if (it == runs_.end()) return Error{ErrorReason::absent, "no run " + std::to_string(id)};
@@ -64,11 +70,19 @@ class FakeSoakControl : public SoakControl {
     if (it == runs_.end() || it->second.ended_ns) return Error{ErrorReason::absent, "no active run " + std::to_string(id)};
     it->second.status = status;
     it->second.ended_ns = 1;
+    if (auto l = last.find(it->second.name); l != last.end() && l->second.id == id) {
+      l->second.status = status;
+      l->second.ended_ns = 1;
+    }
     return std::monostate{};
   }
   RunView& run(std::int64_t id) { return runs_.at(id); }
   std::map<std::string, std::string> serial_of;
   std::vector<SoakRequest> started;
+  // The store's newest run of each name (kept across a "restart": a new
+  // scheduler on the same fake), and a failure for last_run to answer with.
+  std::map<std::string, LastRun> last;
+  std::optional<Error> last_run_error;
 
  private:
   Result<std::monostate> set(std::int64_t id, RunStatus to, RunStatus from) {

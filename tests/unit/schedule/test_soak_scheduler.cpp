@@ -237,6 +237,136 @@ TEST(SoakScheduler, ManualRunNamesSayWhenAndNeverRepeatAcrossARestart) {
   EXPECT_NE(after_restart, second);
 }
 
+TEST_F(SoakSchedulerTest, ARunHeldForTheRunStoreIsListedPausedWithTheReason) {
+  sched.configure({entry("nightly", "sim:a")}, t0());
+  tick(t0());
+  const std::int64_t run = *view(sched.list(), "nightly").run;
+  ctl.run(run).paused_reason = "locked";
+  ctl.run(run).paused_detail = "the run store cannot record round 3 (locked): database is locked";
+  ScheduleView v = view(sched.list(), "nightly");
+  EXPECT_EQ(v.state, ScheduleState::paused);
+  EXPECT_EQ(v.detail, "the run store cannot record round 3 (locked): database is locked");
+  ctl.run(run).paused_reason.clear();  // the store took the round
+  EXPECT_EQ(view(sched.list(), "nightly").state, ScheduleState::running);
+}
+
+// A daemon restart: a new scheduler over the same store (the fake keeps
+// each name's newest run).
+struct Restarts {
+  FakeSoakControl ctl;
+  std::unique_ptr<SoakScheduler> sched;
+  void start(const std::vector<SoakEntry>& entries, WallTime at) {
+    sched = std::make_unique<SoakScheduler>(ctl, nullptr);
+    sched->configure(entries, at);
+    sched->tick(at, nullptr);
+  }
+  ScheduleView of(const std::string& name) const { return view(sched->list(), name); }
+};
+
+SoakEntry with_rounds(SoakEntry e, const std::string& rounds) {
+  e.request.test = validate("wsat", {{"rounds", rounds}});
+  return e;
+}
+
+TEST(SoakOnce, AFinishedOnceSoakIsNotRunAgainByARestartOrAReloadUntilItsDefinitionChanges) {
+  Restarts r;
+  r.start({entry("nightly", "sim:a")}, t0());
+  ASSERT_EQ(r.ctl.started.size(), 1U);
+  EXPECT_EQ(r.ctl.started[0].definition, entry("nightly", "sim:a").definition());
+  ASSERT_TRUE(r.ctl.end(*r.of("nightly").run, RunStatus::completed).ok());
+  r.sched->tick(t0() + 1min, nullptr);
+
+  r.start({entry("nightly", "sim:a")}, t0() + 1h);  // restart
+  r.sched->tick(t0() + 2h, nullptr);
+  EXPECT_EQ(r.ctl.started.size(), 1U);
+  ScheduleView v = r.of("nightly");
+  EXPECT_EQ(v.state, ScheduleState::idle);
+  EXPECT_FALSE(v.next_start);
+  EXPECT_NE(v.detail.find("ran once as run 1 (completed)"), std::string::npos) << v.detail;
+  EXPECT_NE(v.detail.find("nvmonctl start nightly"), std::string::npos) << v.detail;
+
+  auto cooler = entry("nightly", "sim:a");  // a reload that changes only when it may run
+  cooler.timing.thermal_margin_c = 9;
+  r.sched->configure({cooler}, t0() + 3h);
+  r.sched->tick(t0() + 3h, nullptr);
+  EXPECT_EQ(r.ctl.started.size(), 1U);
+
+  r.start({with_rounds(entry("nightly", "sim:a"), "20")}, t0() + 4h);  // another definition
+  ASSERT_EQ(r.ctl.started.size(), 2U);
+  EXPECT_NE(r.ctl.started[1].definition, r.ctl.started[0].definition);
+}
+
+TEST(SoakOnce, AnUnfinishedOnceSoakStartsToBeResumedAndOneAnOperatorStoppedDoesNot) {
+  Restarts r;
+  const auto e = entry("nightly", "sim:a");
+  r.ctl.last["nightly"] = LastRun{7, "wsat", "sim:a", RunStatus::running, false, e.definition(), 1, std::nullopt};
+  r.start({e}, t0());  // a crash left it running
+  EXPECT_EQ(r.ctl.started.size(), 1U);
+
+  r.ctl.last["nightly"] = LastRun{7, "wsat", "sim:a", RunStatus::interrupted, true, e.definition(), 1, 2};
+  r.start({e}, t0());  // a stopping daemon closed it, resumable
+  EXPECT_EQ(r.ctl.started.size(), 2U);
+
+  r.ctl.last["nightly"] = LastRun{7, "wsat", "sim:a", RunStatus::interrupted, false, e.definition(), 1, 2};
+  r.start({e}, t0());  // `nvmonctl stop`: over
+  EXPECT_EQ(r.ctl.started.size(), 2U);
+}
+
+TEST(SoakOnce, AOnceSoakThatFailedIsNotLoopedOnEachRestartAndAnOperatorRunsItAgain) {
+  Restarts r;
+  const auto e = entry("nightly", "sim:a");
+  r.ctl.last["nightly"] = LastRun{3, "wsat", "sim:a", RunStatus::failed, false, e.definition(), 1, 2};
+  for (int i = 0; i < 3; ++i) r.start({e}, t0() + i * 1h);
+  EXPECT_TRUE(r.ctl.started.empty());
+  EXPECT_NE(r.of("nightly").detail.find("ran once as run 3 (failed)"), std::string::npos);
+
+  EXPECT_FALSE(r.sched->run_again("nightly", t0() + 5h));
+  r.sched->tick(t0() + 5h, nullptr);
+  ASSERT_EQ(r.ctl.started.size(), 1U);
+  EXPECT_EQ(r.ctl.started[0].name, "nightly");
+  auto again = r.sched->run_again("nightly", t0() + 5h);  // in progress now
+  ASSERT_TRUE(again);
+  EXPECT_NE(again->find("in progress as run"), std::string::npos);
+  EXPECT_TRUE(r.sched->run_again("no-such-soak", t0() + 5h));
+  const std::string manual = r.sched->request({"", TestRequest{"wsat", {}}, "sim:b"}, t0() + 5h);
+  EXPECT_TRUE(r.sched->run_again(manual, t0() + 5h));  // an operator's run is no [[soak]]
+}
+
+TEST(SoakOnce, ARunRecordedBeforeDefinitionsWereKeptCountsWhenItsTestAndTargetAreTheSame) {
+  Restarts r;
+  r.ctl.last["nightly"] = LastRun{2, "wsat", "sim:a", RunStatus::completed, false, "", 1, 2};
+  r.start({entry("nightly", "sim:a")}, t0());  // an upgrade from a daemon that kept no definition
+  EXPECT_TRUE(r.ctl.started.empty());
+  r.start({entry("nightly", "sim:b")}, t0());  // another target: another soak
+  EXPECT_EQ(r.ctl.started.size(), 1U);
+}
+
+TEST(SoakOnce, WhileTheStoreCannotSayWhetherItRanAOnceSoakWaitsAndIsRetriedWithBackoff) {
+  Restarts r;
+  r.ctl.last_run_error = Error{ErrorReason::full, "run store unavailable (full); retrying later"};
+  r.start({entry("nightly", "sim:a")}, t0());
+  EXPECT_TRUE(r.ctl.started.empty());
+  ScheduleView v = r.of("nightly");
+  EXPECT_EQ(v.state, ScheduleState::failed);
+  EXPECT_NE(v.detail.find("cannot tell whether it already ran"), std::string::npos) << v.detail;
+  ASSERT_TRUE(v.next_start);
+  EXPECT_EQ(*v.next_start, t0() + SoakScheduler::kFirstRetry);
+
+  r.ctl.last_run_error.reset();
+  r.sched->tick(*v.next_start, nullptr);
+  EXPECT_EQ(r.ctl.started.size(), 1U);
+}
+
+TEST(SoakOnce, TheDefinitionIsStableAndIgnoresTheNameAndTiming) {
+  auto e = entry("nightly", "sim:a");
+  EXPECT_EQ(e.definition(), "de9aee013ec5c62f");  // stored in runs.db: must never change between builds
+  auto other = entry("renamed", "sim:a", "every 6h");
+  other.timing.thermal_margin_c = 1;
+  EXPECT_EQ(other.definition(), e.definition());
+  EXPECT_NE(entry("nightly", "sim:b").definition(), e.definition());
+  EXPECT_NE(with_rounds(e, "11").definition(), e.definition());
+}
+
 TEST(SoakTiming, ConfigErrorsNameTheKey) {
   auto tbl = toml::parse(std::string_view("schedule = \"Funday\"\n"), std::string_view("soak.toml"));
   TableReader r(tbl, "soak.toml", "soak[0]");
