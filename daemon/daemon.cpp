@@ -347,7 +347,9 @@ void Daemon::operator_self_test(const std::string& path, std::optional<SelfTestK
 }
 
 std::optional<std::string> Daemon::drive_user(const std::string& serial) const {
-  if (auto use = claims_.holder(serial)) return holder_text(*use);
+  // A self-test's own claim refuses another start with its own sentence
+  // (SelfTestScheduler::claim): here only what a self-test competes with.
+  if (auto use = claims_.holder(serial); use && use->kind != DriveUse::Kind::self_test) return holder_text(*use);
   std::map<std::string, std::string> sim_serials;
   for (const auto& s : config_.sims) sim_serials[s.spec.name] = s.spec.serial;
   const auto drives = published_->drives();

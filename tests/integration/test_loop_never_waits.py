@@ -4,9 +4,7 @@ three `nvmonctl selftest abort` wait on a drive that takes 1.5 s a command,
 the healthy drive is polled at least once a second and a ping on the control
 socket is answered within a second. The start still tells the operator its
 run id once the lock goes, and every abort gets its answer."""
-import json
 import os
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -17,6 +15,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from nvmond_harness import NVMONCTL, Daemon, config, get, sim, table, wait_for  # noqa: E402
+from test_control_socket import raw_request  # noqa: E402
 
 STALL_S = 3.0        # how long each test watches the stall (runs.db's busy timeout is 5 s)
 MAX_ANSWER_S = 1.0   # a control request's answer time during it
@@ -26,17 +25,8 @@ POLL_EVERY_S = 1.0   # the healthy drive: at least one poll per this
 def ping(path):
     """Seconds a ping on the control socket took to be answered."""
     began = time.monotonic()
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.settimeout(30)
-        s.connect(path)
-        s.sendall(b'{"cmd":"ping"}\n')
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = s.recv(4096)
-            if not chunk:
-                break
-            data += chunk
-    assert json.loads(data.decode())["ok"], data
+    reply = raw_request(path, b'{"cmd":"ping"}\n')
+    assert reply["ok"], reply
     return time.monotonic() - began
 
 

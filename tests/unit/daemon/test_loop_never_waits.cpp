@@ -7,10 +7,10 @@
 // request gets its answer.
 #include <gtest/gtest.h>
 
-#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
 
 #include <future>
+#include <mutex>
 #include <thread>
 
 #include "daemon/control_commands.hpp"
@@ -18,6 +18,7 @@
 #include "daemon/soak_runner.hpp"
 #include "pts/sim_target.hpp"
 #include "store/sqlite_run_store.hpp"
+#include "tests/support/loop_thread.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace nvmond {
@@ -26,26 +27,7 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-struct LoopThread {
-  boost::asio::io_context io;
-  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work{io.get_executor()};
-  std::thread thread{[this] { io.run(); }};
-  ~LoopThread() {
-    work.reset();
-    io.stop();
-    thread.join();
-  }
-  // Runs `f` on the loop; its result, or nullopt when the loop did not get
-  // to it within `within`.
-  template <typename F>
-  auto on_loop(F f, std::chrono::milliseconds within = 2s) -> std::optional<decltype(f())> {
-    auto done = std::make_shared<std::promise<decltype(f())>>();
-    auto answer = done->get_future();
-    boost::asio::post(io, [f = std::move(f), done]() mutable { done->set_value(f()); });
-    if (answer.wait_for(within) != std::future_status::ready) return std::nullopt;
-    return answer.get();
-  }
-};
+using test::LoopThread;
 
 // Something that blocks for 60 s unless the test lets it go first.
 struct Blocker {
