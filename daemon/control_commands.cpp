@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <variant>
 
 #include "collectors/nvme/self_test_log.hpp"
@@ -52,7 +53,9 @@ json status(ControlContext& ctx) {
   for (const auto& d : ctx.drives()) reply.drives.push_back(drive_of(d));
   for (const auto& r : ctx.soaks.active()) reply.runs.push_back(r);
   for (const auto& s : ctx.scheduler.list()) {
-    if (s.state == ScheduleState::queued || s.state == ScheduleState::waiting_cool) reply.queued.push_back(schedule_of(s));
+    if (s.state == ScheduleState::queued || s.state == ScheduleState::waiting_cool || s.state == ScheduleState::opening) {
+      reply.queued.push_back(schedule_of(s));
+    }
   }
   return ctl::encode(reply);
 }
@@ -96,7 +99,9 @@ std::optional<std::string> start_problem(const ctl::StartRequest& req) {
   return std::nullopt;
 }
 
-// The answer to a start: the run it began, or why it waits or failed.
+// The answer to a start is a ticket: the schedule's name, `opening` while
+// the run's thread opens the target and writes its row (nvmonctl follows it
+// with `list`), `queued` while its drive is busy or hot; or the run it began.
 json started(const std::string& name, ControlContext& ctx) {
   ctx.tick();
   for (const auto& s : ctx.scheduler.list()) {
@@ -105,7 +110,7 @@ json started(const std::string& name, ControlContext& ctx) {
     if (s.run) return ctl::encode(ctl::StartReply{name, false, *s.run, std::nullopt});
     return ctl::encode(ctl::StartReply{name, true, std::nullopt, s.detail});
   }
-  return fail("run " + name + " ended before it could be reported");
+  return fail("run " + name + " ended before it could be reported (nvmonctl history lists it)");
 }
 
 // `nvmonctl start NAME` without a target: the [[soak]] NAME runs now, as
@@ -184,19 +189,21 @@ json pause_resume(const ctl::RunSelector& which, ControlContext& ctx, bool pause
   return ctl::encode(ctl::RunsActedOn{std::move(*done)});
 }
 
-json history(const ctl::HistoryRequest& req, ControlContext& ctx) {
-  auto h = ctx.soaks.history(req.drive);
+// Reads the run store: called off the loop (ControlContext::offload).
+json history(const ctl::HistoryRequest& req, SoakControl& soaks) {
+  auto h = soaks.history(req.drive);
   if (!h) return fail(h.error().message);
   ctl::HistoryReply reply;
   for (const auto& r : *h) reply.runs.push_back(r);
   return ctl::encode(reply);
 }
 
-json show(const ctl::ShowRequest& req, ControlContext& ctx) {
+// Reads the run store: called off the loop (ControlContext::offload).
+json show(const ctl::ShowRequest& req, SoakControl& soaks) {
   RoundPage page;
   if (req.from) page.from = *req.from;
   if (req.limit) page.limit = static_cast<std::size_t>(*req.limit);
-  auto d = ctx.soaks.show(req.run, page);
+  auto d = soaks.show(req.run, page);
   if (!d) return fail_naming_runs(d.error(), kAllRuns);
   ctl::ShowReply reply{d->run, {}, d->next_round};
   for (const auto& r : d->rounds) {
@@ -248,26 +255,36 @@ std::optional<std::string> self_test_start_problem(const DriveSummary& d, Contro
   return std::nullopt;
 }
 
-json self_test(const ctl::SelfTestRequest& req, ControlContext& ctx) {
-  if (auto p = field_problem("\"drive\"", req.drive, kMaxParamValue)) return fail(*p);
+// Answers through `done`: at once for status and a refusal, when the
+// drive's poll thread posts its answer for a start or an abort.
+void self_test(const ctl::SelfTestRequest& req, ControlContext& ctx, const ControlDone& done) {
+  if (auto p = field_problem("\"drive\"", req.drive, kMaxParamValue)) return done(fail(*p));
   const auto drives = ctx.drives();
   const auto it = std::find_if(drives.begin(), drives.end(), [&](const DriveSummary& d) { return d.serial == req.drive; });
-  if (it == drives.end()) return fail(fmt::format("no drive with serial {} (nvmonctl status lists the drives)", req.drive));
+  if (it == drives.end()) return done(fail(fmt::format("no drive with serial {} (nvmonctl status lists the drives)", req.drive)));
   const DriveSummary& d = *it;
   if (!d.self_test_supported) {
-    return fail(fmt::format("drive {} does not support Device Self-test (Identify OACS bit 4 is clear)", d.serial));
+    return done(fail(fmt::format("drive {} does not support Device Self-test (Identify OACS bit 4 is clear)", d.serial)));
   }
-  if (req.action == ctl::SelfTestAction::status) return ctl::encode(self_test_state(d, ""));
-  if (!ctx.self_test) return fail("this daemon cannot send commands to its drives");
+  if (req.action == ctl::SelfTestAction::status) return done(ctl::encode(self_test_state(d, "")));
+  if (!ctx.self_test) return done(fail("this daemon cannot send commands to its drives"));
   std::optional<SelfTestKind> kind;
   if (req.action == ctl::SelfTestAction::start) {
-    if (auto p = self_test_start_problem(d, ctx)) return fail(*p);
+    if (auto p = self_test_start_problem(d, ctx)) return done(fail(*p));
     kind = req.extended ? SelfTestKind::extended_test : SelfTestKind::short_test;
   }
-  if (auto err = ctx.self_test(d.path, kind)) return fail(err->message);
-  const std::string done = !kind ? "abort sent" : req.extended ? "extended test started" : "short test started";
-  log::info("{} ({}): device self-test: {} (nvmonctl)", d.path, d.serial, done);
-  return ctl::encode(self_test_state(d, done));
+  const std::string what = !kind ? "abort sent" : req.extended ? "extended test started" : "short test started";
+  ctx.self_test(d.path, kind, [done, d, what](std::optional<Error> err) {
+    if (err) return done(fail(err->message));
+    log::info("{} ({}): device self-test: {} (nvmonctl)", d.path, d.serial, what);
+    done(ctl::encode(self_test_state(d, what)));
+  });
+}
+
+// Runs a run-store read off the loop when the context can.
+void offloaded(ControlContext& ctx, std::function<json()> work, const ControlDone& done) {
+  if (!ctx.offload) return done(work());
+  ctx.offload(std::move(work), done);
 }
 
 template <class... F>
@@ -280,18 +297,30 @@ Overloaded(F...) -> Overloaded<F...>;
 }  // namespace
 
 
+void handle_control(const json& request, ControlContext& ctx, ControlDone done) {
+  auto now = [&done](json reply) { done(std::move(reply)); };
+  std::visit(Overloaded{[&](const ctl::PingRequest&) { now(ctl::encode(ctl::PingReply{})); },
+                        [&](const ctl::StatusRequest&) { now(status(ctx)); },
+                        [&](const ctl::ListRequest&) { now(list(ctx)); },
+                        [&](const ctl::StartRequest& r) { now(start(r, ctx)); },
+                        [&](const ctl::StopRequest& r) { now(stop(r, ctx)); },
+                        [&](const ctl::PauseRequest& r) { now(pause_resume(r.which, ctx, true)); },
+                        [&](const ctl::ResumeRequest& r) { now(pause_resume(r.which, ctx, false)); },
+                        [&](const ctl::HistoryRequest& r) {
+                          offloaded(ctx, [r, &soaks = ctx.soaks] { return history(r, soaks); }, done);
+                        },
+                        [&](const ctl::ShowRequest& r) {
+                          offloaded(ctx, [r, &soaks = ctx.soaks] { return show(r, soaks); }, done);
+                        },
+                        [&](const ctl::SelfTestRequest& r) { self_test(r, ctx, done); }},
+             ctl::decode_request(request));
+}
+
 json handle_control(const json& request, ControlContext& ctx) {
-  return std::visit(Overloaded{[](const ctl::PingRequest&) { return ctl::encode(ctl::PingReply{}); },
-                               [&ctx](const ctl::StatusRequest&) { return status(ctx); },
-                               [&ctx](const ctl::ListRequest&) { return list(ctx); },
-                               [&ctx](const ctl::StartRequest& r) { return start(r, ctx); },
-                               [&ctx](const ctl::StopRequest& r) { return stop(r, ctx); },
-                               [&ctx](const ctl::PauseRequest& r) { return pause_resume(r.which, ctx, true); },
-                               [&ctx](const ctl::ResumeRequest& r) { return pause_resume(r.which, ctx, false); },
-                               [&ctx](const ctl::HistoryRequest& r) { return history(r, ctx); },
-                               [&ctx](const ctl::ShowRequest& r) { return show(r, ctx); },
-                               [&ctx](const ctl::SelfTestRequest& r) { return self_test(r, ctx); }},
-                    ctl::decode_request(request));
+  std::optional<json> reply;
+  handle_control(request, ctx, [&reply](json r) { reply = std::move(r); });
+  if (!reply) throw std::logic_error("a control command answered later than its caller waits");
+  return std::move(*reply);
 }
 
 }  // namespace nvmond

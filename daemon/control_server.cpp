@@ -67,17 +67,29 @@ void ControlSlots::give_back(uid_t uid) {
   if (--it->second == 0) by_uid_.erase(it);
 }
 
-nlohmann::json answer_control_line(const std::string& line, const ControlHandler& handler) {
+void answer_control_line(const std::string& line, const AsyncControlHandler& handler, const ControlReply& reply) {
   nlohmann::json req = control::unframe(line);
-  if (req.is_discarded()) return error_reply("malformed request: not JSON");
+  if (req.is_discarded()) return reply(error_reply("malformed request: not JSON"));
   if (!req.is_object() || !req.contains("cmd") || !req["cmd"].is_string()) {
-    return error_reply("malformed request: expected an object with a string \"cmd\"");
+    return reply(error_reply("malformed request: expected an object with a string \"cmd\""));
   }
+  // A handler that throws has not replied: the error is its reply.
+  auto replied = std::make_shared<bool>(false);
   try {
-    return handler(req);
+    handler(req, [reply, replied](nlohmann::json r) {
+      *replied = true;
+      reply(std::move(r));
+    });
   } catch (const std::exception& e) {
-    return error_reply(e.what());
+    if (!*replied) reply(error_reply(e.what()));
   }
+}
+
+nlohmann::json answer_control_line(const std::string& line, const ControlHandler& handler) {
+  nlohmann::json out;
+  answer_control_line(line, [&handler](const nlohmann::json& req, const ControlReply& reply) { reply(handler(req)); },
+                      [&out](nlohmann::json r) { out = std::move(r); });
+  return out;
 }
 
 // One connection. Exactly one of a read or a write is pending at a time, and
@@ -85,7 +97,7 @@ nlohmann::json answer_control_line(const std::string& line, const ControlHandler
 // answered with an error, a write that times out closes the connection.
 class ControlServer::Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(stream_protocol::socket s, const ControlHandler& handler, std::weak_ptr<int> alive,
+  Session(stream_protocol::socket s, const AsyncControlHandler& handler, std::weak_ptr<int> alive,
           std::unique_ptr<Timer> deadline)
       : socket_(std::move(s)), buf_(kMaxControlRequest + 1), handler_(handler), alive_(std::move(alive)),
         deadline_(std::move(deadline)) {}
@@ -148,7 +160,12 @@ class ControlServer::Session : public std::enable_shared_from_this<Session> {
     if (ec) return;  // EOF or reset: the client went
     std::string line(boost::asio::buffers_begin(buf_.data()), boost::asio::buffers_begin(buf_.data()) + static_cast<std::ptrdiff_t>(n) - 1);
     buf_.consume(n);
-    write(answer_control_line(line, handler_), true);
+    // The handler may outlive this connection's server (a reply posted
+    // back after a reload of the socket): `alive_` tells.
+    answer_control_line(line, handler_, [self = shared_from_this()](nlohmann::json reply) {
+      if (self->alive_.expired()) return;
+      self->write(reply, true);
+    });
   }
   void write(const nlohmann::json& reply, bool keep) {
     reading_ = false;
@@ -162,7 +179,7 @@ class ControlServer::Session : public std::enable_shared_from_this<Session> {
 
   stream_protocol::socket socket_;
   boost::asio::streambuf buf_;
-  const ControlHandler& handler_;
+  const AsyncControlHandler& handler_;
   std::weak_ptr<int> alive_;
   std::unique_ptr<Timer> deadline_;
   bool reading_ = false;
@@ -174,6 +191,14 @@ class ControlServer::Session : public std::enable_shared_from_this<Session> {
 
 ControlServer::ControlServer(boost::asio::io_context& io, const Clock& clock, const ControlSettings& settings,
                              ControlHandler handler, ControlSlots::Limits limits)
+    : ControlServer(io, clock, settings,
+                    [handler = std::move(handler)](const nlohmann::json& req, const ControlReply& reply) {
+                      reply(handler(req));
+                    },
+                    limits) {}
+
+ControlServer::ControlServer(boost::asio::io_context& io, const Clock& clock, const ControlSettings& settings,
+                             AsyncControlHandler handler, ControlSlots::Limits limits)
     : io_(io), clock_(clock), acceptor_(io), path_(settings.socket), handler_(std::move(handler)),
       slots_(std::make_shared<ControlSlots>(limits)) {
   if (const auto problem = control_group_problem(settings.group)) {

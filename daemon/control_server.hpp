@@ -77,12 +77,24 @@ class ControlSlots {
 // Answers one request object (it has a string "cmd"); returns the reply
 // object. Exceptions become {"ok":false,"error":what()}.
 using ControlHandler = std::function<nlohmann::json(const nlohmann::json& request)>;
+// Sends the reply to one request; callable once, on the event loop's thread.
+using ControlReply = std::function<void(nlohmann::json reply)>;
+// Answers one request now or later: a request that needs a device or a
+// database hands the work to another thread and replies when it posts back,
+// so the loop never waits. The connection reads no other request meanwhile
+// (one request at a time each), and the request deadline does not run: a
+// command's own timeout bounds it. An exception thrown before the reply
+// becomes the error reply.
+using AsyncControlHandler = std::function<void(const nlohmann::json& request, ControlReply reply)>;
 
 class ControlServer {
  public:
   // Binds now; throws std::runtime_error naming the path when it cannot
   // (another nvmond answers there, a missing directory, an unknown group).
   // `clock` makes the request deadlines and must outlive the server.
+  ControlServer(boost::asio::io_context& io, const Clock& clock, const ControlSettings& settings,
+                AsyncControlHandler handler, ControlSlots::Limits limits = {});
+  // A handler that answers every request at once.
   ControlServer(boost::asio::io_context& io, const Clock& clock, const ControlSettings& settings,
                 ControlHandler handler, ControlSlots::Limits limits = {});
   ~ControlServer();  // closes every connection, and removes the socket file
@@ -109,7 +121,7 @@ class ControlServer {
   boost::asio::local::stream_protocol::acceptor acceptor_;
   std::string path_;
   std::optional<gid_t> group_;
-  ControlHandler handler_;
+  AsyncControlHandler handler_;
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);
   std::shared_ptr<ControlSlots> slots_;
   std::vector<std::weak_ptr<Session>> sessions_;
@@ -117,5 +129,7 @@ class ControlServer {
 
 // The reply to a request line: parse, check the shape, call `handler`.
 nlohmann::json answer_control_line(const std::string& line, const ControlHandler& handler);
+// The same for an asynchronous handler: `reply` is called once, maybe later.
+void answer_control_line(const std::string& line, const AsyncControlHandler& handler, const ControlReply& reply);
 
 }  // namespace nvmond

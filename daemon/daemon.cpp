@@ -4,8 +4,11 @@
 #include <prometheus/registry.h>
 #include <systemd/sd-daemon.h>
 
+#include <boost/asio/post.hpp>
+
 #include <csignal>
 #include <filesystem>
+#include <mutex>
 #include <random>
 #include <set>
 
@@ -186,6 +189,7 @@ std::string scheme_of(const DaemonConfig& c) { return c.security && c.security->
 
 Daemon::~Daemon() {
   control_.reset();
+  control_worker_.reset();  // its reads use the runner
   soak_control_.reset();
   stop_all();
   server_->stop();
@@ -222,16 +226,50 @@ void Daemon::start_jobs() {
   jobs_->start();
 }
 
+struct Daemon::SoakTargets {
+  std::vector<SimSettings> sims;
+  std::shared_ptr<SafetyGuard> guard;
+  std::vector<std::shared_ptr<DriveModel>> models;  // the Fleet's live sim drives
+};
+
+struct Daemon::SoakTargetsHolder {
+  std::mutex mu;
+  std::shared_ptr<const SoakTargets> now;
+  std::shared_ptr<const SoakTargets> get() {
+    std::lock_guard lock(mu);
+    return now;
+  }
+};
+
+void Daemon::publish_soak_targets() {
+  auto t = std::make_shared<SoakTargets>();
+  t->sims = config_.sims;
+  t->guard = soak_guard_;
+  if (fleet_ && fleet_->sim_source()) t->models = fleet_->sim_source()->models();
+  std::lock_guard lock(soak_targets_->mu);
+  soak_targets_->now = std::move(t);
+}
+
 void Daemon::start_control() {
   soak_guard_ = std::make_shared<SafetyGuard>(config_.jobs.safety);
-  auto runner = std::make_unique<SoakRunner>(open_run_store(config_.state_dir), config_.state_dir,
-                                             [this](const std::string& target) -> Result<OpenedTarget> {
-                                               auto t = open_test_target(target, config_.sims, *soak_guard_,
-                                                                         fleet_ ? fleet_->sim_source() : nullptr, clock_.get());
-                                               if (!t) return t.error();
-                                               return OpenedTarget{std::move(*t), soak_guard_};
-                                             },
-                                             *clock_, &throughput_);
+  soak_targets_ = std::make_shared<SoakTargetsHolder>();
+  publish_soak_targets();
+  // Runs on a run's own thread: it reads only the snapshot (and the clock).
+  TargetOpener open = [holder = soak_targets_, clock = clock_.get()](const std::string& target) -> Result<OpenedTarget> {
+    std::shared_ptr<const SoakTargets> t = holder->get();
+    SimModelLookup models = [t](const std::string& serial) -> std::shared_ptr<DriveModel> {
+      for (const auto& m : t->models) {
+        if (m->spec().serial == serial) return m;
+      }
+      return nullptr;
+    };
+    auto opened = open_test_target(target, t->sims, *t->guard, models, clock);
+    if (!opened) return opened.error();
+    return OpenedTarget{std::move(*opened), t};  // the snapshot keeps the guard that approved it
+  };
+  auto runner = std::make_unique<SoakRunner>(
+      open_run_store(config_.state_dir), config_.state_dir, std::move(open), *clock_, &throughput_,
+      [this](std::function<void()> f) { boost::asio::post(io_, std::move(f)); }, &claims_);
   soak_runner_ = runner.get();
   soak_control_ = std::move(runner);
   scheduler_ = std::make_unique<SoakScheduler>(*soak_control_, [](Duration max) {
@@ -242,23 +280,24 @@ void Daemon::start_control() {
   std::set<std::string> names;
   for (const auto& s : config_.soaks) names.insert(s.name);
   soak_runner_->close_orphans(names);
+  control_worker_ = std::make_unique<LoopWorker>(io_);
   control_ctx_ = std::make_unique<ControlContext>(ControlContext{
       *soak_control_, *scheduler_, *clock_, [this] { return published_->drives(); }, [this] { soak_tick(); },
       [this](const std::string& serial) { return drive_user(serial); },
-      [this](const std::string& path, std::optional<SelfTestKind> kind) {
-        auto failed = send_self_test(path, kind);
-        // An operator's start is remembered beside the schedules' ones, and
-        // counts towards max_concurrent_selftests.
-        if (!failed && kind && selftests_) {
-          for (const auto& d : published_->drives()) {
-            if (d.path == path) selftests_->started_by_operator(d, *kind, clock_->wall());
-          }
-        }
-        return failed;
+      [this](const std::string& path, std::optional<SelfTestKind> kind, std::function<void(std::optional<Error>)> done) {
+        operator_self_test(path, kind, std::move(done));
+      },
+      [this](std::function<nlohmann::json()> work, std::function<void(nlohmann::json)> done) {
+        control_worker_->submit([work = std::move(work), done = std::move(done)]() -> std::function<void()> {
+          return [reply = work(), done]() mutable { done(std::move(reply)); };
+        });
       }});
   try {
-    control_ = std::make_unique<ControlServer>(io_, *clock_, config_.control,
-                                               [this](const nlohmann::json& req) { return handle_control(req, *control_ctx_); });
+    control_ = std::make_unique<ControlServer>(
+        io_, *clock_, config_.control,
+        AsyncControlHandler([this](const nlohmann::json& req, const ControlReply& reply) {
+          handle_control(req, *control_ctx_, reply);
+        }));
   } catch (const std::exception& e) {
     if (config_.control_explicit) throw;
     log::warn("{}; nvmonctl cannot reach this daemon (set [control] socket)", e.what());
@@ -301,18 +340,53 @@ void Daemon::soak_tick() {
 void Daemon::configure_selftests() {
   std::vector<SelfTestPlan> plans;
   for (const auto& s : config_.selftests) plans.push_back({s.name, s.drives, s.kind, s.schedule});
+  // The tests in progress keep their drives across the rebuild.
+  std::map<std::string, DriveClaim> held;
+  if (selftests_) held = selftests_->take_claims();
   selftests_ = std::make_unique<SelfTestScheduler>(
       std::move(plans), config_.max_concurrent_selftests, *store_,
       SelfTestHooks{[this] { return published_->drives(); }, [this](const std::string& serial) { return drive_user(serial); },
-                    [this](const std::string& path, SelfTestKind kind) { return send_self_test(path, kind); }});
+                    [this](const std::string& path, SelfTestKind kind, std::function<void(std::optional<Error>)> done) {
+                      send_self_test(path, kind, std::move(done));
+                    }},
+      &claims_);
+  selftests_->adopt(std::move(held));
 }
 
-std::optional<Error> Daemon::send_self_test(const std::string& path, std::optional<SelfTestKind> kind) {
-  if (!fleet_) return Error{ErrorReason::absent, path + ": no drives are polled"};
-  return fleet_->self_test(path, kind);
+void Daemon::send_self_test(const std::string& path, std::optional<SelfTestKind> kind,
+                            std::function<void(std::optional<Error>)> done) {
+  if (!fleet_) return done(Error{ErrorReason::absent, path + ": no drives are polled"});
+  fleet_->self_test(path, kind, std::move(done));
+}
+
+void Daemon::operator_self_test(const std::string& path, std::optional<SelfTestKind> kind,
+                                std::function<void(std::optional<Error>)> done) {
+  std::optional<DriveSummary> drive;
+  for (const auto& d : published_->drives()) {
+    if (d.path == path) drive = d;
+  }
+  // A start holds the drive from before its command until the test ends:
+  // a run that opens meanwhile is refused, naming the test.
+  auto claim = std::make_shared<DriveClaim>();
+  if (kind && drive && selftests_) {
+    auto c = selftests_->claim(*drive, *kind, clock_->wall());
+    if (!c) return done(c.error());
+    *claim = std::move(*c);
+  }
+  send_self_test(path, kind, [this, kind, drive, claim, done = std::move(done)](std::optional<Error> failed) {
+    // An operator's start is remembered beside the schedules' ones, and
+    // counts towards max_concurrent_selftests.
+    if (!failed && kind && drive && selftests_) {
+      selftests_->started_by_operator(*drive, *kind, clock_->wall(), std::move(*claim));
+    }
+    done(std::move(failed));
+  });
 }
 
 std::optional<std::string> Daemon::drive_user(const std::string& serial) const {
+  // A self-test's own claim refuses another start with its own sentence
+  // (SelfTestScheduler::claim): here only what a self-test competes with.
+  if (auto use = claims_.holder(serial); use && use->kind != DriveUse::Kind::self_test) return holder_text(*use);
   std::map<std::string, std::string> sim_serials;
   for (const auto& s : config_.sims) sim_serials[s.spec.name] = s.spec.serial;
   const auto drives = published_->drives();
@@ -406,6 +480,7 @@ void Daemon::reload() {
     fleet_->start();
     start_jobs();
     soak_guard_ = std::make_shared<SafetyGuard>(config_.jobs.safety);
+    publish_soak_targets();
     configure_soaks();
     configure_selftests();
     log::info("reloaded {}", config_.file);

@@ -18,9 +18,11 @@
 #include "daemon/fleet.hpp"
 #include "daemon/history_compaction.hpp"
 #include "daemon/job_scheduler.hpp"
+#include "daemon/loop_worker.hpp"
 #include "daemon/published_metrics.hpp"
 #include "daemon/state_lock.hpp"
 #include "daemon/soak_runner.hpp"
+#include "schedule/drive_claims.hpp"
 #include "store/store_writer.hpp"
 
 namespace prometheus {
@@ -55,7 +57,14 @@ class Daemon {
   void arm_soak_tick();
   void soak_tick();
   void configure_selftests();
-  std::optional<Error> send_self_test(const std::string& path, std::optional<SelfTestKind> kind);
+  void send_self_test(const std::string& path, std::optional<SelfTestKind> kind,
+                      std::function<void(std::optional<Error>)> done);
+  // nvmonctl selftest start/abort: claims the drive for a start, sends the
+  // command, and answers when the drive's poll thread posts back.
+  void operator_self_test(const std::string& path, std::optional<SelfTestKind> kind,
+                          std::function<void(std::optional<Error>)> done);
+  // What a soak's thread opens its target with: the configuration of now.
+  void publish_soak_targets();
   // The soak run or [[job]] whose target is on the drive with this serial.
   std::optional<std::string> drive_user(const std::string& serial) const;
   void stop_all();
@@ -110,6 +119,14 @@ class Daemon {
   // What approves soak targets; each run keeps the guard it was opened
   // with across reloads.
   std::shared_ptr<SafetyGuard> soak_guard_;
+  // Who uses each drive (soak runs, self-tests): every starter asks it.
+  // Declared before everything that holds a claim.
+  DriveClaims claims_;
+  // What a run's thread opens its target with (sims, guard, live sim
+  // models), replaced whole on reload: the loop writes it, run threads read.
+  struct SoakTargets;
+  struct SoakTargetsHolder;
+  std::shared_ptr<SoakTargetsHolder> soak_targets_;
   // PTS runs (a SoakRunner on a run store that retries until it opens),
   // what schedules them, and the socket nvmonctl asks them through. The
   // scheduler ticks on the loop. Runs outlive reloads and hold their sim
@@ -120,6 +137,8 @@ class Daemon {
   // [[selftest]] schedules; rebuilt on reload (what they started is in the store).
   std::unique_ptr<SelfTestScheduler> selftests_;
   std::unique_ptr<ControlContext> control_ctx_;
+  // Run store reads for nvmonctl history/show, off the loop.
+  std::unique_ptr<LoopWorker> control_worker_;
   std::unique_ptr<ControlServer> control_;
   std::uint64_t watchdog_usec_ = 0;
 };

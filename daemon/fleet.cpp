@@ -251,10 +251,11 @@ std::size_t Fleet::up_count() const {
   return n;
 }
 
-std::optional<Error> Fleet::self_test(const std::string& path, std::optional<SelfTestKind> kind) {
+void Fleet::self_test(const std::string& path, std::optional<SelfTestKind> kind,
+                      std::function<void(std::optional<Error>)> done) {
   auto it = pollers_.find(path);
-  if (it == pollers_.end()) return Error{ErrorReason::absent, path + ": no such controller is polled"};
-  return it->second->self_test(kind);
+  if (it == pollers_.end()) return done(Error{ErrorReason::absent, path + ": no such controller is polled"});
+  it->second->self_test(kind, std::move(done));
 }
 
 }  // namespace nvmond

@@ -37,8 +37,10 @@ class Fleet {
   void start();
   std::size_t size() const { return pollers_.size(); }
   std::size_t up_count() const;
-  // DevicePoller::self_test of the controller at `path`.
-  std::optional<Error> self_test(const std::string& path, std::optional<SelfTestKind> kind);
+  // DevicePoller::self_test of the controller at `path`: `done` gets the
+  // answer later, on the loop.
+  void self_test(const std::string& path, std::optional<SelfTestKind> kind,
+                 std::function<void(std::optional<Error>)> done);
   // The [[sim]] drives (nullptr without any); valid while this Fleet lives.
   const SimDeviceSource* sim_source() const { return sim_source_; }
 

@@ -6,7 +6,6 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <future>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -86,7 +85,8 @@ struct DevicePoller::Worker {
   // A self-test command waiting for the thread (DevicePoller::self_test).
   struct SelfTestCommand {
     std::optional<SelfTestKind> kind;  // nullopt: abort
-    std::promise<std::optional<Error>> answer;
+    std::uint64_t id = 0;              // the PendingSelfTest it answers
+    std::function<void(std::optional<Error>)> answer;  // posts to the loop
   };
   std::optional<SelfTestCommand> self_test_command;
   std::unique_ptr<Device> device;
@@ -176,7 +176,7 @@ struct DevicePoller::Worker {
     lock.unlock();
     std::optional<Error> answer = command.kind ? device->start_self_test(*command.kind) : device->abort_self_test();
     if (!answer) self_test_pacing->started();
-    command.answer.set_value(std::move(answer));
+    command.answer(std::move(answer));
     lock.lock();
     phase = Phase::idle;
     cv.notify_all();
@@ -345,6 +345,24 @@ struct DevicePoller::Worker {
   }
 };
 
+// The loop's side of a self-test command: answered once, by the worker's
+// post or by the deadline, whichever comes first.
+struct DevicePoller::PendingSelfTest {
+  std::uint64_t id = 0;
+  std::string what;  // "abort", "short", "extended"
+  std::function<void(std::optional<Error>)> done;
+  std::unique_ptr<Timer> deadline;
+  bool answered = false;
+
+  void answer(std::optional<Error> e) {
+    if (answered) return;
+    answered = true;
+    if (deadline) deadline->cancel();
+    auto d = std::move(done);
+    d(std::move(e));
+  }
+};
+
 DevicePoller::DevicePoller(boost::asio::io_context& io, std::string path,
                            std::unique_ptr<Device> device, PollSettings settings,
                            const Clock& clock, PublishedMetrics& out, PollObserver observer)
@@ -375,6 +393,10 @@ DevicePoller::DevicePoller(boost::asio::io_context& io, std::string path,
 DevicePoller::~DevicePoller() {
   tick_->cancel();
   deadline_->cancel();
+  if (self_test_pending_ && !self_test_pending_->answered) {
+    self_test_pending_->answer(Error{ErrorReason::stopped, fmt::format("{}: device self-test ({}): the drive's poller was replaced (a reload) before the drive answered; `nvmonctl selftest status` shows whether it started", path_, self_test_pending_->what)});
+  }
+  if (self_test_pending_ && self_test_pending_->deadline) self_test_pending_->deadline->cancel();
   out_.remove(path_);
   bool detach = false;
   {
@@ -398,31 +420,54 @@ DevicePoller::~DevicePoller() {
   }
 }
 
-std::optional<Error> DevicePoller::self_test(std::optional<SelfTestKind> kind) {
+void DevicePoller::self_test(std::optional<SelfTestKind> kind, std::function<void(std::optional<Error>)> done) {
   const char* what = !kind ? "abort" : *kind == SelfTestKind::extended_test ? "extended" : "short";
-  std::future<std::optional<Error>> answer;
+  if (self_test_pending_ && !self_test_pending_->answered) {
+    return done(Error{ErrorReason::busy, fmt::format("{}: device self-test ({}): another self-test command is waiting; not sent", path_, what)});
+  }
+  static std::uint64_t next_id = 0;
+  auto pending = std::make_shared<PendingSelfTest>();
+  pending->id = ++next_id;
+  pending->what = what;
+  pending->done = std::move(done);
   {
     std::lock_guard lock(worker_->mu);
     if (!worker_->thread.joinable()) {
-      return Error{ErrorReason::timeout, fmt::format("{}: device self-test ({}): an earlier command has still not returned; not sent", path_, what)};
-    }
-    if (worker_->self_test_command) {
-      return Error{ErrorReason::busy, fmt::format("{}: device self-test ({}): another self-test command is waiting; not sent", path_, what)};
+      return pending->answer(Error{ErrorReason::timeout, fmt::format("{}: device self-test ({}): an earlier command has still not returned; not sent", path_, what)});
     }
     worker_->self_test_command.emplace();
     worker_->self_test_command->kind = kind;
-    answer = worker_->self_test_command->answer.get_future();
+    worker_->self_test_command->id = pending->id;
+    // From the worker thread: the answer travels to the loop as a poll's does.
+    std::weak_ptr<int> token = token_;
+    worker_->self_test_command->answer = [&io = io_, token, pending](std::optional<Error> e) {
+      boost::asio::post(io, [token, pending, e = std::move(e)]() mutable {
+        if (!token.expired()) pending->answer(std::move(e));
+      });
+    };
   }
+  self_test_pending_ = pending;
   worker_->cv.notify_all();
-  if (answer.wait_for(settings_.timeout) == std::future_status::ready) return answer.get();
-  std::lock_guard lock(worker_->mu);
-  if (worker_->self_test_command) {
-    worker_->self_test_command.reset();
-    return Error{ErrorReason::timeout, fmt::format("{}: device self-test ({}): the drive was busy in another command for {:.3g} s; not sent",
-                                                   path_, what, seconds(settings_.timeout))};
-  }
-  return Error{ErrorReason::timeout, fmt::format("{}: device self-test ({}): no answer within {:.3g} s; `nvmonctl selftest status` shows whether it started",
-                                                 path_, what, seconds(settings_.timeout))};
+  pending->deadline = clock_.real_timer(io_);
+  pending->deadline->arm(settings_.timeout, [this, token = std::weak_ptr<int>(token_), weak = std::weak_ptr(pending)] {
+    auto waiting = weak.lock();
+    if (token.expired() || !waiting || waiting->answered) return;
+    bool withdrawn = false;
+    {
+      std::lock_guard lock(worker_->mu);
+      if (worker_->self_test_command && worker_->self_test_command->id == waiting->id) {
+        worker_->self_test_command.reset();
+        withdrawn = true;
+      }
+    }
+    if (withdrawn) {
+      waiting->answer(Error{ErrorReason::timeout, fmt::format("{}: device self-test ({}): the drive was busy in another command for {:.3g} s; not sent",
+                                                              path_, waiting->what, seconds(settings_.timeout))});
+    } else {
+      waiting->answer(Error{ErrorReason::timeout, fmt::format("{}: device self-test ({}): no answer within {:.3g} s; `nvmonctl selftest status` shows whether it started",
+                                                              path_, waiting->what, seconds(settings_.timeout))});
+    }
+  });
 }
 
 void DevicePoller::start() {

@@ -80,11 +80,14 @@ class DevicePoller {
   bool up() const { return up_; }
   ErrorReason last_error_reason() const { return last_error_.reason; }
   // Sends a Device Self-test to the drive from its poll thread, between two
-  // polls: start `kind`, or abort when nullopt. Waits for the answer at most
-  // the poll timeout (the caller, the control socket, blocks meanwhile); a
-  // command the thread has not taken by then is withdrawn, never sent late.
-  // The next poll reads the self-test log.
-  std::optional<Error> self_test(std::optional<SelfTestKind> kind);
+  // polls: start `kind`, or abort when nullopt. Returns at once; `done` gets
+  // the drive's answer on the event loop when the thread posts it, or an
+  // error after the poll timeout (real time). A command the thread has not
+  // taken by then is withdrawn, never sent late; one command waits at a
+  // time (another is refused at once). A poller destroyed first (a reload)
+  // answers its waiting command with an error. The next poll reads the
+  // self-test log.
+  void self_test(std::optional<SelfTestKind> kind, std::function<void(std::optional<Error>)> done);
   // Worker threads left behind, blocked in a device command, by destroyed
   // pollers. main() must not wait for them at exit.
   static int abandoned_threads();
@@ -92,6 +95,7 @@ class DevicePoller {
  private:
   struct Outcome;
   struct Worker;
+  struct PendingSelfTest;
   void arm_tick(Duration delay);
   void on_tick();
   void on_outcome(std::shared_ptr<Outcome> outcome);
@@ -115,6 +119,8 @@ class DevicePoller {
   std::weak_ptr<const void> stuck_predecessor_;
   std::unique_ptr<Timer> tick_;      // clock time
   std::unique_ptr<Timer> deadline_;  // real time
+  // The self-test command whose answer the loop waits for; null: none.
+  std::shared_ptr<PendingSelfTest> self_test_pending_;
 
   // Event-loop state.
   bool in_flight_ = false;

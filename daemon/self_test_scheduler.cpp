@@ -55,11 +55,47 @@ std::optional<SelfTestRecord> decode_self_test_record(const std::string& text) {
 }
 
 SelfTestScheduler::SelfTestScheduler(std::vector<SelfTestPlan> plans, std::int64_t max_concurrent, Store& store,
-                                     SelfTestHooks hooks)
+                                     SelfTestHooks hooks, DriveClaims* claims)
     : plans_(std::move(plans)),
       max_concurrent_(static_cast<std::size_t>(std::max<std::int64_t>(max_concurrent, 1))),
       store_(store),
-      hooks_(std::move(hooks)) {}
+      hooks_(std::move(hooks)),
+      registry_(claims) {}
+
+Result<DriveClaim> SelfTestScheduler::claim(const DriveSummary& drive, SelfTestKind kind, WallTime now) {
+  if (registry_ == nullptr) return DriveClaim{};
+  return registry_->claim(drive.serial, DriveUse{DriveUse::Kind::self_test, kind_text(kind), now});
+}
+
+void SelfTestScheduler::adopt(std::map<std::string, DriveClaim> claims) {
+  for (auto& [serial, c] : claims) claims_[serial] = std::move(c);
+}
+
+// A drive is held while its log shows a test running (one no one here
+// started included), and while a start of ours is in flight or not yet seen
+// in the log; released once the log shows none.
+void SelfTestScheduler::follow_claims(const std::vector<DriveSummary>& drives, WallTime now) {
+  if (registry_ == nullptr) return;
+  for (const auto& d : drives) {
+    const bool running = d.self_test && d.self_test->running();
+    auto held = claims_.find(d.serial);
+    if (running) {
+      if (held != claims_.end()) continue;
+      const SelfTestKind kind = d.self_test->current_operation == 2 ? SelfTestKind::extended_test : SelfTestKind::short_test;
+      if (auto c = registry_->claim(d.serial, DriveUse{DriveUse::Kind::self_test, kind_text(kind), std::nullopt})) {
+        claims_.emplace(d.serial, std::move(*c));
+      }
+      continue;
+    }
+    if (held == claims_.end() || !d.self_test) continue;  // nothing held, or the log not read yet
+    const bool awaited = std::any_of(slots_.begin(), slots_.end(), [&](const auto& entry) {
+      const Slot& s = entry.second;
+      return entry.first.second == d.serial &&
+             (s.starting || (s.last && s.last->outcome.empty() && !s.last->seen_running && now - s.last->started < kIdleSelfTestRead));
+    });
+    if (!awaited) claims_.erase(held);
+  }
+}
 
 SelfTestScheduler::Slot& SelfTestScheduler::slot(const std::string& key, const DriveSummary& drive) {
   Slot& s = slots_[{key, drive.serial}];
@@ -114,8 +150,9 @@ std::size_t SelfTestScheduler::testing(const std::vector<DriveSummary>& drives, 
     if (d.self_test && d.self_test->running()) serials.insert(d.serial);
   }
   for (const auto& [key, s] : slots_) {
-    // Started, and its log not read yet.
-    if (s.last && s.last->outcome.empty() && !s.last->seen_running && now - s.last->started < kIdleSelfTestRead) {
+    // Sent and not answered yet, or started and its log not read yet.
+    if (s.starting ||
+        (s.last && s.last->outcome.empty() && !s.last->seen_running && now - s.last->started < kIdleSelfTestRead)) {
       serials.insert(key.second);
     }
   }
@@ -138,12 +175,13 @@ std::optional<std::string> SelfTestScheduler::problem(const DriveSummary& d) con
 void SelfTestScheduler::tick(WallTime now) {
   // Called every second: without a plan or a test to follow there is
   // nothing to look at, and copying every drive's summary is not free.
-  if (plans_.empty() && slots_.empty()) return;
+  if (plans_.empty() && slots_.empty() && claims_.empty()) return;
   const auto drives = hooks_.drives();
   for (auto& [key, s] : slots_) {
     if (!s.last || !s.last->outcome.empty()) continue;
     if (const DriveSummary* d = find_drive(drives, key.second)) follow_outcome(key.first, *d, *s.last, now);
   }
+  follow_claims(drives, now);
   std::size_t busy = testing(drives, now);
   for (const auto& plan : plans_) {
     const std::string key = self_test_state_key(plan.name);
@@ -151,39 +189,67 @@ void SelfTestScheduler::tick(WallTime now) {
       const DriveSummary* d = find_drive(drives, serial);
       if (d == nullptr) continue;  // not identified (yet): nothing to test
       Slot& s = slot(key, *d);
-      if (!s.loaded) continue;
+      if (!s.loaded || s.starting) continue;
       const auto due = next_start(plan.schedule, s.last ? std::optional<WallTime>(s.last->started) : std::nullopt, now);
       if (!due || *due > now || now < s.retry_after) continue;
       auto why = problem(*d);
       if (!why && busy >= max_concurrent_) {
         why = fmt::format("{} drive(s) self-testing already ([daemon] max_concurrent_selftests = {})", busy, max_concurrent_);
       }
-      std::optional<Error> failed;
-      if (!why) failed = hooks_.start(d->path, plan.kind);
-      if (failed) {
-        why = failed->message;
-        s.retry_after = now + kSelfTestRetry;  // a drive that refuses is not asked every second
+      std::optional<DriveClaim> held;
+      if (!why) {
+        auto c = claim(*d, plan.kind, now);
+        if (c) held = std::move(*c);
+        else why = c.error().message;
       }
       if (why) {
         if (s.deferred != *why) log::info("selftest {}: {} test on {} deferred: {}", plan.name, kind_text(plan.kind), serial, *why);
         s.deferred = *why;
         continue;
       }
-      s.deferred.clear();
-      s.last = SelfTestRecord{plan.kind, "schedule", now, "", false};
-      remember(*d, key, *s.last);
+      s.starting = true;
       ++busy;
-      log::info("selftest {}: {} self-test started on {} ({})", plan.name, kind_text(plan.kind), serial, d->path);
+      // std::function copies what it holds: the claim travels in a shared_ptr.
+      auto claim_of = std::make_shared<DriveClaim>(std::move(*held));
+      hooks_.start(d->path, plan.kind, [this, alive = std::weak_ptr<int>(alive_), name = plan.name, drive = *d,
+                                        kind = plan.kind, now, claim_of](std::optional<Error> failed) {
+        if (alive.expired()) return;
+        on_started(name, drive, kind, now, std::move(*claim_of), failed);
+      });
     }
   }
 }
 
-void SelfTestScheduler::started_by_operator(const DriveSummary& drive, SelfTestKind kind, WallTime now) {
+void SelfTestScheduler::on_started(const std::string& plan, const DriveSummary& drive, SelfTestKind kind, WallTime now,
+                                   DriveClaim claim, const std::optional<Error>& failed) {
+  const std::string key = self_test_state_key(plan);
+  auto it = slots_.find({key, drive.serial});
+  if (it == slots_.end()) return;
+  Slot& s = it->second;
+  s.starting = false;
+  if (failed) {
+    s.retry_after = now + kSelfTestRetry;  // a drive that refuses is not asked every second
+    if (s.deferred != failed->message) {
+      log::info("selftest {}: {} test on {} deferred: {}", plan, kind_text(kind), drive.serial, failed->message);
+    }
+    s.deferred = failed->message;
+    return;
+  }
+  s.deferred.clear();
+  s.last = SelfTestRecord{kind, "schedule", now, "", false};
+  remember(drive, key, *s.last);
+  if (claim.held()) claims_[drive.serial] = std::move(claim);
+  log::info("selftest {}: {} self-test started on {} ({})", plan, kind_text(kind), drive.serial, drive.path);
+}
+
+void SelfTestScheduler::started_by_operator(const DriveSummary& drive, SelfTestKind kind, WallTime now,
+                                            DriveClaim claim) {
   const std::string key = self_test_state_key("nvmonctl");
   Slot& s = slots_[{key, drive.serial}];
   s.loaded = true;
   s.last = SelfTestRecord{kind, "nvmonctl", now, "", false};
   remember(drive, key, *s.last);
+  if (claim.held()) claims_[drive.serial] = std::move(claim);
 }
 
 }  // namespace nvmond

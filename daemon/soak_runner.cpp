@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
-#include <future>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -33,7 +32,8 @@ struct SoakRunner::Run {
   TestPlan plan;
   std::unique_ptr<TestTarget> target;
   std::shared_ptr<const void> keep;  // what the target borrows (its safety guard)
-  std::promise<Result<std::int64_t>> opened;
+  SoakOpened opened;                 // called once, on the owner's thread
+  DriveClaim claim;                  // its drive, from opening to the end
   std::thread thread;
 
   std::mutex mu;  // guards what follows
@@ -50,12 +50,17 @@ struct SoakRunner::Run {
 
 struct SoakRunner::State {
   std::shared_ptr<RunStore> store;
+  TargetOpener open;
   const Clock* clock = nullptr;  // paces a round's retries; outlives the runner and its threads (the Daemon's)
+  DriveClaims* claims = nullptr;     // the Daemon's; none in some tests
   ThroughputSink* throughput = nullptr;  // outlives the runner and its threads (the Daemon's)
   std::string state_dir;
   // Opened once: the files of every run are written relative to it, and a
   // state_dir path swapped for a symlink later leads nowhere else.
   UniqueFd state_dir_fd;
+  std::mutex post_mu;  // guards post: shutdown() empties it, and no run reports after
+  PostToOwner post;
+  bool post_closed = false;
   std::mutex mu;  // guards what follows; taken before a Run's mu
   std::condition_variable ended;
   std::map<std::int64_t, std::shared_ptr<Run>> runs;  // registered, not yet ended
@@ -176,10 +181,13 @@ void claim_run_dir(int state_dir_fd, const std::string& state_dir, const std::st
 }  // namespace
 
 SoakRunner::SoakRunner(std::shared_ptr<RunStore> store, std::string state_dir, TargetOpener open,
-                       const Clock& clock, ThroughputSink* throughput)
-    : state_(std::make_shared<State>()), open_(std::move(open)), clock_(clock) {
+                       const Clock& clock, ThroughputSink* throughput, PostToOwner post, DriveClaims* claims)
+    : state_(std::make_shared<State>()), open_(open), clock_(clock) {
   state_->store = std::move(store);
+  state_->open = std::move(open);
   state_->clock = &clock;
+  state_->claims = claims;
+  state_->post = std::move(post);
   state_->throughput = throughput;
   state_->state_dir = std::move(state_dir);
   state_->state_dir_fd = UniqueFd(::open(state_->state_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -191,46 +199,72 @@ SoakRunner::SoakRunner(std::shared_ptr<RunStore> store, std::string state_dir, T
 
 SoakRunner::~SoakRunner() { shutdown(kShutdownGrace); }
 
-Result<std::int64_t> SoakRunner::start(const SoakRequest& request) {
+void SoakRunner::start(const SoakRequest& request, SoakOpened opened) {
   reap();
   // Every source of names is checked before (config, scheduler); this is the
   // one door they all pass, so a bad name never reaches a path or a log line.
-  if (auto problem = run_name_problem(request.name)) return Error{ErrorReason::name, "run name " + *problem};
-  auto opened = open_(request.target);
-  if (!opened) return Error{opened.error().reason, fmt::format("{}: {}", request.target, opened.error().message)};
+  if (auto problem = run_name_problem(request.name)) {
+    opened(Error{ErrorReason::name, "run name " + *problem});
+    return;
+  }
   auto run = std::make_shared<Run>();
   run->request = request;
-  run->target = std::move(opened->target);
-  run->keep = std::move(opened->keep);
-  const TargetIdentity id = run->target->identity();
-  put_back_replaced_write_cache(request.name, id.serial);
+  run->opened = std::move(opened);
+  {
+    std::lock_guard lock(state_->mu);
+    state_->finished.push_back(run);  // joined once it is done; a run that never opened ends there
+  }
+  run->thread = std::thread([state = state_, run] { execute(state, run); });
+}
+
+void SoakRunner::report_opened(State& state, Run& run, Result<std::int64_t> result) {
+  SoakOpened opened = std::move(run.opened);
+  run.opened = nullptr;
+  if (!opened) return;
+  std::lock_guard lock(state.post_mu);
+  if (state.post_closed) return;  // shut down: nobody is listening
+  if (!state.post) {
+    opened(std::move(result));
+    return;
+  }
+  state.post([opened = std::move(opened), result = std::move(result)]() mutable { opened(std::move(result)); });
+}
+
+// Everything a start does before its first I/O that may wait: the target's
+// opening (a device's identify and safety check), the drive's claim, the
+// store's record of an older run of the same name, the plan.
+std::optional<Error> SoakRunner::open_run(State& state, Run& run) {
+  const SoakRequest& request = run.request;
+  auto opened = state.open(request.target);
+  if (!opened) return Error{opened.error().reason, fmt::format("{}: {}", request.target, opened.error().message)};
+  run.target = std::move(opened->target);
+  run.keep = std::move(opened->keep);
+  const TargetIdentity id = run.target->identity();
+  if (state.claims != nullptr && !id.serial.empty()) {
+    auto claim = state.claims->claim(id.serial, DriveUse{DriveUse::Kind::run, request.name, state.clock->wall()});
+    if (!claim) return Error{claim.error().reason, fmt::format("{}: {}", request.target, claim.error().message)};
+    run.claim = std::move(*claim);
+  }
+  put_back_replaced_write_cache(state, state.open, request.name, id.serial);
   try {
-    run->plan = build_plan(request.test, TargetFacts{id.capacity_bytes, id.rated_dwpd});
+    run.plan = build_plan(request.test, TargetFacts{id.capacity_bytes, id.rated_dwpd});
   } catch (const ParamError& e) {
     return Error{ErrorReason::params, fmt::format("{} on {}: {}", request.test.test, request.target, e.what())};
   }
-  auto answer = run->opened.get_future();
-  run->thread = std::thread([state = state_, run] { execute(state, run); });
-  // Opening is a few store writes and, for a device, the safety check on
-  // its descriptor; a device that does not answer that must not hold the
-  // control socket.
-  if (answer.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
-    {
-      std::lock_guard lock(run->mu);
-      run->ending = StopAs::interrupted;
-      stop_executor(*run, StopAs::interrupted);
-    }
-    std::lock_guard lock(state_->mu);
-    state_->finished.push_back(run);  // joined when it ends; abandoned at shutdown
-    return Error{ErrorReason::timeout, fmt::format("{}: the run did not open within 30 s", request.target)};
-  }
-  auto result = answer.get();
-  if (!result) run->thread.join();
-  return result;
+  std::lock_guard lock(run.mu);
+  if (run.ending) return Error{ErrorReason::stopped, fmt::format("{}: the daemon is stopping", request.target)};
+  return std::nullopt;
 }
 
 // The run's thread: executes the plan, again after each pause, until it ends.
 void SoakRunner::execute(const std::shared_ptr<State>& state, const std::shared_ptr<Run>& run) {
+  if (auto failure = open_run(*state, *run)) {
+    report_opened(*state, *run, *failure);
+    run->claim.release();
+    std::lock_guard lock(run->mu);
+    run->done = true;
+    return;
+  }
   bool first = true;
   for (;;) {
     RunOptions options{run->request.name, run->request.target, first ? run->request.resumable : true, first,
@@ -281,9 +315,10 @@ void SoakRunner::execute(const std::shared_ptr<State>& state, const std::shared_
           state->runs[row.id] = run;
         }
         claim_run_dir(state->state_dir_fd.get(), state->state_dir, run_leaf(run->request.name, row.id), resumed);
+        run->claim.rename(DriveUse{DriveUse::Kind::run, run_leaf(run->request.name, row.id), state->clock->wall()});
         log::info("soak {}: {} on {} {} as run {}", run->request.name, run->request.test.test, run->request.target,
                   resumed ? fmt::format("resumed at round {}", row.rounds) : std::string("started"), row.id);
-        run->opened.set_value(row.id);
+        report_opened(*state, *run, row.id);
         recorder.be_patient();
       });
     }
@@ -305,7 +340,8 @@ void SoakRunner::execute(const std::shared_ptr<State>& state, const std::shared_
       run->view.paused_detail.clear();
     }
     if (!registered) {
-      run->opened.set_value(out.failure ? *out.failure : Error{ErrorReason::ended, "the run ended before it opened"});
+      report_opened(*state, *run, out.failure ? *out.failure : Error{ErrorReason::ended, "the run ended before it opened"});
+      run->claim.release();
       std::lock_guard lock(run->mu);
       run->done = true;
       return;
@@ -319,6 +355,7 @@ void SoakRunner::execute(const std::shared_ptr<State>& state, const std::shared_
       run->target->restart();
       continue;
     }
+    run->claim.release();  // its I/O has ended
     finish(*state, *run, out);
     return;
   }
@@ -389,10 +426,10 @@ void SoakRunner::reap() {
   }
 }
 
-std::shared_ptr<SoakRunner::Run> SoakRunner::find(std::int64_t id) const {
-  std::lock_guard lock(state_->mu);
-  auto it = state_->runs.find(id);
-  return it == state_->runs.end() ? nullptr : it->second;
+std::shared_ptr<SoakRunner::Run> SoakRunner::find(State& state, std::int64_t id) {
+  std::lock_guard lock(state.mu);
+  auto it = state.runs.find(id);
+  return it == state.runs.end() ? nullptr : it->second;
 }
 
 namespace {
@@ -497,13 +534,13 @@ void SoakRunner::close_orphans(const std::set<std::string>& soak_names) {
     if (row.status != RunStatus::running || soak_names.contains(row.name) || find(row.id)) continue;
     log::info("run {} ({} on {}) was left running by a crash and no [[soak]] resumes it: closed as interrupted",
               row.id, row.test, row.target);
-    if (left_write_cache_changed(row)) put_back_write_cache(row);
+    if (left_write_cache_changed(row)) put_back_write_cache(*state_, open_, row);
     close_in_store(*state_->store, row.id, false, clock_.wall());
   }
 }
 
-void SoakRunner::put_back_write_cache(RunRow row) {
-  auto opened = open_(row.target);
+void SoakRunner::put_back_write_cache(State& state, const TargetOpener& open, RunRow row) {
+  auto opened = open(row.target);
   if (!opened) {
     log::warn("run {}: its drive's write cache was left changed and cannot be put back: {}", row.id,
               opened.error().message);
@@ -519,17 +556,18 @@ void SoakRunner::put_back_write_cache(RunRow row) {
   } else {
     log::info("run {}: put the write cache of {} back as the run found it", row.id, row.serial);
   }
-  if (auto r = state_->store->update_run(row.id, row.status, row.ended_ns, row.header); !r) {
+  if (auto r = state.store->update_run(row.id, row.status, row.ended_ns, row.header); !r) {
     log::error("run {}: {}", row.id, r.error().message);
   }
 }
 
-void SoakRunner::put_back_replaced_write_cache(const std::string& name, const std::string& serial) {
-  auto existing = state_->store->unfinished_run(name);
+void SoakRunner::put_back_replaced_write_cache(State& state, const TargetOpener& open, const std::string& name,
+                                               const std::string& serial) {
+  auto existing = state.store->unfinished_run(name);
   if (!existing || !*existing) return;
   const RunRow& row = **existing;
-  if (row.serial == serial || find(row.id) || !left_write_cache_changed(row)) return;
-  put_back_write_cache(row);
+  if (row.serial == serial || find(state, row.id) || !left_write_cache_changed(row)) return;
+  put_back_write_cache(state, open, row);
 }
 
 bool SoakRunner::wait_idle(Duration timeout) {
@@ -543,10 +581,23 @@ bool SoakRunner::wait_idle(Duration timeout) {
 }
 
 void SoakRunner::shutdown(Duration grace) {
+  {
+    // The owner's loop stops with it: a run still opening reports nothing.
+    std::lock_guard lock(state_->post_mu);
+    state_->post_closed = true;
+    state_->post = nullptr;
+  }
   std::vector<std::shared_ptr<Run>> runs;
   {
     std::lock_guard lock(state_->mu);
     for (const auto& [_, run] : state_->runs) runs.push_back(run);
+    for (const auto& run : state_->finished) {
+      std::lock_guard run_lock(run->mu);
+      // Still opening: it ends there (or at once, if its row is written meanwhile).
+      if (!run->registered && !run->ending) {
+        run->ending = run->request.resumable ? StopAs::suspended : StopAs::interrupted;
+      }
+    }
   }
   for (const auto& run : runs) {
     std::lock_guard lock(run->mu);
@@ -582,7 +633,7 @@ void SoakRunner::shutdown(Duration grace) {
   reap();
   std::lock_guard lock(state_->mu);
   for (auto& r : state_->finished) {
-    if (r->thread.joinable()) r->thread.detach();  // still opening when start() gave up on it
+    if (r->thread.joinable()) r->thread.detach();  // still opening (its target or the store does not answer)
   }
   state_->finished.clear();
 }

@@ -26,6 +26,12 @@
 //   recorded is logged as such, never as failed, and the store's "running"
 //   lets the next daemon resume or close it.
 //
+// - start(): returns at once. The run's own thread opens the target (a
+//   device's identify and safety check), claims its drive (DriveClaims:
+//   refused while a self-test or another run holds it), builds the plan and
+//   writes the run's row, then reports the id or the refusal through `post`
+//   on the loop: a hung drive or a locked runs.db holds only that run.
+//
 // Thread-safety: the SoakControl methods and shutdown() on one thread (the
 // daemon's io_context); runs report progress from their own threads.
 #include <cstdint>
@@ -39,6 +45,7 @@
 #include "store/run_store.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/test_target.hpp"
+#include "schedule/drive_claims.hpp"
 #include "schedule/soak_control.hpp"
 
 namespace nvmond {
@@ -50,8 +57,12 @@ struct OpenedTarget {
   std::shared_ptr<const void> keep;
 };
 // Opens a [[soak]]/`nvmonctl start` target (services/test_targets.hpp, with the
-// daemon's current drives and safety settings).
+// daemon's current drives and safety settings). Called on a run's own thread
+// (it may wait on the device), so it reads no state the loop changes.
 using TargetOpener = std::function<Result<OpenedTarget>(const std::string& target)>;
+// Runs a closure on the thread that owns the runner (the daemon's loop:
+// boost::asio::post). Empty: on the calling thread.
+using PostToOwner = std::function<void(std::function<void()>)>;
 
 class SoakRunner final : public SoakControl {
  public:
@@ -59,14 +70,16 @@ class SoakRunner final : public SoakControl {
   // (an orphan, a run stuck on a hung device); it outlives the runner.
   // `throughput`: where each finished round's throughput goes, for the
   // drive's analytics to infer throttling from (none: nowhere).
+  // `post`: how a run's thread reports its start to the owner's thread.
+  // `claims`: who else uses each drive (none: no one is asked).
   SoakRunner(std::shared_ptr<RunStore> store, std::string state_dir, TargetOpener open, const Clock& clock,
-             ThroughputSink* throughput = nullptr);
+             ThroughputSink* throughput = nullptr, PostToOwner post = {}, DriveClaims* claims = nullptr);
   ~SoakRunner() override;  // shutdown(kShutdownGrace)
 
   // Well inside the unit's TimeoutStopSec=10s, with the rest of the stop.
   static constexpr Duration kShutdownGrace = std::chrono::seconds(5);
 
-  Result<std::int64_t> start(const SoakRequest& request) override;
+  void start(const SoakRequest& request, SoakOpened opened) override;
   Result<std::monostate> stop(std::int64_t run) override;
   Result<std::monostate> pause(std::int64_t run) override;
   Result<std::monostate> resume(std::int64_t run) override;
@@ -86,20 +99,26 @@ class SoakRunner final : public SoakControl {
   void shutdown(Duration grace);
 
  private:
+  struct Run;
+  struct State;
   // An orphan that left its drive's write cache changed: put it back.
-  void put_back_write_cache(RunRow row);
+  static void put_back_write_cache(State& state, const TargetOpener& open, RunRow row);
   // The unfinished run a new one of the same name will close, when it ran
   // on another drive and left that drive's write cache changed: the new
   // run's executor holds only its own drive, so the cache is put back here.
-  void put_back_replaced_write_cache(const std::string& name, const std::string& serial);
-  struct Run;
-  struct State;
+  static void put_back_replaced_write_cache(State& state, const TargetOpener& open, const std::string& name,
+                                            const std::string& serial);
   static void stop_executor(Run& run, StopAs as);
   static void held_for_store(Run& run, const std::optional<Error>& why);
   static void execute(const std::shared_ptr<State>& state, const std::shared_ptr<Run>& run);
+  // The run's thread, before the executor: target, drive claim, plan.
+  static std::optional<Error> open_run(State& state, Run& run);
+  // Tells the owner how the start went (once), through State::post.
+  static void report_opened(State& state, Run& run, Result<std::int64_t> result);
   static void finish(State& state, Run& run, const RunOutcome& out);
   void reap();  // joins the threads of ended runs
-  std::shared_ptr<Run> find(std::int64_t id) const;
+  static std::shared_ptr<Run> find(State& state, std::int64_t id);
+  std::shared_ptr<Run> find(std::int64_t id) const { return find(*state_, id); }
 
   std::shared_ptr<State> state_;
   TargetOpener open_;

@@ -6,9 +6,15 @@
 // are.
 //
 // Thread-safety: implementations are called from the daemon's io_context
-// thread only; they must not block it (start() queues work for the runner's
-// own thread and returns).
+// thread only, and never block it: nothing here waits on a device, the run
+// store or a file. start() returns at once; the target's opening (identify,
+// safety check), the plan and the run's row happen on the run's own thread,
+// which reports back through `opened` on the caller's thread (a post to the
+// loop, as the pollers' workers do). stop/pause/resume/active act on memory
+// only. history() and show() read the run store: the daemon calls them off
+// the loop (daemon/control_commands.hpp, ControlContext::offload).
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -64,11 +70,16 @@ struct RoundPage {
   std::size_t limit = kMaxRounds;
 };
 
+// What a start came to: the run's id once its row is written, or why it
+// could not begin (the target named). Called exactly once, on the thread
+// that called start(); never after the SoakControl has shut down.
+using SoakOpened = std::function<void(Result<std::int64_t> run)>;
+
 class SoakControl {
  public:
   virtual ~SoakControl() = default;
-  // Begins a run now; its id, or an error with the target named.
-  virtual Result<std::int64_t> start(const SoakRequest& request) = 0;
+  // Begins a run; returns at once, `opened` says later how it went.
+  virtual void start(const SoakRequest& request, SoakOpened opened) = 0;
   // Ends a run at its next I/O; it is recorded as interrupted with its
   // finished rounds, and stays resumable.
   virtual Result<std::monostate> stop(std::int64_t run) = 0;

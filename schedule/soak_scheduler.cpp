@@ -190,7 +190,7 @@ void SoakScheduler::reap(WallTime now) {
 void SoakScheduler::start_queued(WallTime now, const DriveLookup& drives) {
   std::vector<Slot*> due;
   for (auto& [name, s] : slots_) {
-    if (!s.run && !s.queued && s.due && *s.due <= now && once_may_start(s, now)) due.push_back(&s);
+    if (!s.run && !s.opening && !s.queued && s.due && *s.due <= now && once_may_start(s, now)) due.push_back(&s);
   }
   std::stable_sort(due.begin(), due.end(), [](const Slot* a, const Slot* b) { return *a->due < *b->due; });
   for (Slot* s : due) {
@@ -198,9 +198,10 @@ void SoakScheduler::start_queued(WallTime now, const DriveLookup& drives) {
     s->state = ScheduleState::queued;
     queue_.push_back(s->entry.request.name);
   }
-  std::map<std::string, std::int64_t> busy;  // drive → run
-  for (const auto& [_, s] : slots_) {
-    if (s.run) busy[s.drive] = *s.run;
+  std::map<std::string, std::string> busy;  // drive → what uses it
+  for (const auto& [name, s] : slots_) {
+    if (s.run) busy[s.drive] = fmt::format("run {}", *s.run);
+    else if (s.opening) busy[s.drive] = fmt::format("soak {} (opening)", name);
   }
   for (auto it = queue_.begin(); it != queue_.end();) {
     Slot& s = slots_.at(*it);
@@ -208,7 +209,7 @@ void SoakScheduler::start_queued(WallTime now, const DriveLookup& drives) {
     const std::string drive = d && !d->serial.empty() ? d->serial : s.entry.request.target;
     if (auto b = busy.find(drive); b != busy.end()) {
       s.state = ScheduleState::queued;
-      s.detail = fmt::format("drive {} busy with run {}", drive, b->second);
+      s.detail = fmt::format("drive {} busy with {}", drive, b->second);
       ++it;
       continue;
     }
@@ -219,26 +220,44 @@ void SoakScheduler::start_queued(WallTime now, const DriveLookup& drives) {
       ++it;
       continue;
     }
-    auto run = control_.start(s.entry.request);
+    const std::string name = s.entry.request.name;
+    const std::uint64_t ticket = ++tickets_;
     s.queued = false;
     s.last_start = now;
-    it = queue_.erase(it);
-    if (!run) {
-      start_failed(s, run.error(), now);
-      continue;
-    }
-    if (s.failures > 0) {
-      log::info("soak {}: started run {} after {} failed attempts", s.entry.request.name, *run, s.failures);
-    }
-    s.failures = 0;
-    s.last_error.clear();
-    s.run = *run;
-    s.drive = drive;
-    s.state.reset();
-    s.detail.clear();
     s.due.reset();
-    busy[drive] = *run;
+    s.opening = ticket;
+    s.drive = drive;
+    s.state = ScheduleState::opening;
+    s.detail = "opening the target";
+    it = queue_.erase(it);
+    busy[drive] = fmt::format("soak {} (opening)", name);
+    // Answers later, on this thread (maybe before start() returns).
+    control_.start(s.entry.request, [this, name, ticket, now](Result<std::int64_t> run) {
+      opened(name, ticket, std::move(run), now);
+    });
   }
+}
+
+void SoakScheduler::opened(const std::string& name, std::uint64_t ticket, Result<std::int64_t> run, WallTime asked) {
+  auto it = slots_.find(name);
+  if (it == slots_.end() || it->second.opening != ticket) {
+    // configure() removed or replaced the entry while its run opened: no
+    // one would follow the run, so it ends (resumable, as a changed entry's).
+    if (run) (void)control_.stop(*run);
+    return;
+  }
+  Slot& s = it->second;
+  s.opening = 0;
+  if (!run) {
+    start_failed(s, run.error(), asked);
+    return;
+  }
+  if (s.failures > 0) log::info("soak {}: started run {} after {} failed attempts", name, *run, s.failures);
+  s.failures = 0;
+  s.last_error.clear();
+  s.run = *run;
+  s.state.reset();
+  s.detail.clear();
 }
 
 void SoakScheduler::start_failed(Slot& s, const Error& error, WallTime now) {
@@ -304,6 +323,8 @@ std::vector<ScheduleView> SoakScheduler::list() const {
       v.detail = held.at(*s.run);
     } else if (s.run) {
       v.state = s.thermal_paused || s.operator_paused ? ScheduleState::paused : ScheduleState::running;
+    } else if (s.opening) {
+      v.state = ScheduleState::opening;
     } else if (s.state && (s.queued || *s.state == ScheduleState::failed)) {
       v.state = *s.state;
     } else if (s.due) {

@@ -5,6 +5,9 @@
 // manual clock.
 //
 // Rules:
+// - a start is asynchronous (SoakControl::start): the entry is `opening`
+//   until the run's thread reports its id or its refusal, and its drive
+//   counts as busy meanwhile;
 // - at most one run per drive at a time (every PTS test writes the drive);
 //   runs that are due while their drive is busy queue in the order they
 //   became due;
@@ -122,9 +125,10 @@ class SoakScheduler {
     std::optional<WallTime> due;  // planned start incl. randomized delay
     bool queued = false;          // due and waiting for its drive
     std::optional<std::int64_t> run;
-    std::string drive;            // serial (or target) of the current run
+    std::uint64_t opening = 0;    // the start in flight (its ticket); 0: none
+    std::string drive;            // serial (or target) of the current (or opening) run
     bool thermal_paused = false, operator_paused = false;
-    std::optional<ScheduleState> state;  // queued | waiting_cool | failed, while not running
+    std::optional<ScheduleState> state;  // queued | waiting_cool | opening | failed, while not running
     std::string detail;
     int failures = 0;                 // consecutive failed starts: the retry's backoff
     std::string last_error;           // of those, what was logged last
@@ -138,6 +142,8 @@ class SoakScheduler {
   void plan(Slot& s, WallTime now);
   void reap(WallTime now);
   void start_queued(WallTime now, const DriveLookup& drives);
+  // SoakControl::start's answer for the slot `name` (started at `asked`).
+  void opened(const std::string& name, std::uint64_t ticket, Result<std::int64_t> run, WallTime asked);
   void follow_throttling(const DriveLookup& drives);
   Slot* by_run(std::int64_t run);
 
@@ -145,6 +151,7 @@ class SoakScheduler {
   Jitter jitter_;
   std::map<std::string, Slot> slots_;
   std::deque<std::string> queue_;  // slot names, in the order they became due
+  std::uint64_t tickets_ = 0;      // the last start's ticket
 };
 
 }  // namespace nvmond

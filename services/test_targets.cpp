@@ -10,7 +10,7 @@
 namespace nvmond {
 
 Result<std::unique_ptr<TestTarget>> open_test_target(const std::string& target, const std::vector<SimSettings>& sims,
-                                                     const SafetyGuard& guard, const SimDeviceSource* source,
+                                                     const SafetyGuard& guard, const SimModelLookup& models,
                                                      const Clock* pace) {
   const auto sim = sim_key(target);
   if (!sim) {
@@ -27,7 +27,7 @@ Result<std::unique_ptr<TestTarget>> open_test_target(const std::string& target, 
   const WallTime start = pace != nullptr ? pace->wall() : std::chrono::system_clock::now();
   for (const auto& s : sims) {
     if (s.spec.name != key && s.spec.serial != key) continue;
-    std::shared_ptr<DriveModel> model = source ? source->model(s.spec.serial) : nullptr;
+    std::shared_ptr<DriveModel> model = models ? models(s.spec.serial) : nullptr;
     if (!model) model = std::make_shared<DriveModel>(s.spec, start);
     return std::unique_ptr<TestTarget>(std::make_unique<SimTarget>(model, pace));
   }

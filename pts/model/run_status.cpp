@@ -20,6 +20,7 @@ constexpr TextTable<RunStatus> kRunStatusText[] = {
 constexpr TextTable<ScheduleState> kScheduleStateText[] = {
     {ScheduleState::idle, "idle"},       {ScheduleState::scheduled, "scheduled"},
     {ScheduleState::queued, "queued"},   {ScheduleState::waiting_cool, "waiting-cool"},
+    {ScheduleState::opening, "opening"},
     {ScheduleState::running, "running"}, {ScheduleState::paused, "paused"},
     {ScheduleState::failed, "failed"},
 };

@@ -34,7 +34,7 @@ RunStatus stored_status(StopAs as);
 RunStatus outcome_status(StopAs as);
 
 // Where a [[soak]] (or an operator's request) stands in the scheduler.
-enum class ScheduleState { idle, scheduled, queued, waiting_cool, running, paused, failed };
+enum class ScheduleState { idle, scheduled, queued, waiting_cool, opening, running, paused, failed };
 
 std::string_view to_text(ScheduleState state);
 Result<ScheduleState> schedule_state_from_text(std::string_view text);

@@ -50,9 +50,10 @@ struct Fixture {
                        if (it == users.end()) return std::nullopt;
                        return it->second;
                      },
-                     [this](const std::string& path, std::optional<SelfTestKind> kind) {
+                     [this](const std::string& path, std::optional<SelfTestKind> kind,
+                            const std::function<void(std::optional<Error>)>& done) {
                        sent.push_back({path, kind});
-                       return device_answer;
+                       done(device_answer);
                      }};
   json ask(const json& request) {
     return answer_control_line(request.dump(), [this](const json& r) { return handle_control(r, ctx); });

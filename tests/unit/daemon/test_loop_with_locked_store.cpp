@@ -6,7 +6,6 @@
 // this test waits for it.
 #include <gtest/gtest.h>
 
-#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
 
 #include <filesystem>
@@ -16,6 +15,7 @@
 #include "daemon/control_commands.hpp"
 #include "daemon/history_compaction.hpp"
 #include "store/history_store.hpp"
+#include "tests/support/loop_thread.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/write_lock.hpp"
 #include "tests/unit/schedule/fake_soak_control.hpp"
@@ -33,16 +33,7 @@ HistoryStoreOptions waits_a_minute_on_locks() {
   return o;
 }
 
-struct LoopThread {
-  boost::asio::io_context io;
-  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work{io.get_executor()};
-  std::thread thread{[this] { io.run(); }};
-  ~LoopThread() {
-    work.reset();
-    io.stop();
-    thread.join();
-  }
-};
+using test::LoopThread;
 
 TEST(LoopWithALockedStore, ControlStatusIsAnsweredWhileCompactionMeetsAnotherProgramsWriteLock) {
   test::TempDir dir{"nvmond-loop-locked"};

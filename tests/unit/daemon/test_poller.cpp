@@ -377,6 +377,15 @@ struct PacedPolls {
     }
     return 0;
   }
+  // Sends a self-test command and runs the loop until its answer is back.
+  std::optional<Error> self_test(std::optional<SelfTestKind> kind) {
+    std::optional<std::optional<Error>> answer;
+    poller->self_test(kind, [&answer](std::optional<Error> e) { answer = std::move(e); });
+    const auto give_up = std::chrono::steady_clock::now() + 10s;
+    while (!answer && std::chrono::steady_clock::now() < give_up) io.run_one_for(10ms);
+    if (!answer) return Error{ErrorReason::timeout, "test: no answer within 10 s"};
+    return *answer;
+  }
   void poll() {
     const double before = collections();
     const auto give_up = std::chrono::steady_clock::now() + 10s;
@@ -468,13 +477,13 @@ TEST(DevicePoller, ASelfTestCommandGoesToTheDeviceAndTheNextPollReadsTheLog) {
   p.poll();
   p.poll();
   ASSERT_EQ(p.script->self_test_reads, 1);
-  EXPECT_EQ(p.poller->self_test(SelfTestKind::extended_test), std::nullopt);
+  EXPECT_EQ(p.self_test(SelfTestKind::extended_test), std::nullopt);
   EXPECT_EQ(p.script->self_tests_started, std::vector<SelfTestKind>{SelfTestKind::extended_test});
   p.poll();
   EXPECT_EQ(p.script->self_test_reads, 2) << "read right after the start, not 10 minutes later";
 
   p.script->self_test_error = Error{ErrorReason::busy, "fake:nvme7: device self-test: Device Self-test in Progress"};
-  const auto refused = p.poller->self_test(std::nullopt);
+  const auto refused = p.self_test(std::nullopt);
   ASSERT_TRUE(refused.has_value());
   EXPECT_EQ(refused->reason, ErrorReason::busy);
   EXPECT_EQ(p.script->self_test_aborts, 1);

@@ -42,6 +42,7 @@ struct Harness {
   std::vector<DriveSummary> drives{idle_drive("SN-A"), idle_drive("SN-B")};
   std::map<std::string, std::string> users;
   std::vector<std::pair<std::string, SelfTestKind>> started;
+  DriveClaims claims;
   WallTime now = WallTime(std::chrono::hours(24 * 20000));
 
   std::unique_ptr<SelfTestScheduler> make(std::vector<SelfTestPlan> plans, std::int64_t max_concurrent = 1) {
@@ -52,10 +53,11 @@ struct Harness {
                         auto it = users.find(serial);
                         return it == users.end() ? std::nullopt : std::optional<std::string>(it->second);
                       },
-                      [this](const std::string& path, SelfTestKind kind) -> std::optional<Error> {
+                      [this](const std::string& path, SelfTestKind kind, const std::function<void(std::optional<Error>)>& done) {
                         started.emplace_back(path, kind);
-                        return std::nullopt;
-                      }});
+                        done(std::nullopt);
+                      }},
+        &claims);
   }
   std::optional<SelfTestRecord> stored(const std::string& serial, const std::string& plan) {
     auto s = store->state(DriveKey{serial, "Model"}, self_test_state_key(plan));
@@ -123,9 +125,10 @@ TEST(SelfTestScheduler, ADriveThatRefusesIsAskedAgainAMinuteLater) {
   int asked = 0;
   auto s = std::make_unique<SelfTestScheduler>(
       std::vector<SelfTestPlan>{plan("t", {"SN-A"}, "once")}, 1, *h.store,
-      SelfTestHooks{[&h] { return h.drives; }, nullptr, [&asked](const std::string&, SelfTestKind) -> std::optional<Error> {
+      SelfTestHooks{[&h] { return h.drives; }, nullptr,
+                    [&asked](const std::string&, SelfTestKind, const std::function<void(std::optional<Error>)>& done) {
                       ++asked;
-                      return Error{ErrorReason::io, "/dev/SN-A: device self-test (14h), short (STC 1h): Input/output error"};
+                      done(Error{ErrorReason::io, "/dev/SN-A: device self-test (14h), short (STC 1h): Input/output error"});
                     }});
   s->tick(h.now);
   s->tick(h.now + 1s);
@@ -211,6 +214,38 @@ TEST(SelfTestScheduler, ARecordSurvivesItsEncoding) {
   EXPECT_EQ(decode_self_test_record(encode_self_test_record(r)), r);
   EXPECT_EQ(decode_self_test_record("{\"kind\":\"long\"}"), std::nullopt);
   EXPECT_EQ(decode_self_test_record("not json"), std::nullopt);
+}
+
+// A scheduled start claims its drive before the command is sent and holds
+// it until the drive's log shows the test over; a run holding the drive
+// defers the start, naming it; a test seen running that no one here started
+// holds the drive too.
+TEST(SelfTestScheduler, AStartHoldsItsDriveUntilTheLogShowsTheTestOver) {
+  Harness h;
+  auto s = h.make({plan("t", {"SN-A"}, "once", SelfTestKind::extended_test)});
+  {
+    auto run = h.claims.claim("SN-A", DriveUse{DriveUse::Kind::run, "wsat-3", h.now});
+    ASSERT_TRUE(run);
+    s->tick(h.now);
+    EXPECT_TRUE(h.started.empty()) << "started a self-test on a drive a run holds";
+  }
+  s->tick(h.now + 1s);
+  ASSERT_EQ(h.started.size(), 1u);
+  auto refused = h.claims.claim("SN-A", DriveUse{DriveUse::Kind::run, "wsat-4", h.now});
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("drive SN-A is running an extended self-test (started at"), std::string::npos)
+      << refused.error().message;
+  h.drives[0].self_test = SelfTestLog{.current_operation = 2, .completion_pct = 10, .results = {}};
+  s->tick(h.now + 2min);
+  EXPECT_TRUE(h.claims.holder("SN-A")) << "released while the log shows it running";
+  h.drives[0].self_test = ended(0x20);  // extended, completed without error
+  s->tick(h.now + 3min);
+  EXPECT_FALSE(h.claims.holder("SN-A")) << "the test is over and still holds the drive";
+
+  h.drives[1].self_test = SelfTestLog{.current_operation = 1, .completion_pct = 50, .results = {}};
+  s->tick(h.now + 4min);
+  ASSERT_TRUE(h.claims.holder("SN-B")) << "a test no one here started does not hold its drive";
+  EXPECT_FALSE(h.claims.holder("SN-B")->since);
 }
 
 }  // namespace

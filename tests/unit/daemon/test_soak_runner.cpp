@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <functional>
+#include <future>
 #include <mutex>
 #include <thread>
 #include <nlohmann/json.hpp>
@@ -103,6 +104,16 @@ class GatedTarget final : public TestTarget {
   SimTarget sim_;
   std::shared_ptr<Gate> gate_;
 };
+
+// Starts a run and waits (the test's thread, not a loop) for what its
+// thread reports: with no post function the runner reports from there.
+Result<std::int64_t> start_now(SoakRunner& runner, const SoakRequest& request) {
+  std::promise<Result<std::int64_t>> opened;
+  auto answer = opened.get_future();
+  runner.start(request, [&opened](Result<std::int64_t> r) { opened.set_value(std::move(r)); });
+  if (answer.wait_for(20s) != std::future_status::ready) return Error{ErrorReason::timeout, "not opened within 20 s"};
+  return answer.get();
+}
 
 SimDriveSpec drive() {
   SimDriveSpec s = sim_profile("datacenter");
@@ -239,7 +250,7 @@ void expect_rounds_once(RunStore& store, std::int64_t id, int n) {
 TEST(SoakRunner, ReportsTheRunInProgressAndStopKeepsItsRoundsAsInterrupted) {
   Fixture f;
   f.gate->allow(2);
-  auto id = f.runner->start(f.wsat(10));
+  auto id = start_now(*f.runner, f.wsat(10));
   ASSERT_TRUE(id) << id.error().message;
   ASSERT_TRUE(f.gate->wait_entered(3));  // rounds 0 and 1 are committed
   auto active = f.runner->active();
@@ -272,7 +283,7 @@ TEST(SoakRunner, ReportsTheRunInProgressAndStopKeepsItsRoundsAsInterrupted) {
 TEST(SoakRunner, PauseAbandonsTheRoundInProgressAndResumeRedoesIt) {
   Fixture f;
   f.gate->allow(1);
-  auto id = f.runner->start(f.wsat(4));
+  auto id = start_now(*f.runner, f.wsat(4));
   ASSERT_TRUE(id);
   ASSERT_TRUE(f.gate->wait_entered(2));  // in round 1
   ASSERT_TRUE(f.runner->pause(*id));
@@ -298,7 +309,7 @@ TEST(SoakRunner, ShutdownWithHungIoClosesTheRunInterruptedAndTheNextDaemonResume
   Fixture f;
   f.gate->hung = true;
   f.gate->allow(2);
-  auto id = f.runner->start(f.wsat(6));
+  auto id = start_now(*f.runner, f.wsat(6));
   ASSERT_TRUE(id);
   ASSERT_TRUE(f.gate->wait_entered(3));  // stuck in round 2's I/O
   f.runner->shutdown(200ms);
@@ -326,7 +337,7 @@ TEST(SoakRunner, ShutdownWithHungIoClosesTheRunInterruptedAndTheNextDaemonResume
   // The next daemon: the same [[soak]] resumes at round 2 under the same id.
   f.runner = f.make_runner();
   f.gate->allow(4);
-  auto again = f.runner->start(f.wsat(6));
+  auto again = start_now(*f.runner, f.wsat(6));
   ASSERT_TRUE(again);
   EXPECT_EQ(*again, *id);
   ASSERT_TRUE(f.runner->wait_idle(20s));
@@ -338,7 +349,7 @@ TEST(SoakRunner, ShutdownWithHungIoClosesTheRunInterruptedAndTheNextDaemonResume
 TEST(SoakRunner, AnOperatorsRunIsNotResumableAndOrphansAreClosed) {
   Fixture f;
   f.gate->allow(1);
-  auto manual = f.runner->start(f.wsat(5, false));
+  auto manual = start_now(*f.runner, f.wsat(5, false));
   ASSERT_TRUE(manual);
   ASSERT_TRUE(f.gate->wait_entered(2));
   f.runner->shutdown(20s);
@@ -420,7 +431,7 @@ TEST(SoakRunner, ANewRunOnAnotherDrivePutsBackTheCacheTheClosedRunLeftChanged) {
   crashed.header = header_blob(h);
   const std::int64_t old_run = *f.store->create_run(crashed);
   f.gate->allow(10);
-  auto id = f.runner->start(f.wsat(1, false));
+  auto id = start_now(*f.runner, f.wsat(1, false));
   ASSERT_TRUE(id) << id.error().message;
   ASSERT_TRUE(f.runner->wait_idle(20s));
   EXPECT_EQ(old_gate->write_cache_sets, (std::vector<bool>{true}));
@@ -433,7 +444,7 @@ TEST(SoakRunner, ANewRunOnAnotherDrivePutsBackTheCacheTheClosedRunLeftChanged) {
 TEST(SoakRunner, EachCommittedRoundReportsItsThroughputForTheDrivesThrottleInference) {
   Fixture f;
   f.gate->allow(1);
-  auto id = f.runner->start(f.wsat(3));
+  auto id = start_now(*f.runner, f.wsat(3));
   ASSERT_TRUE(id);
   ASSERT_TRUE(f.gate->wait_entered(2));
   ASSERT_TRUE(f.runner->pause(*id));  // the abandoned round reports nothing
@@ -472,7 +483,7 @@ TEST(SoakRunner, ANewRunNeverOverwritesTheDirectoryAnOlderRunLeftUnderItsId) {
   };
 
   f.gate->allow(10);
-  auto id = f.runner->start(f.wsat(2, false));
+  auto id = start_now(*f.runner, f.wsat(2, false));
   ASSERT_TRUE(id) << id.error().message;
   ASSERT_EQ(*id, 1);  // this store alone knows no older run
   ASSERT_TRUE(f.runner->wait_idle(20s));
@@ -484,13 +495,13 @@ TEST(SoakRunner, AnUnknownTestParameterOrTargetFailsTheStartWithItsName) {
   Fixture f;
   SoakRequest bad = f.wsat(3);
   bad.test.values["roundz"] = std::int64_t{1};
-  auto r = f.runner->start(bad);
+  auto r = start_now(*f.runner, bad);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("roundz"), std::string::npos) << r.error().message;
   SoakRunner refusing(f.store, f.dir.path(), [](const std::string& t) -> Result<OpenedTarget> {
     return Error{ErrorReason::refused, t + " is mounted"};
   }, f.clock);
-  auto refused = refusing.start(f.wsat(3));
+  auto refused = start_now(refusing, f.wsat(3));
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("sim:d0"), std::string::npos);
   EXPECT_TRUE(f.runner->active().empty());
@@ -510,7 +521,7 @@ TEST(SoakRunner, ANameThatIsNoSafePathComponentIsRefusedBeforeTheTargetIsOpened)
                                   std::string(10 * 1024 * 1024, 'a'), std::string()}) {
     SoakRequest r = f.wsat(1);
     r.name = name;
-    auto id = runner.start(r);
+    auto id = start_now(runner, r);
     ASSERT_FALSE(id) << "started a run named " << name.substr(0, 40);
     EXPECT_EQ(id.error().reason, ErrorReason::name);
     EXPECT_LT(id.error().message.size(), 200u);
@@ -523,7 +534,7 @@ TEST(SoakRunner, ANameThatIsNoSafePathComponentIsRefusedBeforeTheTargetIsOpened)
 // Runs until it ends, with the run's directory or runs/ itself swapped for a
 // symlink to `outside` once the run is open (root writes these files).
 void run_with_planted_link(Fixture& f, const std::function<void(std::int64_t)>& plant) {
-  auto id = f.runner->start(f.wsat(1));  // opens, then waits at the gate
+  auto id = start_now(*f.runner, f.wsat(1));  // opens, then waits at the gate
   ASSERT_TRUE(id) << id.error().message;
   plant(*id);
   f.gate->allow(1000);
@@ -641,6 +652,44 @@ TEST(SoakRunnerStoreOutage, ShutdownWhileTheStoreIsDownLeavesTheRunRunningForThe
   ASSERT_TRUE(f.runner->wait_idle(20s));
   EXPECT_EQ(f.row(*id).status, RunStatus::completed);
   expect_rounds_once(*f.store, *id, 2);
+}
+
+}  // namespace
+}  // namespace nvmond
+
+namespace nvmond {
+namespace {
+
+// A PTS run and a self-test never share a drive, whichever starts first: a
+// run is refused on a drive in the middle of an extended self-test, naming
+// it, and holds its drive against a self-test until it ends.
+TEST(SoakRunner, ARunIsRefusedOnADriveInTheMiddleOfAnExtendedSelfTestAndHoldsItsDriveAgainstOne) {
+  Fixture f;
+  DriveClaims claims;
+  auto runner = std::make_unique<SoakRunner>(
+      f.store, f.dir.path(),
+      [&f](const std::string&) -> Result<OpenedTarget> {
+        return OpenedTarget{std::make_unique<GatedTarget>(f.model, f.gate), nullptr};
+      },
+      f.clock, nullptr, PostToOwner{}, &claims);
+  {
+    auto test = claims.claim("SN-RUNNER", DriveUse{DriveUse::Kind::self_test, "extended", f.clock.wall()});
+    ASSERT_TRUE(test);
+    auto refused = start_now(*runner, f.wsat(2, false));
+    ASSERT_FALSE(refused) << "a run started in the middle of an extended self-test";
+    EXPECT_NE(refused.error().message.find("drive SN-RUNNER is running an extended self-test (started at"),
+              std::string::npos)
+        << refused.error().message;
+    EXPECT_TRUE(f.store->runs(std::nullopt, 10)->empty()) << "a refused run left a row";
+  }
+  auto id = start_now(*runner, f.wsat(2, false));
+  ASSERT_TRUE(id) << id.error().message;
+  auto test = claims.claim("SN-RUNNER", DriveUse{DriveUse::Kind::self_test, "short", f.clock.wall()});
+  ASSERT_FALSE(test);
+  EXPECT_EQ(test.error().message, "drive SN-RUNNER is in use by run w-" + std::to_string(*id));
+  f.gate->allow(1000);
+  ASSERT_TRUE(runner->wait_idle(20s));
+  EXPECT_FALSE(claims.holder("SN-RUNNER")) << "the run ended and still holds its drive";
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 // test says so.
 #include <algorithm>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "schedule/soak_control.hpp"
 
@@ -10,7 +12,25 @@ namespace nvmond {
 
 class FakeSoakControl : public SoakControl {
  public:
-  Result<std::int64_t> start(const SoakRequest& r) override {
+  // Answers at once, unless `hold` is set: then the start waits in `opening`
+  // until the test calls open_held() (a target that takes its time).
+  void start(const SoakRequest& r, SoakOpened opened) override {
+    if (hold) {
+      held.emplace_back(r, std::move(opened));
+      return;
+    }
+    opened(begin(r));
+  }
+  // Answers the held starts, in order.
+  void open_held() {
+    auto starts = std::move(held);
+    held.clear();
+    for (auto& [r, opened] : starts) opened(begin(r));
+  }
+  bool hold = false;
+  std::vector<std::pair<SoakRequest, SoakOpened>> held;
+
+  Result<std::int64_t> begin(const SoakRequest& r) {
     if (r.test.test == "no-such-test") return Error{ErrorReason::params, "unknown test \"no-such-test\""};
     if (auto it = refuse.find(r.target); it != refuse.end()) return it->second;
     RunView v;

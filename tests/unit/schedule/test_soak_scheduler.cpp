@@ -379,5 +379,35 @@ TEST(SoakTiming, ConfigErrorsNameTheKey) {
   }
 }
 
+// A start is asynchronous: the entry is `opening` until the run's thread
+// reports, its drive counts as busy meanwhile, and an entry removed while
+// its run opened has that run stopped (no one would follow it).
+TEST_F(SoakSchedulerTest, AStartIsOpeningUntilItsRunReportsAndHoldsItsDriveMeanwhile) {
+  drives.by_target["sim:a"] = {"SN-A", 40, 70, false};
+  ctl.hold = true;
+  sched.configure({entry("one", "sim:a"), entry("two", "sim:a")}, t0());
+  tick(t0());
+  ASSERT_EQ(ctl.held.size(), 1U);
+  auto v = sched.list();
+  EXPECT_EQ(view(v, "one").state, ScheduleState::opening);
+  EXPECT_FALSE(view(v, "one").run);
+  EXPECT_EQ(view(v, "two").state, ScheduleState::queued);
+  EXPECT_NE(view(v, "two").detail.find("one (opening)"), std::string::npos) << view(v, "two").detail;
+  tick(t0() + 1s);
+  EXPECT_EQ(ctl.held.size(), 1U) << "started twice while the first start was opening";
+
+  ctl.open_held();
+  v = sched.list();
+  EXPECT_EQ(view(v, "one").state, ScheduleState::running);
+  ASSERT_TRUE(view(v, "one").run);
+
+  ASSERT_TRUE(ctl.end(*view(v, "one").run, RunStatus::completed).ok());
+  tick(t0() + 2s);  // "two" starts: opening
+  ASSERT_EQ(ctl.held.size(), 1U);
+  sched.configure({entry("one", "sim:a")}, t0() + 3s);  // "two" removed while it opens
+  ctl.open_held();
+  EXPECT_TRUE(ctl.active().empty()) << "a run no entry follows any more was left running";
+}
+
 }  // namespace
 }  // namespace nvmond
