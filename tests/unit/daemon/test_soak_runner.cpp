@@ -577,7 +577,7 @@ TEST(SoakRunnerStoreOutage, ARoundTheStoreCannotTakeIsRetriedOnTheClockWhileTheR
   Fixture f;
   f.gate->allow(4);
   f.flaky->fail(kLocked);
-  auto id = f.runner->start(f.wsat(4));
+  auto id = start_now(*f.runner, f.wsat(4));
   ASSERT_TRUE(id) << id.error().message;
   auto held = f.wait_view([](const RunView& v) { return !v.paused_reason.empty(); });
   ASSERT_TRUE(held) << "the run never showed as paused";
@@ -607,7 +607,7 @@ TEST(SoakRunnerStoreOutage, ARoundThatLandedThoughItsAnswerWasLostIsNotRecordedT
   f.gate->allow(3);
   f.flaky->land_then_fail = true;
   f.flaky->fail(kLocked);
-  auto id = f.runner->start(f.wsat(3));
+  auto id = start_now(*f.runner, f.wsat(3));
   ASSERT_TRUE(id);
   ASSERT_TRUE(f.wait_view([](const RunView& v) { return !v.paused_reason.empty(); }));
   f.flaky->fail(std::nullopt);
@@ -621,7 +621,7 @@ TEST(SoakRunnerStoreOutage, AFailureThatDoesNotHealFailsTheRunAtOnce) {
   Fixture f;
   f.gate->allow(3);
   f.flaky->fail(Error{ErrorReason::store, "no such table: pts_rounds"});
-  auto id = f.runner->start(f.wsat(3));
+  auto id = start_now(*f.runner, f.wsat(3));
   ASSERT_TRUE(id);
   ASSERT_TRUE(f.runner->wait_idle(20s));
   EXPECT_EQ(f.row(*id).status, RunStatus::failed);
@@ -632,7 +632,7 @@ TEST(SoakRunnerStoreOutage, ShutdownWhileTheStoreIsDownLeavesTheRunRunningForThe
   Fixture f;
   f.gate->allow(2);
   f.flaky->fail(Error{ErrorReason::full, "database or disk is full"}, true);
-  auto id = f.runner->start(f.wsat(2));
+  auto id = start_now(*f.runner, f.wsat(2));
   ASSERT_TRUE(id);
   ASSERT_TRUE(f.wait_view([](const RunView& v) { return v.paused_reason == "full"; }));
   f.runner->shutdown(20s);  // ends the wait at once: no clock advance needed
@@ -646,7 +646,7 @@ TEST(SoakRunnerStoreOutage, ShutdownWhileTheStoreIsDownLeavesTheRunRunningForThe
   }
   f.runner = f.make_runner();
   f.gate->allow(2);
-  auto again = f.runner->start(f.wsat(2));
+  auto again = start_now(*f.runner, f.wsat(2));
   ASSERT_TRUE(again);
   EXPECT_EQ(*again, *id);
   ASSERT_TRUE(f.runner->wait_idle(20s));
