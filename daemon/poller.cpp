@@ -176,10 +176,15 @@ struct DevicePoller::Worker {
     lock.unlock();
     std::optional<Error> answer = command.kind ? device->start_self_test(*command.kind) : device->abort_self_test();
     if (!answer) self_test_pacing->started();
-    command.answer(std::move(answer));
+    // Out of the device phase before the answer can reach anyone: a poller
+    // destroyed as soon as it reads the answer must join this thread, not
+    // abandon it as if it were still stuck in the drive.
     lock.lock();
     phase = Phase::idle;
     cv.notify_all();
+    lock.unlock();
+    command.answer(std::move(answer));
+    lock.lock();
   }
 
   // A drive with another identity at this path (swapped, or new firmware)
