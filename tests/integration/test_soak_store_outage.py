@@ -71,7 +71,10 @@ class SoakThroughARunStoreLock(unittest.TestCase):
         self.assertTrue(paused_metric, "nvmond_soak_paused{reason=\"locked\"} while the lock was held")
         self.assertIn("the run store cannot record round", paused_status)
         self.assertGreaterEqual(polls, int(elapsed), "the other drive polled at least once a second")
-        self.assertLess(slowest, 1.0, "a control request answered within a second")
+        # Answer times mean nothing under the sanitizers (several times slower
+        # on a loaded 2-core host); the plain build carries the bound.
+        if os.environ.get("NVMOND_SANITIZED") != "1":
+            self.assertLess(slowest, 1.0, "a control request answered within a second")
 
         wait_for(lambda: store_rows(db, "SELECT status FROM pts_runs") == [("completed",)], 60,
                  "the soak to complete")

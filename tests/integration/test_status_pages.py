@@ -92,6 +92,9 @@ class StatusPages(unittest.TestCase):
             if field == "conditions":
                 self.assertIn(want, conditions, alert)
 
+    @unittest.skipIf(os.environ.get("NVMOND_SANITIZED") == "1",
+                     "the simulated drives heat with their engines' progress, which the sanitizers slow: "
+                     "a drive meant to pass its WCTEMP may not in time (the plain build runs it)")
     def test_a_daemon_shows_each_condition_its_drives_meet(self):
         workdir = tempfile.mkdtemp(prefix="nvmond-pages-")
         sock = os.path.join(workdir, "control.sock")
