@@ -38,19 +38,17 @@ import tempfile
 import time
 
 here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
 sys.path.insert(0, os.path.join(here, "..", "tests", "integration"))
+
+import store_cost  # noqa: E402  (bench/ is not a package)
+from scrape_latency import percentile  # noqa: E402
 
 UNITS = {"s": 1, "m": 60, "h": 3600}
 
 
 def seconds_of(text):
     return float(text[:-1]) * UNITS[text[-1]]
-
-
-def percentile(sorted_values, q):
-    if not sorted_values:
-        return float("nan")
-    return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
 
 
 def slope_per_hour(points):
@@ -71,7 +69,6 @@ class Process:
 
     def __init__(self, pid):
         self.pid = pid
-        self.ticks = os.sysconf("SC_CLK_TCK")
 
     def status(self, key):
         with open(f"/proc/{self.pid}/status") as f:
@@ -90,9 +87,7 @@ class Process:
         return len(os.listdir(f"/proc/{self.pid}/fd"))
 
     def cpu_seconds(self):
-        with open(f"/proc/{self.pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / self.ticks  # utime, stime
+        return store_cost.cpu_seconds(self.pid)
 
 
 class LoopDevice:
