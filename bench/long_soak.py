@@ -42,7 +42,7 @@ sys.path.insert(0, here)
 sys.path.insert(0, os.path.join(here, "..", "tests", "integration"))
 
 import store_cost  # noqa: E402  (bench/ is not a package)
-from scrape_latency import percentile  # noqa: E402
+from scrape_latency import curl_times, percentile  # noqa: E402
 
 UNITS = {"s": 1, "m": 60, "h": 3600}
 
@@ -102,19 +102,6 @@ class LoopDevice:
         subprocess.run(["losetup", "-d", self.path], check=False)
 
 
-def curl_times(url, encoding, count):
-    """Seconds per scrape as curl measures them (an independent client): one
-    curl process per batch, `count` transfers on one connection."""
-    args = ["curl", "-s", "-o", "/dev/null", "-w", "%{time_total}\n"]
-    if encoding == "gzip":
-        args.insert(1, "--compressed")
-    cmd = args[:1] + args[1:] + [url]
-    for _ in range(count - 1):
-        cmd += ["--next"] + args[1:] + [url]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=300).stdout
-    return sorted(float(x) for x in out.split())
-
-
 def latency_families(text):
     """Series and bytes of the exposition's latency families: what the
     histograms of the soak and the job cost a scrape, and grow with."""
@@ -163,7 +150,7 @@ def take_sample(proc, d, state, args, t0, cpu0):
     now = time.monotonic()
     text = d.scrape()
     series, lat_bytes = latency_families(text)
-    times = {enc: curl_times(d.url, enc, args.scrapes) for enc in ("identity", "gzip")}
+    times = curl_times(d.url, args.scrapes)
     rounds = soak_rounds(state, "long-wsat")
     log_bytes = os.path.getsize(d.log_path)
     return {

@@ -11,16 +11,21 @@ then measures, in this order so one measurement does not load the next:
    drive-poll (in brackets the history writer's thread alone: without the
    simulated drives' state files, which a real drive does not have),
    drive-polls and history commits (store_cost.py's method);
-2. RSS (VmRSS);
-3. scrapes on one keep-alive connection, gzip and identity interleaved,
-   while polling goes on: p50/p99 per encoding and the exposition's size;
+2. RSS (VmRSS), and again after the scrapes of 3.;
+3. scrapes by curl (an independent client) on one keep-alive connection,
+   gzip and identity interleaved, while polling goes on: p50/p99 per
+   encoding as curl times them, the daemon's CPU time per scrape (its CPU
+   during the scrapes less what polling took in the window before: the
+   daemon's own share of a scrape, which a loaded host does not inflate as
+   it does the latency), and the exposition's size;
 4. an strace window: fsyncs per second of the history and of the simulated
    drives' state files.
 
   bench/scale.py [--build-dir build] [--drives 32,64,128,256] [--polls 1s,10s]
-                 [--window 60] [--scrapes 200] [--strace-window 10]
+                 [--window 60] [--scrapes 300] [--strace-window 10]
 """
 import argparse
+import gzip
 import http.client
 import os
 import sys
@@ -31,7 +36,7 @@ sys.path.insert(0, here)
 sys.path.insert(0, os.path.join(here, "..", "tests", "integration"))
 
 import store_cost  # noqa: E402  (bench/ is not a package)
-from scrape_latency import percentile  # noqa: E402
+from scrape_latency import curl_times, percentile  # noqa: E402
 
 
 def seconds_of(poll):
@@ -46,21 +51,19 @@ def rss_mb(pid):
     return float("nan")
 
 
-def scrape_times(port, scrapes):
+def exposition_sizes(port):
+    """Bytes of one identity and one gzip body."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    times, sizes = {"gzip": [], "identity": []}, {}
-    for _ in range(scrapes):
-        for enc in ("gzip", "identity"):
-            t0 = time.perf_counter()
-            conn.request("GET", "/metrics", headers={"Accept-Encoding": enc})
-            r = conn.getresponse()
-            body = r.read()
-            times[enc].append(time.perf_counter() - t0)
-            if r.status != 200:
-                raise SystemExit(f"scrape answered {r.status}")
-            sizes[enc] = len(body)
+    sizes = {}
+    for enc in ("identity", "gzip"):
+        conn.request("GET", "/metrics", headers={"Accept-Encoding": enc})
+        r = conn.getresponse()
+        body = r.read()
+        if enc == "gzip":
+            gzip.decompress(body)  # a whole, valid member
+        sizes[enc] = len(body)
     conn.close()
-    return {enc: sorted(t) for enc, t in times.items()}, sizes
+    return sizes
 
 
 def measure(h, drives, poll, args):
@@ -82,7 +85,14 @@ def measure(h, drives, poll, args):
         polls0, commits0 = store_cost.totals(h, d, text0)
         polls1, commits1 = store_cost.totals(h, d, text1)
         rss = rss_mb(pid)
-        times, sizes = scrape_times(d.port, args.scrapes)
+        sizes = exposition_sizes(d.port)
+        idle_cpu_s = (cpu1 - cpu0) / (t1 - t0)
+        cpu2, t2 = store_cost.cpu_seconds(pid), time.monotonic()
+        times = curl_times(d.url, args.scrapes)
+        cpu3, t3 = store_cost.cpu_seconds(pid), time.monotonic()
+        scrape_cpu_ms = 1000 * (cpu3 - cpu2 - idle_cpu_s * (t3 - t2)) / (2 * args.scrapes)
+        load_scrapes = os.getloadavg()[0]
+        rss_scraped = rss_mb(pid)
         fsyncs = {}
         if args.strace_window > 0:
             fsyncs, _ = store_cost.strace_window(pid, args.strace_window, os.path.join(d.dir, "strace.txt"))
@@ -90,10 +100,11 @@ def measure(h, drives, poll, args):
         d.stop()
     polls, elapsed = polls1 - polls0, t1 - t0
     return {
-        "drives": drives, "poll": poll, "load": load,
+        "drives": drives, "poll": poll, "load": load, "load_scrapes": load_scrapes, "scrape_cpu_ms": scrape_cpu_ms,
         "polls_s": polls / elapsed, "commits_s": (commits1 - commits0) / elapsed,
         "cpu_pct": 100 * (cpu1 - cpu0) / elapsed, "cpu_ms": 1000 * (cpu1 - cpu0) / polls,
         "bytes": (bytes1 - bytes0) / polls, "history_bytes": (history1 - history0) / polls, "rss": rss,
+        "rss_scraped": rss_scraped,
         "history_fsync": fsyncs.get("history", 0) / args.strace_window if args.strace_window else float("nan"),
         "sim_fsync": fsyncs.get("sim state", 0) / args.strace_window if args.strace_window else float("nan"),
         "kib": sizes["identity"] / 1024, "gz_kib": sizes["gzip"] / 1024,
@@ -109,26 +120,27 @@ def main():
     ap.add_argument("--polls", default="1s,10s")
     ap.add_argument("--warmup", type=float, default=10)
     ap.add_argument("--window", type=float, default=60)
-    ap.add_argument("--scrapes", type=int, default=200)
+    ap.add_argument("--scrapes", type=int, default=300, help="curl scrapes per encoding")
     ap.add_argument("--strace-window", type=float, default=10)
     args = ap.parse_args()
     os.environ.setdefault("NVMOND", os.path.join(args.build_dir, "nvmond"))
     import nvmond_harness as h
     h.NVMOND = os.environ["NVMOND"]
 
-    print(f"{os.cpu_count()} CPUs; load is the 1-minute average when each window began")
+    print(f"{os.cpu_count()} CPUs; load is the 1-minute average when the polling window began, "
+          f"and when the {args.scrapes} curl scrapes per encoding ended")
     print("| drives | poll | load | drive-polls/s | commits/s | CPU % of a core | CPU ms / drive-poll | "
-          "write_bytes B / drive-poll (history) | history fsync/s | sim state fsync/s | RSS MB | exposition KiB (gzip) | "
-          "scrape p50 / p99 ms | gzip p50 / p99 ms |")
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "write_bytes B / drive-poll (history) | history fsync/s | sim state fsync/s | RSS MB (after the scrapes) | exposition KiB (gzip) | "
+          "curl p50 / p99 ms | curl gzip p50 / p99 ms | nvmond CPU ms / scrape |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for poll in args.polls.split(","):
         for drives in (int(n) for n in args.drives.split(",")):
             r = measure(h, drives, poll, args)
-            print(f"| {r['drives']} | {r['poll']} | {r['load']:.1f} | {r['polls_s']:.1f} | {r['commits_s']:.2f} | "
+            print(f"| {r['drives']} | {r['poll']} | {r['load']:.1f}, {r['load_scrapes']:.1f} | {r['polls_s']:.1f} | {r['commits_s']:.2f} | "
                   f"{r['cpu_pct']:.1f} | {r['cpu_ms']:.2f} | {r['bytes']:,.0f} ({r['history_bytes']:,.0f}) | "
                   f"{r['history_fsync']:.1f} | "
-                  f"{r['sim_fsync']:.1f} | {r['rss']:.0f} | {r['kib']:,.0f} ({r['gz_kib']:,.0f}) | "
-                  f"{r['p50']:.1f} / {r['p99']:.1f} | {r['gz_p50']:.1f} / {r['gz_p99']:.1f} |", flush=True)
+                  f"{r['sim_fsync']:.1f} | {r['rss']:.0f} ({r['rss_scraped']:.0f}) | {r['kib']:,.0f} ({r['gz_kib']:,.0f}) | "
+                  f"{r['p50']:.1f} / {r['p99']:.1f} | {r['gz_p50']:.1f} / {r['gz_p99']:.1f} | {r['scrape_cpu_ms']:.2f} |", flush=True)
 
 
 if __name__ == "__main__":

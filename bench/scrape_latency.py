@@ -16,6 +16,7 @@ import gzip
 import http.client
 import os
 import statistics
+import subprocess
 import sys
 import time
 
@@ -27,6 +28,31 @@ from store_cost import cpu_seconds  # noqa: E402  (bench/ is not a package)
 
 def percentile(sorted_values, q):
     return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
+
+
+def curl_times(url, count, encodings=("identity", "gzip")):
+    """Seconds per scrape as curl measures them (an independent client, as a
+    person or a scraper would use): one curl process, `count` transfers per
+    encoding interleaved on one keep-alive connection, each timed by curl
+    from its request to the last byte. Returns {encoding: sorted seconds}."""
+    cmd = ["curl"]
+    for i in range(count):
+        for enc in encodings:
+            if len(cmd) > 1:
+                cmd.append("--next")
+            if enc == "gzip":
+                cmd.append("--compressed")
+            cmd += ["-s", "-o", "/dev/null", "-w", f"{enc} %{{http_code}} %{{time_total}}\n", url]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=30 + count).stdout
+    times = {enc: [] for enc in encodings}
+    for line in out.split("\n"):
+        if not line:
+            continue
+        enc, code, seconds = line.split()
+        if code != "200":
+            raise SystemExit(f"a curl scrape ({enc}) answered {code}")
+        times[enc].append(float(seconds))
+    return {enc: sorted(t) for enc, t in times.items()}
 
 
 def config(h, drives):
