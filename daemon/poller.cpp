@@ -553,20 +553,17 @@ void DevicePoller::on_outcome(std::shared_ptr<Outcome> o) {
   if (!up_) log::info("{}: up ({} {})", path_, info_->model, info_->serial);
   up_ = true;
   last_error_ = {};
-  health_.clear();
   if (!identified()) {
     publish();
     return;
   }
   last_success_unix_ = seconds(o->snapshot->taken.time_since_epoch());
   add_health(*info_, *o->snapshot, id_, health_set_);
-  health_set_.render_to(health_);
-  health_.append(o->observed.families);
   snapshot_ = std::move(o->snapshot);
   throttling_ = o->observed.throttling;
   if (o->observed.media_path_errors) media_path_errors_ = o->observed.media_path_errors;
   observed_conditions_ = std::move(o->observed.conditions);
-  publish();
+  publish(&o->observed.families);
 }
 
 void DevicePoller::record_failure(const Error& error) {
@@ -577,13 +574,12 @@ void DevicePoller::record_failure(const Error& error) {
   // Stale values would lie: the series and the summary's health go away
   // until it answers.
   snapshot_.reset();
-  health_.clear();
   throttling_ = false;
   observed_conditions_.clear();
   publish();
 }
 
-void DevicePoller::publish() {
+void DevicePoller::publish(const RenderedFamilies* observed) {
   MetricSet& set = publish_set_;
   RenderedFamilies text;
   // The last publish's size: one allocation each, not a growth series.
@@ -613,7 +609,12 @@ void DevicePoller::publish() {
             id, {{"reason", to_text(reason)}}, static_cast<double>(n));
   }
   set.render_to(text);
-  text.append(health_);
+  // Rendered straight into what is published: the poller keeps no copy of
+  // a drive's text (at 256 drives such copies were some 8 MB of heap).
+  if (observed) {
+    health_set_.render_to(text);
+    text.append(*observed);
+  }
   published_bytes_ = text.text().size();
   published_families_ = text.families().size();
   DriveSummary summary = summarize_drive(*info_, up_, snapshot_ ? &*snapshot_ : nullptr, throttling_);

@@ -101,9 +101,10 @@ class DevicePoller {
   void on_outcome(std::shared_ptr<Outcome> outcome);
   void on_deadline();
   void record_failure(const Error& error);
-  // Publishes the drive's families, with health_ (the last successful
-  // poll's, empty after a failed one: stale values would lie).
-  void publish();
+  // Publishes the drive's families; with `observed` (a successful poll's
+  // observations), its health and those too. Without: none (after a failed
+  // poll, stale values would lie).
+  void publish(const RenderedFamilies* observed = nullptr);
   void start_thread();
   bool identified() const { return info_ && !info_->serial.empty(); }
 
@@ -141,7 +142,6 @@ class DevicePoller {
   LabelPrefix id_ = LabelPrefix::of({});  // serial="…" of info_
   MetricSet health_set_;      // a successful poll's health
   MetricSet publish_set_;     // what every publish has
-  RenderedFamilies health_;   // the last good poll's health and observations
   std::size_t published_bytes_ = 0;  // text size of the last publish
   std::size_t published_families_ = 0;
 };
