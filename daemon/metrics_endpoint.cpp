@@ -22,15 +22,22 @@ MetricsEndpoint::MetricsEndpoint(std::shared_ptr<prometheus::Registry> self,
                                  std::shared_ptr<PublishedMetrics> published)
     : self_(std::move(self)), published_(std::move(published)) {}
 
-std::string MetricsEndpoint::exposition(std::vector<std::size_t>* family_ends) const {
-  std::string out;
+std::vector<http::BodyPiece> MetricsEndpoint::exposition() const {
+  // The daemon's own families change with every request (the HTTP
+  // histograms count this one): rendered now, a few KiB with no fingerprint.
+  auto own = std::make_shared<std::string>();
   for (const auto& family : self_->Collect()) {
-    append_family_header(out, family);
-    append_family_samples(out, family);
-    if (family_ends) family_ends->push_back(out.size());
+    append_family_header(*own, family);
+    append_family_samples(*own, family);
   }
-  published_->render(out, family_ends);
-  return out;
+  auto families = published_->render_families();
+  std::vector<http::BodyPiece> pieces;
+  pieces.reserve(families.size() + 1);
+  pieces.push_back({std::move(own), 0});
+  // Shared, not copied: a drive family's text is the string the cache made
+  // when one of its slices changed.
+  for (auto& f : families) pieces.push_back({std::move(f.text), f.fingerprint});
+  return pieces;
 }
 
 http::Response MetricsEndpoint::operator()(const http::Request& req) const {
@@ -45,9 +52,9 @@ http::Response MetricsEndpoint::operator()(const http::Request& req) const {
   http::Response r;
   if (path == "/metrics") {
     r.headers.emplace_back("Content-Type", kExpositionType);
-    // Cut at families: most do not change between two scrapes, and a gzip
+    // In families: most do not change between two scrapes, and a gzip
     // scrape then compresses only those that did.
-    r.body = exposition(&r.segment_ends);
+    r.pieces = exposition();
   } else {
     r.headers.emplace_back("Content-Type", "text/html; charset=utf-8");
     r.body = landing_page();

@@ -20,8 +20,8 @@ class MetricsEndpoint {
   MetricsEndpoint(std::shared_ptr<prometheus::Registry> self, std::shared_ptr<PublishedMetrics> published);
 
   http::Response operator()(const http::Request& req) const;
-  // The whole exposition text; with `family_ends`, where each family ends.
-  std::string exposition(std::vector<std::size_t>* family_ends = nullptr) const;
+  // The whole exposition text, family by family (concatenated: the body).
+  std::vector<http::BodyPiece> exposition() const;
 
  private:
   std::shared_ptr<prometheus::Registry> self_;

@@ -1,6 +1,7 @@
 #include "daemon/published_metrics.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -80,7 +81,26 @@ std::vector<prometheus::MetricFamily> PublishedMetrics::Collect() const {
   return merge_families(parts);
 }
 
-void PublishedMetrics::render(std::string& out, std::vector<std::size_t>* family_ends) const {
+namespace {
+
+// Fingerprints are unique in the process, not per instance: a server's
+// gzip cache outlives a reload that replaces what it serves.
+std::uint64_t next_fingerprint() {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+void PublishedMetrics::render(std::string& out) const {
+  const auto families = render_families();
+  std::size_t size = 0;
+  for (const auto& f : families) size += f.text->size();
+  out.reserve(out.size() + size);
+  for (const auto& f : families) out += *f.text;
+}
+
+std::vector<PublishedMetrics::FamilyText> PublishedMetrics::render_families() const {
   std::size_t name_count = 0;
   const auto snapshots = held(&name_count);
   // Family -> its first header and every source's samples, in source
@@ -115,29 +135,30 @@ void PublishedMetrics::render(std::string& out, std::vector<std::size_t>* family
     }
   }
   std::sort(merged.begin(), merged.end(), [](const Merged& a, const Merged& b) { return a.name < b.name; });
+  std::vector<FamilyText> out;
+  out.reserve(merged.size());
   std::lock_guard lock(render_mu_);
   const std::uint64_t render = ++renders_;
-  std::size_t size = 0;
   last_rebuilt_ = 0;
   for (auto& m : merged) {
     MergedText& cached = merged_[m.id];
     cached.seen = render;
     // The header is the first source's, whose version covers it too.
-    if (cached.versions != m.versions) {
+    if (!cached.text.text || cached.versions != m.versions) {
       ++last_rebuilt_;
-      cached.text.clear();
-      cached.text += m.header;
-      for (const auto s : m.samples) cached.text += s;
+      std::size_t size = m.header.size();
+      for (const auto s : m.samples) size += s.size();
+      auto text = std::make_shared<std::string>();
+      text->reserve(size);
+      *text += m.header;
+      for (const auto s : m.samples) *text += s;
+      cached.text = {std::move(text), next_fingerprint()};
       cached.versions.swap(m.versions);
     }
-    size += cached.text.size();
-  }
-  out.reserve(out.size() + size);
-  for (const auto& m : merged) {
-    out += merged_[m.id].text;
-    if (family_ends) family_ends->push_back(out.size());
+    out.push_back(cached.text);
   }
   std::erase_if(merged_, [&](const auto& e) { return e.second.seen != render; });
+  return out;
 }
 
 std::vector<DriveSummary> PublishedMetrics::drives() const {

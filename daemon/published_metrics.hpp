@@ -37,10 +37,21 @@ class PublishedMetrics final : public prometheus::Collectable {
   // Drops a source that is gone (a removed device, a finished job).
   void remove(const std::string& key);
   std::vector<prometheus::MetricFamily> Collect() const override;
-  // Appends the text exposition of everything published: exactly what
-  // prometheus::TextSerializer makes of Collect(). Thread-safe. With
-  // `family_ends`, the offset in `out` where each family ends is appended.
-  void render(std::string& out, std::vector<std::size_t>* family_ends = nullptr) const;
+  // One merged family's text, shared with the cache that made it (a scrape
+  // sends it without copying it), and its fingerprint: a number that names
+  // these bytes, unique in the process, the same as long as no source's
+  // slice of the family changed. Equal fingerprints are equal text, so the
+  // gzip cache knows a family it compressed before without reading it.
+  struct FamilyText {
+    std::shared_ptr<const std::string> text;
+    std::uint64_t fingerprint = 0;
+  };
+  // The text exposition of everything published, family by family in name
+  // order: concatenated, exactly what prometheus::TextSerializer makes of
+  // Collect(). Thread-safe.
+  std::vector<FamilyText> render_families() const;
+  // The same concatenated onto `out`.
+  void render(std::string& out) const;
   // Families the last render() gathered from the snapshots again rather than
   // copying as the render before made them: for tests.
   std::size_t last_rebuilt() const {
@@ -69,7 +80,7 @@ class PublishedMetrics final : public prometheus::Collectable {
   // its sources' slices in source order, and the text they made.
   struct MergedText {
     std::vector<std::uint64_t> versions;
-    std::string text;
+    FamilyText text;
     std::uint64_t seen = 0;  // the render that last used it
   };
   // What is published now, and how many family names have an id.
@@ -81,8 +92,9 @@ class PublishedMetrics final : public prometheus::Collectable {
   std::uint64_t next_version_ = 1;
   // Scrapes render one at a time through this cache: between two scrapes
   // most families are the same text (no drive's value in them changed), and
-  // copying a family from one string is several times faster than gathering
-  // it again from a slice in each of 256 snapshots.
+  // sharing a family's string is far cheaper than gathering it again from a
+  // slice in each of 256 snapshots. A changed family gets a new string, so
+  // a response still being sent keeps the text it was given.
   mutable std::mutex render_mu_;
   mutable std::unordered_map<std::uint32_t, MergedText> merged_;
   mutable std::uint64_t renders_ = 0;

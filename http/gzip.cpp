@@ -73,54 +73,105 @@ SegmentedGzip::~SegmentedGzip() {
   if (ready_) deflateEnd(&zs_);
 }
 
-bool SegmentedGzip::deflate_segment(std::string_view text, Segment& into) {
+bool SegmentedGzip::Segment::holds(std::span<const Part> parts) const {
+  if (parts.size() != fingerprints.size()) return false;
+  std::size_t bytes = 0, at = 0;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (parts[i].fingerprint != fingerprints[i]) return false;
+    bytes += parts[i].text.size();
+  }
+  if (bytes != size) return false;
+  if (text.empty()) return true;  // every part is known by its fingerprint
+  for (const auto& p : parts) {
+    if (p.fingerprint == 0 && text.compare(at, p.text.size(), p.text) != 0) return false;
+    at += p.text.size();
+  }
+  return true;
+}
+
+bool SegmentedGzip::deflate_segment(std::span<const Part> parts, Segment& into) {
   // A fresh stream per segment: no back-reference may reach into another
   // segment, which the next scrape may have replaced.
   if (deflateReset(&zs_) != Z_OK) return false;
+  std::size_t bytes = 0;
+  bool unknown = false;
+  for (const auto& p : parts) {
+    bytes += p.text.size();
+    unknown = unknown || p.fingerprint == 0;
+  }
   // The sync flush adds an empty stored block (5 bytes) to deflateBound's.
-  into.deflated.resize(deflateBound(&zs_, static_cast<uLong>(text.size())) + 16);
-  zs_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  zs_.avail_in = static_cast<uInt>(text.size());
+  into.deflated.resize(deflateBound(&zs_, static_cast<uLong>(bytes)) + 16);
   zs_.next_out = reinterpret_cast<Bytef*>(into.deflated.data());
   zs_.avail_out = static_cast<uInt>(into.deflated.size());
-  int rc = deflate(&zs_, Z_SYNC_FLUSH);
-  if (rc != Z_OK || zs_.avail_in != 0 || zs_.avail_out == 0) return false;
+  into.fingerprints.clear();
+  into.text.clear();
+  into.crc = crc32(0L, Z_NULL, 0);
+  for (const auto& p : parts) {
+    into.fingerprints.push_back(p.fingerprint);
+    // Text is kept only to compare a part without a fingerprint next time.
+    if (unknown) into.text += p.text;
+    if (p.text.empty()) continue;  // deflate refuses a call that cannot progress
+    zs_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(p.text.data()));
+    zs_.avail_in = static_cast<uInt>(p.text.size());
+    if (deflate(&zs_, Z_NO_FLUSH) != Z_OK || zs_.avail_in != 0) return false;
+    into.crc = crc32(into.crc, reinterpret_cast<const Bytef*>(p.text.data()), static_cast<uInt>(p.text.size()));
+  }
+  if (deflate(&zs_, Z_SYNC_FLUSH) != Z_OK || zs_.avail_out == 0) return false;
   into.deflated.resize(zs_.total_out);
-  into.text.assign(text);
-  into.crc = crc32(0L, reinterpret_cast<const Bytef*>(text.data()), static_cast<uInt>(text.size()));
+  into.size = bytes;
   return true;
 }
 
 std::optional<std::string> SegmentedGzip::compress(std::string_view body, const std::vector<std::size_t>& ends) {
-  if (body.size() < sizes_.min_body) {
-    last_compressed_ = 1;
-    return gzip_compress(body);
-  }
-  if (!ready_) return std::nullopt;
-  std::vector<std::string_view> parts;
+  std::vector<Part> parts;
   parts.reserve(ends.size() + 1);
   std::size_t from = 0;
   for (std::size_t end : ends) {
     end = std::min(std::max(end, from), body.size());
-    if (end - from < sizes_.min_segment) continue;
-    parts.push_back(body.substr(from, end - from));
+    parts.push_back({body.substr(from, end - from)});
     from = end;
   }
-  parts.push_back(body.substr(from));
-  cache_.resize(parts.size());
+  if (from < body.size()) parts.push_back({body.substr(from)});
+  return compress(parts);
+}
+
+std::optional<std::string> SegmentedGzip::compress(std::span<const Part> parts) {
+  std::size_t body_size = 0;
+  for (const auto& p : parts) body_size += p.text.size();
+  if (body_size < sizes_.min_body) {
+    last_compressed_ = 1;
+    std::string body;
+    body.reserve(body_size);
+    for (const auto& p : parts) body += p.text;
+    return gzip_compress(body);
+  }
+  if (!ready_) return std::nullopt;
+  // Segments: runs of parts of at least min_segment bytes (the last may be
+  // smaller).
+  std::vector<std::span<const Part>> segments;
+  std::size_t first = 0, bytes = 0;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    bytes += parts[i].text.size();
+    if (bytes >= sizes_.min_segment || i + 1 == parts.size()) {
+      segments.push_back(parts.subspan(first, i + 1 - first));
+      first = i + 1;
+      bytes = 0;
+    }
+  }
+  cache_.resize(segments.size());
   last_compressed_ = 0;
   std::size_t deflated = 0;
   uLong crc = crc32(0L, Z_NULL, 0);
-  for (std::size_t i = 0; i < parts.size(); ++i) {
+  for (std::size_t i = 0; i < segments.size(); ++i) {
     Segment& seg = cache_[i];
-    if (seg.text != parts[i]) {
-      if (!deflate_segment(parts[i], seg)) {
+    if (!seg.holds(segments[i])) {
+      if (!deflate_segment(segments[i], seg)) {
         cache_.clear();
         return std::nullopt;
       }
       ++last_compressed_;
     }
-    crc = crc32_combine(crc, seg.crc, static_cast<z_off_t>(seg.text.size()));
+    crc = crc32_combine(crc, seg.crc, static_cast<z_off_t>(seg.size));
     deflated += seg.deflated.size();
   }
   // RFC 1952: magic, CM=deflate, no flags, no mtime, XFL 0, OS unix.
@@ -137,7 +188,7 @@ std::optional<std::string> SegmentedGzip::compress(std::string_view body, const 
     for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
   };
   le32(crc);
-  le32(static_cast<uLong>(body.size() & 0xffffffffu));
+  le32(static_cast<uLong>(body_size & 0xffffffffu));
   return out;
 }
 

@@ -3,7 +3,9 @@
 #include <zlib.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +27,8 @@ std::optional<std::string> gzip_compress(std::string_view data, int level = 1);
 // place last time is not compressed again. Between two scrapes most metric
 // families do not change (86 % of the bytes at 64 simulated drives 15 s
 // apart), and compressing every byte was most of a gzip scrape's time.
+// A segment whose parts carry fingerprints (BodyPiece) is known by them:
+// its text is neither kept nor compared, only parts without one are.
 //
 // Each segment is a raw deflate stream of its own ended by a sync flush
 // (byte-aligned, not final), so the segments concatenate into one valid
@@ -47,19 +51,31 @@ class SegmentedGzip {
   SegmentedGzip(const SegmentedGzip&) = delete;
   SegmentedGzip& operator=(const SegmentedGzip&) = delete;
 
+  // A part of a body: its text and, if known, its fingerprint (0: none).
+  struct Part {
+    std::string_view text;
+    std::uint64_t fingerprint = 0;
+  };
+  // The body is the parts' text in order; each part is a segment (joined
+  // with its neighbours while smaller than min_segment). nullopt as
+  // gzip_compress.
+  std::optional<std::string> compress(std::span<const Part> parts);
   // `ends`: increasing offsets into `body` where a segment ends; bytes past
-  // the last one form one more segment. nullopt as gzip_compress.
+  // the last one form one more segment. No fingerprints.
   std::optional<std::string> compress(std::string_view body, const std::vector<std::size_t>& ends);
   // Segments the last call compressed (rather than reused): for tests.
   std::size_t last_compressed() const { return last_compressed_; }
 
  private:
   struct Segment {
-    std::string text;
+    std::vector<std::uint64_t> fingerprints;  // of its parts
+    std::string text;  // only where a part has no fingerprint: to compare
+    std::size_t size = 0;
     std::string deflated;
     uLong crc = 0;
+    bool holds(std::span<const Part> parts) const;
   };
-  bool deflate_segment(std::string_view text, Segment& into);
+  bool deflate_segment(std::span<const Part> parts, Segment& into);
   Sizes sizes_;
   z_stream zs_{};
   bool ready_ = false;

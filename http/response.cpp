@@ -12,6 +12,20 @@ Response Response::text(int status, std::string body) {
   return r;
 }
 
+std::size_t Response::body_size() const {
+  std::size_t size = body.size();
+  for (const auto& p : pieces) size += p.text->size();
+  return size;
+}
+
+std::string Response::whole_body() const {
+  std::string out;
+  out.reserve(body_size());
+  out += body;
+  for (const auto& p : pieces) out += *p.text;
+  return out;
+}
+
 std::string_view reason_phrase(int status) {
   switch (status) {
     case 200: return "OK";

@@ -1,6 +1,8 @@
 #pragma once
 // An HTTP response as plain data, and its serialised head.
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -8,17 +10,31 @@
 
 namespace nvmond::http {
 
+// Body text a response shares with whoever made it (a cache of rendered
+// text) instead of copying it; the connection holds it until it is sent.
+// A non-zero fingerprint names the bytes: pieces with the same fingerprint
+// hold the same text (the maker promises it), so SegmentedGzip knows a
+// piece it compressed before without reading it. 0: not known.
+struct BodyPiece {
+  std::shared_ptr<const std::string> text;
+  std::uint64_t fingerprint = 0;
+};
+
 struct Response {
   int status = 200;
   std::vector<std::pair<std::string, std::string>> headers;  // besides the ones head() adds
   std::string body;
   bool close = false;  // end the connection after this response
-  // Offsets where the body may be cut into segments that are compressed
-  // apart and kept for the next response (SegmentedGzip): for bodies that
-  // change only in places between requests. Empty: compressed whole.
-  std::vector<std::size_t> segment_ends;
+  // The rest of the body, after `body`: sent from where it lies, and each
+  // piece compressed apart and kept for the next response (SegmentedGzip),
+  // for bodies that change only in places between requests.
+  std::vector<BodyPiece> pieces;
 
   static Response text(int status, std::string body);
+  // Bytes of `body` and every piece.
+  std::size_t body_size() const;
+  // `body` and every piece, as one string (for tests and small bodies).
+  std::string whole_body() const;
 };
 
 std::string_view reason_phrase(int status);

@@ -53,7 +53,7 @@ struct ServerContext {
   boost::asio::thread_pool& auth_pool;
   AuthLimiter auth_limiter;
   std::size_t pending_auth = 0;
-  // The last segmented response's compressed segments (Response::segment_ends).
+  // The last response with pieces: its compressed segments (Response::pieces).
   SegmentedGzip gzip;
 
   // Room in the bcrypt queue for one more check from a client that is

@@ -3,6 +3,9 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 
+#include <optional>
+#include <vector>
+
 #include "core/log.hpp"
 #include "http/gzip.hpp"
 
@@ -202,13 +205,23 @@ template <class Stream>
 void Session<Stream>::answer(Response r) {
   const Request& req = parser_.request();
   bool close = r.close || !req.keep_alive() || req.has_body();
-  if (r.status == 200 && r.body.size() >= ctx_.limits.min_gzip_bytes) {
+  if (r.status == 200 && r.body_size() >= ctx_.limits.min_gzip_bytes) {
     r.headers.emplace_back("Vary", "Accept-Encoding");
     auto ae = req.header("accept-encoding");
     if (ae && accepts_gzip(*ae)) {
-      auto z = r.segment_ends.empty() ? gzip_compress(r.body) : ctx_.gzip.compress(r.body, r.segment_ends);
+      std::optional<std::string> z;
+      if (r.pieces.empty()) {
+        z = gzip_compress(r.body);
+      } else {
+        std::vector<SegmentedGzip::Part> parts;
+        parts.reserve(r.pieces.size() + 1);
+        if (!r.body.empty()) parts.push_back({r.body});
+        for (const auto& p : r.pieces) parts.push_back({*p.text, p.fingerprint});
+        z = ctx_.gzip.compress(parts);
+      }
       if (z) {
         r.body = std::move(*z);
+        r.pieces.clear();
         r.headers.emplace_back("Content-Encoding", "gzip");
       }
     }
@@ -220,12 +233,18 @@ template <class Stream>
 void Session<Stream>::write(Response r, bool close, bool head_only) {
   close = close || r.close;
   // HEAD: the head a GET would get, Content-Length included, and no body.
-  head_ = serialize_head(r, r.body.size(), parser_.request().minor_version, !close);
+  head_ = serialize_head(r, r.body_size(), parser_.request().minor_version, !close);
   body_ = head_only ? std::string() : std::move(r.body);
+  // Shared text is sent from where it lies, not copied into body_.
+  pieces_ = head_only ? std::vector<BodyPiece>() : std::move(r.pieces);
   status_ = r.status;
   close_after_ = close;
   arm_timer(Clock::now() + ctx_.limits.write_timeout);
-  std::array<boost::asio::const_buffer, 2> bufs{boost::asio::buffer(head_), boost::asio::buffer(body_)};
+  std::vector<boost::asio::const_buffer> bufs;
+  bufs.reserve(2 + pieces_.size());
+  bufs.push_back(boost::asio::buffer(head_));
+  bufs.push_back(boost::asio::buffer(body_));
+  for (const auto& p : pieces_) bufs.push_back(boost::asio::buffer(*p.text));
   boost::asio::async_write(stream_, bufs,
                            [self = this->shared_from_this()](const boost::system::error_code& ec, std::size_t) {
                              if (ec || self->closed_) return self->close();
@@ -237,7 +256,11 @@ template <class Stream>
 void Session<Stream>::after_write() {
   ctx_.metrics.request(status_, std::chrono::duration<double>(Clock::now() - request_start_).count());
   head_.clear();
-  body_.clear();
+  // Released, not kept for the next answer: an idle keep-alive connection
+  // would otherwise hold a body's worth of memory (megabytes at 256 drives),
+  // and the pieces' text a newer scrape has replaced.
+  body_ = std::string();
+  pieces_.clear();
   if (close_after_) return linger_close();
   first_ = false;
   wait_request();

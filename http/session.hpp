@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "http/server_context.hpp"
 
@@ -67,6 +68,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   Clock::time_point head_deadline_{};
   Clock::time_point request_start_{};
   std::string head_, body_;
+  std::vector<BodyPiece> pieces_;  // the rest of the body being sent
   int status_ = 0;
   bool close_after_ = false;
   bool lingering_ = false;

@@ -71,6 +71,45 @@ TEST(PublishedMetrics, ARenderRebuildsOnlyTheFamiliesWhoseTextChanged) {
   EXPECT_EQ(without, prometheus::TextSerializer().Serialize(p.Collect()));
 }
 
+// A scrape shares a family's text with the cache instead of copying it, and
+// names it by a fingerprint made when the family was merged: unchanged, the
+// same string and number; changed, new ones, while text already handed to a
+// response stays as it was.
+TEST(PublishedMetrics, AScrapeSharesUnchangedFamiliesAndNamesThemByFingerprint) {
+  PublishedMetrics p;
+  p.publish("a", drive("SN-A", 38));
+  p.publish("b", drive("SN-B", 41));
+  const auto first = p.render_families();
+  ASSERT_EQ(first.size(), 3u);
+  p.publish("a", drive("SN-A", 38));
+  const auto same = p.render_families();
+  ASSERT_EQ(same.size(), 3u);
+  for (std::size_t i = 0; i < same.size(); ++i) {
+    EXPECT_EQ(same[i].text, first[i].text) << i;  // the same string, not a copy
+    EXPECT_EQ(same[i].fingerprint, first[i].fingerprint) << i;
+  }
+  p.publish("b", drive("SN-B", 45.5));
+  const auto changed = p.render_families();
+  std::size_t renamed = 0;
+  for (std::size_t i = 0; i < changed.size(); ++i) {
+    if (changed[i].fingerprint == first[i].fingerprint) {
+      EXPECT_EQ(changed[i].text, first[i].text);
+      continue;
+    }
+    ++renamed;
+    EXPECT_NE(changed[i].text, first[i].text);
+    EXPECT_NE(changed[i].text->find("45.5"), std::string::npos);
+    EXPECT_EQ(first[i].text->find("45.5"), std::string::npos);  // what a response holds is unchanged
+  }
+  EXPECT_EQ(renamed, 1u);
+  // Fingerprints are unique in the process: another instance's never match.
+  PublishedMetrics q;
+  q.publish("a", drive("SN-A", 38));
+  for (const auto& f : q.render_families()) {
+    for (const auto& g : changed) EXPECT_NE(f.fingerprint, g.fingerprint);
+  }
+}
+
 http::Request request(std::string method, std::string target) {
   http::Request r;
   r.method = std::move(method);
@@ -85,7 +124,7 @@ TEST(MetricsEndpoint, ServesMetricsALandingPageAndNothingElse) {
   MetricsEndpoint e(self, published);
   auto m = e(request("GET", "/metrics"));
   EXPECT_EQ(m.status, 200);
-  EXPECT_NE(m.body.find("nvme_temperature_celsius{serial=\"SN-A\",sensor=\"composite\"} 40"), std::string::npos);
+  EXPECT_NE(m.whole_body().find("nvme_temperature_celsius{serial=\"SN-A\",sensor=\"composite\"} 40"), std::string::npos);
   EXPECT_EQ(e(request("HEAD", "/metrics?x")).status, 200);
   auto landing = e(request("GET", "/"));
   EXPECT_EQ(landing.status, 200);
