@@ -102,7 +102,7 @@ class MetricSet {
     const char* name;
     const char* help;
     prometheus::MetricType type;
-    std::string header;   // rendered once
+    const std::string* header;  // rendered once in the process (shared_header)
     std::string samples;  // sample lines added since the last render
   };
   Slot& slot(const Family& f);
