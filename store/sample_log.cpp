@@ -72,9 +72,10 @@ StoreStatus SampleLog::sync(std::string_view context) {
   return std::monostate{};
 }
 
-std::span<const SampleRecord> SampleLog::of(std::int64_t drive_id) const {
+const PackedSamples& SampleLog::of(std::int64_t drive_id) const {
+  static const PackedSamples kNone;
   auto it = by_drive_.find(drive_id);
-  if (it == by_drive_.end()) return {};
+  if (it == by_drive_.end()) return kNone;
   return it->second;
 }
 

@@ -15,8 +15,8 @@
 // the history, folding first). So a drive's history is its sample_history
 // rows followed by its logged rows.
 //
-// Each connection keeps the log's rows in memory (the log has no index by
-// drive: one would dirty a page per drive again), brought up to date by
+// Each connection keeps the log's rows in memory, packed (the log has no
+// index by drive: one would dirty a page per drive again), brought up to date by
 // sync() at the start of every transaction from what other connections
 // appended or folded, so a reader's connection sees exactly what is on disk.
 //
@@ -28,6 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "store/packed_samples.hpp"
 #include "store/sqlite_util.hpp"
 #include "store/store.hpp"
 
@@ -53,7 +54,7 @@ class SampleLog {
   void forget();
 
   // The drive's logged samples, oldest first; all newer than its history.
-  std::span<const SampleRecord> of(std::int64_t drive_id) const;
+  const PackedSamples& of(std::int64_t drive_id) const;
   std::optional<WallTime> newest() const;
   std::size_t rows() const { return rows_; }
   std::size_t drives() const { return by_drive_.size(); }
@@ -69,7 +70,7 @@ class SampleLog {
   void clear();
 
   sqlite::StmtCache& stmts_;
-  std::unordered_map<std::int64_t, std::vector<SampleRecord>> by_drive_;
+  std::unordered_map<std::int64_t, PackedSamples> by_drive_;
   std::size_t rows_ = 0;
   std::optional<std::int64_t> folded_seq_;  // sample_log_folded.seq as last read
   std::int64_t last_seq_ = 0;               // the newest row held (or folded)

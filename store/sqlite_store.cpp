@@ -194,7 +194,7 @@ StoreStatus SqliteStore::write_samples(std::int64_t drive_id, const std::vector<
   for (std::size_t i = 0; i < samples.size() && !bulk; ++i) {
     const SampleRecord& s = samples[i];
     std::optional<WallTime> newest;
-    if (auto logged = log_->of(drive_id); !logged.empty()) {
+    if (const auto& logged = log_->of(drive_id); !logged.empty()) {
       newest = logged.back().time;
     } else {
       auto stored = newest_in_history(drive_id, context);
@@ -293,7 +293,7 @@ Result<std::optional<SampleRecord>> SqliteStore::last_sample(const DriveKey& dri
   return read_snapshot<std::optional<SampleRecord>>(context, [&]() -> Result<std::optional<SampleRecord>> {
     auto id = find_drive(drive);
     if (!id || !*id) return id ? Result<std::optional<SampleRecord>>{std::nullopt} : id.error();
-    if (auto logged = log_->of(**id); !logged.empty()) return std::optional<SampleRecord>{logged.back()};
+    if (const auto& logged = log_->of(**id); !logged.empty()) return std::optional<SampleRecord>{logged.back()};
     static const std::string kSql = fmt::format(
         "SELECT {} FROM sample_history WHERE drive_id = ?1 ORDER BY time_ns DESC LIMIT 1", kSampleColumns);
     Stmt st(*stmts_, kSql);
