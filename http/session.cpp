@@ -235,8 +235,17 @@ void Session<Stream>::write(Response r, bool close, bool head_only) {
   // HEAD: the head a GET would get, Content-Length included, and no body.
   head_ = serialize_head(r, r.body_size(), parser_.request().minor_version, !close);
   body_ = head_only ? std::string() : std::move(r.body);
-  // Shared text is sent from where it lies, not copied into body_.
+  // Shared text is sent from where it lies, not copied into body_; except
+  // over TLS, which writes one record per buffer (a hundred tiny records for
+  // a small exposition) and copies the text to encrypt it anyway.
   pieces_ = head_only ? std::vector<BodyPiece>() : std::move(r.pieces);
+  if constexpr (kTls) {
+    std::size_t bytes = body_.size();
+    for (const auto& p : pieces_) bytes += p.text->size();
+    body_.reserve(bytes);
+    for (const auto& p : pieces_) body_ += *p.text;
+    pieces_.clear();
+  }
   status_ = r.status;
   close_after_ = close;
   arm_timer(Clock::now() + ctx_.limits.write_timeout);
