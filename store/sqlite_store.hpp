@@ -34,7 +34,7 @@ struct SqliteOptions {
   // New samples are logged in arrival order and folded into the per-drive
   // history once the log holds this many per drive (sample_log.hpp): each
   // fold then fills whole history pages. The log is held in memory by every
-  // connection (about 100 B a sample).
+  // connection, packed (about 20 B a sample polled every second).
   std::size_t log_rows_per_drive = 256;
   // WAL size after which a commit checkpoints, whatever the page size. A
   // checkpoint copies the newest version of every page the WAL holds, and
