@@ -27,8 +27,13 @@ double AuthLimiter::tokens(const boost::asio::ip::address& a, TimePoint now) con
   return it == buckets_.end() ? policy_.burst : tokens_at(it->second, now);
 }
 
+bool AuthLimiter::clean_at(const Bucket& b, TimePoint now) const {
+  return tokens_at(b, now) >= policy_.burst && (!b.last_failure || now - *b.last_failure >= policy_.clean_after);
+}
+
 bool AuthLimiter::clean(const boost::asio::ip::address& a, TimePoint now) const {
-  return tokens(a, now) >= policy_.burst;
+  auto it = buckets_.find(client_of(a));
+  return it == buckets_.end() || clean_at(it->second, now);
 }
 
 bool AuthLimiter::exhausted(const boost::asio::ip::address& a, TimePoint now) const {
@@ -49,23 +54,37 @@ void AuthLimiter::refund(const boost::asio::ip::address& a, TimePoint now) {
   set_tokens(a, tokens(a, now) + 1.0, now);
 }
 
-void AuthLimiter::set_tokens(const boost::asio::ip::address& a, double tokens, TimePoint now) {
-  auto key = client_of(a);
-  if (tokens >= policy_.burst) {
-    buckets_.erase(key);  // a full bucket is what an absent one means
-    return;
-  }
+void AuthLimiter::failed(const boost::asio::ip::address& a, TimePoint now) {
+  Bucket& b = bucket(client_of(a), now);
+  b.tokens = tokens_at(b, now);
+  b.updated = now;
+  b.last_failure = now;
+}
+
+AuthLimiter::Bucket& AuthLimiter::bucket(const boost::asio::ip::address& key, TimePoint now) {
   auto it = buckets_.find(key);
   if (it == buckets_.end()) {
     make_room(now);
-    it = buckets_.emplace(key, Bucket{}).first;
+    it = buckets_.emplace(key, Bucket{policy_.burst, now, std::nullopt}).first;
   }
-  it->second = Bucket{tokens, now};
+  return it->second;
+}
+
+void AuthLimiter::set_tokens(const boost::asio::ip::address& a, double tokens, TimePoint now) {
+  auto key = client_of(a);
+  auto it = buckets_.find(key);
+  if (tokens >= policy_.burst && (it == buckets_.end() || clean_at(Bucket{tokens, now, it->second.last_failure}, now))) {
+    if (it != buckets_.end()) buckets_.erase(it);  // a clean full bucket is what an absent one means
+    return;
+  }
+  Bucket& b = bucket(key, now);
+  b.tokens = tokens;
+  b.updated = now;
 }
 
 void AuthLimiter::make_room(TimePoint now) {
   if (policy_.max_clients == 0 || buckets_.size() < policy_.max_clients) return;
-  std::erase_if(buckets_, [&](const auto& entry) { return tokens_at(entry.second, now) >= policy_.burst; });
+  std::erase_if(buckets_, [&](const auto& entry) { return clean_at(entry.second, now); });
   if (buckets_.size() < policy_.max_clients) return;
   auto idlest = std::min_element(buckets_.begin(), buckets_.end(), [](const auto& x, const auto& y) {
     return x.second.updated < y.second.updated;

@@ -194,7 +194,11 @@ void Session<Stream>::check_password(std::shared_ptr<const Security> security, C
     boost::asio::post(self->stream_.get_executor(), [self, ok] {
       --self->ctx_.pending_auth;
       self->ctx_.metrics.auth_checked(ok);
-      if (ok) self->ctx_.auth_limiter.refund(self->peer_, Clock::now());
+      if (ok) {
+        self->ctx_.auth_limiter.refund(self->peer_, Clock::now());
+      } else {
+        self->ctx_.auth_limiter.failed(self->peer_, Clock::now());
+      }
       if (self->closed_) return;
       self->answer(ok ? self->ctx_.handler(self->parser_.request()) : unauthorized());
     });

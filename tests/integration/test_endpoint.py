@@ -18,7 +18,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import Daemon, by_series, config, has_series, parse, sim, value, wait_for  # noqa: E402
+from nvmond_harness import SLACK, Daemon, by_series, config, has_series, parse, sim, value, wait_for  # noqa: E402
 
 # A long poll interval: the published snapshot stays put between two scrapes.
 CONFIG = config(sim("a", "EP-A", "datacenter"), sim("b", "EP-B", "consumer"), poll_interval="1h")
@@ -108,7 +108,7 @@ class EndpointTest(unittest.TestCase):
             latencies.sort()
             print(f"100 scrapes beside 50 idle + 50 slow connections: p50 {latencies[50]*1e3:.1f} ms, "
                   f"max {latencies[-1]*1e3:.1f} ms")
-            self.assertLess(latencies[-1], 0.100, f"slowest scrape {latencies[-1]*1e3:.1f} ms")
+            self.assertLess(latencies[-1], 0.100 * SLACK, f"slowest scrape {latencies[-1]*1e3:.1f} ms")
             # Nothing was evicted: 100 held + 1 scrape is under the cap.
             self.assertEqual(sum(closed_by_peer(s) for s in idle + slow), 0)
 

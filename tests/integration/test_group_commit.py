@@ -19,7 +19,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import Daemon, config, find, parse, sim  # noqa: E402
+from nvmond_harness import SANITIZED, Daemon, config, find, parse, sim  # noqa: E402
 
 DRIVES = int(os.environ.get("NVMOND_GROUP_COMMIT_DRIVES", "32"))
 SERIALS = [f"GC-{i:03d}" for i in range(DRIVES)]
@@ -51,7 +51,7 @@ def newest_stored(db):
 
 # Its bounds are a tick of the real clock: a sanitized daemon on a loaded
 # host misses ticks, which says nothing about group commit.
-@unittest.skipIf(os.environ.get("NVMOND_SANITIZED") == "1", "tick-bound timing is meaningless under the sanitizers")
+@unittest.skipIf(SANITIZED, "tick-bound timing is meaningless under the sanitizers")
 class GroupCommitTest(unittest.TestCase):
     def test_kill_9_loses_at_most_one_tick_and_a_transaction_holds_a_tick_of_drives(self):
         d = Daemon(CONFIG)

@@ -7,7 +7,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import Daemon, config, sim, wait_for  # noqa: E402
+from nvmond_harness import SANITIZED, Daemon, config, sim, wait_for  # noqa: E402
 
 DRIVES = 256
 LIMIT_BYTES = 128 * 1024 * 1024
@@ -27,7 +27,7 @@ def resident_bytes(pid):
 
 # AddressSanitizer's shadow memory and freed-block quarantine multiply resident
 # memory several times over, so the limit says nothing about a sanitized build.
-@unittest.skipIf(os.environ.get("NVMOND_SANITIZED") == "1", "resident memory is meaningless under AddressSanitizer")
+@unittest.skipIf(SANITIZED, "resident memory is meaningless under AddressSanitizer")
 class SimFleetMemoryTest(unittest.TestCase):
     def test_256_simulated_30tb_drives_stay_within_128_mb(self):
         d = Daemon(CONFIG).start()

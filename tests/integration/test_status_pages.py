@@ -13,7 +13,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from grafana_files import rules  # noqa: E402
-from nvmond_harness import SOURCE_DIR, Daemon, config, nvmonctl, sim, table, wait_for  # noqa: E402
+from nvmond_harness import SANITIZED, SOURCE_DIR, Daemon, config, nvmonctl, sim, table, wait_for  # noqa: E402
 
 # alert -> (field of `status --json`'s drive, what it holds while the alert's condition is met)
 STATUS_OF = {
@@ -92,7 +92,7 @@ class StatusPages(unittest.TestCase):
             if field == "conditions":
                 self.assertIn(want, conditions, alert)
 
-    @unittest.skipIf(os.environ.get("NVMOND_SANITIZED") == "1",
+    @unittest.skipIf(SANITIZED,
                      "the simulated drives heat with their engines' progress, which the sanitizers slow: "
                      "a drive meant to pass its WCTEMP may not in time (the plain build runs it)")
     def test_a_daemon_shows_each_condition_its_drives_meet(self):

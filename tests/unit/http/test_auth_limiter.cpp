@@ -4,6 +4,7 @@
 #include <boost/asio/ip/address.hpp>
 
 #include <chrono>
+#include <string>
 
 #include "http/auth_limiter.hpp"
 
@@ -92,6 +93,46 @@ TEST(AuthLimiter, TheTableStaysBoundedForgettingCleanThenIdlestClients) {
   // The newest clients are still held to their allowance.
   EXPECT_TRUE(l.exhausted(make_address("198.51.100.99"), t0 + seconds(99)));
   EXPECT_TRUE(l.exhausted(make_address("198.51.100.98"), t0 + seconds(99)));
+}
+
+TEST(AuthLimiter, AClientThatFailedIsNotCleanAgainUntilItHasNotFailedForCleanAfter) {
+  // A guesser refused as busy is not charged and refills; a full bucket must
+  // not make it clean, or it takes the slots kept for first checks.
+  AuthLimiter::Policy policy = kPolicy;
+  policy.clean_after = seconds(600);
+  AuthLimiter l(policy);
+  auto guesser = make_address("192.0.2.7");
+  l.charge(guesser, t0);
+  l.failed(guesser, t0);
+  EXPECT_FALSE(l.clean(guesser, t0));
+  EXPECT_FALSE(l.exhausted(guesser, t0 + seconds(100)));
+  EXPECT_FALSE(l.clean(guesser, t0 + seconds(100))) << "a full bucket after a failure";
+  EXPECT_FALSE(l.clean(guesser, t0 + seconds(599)));
+  EXPECT_TRUE(l.clean(guesser, t0 + seconds(600)));
+}
+
+TEST(AuthLimiter, AnAcceptedCheckLeavesTheClientClean) {
+  AuthLimiter l(kPolicy);
+  auto scraper = make_address("192.0.2.8");
+  l.charge(scraper, t0);
+  l.refund(scraper, t0);
+  EXPECT_TRUE(l.clean(scraper, t0));
+  EXPECT_EQ(l.size(), 0u);
+}
+
+TEST(AuthLimiter, AFullTableDropsCleanClientsBeforeOnesThatFailedLately) {
+  AuthLimiter::Policy policy = kPolicy;
+  policy.clean_after = seconds(600);
+  AuthLimiter l(policy);
+  auto failed = make_address("192.0.2.9");
+  l.charge(failed, t0);
+  l.failed(failed, t0);
+  for (int i = 0; i < 3; ++i) l.charge(make_address("198.51.100." + std::to_string(i + 1)), t0);
+  ASSERT_EQ(l.size(), 4u);
+  // At t0+100 every bucket is full again; the others are clean, the failed one is not.
+  l.charge(make_address("203.0.113.1"), t0 + seconds(100));
+  EXPECT_FALSE(l.clean(failed, t0 + seconds(100)));
+  EXPECT_EQ(l.size(), 2u);
 }
 
 }  // namespace

@@ -86,7 +86,7 @@ TEST(PcieLinkText, RandomTextNeverThrows) {
   }
 }
 
-class FakeSysfs : public ::testing::Test {
+class PcieLinkSysfs : public ::testing::Test {
  protected:
   void SetUp() override {
     root_ = fs::temp_directory_path() / ("nvmond-pcie-" + std::to_string(::getpid()) + "-" +
@@ -101,7 +101,7 @@ class FakeSysfs : public ::testing::Test {
   fs::path root_;
 };
 
-TEST_F(FakeSysfs, ReadsTheControllersLinkThroughTheDevice) {
+TEST_F(PcieLinkSysfs, ReadsTheControllersLinkThroughTheDevice) {
   write("nvme0", "current_link_speed", "16.0 GT/s PCIe\n");
   write("nvme0", "max_link_speed", "16.0 GT/s PCIe\n");
   write("nvme0", "current_link_width", "2\n");
@@ -121,7 +121,7 @@ TEST_F(FakeSysfs, ReadsTheControllersLinkThroughTheDevice) {
   EXPECT_EQ(link.aer_nonfatal, std::nullopt);
 }
 
-TEST_F(FakeSysfs, NoLinkAttributesIsNoLink) {
+TEST_F(PcieLinkSysfs, NoLinkAttributesIsNoLink) {
   fs::create_directories(root_ / "nvme1" / "device");
   LibnvmeDevice dev("/dev/nvme1", std::chrono::milliseconds(100), root_);
   const auto r = dev.read_pcie_link();
