@@ -167,6 +167,7 @@ std::optional<Error> RunExecutor::open_run(RunHeader& header, std::vector<RoundR
   const WallTime started = target_.now();
   header = run_header(plan_, id, options_.target, target_.simulated(), started);
   if (auto h = target_.health()) header.smart_before = smart_record(*h);
+  for (auto& c : parameter_conditions(plan_)) add_condition(header, std::move(c));
   header.write_cache = apply_write_cache(target_, plan_.write_cache_enabled, std::nullopt);
   add_condition(header, write_cache_condition(tested_write_cache(*header.write_cache), plan_.write_cache_enabled));
   RunRow row;
