@@ -123,7 +123,7 @@ const std::vector<TestSchema>& test_schemas() {
            {1, 32, std::chrono::seconds(60), true, true, 25},
            {bytes_list("block_sizes", {1024 * KiB, 128 * KiB}, "block sizes, one sub-test each, in this order")}, true),
       test("latency", "PTS latency", {1, 1, std::chrono::seconds(60), true, true, 25},
-           {bytes_list("block_sizes", {512, 4 * KiB, 8 * KiB}, "block sizes"),
+           {bytes_list("block_sizes", {8 * KiB, 4 * KiB, 512}, "block sizes, in this order (the sources' 8, 4, 0.5 KiB)"),
             integer_list("read_pcts", {100, 65, 0}, 100, "read shares, in %"),
             boolean("sweep", false, "add 4KiB 65/35 at each sweep_threads x sweep_queue_depths"),
             integer_list("sweep_threads", {1, 2, 4}, kUnbounded, "thread counts of the sweep"),
@@ -135,7 +135,8 @@ const std::vector<TestSchema>& test_schemas() {
                    "soak: rounds x round (the reviews' 600 x 1 min); spec: stop at 6 h or 4x the range written"),
             integer("rounds", 600, 1, 1'000'000, "rounds of the soak (variant spec: caps its 6 h when given)"),
             number("capacity_multiple", std::nullopt, 0, 1000,
-                   "stop after writing this multiple of the range (default: 4 with variant spec, else 0: no limit)")},
+                   "stop after writing this multiple of the range (default with variant spec: 4 x the user capacity, "
+                   "i.e. 4 / range; else 0: no limit)")},
            true),
       test("mixed", "saturation with a reduced-range comparison", {4, 32, std::chrono::seconds(60), true, true, 25},
            {bytes("bs", 8 * KiB, "block size"), number("read_pct", 70.0, 0, 100, "read share, in %"),

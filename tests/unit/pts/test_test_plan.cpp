@@ -232,8 +232,9 @@ TEST(TestPlan, LatencyCasesAreThreeSizesByThreeMixesAtOneThreadQueueDepthOne) {
   TestPlan p = build_plan("latency", {}, kDrive);
   const Stage& s = test_stage(p);
   ASSERT_EQ(s.elements.size(), 9u);
-  const char* labels[] = {"0.5KiB 100/0", "4KiB 100/0", "8KiB 100/0", "0.5KiB 65/35", "4KiB 65/35",
-                          "8KiB 65/35",   "0.5KiB 0/100", "4KiB 0/100", "8KiB 0/100"};
+  // Mix outer, block size inner, largest first: the sources' 8, 4, 0.5 KiB.
+  const char* labels[] = {"8KiB 100/0", "4KiB 100/0", "0.5KiB 100/0", "8KiB 65/35", "4KiB 65/35",
+                          "0.5KiB 65/35", "8KiB 0/100", "4KiB 0/100", "0.5KiB 0/100"};
   for (std::size_t i = 0; i < 9; ++i) {
     EXPECT_EQ(s.elements[i].label, labels[i]);
     EXPECT_EQ(s.elements[i].threads, 1u);
