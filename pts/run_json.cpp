@@ -1,5 +1,7 @@
 #include "pts/run_json.hpp"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -11,6 +13,7 @@
 #include "core/io_op.hpp"
 #include "pts/measurement_window.hpp"
 #include "pts/model/run_codec.hpp"
+#include "pts/run_conditions.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/slc_detector.hpp"
 
@@ -247,8 +250,12 @@ json group_json(const TestPlan& plan, const std::vector<RoundRecord>& rounds, in
         bytes += r->bytes_written;
         secs += r->seconds;
       }
-      pre.push_back({{"kind", stage.kind}, {"bytes", bytes}, {"seconds", secs},
-                     {"rounds", mine.empty() ? 0 : mine.back()->round + 1}});
+      json one = {{"kind", stage.kind}, {"bytes", bytes}, {"seconds", secs},
+                  {"rounds", mine.empty() ? 0 : mine.back()->round + 1}};
+      // Workload-dependent preconditioning to steady state (CBW, DIRTH):
+      // whether it got there, and over which window.
+      if (stage.steady_state && !stage.steady_state->tracked.empty()) one["steady_state"] = steady_state_json(stage, s, mine);
+      pre.push_back(one);
       continue;
     }
     json steady, window, stage_elements;
@@ -320,6 +327,30 @@ json group_json(const TestPlan& plan, const std::vector<RoundRecord>& rounds, in
   return j;
 }
 
+// "precondition-not-steady" for each preconditioning stage that runs to
+// steady state, gave up at its round limit without it, and was followed by
+// the test's rounds all the same.
+std::vector<RunCondition> precondition_conditions(const TestPlan& plan, const std::vector<RoundRecord>& rounds) {
+  std::vector<RunCondition> out;
+  for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+    const Stage& stage = plan.stages[s];
+    if (stage.phase != "precondition" || !stage.steady_state || stage.steady_state->tracked.empty()) continue;
+    const bool later = std::any_of(rounds.begin(), rounds.end(), [s](const RoundRecord& r) {
+      return r.stage > static_cast<int>(s);
+    });
+    if (!later) continue;
+    const auto mine = stage_rounds(rounds, s);
+    const auto& rule = stage.steady_state->rule;
+    if (evaluate_steady_state(tracked_series(stage, mine), rule).reached) continue;
+    const std::size_t done = mine.empty() ? 0 : mine.back()->round + 1;
+    out.push_back({"precondition-not-steady",
+                   fmt::format("preconditioning ({}) did not reach steady state in {} rounds (max_rounds={}, window "
+                               "{}); the test rounds started without it (PTS: preconditioning to steady state)",
+                               stage.elements.front().label, done, rule.max_rounds, rule.window)});
+  }
+  return out;
+}
+
 }  // namespace
 
 namespace {
@@ -388,7 +419,9 @@ RunHeader run_header(const TestPlan& plan, const TargetIdentity& id, const std::
 
 json build_run_json(const TestPlan& plan, const RunHeader& header, RunStatus status,
                     const std::vector<RoundRecord>& rounds) {
-  json j = run_head_json(header, status);
+  RunHeader head = header;
+  for (auto& c : precondition_conditions(plan, rounds)) add_condition(head, std::move(c));
+  json j = run_head_json(head, status);
   json main = group_json(plan, rounds, 0);
   for (auto& [k, v] : main.items()) j[k] = v;
   if (!plan.compare_label.empty()) {
