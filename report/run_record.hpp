@@ -181,6 +181,9 @@ struct TimelinePoint {
 struct Preconditioning {
   std::string kind;
   double bytes = kAbsent, seconds = kAbsent, rounds = kAbsent;
+  // Workload-dependent preconditioning to steady state (CBW, DIRTH): its
+  // verdict; none for SEQ WIPC and in runs from before it was recorded.
+  std::optional<SteadyState> steady_state;
 };
 
 struct RunRecord {
