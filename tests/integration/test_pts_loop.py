@@ -153,7 +153,8 @@ class LoopDeviceTest(LoopDevice, unittest.TestCase):
         run = self.run_test("wsat", "rounds=1", "round=1s", "threads=1", "queue_depth=4")
         self.assertIn(run["purge"]["method"], ("deallocate", "zero-fill"))
         names = {c["name"]: c["detail"] for c in run["conditions"]}
-        self.assertEqual(set(names), {"purge-fallback", "write-cache-unknown"})
+        # Beside the parameters this short run departs by (its rounds, its length).
+        self.assertEqual(set(names) - {"parameter"}, {"purge-fallback", "write-cache-unknown"})
         self.assertIn(run["purge"]["method"], names["purge-fallback"])
         self.assertIn(self.loop, names["write-cache-unknown"])
         header = self.page[:self.page.index('<section id="run">')]
