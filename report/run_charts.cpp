@@ -104,7 +104,9 @@ Chart chart(const std::string& id, std::string title, Axis x, Axis y) {
   return c;
 }
 
-Axis round_axis() { return Axis{"Round", ScaleKind::linear, TickFormat::plain}; }
+// The per-round charts plot element runs in execution order at run.json's
+// `index` (from 0): not a PTS round number, which the title must not suggest.
+Axis round_axis() { return Axis{"Element run, in order (run.json index)", ScaleKind::linear, TickFormat::plain}; }
 
 Axis latency_axis() { return Axis{"Latency (log scale)", ScaleKind::log10, TickFormat::seconds}; }
 
