@@ -198,7 +198,34 @@ json iops_point_histograms_json(const Stage& stage, const MeasurementWindow& w,
                           {"counts", sum.counts_within(bounds_ns)}};
     }
     out.push_back({{"point", name}, {"label", el.label}, {"threads", el.threads}, {"queue_depth", el.queue_depth},
-                   {"iops", windows[e].iops}, {"bounds_s", histogram_bounds()}, {"ops", ops}});
+                   {"iops", windows[e].iops}, {"bounds_s", histogram_bounds()}, {"ops", ops},
+                   {"source", "sweep window"}});
+  }
+  return out;
+}
+
+// The same from the dedicated histogram rounds (a stage with `points_of`):
+// each round is one point's, in the order max, mid, min.
+json dedicated_histograms_json(const Stage& stage, const std::vector<const RoundRecord*>& rounds) {
+  static const char* const kPoints[] = {"max", "mid", "min"};
+  std::vector<double> bounds_ns;
+  for (double b : histogram_bounds()) bounds_ns.push_back(b * 1e9);
+  json out = json::array();
+  for (std::size_t k = 0; k < rounds.size() && k < 3; ++k) {
+    const RoundRecord& r = *rounds[k];
+    const Element& el = stage.elements[r.element_index];
+    json ops = json::object();
+    for (int op = 0; op < kIoOpCount; ++op) {
+      if (!r.ops[op] || r.ops[op]->ops == 0) continue;
+      const OpSummary& s = *r.ops[op];
+      LatencyDistribution d;
+      d.add(s.distribution);
+      ops[op_name(static_cast<IoOp>(op))] = {{"ops", s.ops}, {"iops", s.iops}, {"mean_s", s.mean}, {"max_s", s.max},
+                                             {"counts", d.counts_within(bounds_ns)}};
+    }
+    out.push_back({{"point", kPoints[k]}, {"label", el.label}, {"threads", el.threads},
+                   {"queue_depth", el.queue_depth}, {"iops", r.iops}, {"bounds_s", histogram_bounds()},
+                   {"ops", ops}, {"source", "dedicated round"}, {"seconds", r.seconds}});
   }
   return out;
 }
@@ -243,6 +270,16 @@ json group_json(const TestPlan& plan, const std::vector<RoundRecord>& rounds, in
     const Stage& stage = plan.stages[s];
     if (stage.group != group) continue;
     const auto mine = stage_rounds(rounds, s);
+    // Dedicated histogram rounds replace the sweep window's histograms once
+    // all three points have run; they measure nothing else.
+    if (stage.points_of) {
+      const auto points = sweep_iops_points(plan.stages[*stage.points_of], *stage.points_of,
+                                            stage_rounds(rounds, *stage.points_of));
+      if (!points.empty() && mine.size() >= points.size()) {
+        j["response_time_histograms"] = dedicated_histograms_json(stage, mine);
+      }
+      continue;
+    }
     if (stage.phase == "precondition") {
       std::uint64_t bytes = 0;
       double secs = 0;
@@ -352,6 +389,21 @@ std::vector<RunCondition> precondition_conditions(const TestPlan& plan, const st
 }
 
 }  // namespace
+
+std::vector<std::pair<const char*, std::size_t>> sweep_iops_points(const Stage& sweep, std::size_t stage,
+                                                                   const std::vector<const RoundRecord*>& rounds) {
+  const auto w = measurement_window(sweep, stage, rounds);
+  if (!w) return {};
+  std::vector<double> iops;
+  std::vector<std::size_t> measured;
+  for (std::size_t e = 0; e < sweep.elements.size(); ++e) {
+    const ElementWindow ew = element_window(*w, rounds, e);
+    iops.push_back(ew.iops);
+    if (ew.rounds > 0) measured.push_back(e);
+  }
+  if (measured.empty()) return {};
+  return iops_points(iops, measured);
+}
 
 namespace {
 

@@ -330,10 +330,25 @@ void demand_intensity_plan(TestPlan& plan, Params& p, const Common& c, double pr
   for (std::size_t i = 1; i < sweep.size(); ++i) {
     if (sweep[i].threads * sweep[i].queue_depth > sweep[top].threads * sweep[top].queue_depth) top = i;
   }
+  const bool dedicated = p.boolean("histogram_rounds");
+  const Duration histogram_round = p.duration("histogram_round");
+  std::vector<Element> points = sweep;
   Stage s = measured_stage(std::move(sweep), c, top, TrackedVariable::iops);
   s.kind = "test";
   s.iops_point_histograms = true;
   plan.stages.push_back(std::move(s));
+  // The PTS scripts' response-time histograms: a dedicated round at each of
+  // the max, mid and min IOPS points after the sweep (ECW 07_CBW_2: 600 s).
+  if (!dedicated) return;
+  Stage h;
+  h.phase = "histogram";
+  h.kind = "histogram";
+  h.label = "response-time histograms";
+  for (auto& e : points) e.duration = histogram_round;
+  h.elements = std::move(points);
+  h.max_rounds = 1;
+  h.points_of = plan.stages.size() - 1;
+  plan.stages.push_back(std::move(h));
 }
 
 Element cbw_element(double read_pct, unsigned threads, unsigned queue_depth, const Common& c) {

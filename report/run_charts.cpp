@@ -220,7 +220,8 @@ Series preconditioning_line(const RunRecord& run, std::string name, const std::s
   Series pre{std::move(name), color, {}, Dash::dotted};
   double stage = kAbsent;
   for (const auto& r : run.rounds) {
-    if (is_test_round(r)) continue;
+    // Dedicated histogram rounds are neither preconditioning nor the sweep.
+    if (is_test_round(r) || r.phase == "histogram") continue;
     if (!pre.points.empty() && r.stage != stage) pre.points.push_back({static_cast<double>(r.index), NAN});
     stage = r.stage;
     pre.points.push_back({static_cast<double>(r.index), round_value(r, bw)});

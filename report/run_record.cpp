@@ -208,7 +208,8 @@ void decode_sections(const Node& root, const Decoder& d, RunRecord& r, const std
   }
   for (const auto& n : root.array("response_time_histograms")) {
     PointHistogram p{n.text("point"), n.text("label"), n.number("threads"), n.number("queue_depth"),
-                     n.number("iops"), Decoder::numbers(n, "bounds_s"), {}, {}};
+                     n.number("iops"), Decoder::numbers(n, "bounds_s"), {}, {}, n.text("source"),
+                     n.number("seconds")};
     if (const auto ops = n.object("ops")) {
       for (const char* name : {"read", "write"}) {
         const auto o = ops->object(name);

@@ -191,8 +191,12 @@ void add_result_sections(HtmlPage& page, const RunRecord& run, const std::vector
     for (const auto& p : run.response_time_histograms) {
       for (const bool reads : {true, false}) {
         if (auto h = point_histogram(p, reads, "rt-histogram-" + p.point + (reads ? "-read" : "-write"))) {
+          const std::string from = p.source == "dedicated round" && std::isfinite(p.seconds)
+                                       ? " From a dedicated " + num(p.seconds, 0) + " s round after the sweep."
+                                   : p.source == "sweep window" ? " From the sweep's measurement-window rounds."
+                                                                : "";
           page.chart(*h, "Mean " + seconds(reads ? p.read->mean_s : p.write->mean_s) + ", max " +
-                             seconds(reads ? p.read->max_s : p.write->max_s) + ".");
+                             seconds(reads ? p.read->max_s : p.write->max_s) + "." + from);
         }
       }
     }

@@ -100,6 +100,9 @@ constexpr CommonDefaults kDemandIntensityDefaults{32, 32, std::chrono::seconds(6
 std::vector<ParamSpec> demand_intensity(std::vector<ParamSpec> own) {
   own.push_back(integer_list("thread_counts", {32, 16, 8, 6, 4, 2, 1}, 256, "thread counts of the sweep, in this order"));
   own.push_back(integer_list("queue_depths", {32, 16, 8, 6, 4, 2, 1}, 4096, "queue depths of the sweep, in this order"));
+  own.push_back(boolean("histogram_rounds", true,
+                        "after the sweep, a dedicated histogram_round at its max, mid and min IOPS points"));
+  own.push_back(duration("histogram_round", std::chrono::minutes(10), "length of each dedicated histogram round"));
   return own;
 }
 

@@ -88,6 +88,15 @@ class PreconditioningSteadyStateTest(unittest.TestCase):
         self.assertNotIn("precondition-not-steady", [c["name"] for c in run.get("conditions", [])])
         # Rounds as the PTS counts them, from 1.
         self.assertIn(f"steady at round {ss['round'] + 1} (window rounds {first + 1}–{last + 1})", page)
+        # The response-time histograms: a dedicated 10-minute round at each of
+        # the max, mid and min points after the sweep, by default.
+        dedicated = [r for r in run["rounds"] if r["phase"] == "histogram"]
+        self.assertEqual(len(dedicated), 3)
+        for p, r in zip(run["response_time_histograms"], dedicated):
+            self.assertEqual((p["source"], p["label"]), ("dedicated round", r["element"]["label"]))
+            self.assertAlmostEqual(r["seconds"], 600, delta=0.01)
+        self.assertEqual(run["parameters"]["histogram_rounds"], "true")
+        self.assertIn("From a dedicated 600 s round after the sweep.", page)
 
 
 class ClientWsatLengthTest(unittest.TestCase):

@@ -247,8 +247,9 @@ TEST(ReportWindowOfSimulatedRuns, AWsatRunShadesAndSummarisesItsLastRounds) {
 
 // What every demand-intensity run (CBW, DIRTH) keeps: the histograms at the
 // max, mid and min IOPS points of the sweep's window, each op's counting
-// exactly that op's I/Os of the window at that point, drawn bucket by
-// bucket; an op the test does not issue has neither histogram nor chart.
+// exactly that op's I/Os at that point (of the dedicated round run there
+// after the sweep, else of the window's rounds), drawn bucket by bucket; an
+// op the test does not issue has neither histogram nor chart.
 // Then the demand-intensity and demand-variation charts, a line per thread
 // count through its queue depths.
 void expect_demand_intensity_report(const SimulatedRun& s, const std::vector<std::string>& ops,
@@ -265,11 +266,19 @@ void expect_demand_intensity_report(const SimulatedRun& s, const std::vector<std
   EXPECT_EQ(points[0].at("point"), "max");
   EXPECT_EQ(points[1].at("point"), "mid");
   EXPECT_EQ(points[2].at("point"), "min");
-  EXPECT_EQ(points[0].at("iops").get<double>(), hi);
-  EXPECT_EQ(points[2].at("iops").get<double>(), lo);
+  const bool dedicated = points[0].at("source") == "dedicated round";
+  // The points are chosen over the sweep's window either way.
+  auto window_iops = [&](const json& p) -> double {
+    for (const auto& e : elements) {
+      if (e.at("label") == p.at("label")) return e.at("iops").get<double>();
+    }
+    ADD_FAILURE() << p.at("label");
+    return std::nan("");
+  };
+  EXPECT_EQ(window_iops(points[0]), hi);
+  EXPECT_EQ(window_iops(points[2]), lo);
   for (const auto& e : elements) {
-    EXPECT_GE(std::fabs(e.at("iops").get<double>() - (hi + lo) / 2),
-              std::fabs(points[1].at("iops").get<double>() - (hi + lo) / 2));
+    EXPECT_GE(std::fabs(e.at("iops").get<double>() - (hi + lo) / 2), std::fabs(window_iops(points[1]) - (hi + lo) / 2));
   }
   EXPECT_GT(hi, spread * lo);  // the sweep spans a real range of load
   const json& window = s.run.at("measurement_window");
@@ -283,10 +292,19 @@ void expect_demand_intensity_report(const SimulatedRun& s, const std::vector<std
         EXPECT_TRUE(svg.empty()) << label << " " << op;
         continue;
       }
-      // The window's I/Os of this op at this point, from its rounds.
+      // This op's I/Os at this point: its dedicated round's, else the window's.
       double issued = 0;
-      for (const json* r : rounds_in(s.run, window.at("stage").get<std::size_t>(), window.at("rounds"))) {
-        if (r->at("element").at("label") == label) issued += r->at("ops").at(op).at("ops").get<double>();
+      if (dedicated) {
+        for (const auto& r : s.run.at("rounds")) {
+          if (r.at("phase") == "histogram" && r.at("element").at("label") == label) {
+            issued += r.at("ops").at(op).at("ops").get<double>();
+            EXPECT_EQ(p.at("iops").get<double>(), r.at("iops").get<double>()) << label;
+          }
+        }
+      } else {
+        for (const json* r : rounds_in(s.run, window.at("stage").get<std::size_t>(), window.at("rounds"))) {
+          if (r->at("element").at("label") == label) issued += r->at("ops").at(op).at("ops").get<double>();
+        }
       }
       const json& h = p.at("ops").at(op);
       double counted = 0;
@@ -314,8 +332,10 @@ TEST(ReportWindowOfSimulatedRuns, ACbwRunPreconditionsSweepsAndKeepsHistogramsAt
                                    {"threads", "4"},
                                    {"queue_depth", "32"},
                                    {"thread_counts", "4,2,1"},
-                                   {"queue_depths", "32,4,1"}});
+                                   {"queue_depths", "32,4,1"},
+                                   {"histogram_rounds", "false"}});
   ASSERT_EQ(s.run.at("preconditioning").size(), 1U);
+  EXPECT_EQ(s.run.at("response_time_histograms")[0].at("source"), "sweep window");
   EXPECT_EQ(s.run.at("preconditioning")[0].at("kind"), "workload-dependent");
   for (const auto& r : s.run.at("rounds")) {
     if (r.at("phase") == "precondition") {
@@ -358,6 +378,21 @@ TEST(ReportWindowOfSimulatedRuns, ADirthRunPreconditionsWithItsWritesSweepsAndKe
   EXPECT_EQ(s.run.at("steady_state").at("element"), "4KiB 0/100 T8Q32");
   expect_shading_over_the_window(s);
   ASSERT_EQ(s.run.at("elements").size(), 9U);
+  // By default the histograms come from a dedicated 10-minute round at each
+  // point after the sweep, marked so in run.json and in the report.
+  std::vector<std::string> dedicated;
+  for (const auto& r : s.run.at("rounds")) {
+    if (r.at("phase") != "histogram") continue;
+    dedicated.push_back(r.at("element").at("label"));
+    EXPECT_NEAR(r.at("seconds").get<double>(), 600, 0.01);
+  }
+  const json& points = s.run.at("response_time_histograms");
+  ASSERT_EQ(dedicated.size(), 3U);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(points[i].at("label"), dedicated[i]);
+    EXPECT_EQ(points[i].at("source"), "dedicated round");
+  }
+  EXPECT_NE(s.page.find("From a dedicated 600 s round after the sweep."), std::string::npos);
   // Writes at steady state are bounded by the drive's garbage collection,
   // so the curve is flatter than CBW's (the model: ~22k IOPS at T1Q1, ~41k
   // at the top).
