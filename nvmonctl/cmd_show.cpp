@@ -12,14 +12,17 @@ namespace nvmond::ctl {
 void add_show(CLI::App& app, Options& o, int& rc) {
   auto* c = app.add_subcommand("show", "One run with its rounds and steady state");
   static long run = 0;
-  static long from_round = 0;
+  static long from_round = 1;
   c->add_option("run", run, "Run id")->required();
-  c->add_option("--from", from_round, "First round index to list")->check(CLI::NonNegativeNumber);
-  c->footer("Run ids: nvmonctl history.\nExample: nvmonctl show 12 --from 0");
+  c->add_option("--from", from_round, "First round to list, counted from 1 as the listing does")
+      ->check(CLI::PositiveNumber);
+  c->footer("Run ids: nvmonctl history.\nExample: nvmonctl show 12 --from 1");
   c->callback([&o, &rc] {
     // The daemon answers a page of rounds at a time (its "next" says where the
     // following page starts); --json prints the one page that --from names.
-    std::optional<std::int64_t> from = from_round;
+    // Rounds are listed as a person counts them, from 1; the daemon and
+    // run.json index them (execution order) from 0.
+    std::optional<std::int64_t> from = from_round - 1;
     for (bool first = true; from; first = false) {
       std::optional<std::int64_t> next;
       rc = call<control::ShowReply>(o, control::ShowRequest{run, from, std::nullopt},
@@ -33,7 +36,7 @@ void add_show(CLI::App& app, Options& o, int& rc) {
           out << fmt::format("{:>6} {:<14} {:>12}\n", "ROUND", "PHASE", "IOPS");
         }
         for (const auto& rd : r.rounds) {
-          out << fmt::format("{:>6} {:<14} {:>12}\n", rd.index, rd.phase, whole(rd.iops));
+          out << fmt::format("{:>6} {:<14} {:>12}\n", rd.index + 1, rd.phase, whole(rd.iops));
         }
       });
       if (rc != 0) return;

@@ -4,9 +4,12 @@
 // I/O), a purge that fell back from a format to deallocate or zero-fill,
 // and a volatile write cache that is not in the state the test's profile
 // expects (its profile's: PTS-E disabled, PTS-C enabled) or that the target
-// cannot tell. Conditions are recorded in the run's header, so run.json and
-// the report name them.
+// cannot tell, and every parameter set to other than the specification's
+// value (a shorter round, a 4-round window, the reviews' WSAT length, ...).
+// Conditions are recorded in the run's header, so run.json and the report
+// name them.
 #include <optional>
+#include <vector>
 
 #include "core/result.hpp"
 #include "pts/model/run_header.hpp"
@@ -23,6 +26,13 @@ std::optional<RunCondition> purge_condition(const PurgeOutcome& purge);
 // "write-cache-enabled", "write-cache-disabled" or "write-cache-unknown"
 // unless the cache is known to be in the state the plan's profile expects.
 std::optional<RunCondition> write_cache_condition(const WriteCacheState& state, bool expected_enabled);
+// One "parameter" condition per parameter of a PTS test whose effective
+// value departs from the specification's, each naming the parameter, its
+// value and the specification's ("round=5s (PTS: 60s)"). The
+// specification's values are the PTS tests' defaults in the plan's profile,
+// except WSAT's length, whose default follows the reviews. Tests that are
+// not PTS tests (mixed, vqd, slc, qos, endurance) have none.
+std::vector<RunCondition> parameter_conditions(const TestPlan& plan);
 // Adds `c` unless the header has it already: two purges that fall back the
 // same way are one condition.
 void add_condition(RunHeader& header, std::optional<RunCondition> c);

@@ -22,7 +22,9 @@ double element_rounds_seconds(const Stage& stage, std::size_t from, std::size_t 
 std::optional<double> stage_left(const Stage& stage, std::size_t done, std::uint64_t written, double bytes_per_second) {
   if (stage.elements.empty()) return 0.0;
   if (stage.max_rounds > 0) {
-    const std::size_t total = static_cast<std::size_t>(stage.max_rounds) * stage.elements.size();
+    // A histogram stage runs its three points, not every element.
+    const std::size_t per_round = stage.points_of ? std::min<std::size_t>(3, stage.elements.size()) : stage.elements.size();
+    const std::size_t total = static_cast<std::size_t>(stage.max_rounds) * per_round;
     return element_rounds_seconds(stage, done, total - std::min(total, done));
   }
   if (stage.byte_budget && bytes_per_second > 0) {

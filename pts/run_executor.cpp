@@ -89,9 +89,22 @@ void RunExecutor::stop(StopAs as) {
   target_.stop();
 }
 
+std::vector<std::size_t> RunExecutor::points_to_run(std::size_t s, const std::vector<RoundRecord>& rounds) const {
+  std::vector<std::size_t> out;
+  const Stage& stage = plan_.stages[s];
+  if (!stage.points_of) return out;
+  const std::size_t sweep = *stage.points_of;
+  for (const auto& [name, e] : sweep_iops_points(plan_.stages[sweep], sweep, stage_rounds(rounds, sweep))) {
+    out.push_back(e);
+  }
+  return out;
+}
+
 bool RunExecutor::stage_done(std::size_t s, const std::vector<RoundRecord>& rounds) const {
   const Stage& stage = plan_.stages[s];
   const auto mine = stage_rounds(rounds, s);
+  // Dedicated histogram rounds: one per point, whatever the elements.
+  if (stage.points_of) return mine.size() >= points_to_run(s, rounds).size();
   std::uint64_t written = 0;
   for (const auto* r : mine) written += r->bytes_written;
   const auto per_thread = thread_budgets_left(stage, mine);
@@ -167,6 +180,7 @@ std::optional<Error> RunExecutor::open_run(RunHeader& header, std::vector<RoundR
   const WallTime started = target_.now();
   header = run_header(plan_, id, options_.target, target_.simulated(), started);
   if (auto h = target_.health()) header.smart_before = smart_record(*h);
+  for (auto& c : parameter_conditions(plan_)) add_condition(header, std::move(c));
   header.write_cache = apply_write_cache(target_, plan_.write_cache_enabled, std::nullopt);
   add_condition(header, write_cache_condition(tested_write_cache(*header.write_cache), plan_.write_cache_enabled));
   RunRow row;
@@ -246,9 +260,12 @@ RunOutcome RunExecutor::run() {
     std::size_t next = mine.size();
     const std::size_t per_round = stage.elements.size();
     const std::uint64_t capacity = target_.identity().capacity_bytes;
+    // The max, mid and min points of the sweep before it, once it is over
+    // (the same after a resume: they come from its stored rounds).
+    const std::vector<std::size_t> points = points_to_run(s, rounds);
     while (!stage_done(s, rounds)) {
       if (stop_.load()) return finish(std::nullopt, std::nullopt, header, rounds);
-      const std::size_t e = next % per_round;
+      const std::size_t e = stage.points_of ? points[next] : next % per_round;
       const Element& element = stage.elements[e];
       std::optional<std::uint64_t> left;
       if (stage.byte_budget) left = *stage.byte_budget - std::min(*stage.byte_budget, written);
@@ -266,7 +283,7 @@ RunOutcome RunExecutor::run() {
       r.index = rounds.size();
       r.stage = static_cast<int>(s);
       r.group = stage.group;
-      r.round = next / per_round;
+      r.round = stage.points_of ? 0 : next / per_round;
       r.element_index = e;
       r.phase = stage.phase;
       for (const auto& o : r.ops) {

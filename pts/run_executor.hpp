@@ -91,6 +91,8 @@ class RunExecutor {
   struct StageState;
   std::optional<Error> open_run(RunHeader& header, std::vector<RoundRecord>& rounds, bool& resumed);
   bool stage_done(std::size_t stage, const std::vector<RoundRecord>& rounds) const;
+  // A histogram stage's points (element indices, max, mid, min); empty for any other.
+  std::vector<std::size_t> points_to_run(std::size_t stage, const std::vector<RoundRecord>& rounds) const;
   // The idle the element of round `r` asks for after it (none: nullopt at once).
   std::optional<Error> idle_after(const RoundRecord& r);
   // `status` completed or failed, or none when stop() ended the run.

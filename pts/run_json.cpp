@@ -1,5 +1,7 @@
 #include "pts/run_json.hpp"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -11,6 +13,7 @@
 #include "core/io_op.hpp"
 #include "pts/measurement_window.hpp"
 #include "pts/model/run_codec.hpp"
+#include "pts/run_conditions.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/slc_detector.hpp"
 
@@ -195,7 +198,34 @@ json iops_point_histograms_json(const Stage& stage, const MeasurementWindow& w,
                           {"counts", sum.counts_within(bounds_ns)}};
     }
     out.push_back({{"point", name}, {"label", el.label}, {"threads", el.threads}, {"queue_depth", el.queue_depth},
-                   {"iops", windows[e].iops}, {"bounds_s", histogram_bounds()}, {"ops", ops}});
+                   {"iops", windows[e].iops}, {"bounds_s", histogram_bounds()}, {"ops", ops},
+                   {"source", "sweep window"}});
+  }
+  return out;
+}
+
+// The same from the dedicated histogram rounds (a stage with `points_of`):
+// each round is one point's, in the order max, mid, min.
+json dedicated_histograms_json(const Stage& stage, const std::vector<const RoundRecord*>& rounds) {
+  static const char* const kPoints[] = {"max", "mid", "min"};
+  std::vector<double> bounds_ns;
+  for (double b : histogram_bounds()) bounds_ns.push_back(b * 1e9);
+  json out = json::array();
+  for (std::size_t k = 0; k < rounds.size() && k < 3; ++k) {
+    const RoundRecord& r = *rounds[k];
+    const Element& el = stage.elements[r.element_index];
+    json ops = json::object();
+    for (int op = 0; op < kIoOpCount; ++op) {
+      if (!r.ops[op] || r.ops[op]->ops == 0) continue;
+      const OpSummary& s = *r.ops[op];
+      LatencyDistribution d;
+      d.add(s.distribution);
+      ops[op_name(static_cast<IoOp>(op))] = {{"ops", s.ops}, {"iops", s.iops}, {"mean_s", s.mean}, {"max_s", s.max},
+                                             {"counts", d.counts_within(bounds_ns)}};
+    }
+    out.push_back({{"point", kPoints[k]}, {"label", el.label}, {"threads", el.threads},
+                   {"queue_depth", el.queue_depth}, {"iops", r.iops}, {"bounds_s", histogram_bounds()},
+                   {"ops", ops}, {"source", "dedicated round"}, {"seconds", r.seconds}});
   }
   return out;
 }
@@ -240,6 +270,16 @@ json group_json(const TestPlan& plan, const std::vector<RoundRecord>& rounds, in
     const Stage& stage = plan.stages[s];
     if (stage.group != group) continue;
     const auto mine = stage_rounds(rounds, s);
+    // Dedicated histogram rounds replace the sweep window's histograms once
+    // all three points have run; they measure nothing else.
+    if (stage.points_of) {
+      const auto points = sweep_iops_points(plan.stages[*stage.points_of], *stage.points_of,
+                                            stage_rounds(rounds, *stage.points_of));
+      if (!points.empty() && mine.size() >= points.size()) {
+        j["response_time_histograms"] = dedicated_histograms_json(stage, mine);
+      }
+      continue;
+    }
     if (stage.phase == "precondition") {
       std::uint64_t bytes = 0;
       double secs = 0;
@@ -247,8 +287,12 @@ json group_json(const TestPlan& plan, const std::vector<RoundRecord>& rounds, in
         bytes += r->bytes_written;
         secs += r->seconds;
       }
-      pre.push_back({{"kind", stage.kind}, {"bytes", bytes}, {"seconds", secs},
-                     {"rounds", mine.empty() ? 0 : mine.back()->round + 1}});
+      json one = {{"kind", stage.kind}, {"bytes", bytes}, {"seconds", secs},
+                  {"rounds", mine.empty() ? 0 : mine.back()->round + 1}};
+      // Workload-dependent preconditioning to steady state (CBW, DIRTH):
+      // whether it got there, and over which window.
+      if (stage.steady_state && !stage.steady_state->tracked.empty()) one["steady_state"] = steady_state_json(stage, s, mine);
+      pre.push_back(one);
       continue;
     }
     json steady, window, stage_elements;
@@ -320,7 +364,46 @@ json group_json(const TestPlan& plan, const std::vector<RoundRecord>& rounds, in
   return j;
 }
 
+// "precondition-not-steady" for each preconditioning stage that runs to
+// steady state, gave up at its round limit without it, and was followed by
+// the test's rounds all the same.
+std::vector<RunCondition> precondition_conditions(const TestPlan& plan, const std::vector<RoundRecord>& rounds) {
+  std::vector<RunCondition> out;
+  for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+    const Stage& stage = plan.stages[s];
+    if (stage.phase != "precondition" || !stage.steady_state || stage.steady_state->tracked.empty()) continue;
+    const bool later = std::any_of(rounds.begin(), rounds.end(), [s](const RoundRecord& r) {
+      return r.stage > static_cast<int>(s);
+    });
+    if (!later) continue;
+    const auto mine = stage_rounds(rounds, s);
+    const auto& rule = stage.steady_state->rule;
+    if (evaluate_steady_state(tracked_series(stage, mine), rule).reached) continue;
+    const std::size_t done = mine.empty() ? 0 : mine.back()->round + 1;
+    out.push_back({"precondition-not-steady",
+                   fmt::format("preconditioning ({}) did not reach steady state in {} rounds (max_rounds={}, window "
+                               "{}); the test rounds started without it (PTS: preconditioning to steady state)",
+                               stage.elements.front().label, done, rule.max_rounds, rule.window)});
+  }
+  return out;
+}
+
 }  // namespace
+
+std::vector<std::pair<const char*, std::size_t>> sweep_iops_points(const Stage& sweep, std::size_t stage,
+                                                                   const std::vector<const RoundRecord*>& rounds) {
+  const auto w = measurement_window(sweep, stage, rounds);
+  if (!w) return {};
+  std::vector<double> iops;
+  std::vector<std::size_t> measured;
+  for (std::size_t e = 0; e < sweep.elements.size(); ++e) {
+    const ElementWindow ew = element_window(*w, rounds, e);
+    iops.push_back(ew.iops);
+    if (ew.rounds > 0) measured.push_back(e);
+  }
+  if (measured.empty()) return {};
+  return iops_points(iops, measured);
+}
 
 namespace {
 
@@ -388,7 +471,9 @@ RunHeader run_header(const TestPlan& plan, const TargetIdentity& id, const std::
 
 json build_run_json(const TestPlan& plan, const RunHeader& header, RunStatus status,
                     const std::vector<RoundRecord>& rounds) {
-  json j = run_head_json(header, status);
+  RunHeader head = header;
+  for (auto& c : precondition_conditions(plan, rounds)) add_condition(head, std::move(c));
+  json j = run_head_json(head, status);
   json main = group_json(plan, rounds, 0);
   for (auto& [k, v] : main.items()) j[k] = v;
   if (!plan.compare_label.empty()) {

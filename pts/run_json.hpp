@@ -19,6 +19,11 @@ namespace nvmond {
 RunHeader run_header(const TestPlan& plan, const TargetIdentity& id, const std::string& target, bool simulated,
                      WallTime started);
 SmartRecord smart_record(const HealthSample& h);
+// The max, mid and min IOPS points (in that order, as element indices of
+// `sweep`) over the measurement window of `rounds`, stage `stage`'s; empty
+// before it has a measured round.
+std::vector<std::pair<const char*, std::size_t>> sweep_iops_points(const Stage& sweep, std::size_t stage,
+                                                                   const std::vector<const RoundRecord*>& rounds);
 // The header's fields (pts/model/run_codec.hpp) and the status, then what
 // the plan and rounds make of the run.
 nlohmann::json build_run_json(const TestPlan& plan, const RunHeader& header, RunStatus status,

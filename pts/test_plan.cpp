@@ -230,14 +230,19 @@ void wsat_plan(TestPlan& plan, Params& p, const TargetFacts&) {
     rounds = rounds_within(kSpecWsatTime, c.round);
     if (p.given("rounds")) rounds = std::min(rounds, static_cast<int>(p.integer("rounds")));
   }
-  const double budget = p.number("capacity_multiple", spec ? kSpecWsatCapacityMultiple : 0.0);
+  // The specification's stop counts the user capacity; `capacity_multiple`
+  // counts the tested range, so its default is 4 / range of it (PTS-C's
+  // 75 % range: 5.33, which is 4 x the user capacity).
+  const double budget = p.number("capacity_multiple", spec ? kSpecWsatCapacityMultiple / c.range : 0.0);
   add_preparation(plan, p, c);
   Stage s = measured_stage({element(bs, read_pct, AccessPattern::random, c)}, c, 0, TrackedVariable::iops);
   s.kind = "test";
   s.max_rounds = rounds;
   s.steady_state->rule.max_rounds = 0;  // a fixed-length soak, judged at its end
   s.steady_state->stop_when_reached = false;
-  if (budget > 0) s.byte_budget = static_cast<std::uint64_t>(budget * static_cast<double>(plan.tested_range_bytes) * c.range);
+  if (budget > 0) {
+    s.byte_budget = static_cast<std::uint64_t>(std::llround(budget * c.range * static_cast<double>(plan.tested_range_bytes)));
+  }
   plan.stages.push_back(std::move(s));
 }
 
@@ -325,10 +330,25 @@ void demand_intensity_plan(TestPlan& plan, Params& p, const Common& c, double pr
   for (std::size_t i = 1; i < sweep.size(); ++i) {
     if (sweep[i].threads * sweep[i].queue_depth > sweep[top].threads * sweep[top].queue_depth) top = i;
   }
+  const bool dedicated = p.boolean("histogram_rounds");
+  const Duration histogram_round = p.duration("histogram_round");
+  std::vector<Element> points = sweep;
   Stage s = measured_stage(std::move(sweep), c, top, TrackedVariable::iops);
   s.kind = "test";
   s.iops_point_histograms = true;
   plan.stages.push_back(std::move(s));
+  // The PTS scripts' response-time histograms: a dedicated round at each of
+  // the max, mid and min IOPS points after the sweep (ECW 07_CBW_2: 600 s).
+  if (!dedicated) return;
+  Stage h;
+  h.phase = "histogram";
+  h.kind = "histogram";
+  h.label = "response-time histograms";
+  for (auto& e : points) e.duration = histogram_round;
+  h.elements = std::move(points);
+  h.max_rounds = 1;
+  h.points_of = plan.stages.size() - 1;
+  plan.stages.push_back(std::move(h));
 }
 
 Element cbw_element(double read_pct, unsigned threads, unsigned queue_depth, const Common& c) {

@@ -88,6 +88,11 @@ struct Stage {
   // reads and writes apart, of its elements with the highest, middle and
   // lowest IOPS over the measurement window.
   bool iops_point_histograms = false;
+  // The dedicated histogram rounds after a demand-intensity sweep: one run
+  // each at the max, mid and min IOPS points of stage `points_of`'s
+  // measurement window, chosen when the stage starts. Its elements are the
+  // sweep's (so a round's element_index names its point), each run once.
+  std::optional<std::size_t> points_of;
 };
 
 struct QosCheck {

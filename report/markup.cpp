@@ -34,6 +34,10 @@ std::string escape(std::string_view text) {
   return out;
 }
 
+std::string pts_round(double round_from_zero) {
+  return std::isfinite(round_from_zero) ? num(round_from_zero + 1, 0) : "–";
+}
+
 std::string num(double value, int decimals) {
   if (!std::isfinite(value)) return "0";
   std::string s = fmt::format("{:.{}f}", value, decimals);

@@ -15,6 +15,9 @@ std::string escape(std::string_view text);
 // trailing zeros ("12", "12.5"); never locale-dependent, never "-0".
 std::string num(double value, int decimals = 1);
 
+// A round as a person reads it: run.json counts rounds of a stage from 0,
+// the PTS (and every page and table) from 1. "–" when absent.
+std::string pts_round(double round_from_zero);
 // "1.23k", "45.6M": three significant digits with an SI suffix (no unit).
 std::string si(double value);
 // A latency in seconds as "512 µs", "1.2 ms", "3.4 s".

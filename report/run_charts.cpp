@@ -104,7 +104,9 @@ Chart chart(const std::string& id, std::string title, Axis x, Axis y) {
   return c;
 }
 
-Axis round_axis() { return Axis{"Round", ScaleKind::linear, TickFormat::plain}; }
+// The per-round charts plot element runs in execution order at run.json's
+// `index` (from 0): not a PTS round number, which the title must not suggest.
+Axis round_axis() { return Axis{"Element run, in order (run.json index)", ScaleKind::linear, TickFormat::plain}; }
 
 Axis latency_axis() { return Axis{"Latency (log scale)", ScaleKind::log10, TickFormat::seconds}; }
 
@@ -218,7 +220,8 @@ Series preconditioning_line(const RunRecord& run, std::string name, const std::s
   Series pre{std::move(name), color, {}, Dash::dotted};
   double stage = kAbsent;
   for (const auto& r : run.rounds) {
-    if (is_test_round(r)) continue;
+    // Dedicated histogram rounds are neither preconditioning nor the sweep.
+    if (is_test_round(r) || r.phase == "histogram") continue;
     if (!pre.points.empty() && r.stage != stage) pre.points.push_back({static_cast<double>(r.index), NAN});
     stage = r.stage;
     pre.points.push_back({static_cast<double>(r.index), round_value(r, bw)});

@@ -184,7 +184,9 @@ RunRecord decode_nested(const Node& root, const std::string& source, const RunHe
 
 void decode_sections(const Node& root, const Decoder& d, RunRecord& r, const std::string& source) {
   for (const auto& p : root.array("preconditioning")) {
-    r.preconditioning.push_back({p.text("kind"), p.number("bytes"), p.number("seconds"), p.number("rounds")});
+    Preconditioning pre{p.text("kind"), p.number("bytes"), p.number("seconds"), p.number("rounds"), std::nullopt};
+    if (const auto s = p.object("steady_state")) pre.steady_state = Decoder::steady_state(*s);
+    r.preconditioning.push_back(std::move(pre));
   }
   for (const auto& n : root.array("rounds")) r.rounds.push_back(d.round(n));
   if (const auto s = root.object("steady_state")) r.steady_state = Decoder::steady_state(*s);
@@ -206,7 +208,8 @@ void decode_sections(const Node& root, const Decoder& d, RunRecord& r, const std
   }
   for (const auto& n : root.array("response_time_histograms")) {
     PointHistogram p{n.text("point"), n.text("label"), n.number("threads"), n.number("queue_depth"),
-                     n.number("iops"), Decoder::numbers(n, "bounds_s"), {}, {}};
+                     n.number("iops"), Decoder::numbers(n, "bounds_s"), {}, {}, n.text("source"),
+                     n.number("seconds")};
     if (const auto ops = n.object("ops")) {
       for (const char* name : {"read", "write"}) {
         const auto o = ops->object(name);

@@ -129,6 +129,10 @@ struct PointHistogram {
   double threads = kAbsent, queue_depth = kAbsent, iops = kAbsent;
   std::vector<double> bounds_s;
   std::optional<OpHistogram> read, write;
+  // "dedicated round" (a round of its own after the sweep, `seconds` long)
+  // or "sweep window"; empty in runs from before either was recorded.
+  std::string source;
+  double seconds = kAbsent;
 };
 
 struct SlcPoint {
@@ -181,6 +185,9 @@ struct TimelinePoint {
 struct Preconditioning {
   std::string kind;
   double bytes = kAbsent, seconds = kAbsent, rounds = kAbsent;
+  // Workload-dependent preconditioning to steady state (CBW, DIRTH): its
+  // verdict; none for SEQ WIPC and in runs from before it was recorded.
+  std::optional<SteadyState> steady_state;
 };
 
 struct RunRecord {

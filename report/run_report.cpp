@@ -44,25 +44,29 @@ std::vector<std::vector<std::string>> summary_rows(const std::vector<RunView>& v
     }
     for (const auto& [label, s] : summaries(r)) {
       rows.push_back({v.label, label.empty() ? r.header.test : r.header.test + " " + label, drive_name(r),
-                      t.firmware.empty() ? "–" : t.firmware, range, level_text(s), seconds(s.p99), seconds(s.p999),
+                      t.firmware.empty() ? "–" : t.firmware, range, level_text(s),
+                      s.latency_of.empty() ? "–" : s.latency_of, seconds(s.p99), seconds(s.p999),
                       temp_text(s.temp_max_c), throttle_text(s.throttled_s)});
     }
   }
   return rows;
 }
 
-const std::vector<std::string> kSummaryHeader = {"Run",   "Test", "Drive", "Firmware", "Tested range",
-                                                 "Level", "p99",  "p99.9", "Temp max", "Throttled"};
+const std::vector<std::string> kSummaryHeader = {"Run",   "Test",       "Drive", "Firmware", "Tested range",
+                                                 "Level", "Latency of", "p99",   "p99.9",    "Temp max",
+                                                 "Throttled"};
+constexpr std::size_t kLatencyOfColumn = 6;
 
 Table summary_table(const std::vector<RunView>& views) {
   Table t{
       "compare-summary",
-      "Level: steady-state average (else mean of test rounds); latency: write (else read) mean over the same rounds",
+      "Level: steady-state average (else mean of test rounds); latency: of the element named (the tracked one: "
+      "IOPS 4KiB 0/100), writes else reads, over the measurement window",
       kSummaryHeader,
       {}};
   for (const auto& row : summary_rows(views)) {
     std::vector<Cell> cells;
-    for (std::size_t i = 0; i < row.size(); ++i) cells.emplace_back(row[i], i >= 5 ? "num" : "");
+    for (std::size_t i = 0; i < row.size(); ++i) cells.emplace_back(row[i], i >= 5 && i != kLatencyOfColumn ? "num" : "");
     t.rows.push_back(std::move(cells));
   }
   return t;
@@ -187,8 +191,12 @@ void add_result_sections(HtmlPage& page, const RunRecord& run, const std::vector
     for (const auto& p : run.response_time_histograms) {
       for (const bool reads : {true, false}) {
         if (auto h = point_histogram(p, reads, "rt-histogram-" + p.point + (reads ? "-read" : "-write"))) {
+          const std::string from = p.source == "dedicated round" && std::isfinite(p.seconds)
+                                       ? " From a dedicated " + num(p.seconds, 0) + " s round after the sweep."
+                                   : p.source == "sweep window" ? " From the sweep's measurement-window rounds."
+                                                                : "";
           page.chart(*h, "Mean " + seconds(reads ? p.read->mean_s : p.write->mean_s) + ", max " +
-                             seconds(reads ? p.read->max_s : p.write->max_s) + ".");
+                             seconds(reads ? p.read->max_s : p.write->max_s) + "." + from);
         }
       }
     }

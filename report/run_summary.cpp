@@ -23,6 +23,17 @@ void keep_max(double& m, double v) {
   if (std::isfinite(v) && !(m >= v)) m = v;
 }
 
+// The element the summary's latency is of: the steady state's (first)
+// tracked one, else the only or the last measured element.
+std::string latency_element(const RunRecord& run, const std::optional<SteadyState>& ss) {
+  if (ss && !ss->element.empty()) return ss->element;
+  if (!run.elements.empty()) return run.elements.back().element.label;
+  for (auto r = run.rounds.rbegin(); r != run.rounds.rend(); ++r) {
+    if ((r->phase.empty() || r->phase == "test") && r->element) return r->element->label;
+  }
+  return "";
+}
+
 }  // namespace
 
 // The summary of the measured rounds a steady state and a measurement
@@ -37,18 +48,37 @@ RunSummary summarize_over(const RunRecord& run, const std::optional<SteadyState>
   // A demand-intensity sweep's level is its tracked (highest-load) point:
   // its latency is that point's too, not a mean over loads from T1Q1 up.
   const bool sweep = !run.response_time_histograms.empty() && ss && !ss->element.empty();
+  const std::string element = latency_element(run, ss);
   Mean level, p99, p999;
+  bool wrote = false;
   for (const auto& r : run.rounds) {
     if (!(r.phase.empty() || r.phase == "test")) continue;
     if (window && !in_window(run, r, *window)) continue;
     if (sweep && !(r.element && r.element->label == ss->element)) continue;
     level.add(s.bandwidth ? r.bytes_per_second : r.iops);
+    // Runs without `elements` (written before it): that element's rounds.
+    if (!(r.element && r.element->label == element)) continue;
     const auto& op = r.ops.write ? r.ops.write : r.ops.read;
+    wrote = wrote || r.ops.write.has_value();
     if (op) p99.add(op->latency.p99), p999.add(op->latency.p999);
   }
   s.level = ss && std::isfinite(ss->average) ? ss->average : level.value();
   s.p99 = p99.value();
   s.p999 = p999.value();
+  // The element's own result over the window: its quantiles from the
+  // window's summed distributions, the number run.json gives it.
+  for (const auto& e : run.elements) {
+    if (e.element.label != element) continue;
+    const auto& op = e.ops.write ? e.ops.write : e.ops.read;
+    if (!op) break;
+    wrote = e.ops.write.has_value();
+    s.p99 = op->latency.p99;
+    s.p999 = op->latency.p999;
+    break;
+  }
+  if (!element.empty() && (std::isfinite(s.p99) || std::isfinite(s.p999))) {
+    s.latency_of = element + (wrote ? " write" : " read");
+  }
 
   if (run.drive && run.drive->temperature_c) keep_max(s.temp_max_c, run.drive->temperature_c->max);
   for (const auto& p : run.timeline) keep_max(s.temp_max_c, p.temperature_c);

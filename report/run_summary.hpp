@@ -12,7 +12,13 @@ struct RunSummary {
   bool bandwidth = false;  // `level` is bytes/s, else IOPS
   double level = kAbsent;  // steady-state average, else mean of the test rounds
   bool steady = false;     // steady state reached
-  double p99 = kAbsent;    // seconds, primary op (write if any), mean over the same rounds
+  // Latency of one element over the measurement window, as run.json's
+  // `elements` has it: the steady state's (first) tracked element (IOPS:
+  // 4KiB 0/100; latency: 4KiB 0/100; a sweep: its highest load), else the
+  // only or the last element; its writes, else its reads. Never a mean over
+  // elements.
+  std::string latency_of;  // "4KiB 0/100 write"; empty when no element has latency
+  double p99 = kAbsent;    // seconds
   double p999 = kAbsent;
   double temp_max_c = kAbsent;
   double throttled_s = kAbsent;

@@ -97,6 +97,12 @@ Facts test_facts(const RunRecord& run) {
     if (std::isfinite(p.bytes)) pre += ", " + bytes(p.bytes);
     if (std::isfinite(p.seconds)) pre += " in " + elapsed(p.seconds);
     if (std::isfinite(p.rounds)) pre += ", " + num(p.rounds, 0) + " rounds";
+    if (p.steady_state) {
+      const auto& ss = *p.steady_state;
+      pre += ss.reached ? ", steady at round " + pts_round(ss.round) + " (window rounds " + pts_round(ss.window_from) +
+                              "–" + pts_round(ss.window_to) + ")"
+                        : ", NOT steady (the test rounds started without it)";
+    }
   }
   add(f, "Preconditioning", pre.empty() ? "none recorded" : pre);
   return f;
@@ -108,9 +114,9 @@ Facts steady_state_facts(const SteadyState& s, const std::optional<MeasurementWi
   if (!subtest.empty()) add(f, "Sub-test", subtest);
   const bool bw = s.variable != "iops";
   auto level = [&](double v) { return bw ? bytes_per_second(v) : si(v) + " IOPS"; };
-  add(f, "Steady state", s.reached ? "reached at round " + num(s.round, 0) : "not reached");
+  add(f, "Steady state", s.reached ? "reached at round " + pts_round(s.round) : "not reached");
   add(f, "Tracked variable", or_dash(s.variable));
-  if (std::isfinite(s.window_from)) add(f, "Window", "rounds " + num(s.window_from, 0) + "–" + num(s.window_to, 0));
+  if (std::isfinite(s.window_from)) add(f, "Window", "rounds " + pts_round(s.window_from) + "–" + pts_round(s.window_to));
   if (std::isfinite(s.average)) add(f, "Window average", level(s.average));
   if (std::isfinite(s.range)) add(f, "Range", level(s.range) + " (limit " + level(s.range_limit) + ")");
   if (std::isfinite(s.slope_excursion)) {
@@ -126,7 +132,7 @@ Facts steady_state_facts(const SteadyState& s, const std::optional<MeasurementWi
   }
   if (const auto& m = window; m && std::isfinite(m->from)) {
     add(f, "Measurement window",
-        "rounds " + num(m->from, 0) + "–" + num(m->to, 0) +
+        "rounds " + pts_round(m->from) + "–" + pts_round(m->to) +
             (m->steady_state ? " (the steady-state window)" : " (steady state not reached: the last rounds)"));
   }
   return f;

@@ -100,6 +100,9 @@ constexpr CommonDefaults kDemandIntensityDefaults{32, 32, std::chrono::seconds(6
 std::vector<ParamSpec> demand_intensity(std::vector<ParamSpec> own) {
   own.push_back(integer_list("thread_counts", {32, 16, 8, 6, 4, 2, 1}, 256, "thread counts of the sweep, in this order"));
   own.push_back(integer_list("queue_depths", {32, 16, 8, 6, 4, 2, 1}, 4096, "queue depths of the sweep, in this order"));
+  own.push_back(boolean("histogram_rounds", true,
+                        "after the sweep, a dedicated histogram_round at its max, mid and min IOPS points"));
+  own.push_back(duration("histogram_round", std::chrono::minutes(10), "length of each dedicated histogram round"));
   return own;
 }
 
@@ -123,7 +126,7 @@ const std::vector<TestSchema>& test_schemas() {
            {1, 32, std::chrono::seconds(60), true, true, 25},
            {bytes_list("block_sizes", {1024 * KiB, 128 * KiB}, "block sizes, one sub-test each, in this order")}, true),
       test("latency", "PTS latency", {1, 1, std::chrono::seconds(60), true, true, 25},
-           {bytes_list("block_sizes", {512, 4 * KiB, 8 * KiB}, "block sizes"),
+           {bytes_list("block_sizes", {8 * KiB, 4 * KiB, 512}, "block sizes, in this order (the sources' 8, 4, 0.5 KiB)"),
             integer_list("read_pcts", {100, 65, 0}, 100, "read shares, in %"),
             boolean("sweep", false, "add 4KiB 65/35 at each sweep_threads x sweep_queue_depths"),
             integer_list("sweep_threads", {1, 2, 4}, kUnbounded, "thread counts of the sweep"),
@@ -135,7 +138,8 @@ const std::vector<TestSchema>& test_schemas() {
                    "soak: rounds x round (the reviews' 600 x 1 min); spec: stop at 6 h or 4x the range written"),
             integer("rounds", 600, 1, 1'000'000, "rounds of the soak (variant spec: caps its 6 h when given)"),
             number("capacity_multiple", std::nullopt, 0, 1000,
-                   "stop after writing this multiple of the range (default: 4 with variant spec, else 0: no limit)")},
+                   "stop after writing this multiple of the range (default with variant spec: 4 x the user capacity, "
+                   "i.e. 4 / range; else 0: no limit)")},
            true),
       test("mixed", "saturation with a reduced-range comparison", {4, 32, std::chrono::seconds(60), true, true, 25},
            {bytes("bs", 8 * KiB, "block size"), number("read_pct", 70.0, 0, 100, "read share, in %"),

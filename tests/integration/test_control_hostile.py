@@ -143,7 +143,8 @@ class NonFiniteRound(unittest.TestCase):
             d.stop()
         self.assertEqual(human.returncode, 0, human.stdout + human.stderr)
         rows = [line.split() for line in human.stdout.splitlines()[3:]]
-        self.assertEqual(rows, [["0", "test", "-"], ["1", "test", "-"], ["2", "test", "1234"]])
+        # Rounds as a person counts them, from 1 (the store's indices are from 0).
+        self.assertEqual(rows, [["1", "test", "-"], ["2", "test", "-"], ["3", "test", "1234"]])
         self.assertEqual(raw.returncode, 0, raw.stderr)
         self.assertEqual([r["iops"] for r in json.loads(raw.stdout)["rounds"]], [None, None, 1234.4])
 

@@ -129,6 +129,19 @@ def documented_names(markdown, name_pattern):
     return names
 
 
+def tests_in_registry(sources):
+    """The PTS test names the test registry declares: the first argument of
+    each `test("name", ...)` or `TestSchema{"name", ...}` in its schemas."""
+    return set(re.findall(r'(?:\btest\(|TestSchema\{)"([a-z_]+)"', sources["pts/model/test_schemas.cpp"]))
+
+
+def soak_test_list(markdown):
+    """The test names the `[[soak]]` table's `test` row lists (its last cell)."""
+    section = markdown[markdown.index("## Soak runs: `[[soak]]`"):]
+    row = next(line for line in section.splitlines() if line.startswith("| `test` |"))
+    return set(re.findall(r"`([a-z_]+)`", row.rstrip(" |").rsplit("|", 1)[1]))
+
+
 def read_doc(name):
     with open(os.path.join(ROOT, "docs", name), encoding="utf-8") as f:
         return f.read()
@@ -156,6 +169,13 @@ class DocCoverageTest(unittest.TestCase):
                      "schedule/soak_scheduler.cpp", "http/web_config.cpp"):
             self.assertTrue(any(area in w for w in in_code.values()), f"no key found in {area}")
         self.compare(in_code, documented_names(read_doc("configuration.md"), IDENT), "configuration.md")
+
+    def test_the_soak_test_list_is_the_test_registry(self):
+        in_code = tests_in_registry(self.sources)
+        self.assertGreater(len(in_code), 10, sorted(in_code))
+        listed = soak_test_list(read_doc("configuration.md"))
+        self.assertEqual(sorted(in_code - listed), [], "tests missing from the [[soak]] test list")
+        self.assertEqual(sorted(listed - in_code), [], "[[soak]] test list names tests the registry lacks")
 
     def test_every_metric_family_is_documented_and_exists(self):
         in_code = families_in_code(self.sources)

@@ -58,6 +58,14 @@ class ForegroundSimTest(unittest.TestCase):
         self.assertIsNotNone(span, "no steady-state window in report.html")
         self.assertAlmostEqual(float(span.group(1)), first, delta=0.5)
         self.assertAlmostEqual(float(span.group(2)), last, delta=0.5)
+        # Rounds as the PTS counts them, from 1 (run.json's from 0).
+        self.assertIn(f"reached at round {ss['round'] + 1}<", html)
+        self.assertIn(f"rounds {first + 1}–{last + 1}", html)
+        # The default length is the reviews', not the specification's: flagged.
+        soak = "variant=soak: 600 rounds (reviews), not PTS 6 h / 4×"
+        self.assertIn({"name": "parameter", "detail": soak}, run["conditions"])
+        self.assertIn("NON-CONFORMANT", html)
+        self.assertIn(soak, html)
         print(f"wsat: {wall:.1f} s wall, FOB {fob:.0f} IOPS, steady {ss['average']:.0f} IOPS "
               f"from round {ss['round']}", file=sys.stderr)
 

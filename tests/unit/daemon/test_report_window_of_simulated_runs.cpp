@@ -114,8 +114,25 @@ double mean_p99_over(const json& run, const json& w, const std::string& label = 
   return n > 0 ? p99 / n : NAN;
 }
 
+// The p99 run.json's `elements` gives `label` over its measurement window
+// (its writes, else its reads).
+double element_p99(const json& run, const std::string& label) {
+  for (const auto& e : run.at("elements")) {
+    if (e.at("label") != label) continue;
+    const json& ops = e.at("ops");
+    return (ops.contains("write") ? ops["write"] : ops["read"]).at("latency_s").at("p99").get<double>();
+  }
+  ADD_FAILURE() << "no element " << label;
+  return NAN;
+}
+
+// The summary's latency is the tracked element's, as run.json's `elements`
+// has it over the measurement window, and the summary names it.
 void expect_summary_over_the_window(const SimulatedRun& s) {
-  EXPECT_NEAR(report::summarize(s.record).p99, mean_p99_over(s.run, s.run.at("measurement_window")), 1e-12);
+  const auto summary = report::summarize(s.record);
+  const std::string element = s.run.at("steady_state").at("element");
+  EXPECT_EQ(summary.p99, element_p99(s.run, element));
+  EXPECT_EQ(summary.latency_of.rfind(element + " ", 0), 0U) << summary.latency_of;
 }
 
 TEST(ReportWindowOfSimulatedRuns, AThroughputRunShadesEachSubTestsMeasuredRoundsAndSummarisesTheLast) {
@@ -154,7 +171,7 @@ TEST(ReportWindowOfSimulatedRuns, AThroughputRunIsSummedUpOncePerSubTest) {
     if (ss.at("reached").get<bool>()) {
       EXPECT_NEAR(each[i].summary.level, ss.at("average").get<double>(), 1e-6) << t.at("label");
     }
-    EXPECT_NEAR(each[i].summary.p99, mean_p99_over(s.run, t.at("measurement_window")), 1e-12) << t.at("label");
+    EXPECT_EQ(each[i].summary.p99, element_p99(s.run, ss.at("element"))) << t.at("label");
   }
   EXPECT_NE(each[0].summary.level, each[1].summary.level);
   const std::string table = report::compare_table_text({s.record});
@@ -186,6 +203,12 @@ TEST(ReportWindowOfSimulatedRuns, AnIopsRunShadesAndSummarisesItsMeasuredRounds)
   ASSERT_FALSE(s.run.at("preconditioning").empty());
   expect_shading_over_the_window(s);
   expect_summary_over_the_window(s);
+  // The IOPS summary's latency is 4 KiB 100 % writes', not a mean over the
+  // matrix (1 MiB reads have latencies no 4 KiB write has).
+  const auto summary = report::summarize(s.record);
+  EXPECT_EQ(summary.latency_of, "4KiB 0/100 write");
+  EXPECT_GT(std::fabs(summary.p99 - mean_p99_over(s.run, s.run.at("measurement_window"))), 0.01 * summary.p99);
+  EXPECT_NE(report::compare_table_text({s.record}).find("4KiB 0/100 write"), std::string::npos);
 }
 
 TEST(ReportWindowOfSimulatedRuns, AnIopsMatrixChartsEachTrackedVariableAsItsOwnLine) {
@@ -224,8 +247,9 @@ TEST(ReportWindowOfSimulatedRuns, AWsatRunShadesAndSummarisesItsLastRounds) {
 
 // What every demand-intensity run (CBW, DIRTH) keeps: the histograms at the
 // max, mid and min IOPS points of the sweep's window, each op's counting
-// exactly that op's I/Os of the window at that point, drawn bucket by
-// bucket; an op the test does not issue has neither histogram nor chart.
+// exactly that op's I/Os at that point (of the dedicated round run there
+// after the sweep, else of the window's rounds), drawn bucket by bucket; an
+// op the test does not issue has neither histogram nor chart.
 // Then the demand-intensity and demand-variation charts, a line per thread
 // count through its queue depths.
 void expect_demand_intensity_report(const SimulatedRun& s, const std::vector<std::string>& ops,
@@ -242,11 +266,19 @@ void expect_demand_intensity_report(const SimulatedRun& s, const std::vector<std
   EXPECT_EQ(points[0].at("point"), "max");
   EXPECT_EQ(points[1].at("point"), "mid");
   EXPECT_EQ(points[2].at("point"), "min");
-  EXPECT_EQ(points[0].at("iops").get<double>(), hi);
-  EXPECT_EQ(points[2].at("iops").get<double>(), lo);
+  const bool dedicated = points[0].at("source") == "dedicated round";
+  // The points are chosen over the sweep's window either way.
+  auto window_iops = [&](const json& p) -> double {
+    for (const auto& e : elements) {
+      if (e.at("label") == p.at("label")) return e.at("iops").get<double>();
+    }
+    ADD_FAILURE() << p.at("label");
+    return std::nan("");
+  };
+  EXPECT_EQ(window_iops(points[0]), hi);
+  EXPECT_EQ(window_iops(points[2]), lo);
   for (const auto& e : elements) {
-    EXPECT_GE(std::fabs(e.at("iops").get<double>() - (hi + lo) / 2),
-              std::fabs(points[1].at("iops").get<double>() - (hi + lo) / 2));
+    EXPECT_GE(std::fabs(e.at("iops").get<double>() - (hi + lo) / 2), std::fabs(window_iops(points[1]) - (hi + lo) / 2));
   }
   EXPECT_GT(hi, spread * lo);  // the sweep spans a real range of load
   const json& window = s.run.at("measurement_window");
@@ -260,10 +292,19 @@ void expect_demand_intensity_report(const SimulatedRun& s, const std::vector<std
         EXPECT_TRUE(svg.empty()) << label << " " << op;
         continue;
       }
-      // The window's I/Os of this op at this point, from its rounds.
+      // This op's I/Os at this point: its dedicated round's, else the window's.
       double issued = 0;
-      for (const json* r : rounds_in(s.run, window.at("stage").get<std::size_t>(), window.at("rounds"))) {
-        if (r->at("element").at("label") == label) issued += r->at("ops").at(op).at("ops").get<double>();
+      if (dedicated) {
+        for (const auto& r : s.run.at("rounds")) {
+          if (r.at("phase") == "histogram" && r.at("element").at("label") == label) {
+            issued += r.at("ops").at(op).at("ops").get<double>();
+            EXPECT_EQ(p.at("iops").get<double>(), r.at("iops").get<double>()) << label;
+          }
+        }
+      } else {
+        for (const json* r : rounds_in(s.run, window.at("stage").get<std::size_t>(), window.at("rounds"))) {
+          if (r->at("element").at("label") == label) issued += r->at("ops").at(op).at("ops").get<double>();
+        }
       }
       const json& h = p.at("ops").at(op);
       double counted = 0;
@@ -291,8 +332,10 @@ TEST(ReportWindowOfSimulatedRuns, ACbwRunPreconditionsSweepsAndKeepsHistogramsAt
                                    {"threads", "4"},
                                    {"queue_depth", "32"},
                                    {"thread_counts", "4,2,1"},
-                                   {"queue_depths", "32,4,1"}});
+                                   {"queue_depths", "32,4,1"},
+                                   {"histogram_rounds", "false"}});
   ASSERT_EQ(s.run.at("preconditioning").size(), 1U);
+  EXPECT_EQ(s.run.at("response_time_histograms")[0].at("source"), "sweep window");
   EXPECT_EQ(s.run.at("preconditioning")[0].at("kind"), "workload-dependent");
   for (const auto& r : s.run.at("rounds")) {
     if (r.at("phase") == "precondition") {
@@ -335,6 +378,21 @@ TEST(ReportWindowOfSimulatedRuns, ADirthRunPreconditionsWithItsWritesSweepsAndKe
   EXPECT_EQ(s.run.at("steady_state").at("element"), "4KiB 0/100 T8Q32");
   expect_shading_over_the_window(s);
   ASSERT_EQ(s.run.at("elements").size(), 9U);
+  // By default the histograms come from a dedicated 10-minute round at each
+  // point after the sweep, marked so in run.json and in the report.
+  std::vector<std::string> dedicated;
+  for (const auto& r : s.run.at("rounds")) {
+    if (r.at("phase") != "histogram") continue;
+    dedicated.push_back(r.at("element").at("label"));
+    EXPECT_NEAR(r.at("seconds").get<double>(), 600, 0.01);
+  }
+  const json& points = s.run.at("response_time_histograms");
+  ASSERT_EQ(dedicated.size(), 3U);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(points[i].at("label"), dedicated[i]);
+    EXPECT_EQ(points[i].at("source"), "dedicated round");
+  }
+  EXPECT_NE(s.page.find("From a dedicated 600 s round after the sweep."), std::string::npos);
   // Writes at steady state are bounded by the drive's garbage collection,
   // so the curve is flatter than CBW's (the model: ~22k IOPS at T1Q1, ~41k
   // at the top).
@@ -344,7 +402,8 @@ TEST(ReportWindowOfSimulatedRuns, ADirthRunPreconditionsWithItsWritesSweepsAndKe
   const auto summary = report::summarize(s.record);
   EXPECT_EQ(summary.level, s.run.at("steady_state").at("average").get<double>());
   const json& window = s.run.at("measurement_window");
-  EXPECT_NEAR(summary.p99, mean_p99_over(s.run, window, "4KiB 0/100 T8Q32"), 1e-12);
+  EXPECT_EQ(summary.p99, element_p99(s.run, "4KiB 0/100 T8Q32"));
+  EXPECT_EQ(summary.latency_of, "4KiB 0/100 T8Q32 write");
   EXPECT_GT(std::fabs(summary.p99 - mean_p99_over(s.run, window)), 0.01 * summary.p99);
   // The least load gives the least IOPS.
   EXPECT_EQ(s.run.at("response_time_histograms")[2].at("label"), "4KiB 0/100 T1Q1");

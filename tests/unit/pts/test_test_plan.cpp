@@ -7,7 +7,13 @@ namespace {
 
 const TargetFacts kDrive{3'840'000'000'000ULL, 1.3};
 
-const Stage& test_stage(const TestPlan& p) { return p.stages.back(); }
+// The last measuring stage (a demand-intensity test's histogram rounds follow its sweep).
+const Stage& test_stage(const TestPlan& p) {
+  for (auto s = p.stages.rbegin(); s != p.stages.rend(); ++s) {
+    if (s->phase == "test") return *s;
+  }
+  return p.stages.back();
+}
 
 TEST(TestPlan, IopsMatrixHasFiftySixElementsInTheSpecificationsOrder) {
   TestPlan p = build_plan("iops", {}, kDrive);
@@ -97,10 +103,33 @@ TEST(TestPlan, CbwUsesTheJesd219MixFourKibAlignedWithItsZonesOverTheWholeRangeAt
   EXPECT_EQ(test_stage(p).elements.at(0).label, "CBW 40/60 T32Q32");
 }
 
+// After the sweep, a dedicated 10-minute round at each of its max, mid and
+// min IOPS points (the PTS scripts' histogram runs); off on request.
+TEST(TestPlan, DemandIntensitySweepsAreFollowedByDedicatedHistogramRounds) {
+  for (const char* test : {"cbw", "dirth"}) {
+    TestPlan p = build_plan(test, {}, kDrive);
+    ASSERT_EQ(p.stages.size(), 3u) << test;
+    const Stage& h = p.stages[2];
+    EXPECT_EQ(h.phase, "histogram");
+    ASSERT_TRUE(h.points_of);
+    EXPECT_EQ(*h.points_of, 1u);
+    EXPECT_EQ(h.max_rounds, 1);
+    ASSERT_EQ(h.elements.size(), p.stages[1].elements.size());
+    for (std::size_t i = 0; i < h.elements.size(); ++i) {
+      EXPECT_EQ(h.elements[i].label, p.stages[1].elements[i].label);
+      EXPECT_EQ(h.elements[i].duration, std::chrono::minutes(10));
+    }
+    EXPECT_EQ(p.parameters.at("histogram_rounds"), "true");
+    EXPECT_EQ(build_plan(test, {{"histogram_rounds", "false"}}, kDrive).stages.size(), 2u);
+    EXPECT_EQ(build_plan(test, {{"histogram_round", "2s"}}, kDrive).stages[2].elements[0].duration,
+              std::chrono::seconds(2));
+  }
+}
+
 TEST(TestPlan, CbwPreconditionsWithItsOwnPatternThenSweepsThreadsAndQueueDepthsFromHighToLow) {
   TestPlan p = build_plan("cbw", {}, kDrive);
   EXPECT_TRUE(p.purge);
-  ASSERT_EQ(p.stages.size(), 2u);
+  ASSERT_EQ(p.stages.size(), 3u);
   // Workload-dependent preconditioning: the CBW pattern at 0/100 at the
   // highest load, until its IOPS is steady over 5 rounds, at most 25; no
   // SEQ 128 KiB WIPC before it.
@@ -148,7 +177,7 @@ TEST(TestPlan, CbwPreconditionsWithItsOwnPatternThenSweepsThreadsAndQueueDepthsF
 
 TEST(TestPlan, CbwTracksTheHighestLoadOfAGridGivenInAnyOrder) {
   TestPlan p = build_plan("cbw", {{"thread_counts", "1,4"}, {"queue_depths", "1,32"}, {"read_pct", "60"},
-                                  {"precondition", "false"}},
+                                  {"precondition", "false"}, {"histogram_rounds", "false"}},
                           kDrive);
   ASSERT_EQ(p.stages.size(), 1u);
   const Stage& s = p.stages[0];
@@ -162,7 +191,7 @@ TEST(TestPlan, CbwTracksTheHighestLoadOfAGridGivenInAnyOrder) {
 TEST(TestPlan, DirthPreconditionsWithRandomFourKibWritesAtTheHighestLoadThenSweepsFromHighToLow) {
   TestPlan p = build_plan("dirth", {}, kDrive);
   EXPECT_TRUE(p.purge);
-  ASSERT_EQ(p.stages.size(), 2u);
+  ASSERT_EQ(p.stages.size(), 3u);
   const Stage& pre = p.stages[0];
   EXPECT_EQ(pre.phase, "precondition");
   EXPECT_EQ(pre.kind, "workload-dependent");
@@ -211,7 +240,7 @@ TEST(TestPlan, DirthPreconditionsWithRandomFourKibWritesAtTheHighestLoadThenSwee
 TEST(TestPlan, DirthPreconditionsWithTheOperatorsMixAndTracksTheHighestLoadOfAnyGrid) {
   TestPlan p = build_plan("dirth", {{"bs", "8KiB"}, {"read_pct", "65"}, {"thread_counts", "1,4"},
                                     {"queue_depths", "2,16"}, {"threads", "4"}, {"queue_depth", "16"},
-                                    {"window", "4"}, {"max_rounds", "9"}},
+                                    {"window", "4"}, {"max_rounds", "9"}, {"histogram_rounds", "false"}},
                           kDrive);
   ASSERT_EQ(p.stages.size(), 2u);
   EXPECT_EQ(p.stages[0].elements.at(0).label, "8KiB 65/35 T4Q16");
@@ -223,7 +252,7 @@ TEST(TestPlan, DirthPreconditionsWithTheOperatorsMixAndTracksTheHighestLoadOfAny
   EXPECT_EQ(s.elements[s.steady_state->tracked[0].element].label, "8KiB 65/35 T4Q16");
   EXPECT_EQ(s.steady_state->rule.window, 4);
   EXPECT_EQ(s.max_rounds, 9);
-  EXPECT_EQ(build_plan("dirth", {{"precondition", "false"}}, kDrive).stages.size(), 1u);
+  EXPECT_EQ(build_plan("dirth", {{"precondition", "false"}, {"histogram_rounds", "false"}}, kDrive).stages.size(), 1u);
   EXPECT_THROW(build_plan("dirth", {{"thread_counts", ""}}, kDrive), ParamError);
   EXPECT_THROW(build_plan("dirth", {{"wipc_multiple", "2"}}, kDrive), ParamError);  // no SEQ WIPC to size
 }
@@ -232,8 +261,9 @@ TEST(TestPlan, LatencyCasesAreThreeSizesByThreeMixesAtOneThreadQueueDepthOne) {
   TestPlan p = build_plan("latency", {}, kDrive);
   const Stage& s = test_stage(p);
   ASSERT_EQ(s.elements.size(), 9u);
-  const char* labels[] = {"0.5KiB 100/0", "4KiB 100/0", "8KiB 100/0", "0.5KiB 65/35", "4KiB 65/35",
-                          "8KiB 65/35",   "0.5KiB 0/100", "4KiB 0/100", "8KiB 0/100"};
+  // Mix outer, block size inner, largest first: the sources' 8, 4, 0.5 KiB.
+  const char* labels[] = {"8KiB 100/0", "4KiB 100/0", "0.5KiB 100/0", "8KiB 65/35", "4KiB 65/35",
+                          "0.5KiB 65/35", "8KiB 0/100", "4KiB 0/100", "0.5KiB 0/100"};
   for (std::size_t i = 0; i < 9; ++i) {
     EXPECT_EQ(s.elements[i].label, labels[i]);
     EXPECT_EQ(s.elements[i].threads, 1u);
