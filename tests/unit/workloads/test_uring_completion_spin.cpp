@@ -104,7 +104,10 @@ TEST(UringCompletionSpin, ACompletionThatDoesNotComeStillSleeps) {
   auto got = rig.engine.reap(1, milliseconds(5), rig.done);
   ASSERT_TRUE(got) << got.error().message;
   EXPECT_EQ(*got, 0u);
-  EXPECT_EQ(rig.engine.spin_counts().ran_out, 1u);
+  // A miss either way: the spin ran out, or (on a loaded host) another task
+  // took the CPU during it; both make the engine sleep and back off.
+  const auto misses = [&] { return rig.engine.spin_counts().ran_out + rig.engine.spin_counts().lost_cpu; };
+  EXPECT_EQ(misses(), 1u);
 
   ASSERT_TRUE(pipe.put('y'));
   got = rig.engine.reap(1, Duration(-1), rig.done);
@@ -112,7 +115,7 @@ TEST(UringCompletionSpin, ACompletionThatDoesNotComeStillSleeps) {
   ASSERT_EQ(*got, 1u);
   EXPECT_EQ(rig.done[0].result, 1);
   // Backing off: the second wait slept without spinning.
-  EXPECT_EQ(rig.engine.spin_counts().ran_out, 1u);
+  EXPECT_EQ(misses(), 1u);
   EXPECT_EQ(rig.engine.spin_counts().caught, 0u);
 }
 
