@@ -95,15 +95,21 @@ TEST(AuthLimiter, TheTableStaysBoundedForgettingCleanThenIdlestClients) {
   EXPECT_TRUE(l.exhausted(make_address("198.51.100.98"), t0 + seconds(99)));
 }
 
+const AuthLimiter::Policy kRemembering{
+    .burst = 3, .refill_every = seconds(10), .max_clients = 4, .clean_after = seconds(600)};
+
+// A check that started and was refused.
+void fail(AuthLimiter& l, const boost::asio::ip::address& a, AuthLimiter::TimePoint t) {
+  l.charge(a, t);
+  l.failed(a, t);
+}
+
 TEST(AuthLimiter, AClientThatFailedIsNotCleanAgainUntilItHasNotFailedForCleanAfter) {
   // A guesser refused as busy is not charged and refills; a full bucket must
   // not make it clean, or it takes the slots kept for first checks.
-  AuthLimiter::Policy policy = kPolicy;
-  policy.clean_after = seconds(600);
-  AuthLimiter l(policy);
+  AuthLimiter l(kRemembering);
   auto guesser = make_address("192.0.2.7");
-  l.charge(guesser, t0);
-  l.failed(guesser, t0);
+  fail(l, guesser, t0);
   EXPECT_FALSE(l.clean(guesser, t0));
   EXPECT_FALSE(l.exhausted(guesser, t0 + seconds(100)));
   EXPECT_FALSE(l.clean(guesser, t0 + seconds(100))) << "a full bucket after a failure";
@@ -121,12 +127,9 @@ TEST(AuthLimiter, AnAcceptedCheckLeavesTheClientClean) {
 }
 
 TEST(AuthLimiter, AFullTableDropsCleanClientsBeforeOnesThatFailedLately) {
-  AuthLimiter::Policy policy = kPolicy;
-  policy.clean_after = seconds(600);
-  AuthLimiter l(policy);
+  AuthLimiter l(kRemembering);
   auto failed = make_address("192.0.2.9");
-  l.charge(failed, t0);
-  l.failed(failed, t0);
+  fail(l, failed, t0);
   for (int i = 0; i < 3; ++i) l.charge(make_address("198.51.100." + std::to_string(i + 1)), t0);
   ASSERT_EQ(l.size(), 4u);
   // At t0+100 every bucket is full again; the others are clean, the failed one is not.
