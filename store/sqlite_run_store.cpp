@@ -41,6 +41,7 @@ Result<std::unique_ptr<SqliteRunStore>> SqliteRunStore::open_file(const std::str
   std::unique_ptr<SqliteRunStore> store(new SqliteRunStore(db, path, id_floor));
   if (rc != SQLITE_OK) return sqlite::error(db, "opening " + path);
   sqlite3_busy_timeout(db, 5000);
+  if (auto r = sqlite::limit_cache(db, "configuring " + path); !r) return r.error();
   if (auto r = sqlite::exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;",
                             "configuring " + path);
       !r) {

@@ -128,6 +128,7 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open_file(const std::string& p
   std::unique_ptr<SqliteStore> store(new SqliteStore(db, path, options));  // closes db on every early return
   if (rc != SQLITE_OK) return sqlite::error(db, "opening " + path);
   sqlite3_busy_timeout(db, static_cast<int>(options.busy_timeout.count()));
+  if (auto r = sqlite::limit_cache(db, "configuring " + path); !r) return r.error();
   if (options.read_only) return store;
 
   // Before WAL: a page size applies to a file not yet written.

@@ -60,6 +60,10 @@ Result<std::monostate> exec(sqlite3* db, const char* sql, std::string_view conte
   return std::monostate{};
 }
 
+Result<std::monostate> limit_cache(sqlite3* db, std::string_view context) {
+  const std::string pragma = fmt::format("PRAGMA cache_size=-{}", kCacheKib);  // negative: KiB, not pages
+  return exec(db, pragma.c_str(), context);
+}
 
 Stmt::Stmt(sqlite3* db, const char* sql) : db_(db) {
   if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) stmt_ = nullptr;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
@@ -257,6 +258,38 @@ TEST(SampleLog, ATickOfSixtyFourDrivesWritesAFewSharedPages) {
                                          << page << " B";
   EXPECT_LT(frames_max, kDrives / 4);
   expect_history(*store, kDrives, 340);
+}
+
+// A daemon's history grows for as long as it runs; what its connection
+// keeps of the file must not. SQLite's default cache (2000 KiB) filled as
+// fast as the file grew and held RSS creeping up for hours.
+TEST(SampleLog, TheConnectionsCacheStaysBoundedAsTheHistoryOutgrowsIt) {
+  TempDir dir;
+  SqliteOptions fast;
+  fast.synchronous_full = false;  // the file's size is the point here, not its durability
+  auto store = open(dir.path(), fast);
+  ASSERT_TRUE(store);
+  constexpr int kDrives = 64;
+  for (int k = 0; k < 2000; k += 50) {
+    std::vector<PollRecord> batch;
+    for (int i = 0; i < kDrives; ++i) {
+      PollRecord r{drive(i), {}, {}, {}};
+      for (int j = k; j < k + 50; ++j) r.samples.push_back(sample_at(kT0 + j * 1s, static_cast<u128>(1000 * j + i)));
+      batch.push_back(std::move(r));
+    }
+    ASSERT_TRUE(store->commit_all(batch));
+  }
+  for (int i = 0; i < kDrives; ++i) {
+    auto all = store->samples(drive(i), kT0, kT0 + 2000s);
+    ASSERT_TRUE(all) << all.error().message;
+    ASSERT_EQ(all->size(), 2000u);
+  }
+  const std::string db = dir.path() + "/" + SqliteStore::kFileName;
+  const auto file = std::filesystem::file_size(db) + std::filesystem::file_size(db + "-wal");
+  ASSERT_GT(file, 4u << 20) << "the history must outgrow the default cache for this to show anything";
+  // Everything SQLite holds in this process: the one connection's cache,
+  // schema and statements. With the default cache it was over 2 MiB.
+  EXPECT_LT(sqlite3_memory_used(), 1 << 20) << "history file " << file << " B";
 }
 
 }  // namespace
