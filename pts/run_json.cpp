@@ -280,6 +280,9 @@ json group_json(const TestPlan& plan, const std::vector<RoundRecord>& rounds, in
       }
       continue;
     }
+    // A pre-write between rounds (CBW) is none of the test's results: its
+    // rounds are in `rounds` with their phase, and nowhere else.
+    if (stage.phase == kPrewritePhase) continue;
     if (stage.phase == "precondition") {
       std::uint64_t bytes = 0;
       double secs = 0;

@@ -46,6 +46,32 @@ std::string profile_text(const ProfileSpec& p) {
                      p.write_cache_enabled ? "enabled" : "disabled");
 }
 
+// "50 rounds (CBW 0/100 T32Q32 pre-write), 5 before each of 10 sweep
+// rounds, 0 h 50 min 0 s in all": that CBW's pre-write between rounds ran.
+std::string prewrite_text(const RunRecord& run) {
+  std::size_t count = 0;
+  double secs = 0;
+  std::set<double> before;
+  std::string label;
+  for (const auto& r : run.rounds) {
+    if (r.phase != "prewrite") continue;
+    ++count;
+    if (std::isfinite(r.seconds)) secs += r.seconds;
+    if (std::isfinite(r.round)) before.insert(r.round);
+    if (r.element) label = r.element->label;
+  }
+  if (count == 0) return "none";
+  std::string text = std::to_string(count) + (count == 1 ? " round" : " rounds");
+  if (!label.empty()) text += " (" + label + ")";
+  const std::size_t each = before.empty() ? 0 : count / before.size();
+  if (each > 0 && each * before.size() == count) {
+    text += ", " + std::to_string(each) + " before each of " + std::to_string(before.size()) + " sweep rounds";
+  } else if (!before.empty()) {
+    text += ", before " + std::to_string(before.size()) + " sweep rounds";
+  }
+  return text + ", " + elapsed(secs) + " in all";
+}
+
 }  // namespace
 
 Facts drive_facts(const RunRecord& run) {
@@ -105,6 +131,7 @@ Facts test_facts(const RunRecord& run) {
     }
   }
   add(f, "Preconditioning", pre.empty() ? "none recorded" : pre);
+  if (h.parameters.count("prewrite_rounds")) add(f, "Pre-write", prewrite_text(run));
   return f;
 }
 

@@ -154,7 +154,10 @@ const std::vector<TestSchema>& test_schemas() {
       // state, not SEQ 128KiB writes.
       with_own_preconditioning(
           test("cbw", "composite block-size workload", kDemandIntensityDefaults,
-               demand_intensity({number("read_pct", 40.0, 0, 100, "read share of the sweep, in % (JESD219: 40)")}),
+               demand_intensity({number("read_pct", 40.0, 0, 100, "read share of the sweep, in % (JESD219: 40)"),
+                                 integer("prewrite_rounds", 5, 0, 1000,
+                                         "before each sweep round, this many rounds of the CBW pattern at 0/100 at "
+                                         "threads x queue_depth (0: no pre-write)")}),
                true),
           "the CBW pattern at 0/100 at threads x queue_depth until steady first"),
       // PTS-E DIRTH: the same sweep over one random block size and mix; the
