@@ -316,6 +316,7 @@ void demand_intensity_plan(TestPlan& plan, Params& p, const Common& c, double pr
   if (c.precondition) {
     Stage pre = measured_stage({make(precondition_read_pct, c.threads, c.queue_depth)}, c, 0, TrackedVariable::iops);
     pre.phase = "precondition";
+    pre.preconditions = true;
     plan.stages.push_back(std::move(pre));
   }
   const double read_pct = p.number("read_pct");
@@ -424,8 +425,11 @@ void hir_plan(TestPlan& plan, Params& p, const TargetFacts&) {
   plan.purge = c.purge;
   const Element writes = element(4 * KiB, 0, AccessPattern::random, c);
   if (c.precondition) {
+    // Its rounds stay test rounds: the report plots the wait states
+    // against this steady state, and run.json's measurement window is its.
     Stage pre = measured_stage({writes}, c, 0, TrackedVariable::iops);
     pre.label = "steady state";
+    pre.preconditions = true;
     plan.stages.push_back(std::move(pre));
   }
   const Duration burst = p.duration("burst");

@@ -98,6 +98,10 @@ struct Stage {
   // runs only from here, never on its own; its rounds carry the round of
   // this stage they come before.
   std::optional<std::size_t> prewrite;
+  // The stages after this one start from its steady state (workload-
+  // dependent preconditioning: CBW's, DIRTH's, HIR's): run.json lists it
+  // under preconditioning, and a run that went on without it is flagged.
+  bool preconditions = false;
 };
 
 // The phase of a stage that runs only before the rounds of another (Stage::prewrite).

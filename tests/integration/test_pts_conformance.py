@@ -1,10 +1,11 @@
 """What a PTS report says it is, end to end through `nvmonctl test run` on
 simulated drives: every parameter set to other than the specification's
 value is a condition in run.json and a NON-CONFORMANT line in report.html, a
-run at the specification's defaults has none, a CBW whose preconditioning
-never became steady says so, CBW's pre-write runs before each sweep round
-and counts in none of its results, the summary's latency names its element,
-and a client WSAT `variant=spec` writes 4 x the user capacity."""
+run at the specification's defaults has none, a CBW or HIR whose
+preconditioning never became steady says so, CBW's pre-write runs before
+each sweep round and counts in none of its results, the summary's latency
+names its element, and a client WSAT `variant=spec` writes 4 x the user
+capacity."""
 import json
 import os
 import sys
@@ -129,6 +130,21 @@ class PreconditioningSteadyStateTest(unittest.TestCase):
         self.assertIn({"name": "parameter", "detail": detail}, run["conditions"])
         self.assertIn(detail, non_conformant_block(page))
         self.assertEqual([r for r in run["rounds"] if r["phase"] == "prewrite"], [])
+
+
+class HirPreconditioningTest(unittest.TestCase):
+    def test_a_hir_whose_preconditioning_never_became_steady_is_flagged(self):
+        # Five 30-minute rounds of RND 4 KiB writes end on the simulated
+        # datacenter drive's fresh-out-of-box cliff; then one short wait state.
+        _, run, page = run_test("hir", "--target", "sim:datacenter", "--set", "max_rounds=5",
+                                "--set", "idle_seconds=5", "--set", "bursts=2", "--set", "baseline_bursts=0")
+        pre = run["preconditioning"][0]
+        self.assertEqual(pre["kind"], "workload-dependent")
+        self.assertEqual(pre["rounds"], 5)
+        self.assertFalse(pre["steady_state"]["reached"])
+        self.assertIn("precondition-not-steady", [c["name"] for c in run["conditions"]])
+        self.assertIn("did not reach steady state in 5 rounds", non_conformant_block(page))
+        self.assertIn("NOT steady", page)
 
 
 class ClientWsatLengthTest(unittest.TestCase):
