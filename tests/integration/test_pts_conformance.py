@@ -4,8 +4,8 @@ value is a condition in run.json and a NON-CONFORMANT line in report.html, a
 run at the specification's defaults has none, a CBW or HIR whose
 preconditioning never became steady says so, CBW's pre-write runs before
 each sweep round and counts in none of its results, the summary's latency
-names its element, and a client WSAT `variant=spec` writes 4 x the user
-capacity."""
+names its element, a client WSAT `variant=spec` writes 4 x the user
+capacity, and a test that is not a PTS test says what it rests on."""
 import json
 import os
 import sys
@@ -145,6 +145,19 @@ class HirPreconditioningTest(unittest.TestCase):
         self.assertIn("precondition-not-steady", [c["name"] for c in run["conditions"]])
         self.assertIn("did not reach steady state in 5 rounds", non_conformant_block(page))
         self.assertIn("NOT steady", page)
+
+
+class NotPtsTestsTest(unittest.TestCase):
+    def test_a_test_that_is_not_a_pts_test_says_what_it_rests_on_and_never_that_it_is_pts(self):
+        for test, sets, basis in (("slc", (), "SLC-cache fill"),
+                                  ("qos", ("--set", "round=5s"), "datasheet"),
+                                  ("endurance", ("--set", "duration=2h"), "endurance rating")):
+            _, run, page = run_test(test, "--target", "sim:datacenter", *sets)
+            head = page[:page.index('<section id="run">')]
+            self.assertIn("not a PTS test: ", head, test)
+            self.assertIn(basis, head, test)
+            for claim in ("PTS-E", "PTS-C", "SNIA", "NON-CONFORMANT"):
+                self.assertNotIn(claim, page, (test, claim))
 
 
 class ClientWsatLengthTest(unittest.TestCase):

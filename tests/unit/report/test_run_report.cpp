@@ -216,6 +216,35 @@ TEST(RunReport, NonConformantConditionsAreNamedInTheHeader) {
   EXPECT_THAT(render_run_report(load("wsat")), Not(HasSubstr("NON-CONFORMANT")));
 }
 
+// A test that is not a PTS test does not call itself one: its header names
+// what it rests on instead of a PTS version, and conditions it ran with are
+// not called departures from the PTS; a PTS test's header names its
+// profile's specification.
+TEST(RunReport, ATestThatIsNotAPtsTestNamesWhatItRestsOnNotThePts) {
+  for (const std::string name : {"slc", "qos", "mixed", "vqd"}) {
+    auto json = raw(name);
+    json["profile"] = "enterprise";
+    json["conditions"] = {{{"name", "write-cache-unknown"}, {"detail", "a file has no write cache to read"}}};
+    const auto run = run_from_json(json, name + "/run.json");
+    ASSERT_TRUE(run) << run.error().message;
+    const auto page = render_run_report(*run);
+    const auto head = page.substr(0, page.find("<section id=\"run\">"));
+    EXPECT_THAT(head, HasSubstr("not a PTS test: ")) << name;
+    EXPECT_THAT(page, Not(HasSubstr("PTS-E"))) << name;
+    EXPECT_THAT(page, Not(HasSubstr("SNIA"))) << name;
+    EXPECT_THAT(page, Not(HasSubstr("NON-CONFORMANT"))) << name;
+    EXPECT_THAT(head, HasSubstr("a file has no write cache to read")) << name;
+  }
+  EXPECT_THAT(render_run_report(load("slc")), HasSubstr("SLC-cache fill"));
+  EXPECT_THAT(render_run_report(load("qos")), HasSubstr("datasheet"));
+  auto wsat = raw("wsat");
+  wsat["profile"] = "enterprise";
+  const auto pts = run_from_json(wsat, "wsat/run.json");
+  ASSERT_TRUE(pts) << pts.error().message;
+  EXPECT_THAT(render_run_report(*pts), HasSubstr("PTS-E 2.0.x"));
+  EXPECT_THAT(render_run_report(*pts), Not(HasSubstr("not a PTS test")));
+}
+
 // CBW's pre-write between sweep rounds: one line says it ran (how many
 // rounds, before how many sweep rounds, how long), and its rounds are
 // neither preconditioning nor test rounds in the per-round chart.
