@@ -17,7 +17,8 @@ namespace {
 
 constexpr std::uint64_t KiB = 1024;
 
-// CBW (PTS 2.0.1 test 13, from JEDEC JESD219's enterprise workload): block
+// CBW (PTS-E's composite block-size workload: JEDEC JESD219's enterprise
+// workload as fio's examples/jesd219.fio and the PTS scripts run it): block
 // sizes by share of I/Os, every I/O at a 4 KiB-aligned offset, and three
 // access ranges over the whole active range: half of the I/Os hit its first
 // 5 %, 30 % the next 15 %, 20 % the remaining 80 %.
