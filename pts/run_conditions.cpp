@@ -33,12 +33,26 @@ const std::map<std::string, std::vector<std::string>>& spec_keys() {
       {"latency", {"round", "max_rounds", "precondition", "block_sizes", "read_pcts", "threads", "queue_depth",
                    "sweep"}},
       {"wsat", {"round", "precondition", "bs", "read_pct"}},
-      {"cbw", {"round", "max_rounds", "precondition", "read_pct", "thread_counts", "queue_depths"}},
+      {"cbw", {"round", "max_rounds", "precondition", "read_pct", "thread_counts", "queue_depths", "prewrite_rounds"}},
       {"dirth", {"round", "max_rounds", "precondition", "thread_counts", "queue_depths"}},
       {"hir", {"round", "max_rounds", "precondition", "burst", "bursts", "idle_seconds", "baseline_bursts"}},
       {"xsr", {"round", "precondition", "seq_bs", "rnd_bs", "seq_duration", "rnd_duration", "recovery_duration"}},
   };
   return keys;
+}
+
+// What a parameter's default rests on, where that is not a text of the
+// specification quoted or summarised (docs/pts.md names each source): the
+// condition names it, and what the value counts.
+struct Basis {
+  const char* source = "PTS";
+  const char* unit = "";
+};
+
+Basis basis_of(const std::string& key) {
+  // CBW's inter-round pre-write: the public PTS CBW scripts' IRPW_ROUNDS.
+  if (key == "prewrite_rounds") return {"ECW scripts", " \u00d7 round"};
+  return {};
 }
 
 std::string value_of(const TestPlan& plan, const std::string& key) {
@@ -89,7 +103,8 @@ std::vector<RunCondition> parameter_conditions(const TestPlan& plan) {
     const std::string value = value_of(plan, key);
     const std::string expected = param_text(*spec->def);
     if (value.empty() || value == expected) continue;
-    out.push_back({"parameter", fmt::format("{}={} (PTS: {})", key, value, expected)});
+    const Basis basis = basis_of(key);
+    out.push_back({"parameter", fmt::format("{}={} ({}: {}{})", key, value, basis.source, expected, basis.unit)});
   }
   if (plan.test == "wsat") wsat_length_conditions(plan, out);
   return out;

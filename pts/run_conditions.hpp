@@ -30,8 +30,11 @@ std::optional<RunCondition> write_cache_condition(const WriteCacheState& state, 
 // value departs from the specification's, each naming the parameter, its
 // value and the specification's ("round=5s (PTS: 60s)"). The
 // specification's values are the PTS tests' defaults in the plan's profile,
-// except WSAT's length, whose default follows the reviews. Tests that are
-// not PTS tests (mixed, vqd, slc, qos, endurance) have none.
+// except WSAT's length, whose default follows the reviews; where a default
+// rests on an implementation rather than the specification's text (CBW's
+// pre-write: the public PTS scripts), the detail names that source instead
+// of "PTS". Tests that are not PTS tests (mixed, vqd, slc, qos, endurance)
+// have none.
 std::vector<RunCondition> parameter_conditions(const TestPlan& plan);
 // Adds `c` unless the header has it already: two purges that fall back the
 // same way are one condition.

@@ -33,17 +33,29 @@ std::optional<double> stage_left(const Stage& stage, std::size_t done, std::uint
   return std::nullopt;
 }
 
+// The pre-write before each round of `stage` none of whose elements has run
+// after `done` element rounds (so a round's pre-write counts whole until
+// its first element is done: an upper bound while that pre-write runs).
+double prewrite_left(const TestPlan& plan, const Stage& stage, std::size_t done) {
+  if (!stage.prewrite || stage.max_rounds <= 0 || stage.elements.empty()) return 0;
+  const Stage& w = plan.stages[*stage.prewrite];
+  const std::size_t begun = (done + stage.elements.size() - 1) / stage.elements.size();
+  const auto rounds = static_cast<std::size_t>(stage.max_rounds);
+  return static_cast<double>(rounds - std::min(rounds, begun)) * element_rounds_seconds(w, 0, static_cast<std::size_t>(w.max_rounds));
+}
+
 }  // namespace
 
 std::optional<double> run_eta_seconds(const TestPlan& plan, const RunPosition& at) {
   double total = 0;
   for (std::size_t s = at.stage; s < plan.stages.size(); ++s) {
     const bool current = s == at.stage;
-    if (current && at.stage_over) continue;
+    // A pre-write's time counts in the stage it runs before.
+    if ((current && at.stage_over) || plan.stages[s].phase == kPrewritePhase) continue;
     const auto left = stage_left(plan.stages[s], current ? at.elements_done : 0, current ? at.bytes_written : 0,
                                  at.bytes_per_second);
     if (!left) return std::nullopt;
-    total += *left;
+    total += *left + prewrite_left(plan, plan.stages[s], current ? at.elements_done : 0);
   }
   return total;
 }

@@ -247,7 +247,8 @@ RunOutcome RunExecutor::run() {
   }
   for (std::size_t s = 0; s < plan_.stages.size(); ++s) {
     const Stage& stage = plan_.stages[s];
-    if (stage_done(s, rounds)) continue;
+    // A pre-write runs only before the rounds of the stage that names it.
+    if (stage.phase == kPrewritePhase || stage_done(s, rounds)) continue;
     auto mine = stage_rounds(rounds, s);
     if (mine.empty() && stage.purge_before) {
       auto p = target_.purge();
@@ -259,13 +260,20 @@ RunOutcome RunExecutor::run() {
     for (const auto* r : mine) written += r->bytes_written;
     std::size_t next = mine.size();
     const std::size_t per_round = stage.elements.size();
-    const std::uint64_t capacity = target_.identity().capacity_bytes;
     // The max, mid and min points of the sweep before it, once it is over
     // (the same after a resume: they come from its stored rounds).
     const std::vector<std::size_t> points = points_to_run(s, rounds);
     while (!stage_done(s, rounds)) {
       if (stop_.load()) return finish(std::nullopt, std::nullopt, header, rounds);
       const std::size_t e = stage.points_of ? points[next] : next % per_round;
+      const std::size_t round = stage.points_of ? 0 : next / per_round;
+      // Before each of its rounds, the stage's pre-write: after a resume,
+      // what of it that round has not had yet.
+      if (stage.prewrite && !stage.points_of && e == 0) {
+        if (auto end = run_prewrite(s, round, RunPosition{s, next, written, false, 0}, resumed, header, rounds)) {
+          return std::move(*end);
+        }
+      }
       const Element& element = stage.elements[e];
       std::optional<std::uint64_t> left;
       if (stage.byte_budget) left = *stage.byte_budget - std::min(*stage.byte_budget, written);
@@ -274,61 +282,91 @@ RunOutcome RunExecutor::run() {
       if (!budgeted.thread_budgets.empty()) {
         left = std::accumulate(budgeted.thread_budgets.begin(), budgeted.thread_budgets.end(), std::uint64_t{0});
       }
-      const auto span = static_cast<std::uint64_t>(element.range_fraction * static_cast<double>(capacity));
-      const WallTime started = target_.now();
-      auto m = target_.run(budgeted, span, left, sequential_cursor(rounds, s, e));
-      if (!m) return finish(RunStatus::failed, m.error(), header, rounds);
-      if (m->stopped) return finish(std::nullopt, std::nullopt, header, rounds);
-      RoundRecord r = make_round(element, *m, started);
-      r.index = rounds.size();
-      r.stage = static_cast<int>(s);
-      r.group = stage.group;
-      r.round = stage.points_of ? 0 : next / per_round;
-      r.element_index = e;
-      r.phase = stage.phase;
-      for (const auto& o : r.ops) {
-        if (o && o->ops == 0 && o->errors > 0) {
-          return finish(RunStatus::failed,
-                        Error{ErrorReason::io, fmt::format("{}: every I/O of {} failed", options_.target, r.label)}, header,
-                        rounds);
-        }
-      }
-      auto committed = store_.commit_round(run_id_, RoundRow{static_cast<std::int64_t>(r.index), r.phase, r.iops,
-                                                             to_json(r).dump()},
-                                           target_.checkpoint());
-      if (!committed) {
-        // Stopped while the store could not take the round (a store that
-        // waits for itself to recover gives up when told to stop): the round
-        // is lost as any unfinished one is, and the run ends as stopped.
-        if (stop_.load()) return finish(std::nullopt, std::nullopt, header, rounds);
-        return finish(RunStatus::failed, committed.error(), header, rounds);
-      }
-      written += r.bytes_written;
-      const bool stalled = left && element.writes() && r.bytes_written == 0;
-      rounds.push_back(std::move(r));
-      if (stalled) {
-        return finish(RunStatus::failed, Error{ErrorReason::io, fmt::format("{}: {} wrote nothing in a whole round; its byte budget "
-                                                        "cannot be reached", options_.target, rounds.back().label)},
-                      header, rounds);
-      }
+      if (auto end = run_element(s, e, round, budgeted, left, header, rounds)) return std::move(*end);
+      written += rounds.back().bytes_written;
       ++next;
-      if (progress_) {
-        const RoundRecord& last = rounds.back();
-        RunProgress p{rounds.size(), last.phase, last.label, last.round, last.stage, last.iops,
-                      last.bytes_per_second, std::nullopt, resumed, std::nullopt, {}, last.seconds,
-                      last.temp_max_c};
-        p.eta_seconds = run_eta_seconds(plan_, RunPosition{s, next, written, stage_done(s, rounds), last.bytes_per_second});
-        if (stage.steady_state) {
-          p.steady = evaluate_steady_state(tracked_series(stage, stage_rounds(rounds, s)), stage.steady_state->rule);
-        }
-        p.latency = dominant_latency(last);
-        progress_(p);
-      }
+      report(RunPosition{s, next, written, stage_done(s, rounds), rounds.back().bytes_per_second}, resumed, rounds);
       if (auto err = idle_after(rounds.back())) return finish(RunStatus::failed, err, header, rounds);
     }
   }
   if (auto h = target_.health()) header.smart_after = smart_record(*h);
   return finish(RunStatus::completed, std::nullopt, header, rounds);
+}
+
+std::optional<RunOutcome> RunExecutor::run_element(std::size_t s, std::size_t e, std::size_t round,
+                                                    const Element& element, std::optional<std::uint64_t> left,
+                                                    RunHeader& header, std::vector<RoundRecord>& rounds) {
+  const Stage& stage = plan_.stages[s];
+  const auto span = static_cast<std::uint64_t>(element.range_fraction *
+                                               static_cast<double>(target_.identity().capacity_bytes));
+  const WallTime started = target_.now();
+  auto m = target_.run(element, span, left, sequential_cursor(rounds, s, e));
+  if (!m) return finish(RunStatus::failed, m.error(), header, rounds);
+  if (m->stopped) return finish(std::nullopt, std::nullopt, header, rounds);
+  RoundRecord r = make_round(stage.elements[e], *m, started);
+  r.index = rounds.size();
+  r.stage = static_cast<int>(s);
+  r.group = stage.group;
+  r.round = round;
+  r.element_index = e;
+  r.phase = stage.phase;
+  for (const auto& o : r.ops) {
+    if (o && o->ops == 0 && o->errors > 0) {
+      return finish(RunStatus::failed,
+                    Error{ErrorReason::io, fmt::format("{}: every I/O of {} failed", options_.target, r.label)}, header,
+                    rounds);
+    }
+  }
+  auto committed = store_.commit_round(run_id_, RoundRow{static_cast<std::int64_t>(r.index), r.phase, r.iops,
+                                                         to_json(r).dump()},
+                                       target_.checkpoint());
+  if (!committed) {
+    // Stopped while the store could not take the round (a store that
+    // waits for itself to recover gives up when told to stop): the round
+    // is lost as any unfinished one is, and the run ends as stopped.
+    if (stop_.load()) return finish(std::nullopt, std::nullopt, header, rounds);
+    return finish(RunStatus::failed, committed.error(), header, rounds);
+  }
+  const bool stalled = left && element.writes() && r.bytes_written == 0;
+  rounds.push_back(std::move(r));
+  if (stalled) {
+    return finish(RunStatus::failed, Error{ErrorReason::io, fmt::format("{}: {} wrote nothing in a whole round; its byte budget "
+                                                    "cannot be reached", options_.target, rounds.back().label)},
+                  header, rounds);
+  }
+  return std::nullopt;
+}
+
+std::optional<RunOutcome> RunExecutor::run_prewrite(std::size_t s, std::size_t round, const RunPosition& at,
+                                                     bool resumed, RunHeader& header, std::vector<RoundRecord>& rounds) {
+  const std::size_t w = *plan_.stages[s].prewrite;
+  const Stage& prewrite = plan_.stages[w];
+  std::size_t done = 0;
+  for (const RoundRecord* r : stage_rounds(rounds, w)) done += r->round == round ? 1 : 0;
+  for (; done < static_cast<std::size_t>(std::max(0, prewrite.max_rounds)); ++done) {
+    if (stop_.load()) return finish(std::nullopt, std::nullopt, header, rounds);
+    if (auto end = run_element(w, 0, round, prewrite.elements.front(), std::nullopt, header, rounds)) return end;
+    RunPosition now = at;
+    now.bytes_per_second = rounds.back().bytes_per_second;
+    report(now, resumed, rounds);
+  }
+  return std::nullopt;
+}
+
+void RunExecutor::report(const RunPosition& at, bool resumed, const std::vector<RoundRecord>& rounds) const {
+  if (!progress_) return;
+  const RoundRecord& last = rounds.back();
+  RunProgress p{rounds.size(), last.phase, last.label, last.round, last.stage, last.iops,
+                last.bytes_per_second, std::nullopt, resumed, std::nullopt, {}, last.seconds,
+                last.temp_max_c};
+  p.eta_seconds = run_eta_seconds(plan_, at);
+  const Stage& stage = plan_.stages[static_cast<std::size_t>(last.stage)];
+  if (stage.steady_state) {
+    p.steady = evaluate_steady_state(tracked_series(stage, stage_rounds(rounds, static_cast<std::size_t>(last.stage))),
+                                     stage.steady_state->rule);
+  }
+  p.latency = dominant_latency(last);
+  progress_(p);
 }
 
 std::optional<Error> RunExecutor::idle_after(const RoundRecord& r) {

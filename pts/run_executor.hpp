@@ -24,6 +24,7 @@
 #include "pts/model/run_header.hpp"
 #include "pts/model/run_status.hpp"
 #include "pts/round_record.hpp"
+#include "pts/run_eta.hpp"
 #include "pts/steady_state.hpp"
 #include "pts/test_plan.hpp"
 #include "pts/test_target.hpp"
@@ -93,6 +94,18 @@ class RunExecutor {
   bool stage_done(std::size_t stage, const std::vector<RoundRecord>& rounds) const;
   // A histogram stage's points (element indices, max, mid, min); empty for any other.
   std::vector<std::size_t> points_to_run(std::size_t stage, const std::vector<RoundRecord>& rounds) const;
+  // Runs element `e` of stage `s` once, as its round `round`, and commits it
+  // to the store and to `rounds`; the run's outcome when that ends it.
+  std::optional<RunOutcome> run_element(std::size_t s, std::size_t e, std::size_t round, const Element& element,
+                                        std::optional<std::uint64_t> left, RunHeader& header,
+                                        std::vector<RoundRecord>& rounds);
+  // Stage `s`'s pre-write before its round `round`: the runs of it that
+  // round has not had (all of them, unless a resume comes in between).
+  // `at`: where stage `s` stands, for the ETA.
+  std::optional<RunOutcome> run_prewrite(std::size_t s, std::size_t round, const RunPosition& at, bool resumed,
+                                         RunHeader& header, std::vector<RoundRecord>& rounds);
+  // The progress call for the round just committed (the last of `rounds`).
+  void report(const RunPosition& at, bool resumed, const std::vector<RoundRecord>& rounds) const;
   // The idle the element of round `r` asks for after it (none: nullopt at once).
   std::optional<Error> idle_after(const RoundRecord& r);
   // `status` completed or failed, or none when stop() ended the run.

@@ -248,6 +248,24 @@ double quantile_of(const OpSummary& s, double q) {
   return best;
 }
 
+// A preconditioning stage: what it wrote, for how long, in how many rounds;
+// one that runs to steady state (CBW, DIRTH, HIR) also whether it got
+// there, and over which window.
+json preconditioning_json(const Stage& stage, std::size_t index, const std::vector<const RoundRecord*>& rounds) {
+  std::uint64_t bytes = 0;
+  double secs = 0;
+  for (const auto* r : rounds) {
+    bytes += r->bytes_written;
+    secs += r->seconds;
+  }
+  json one = {{"kind", stage.kind}, {"bytes", bytes}, {"seconds", secs},
+              {"rounds", rounds.empty() ? 0 : rounds.back()->round + 1}};
+  if (stage.steady_state && !stage.steady_state->tracked.empty()) {
+    one["steady_state"] = steady_state_json(stage, index, rounds);
+  }
+  return one;
+}
+
 // The last stage of a group that measures (its elements are the reported ones).
 std::optional<std::size_t> last_test_stage(const TestPlan& plan, int group) {
   std::optional<std::size_t> found;
@@ -280,21 +298,13 @@ json group_json(const TestPlan& plan, const std::vector<RoundRecord>& rounds, in
       }
       continue;
     }
-    if (stage.phase == "precondition") {
-      std::uint64_t bytes = 0;
-      double secs = 0;
-      for (const auto* r : mine) {
-        bytes += r->bytes_written;
-        secs += r->seconds;
-      }
-      json one = {{"kind", stage.kind}, {"bytes", bytes}, {"seconds", secs},
-                  {"rounds", mine.empty() ? 0 : mine.back()->round + 1}};
-      // Workload-dependent preconditioning to steady state (CBW, DIRTH):
-      // whether it got there, and over which window.
-      if (stage.steady_state && !stage.steady_state->tracked.empty()) one["steady_state"] = steady_state_json(stage, s, mine);
-      pre.push_back(one);
-      continue;
-    }
+    // A pre-write between rounds (CBW) is none of the test's results: its
+    // rounds are in `rounds` with their phase, and nowhere else.
+    if (stage.phase == kPrewritePhase) continue;
+    if (stage.phase == "precondition" || stage.preconditions) pre.push_back(preconditioning_json(stage, s, mine));
+    // HIR's steady-state stage is also what its wait states are measured
+    // against: its rounds are test rounds, its window the run's.
+    if (stage.phase == "precondition") continue;
     json steady, window, stage_elements;
     if (stage.steady_state && !stage.steady_state->tracked.empty()) steady = steady_state_json(stage, s, mine);
     if (const auto w = measurement_window(stage, s, mine)) {
@@ -365,13 +375,13 @@ json group_json(const TestPlan& plan, const std::vector<RoundRecord>& rounds, in
 }
 
 // "precondition-not-steady" for each preconditioning stage that runs to
-// steady state, gave up at its round limit without it, and was followed by
-// the test's rounds all the same.
+// steady state (CBW's, DIRTH's, HIR's), gave up at its round limit without
+// it, and was followed by the test's rounds all the same.
 std::vector<RunCondition> precondition_conditions(const TestPlan& plan, const std::vector<RoundRecord>& rounds) {
   std::vector<RunCondition> out;
   for (std::size_t s = 0; s < plan.stages.size(); ++s) {
     const Stage& stage = plan.stages[s];
-    if (stage.phase != "precondition" || !stage.steady_state || stage.steady_state->tracked.empty()) continue;
+    if (!stage.preconditions || !stage.steady_state || stage.steady_state->tracked.empty()) continue;
     const bool later = std::any_of(rounds.begin(), rounds.end(), [s](const RoundRecord& r) {
       return r.stage > static_cast<int>(s);
     });

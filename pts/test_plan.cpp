@@ -17,7 +17,8 @@ namespace {
 
 constexpr std::uint64_t KiB = 1024;
 
-// CBW (PTS 2.0.1 test 13, from JEDEC JESD219's enterprise workload): block
+// CBW (PTS-E's composite block-size workload: JEDEC JESD219's enterprise
+// workload as fio's examples/jesd219.fio and the PTS scripts run it): block
 // sizes by share of I/Os, every I/O at a 4 KiB-aligned offset, and three
 // access ranges over the whole active range: half of the I/Os hit its first
 // 5 %, 30 % the next 15 %, 20 % the remaining 80 %.
@@ -304,15 +305,19 @@ void vqd_plan(TestPlan& plan, Params& p, const TargetFacts&) {
 // high to low by default), at `read_pct`, until the IOPS of its
 // highest-load point is steady. Both stages give up after `max_rounds`. The
 // response-time histograms at the sweep's maximum, middle and minimum IOPS
-// points come from the sweep's measurement window (pts/run_json.cpp).
+// points come from dedicated rounds after it (or its measurement window:
+// pts/run_json.cpp). `prewrite_rounds` > 0: before each sweep round, that
+// many `round`-long runs of the pattern at 0/100 at the preconditioning's
+// load (CBW's inter-round pre-write).
 using SweepElement = std::function<Element(double read_pct, unsigned threads, unsigned queue_depth)>;
 
 void demand_intensity_plan(TestPlan& plan, Params& p, const Common& c, double precondition_read_pct,
-                           const SweepElement& make) {
+                           const SweepElement& make, int prewrite_rounds = 0) {
   plan.purge = c.purge;
   if (c.precondition) {
     Stage pre = measured_stage({make(precondition_read_pct, c.threads, c.queue_depth)}, c, 0, TrackedVariable::iops);
     pre.phase = "precondition";
+    pre.preconditions = true;
     plan.stages.push_back(std::move(pre));
   }
   const double read_pct = p.number("read_pct");
@@ -336,19 +341,35 @@ void demand_intensity_plan(TestPlan& plan, Params& p, const Common& c, double pr
   Stage s = measured_stage(std::move(sweep), c, top, TrackedVariable::iops);
   s.kind = "test";
   s.iops_point_histograms = true;
+  const std::size_t sweep_stage = plan.stages.size();
   plan.stages.push_back(std::move(s));
   // The PTS scripts' response-time histograms: a dedicated round at each of
   // the max, mid and min IOPS points after the sweep (ECW 07_CBW_2: 600 s).
-  if (!dedicated) return;
-  Stage h;
-  h.phase = "histogram";
-  h.kind = "histogram";
-  h.label = "response-time histograms";
-  for (auto& e : points) e.duration = histogram_round;
-  h.elements = std::move(points);
-  h.max_rounds = 1;
-  h.points_of = plan.stages.size() - 1;
-  plan.stages.push_back(std::move(h));
+  if (dedicated) {
+    Stage h;
+    h.phase = "histogram";
+    h.kind = "histogram";
+    h.label = "response-time histograms";
+    for (auto& e : points) e.duration = histogram_round;
+    h.elements = std::move(points);
+    h.max_rounds = 1;
+    h.points_of = sweep_stage;
+    plan.stages.push_back(std::move(h));
+  }
+  if (prewrite_rounds > 0) {
+    // Last in the plan, so that the other stages keep their indices (runs
+    // stored before there was a pre-write read as they did).
+    Stage w;
+    w.phase = kPrewritePhase;
+    w.kind = "prewrite";
+    w.label = "inter-round pre-write";
+    Element e = make(0, c.threads, c.queue_depth);
+    e.label += " pre-write";
+    w.elements = {e};
+    w.max_rounds = prewrite_rounds;
+    plan.stages[sweep_stage].prewrite = plan.stages.size();
+    plan.stages.push_back(std::move(w));
+  }
 }
 
 Element cbw_element(double read_pct, unsigned threads, unsigned queue_depth, const Common& c) {
@@ -364,12 +385,15 @@ Element cbw_element(double read_pct, unsigned threads, unsigned queue_depth, con
 }
 
 // CBW: the demand-intensity sweep over the JESD219 pattern, preconditioned
-// with that pattern at 0/100 (the PTS CBW scripts' "R/W mix 0 %").
+// with that pattern at 0/100 (the PTS CBW scripts' "R/W mix 0 %"), and
+// pre-written with it before each sweep round (their "Inter-Round
+// Pre-Write": 5 x 60 s at 0/100 at the preconditioning's load).
 void cbw_plan(TestPlan& plan, Params& p, const TargetFacts&) {
   Common c = common(p);
-  demand_intensity_plan(plan, p, c, 0, [&c](double read_pct, unsigned t, unsigned q) {
-    return cbw_element(read_pct, t, q, c);
-  });
+  demand_intensity_plan(
+      plan, p, c, 0,
+      [&c](double read_pct, unsigned t, unsigned q) { return cbw_element(read_pct, t, q, c); },
+      static_cast<int>(p.integer("prewrite_rounds")));
 }
 
 // DIRTH: the demand-intensity sweep over RND `bs` at `read_pct` (PTS-E:
@@ -402,8 +426,11 @@ void hir_plan(TestPlan& plan, Params& p, const TargetFacts&) {
   plan.purge = c.purge;
   const Element writes = element(4 * KiB, 0, AccessPattern::random, c);
   if (c.precondition) {
+    // Its rounds stay test rounds: the report plots the wait states
+    // against this steady state, and run.json's measurement window is its.
     Stage pre = measured_stage({writes}, c, 0, TrackedVariable::iops);
     pre.label = "steady state";
+    pre.preconditions = true;
     plan.stages.push_back(std::move(pre));
   }
   const Duration burst = p.duration("burst");

@@ -74,7 +74,7 @@ struct SlcDetection {
 };
 
 struct Stage {
-  std::string phase = "test";  // "precondition" | "test"
+  std::string phase = "test";  // "precondition" | "test" | "histogram" | "prewrite"
   std::string kind;            // "workload-independent", "workload-dependent", "test"
   std::string label;           // names the stage where its block size does not (XSR's access groups)
   int group = 0;               // 0: the run; 1: the comparison run (mixed test)
@@ -93,7 +93,19 @@ struct Stage {
   // measurement window, chosen when the stage starts. Its elements are the
   // sweep's (so a round's element_index names its point), each run once.
   std::optional<std::size_t> points_of;
+  // The stage (phase "prewrite") whose element runs its max_rounds times
+  // before each round of this one: CBW's inter-round pre-write. That stage
+  // runs only from here, never on its own; its rounds carry the round of
+  // this stage they come before.
+  std::optional<std::size_t> prewrite;
+  // The stages after this one start from its steady state (workload-
+  // dependent preconditioning: CBW's, DIRTH's, HIR's): run.json lists it
+  // under preconditioning, and a run that went on without it is flagged.
+  bool preconditions = false;
 };
+
+// The phase of a stage that runs only before the rounds of another (Stage::prewrite).
+inline constexpr const char* kPrewritePhase = "prewrite";
 
 struct QosCheck {
   IoOp op = IoOp::read;

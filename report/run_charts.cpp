@@ -220,8 +220,9 @@ Series preconditioning_line(const RunRecord& run, std::string name, const std::s
   Series pre{std::move(name), color, {}, Dash::dotted};
   double stage = kAbsent;
   for (const auto& r : run.rounds) {
-    // Dedicated histogram rounds are neither preconditioning nor the sweep.
-    if (is_test_round(r) || r.phase == "histogram") continue;
+    // Dedicated histogram rounds and CBW's pre-writes between rounds are
+    // neither preconditioning nor the sweep.
+    if (is_test_round(r) || r.phase == "histogram" || r.phase == "prewrite") continue;
     if (!pre.points.empty() && r.stage != stage) pre.points.push_back({static_cast<double>(r.index), NAN});
     stage = r.stage;
     pre.points.push_back({static_cast<double>(r.index), round_value(r, bw)});

@@ -219,12 +219,15 @@ std::string render_run_report(const RunRecord& run) {
   HtmlPage page(title);
   const std::string status = run.status ? std::string(to_text(*run.status)) : "status unknown";
   // Which specification's conditions the run was under, where it recorded
-  // them (runs from before profiles were all PTS-E's and say nothing).
-  const std::string profile = h.profile ? std::string(" · ") + profile_spec(*h.profile).standard : "";
-  page.heading(title, "Run " + run_id_text(run) + " · " + status + profile + " · " + h.started_at +
-                          (h.ended_at ? " → " + *h.ended_at : ""));
+  // them (runs from before profiles were all PTS-E's and say nothing), or
+  // what a test that is not a PTS test rests on.
+  const std::string basis = test_basis_text(run);
+  page.heading(title, "Run " + run_id_text(run) + " · " + status + (basis.empty() ? "" : " · " + basis) + " · " +
+                          h.started_at + (h.ended_at ? " → " + *h.ended_at : ""));
   if (!h.conditions.empty()) {
-    page.paragraph("NON-CONFORMANT — this run departed from the PTS as follows", "verdict fail conditions");
+    page.paragraph(is_pts_test(run) ? "NON-CONFORMANT — this run departed from the PTS as follows"
+                                    : "Conditions — not a PTS test, so no conformance is claimed; it ran with these",
+                   "verdict fail conditions");
     Facts conditions;
     for (const auto& c : h.conditions) conditions.emplace_back(c.name, c.detail);
     page.facts(conditions);

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "pts/model/test_request.hpp"
 #include "report/markup.hpp"
 #include "report/run_charts.hpp"
 #include "report/run_summary.hpp"
@@ -41,12 +42,57 @@ std::string write_cache_text(const WriteCacheRecord& w) {
 
 // "client — PTS-C 2.0.x: active range 75 %, write cache enabled": the
 // conditions the profile sets, beside the write cache as the run found it.
-std::string profile_text(const ProfileSpec& p) {
-  return fmt::format("{} — {}: active range {} %, write cache {}", p.name, p.standard, num(100 * p.active_range),
+// A test that is not a PTS test runs under them without the name.
+std::string profile_text(const ProfileSpec& p, bool pts) {
+  return fmt::format("{} — {}active range {} %, write cache {}", p.name,
+                     pts ? std::string(p.standard) + ": " : std::string(), num(100 * p.active_range),
                      p.write_cache_enabled ? "enabled" : "disabled");
 }
 
+// What a test that is not a PTS test rests on; empty for the PTS's tests
+// and for a test this nvmond does not know.
+std::string basis_of(const std::string& test) {
+  for (const auto& s : test_schemas()) {
+    if (s.test == test) return s.basis;
+  }
+  return "";
+}
+
+// "50 rounds (CBW 0/100 T32Q32 pre-write), 5 before each of 10 sweep
+// rounds, 0 h 50 min 0 s in all": that CBW's pre-write between rounds ran.
+std::string prewrite_text(const RunRecord& run) {
+  std::size_t count = 0;
+  double secs = 0;
+  std::set<double> before;
+  std::string label;
+  for (const auto& r : run.rounds) {
+    if (r.phase != "prewrite") continue;
+    ++count;
+    if (std::isfinite(r.seconds)) secs += r.seconds;
+    if (std::isfinite(r.round)) before.insert(r.round);
+    if (r.element) label = r.element->label;
+  }
+  if (count == 0) return "none";
+  std::string text = std::to_string(count) + (count == 1 ? " round" : " rounds");
+  if (!label.empty()) text += " (" + label + ")";
+  const std::size_t each = before.empty() ? 0 : count / before.size();
+  if (each > 0 && each * before.size() == count) {
+    text += ", " + std::to_string(each) + " before each of " + std::to_string(before.size()) + " sweep rounds";
+  } else if (!before.empty()) {
+    text += ", before " + std::to_string(before.size()) + " sweep rounds";
+  }
+  return text + ", " + elapsed(secs) + " in all";
+}
+
 }  // namespace
+
+bool is_pts_test(const RunRecord& run) { return basis_of(run.header.test).empty(); }
+
+std::string test_basis_text(const RunRecord& run) {
+  const std::string basis = basis_of(run.header.test);
+  if (!basis.empty()) return "not a PTS test: " + basis;
+  return run.header.profile ? profile_spec(*run.header.profile).standard : "";
+}
 
 Facts drive_facts(const RunRecord& run) {
   const auto& t = run.header.target;
@@ -79,7 +125,8 @@ Facts test_facts(const RunRecord& run) {
   const RunHeader& h = run.header;
   Facts f;
   add(f, "Test", or_dash(h.test));
-  if (h.profile) add(f, "Profile", profile_text(profile_spec(*h.profile)));
+  if (!is_pts_test(run)) add(f, "Basis", "not a PTS test: " + basis_of(h.test));
+  if (h.profile) add(f, "Profile", profile_text(profile_spec(*h.profile), is_pts_test(run)));
   add(f, "Run", run_id_text(run));
   const std::string status = run.status ? std::string(to_text(*run.status)) : std::string();
   add(f, "Status", or_dash(status) + (h.failure ? ": " + *h.failure : ""));
@@ -105,6 +152,7 @@ Facts test_facts(const RunRecord& run) {
     }
   }
   add(f, "Preconditioning", pre.empty() ? "none recorded" : pre);
+  if (h.parameters.count("prewrite_rounds")) add(f, "Pre-write", prewrite_text(run));
   return f;
 }
 

@@ -14,6 +14,14 @@ namespace nvmond::report {
 
 using Facts = std::vector<std::pair<std::string, std::string>>;
 
+// What the run's test rests on, for the report's header line: its PTS
+// profile's specification ("PTS-E 2.0.x"), or for a test that is not a PTS
+// test, what it rests on instead ("not a PTS test: the reviews' SLC-cache
+// fill"); empty when the run recorded no profile and its test is a PTS test.
+std::string test_basis_text(const RunRecord& run);
+// True when the run's test is one the PTS has (or is unknown to nvmond).
+bool is_pts_test(const RunRecord& run);
+
 Facts drive_facts(const RunRecord& run);
 Facts test_facts(const RunRecord& run);  // test, status, times, version, purge, preconditioning
 // A steady state and the measurement window its values come from: the run's,

@@ -59,6 +59,9 @@ struct TestSchema {
   // window and max_rounds form a steady-state rule: max_rounds is 0 or at
   // least the window.
   bool steady_state = false;
+  // A test that is not a PTS test: what it rests on instead ("the seed
+  // reviews' SLC-cache fill"). Empty for the PTS's tests.
+  std::string basis{};
   const ParamSpec* find(const std::string& key) const;
 };
 

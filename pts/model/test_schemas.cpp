@@ -82,6 +82,12 @@ TestSchema test(std::string name, std::string help, const CommonDefaults& d, std
   return s;
 }
 
+// A test that is not a PTS test, and what it rests on instead.
+TestSchema not_pts(TestSchema s, std::string basis) {
+  s.basis = std::move(basis);
+  return s;
+}
+
 // A test whose preconditioning is its own workload (CBW): no SEQ WIPC, so
 // none of its keys, and `precondition` says what it does instead.
 TestSchema with_own_preconditioning(TestSchema s, const std::string& help) {
@@ -141,20 +147,25 @@ const std::vector<TestSchema>& test_schemas() {
                    "stop after writing this multiple of the range (default with variant spec: 4 x the user capacity, "
                    "i.e. 4 / range; else 0: no limit)")},
            true),
-      test("mixed", "saturation with a reduced-range comparison", {4, 32, std::chrono::seconds(60), true, true, 25},
-           {bytes("bs", 8 * KiB, "block size"), number("read_pct", 70.0, 0, 100, "read share, in %"),
-            number("reduced_range", 0.75, 0, 1, "range of the comparison run (0 or 1: none)")},
-           true),
-      test("vqd", "the reviews' variable queue depth (not PTS DIRTH)", {1, 1, std::chrono::seconds(60), true, true, 1},
-           {bytes("bs", 8 * KiB, "block size"), number("read_pct", 70.0, 0, 100, "read share, in %"),
-            integer_list("thread_counts", {1, 2, 4, 8}, kUnbounded, "thread counts"),
-            integer_list("queue_depths", {1, 2, 4, 8, 16, 32}, kUnbounded, "queue depths")},
-           false),
+      not_pts(test("mixed", "saturation with a reduced-range comparison", {4, 32, std::chrono::seconds(60), true, true, 25},
+                   {bytes("bs", 8 * KiB, "block size"), number("read_pct", 70.0, 0, 100, "read share, in %"),
+                    number("reduced_range", 0.75, 0, 1, "range of the comparison run (0 or 1: none)")},
+                   true),
+              "the reviews' 8 KiB 70/30 saturation with extra over-provisioning"),
+      not_pts(test("vqd", "the reviews' variable queue depth (not PTS DIRTH)", {1, 1, std::chrono::seconds(60), true, true, 1},
+                   {bytes("bs", 8 * KiB, "block size"), number("read_pct", 70.0, 0, 100, "read share, in %"),
+                    integer_list("thread_counts", {1, 2, 4, 8}, kUnbounded, "thread counts"),
+                    integer_list("queue_depths", {1, 2, 4, 8, 16, 32}, kUnbounded, "queue depths")},
+                   false),
+              "the reviews' variable-queue-depth test"),
       // PTS-E CBW: `precondition` is the CBW pattern at 0/100 to steady
       // state, not SEQ 128KiB writes.
       with_own_preconditioning(
           test("cbw", "composite block-size workload", kDemandIntensityDefaults,
-               demand_intensity({number("read_pct", 40.0, 0, 100, "read share of the sweep, in % (JESD219: 40)")}),
+               demand_intensity({number("read_pct", 40.0, 0, 100, "read share of the sweep, in % (JESD219: 40)"),
+                                 integer("prewrite_rounds", 5, 0, 1000,
+                                         "before each sweep round, this many rounds of the CBW pattern at 0/100 at "
+                                         "threads x queue_depth (0: no pre-write)")}),
                true),
           "the CBW pattern at 0/100 at threads x queue_depth until steady first"),
       // PTS-E DIRTH: the same sweep over one random block size and mix; the
@@ -165,21 +176,24 @@ const std::vector<TestSchema>& test_schemas() {
                                  number("read_pct", 0.0, 0, 100, "read share, in % (PTS-E: 0, all writes)")}),
                true),
           "the test's pattern at threads x queue_depth until steady first"),
-      test("slc", "SLC cache size by sequential fill", {1, 32, std::chrono::seconds(2), true, false, 0},
-           {number("drop_fraction", 0.7, 0.05, 0.99, "throughput drop, as a fraction of the first round's"),
-            integer("drop_rounds", 3, 1, 1000, "rounds the drop must last"),
-            bytes("bs", 128 * KiB, "block size")},
-           false),
-      test("qos", "latency against declared QoS limits", {1, 1, std::chrono::seconds(60), false, false, 1},
-           {bytes("bs", 4 * KiB, "block size"),
-            choice("quantile", "0.999", {"0.5", "0.9", "0.99", "0.999", "0.9999"}, "latency quantile checked"),
-            duration("read_limit", microseconds(500), "read latency limit"),
-            duration("write_limit", milliseconds(2), "write latency limit")},
-           false),
-      test("endurance", "writes at a target DWPD", {1, 8, hours(1), false, false, 0},
-           {number("dwpd", std::nullopt, 0.001, 1000, "drive writes per day (default: the drive's rating, else 1)"),
-            duration("duration", hours(24), "length of the run"), bytes("bs", 128 * KiB, "block size")},
-           false),
+      not_pts(test("slc", "SLC cache size by sequential fill", {1, 32, std::chrono::seconds(2), true, false, 0},
+                   {number("drop_fraction", 0.7, 0.05, 0.99, "throughput drop, as a fraction of the first round's"),
+                    integer("drop_rounds", 3, 1, 1000, "rounds the drop must last"),
+                    bytes("bs", 128 * KiB, "block size")},
+                   false),
+              "the reviews' SLC-cache fill: data written until the cache runs out"),
+      not_pts(test("qos", "latency against declared QoS limits", {1, 1, std::chrono::seconds(60), false, false, 1},
+                   {bytes("bs", 4 * KiB, "block size"),
+                    choice("quantile", "0.999", {"0.5", "0.9", "0.99", "0.999", "0.9999"}, "latency quantile checked"),
+                    duration("read_limit", microseconds(500), "read latency limit"),
+                    duration("write_limit", milliseconds(2), "write latency limit")},
+                   false),
+              "a datasheet's QoS limits: 4 KiB QD1 latency at a quantile"),
+      not_pts(test("endurance", "writes at a target DWPD", {1, 8, hours(1), false, false, 0},
+                   {number("dwpd", std::nullopt, 0.001, 1000, "drive writes per day (default: the drive's rating, else 1)"),
+                    duration("duration", hours(24), "length of the run"), bytes("bs", 128 * KiB, "block size")},
+                   false),
+              "the drive's endurance rating (JESD218 DWPD): writes at its rated pace"),
       // PTS-E HIR: `round` is a preconditioning round of RND 4KiB writes
       // (30 min, as cloudharmony's 30 one-minute intervals), `precondition`
       // those rounds until steady; then the wait states.

@@ -1,9 +1,11 @@
 """What a PTS report says it is, end to end through `nvmonctl test run` on
 simulated drives: every parameter set to other than the specification's
 value is a condition in run.json and a NON-CONFORMANT line in report.html, a
-run at the specification's defaults has none, a CBW whose preconditioning
-never became steady says so, the summary's latency names its element, and a
-client WSAT `variant=spec` writes 4 x the user capacity."""
+run at the specification's defaults has none, a CBW or HIR whose
+preconditioning never became steady says so, CBW's pre-write runs before
+each sweep round and counts in none of its results, the summary's latency
+names its element, a client WSAT `variant=spec` writes 4 x the user
+capacity, and a test that is not a PTS test says what it rests on."""
 import json
 import os
 import sys
@@ -97,6 +99,65 @@ class PreconditioningSteadyStateTest(unittest.TestCase):
             self.assertAlmostEqual(r["seconds"], 600, delta=0.01)
         self.assertEqual(run["parameters"]["histogram_rounds"], "true")
         self.assertIn("From a dedicated 600 s round after the sweep.", page)
+        # Before each sweep round (and only then), 5 one-minute rounds of the
+        # CBW pattern, all writes, at the preconditioning's load: rounds of
+        # their own phase that no result of the sweep counts.
+        sweep = [r for r in run["rounds"] if r["phase"] == "test"]
+        sweep_rounds = sorted({r["round"] for r in sweep})
+        prewrites = [r for r in run["rounds"] if r["phase"] == "prewrite"]
+        self.assertEqual(len(prewrites), 5 * len(sweep_rounds))
+        for k in sweep_rounds:
+            before = [r for r in prewrites if r["round"] == k]
+            first = min(r["index"] for r in sweep if r["round"] == k)
+            self.assertEqual([r["index"] for r in before], list(range(first - 5, first)), k)
+        for r in prewrites:
+            self.assertEqual(r["element"]["label"], "CBW 0/100 T32Q32 pre-write")
+            self.assertAlmostEqual(r["seconds"], 60, delta=0.01)
+            self.assertEqual(r["ops"].get("read", {}).get("ops", 0), 0)
+            self.assertGreater(r["ops"]["write"]["ops"], 0)
+        self.assertLess(max(r["index"] for r in prewrites), min(r["index"] for r in dedicated))
+        self.assertNotIn("pre-write", " ".join(e["label"] for e in run["elements"]))
+        self.assertEqual(sum(run["histogram"]["counts"]), sum(sum(r["histogram_counts"]) for r in sweep))
+        self.assertIn(f"{len(prewrites)} rounds (CBW 0/100 T32Q32 pre-write), 5 before each of "
+                      f"{len(sweep_rounds)} sweep rounds", page)
+        self.assertNotIn("prewrite_rounds", non_conformant_block(page))
+
+    def test_a_cbw_without_its_pre_write_says_so_and_names_what_the_default_rests_on(self):
+        _, run, page = run_test("cbw", "--target", "sim:datacenter", "--set", "thread_counts=4,1",
+                                "--set", "queue_depths=32,1", "--set", "prewrite_rounds=0",
+                                "--set", "histogram_rounds=false")
+        detail = "prewrite_rounds=0 (ECW scripts: 5 \u00d7 round)"
+        self.assertIn({"name": "parameter", "detail": detail}, run["conditions"])
+        self.assertIn(detail, non_conformant_block(page))
+        self.assertEqual([r for r in run["rounds"] if r["phase"] == "prewrite"], [])
+
+
+class HirPreconditioningTest(unittest.TestCase):
+    def test_a_hir_whose_preconditioning_never_became_steady_is_flagged(self):
+        # Five 30-minute rounds of RND 4 KiB writes end on the simulated
+        # datacenter drive's fresh-out-of-box cliff; then one short wait state.
+        _, run, page = run_test("hir", "--target", "sim:datacenter", "--set", "max_rounds=5",
+                                "--set", "idle_seconds=5", "--set", "bursts=2", "--set", "baseline_bursts=0")
+        pre = run["preconditioning"][0]
+        self.assertEqual(pre["kind"], "workload-dependent")
+        self.assertEqual(pre["rounds"], 5)
+        self.assertFalse(pre["steady_state"]["reached"])
+        self.assertIn("precondition-not-steady", [c["name"] for c in run["conditions"]])
+        self.assertIn("did not reach steady state in 5 rounds", non_conformant_block(page))
+        self.assertIn("NOT steady", page)
+
+
+class NotPtsTestsTest(unittest.TestCase):
+    def test_a_test_that_is_not_a_pts_test_says_what_it_rests_on_and_never_that_it_is_pts(self):
+        for test, sets, basis in (("slc", (), "SLC-cache fill"),
+                                  ("qos", ("--set", "round=5s"), "datasheet"),
+                                  ("endurance", ("--set", "duration=2h"), "endurance rating")):
+            _, run, page = run_test(test, "--target", "sim:datacenter", *sets)
+            head = page[:page.index('<section id="run">')]
+            self.assertIn("not a PTS test: ", head, test)
+            self.assertIn(basis, head, test)
+            for claim in ("PTS-E", "PTS-C", "SNIA", "NON-CONFORMANT"):
+                self.assertNotIn(claim, page, (test, claim))
 
 
 class ClientWsatLengthTest(unittest.TestCase):

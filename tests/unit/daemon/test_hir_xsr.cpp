@@ -4,6 +4,7 @@
 // and the report and comparison charts drawn from their run.json.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -209,6 +210,29 @@ TEST(HirRun, AResumedRunIdlesAgainBeforeTheBurstAfterTheLastCommittedOne) {
                                          rounds[k].at("started_ns").get<std::int64_t>()) * 1e-9 -
                      rounds[k].at("seconds").get<double>();
   EXPECT_NEAR(gap, 50.0, 1e-3);
+}
+
+// HIR's steady-state stage is a preconditioning that runs to steady state,
+// as CBW's and DIRTH's: run.json lists it under preconditioning with its
+// steady state, and wait states started after it gave up at max_rounds are
+// flagged; one that got there is not.
+TEST(HirRun, APreconditioningThatGaveUpBeforeSteadyStateIsRecordedAndFlagged) {
+  SimRun s;
+  const RunOutcome out = s.run("hir", {{"round", "1m"}, {"max_rounds", "5"}, {"idle_seconds", "5"}, {"bursts", "2"},
+                                       {"baseline_bursts", "0"}});
+  ASSERT_EQ(out.status, RunStatus::completed) << (out.failure ? out.failure->message : "");
+  const json& pre = out.run.at("preconditioning").at(0);
+  EXPECT_EQ(pre.at("kind"), "workload-dependent");
+  EXPECT_EQ(pre.at("rounds"), 5);
+  EXPECT_FALSE(pre.at("steady_state").at("reached").get<bool>());
+  std::vector<std::string> names;
+  for (const auto& c : out.run.at("conditions")) names.push_back(c.at("name"));
+  EXPECT_NE(std::find(names.begin(), names.end(), "precondition-not-steady"), names.end());
+  SimRun t;
+  const RunOutcome steady = t.run("hir", kShortHir);
+  ASSERT_EQ(steady.status, RunStatus::completed);
+  EXPECT_TRUE(steady.run.at("preconditioning").at(0).at("steady_state").at("reached").get<bool>());
+  for (const auto& c : steady.run.value("conditions", json::array())) EXPECT_NE(c.at("name"), "precondition-not-steady");
 }
 
 TEST(HirReport, PlotsEachBurstsIopsAgainstTimeWithTheWaitStatesShadedAndATablePerSegment) {

@@ -48,6 +48,20 @@ TEST(RunEta, AByteBudgetIsSpentAtTheLastRoundsRate) {
   EXPECT_EQ(run_eta_seconds(plan, RunPosition{0, 1, 400'000, false, 0}), std::nullopt);
 }
 
+// CBW's pre-write runs before each round of its sweep: a stage of its own,
+// last in the plan, whose time counts before each sweep round not yet begun.
+TEST(RunEta, APreWriteCountsBeforeEachRoundOfItsStageNotYetBegun) {
+  TestPlan plan;
+  plan.stages.push_back(rounds_of(3, std::chrono::seconds(10), 2));  // 3 rounds of 2 x 10 s
+  plan.stages.push_back(rounds_of(2, std::chrono::seconds(5)));      // the pre-write: 2 x 5 s per round
+  plan.stages.back().phase = kPrewritePhase;
+  plan.stages.front().prewrite = 1;
+  EXPECT_EQ(run_eta_seconds(plan, RunPosition{0, 0, 0, false, 0}), 3 * (10.0 + 20.0));
+  // One element of round 1 done: its pre-write is over, two rounds' are not.
+  EXPECT_EQ(run_eta_seconds(plan, RunPosition{0, 1, 0, false, 0}), 10.0 + 2 * (10.0 + 20.0));
+  EXPECT_EQ(run_eta_seconds(plan, RunPosition{0, 6, 0, true, 0}), 0.0);
+}
+
 TEST(RunEta, TheLastRoundOfTheLastStageLeavesNothing) {
   EXPECT_EQ(run_eta_seconds(steady_then_fixed(), RunPosition{1, 5, 0, true, 1e6}), 0.0);
 }

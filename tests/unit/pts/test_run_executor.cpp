@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "store/sqlite_run_store.hpp"
@@ -295,6 +296,55 @@ TEST(RunExecutor, AResumedRunStartsItsSequentialElementsWhereTheLastCommittedRou
   EXPECT_EQ(fresh.starts[0].second, SequentialCursor(2, 2 * kStep));
   EXPECT_EQ(fresh.starts[1].first, "SEQ write");
   EXPECT_EQ(fresh.starts[1].second, SequentialCursor(2, 3 * kStep));
+}
+
+// CBW's pre-write: before each sweep round (not after the last, nor
+// before the histogram rounds) its element runs prewrite_rounds times, as
+// rounds of its own phase that none of the sweep's results count; a run
+// stopped among them goes on with those its sweep round has not had.
+TEST(RunExecutor, CbwPreWritesBeforeEachSweepRoundAndAResumeRunsOnlyThoseItsRoundHasNotHad) {
+  test::TempDir dir{"pts-prewrite"};
+  auto store = std::move(*SqliteRunStore::open_file(dir.path() + "/runs.db"));
+  const TestPlan plan = build_plan("cbw", {{"round", "1s"}, {"threads", "2"}, {"queue_depth", "4"},
+                                           {"thread_counts", "2,1"}, {"queue_depths", "1"},
+                                           {"prewrite_rounds", "2"}, {"histogram_round", "1s"}},
+                                   TargetFacts{1 << 30, 0});
+  std::vector<std::string> labels;
+  {
+    CursorTarget target;
+    RunExecutor* self = nullptr;
+    RunExecutor ex(plan, target, *store, RunOptions{"c", "fake", true}, [&](const RunProgress& p) {
+      // 5 preconditioning rounds (steady at once), the first sweep round
+      // after its 2 pre-writes, and the first pre-write of the second.
+      if (p.index == 10) self->stop();
+    });
+    self = &ex;
+    ASSERT_EQ(ex.run().status, RunStatus::paused);
+    for (const auto& [label, from] : target.starts) labels.push_back(label);
+  }
+  CursorTarget fresh;
+  RunExecutor again(plan, fresh, *store, RunOptions{"c", "fake", true});
+  const RunOutcome out = again.run();
+  ASSERT_EQ(out.status, RunStatus::completed) << (out.failure ? out.failure->message : "");
+  for (const auto& [label, from] : fresh.starts) labels.push_back(label);
+  std::vector<std::string> want(5, "CBW 0/100 T2Q4");
+  for (int k = 0; k < 5; ++k) {
+    want.insert(want.end(), {"CBW 0/100 T2Q4 pre-write", "CBW 0/100 T2Q4 pre-write", "CBW 40/60 T2Q1",
+                             "CBW 40/60 T1Q1"});
+  }
+  ASSERT_EQ(labels.size(), want.size() + 3);  // the 3 histogram rounds last
+  EXPECT_EQ(std::vector<std::string>(labels.begin(), labels.begin() + static_cast<std::ptrdiff_t>(want.size())), want);
+  EXPECT_EQ(fresh.starts.front().first, "CBW 0/100 T2Q4 pre-write");  // the one the stop left
+  // In run.json each pre-write carries the sweep round it came before, and
+  // only the sweep's elements are results.
+  std::map<std::size_t, int> before;
+  for (const auto& r : out.run["rounds"]) {
+    if (r["phase"] == "prewrite") ++before[r["round"].get<std::size_t>()];
+  }
+  EXPECT_EQ(before, (std::map<std::size_t, int>{{0, 2}, {1, 2}, {2, 2}, {3, 2}, {4, 2}}));
+  ASSERT_EQ(out.run["elements"].size(), 2u);
+  for (const auto& e : out.run["elements"]) EXPECT_EQ(e["rounds_averaged"], 5) << e["label"];
+  EXPECT_EQ(out.run["measurement_window"]["stage"], 1);
 }
 
 TEST(RoundRecord, KeepsTheSequentialCursorAndReadsRoundsStoredWithoutOne) {

@@ -106,9 +106,10 @@ TEST(TestPlan, CbwUsesTheJesd219MixFourKibAlignedWithItsZonesOverTheWholeRangeAt
 // After the sweep, a dedicated 10-minute round at each of its max, mid and
 // min IOPS points (the PTS scripts' histogram runs); off on request.
 TEST(TestPlan, DemandIntensitySweepsAreFollowedByDedicatedHistogramRounds) {
-  for (const char* test : {"cbw", "dirth"}) {
+  for (const std::string test : {"cbw", "dirth"}) {
     TestPlan p = build_plan(test, {}, kDrive);
-    ASSERT_EQ(p.stages.size(), 3u) << test;
+    // CBW's pre-write stage comes last.
+    ASSERT_EQ(p.stages.size(), test == "cbw" ? 4u : 3u) << test;
     const Stage& h = p.stages[2];
     EXPECT_EQ(h.phase, "histogram");
     ASSERT_TRUE(h.points_of);
@@ -120,7 +121,7 @@ TEST(TestPlan, DemandIntensitySweepsAreFollowedByDedicatedHistogramRounds) {
       EXPECT_EQ(h.elements[i].duration, std::chrono::minutes(10));
     }
     EXPECT_EQ(p.parameters.at("histogram_rounds"), "true");
-    EXPECT_EQ(build_plan(test, {{"histogram_rounds", "false"}}, kDrive).stages.size(), 2u);
+    EXPECT_EQ(build_plan(test, {{"histogram_rounds", "false"}}, kDrive).stages.size(), test == "cbw" ? 3u : 2u);
     EXPECT_EQ(build_plan(test, {{"histogram_round", "2s"}}, kDrive).stages[2].elements[0].duration,
               std::chrono::seconds(2));
   }
@@ -129,7 +130,7 @@ TEST(TestPlan, DemandIntensitySweepsAreFollowedByDedicatedHistogramRounds) {
 TEST(TestPlan, CbwPreconditionsWithItsOwnPatternThenSweepsThreadsAndQueueDepthsFromHighToLow) {
   TestPlan p = build_plan("cbw", {}, kDrive);
   EXPECT_TRUE(p.purge);
-  ASSERT_EQ(p.stages.size(), 3u);
+  ASSERT_EQ(p.stages.size(), 4u);
   // Workload-dependent preconditioning: the CBW pattern at 0/100 at the
   // highest load, until its IOPS is steady over 5 rounds, at most 25; no
   // SEQ 128 KiB WIPC before it.
@@ -177,12 +178,58 @@ TEST(TestPlan, CbwPreconditionsWithItsOwnPatternThenSweepsThreadsAndQueueDepthsF
 
 TEST(TestPlan, CbwTracksTheHighestLoadOfAGridGivenInAnyOrder) {
   TestPlan p = build_plan("cbw", {{"thread_counts", "1,4"}, {"queue_depths", "1,32"}, {"read_pct", "60"},
-                                  {"precondition", "false"}, {"histogram_rounds", "false"}},
+                                  {"precondition", "false"}, {"histogram_rounds", "false"}, {"prewrite_rounds", "0"}},
                           kDrive);
   ASSERT_EQ(p.stages.size(), 1u);
   const Stage& s = p.stages[0];
   ASSERT_EQ(s.elements.size(), 4u);
   EXPECT_EQ(s.elements[s.steady_state->tracked[0].element].label, "CBW 60/40 T4Q32");
+}
+
+// The public PTS CBW scripts' inter-round pre-write: before each sweep round,
+// 5 rounds of the CBW pattern at 0/100 at the preconditioning's load; a
+// stage of its own, run only from the sweep's, never before the histogram
+// rounds.
+TEST(TestPlan, CbwPreWritesBeforeEachSweepRoundWithItsPatternAllWritesAtThePreconditioningLoad) {
+  TestPlan p = build_plan("cbw", {}, kDrive);
+  ASSERT_EQ(p.stages.size(), 4u);
+  const Stage& sweep = p.stages[1];
+  ASSERT_TRUE(sweep.prewrite);
+  EXPECT_EQ(*sweep.prewrite, 3u);  // last: the sweep and the histogram rounds keep their stage indices
+  EXPECT_FALSE(p.stages[0].prewrite);
+  EXPECT_FALSE(p.stages[2].prewrite);
+  const Stage& w = p.stages[3];
+  EXPECT_EQ(w.phase, "prewrite");
+  EXPECT_EQ(w.max_rounds, 5);
+  EXPECT_FALSE(w.steady_state);
+  EXPECT_FALSE(w.byte_budget);
+  ASSERT_EQ(w.elements.size(), 1u);
+  const Element& e = w.elements[0];
+  const Element& pre = p.stages[0].elements.at(0);
+  EXPECT_EQ(e.label, "CBW 0/100 T32Q32 pre-write");
+  EXPECT_EQ(e.read_pct, 0);
+  EXPECT_EQ(e.threads, 32u);
+  EXPECT_EQ(e.queue_depth, 32u);
+  EXPECT_EQ(e.duration, std::chrono::seconds(60));
+  EXPECT_EQ(e.block_sizes.size(), pre.block_sizes.size());
+  EXPECT_EQ(e.zones.size(), 3u);
+  EXPECT_EQ(e.block_align, 4096u);
+  EXPECT_EQ(p.parameters.at("prewrite_rounds"), "5");
+  // The operator changes its count (its load and length are the
+  // preconditioning's) or turns it off.
+  TestPlan two = build_plan("cbw", {{"prewrite_rounds", "2"}, {"threads", "4"}, {"queue_depth", "8"}, {"round", "5s"}},
+                            kDrive);
+  const Stage& w2 = two.stages.at(*two.stages.at(1).prewrite);
+  EXPECT_EQ(w2.max_rounds, 2);
+  EXPECT_EQ(w2.elements.at(0).threads, 4u);
+  EXPECT_EQ(w2.elements.at(0).queue_depth, 8u);
+  EXPECT_EQ(w2.elements.at(0).duration, std::chrono::seconds(5));
+  TestPlan off = build_plan("cbw", {{"prewrite_rounds", "0"}}, kDrive);
+  EXPECT_EQ(off.stages.size(), 3u);
+  EXPECT_FALSE(off.stages[1].prewrite);
+  // DIRTH has none.
+  for (const Stage& s : build_plan("dirth", {}, kDrive).stages) EXPECT_FALSE(s.prewrite);
+  EXPECT_THROW(build_plan("dirth", {{"prewrite_rounds", "5"}}, kDrive), ParamError);
 }
 
 // PTS-E DIRTH: RND 4 KiB writes preconditioned at T32Q32 until steady, then

@@ -216,6 +216,66 @@ TEST(RunReport, NonConformantConditionsAreNamedInTheHeader) {
   EXPECT_THAT(render_run_report(load("wsat")), Not(HasSubstr("NON-CONFORMANT")));
 }
 
+// A test that is not a PTS test does not call itself one: its header names
+// what it rests on instead of a PTS version, and conditions it ran with are
+// not called departures from the PTS; a PTS test's header names its
+// profile's specification.
+TEST(RunReport, ATestThatIsNotAPtsTestNamesWhatItRestsOnNotThePts) {
+  for (const std::string name : {"slc", "qos", "mixed", "vqd"}) {
+    auto json = raw(name);
+    json["profile"] = "enterprise";
+    json["conditions"] = {{{"name", "write-cache-unknown"}, {"detail", "a file has no write cache to read"}}};
+    const auto run = run_from_json(json, name + "/run.json");
+    ASSERT_TRUE(run) << run.error().message;
+    const auto page = render_run_report(*run);
+    const auto head = page.substr(0, page.find("<section id=\"run\">"));
+    EXPECT_THAT(head, HasSubstr("not a PTS test: ")) << name;
+    EXPECT_THAT(page, Not(HasSubstr("PTS-E"))) << name;
+    EXPECT_THAT(page, Not(HasSubstr("SNIA"))) << name;
+    EXPECT_THAT(page, Not(HasSubstr("NON-CONFORMANT"))) << name;
+    EXPECT_THAT(head, HasSubstr("a file has no write cache to read")) << name;
+  }
+  EXPECT_THAT(render_run_report(load("slc")), HasSubstr("SLC-cache fill"));
+  EXPECT_THAT(render_run_report(load("qos")), HasSubstr("datasheet"));
+  auto wsat = raw("wsat");
+  wsat["profile"] = "enterprise";
+  const auto pts = run_from_json(wsat, "wsat/run.json");
+  ASSERT_TRUE(pts) << pts.error().message;
+  EXPECT_THAT(render_run_report(*pts), HasSubstr("PTS-E 2.0.x"));
+  EXPECT_THAT(render_run_report(*pts), Not(HasSubstr("not a PTS test")));
+}
+
+// CBW's pre-write between sweep rounds: one line says it ran (how many
+// rounds, before how many sweep rounds, how long), and its rounds are
+// neither preconditioning nor test rounds in the per-round chart.
+TEST(RunReport, ACbwRunSaysItsPreWriteRanAndChartsItsRoundsAsNeitherPreconditioningNorTest) {
+  auto json = raw("cbw");
+  json["parameters"]["prewrite_rounds"] = "2";
+  const auto tests = json["rounds"].size();
+  for (int k = 0; k < 4; ++k) {
+    auto r = json["rounds"][0];
+    r["index"] = tests + static_cast<std::size_t>(k);
+    r["phase"] = "prewrite";
+    r["stage"] = 3;
+    r["round"] = k / 2;
+    r["element"] = {{"label", "CBW 0/100 T4Q32 pre-write"}, {"bs", 4096}, {"read_pct", 0}, {"threads", 4},
+                    {"queue_depth", 32}};
+    json["rounds"].push_back(r);
+  }
+  const auto run = run_from_json(json, "cbw/run.json");
+  ASSERT_TRUE(run) << run.error().message;
+  const auto page = render_run_report(*run);
+  EXPECT_THAT(page, HasSubstr("4 rounds (CBW 0/100 T4Q32 pre-write), 2 before each of 2 sweep rounds, "
+                              "0 h 4 min 0 s in all"));
+  const auto svg = test::svg_by_id(page, "throughput");
+  EXPECT_TRUE(test::series_points(svg, "preconditioning").empty());
+  EXPECT_EQ(test::series_points(svg, "IOPS").size(), tests);
+  // No pre-write: the line says so.
+  json["rounds"].erase(json["rounds"].begin() + static_cast<std::ptrdiff_t>(tests), json["rounds"].end());
+  json["parameters"]["prewrite_rounds"] = "0";
+  EXPECT_THAT(render_run_report(*run_from_json(json, "cbw/run.json")), HasSubstr("<dt>Pre-write</dt><dd>none</dd>"));
+}
+
 TEST(RunReport, StringsFromRunJsonAreEscaped) {
   auto json = raw("minimal");
   json["target"]["serial"] = "<script>alert('x')</script>&SN";
