@@ -15,7 +15,7 @@
 #include "core/atomic_file.hpp"
 #include "core/log.hpp"
 #include "daemon/patient_run_store.hpp"
-#include "pts/model/run_codec.hpp"
+#include "runmodel/run_codec.hpp"
 #include "pts/params.hpp"
 #include "pts/round_record.hpp"
 #include "pts/test_plan.hpp"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/result.hpp"
-#include "pts/model/run_header.hpp"
+#include "runmodel/run_header.hpp"
 #include "pts/test_plan.hpp"
 #include "pts/test_target.hpp"
 

@@ -21,8 +21,8 @@
 #include <nlohmann/json.hpp>
 
 #include "store/run_store.hpp"
-#include "pts/model/run_header.hpp"
-#include "pts/model/run_status.hpp"
+#include "runmodel/run_header.hpp"
+#include "runmodel/run_status.hpp"
 #include "pts/round_record.hpp"
 #include "pts/steady_state.hpp"
 #include "pts/test_plan.hpp"

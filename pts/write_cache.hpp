@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "pts/model/run_header.hpp"
+#include "runmodel/run_header.hpp"
 #include "pts/test_target.hpp"
 
 namespace nvmond {
