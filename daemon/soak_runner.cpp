@@ -18,7 +18,7 @@
 #include "runmodel/run_codec.hpp"
 #include "pts/params.hpp"
 #include "pts/round_record.hpp"
-#include "pts/test_plan.hpp"
+#include "pts/plan.hpp"
 #include "report/run_record.hpp"
 #include "report/run_report.hpp"
 #include "schedule/run_name.hpp"

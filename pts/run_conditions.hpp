@@ -13,8 +13,8 @@
 
 #include "core/result.hpp"
 #include "runmodel/run_header.hpp"
-#include "pts/test_plan.hpp"
-#include "pts/test_target.hpp"
+#include "pts/plan.hpp"
+#include "pts/target.hpp"
 
 namespace nvmond {
 

@@ -25,8 +25,8 @@
 #include "runmodel/run_status.hpp"
 #include "pts/round_record.hpp"
 #include "pts/steady_state.hpp"
-#include "pts/test_plan.hpp"
-#include "pts/test_target.hpp"
+#include "pts/plan.hpp"
+#include "pts/target.hpp"
 
 namespace nvmond {
 

@@ -11,8 +11,8 @@
 #include "runmodel/run_header.hpp"
 #include "runmodel/run_status.hpp"
 #include "pts/round_record.hpp"
-#include "pts/test_plan.hpp"
-#include "pts/test_target.hpp"
+#include "pts/plan.hpp"
+#include "pts/target.hpp"
 
 namespace nvmond {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "runmodel/run_header.hpp"
-#include "pts/test_target.hpp"
+#include "pts/target.hpp"
 
 namespace nvmond {
 

@@ -11,7 +11,7 @@
 
 #include "core/config_reader.hpp"
 #include "services/listen_address.hpp"
-#include "pts/test_plan.hpp"
+#include "pts/plan.hpp"
 #include "schedule/run_name.hpp"
 
 namespace nvmond {

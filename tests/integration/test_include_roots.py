@@ -61,7 +61,7 @@ class IncludeRoots(unittest.TestCase):
         for source, header in [("report/run_record.cpp", "store/run_store.hpp"),
                                ("report/run_record.cpp", "daemon/daemon.hpp"),
                                ("control/codec.cpp", "store/run_store.hpp"),
-                               ("runmodel/run_codec.cpp", "pts/test_plan.hpp")]:
+                               ("runmodel/run_codec.cpp", "pts/plan.hpp")]:
             self.assertTrue(os.path.isfile(os.path.join(SOURCE, header)), header)  # it is there, just not reachable
             ok, err = compiles(source, header)
             self.assertFalse(ok, f"{header} compiled in {source}'s library")
