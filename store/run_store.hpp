@@ -40,6 +40,12 @@ struct RoundRow {
   std::string data;  // JSON
 };
 
+// One stored run, row and rounds, as a reader sees them.
+struct StoredRun {
+  RunRow run;
+  std::vector<RoundRow> rounds;
+};
+
 class RunStore {
  public:
   virtual ~RunStore() = default;
