@@ -59,7 +59,7 @@ std::vector<prometheus::MetricFamily> health_families(const DriveInfo& info, con
   const auto id = LabelPrefix::of({{"serial", info.serial}});
   add_drive_info(info, id, set, snap.host_thermal);
   add_up(id, true, set);
-  add_health(info, snap, id, set);
+  add_health(snap, id, set);
   return set.take();
 }
 
