@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Scrape latency of nvmond's /metrics at 64 simulated drives (issue 13: p99
-<= 10 ms on the project's 2-core machine). A benchmark, not a test: it prints
+"""Scrape latency of nvmond's /metrics at 64 simulated drives (the target:
+p99 <= 10 ms on the project's 2-core machine). A benchmark, not a test: it prints
 numbers and the machine's load, and asserts nothing.
 
 Starts the built nvmond on loopback with 64 simulated drives polled every

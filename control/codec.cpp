@@ -4,7 +4,7 @@
 
 #include <type_traits>
 
-#include "pts/model/run_codec.hpp"
+#include "runmodel/run_codec.hpp"
 
 namespace nvmond::control {
 namespace {

@@ -18,8 +18,8 @@
 #include <variant>
 #include <vector>
 
-#include "pts/model/run_status.hpp"
-#include "pts/model/run_view.hpp"
+#include "runmodel/run_status.hpp"
+#include "runmodel/run_view.hpp"
 
 namespace nvmond::control {
 
@@ -96,7 +96,7 @@ struct Drive {
 };
 
 // A run as status, history and show carry it: the run model's view, whose
-// one JSON form is pts/model/run_codec.hpp's (times as Unix seconds; numbers
+// one JSON form is runmodel/run_codec.hpp's (times as Unix seconds; numbers
 // a run does not have, or that are not finite, travel as null).
 using Run = RunView;
 

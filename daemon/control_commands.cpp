@@ -12,8 +12,8 @@
 #include "control/codec.hpp"
 #include "core/log.hpp"
 
-#include "pts/model/run_codec.hpp"
-#include "pts/model/test_request.hpp"
+#include "runmodel/run_codec.hpp"
+#include "runmodel/request.hpp"
 
 namespace nvmond {
 namespace {

@@ -23,7 +23,7 @@
 #include "store/resilient_store.hpp"
 #include "store/resilient_run_store.hpp"
 #include "store/sqlite_run_backend.hpp"
-#include "services/test_targets.hpp"
+#include "services/targets.hpp"
 #include "store/sqlite_backend.hpp"
 #include "http/server.hpp"
 #include "daemon/metrics_endpoint.hpp"

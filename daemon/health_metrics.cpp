@@ -300,8 +300,7 @@ void add_self_test(const SelfTestLog& log, const LabelPrefix& id, MetricSet& out
 
 }  // namespace
 
-void add_health(const DriveInfo& /*info*/, const HealthSnapshot& snap, const LabelPrefix& id,
-                MetricSet& out) {
+void add_health(const HealthSnapshot& snap, const LabelPrefix& id, MetricSet& out) {
   const SmartLog& s = snap.smart;
   out.add(kTemperature, id, {{"sensor", "composite"}}, kelvin_to_celsius(s.composite_temperature_k));
   for (std::size_t i = 0; i < s.sensor_temperature_k.size(); ++i) {

@@ -27,7 +27,6 @@ void add_error_log_classes(const ErrorClassCounts& counts, const LabelPrefix& id
 // far, one series per type label (zeros included, as above).
 void add_event_log_types(const EventLogTypeCounts& counts, const LabelPrefix& id, MetricSet& out);
 // Everything read in one successful poll.
-void add_health(const DriveInfo& info, const HealthSnapshot& snap, const LabelPrefix& id,
-                MetricSet& out);
+void add_health(const HealthSnapshot& snap, const LabelPrefix& id, MetricSet& out);
 
 }  // namespace nvmond

@@ -558,7 +558,7 @@ void DevicePoller::on_outcome(std::shared_ptr<Outcome> o) {
     return;
   }
   last_success_unix_ = seconds(o->snapshot->taken.time_since_epoch());
-  add_health(*info_, *o->snapshot, id_, health_set_);
+  add_health(*o->snapshot, id_, health_set_);
   snapshot_ = std::move(o->snapshot);
   throttling_ = o->observed.throttling;
   if (o->observed.media_path_errors) media_path_errors_ = o->observed.media_path_errors;

@@ -44,7 +44,7 @@
 #include "core/throughput_feed.hpp"
 #include "store/run_store.hpp"
 #include "pts/run_executor.hpp"
-#include "pts/test_target.hpp"
+#include "pts/target.hpp"
 #include "schedule/drive_claims.hpp"
 #include "schedule/soak_control.hpp"
 
@@ -56,7 +56,7 @@ struct OpenedTarget {
   std::unique_ptr<TestTarget> target;
   std::shared_ptr<const void> keep;
 };
-// Opens a [[soak]]/`nvmonctl start` target (services/test_targets.hpp, with the
+// Opens a [[soak]]/`nvmonctl start` target (services/targets.hpp, with the
 // daemon's current drives and safety settings). Called on a run's own thread
 // (it may wait on the device), so it reads no state the loop changes.
 using TargetOpener = std::function<Result<OpenedTarget>(const std::string& target)>;

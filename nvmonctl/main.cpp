@@ -2,7 +2,7 @@
 //
 //   nvmonctl check-config FILE   validate a daemon configuration (exit 0 ok, 1 invalid)
 //   nvmonctl test run TEST --target T --out DIR [--config FILE] [--profile P] [--set K=V]...
-//                                run one PTS test (services/test_run_cli.hpp)
+//                                run one PTS test (nvmonctl/pts_run.hpp)
 //   nvmonctl run-job FILE        run the [[job]] tables of FILE now, in this process,
 //                                through io_uring; one JSON summary line per job on
 //                                stdout. Exit codes: see workloads/run_job_cli.hpp
@@ -24,7 +24,7 @@
 #include "nvmonctl/report_commands.hpp"
 #include "services/config.hpp"
 #include "nvmonctl/ctl_client.hpp"
-#include "services/test_run_cli.hpp"
+#include "nvmonctl/pts_run.hpp"
 #include "sim/sim_engine.hpp"
 #include "workloads/run_job_cli.hpp"
 

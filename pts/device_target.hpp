@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "collectors/device.hpp"
-#include "pts/test_target.hpp"
+#include "pts/target.hpp"
 #include "workloads/runner.hpp"
 #include "workloads/safety_guard.hpp"
 

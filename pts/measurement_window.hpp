@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "pts/round_record.hpp"
-#include "pts/test_plan.hpp"
+#include "pts/plan.hpp"
 
 namespace nvmond {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/clock.hpp"
-#include "pts/model/test_request.hpp"
+#include "runmodel/request.hpp"
 
 namespace nvmond {
 

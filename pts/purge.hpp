@@ -12,7 +12,7 @@
 
 #include "collectors/device.hpp"
 #include "core/result.hpp"
-#include "pts/test_target.hpp"
+#include "pts/target.hpp"
 
 namespace nvmond {
 

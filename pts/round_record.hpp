@@ -12,8 +12,8 @@
 
 #include "core/clock.hpp"
 #include "pts/latency_distribution.hpp"
-#include "pts/test_plan.hpp"
-#include "pts/test_target.hpp"
+#include "pts/plan.hpp"
+#include "pts/target.hpp"
 
 namespace nvmond {
 

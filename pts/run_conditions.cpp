@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "pts/model/test_request.hpp"
+#include "runmodel/request.hpp"
 
 namespace nvmond {
 

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "core/result.hpp"
-#include "pts/model/run_header.hpp"
-#include "pts/test_plan.hpp"
-#include "pts/test_target.hpp"
+#include "runmodel/run_header.hpp"
+#include "pts/plan.hpp"
+#include "pts/target.hpp"
 
 namespace nvmond {
 

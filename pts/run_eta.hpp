@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "pts/test_plan.hpp"
+#include "pts/plan.hpp"
 
 namespace nvmond {
 

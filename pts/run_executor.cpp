@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "pts/model/run_codec.hpp"
+#include "runmodel/run_codec.hpp"
 #include "pts/run_conditions.hpp"
 #include "pts/run_eta.hpp"
 #include "pts/run_json.hpp"

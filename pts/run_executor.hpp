@@ -21,13 +21,13 @@
 #include <nlohmann/json.hpp>
 
 #include "store/run_store.hpp"
-#include "pts/model/run_header.hpp"
-#include "pts/model/run_status.hpp"
+#include "runmodel/run_header.hpp"
+#include "runmodel/run_status.hpp"
 #include "pts/round_record.hpp"
 #include "pts/run_eta.hpp"
 #include "pts/steady_state.hpp"
-#include "pts/test_plan.hpp"
-#include "pts/test_target.hpp"
+#include "pts/plan.hpp"
+#include "pts/target.hpp"
 
 namespace nvmond {
 

@@ -12,7 +12,7 @@
 #include "core/clock.hpp"
 #include "core/io_op.hpp"
 #include "pts/measurement_window.hpp"
-#include "pts/model/run_codec.hpp"
+#include "runmodel/run_codec.hpp"
 #include "pts/run_conditions.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/slc_detector.hpp"

@@ -8,11 +8,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pts/model/run_header.hpp"
-#include "pts/model/run_status.hpp"
+#include "runmodel/run_header.hpp"
+#include "runmodel/run_status.hpp"
 #include "pts/round_record.hpp"
-#include "pts/test_plan.hpp"
-#include "pts/test_target.hpp"
+#include "pts/plan.hpp"
+#include "pts/target.hpp"
 
 namespace nvmond {
 
@@ -24,7 +24,7 @@ SmartRecord smart_record(const HealthSample& h);
 // before it has a measured round.
 std::vector<std::pair<const char*, std::size_t>> sweep_iops_points(const Stage& sweep, std::size_t stage,
                                                                    const std::vector<const RoundRecord*>& rounds);
-// The header's fields (pts/model/run_codec.hpp) and the status, then what
+// The header's fields (runmodel/run_codec.hpp) and the status, then what
 // the plan and rounds make of the run.
 nlohmann::json build_run_json(const TestPlan& plan, const RunHeader& header, RunStatus status,
                               const std::vector<RoundRecord>& rounds);

@@ -25,7 +25,7 @@
 #include <memory>
 
 #include "sim/drive_model.hpp"
-#include "pts/test_target.hpp"
+#include "pts/target.hpp"
 
 namespace nvmond {
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <span>
 
-#include "pts/test_plan.hpp"
+#include "pts/plan.hpp"
 
 namespace nvmond {
 

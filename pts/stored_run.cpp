@@ -2,7 +2,7 @@
 
 #include <fmt/core.h>
 
-#include "pts/model/run_codec.hpp"
+#include "runmodel/run_codec.hpp"
 #include "pts/params.hpp"
 #include "pts/run_json.hpp"
 

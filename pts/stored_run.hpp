@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.hpp"
-#include "store/sqlite_run_store.hpp"
+#include "store/run_store.hpp"
 
 namespace nvmond {
 

@@ -7,8 +7,8 @@
 #include <optional>
 #include <string>
 
-#include "pts/model/run_header.hpp"
-#include "pts/test_target.hpp"
+#include "runmodel/run_header.hpp"
+#include "pts/target.hpp"
 
 namespace nvmond {
 

@@ -17,7 +17,7 @@
 #include <stdexcept>
 
 #include "core/json_path.hpp"
-#include "pts/model/run_codec.hpp"
+#include "runmodel/run_codec.hpp"
 
 namespace nvmond::report {
 

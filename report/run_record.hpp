@@ -2,7 +2,7 @@
 // A run as the report reads it: the run.json contract (schema "nvmond.run/1",
 // written by pts/run_json.cpp; its fields are tabled for users in
 // docs/pts.md) decoded into plain data. The header is the run model's
-// RunHeader, decoded by its codec (pts/model/run_codec.hpp) as the store
+// RunHeader, decoded by its codec (runmodel/run_codec.hpp) as the store
 // decodes it; the rest is run.json's own sections.
 // Optional sections are std::optional or empty vectors; an absent number is
 // NaN. Fields the writer adds beyond the contract are ignored, except
@@ -20,8 +20,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.hpp"
-#include "pts/model/run_header.hpp"
-#include "pts/model/run_status.hpp"
+#include "runmodel/run_header.hpp"
+#include "runmodel/run_status.hpp"
 
 namespace nvmond::report {
 
@@ -192,7 +192,7 @@ struct Preconditioning {
 
 struct RunRecord {
   std::string source;  // the file it was read from
-  // What ran, on what, since when (pts/model/run_codec.hpp decodes it, as
+  // What ran, on what, since when (runmodel/run_codec.hpp decodes it, as
   // for the store). A comparison's nested run has none but its test.
   RunHeader header;
   std::optional<RunStatus> status;  // none in a comparison's nested run

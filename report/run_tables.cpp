@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "pts/model/test_request.hpp"
+#include "runmodel/request.hpp"
 #include "report/markup.hpp"
 #include "report/run_charts.hpp"
 #include "report/run_summary.hpp"

@@ -23,8 +23,8 @@
 
 #include "core/clock.hpp"
 #include "core/result.hpp"
-#include "pts/model/run_view.hpp"
-#include "pts/model/test_request.hpp"
+#include "runmodel/run_view.hpp"
+#include "runmodel/request.hpp"
 #include "store/run_store.hpp"
 
 namespace nvmond {

@@ -39,7 +39,7 @@
 #include <vector>
 
 #include "core/config_reader.hpp"
-#include "pts/model/run_status.hpp"
+#include "runmodel/run_status.hpp"
 #include "schedule/schedule.hpp"
 #include "schedule/soak_control.hpp"
 

@@ -11,10 +11,14 @@
 
 #include "core/config_reader.hpp"
 #include "services/listen_address.hpp"
-#include "pts/test_plan.hpp"
+#include "pts/plan.hpp"
 #include "schedule/run_name.hpp"
 
 namespace nvmond {
+
+namespace {
+
+using namespace std::chrono_literals;
 
 // [[soak]] tables; each one's test and parameters are checked here, so a
 // typo fails the config, not the run.
@@ -22,10 +26,6 @@ std::vector<SoakSpec> read_soaks(TableReader& root);
 // [[selftest]] tables: names unique, drives non-empty and distinct, kind
 // short (default) or extended, a schedule as [[soak]] has.
 std::vector<SelfTestSpec> read_selftests(TableReader& root);
-
-namespace {
-
-using namespace std::chrono_literals;
 
 // Bounds of the daemon's own keys (docs/configuration.md). Polling faster
 // than 100 ms only burns CPU and floods the log; a rescan is a sysfs walk.
@@ -269,6 +269,8 @@ DaemonConfig load_config(const std::string& path, ConfigUse use, const WebConfig
   return c;
 }
 
+namespace {
+
 std::vector<SoakSpec> read_soaks(TableReader& root) {
   std::vector<SoakSpec> out;
   std::set<std::string> names;
@@ -351,6 +353,8 @@ std::vector<SelfTestSpec> read_selftests(TableReader& root) {
   }
   return out;
 }
+
+}  // namespace
 
 int check_config_command(const std::string& path, const WebConfigLoader& load_web_config) {
   try {

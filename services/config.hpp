@@ -17,7 +17,7 @@
 #include "core/clock.hpp"
 #include "core/log.hpp"
 #include "control/control_settings.hpp"
-#include "pts/model/test_request.hpp"
+#include "runmodel/request.hpp"
 #include "workloads/jobs_config.hpp"
 #include "collectors/device.hpp"
 #include "schedule/schedule.hpp"

@@ -2,7 +2,7 @@
 // The store's half of durable PTS runs: a run row (what ran, on what, and
 // how it ended) and its finished rounds. Plain text payloads (JSON written by
 // pts/), so the store knows nothing of tests; the status is the one typed
-// column it queries (its text: pts/model/run_status.hpp).
+// column it queries (its text: runmodel/run_status.hpp).
 //
 // Thread-safety: implementations serialise on one connection. Errors are
 // values (reason "store"); "duplicate" when a round index is committed twice;
@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "core/result.hpp"
-#include "pts/model/run_status.hpp"
-#include "pts/model/run_view.hpp"
+#include "runmodel/run_status.hpp"
+#include "runmodel/run_view.hpp"
 
 namespace nvmond {
 
@@ -38,6 +38,12 @@ struct RoundRow {
   std::string phase;
   double iops = 0;
   std::string data;  // JSON
+};
+
+// One stored run, row and rounds, as a reader sees them.
+struct StoredRun {
+  RunRow run;
+  std::vector<RoundRow> rounds;
 };
 
 class RunStore {

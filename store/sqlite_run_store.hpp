@@ -15,12 +15,6 @@ struct sqlite3;
 
 namespace nvmond {
 
-// One stored run, row and rounds, as a reader sees them.
-struct StoredRun {
-  RunRow run;
-  std::vector<RoundRow> rounds;
-};
-
 // Reads run `id` from the database at `path` without writing to it: opened
 // read-only, one short read transaction (WAL: the daemon's writes neither
 // wait for it nor are changed by it), so a snapshot of a run in progress is

@@ -1,6 +1,6 @@
 """Tier 2: the built nvmond on simulated drives, scraped over HTTP.
 
-Covers the monitoring core's acceptance: values on /metrics, promtool lint,
+Covers the monitoring core: values on /metrics, promtool lint,
 a hung drive that neither blocks scrapes nor the other drives, SIGHUP with a
 broken config (old one keeps serving) and with a good one, SIGTERM exit 0.
 """

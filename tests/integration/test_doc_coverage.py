@@ -132,7 +132,7 @@ def documented_names(markdown, name_pattern):
 def tests_in_registry(sources):
     """The PTS test names the test registry declares: the first argument of
     each `test("name", ...)` or `TestSchema{"name", ...}` in its schemas."""
-    return set(re.findall(r'(?:\btest\(|TestSchema\{)"([a-z_]+)"', sources["pts/model/test_schemas.cpp"]))
+    return set(re.findall(r'(?:\btest\(|TestSchema\{)"([a-z_]+)"', sources["runmodel/schemas.cpp"]))
 
 
 def soak_test_list(markdown):

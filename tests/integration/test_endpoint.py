@@ -1,5 +1,5 @@
 """Tier 2: the metrics endpoint under clients that are idle, slow, greedy or
-wrong (issue 7: an endpoint that cannot be starved; issue 13: gzip).
+wrong: an endpoint that cannot be starved, and gzip.
 
 Proves: with 50 idle and 50 slow (one header byte per second) connections
 held open, 100 scrapes each answer within 100 ms; idle and slow connections

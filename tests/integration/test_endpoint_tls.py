@@ -1,4 +1,4 @@
-"""Tier 2: endpoint security from an exporter-toolkit web config (issue 13).
+"""Tier 2: endpoint security from an exporter-toolkit web config.
 
 Proves: nvmond serves /metrics over TLS with basic auth (bcrypt) from
 [daemon] web_config; a wrong or missing password gets 401 with

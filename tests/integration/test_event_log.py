@@ -1,4 +1,4 @@
-"""Issue acceptance, on the accelerated clock: a thermal excursion recorded
+"""On the accelerated clock: a thermal excursion recorded
 only in the simulated drive's Persistent Event log while nvmond is stopped
 shows up, after a restart, in the throttle history with source
 drive_event_log, marked as happened while nvmond was not running; a second

@@ -8,7 +8,7 @@ passes SQLite's integrity check. Then the daemon starts again on it, three
 times.
 
 NVMOND_GROUP_COMMIT_DRIVES and NVMOND_GROUP_COMMIT_KILLS scale it up by
-hand (the issue's acceptance: 256 drives, 20 kills; it needs a host that
+hand (the full check is 256 drives and 20 kills; it needs a host that
 keeps up with 256 polls a second besides the test's own scrapes); CI runs
 the default.
 """

@@ -51,7 +51,7 @@ def compiles(source_of_library, include):
 class IncludeRoots(unittest.TestCase):
     def test_a_library_sees_its_own_headers_and_those_it_links(self):
         for source, header in [("report/run_record.cpp", "report/run_record.hpp"),
-                               ("report/run_record.cpp", "pts/model/run_codec.hpp"),  # linked: nvmond_run_model
+                               ("report/run_record.cpp", "runmodel/run_codec.hpp"),  # linked: nvmond_run_model
                                ("store/sqlite_store.cpp", "core/result.hpp")]:
             ok, err = compiles(source, header)
             self.assertTrue(ok, f"{header} from {source}'s library:\n{err}")
@@ -61,7 +61,7 @@ class IncludeRoots(unittest.TestCase):
         for source, header in [("report/run_record.cpp", "store/run_store.hpp"),
                                ("report/run_record.cpp", "daemon/daemon.hpp"),
                                ("control/codec.cpp", "store/run_store.hpp"),
-                               ("pts/model/run_codec.cpp", "pts/test_plan.hpp")]:
+                               ("runmodel/run_codec.cpp", "pts/plan.hpp")]:
             self.assertTrue(os.path.isfile(os.path.join(SOURCE, header)), header)  # it is there, just not reachable
             ok, err = compiles(source, header)
             self.assertFalse(ok, f"{header} compiled in {source}'s library")

@@ -1,4 +1,4 @@
-"""Issue acceptance, on the accelerated clock: 30 days of a drive written at
+"""On the accelerated clock: 30 days of a drive written at
 2x its rated DWPD, with a kill -9 restart in the middle, read back as DWPD
 2.0 +- 1% over the 30-day window, the window still covering all 30 days (so
 the history from before the crash was kept). The wall time it took is

@@ -5,15 +5,15 @@
 // `promtool check metrics`.
 //
 // After an intended change, regenerate and review the diff:
-//   NVMOND_UPDATE_GOLDEN=1 ctest --test-dir build -R GoldenExposition
+//   NVMOND_UPDATE_GOLDEN=1 ctest --test-dir build -R Golden
 #include <gtest/gtest.h>
 #include <prometheus/text_serializer.h>
 
-#include <cstdio>
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <sstream>
 
 #include "analytics/drive_analytics.hpp"
 #include "analytics/metrics.hpp"
@@ -21,6 +21,7 @@
 #include "sim/drive_model.hpp"
 #include "daemon/health_metrics.hpp"
 #include "store/sqlite_store.hpp"
+#include "tests/support/golden_file.hpp"
 #include "tests/support/running_workload.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "workloads/workload_metrics.hpp"
@@ -30,50 +31,13 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const std::string kGolden = std::string(NVMOND_FIXTURES) + "/golden/";
-
 std::vector<std::uint8_t> page(const std::string& name) {
   std::ifstream f(std::string(NVMOND_FIXTURES) + "/nvme/" + name, std::ios::binary);
   return {std::istreambuf_iterator<char>(f), {}};
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-// The first line where `want` and `got` differ, both sides, for the failure message.
-std::string first_difference(const std::string& want, const std::string& got) {
-  std::istringstream w(want), g(got);
-  std::string lw, lg;
-  for (int line = 1;; ++line) {
-    bool more_w = static_cast<bool>(std::getline(w, lw));
-    bool more_g = static_cast<bool>(std::getline(g, lg));
-    if (!more_w && !more_g) return "(identical)";
-    if (!more_w) lw = "(end of file)";
-    if (!more_g) lg = "(end of output)";
-    if (lw != lg || !more_w || !more_g) {
-      return "line " + std::to_string(line) + "\n  golden:   " + lw + "\n  rendered: " + lg;
-    }
-  }
-}
-
 void expect_golden(const std::string& name, const std::vector<prometheus::MetricFamily>& families) {
-  const std::string text = prometheus::TextSerializer().Serialize(families);
-  const std::string path = kGolden + name;
-  const char* update = std::getenv("NVMOND_UPDATE_GOLDEN");
-  if (update != nullptr && std::string(update) == "1") {
-    std::ofstream(path, std::ios::binary) << text;
-    std::printf("rewrote %s\n", path.c_str());
-    return;
-  }
-  const std::string golden = read_text(path);
-  ASSERT_FALSE(golden.empty()) << path << " is missing; NVMOND_UPDATE_GOLDEN=1 writes it";
-  EXPECT_TRUE(golden == text) << name << " differs from the rendered exposition at "
-                              << first_difference(golden, text)
-                              << "\nIf the change is intended: NVMOND_UPDATE_GOLDEN=1 ctest -R GoldenExposition";
+  test::expect_golden_text(name, prometheus::TextSerializer().Serialize(families));
 }
 
 DriveInfo fixture_drive() {
@@ -95,7 +59,7 @@ std::vector<prometheus::MetricFamily> health_families(const DriveInfo& info, con
   const auto id = LabelPrefix::of({{"serial", info.serial}});
   add_drive_info(info, id, set, snap.host_thermal);
   add_up(id, true, set);
-  add_health(info, snap, id, set);
+  add_health(snap, id, set);
   return set.take();
 }
 
@@ -171,21 +135,22 @@ TEST(GoldenExposition, SimulatedDriveWithThermalEventsAndARunningWorkload) {
   expect_golden("sim_thermal_workload.prom", families);
 }
 
-// promtool's lint of every golden file: names, units, help and types as
-// Prometheus wants them.
+// promtool's lint of every golden file (these and the daemon's scrape):
+// names, units, help and types as Prometheus wants them.
 TEST(GoldenExposition, EveryGoldenFilePassesPromtoolCheckMetrics) {
   if (std::system("command -v promtool >/dev/null 2>&1") != 0) {
     GTEST_SKIP() << "promtool is not installed (scripts/setup installs it)";
   }
-  for (const char* name : {"health_smart.prom", "health_ocp.prom", "sim_thermal_workload.prom"}) {
-    const std::string cmd = "promtool check metrics < '" + kGolden + name + "' 2>&1";
-    FILE* p = ::popen(cmd.c_str(), "r");
-    ASSERT_NE(p, nullptr);
-    std::string out;
-    char buf[512];
-    while (std::fgets(buf, sizeof buf, p) != nullptr) out += buf;
-    const int status = ::pclose(p);
-    EXPECT_EQ(status, 0) << name << ":\n" << out;
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(test::golden_path(""))) {
+    if (entry.path().extension() == ".prom") files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  ASSERT_GE(files.size(), 4u) << "golden files went missing from " << test::golden_path("");
+  for (const auto& path : files) {
+    int status = 0;
+    const std::string out = test::command_output("promtool check metrics < '" + path + "'", &status);
+    EXPECT_EQ(status, 0) << path << ":\n" << out;
   }
 }
 

@@ -24,7 +24,7 @@ std::vector<prometheus::MetricFamily> families(const HealthSnapshot& snap) {
   DriveInfo info;
   info.serial = "SN-TEST-0001";
   MetricSet set;
-  add_health(info, snap, LabelPrefix::of({{"serial", info.serial}}), set);
+  add_health(snap, LabelPrefix::of({{"serial", info.serial}}), set);
   return set.take();
 }
 

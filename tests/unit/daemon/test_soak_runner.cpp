@@ -15,7 +15,7 @@
 
 #include "daemon/patient_run_store.hpp"
 #include "daemon/soak_runner.hpp"
-#include "pts/model/run_codec.hpp"
+#include "runmodel/run_codec.hpp"
 #include "store/sqlite_run_store.hpp"
 #include "pts/sim_target.hpp"
 #include "tests/support/temp_dir.hpp"

@@ -31,7 +31,7 @@ TEST(TemperatureAgreement, RunJsonAndTheExporterReadTheSameKelvinAlike) {
     snap.smart = script->smart;
     MetricSet set;
     add_drive_info(info, LabelPrefix::of({{"serial", "SN-T"}}), set);
-    add_health(info, snap, LabelPrefix::of({{"serial", "SN-T"}}), set);
+    add_health(snap, LabelPrefix::of({{"serial", "SN-T"}}), set);
     const auto exported = set.take();
 
     auto t = DeviceTarget::open(target, guard, test::fake_namespace(script));

@@ -1,4 +1,4 @@
-// Issue acceptance, on the simulated clock: the datacenter drive driven past
+// On the simulated clock: the datacenter drive driven past
 // 70 °C shows exactly one throttle event per excursion, with the right start,
 // end, peak and seconds throttled, in the metrics and in the store; the same
 // workload on the heatsink drive shows none.

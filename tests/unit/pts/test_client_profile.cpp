@@ -6,9 +6,9 @@
 #include <fstream>
 
 #include "pts/device_target.hpp"
-#include "pts/model/run_codec.hpp"
+#include "runmodel/run_codec.hpp"
 #include "pts/run_executor.hpp"
-#include "pts/test_plan.hpp"
+#include "pts/plan.hpp"
 #include "store/sqlite_run_store.hpp"
 #include "tests/support/fake_controller.hpp"
 #include "tests/support/temp_dir.hpp"

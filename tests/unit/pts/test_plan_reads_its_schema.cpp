@@ -6,7 +6,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "pts/test_plan.hpp"
+#include "pts/plan.hpp"
 
 namespace nvmond {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "pts/run_conditions.hpp"
 #include "pts/steady_state.hpp"
-#include "pts/test_plan.hpp"
+#include "pts/plan.hpp"
 
 namespace nvmond {
 namespace {

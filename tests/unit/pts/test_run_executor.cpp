@@ -6,7 +6,7 @@
 
 #include "store/sqlite_run_store.hpp"
 #include "pts/device_target.hpp"
-#include "pts/model/run_codec.hpp"
+#include "runmodel/run_codec.hpp"
 #include "pts/run_conditions.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/sim_target.hpp"

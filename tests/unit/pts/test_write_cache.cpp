@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "pts/device_target.hpp"
-#include "pts/model/run_codec.hpp"
+#include "runmodel/run_codec.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/write_cache.hpp"
 #include "store/sqlite_run_store.hpp"

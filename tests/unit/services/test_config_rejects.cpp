@@ -1,6 +1,6 @@
 // Values the daemon's configuration must refuse, one row each, with the exact
 // `file:line:col: message` the operator reads. Every row here was accepted
-// once and did harm (issue 7): nan/inf/huge numbers, listen addresses that
+// once and did harm: nan/inf/huge numbers, listen addresses that
 // bound somewhere else, intervals that spin a core, 10,000 simulated drives,
 // a directory or an empty file as the configuration.
 #include <gtest/gtest.h>

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "services/config.hpp"
-#include "pts/test_plan.hpp"
+#include "pts/plan.hpp"
 #include "tests/support/config_error.hpp"
 #include "tests/support/temp_dir.hpp"
 

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "pts/test_plan.hpp"
+#include "pts/plan.hpp"
 #include "services/config.hpp"
 #include "tests/support/config_error.hpp"
 #include "tests/support/temp_dir.hpp"

@@ -8,7 +8,7 @@
 
 #include "sim/sim_device.hpp"
 #include "services/config.hpp"
-#include "pts/test_target.hpp"
+#include "pts/target.hpp"
 #include "workloads/safety_guard.hpp"
 
 namespace nvmond {

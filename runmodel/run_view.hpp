@@ -1,6 +1,6 @@
 #pragma once
 // What names a run and how it stands, as the store lists it, the soak runner
-// shows it live and the control socket sends it (pts/model/run_codec.hpp
+// shows it live and the control socket sends it (runmodel/run_codec.hpp
 // writes and reads that payload).
 #include <cstdint>
 #include <optional>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/clock.hpp"
-#include "pts/model/run_status.hpp"
+#include "runmodel/run_status.hpp"
 
 namespace nvmond {
 

@@ -1,4 +1,4 @@
-#include "pts/test_plan.hpp"
+#include "pts/plan.hpp"
 
 #include <fmt/core.h>
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "core/clock.hpp"
-#include "pts/model/pts_profile.hpp"
+#include "runmodel/pts_profile.hpp"
 
 namespace nvmond {
 

@@ -4,7 +4,7 @@
 // time, not the host's.
 #include <gtest/gtest.h>
 
-#include "services/test_targets.hpp"
+#include "services/targets.hpp"
 
 #include "core/clock.hpp"
 

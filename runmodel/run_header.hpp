@@ -1,7 +1,7 @@
 #pragma once
 // A run's header: what ran, on what, since when, and how it ended, as one
 // typed value. The executor edits it as the run goes; the store keeps it in
-// its blob column and run.json starts with it (pts/model/run_codec.hpp is
+// its blob column and run.json starts with it (runmodel/run_codec.hpp is
 // the only code that turns it into JSON and back).
 //
 // The run's status is not here: the store's status column is its one place,
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "pts/model/pts_profile.hpp"
+#include "runmodel/pts_profile.hpp"
 
 namespace nvmond {
 

@@ -1,4 +1,4 @@
-#include "pts/model/run_codec.hpp"
+#include "runmodel/run_codec.hpp"
 
 #include <fmt/core.h>
 

@@ -14,7 +14,7 @@
 #include "collectors/ocp_logs.hpp"
 #include "core/clock.hpp"
 #include "core/result.hpp"
-#include "pts/test_plan.hpp"
+#include "pts/plan.hpp"
 #include "workloads/run_result.hpp"
 
 namespace nvmond {

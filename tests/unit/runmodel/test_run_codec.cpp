@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pts/model/run_codec.hpp"
+#include "runmodel/run_codec.hpp"
 
 namespace nvmond {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <chrono>
 
-#include "pts/model/test_request.hpp"
+#include "runmodel/request.hpp"
 
 namespace nvmond {
 namespace {

@@ -1,4 +1,4 @@
-#include "services/test_targets.hpp"
+#include "services/targets.hpp"
 
 #include <fmt/core.h>
 

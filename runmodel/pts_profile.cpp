@@ -1,4 +1,4 @@
-#include "pts/model/pts_profile.hpp"
+#include "runmodel/pts_profile.hpp"
 
 #include <array>
 

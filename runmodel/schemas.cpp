@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "pts/model/test_request.hpp"
+#include "runmodel/request.hpp"
 
 namespace nvmond {
 

@@ -1,4 +1,4 @@
-#include "services/test_run_cli.hpp"
+#include "nvmonctl/pts_run.hpp"
 
 #include <fmt/core.h>
 
@@ -8,8 +8,8 @@
 #include "core/atomic_file.hpp"
 #include "services/config.hpp"
 #include "store/sqlite_run_store.hpp"
-#include "services/test_run_progress.hpp"
-#include "services/test_targets.hpp"
+#include "nvmonctl/pts_run_progress.hpp"
+#include "services/targets.hpp"
 #include "pts/run_executor.hpp"
 #include "report/report_cli.hpp"
 

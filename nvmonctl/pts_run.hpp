@@ -1,7 +1,7 @@
 #pragma once
 // `nvmonctl test run TEST --target TARGET [--config FILE] [--profile NAME]
-// [--set KEY=VALUE]... --out DIR`: one PTS test in the foreground. Progress (services/
-// test_run_progress.hpp) goes to `progress`; DIR/run.json is written when the run ends
+// [--set KEY=VALUE]... --out DIR`: one PTS test in the foreground. Progress
+// (nvmonctl/pts_run_progress.hpp) goes to `progress`; DIR/run.json is written when the run ends
 // (completed, failed or interrupted). The run is durable in DIR/runs.db: run
 // again with the same --out after a crash and it resumes at the next round.
 //

@@ -1,4 +1,4 @@
-#include "services/test_run_progress.hpp"
+#include "nvmonctl/pts_run_progress.hpp"
 
 #include <fmt/core.h>
 

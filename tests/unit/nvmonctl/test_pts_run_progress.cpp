@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "services/test_run_progress.hpp"
+#include "nvmonctl/pts_run_progress.hpp"
 
 namespace nvmond {
 namespace {

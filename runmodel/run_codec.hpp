@@ -13,9 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.hpp"
-#include "pts/model/run_header.hpp"
-#include "pts/model/run_status.hpp"
-#include "pts/model/run_view.hpp"
+#include "runmodel/run_header.hpp"
+#include "runmodel/run_status.hpp"
+#include "runmodel/run_view.hpp"
 
 namespace nvmond {
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "pts/test_plan.hpp"
+#include "pts/plan.hpp"
 
 namespace nvmond {
 namespace {

@@ -1,4 +1,4 @@
-#include "pts/model/test_request.hpp"
+#include "runmodel/request.hpp"
 
 #include <fmt/core.h>
 

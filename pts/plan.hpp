@@ -4,7 +4,7 @@
 // once, in order; a stage ends at its round limit, its byte budget, steady
 // state of its tracked elements, or (SLC test) once throughput has fallen and
 // stayed down. Built by build_plan() from a validated request (the test and
-// its parameters, pts/model/test_request.hpp) and the facts of the target;
+// its parameters, runmodel/request.hpp) and the facts of the target;
 // pure and deterministic, so plans are unit tested without a drive.
 #include <cstdint>
 #include <optional>
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/clock.hpp"
-#include "pts/model/pts_profile.hpp"
+#include "runmodel/pts_profile.hpp"
 #include "pts/params.hpp"
 #include "pts/steady_state.hpp"
 #include "workloads/io_engine.hpp"

@@ -1,4 +1,4 @@
-#include "pts/model/run_status.hpp"
+#include "runmodel/run_status.hpp"
 
 #include <fmt/core.h>
 
