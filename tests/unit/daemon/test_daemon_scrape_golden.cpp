@@ -17,7 +17,9 @@
 //   process and the machine, not the drives;
 // - the value (never the series) of nvmond_collection_duration_seconds: how
 //   long the last poll took in real time (steady_clock), written as 0.
-// Every nvme_* family is compared as served.
+// Every nvme_* family is compared as served. The history is the daemon's
+// SQLite store, written at each poll: the daemon's StoreWriter in front of
+// it commits on a real-time second, which a manual clock does not drive.
 //
 // Regenerate after an intended change and review the diff:
 //   NVMOND_UPDATE_GOLDEN=1 ctest --test-dir build -R Golden
