@@ -125,8 +125,9 @@ Facts test_facts(const RunRecord& run) {
   const RunHeader& h = run.header;
   Facts f;
   add(f, "Test", or_dash(h.test));
-  if (!is_pts_test(run)) add(f, "Basis", "not a PTS test: " + basis_of(h.test));
-  if (h.profile) add(f, "Profile", profile_text(profile_spec(*h.profile), is_pts_test(run)));
+  const bool pts = is_pts_test(run);
+  if (!pts) add(f, "Basis", test_basis_text(run));
+  if (h.profile) add(f, "Profile", profile_text(profile_spec(*h.profile), pts));
   add(f, "Run", run_id_text(run));
   const std::string status = run.status ? std::string(to_text(*run.status)) : std::string();
   add(f, "Status", or_dash(status) + (h.failure ? ": " + *h.failure : ""));
