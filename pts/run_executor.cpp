@@ -63,6 +63,19 @@ std::vector<std::uint64_t> thread_budgets_left(const Stage& stage, const std::ve
 }
 
 namespace {
+// What a run keeps of a committed round in memory: everything that steers
+// the rest of the run (rates, counts, cursors, quantiles for progress), not
+// its latency distributions. Those are most of a round's size (about 5 KiB
+// on a loop device), the store holds them, and finish() reads them back to
+// build the run's record: kept, they grew a 10-hour soak's daemon by every
+// round it ran.
+RoundRecord keep_steering_facts(RoundRecord r) {
+  for (auto& o : r.ops) {
+    if (o) o->distribution = LatencyDistribution{};
+  }
+  return r;
+}
+
 std::vector<std::pair<double, double>> dominant_latency(const RoundRecord& r) {
   const OpSummary* best = nullptr;
   for (const auto& o : r.ops) {
@@ -153,7 +166,7 @@ std::optional<Error> RunExecutor::open_run(RunHeader& header, std::vector<RoundR
       try {
         auto stored = store_.rounds(row.id);
         if (!stored) return stored.error();
-        for (const auto& r : *stored) rounds.push_back(round_from_json(json::parse(r.data)));
+        for (const auto& r : *stored) rounds.push_back(keep_steering_facts(round_from_json(json::parse(r.data))));
       } catch (const json::exception& e) {
         return Error{ErrorReason::store, fmt::format("run {} ({}): unreadable record: {}", row.id, row.name, e.what())};
       }
@@ -328,7 +341,7 @@ std::optional<RunOutcome> RunExecutor::run_element(std::size_t s, std::size_t e,
     return finish(RunStatus::failed, committed.error(), header, rounds);
   }
   const bool stalled = left && element.writes() && r.bytes_written == 0;
-  rounds.push_back(std::move(r));
+  rounds.push_back(keep_steering_facts(std::move(r)));
   if (stalled) {
     return finish(RunStatus::failed, Error{ErrorReason::io, fmt::format("{}: {} wrote nothing in a whole round; its byte budget "
                                                     "cannot be reached", options_.target, rounds.back().label)},
@@ -413,7 +426,25 @@ RunOutcome RunExecutor::finish(std::optional<RunStatus> status, std::optional<Er
       if (!out.failure) out.failure = r.error();
     }
   }
-  out.run = build_run_json(plan_, header, stored, rounds);
+  // Without the store's rounds (it cannot be read now) the record is built
+  // from those in memory: its windows' quantiles then read as not known,
+  // and the store still holds every round for a report built from it.
+  const auto full = stored_rounds(rounds.size());
+  out.run = build_run_json(plan_, header, stored, full ? *full : rounds);
+  return out;
+}
+
+std::optional<std::vector<RoundRecord>> RunExecutor::stored_rounds(std::size_t expected) const {
+  if (run_id_ == 0 || expected == 0) return std::nullopt;
+  auto stored = store_.rounds(run_id_);
+  if (!stored || stored->size() != expected) return std::nullopt;
+  std::vector<RoundRecord> out;
+  out.reserve(stored->size());
+  try {
+    for (const auto& r : *stored) out.push_back(round_from_json(json::parse(r.data)));
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
   return out;
 }
 

@@ -108,6 +108,10 @@ class RunExecutor {
   void report(const RunPosition& at, bool resumed, const std::vector<RoundRecord>& rounds) const;
   // The idle the element of round `r` asks for after it (none: nullopt at once).
   std::optional<Error> idle_after(const RoundRecord& r);
+  // The run's rounds as the store holds them, with their latency
+  // distributions (`rounds` keeps none: see keep_steering_facts); none when
+  // the store cannot give them all back now.
+  std::optional<std::vector<RoundRecord>> stored_rounds(std::size_t expected) const;
   // `status` completed or failed, or none when stop() ended the run.
   RunOutcome finish(std::optional<RunStatus> status, std::optional<Error> failure, RunHeader& header,
                     const std::vector<RoundRecord>& rounds);
