@@ -207,22 +207,38 @@ TEST(RunExecutor, ARefusedTargetIsRefusedBeforeAnyIoOrRecord) {
   EXPECT_EQ(content, std::string(1 << 20, 'x'));
 }
 
-// A target that records where each run was told its sequential streams
-// start, and says they stopped `step` bytes further on per worker.
-class CursorTarget final : public TestTarget {
+// A real (not simulated) target of `capacity` bytes whose rounds are what
+// a subclass's run() says: no purge, no health, a fixed clock.
+class FakeTarget : public TestTarget {
  public:
-  static constexpr std::uint64_t kStep = 1 << 20;
-  std::vector<std::pair<std::string, SequentialCursor>> starts;  // element label, `from`
-
+  FakeTarget(std::string serial, std::uint64_t capacity) : serial_(std::move(serial)), capacity_(capacity) {}
   TargetIdentity identity() const override {
     TargetIdentity id;
-    id.serial = "FAKE0";
-    id.capacity_bytes = 1 << 30;
+    id.serial = serial_;
+    id.capacity_bytes = capacity_;
     return id;
   }
   bool simulated() const override { return false; }
   std::optional<Error> check_destructive() const override { return std::nullopt; }
   Result<PurgeOutcome> purge() override { return PurgeOutcome{"none", ""}; }
+  std::optional<HealthSample> health() override { return std::nullopt; }
+  WallTime now() const override { return WallTime{} + std::chrono::hours(480000); }
+  void stop() override {}
+  void restart() override {}
+
+ private:
+  std::string serial_;
+  std::uint64_t capacity_;
+};
+
+// A target that records where each run was told its sequential streams
+// start, and says they stopped `step` bytes further on per worker.
+class CursorTarget final : public FakeTarget {
+ public:
+  static constexpr std::uint64_t kStep = 1 << 20;
+  std::vector<std::pair<std::string, SequentialCursor>> starts;  // element label, `from`
+
+  CursorTarget() : FakeTarget("FAKE0", 1 << 30) {}
   Result<Measurement> run(const Element& e, std::uint64_t, std::optional<std::uint64_t>,
                           const SequentialCursor& from) override {
     starts.emplace_back(e.label, from);
@@ -234,10 +250,6 @@ class CursorTarget final : public TestTarget {
     for (auto& c : m.cursor) c += kStep;
     return m;
   }
-  std::optional<HealthSample> health() override { return std::nullopt; }
-  WallTime now() const override { return WallTime{} + std::chrono::hours(480000); }
-  void stop() override {}
-  void restart() override {}
 };
 
 // One stage of two sequential elements (two workers each), 4 rounds.
@@ -352,17 +364,9 @@ TEST(RunExecutor, CbwPreWritesBeforeEachSweepRoundAndAResumeRunsOnlyThoseItsRoun
 // A target whose every round's writes took from 1 µs to about 1 s, spread
 // over every octave between: a latency distribution of about 1,300 buckets
 // (10 KiB), the kind a loop device's rounds carry.
-class WideLatencyTarget final : public TestTarget {
+class WideLatencyTarget final : public FakeTarget {
  public:
-  TargetIdentity identity() const override {
-    TargetIdentity id;
-    id.serial = "FAKE1";
-    id.capacity_bytes = 1 << 30;
-    return id;
-  }
-  bool simulated() const override { return false; }
-  std::optional<Error> check_destructive() const override { return std::nullopt; }
-  Result<PurgeOutcome> purge() override { return PurgeOutcome{"none", ""}; }
+  WideLatencyTarget() : FakeTarget("FAKE1", 1 << 30) {}
   Result<Measurement> run(const Element&, std::uint64_t, std::optional<std::uint64_t>,
                           const SequentialCursor&) override {
     Measurement m;
@@ -372,10 +376,6 @@ class WideLatencyTarget final : public TestTarget {
     m.op[1].bytes = m.op[1].ops * 4096;
     return m;
   }
-  std::optional<HealthSample> health() override { return std::nullopt; }
-  WallTime now() const override { return WallTime{} + std::chrono::hours(480000); }
-  void stop() override {}
-  void restart() override {}
 };
 
 // Heap in use, all arenas and mapped chunks together.
@@ -440,20 +440,12 @@ TEST(RoundRecord, KeepsTheSequentialCursorAndReadsRoundsStoredWithoutOne) {
 
 // Two sequential streams of which the first writes three times as fast:
 // each writes MiB at its own rate, never past the budget it was given.
-class UnevenStreamsTarget final : public TestTarget {
+class UnevenStreamsTarget final : public FakeTarget {
  public:
   static constexpr std::uint64_t kMiB = 1 << 20;
   std::vector<std::vector<std::uint64_t>> budgets;  // per run, as given
 
-  TargetIdentity identity() const override {
-    TargetIdentity id;
-    id.serial = "FAKE1";
-    id.capacity_bytes = 4 * kMiB;
-    return id;
-  }
-  bool simulated() const override { return false; }
-  std::optional<Error> check_destructive() const override { return std::nullopt; }
-  Result<PurgeOutcome> purge() override { return PurgeOutcome{"none", ""}; }
+  UnevenStreamsTarget() : FakeTarget("FAKE1", 4 * kMiB) {}
   Result<Measurement> run(const Element& e, std::uint64_t, std::optional<std::uint64_t> max_bytes,
                           const SequentialCursor&) override {
     budgets.push_back(e.thread_budgets);
@@ -473,10 +465,6 @@ class UnevenStreamsTarget final : public TestTarget {
     m.cursor = {0, 2 * kMiB};
     return m;
   }
-  std::optional<HealthSample> health() override { return std::nullopt; }
-  WallTime now() const override { return WallTime{} + std::chrono::hours(480000); }
-  void stop() override {}
-  void restart() override {}
 };
 
 // Preconditioning: 2 x the capacity in SEQ writes of two threads, each over
