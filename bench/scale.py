@@ -43,7 +43,7 @@ def seconds_of(poll):
     return float(poll[:-1]) * {"s": 1, "m": 60}[poll[-1]]
 
 
-def rss_mb(pid):
+def rss_mib(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
             if line.startswith("VmRSS:"):
@@ -84,7 +84,7 @@ def measure(h, drives, poll, args):
         text1 = d.scrape()
         polls0, commits0 = store_cost.totals(h, d, text0)
         polls1, commits1 = store_cost.totals(h, d, text1)
-        rss = rss_mb(pid)
+        rss = rss_mib(pid)
         sizes = exposition_sizes(d.port)
         idle_cpu_s = (cpu1 - cpu0) / (t1 - t0)
         cpu2, t2 = store_cost.cpu_seconds(pid), time.monotonic()
@@ -92,7 +92,7 @@ def measure(h, drives, poll, args):
         cpu3, t3 = store_cost.cpu_seconds(pid), time.monotonic()
         scrape_cpu_ms = 1000 * (cpu3 - cpu2 - idle_cpu_s * (t3 - t2)) / (2 * args.scrapes)
         load_scrapes = os.getloadavg()[0]
-        rss_scraped = rss_mb(pid)
+        rss_scraped = rss_mib(pid)
         fsyncs = {}
         if args.strace_window > 0:
             fsyncs, _ = store_cost.strace_window(pid, args.strace_window, os.path.join(d.dir, "strace.txt"))
@@ -130,7 +130,7 @@ def main():
     print(f"{os.cpu_count()} CPUs; load is the 1-minute average when the polling window began, "
           f"and when the {args.scrapes} curl scrapes per encoding ended")
     print("| drives | poll | load | drive-polls/s | commits/s | CPU % of a core | CPU ms / drive-poll | "
-          "write_bytes B / drive-poll (history) | history fsync/s | sim state fsync/s | RSS MB (after the scrapes) | exposition KiB (gzip) | "
+          "write_bytes B / drive-poll (history) | history fsync/s | sim state fsync/s | RSS MiB (after the scrapes) | exposition KiB (gzip) | "
           "curl p50 / p99 ms | curl gzip p50 / p99 ms | nvmond CPU ms / scrape |")
     print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for poll in args.polls.split(","):
