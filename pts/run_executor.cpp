@@ -10,6 +10,7 @@
 #include "pts/run_eta.hpp"
 #include "pts/run_json.hpp"
 #include "pts/slc_detector.hpp"
+#include "pts/stored_run.hpp"
 #include "pts/write_cache.hpp"
 
 namespace nvmond {
@@ -166,7 +167,7 @@ std::optional<Error> RunExecutor::open_run(RunHeader& header, std::vector<RoundR
       try {
         auto stored = store_.rounds(row.id);
         if (!stored) return stored.error();
-        for (const auto& r : *stored) rounds.push_back(keep_steering_facts(round_from_json(json::parse(r.data))));
+        for (auto& r : rounds_from_rows(*stored)) rounds.push_back(keep_steering_facts(std::move(r)));
       } catch (const json::exception& e) {
         return Error{ErrorReason::store, fmt::format("run {} ({}): unreadable record: {}", row.id, row.name, e.what())};
       }
@@ -438,14 +439,11 @@ std::optional<std::vector<RoundRecord>> RunExecutor::stored_rounds(std::size_t e
   if (run_id_ == 0 || expected == 0) return std::nullopt;
   auto stored = store_.rounds(run_id_);
   if (!stored || stored->size() != expected) return std::nullopt;
-  std::vector<RoundRecord> out;
-  out.reserve(stored->size());
   try {
-    for (const auto& r : *stored) out.push_back(round_from_json(json::parse(r.data)));
+    return rounds_from_rows(*stored);
   } catch (const json::exception&) {
     return std::nullopt;
   }
-  return out;
 }
 
 bool left_write_cache_changed(const RunRow& row) {

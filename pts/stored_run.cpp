@@ -10,6 +10,13 @@ namespace nvmond {
 
 using nlohmann::json;
 
+std::vector<RoundRecord> rounds_from_rows(const std::vector<RoundRow>& rows) {
+  std::vector<RoundRecord> rounds;
+  rounds.reserve(rows.size());
+  for (const auto& r : rows) rounds.push_back(round_from_json(json::parse(r.data)));
+  return rounds;
+}
+
 Result<json> run_json_from_store(const StoredRun& stored) {
   const RunRow& row = stored.run;
   const std::string who = fmt::format("run {} ({})", row.id, row.name);
@@ -19,9 +26,7 @@ Result<json> run_json_from_store(const StoredRun& stored) {
     const TargetFacts facts{header->target.capacity_bytes, header->target.rated_dwpd.value_or(0.0)};
     const TestPlan plan =
         build_plan(header->test, header->parameters, facts, header->profile.value_or(PtsProfile::enterprise));
-    std::vector<RoundRecord> rounds;
-    rounds.reserve(stored.rounds.size());
-    for (const auto& r : stored.rounds) rounds.push_back(round_from_json(json::parse(r.data)));
+    const std::vector<RoundRecord> rounds = rounds_from_rows(stored.rounds);
     // The row is the authority on the run's id and how it ended; a header
     // from before its end was recorded has no end of its own.
     header->run_id = row.id;

@@ -6,10 +6,17 @@
 // build_plan() turns back into the same stages.
 #include <nlohmann/json.hpp>
 
+#include <vector>
+
 #include "core/result.hpp"
+#include "pts/round_record.hpp"
 #include "store/run_store.hpp"
 
 namespace nvmond {
+
+// The rounds a store kept, decoded in their order. Throws
+// nlohmann::json::exception on an unreadable one.
+std::vector<RoundRecord> rounds_from_rows(const std::vector<RoundRow>& rows);
 
 // Reason "decode" when the header or a round is unreadable or its parameters
 // no longer make a plan; the message names the run.

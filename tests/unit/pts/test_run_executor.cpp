@@ -1,7 +1,6 @@
 #include <gtest/gtest.h>
 #include <malloc.h>
 
-#include <cmath>
 #include <fstream>
 #include <map>
 #include <set>
