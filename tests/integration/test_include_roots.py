@@ -22,10 +22,22 @@ def compile_commands():
         return json.load(f)
 
 
+def builds(command, source):
+    """Whether this compile_commands entry compiles `source`: the file itself,
+    or in a unity build the batch that includes it."""
+    path = os.path.join(SOURCE, source)
+    if os.path.realpath(command["file"]) == path:
+        return True
+    if "/Unity/" not in command["file"]:
+        return False
+    with open(os.path.join(command["directory"], command["file"])) as f:
+        return f'#include "{path}"' in f.read()
+
+
 def flags_of(source):
     """The compiler and its -I/-D/-std flags for one of the tree's sources."""
     for c in compile_commands():
-        if os.path.realpath(c["file"]) == os.path.join(SOURCE, source):
+        if builds(c, source):
             argv = shlex.split(c["command"])  # the compiler first; CMake keeps ccache out of this file
             keep, take_next = [], False
             for a in argv[1:]:

@@ -13,10 +13,11 @@
 #include <string>
 
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/fixture_path.hpp"
 
 namespace nvmond::test {
 
-inline std::string golden_path(const std::string& name) { return std::string(NVMOND_FIXTURES) + "/golden/" + name; }
+inline std::string golden_path(const std::string& name) { return fixture_path("golden/" + name); }
 
 inline std::string file_text(const std::string& path) {
   std::ifstream f(path, std::ios::binary);

@@ -12,6 +12,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 using testing::TempDir;
@@ -142,5 +143,7 @@ TEST(AnalyticsHistoryGaps, AViewWithoutASerialIsNeverExported) {
   EXPECT_TRUE(analytics_metric_families(std::span(&unnamed, 1)).empty());
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

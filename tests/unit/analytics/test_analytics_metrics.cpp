@@ -11,6 +11,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 
@@ -129,5 +130,7 @@ TEST(AnalyticsConfig, ReadsADriveRating) {
   EXPECT_THROW(read_drive_rating(dev2), ConfigError);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -10,6 +10,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 using testing::TempDir;
@@ -286,5 +287,7 @@ TEST(PerformanceSource, ASlowdownThatBeganInTheIntervalBeforeItsFirstSlowOneJoin
   EXPECT_EQ(events->front().sources, (std::vector<std::string>{"sensor_threshold", "performance"}));
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -12,6 +12,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 using testing::TempDir;
@@ -284,5 +285,7 @@ TEST(SqliteStore, AYearOfTenSecondPollsStaysSmall) {
               64 * bytes / 1e6);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -8,6 +8,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 using testing::TempDir;
@@ -404,5 +405,7 @@ TEST(DriveAnalyticsThermal, TheObservedOnsetSurvivesARestart) {
   EXPECT_DOUBLE_EQ(*v.thermal.throttle_onset_celsius, 68);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -9,6 +9,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 using testing::TempDir;
@@ -226,5 +227,7 @@ TEST(Endurance, ConfigBeatsTheDriveWhichBeatsTheBuiltinTable) {
   EXPECT_FALSE(resolve_endurance({}, "Unknown Model", kCapacity, std::nullopt));
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -6,6 +6,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 DriveRating rating(std::string_view body) {
   const toml::table t = toml::parse(body, std::string_view("drive.toml"));
@@ -29,5 +30,7 @@ TEST(DriveRating, DwpdAndYearsStayAsGiven) {
   EXPECT_FALSE(d.rated_tbw_bytes);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

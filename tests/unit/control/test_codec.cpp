@@ -11,6 +11,7 @@
 
 namespace nvmond::control {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using nlohmann::json;
 
@@ -256,5 +257,7 @@ TEST(ControlCodec, ANonFiniteNumberArrivesAsNone) {
   EXPECT_TRUE(std::isnan(back.runs.at(0).iops));
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond::control

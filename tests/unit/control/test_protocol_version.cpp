@@ -10,6 +10,7 @@
 
 namespace nvmond::control {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using nlohmann::json;
 using testing::HasSubstr;
@@ -70,5 +71,7 @@ TEST(ControlProtocolVersion, EveryReplyNamesItsVersion) {
   EXPECT_EQ(encode(ErrorReply{"no"})["protocol"], kProtocolVersion);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond::control

@@ -20,6 +20,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 std::string read(const std::filesystem::path& p) {
   std::ifstream in(p);
@@ -137,5 +138,7 @@ TEST(ReadWholeFile, ASymlinkIsNotFollowedAndAFifoDoesNotBlock) {
   EXPECT_EQ(*read_whole_file((d / "real").string()), "secret");
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -11,6 +11,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 
@@ -140,5 +141,7 @@ TEST(SystemClockTimer, RunsADueCallAndDropsACancelledOne) {
   EXPECT_EQ(fired, 1);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -11,6 +11,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 TEST(U128, RendersValuesAbove2To64Exactly) {
   u128 v = (u128{1} << 64) + 12345;
@@ -120,5 +121,7 @@ TEST(ManualClock, MovesOnlyWhenAdvanced) {
   EXPECT_EQ(c.wall() - t0, std::chrono::hours(1));
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -11,6 +11,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 std::vector<ErrorReason> every_reason() {
   return {
@@ -52,5 +53,7 @@ TEST(ErrorReason, ReasonsAreInTheOrderOfTheirText) {
   }
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -6,6 +6,7 @@
 
 namespace nvmond::json_keys {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using nlohmann::json;
 
@@ -53,5 +54,7 @@ TEST(JsonPath, AnOptionalFieldReadsAbsentAndNullAsNotThereButStillChecksItsType)
   EXPECT_EQ(error_of([&] { root.array("wrong_a"); }), "wrong_a: expected an array");
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond::json_keys

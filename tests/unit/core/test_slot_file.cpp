@@ -22,6 +22,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 std::string path_in(const test::TempDir& dir) { return (std::filesystem::path(dir.path()) / "state.slots").string(); }
 
@@ -288,5 +289,7 @@ TEST(SlotFile, AKillNineAtAnyInstantLeavesTheNewestCompleteSave) {
   }
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

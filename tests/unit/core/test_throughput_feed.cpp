@@ -9,6 +9,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 
@@ -85,5 +86,7 @@ TEST(ThroughputFeed, ConcurrentReportersLoseNothingAndEachTakeIsInTimeOrder) {
   EXPECT_EQ(taken, static_cast<std::size_t>(kThreads * kEach));
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

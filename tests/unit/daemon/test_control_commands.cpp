@@ -10,6 +10,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using nlohmann::json;
 
@@ -180,5 +181,7 @@ TEST(ControlCommands, AStartWithUnprintableOrOversizedStringsIsRefusedBeforeItIs
   EXPECT_TRUE(f.scheduler.list().empty());
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

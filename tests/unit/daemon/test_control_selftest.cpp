@@ -11,6 +11,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using nlohmann::json;
 
@@ -159,5 +160,7 @@ TEST(ControlSelfTest, StatusShowsTheRunningTestAndTheNewestResults) {
   EXPECT_TRUE(unread["running"].is_null());
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

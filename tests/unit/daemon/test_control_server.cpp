@@ -22,6 +22,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
@@ -204,5 +205,7 @@ TEST(ControlSlots, GroupMembersTogetherLeaveRootItsReservedSlots) {
   EXPECT_EQ(slots.take(kRoot, true), std::nullopt) << "a member's freed slot serves root too";
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

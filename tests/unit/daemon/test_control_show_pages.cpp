@@ -12,6 +12,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using nlohmann::json;
 
@@ -106,5 +107,7 @@ TEST(ControlShow, ASmallerLimitIsHonouredAndAnOutOfRangeOneIsRefusedClearly) {
   EXPECT_THROW(f.show({{"from", -1}}), std::invalid_argument);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

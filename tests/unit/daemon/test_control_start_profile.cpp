@@ -11,6 +11,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using nlohmann::json;
 
@@ -57,5 +58,7 @@ TEST(ControlStartProfile, AnUnknownProfileOrATestItLacksIsRefusedBeforeItIsQueue
   EXPECT_TRUE(f.soaks.started.empty());
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -38,6 +38,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 using test::sample;
@@ -164,5 +165,7 @@ TEST(DaemonScrapeGolden, SimulatedDrivesPolledFortyTimesOnAFixedClock) {
   test::expect_golden_text("daemon_scrape.prom", without_poll_durations(scrape));
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -10,6 +10,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 
@@ -217,5 +218,7 @@ TEST(DriveSummary, OneSummaryPerSerialSortedAndTheAnsweringSourceWins) {
   EXPECT_EQ(drives[1].serial, "SN-B");
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -15,6 +15,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 constexpr std::size_t kMedia = static_cast<std::size_t>(ErrorStatusClass::media);
 constexpr std::size_t kHost = static_cast<std::size_t>(ErrorStatusClass::generic_host);
@@ -157,5 +158,7 @@ TEST(ErrorLogState, RoundTripsAndRejectsWhatItDidNotWrite) {
   EXPECT_FALSE(decode_error_log_state("x 1 2 3 4 5 6 7").has_value());
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -16,6 +16,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 constexpr std::uint64_t kHostSet = 1ull << 49;
 const WallTime kT0 = WallTime{} + std::chrono::hours(24 * 20000);  // 2024-10-04
@@ -245,5 +246,7 @@ TEST(EventLogState, RoundTripsAndRejectsWhatItDidNotWrite) {
   EXPECT_FALSE(decode_event_log_state("1 7 1 0 0 0 0 0 0 0 extra"));
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

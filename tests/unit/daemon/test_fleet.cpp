@@ -10,6 +10,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 using test::sample;
@@ -179,5 +180,7 @@ TEST(FleetRescan, ADriveThatIsStillAnsweringKeepsItsPollerAndCounters) {
   EXPECT_EQ(polls(), 8);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

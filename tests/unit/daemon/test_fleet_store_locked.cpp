@@ -15,6 +15,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 using test::sample;
@@ -108,5 +109,7 @@ TEST(FleetWithALockedStore, DrivesArePolledAndUpWhileAnotherProgramHoldsTheWrite
   EXPECT_EQ(test::count_rows(f.db, "SELECT count(*) FROM samples"), 4) << "every poll is on disk";
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

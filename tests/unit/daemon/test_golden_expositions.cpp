@@ -25,14 +25,16 @@
 #include "tests/support/running_workload.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "workloads/workload_metrics.hpp"
+#include "tests/support/fixture_path.hpp"
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 
 std::vector<std::uint8_t> page(const std::string& name) {
-  std::ifstream f(std::string(NVMOND_FIXTURES) + "/nvme/" + name, std::ios::binary);
+  std::ifstream f(test::fixture_path("nvme/" + name), std::ios::binary);
   return {std::istreambuf_iterator<char>(f), {}};
 }
 
@@ -154,5 +156,7 @@ TEST(GoldenExposition, EveryGoldenFilePassesPromtoolCheckMetrics) {
   }
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

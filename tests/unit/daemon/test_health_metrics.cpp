@@ -11,12 +11,14 @@
 #include "collectors/nvme/ocp_log_pages.hpp"
 #include "daemon/health_metrics.hpp"
 #include "tests/support/samples.hpp"
+#include "tests/support/fixture_path.hpp"
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 std::vector<std::uint8_t> fixture(const std::string& name) {
-  std::ifstream f(std::string(NVMOND_FIXTURES) + "/nvme/" + name, std::ios::binary);
+  std::ifstream f(test::fixture_path("nvme/" + name), std::ios::binary);
   return {std::istreambuf_iterator<char>(f), {}};
 }
 
@@ -219,5 +221,7 @@ TEST(ErrorLogClasses, EveryClassHasASeriesFromTheStart) {
   EXPECT_EQ(test::sample(fams, "nvme_error_log_read_entries_total", {{"serial", "S"}, {"status_class", "generic_host"}}), 0);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -21,6 +21,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using nlohmann::json;
 using std::chrono::hours;
@@ -292,5 +293,7 @@ TEST(XsrRun, RandomWritesBetweenSequentialGroupsShowInTheirThroughputAndEachGrou
   EXPECT_FALSE(report::test::svg_by_id(cmp, "rate-by-stage").empty());
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -9,6 +9,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 
@@ -70,5 +71,7 @@ TEST(HistoryCompaction, CompactsOncePerClockHourWithTheRetentionOfTheDay) {
   EXPECT_EQ(clock.armed_timers(), 0u);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

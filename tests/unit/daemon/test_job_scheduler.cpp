@@ -22,6 +22,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
@@ -269,5 +270,7 @@ TEST(JobScheduler, PublishesEachTimeTheClocksIntervalHasPassed) {
   EXPECT_EQ(jobs.running(), 1u);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

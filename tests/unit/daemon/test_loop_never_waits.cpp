@@ -23,6 +23,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -193,5 +194,7 @@ TEST(LoopNeverWaits, ASelfTestCommandOnAHungDriveHoldsOnlyItsOwnRequest) {
   });
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -22,6 +22,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -63,5 +64,7 @@ TEST(LoopWithALockedStore, ControlStatusIsAnsweredWhileCompactionMeetsAnotherPro
   }
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -11,6 +11,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 PublishedMetrics::Families drive(const std::string& serial, double temp) {
   MetricSet m;
@@ -135,5 +136,7 @@ TEST(MetricsEndpoint, ServesMetricsALandingPageAndNothingElse) {
   EXPECT_EQ(post.headers.back(), (std::pair<std::string, std::string>{"Allow", "GET, HEAD"}));
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -6,6 +6,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 OcpErrorRecoveryLog panic(std::uint64_t id, std::uint8_t count) {
   OcpErrorRecoveryLog log;
@@ -47,5 +48,7 @@ TEST(OcpPanicTracker, ANewIdAtASaturatedCountIsNews) {
   EXPECT_FALSE(t.update(panic(2, 255)));
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -22,13 +22,15 @@
 #include "sim/sim_drive_spec.hpp"
 #include "store/sqlite_run_store.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/fixture_path.hpp"
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 namespace fs = std::filesystem;
 
-const std::string kOld = std::string(NVMOND_FIXTURES) + "/runs/real-schema4/";
+const std::string kOld = test::fixture_path("runs/real-schema4/");
 
 struct OldRun {
   std::int64_t id;
@@ -178,5 +180,7 @@ TEST(OldRunFormat, AnOldSuspendedRunResumesUnderItsIdAndCompletes) {
   EXPECT_EQ((*store)->run(2).value()->status, RunStatus::completed);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -17,6 +17,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 
@@ -152,5 +153,7 @@ TEST(PerformanceInference, TheHeatsinkDriveShowsNone) {
   EXPECT_EQ(o.view.events, 0u);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

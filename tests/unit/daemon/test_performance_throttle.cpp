@@ -10,6 +10,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 struct Episode {
   double start_s, end_s;
@@ -91,5 +92,7 @@ TEST(PerformanceThrottle, ACoolDropRestartsTheBaselineSoTheNewLevelIsNoDropOnceT
   EXPECT_TRUE(det.observe({t += std::chrono::seconds(10), 0.45e9, 83, 83}));
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -17,6 +17,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 
@@ -555,5 +556,7 @@ TEST(DevicePoller, ObserversOfDrivesPolledTogetherTakeTurnsThroughTheCpuGate) {
   }
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

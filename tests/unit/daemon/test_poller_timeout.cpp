@@ -13,6 +13,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 using test::sample;
@@ -211,5 +212,7 @@ TEST(DevicePollerTiming, AnAbandonedCommandHoldsTheNextPollerOfThePathUntilItRet
   EXPECT_EQ(sample(out.Collect(), "nvme_up", kDrive), 1);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

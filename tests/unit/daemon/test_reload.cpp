@@ -11,6 +11,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 using test::sample;
@@ -99,5 +100,7 @@ TEST(Reload, SettingsThatNeedARestartKeepTheirRunningValues) {
   EXPECT_FALSE(next.clock.accelerated);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -16,6 +16,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 TEST(ReportOfASimulatedWsat, HasOnePointPerRoundAndTheWindowWhereRunJsonPutsIt) {
   test::TempDir dir{"wsat-report"};
@@ -50,5 +51,7 @@ TEST(ReportOfASimulatedWsat, HasOnePointPerRoundAndTheWindowWhereRunJsonPutsIt) 
   EXPECT_EQ(report::test::num_attr(spans[0], "data-to"), json["steady_state"]["window"][1].get<double>());
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

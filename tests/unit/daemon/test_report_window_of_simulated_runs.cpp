@@ -20,6 +20,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using nlohmann::json;
 
@@ -409,5 +410,7 @@ TEST(ReportWindowOfSimulatedRuns, ADirthRunPreconditionsWithItsWritesSweepsAndKe
   EXPECT_EQ(s.run.at("response_time_histograms")[2].at("label"), "4KiB 0/100 T1Q1");
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

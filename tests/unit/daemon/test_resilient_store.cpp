@@ -8,6 +8,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 
@@ -232,5 +233,7 @@ TEST(ResilientStore, AClockSteppedBackDoesNotStallTheRetries) {
   EXPECT_TRUE(f.store->commit(kRecord));
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -19,6 +19,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 using test::TempDir;
@@ -209,5 +210,7 @@ TEST(RunStoreResilience, RunsAnOlderDaemonKeptInNvmondDbAreImportedOnceAndResuma
   EXPECT_EQ(old_runs->size(), 2u);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

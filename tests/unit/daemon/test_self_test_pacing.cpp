@@ -4,6 +4,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 
@@ -44,5 +45,7 @@ TEST(SelfTestPacing, AStartIsReadAtTheNextPoll) {
   EXPECT_FALSE(pacing.due());
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -13,6 +13,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 
@@ -248,5 +249,7 @@ TEST(SelfTestScheduler, AStartHoldsItsDriveUntilTheLogShowsTheTestOver) {
   EXPECT_FALSE(h.claims.holder("SN-B")->since);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

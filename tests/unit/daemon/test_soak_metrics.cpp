@@ -5,6 +5,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 TEST(SoakMetrics, EverySeriesJoinsTheDriveOnSerial) {
   RunView r;
@@ -84,5 +85,7 @@ TEST(SoakMetrics, EverySchedulesFailedStartsAreACounterZeroIncluded) {
   EXPECT_EQ(fs[0].metric[1].counter.value, 0);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -22,6 +22,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 
@@ -654,11 +655,14 @@ TEST(SoakRunnerStoreOutage, ShutdownWhileTheStoreIsDownLeavesTheRunRunningForThe
   expect_rounds_once(*f.store, *id, 2);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 // A PTS run and a self-test never share a drive, whichever starts first: a
 // run is refused on a drive in the middle of an extended self-test, naming
@@ -692,5 +696,7 @@ TEST(SoakRunner, ARunIsRefusedOnADriveInTheMiddleOfAnExtendedSelfTestAndHoldsIts
   EXPECT_FALSE(claims.holder("SN-RUNNER")) << "the run ended and still holds its drive";
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -15,6 +15,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using test::TempDir;
 
@@ -128,5 +129,7 @@ TEST(SqliteBackend, ADatabaseLockedByAnotherProgramIsReportedAsLockedAndWritingR
   EXPECT_FALSE(store.failing());
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -20,6 +20,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 using test::sample;
@@ -422,5 +423,7 @@ TEST(SimTelemetry, TheDrivesBytesDecodeToItsHeaderAndANewCaptureEachInterval) {
   EXPECT_EQ(quiet.telemetry_header().controller_generation, 0);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

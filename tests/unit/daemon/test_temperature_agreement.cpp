@@ -13,6 +13,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 TEST(TemperatureAgreement, RunJsonAndTheExporterReadTheSameKelvinAlike) {
   test::TempDir dir{"temperature-agreement"};
@@ -47,5 +48,7 @@ TEST(TemperatureAgreement, RunJsonAndTheExporterReadTheSameKelvinAlike) {
   }
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -17,6 +17,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 constexpr auto kPoll = std::chrono::seconds(10);
 constexpr std::uint64_t kChunk = 4 << 20;
@@ -164,5 +165,7 @@ TEST(ThermalExcursion, HeatsinkDriveUnderTheSameWorkloadShowsNone) {
   EXPECT_EQ(test::sample(fams, "nvme_thermal_throttle_merged_events_total"), 0);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

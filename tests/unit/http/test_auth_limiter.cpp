@@ -10,6 +10,7 @@
 
 namespace nvmond::http {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using std::chrono::seconds;
 using boost::asio::ip::make_address;
@@ -138,5 +139,7 @@ TEST(AuthLimiter, AFullTableDropsCleanClientsBeforeOnesThatFailedLately) {
   EXPECT_EQ(l.size(), 2u);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond::http

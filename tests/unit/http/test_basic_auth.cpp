@@ -11,6 +11,7 @@
 
 namespace nvmond::http {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 // A fresh bcrypt hash of `password` (cost 4: the test's speed, not security).
 std::string bcrypt(const std::string& password, const char* prefix = "$2b$") {
@@ -119,5 +120,7 @@ TEST(Authenticator, RemembersTheRightPasswordThroughHundredsOfGuessesByDefault) 
 
 TEST(Authenticator, WithoutUsersIsDisabled) { EXPECT_FALSE(Authenticator({}).enabled()); }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond::http

@@ -8,6 +8,7 @@
 
 namespace nvmond::http {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 struct FakeConnection : Connection {
   std::vector<DropReason> drops;
@@ -85,5 +86,7 @@ TEST(ConnectionTable, RemovingTwiceIsHarmlessAndDropAllEmptiesIt) {
   EXPECT_EQ(a->drops, std::vector<DropReason>{DropReason::shutdown});
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond::http

@@ -11,6 +11,7 @@
 
 namespace nvmond::http {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 std::string gunzip(const std::string& in) {
   z_stream zs{};
@@ -183,5 +184,7 @@ TEST(SegmentedGzip, JoinsSmallSegmentsAndCompressesSmallBodiesWhole) {
   EXPECT_EQ(*whole.compress(b.text, b.ends), *gzip_compress(b.text));
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond::http

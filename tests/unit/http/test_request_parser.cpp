@@ -7,6 +7,7 @@
 
 namespace nvmond::http {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 constexpr std::string_view kScrape =
     "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:9947\r\nAccept-Encoding: gzip\r\n"
@@ -150,5 +151,7 @@ TEST(RequestParser, CountsAnyByteAsTheStartOfARequest) {
   EXPECT_EQ(p.state(), RequestParser::State::incomplete);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond::http

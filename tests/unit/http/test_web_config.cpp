@@ -12,6 +12,7 @@
 
 namespace nvmond::http {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 constexpr const char* kHash = "$2y$10$Pb/d0Qk0BRH5NWWlTyN3auJJdRyRbBNDMKgpgJDZVaIm9FvDVnVkG";
 
@@ -173,5 +174,7 @@ TEST_F(WebConfigTest, LoadsAGeneratedCertificateAndRejectsAForeignKey) {
   }
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond::http

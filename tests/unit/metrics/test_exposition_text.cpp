@@ -16,6 +16,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using prometheus::ClientMetric;
 using prometheus::MetricFamily;
@@ -96,5 +97,7 @@ TEST(ExpositionText, SplitsTheCommentLinesFromTheSamples) {
   EXPECT_EQ(samples, "nvme_up{serial=\"S\\\"1\"} 1\n");
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

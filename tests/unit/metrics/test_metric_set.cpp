@@ -10,6 +10,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 constexpr Family kZeta{"zeta_total", Family::counter, "Z."};
 constexpr Family kAlpha{"alpha", Family::gauge, "A."};
@@ -93,5 +94,7 @@ TEST(MergeFamilies, FamiliesOfOneNameFromSeveralSourcesBecomeOne) {
   EXPECT_EQ(merged[0].metric.size(), 2u);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

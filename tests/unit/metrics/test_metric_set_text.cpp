@@ -19,6 +19,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using prometheus::ClientMetric;
 using prometheus::MetricFamily;
@@ -148,5 +149,7 @@ TEST(MetricSetText, ReadingTheTextBackGivesTheSeriesItWasMadeOf) {
   EXPECT_EQ(back[2].metric[0].label.size(), 2u);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -10,6 +10,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 TEST(Samples, ALabelsValueOrEmptyWhenTheSeriesHasNoSuchLabel) {
   prometheus::ClientMetric m;
@@ -32,5 +33,7 @@ TEST(Samples, AValueIsReadFromTheSlotOfTheFamilysType) {
   EXPECT_TRUE(std::isnan(value_of(fams[2], fams[2].metric[0]))) << "a histogram has no single value";
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

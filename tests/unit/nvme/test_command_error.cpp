@@ -7,6 +7,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 constexpr const char* kSmart = "get-log SMART (02h)";
 
@@ -69,5 +70,7 @@ TEST(CommandError, UnsupportedStatuses) {
   EXPECT_FALSE(is_unsupported_status(-1));
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -10,12 +10,14 @@
 #include <vector>
 
 #include "collectors/nvme/decode.hpp"
+#include "tests/support/fixture_path.hpp"
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 std::vector<std::uint8_t> fixture(const std::string& name) {
-  const std::string path = std::string(NVMOND_FIXTURES) + "/nvme/" + name;
+  const std::string path = test::fixture_path("nvme/" + name);
   std::ifstream in(path, std::ios::binary);
   EXPECT_TRUE(in.good()) << "missing fixture " << path;
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -372,5 +374,7 @@ TEST(FieldTables, EveryRowLiesInsideItsPageWithoutOverlap) {
   check(ocp_smart_log_fields(), kOcpSmartLogBytes - 16);  // GUID bytes are not a field
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

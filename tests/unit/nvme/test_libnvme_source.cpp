@@ -14,6 +14,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 namespace fs = std::filesystem;
 
@@ -216,5 +217,7 @@ TEST(NvmeNamespaceName, PartitionsControllersAndPathNodesAreNotNamespaces) {
   EXPECT_EQ(nvme_namespace_controller("ng0n1p1", kNvmeGenericPrefix), std::nullopt);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -13,12 +13,14 @@
 
 #include "collectors/nvme/decode.hpp"
 #include "collectors/nvme/ocp_log_pages.hpp"
+#include "tests/support/fixture_path.hpp"
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 std::vector<std::uint8_t> fixture(const std::string& name) {
-  const std::string path = std::string(NVMOND_FIXTURES) + "/nvme/" + name;
+  const std::string path = test::fixture_path("nvme/" + name);
   std::ifstream in(path, std::ios::binary);
   EXPECT_TRUE(in.good()) << "missing fixture " << path;
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -348,5 +350,7 @@ TEST(OcpErrorRecoveryText, NamesEveryResetBitAndRecoveryAction) {
   EXPECT_EQ(ocp_recovery_action_text(0xFF), "other");
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -13,6 +13,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 namespace fs = std::filesystem;
 
@@ -130,5 +131,7 @@ TEST_F(PcieLinkSysfs, NoLinkAttributesIsNoLink) {
   EXPECT_FALSE(read_pcie_link(root_, "nvme9").has_value());  // no controller at all
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -14,6 +14,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 void put_le(std::vector<std::uint8_t>& page, std::size_t offset, std::uint64_t value, std::size_t width) {
   for (std::size_t i = 0; i < width; ++i) page[offset + i] = static_cast<std::uint8_t>(value >> (8 * i));
@@ -164,5 +165,7 @@ TEST(SelfTestLabels, NameEveryResultAndKind) {
   EXPECT_EQ(self_test_kind_text(3), "other");
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

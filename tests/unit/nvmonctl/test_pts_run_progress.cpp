@@ -6,6 +6,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 RunProgress a_round() {
   RunProgress p;
@@ -61,5 +62,7 @@ TEST(ProgressPrinter, PipedPrintsALinePerRound) {
   EXPECT_EQ(out.str(), line + "\n" + line + "\n");
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

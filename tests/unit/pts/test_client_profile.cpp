@@ -15,6 +15,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 const TargetFacts kDrive{1'000'000'000'000ULL, 0.3};
 constexpr std::uint64_t KiB = 1024;
@@ -247,5 +248,7 @@ TEST(ClientProfile, AnEnterpriseRunOfTheSameNameIsNotResumedAsAClientOne) {
   EXPECT_EQ(f.store->run(left.run_id).value()->status, RunStatus::interrupted);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

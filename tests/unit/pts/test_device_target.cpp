@@ -12,6 +12,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 constexpr std::uint64_t kBytes = 1 << 20;
 
@@ -116,5 +117,7 @@ TEST(DeviceTarget, AFileCannotTellItsWriteCacheNorHasALogicalBlockSize) {
   EXPECT_EQ(t->identity().logical_block_bytes, 0u);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -10,6 +10,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 TEST(LatencyDistribution, SummedRoundsGiveTheQuantilesOfAllTheirSamples) {
   std::mt19937_64 rng(7);
@@ -57,5 +58,7 @@ TEST(LatencyDistribution, CountsOnACoarseScaleKeepEverySampleInItsBucket) {
   EXPECT_EQ(counts, (std::vector<std::uint64_t>{0, 3, 0, 5, 0, 2, 0, 1}));
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

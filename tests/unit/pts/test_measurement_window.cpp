@@ -14,6 +14,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using nlohmann::json;
 
@@ -227,5 +228,7 @@ TEST(MeasurementWindow, EveryRoundRecordsFiveNines) {
   }
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -4,6 +4,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 const TargetFacts kDrive{3'840'000'000'000ULL, 1.3};
 
@@ -443,5 +444,7 @@ TEST(TestPlan, EveryNamedTestBuildsWithItsDefaults) {
   }
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

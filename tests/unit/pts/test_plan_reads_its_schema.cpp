@@ -10,6 +10,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 const TargetFacts kDrive{3'840'000'000'000ULL, 1.3};
 
@@ -55,5 +56,7 @@ TEST(PlanReadsItsSchema, WhatDependsOnTheDriveIsCheckedWhenThePlanIsBuiltForIt) 
   EXPECT_THROW(build_plan(endurance, TargetFacts{1'000'000'000'000ULL, 5000}), ParamError);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -10,6 +10,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -88,5 +89,7 @@ TEST(ParameterConditions, AFourRoundWindowIsNotCalledTheSpecifications) {
   EXPECT_THAT(*err, HasSubstr("reviews"));
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -4,6 +4,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 Stage rounds_of(int max_rounds, std::chrono::seconds each, std::size_t elements = 1) {
   Stage s;
@@ -66,5 +67,7 @@ TEST(RunEta, TheLastRoundOfTheLastStageLeavesNothing) {
   EXPECT_EQ(run_eta_seconds(steady_then_fixed(), RunPosition{1, 5, 0, true, 1e6}), 0.0);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

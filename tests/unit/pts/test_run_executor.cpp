@@ -17,6 +17,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 // A fresh small drive, its clock in 2024 (480,000 h after the epoch).
 std::shared_ptr<DriveModel> small_drive() {
@@ -615,5 +616,7 @@ TEST(SimTarget, ASmallerSpanReachesAHigherSteadyStateThanTheWholeDrive) {
   EXPECT_GT(reduced, 1.5 * full) << full << " vs " << reduced;
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

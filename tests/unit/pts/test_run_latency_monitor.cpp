@@ -7,6 +7,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 SmartRecord monitor(double threshold_s, std::uint64_t reads, std::uint64_t writes) {
   SmartRecord s;
@@ -78,5 +79,7 @@ TEST(RunLatencyMonitor, LeftOutWithoutAMonitorOrWhenItWasResetOrRetuned) {
   EXPECT_FALSE(drive_of(h, {round_with_latencies()}).contains("latency_monitor"));
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

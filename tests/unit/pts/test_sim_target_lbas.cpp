@@ -14,6 +14,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 constexpr std::uint64_t kCapacity = 100'000'000'000ULL;
 
@@ -119,5 +120,7 @@ TEST(SimTargetLbas, ARestoredCheckpointContinuesOnTheSameValidData) {
   EXPECT_GT(iops(*b), 1.5 * 40'000);  // the unwritten three quarters are spare
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -6,6 +6,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 SteadyStateRule rule(int window, int max_rounds = 25) {
   SteadyStateRule r;
@@ -131,5 +132,7 @@ TEST(SteadyState, OnlyFourOrFiveRoundWindowsAreAllowed) {
   EXPECT_TRUE(validate(rule(5, 3)));
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -18,6 +18,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 struct Fixture {
   Fixture() {
@@ -160,5 +161,7 @@ TEST(WriteCache, APutBackTheDriveRefusesIsRecordedAndTriedAgainLater) {
   EXPECT_FALSE(write_cache_needs_restore(r));
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

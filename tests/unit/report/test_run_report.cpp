@@ -15,14 +15,16 @@
 #include "report/run_report.hpp"
 #include "svg_probe.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/fixture_path.hpp"
 
 namespace nvmond::report {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const std::string kRuns = std::string(NVMOND_FIXTURES) + "/runs/";
+const std::string kRuns = nvmond::test::fixture_path("runs/");
 
 RunRecord load(const std::string& name) {
   auto r = load_run(kRuns + name);
@@ -399,5 +401,7 @@ TEST(ReportCli, CompareTableHasOneRowPerRunAndTheHtmlOverlaysThem) {
   EXPECT_GT(test::tags(test::svg_by_id(html, "temperature"), "<rect class=\"x-span throttle\"").size(), 0u);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond::report

@@ -11,6 +11,7 @@
 
 namespace nvmond::report {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -133,5 +134,7 @@ TEST(SvgChart, BarChartHasOneBarPerCategoryWithItsValue) {
   EXPECT_GT(test::num_attr(bars[3], "height"), test::num_attr(bars[2], "height"));
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond::report

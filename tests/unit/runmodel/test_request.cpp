@@ -10,6 +10,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using ::testing::HasSubstr;
 
@@ -141,5 +142,7 @@ TEST(TestSchema, EveryDefaultHasItsKeysTypeAndPassesItsOwnChecks) {
   }
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

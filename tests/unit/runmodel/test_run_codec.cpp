@@ -8,6 +8,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using nlohmann::json;
 
@@ -262,5 +263,7 @@ TEST(RunViewCodec, AnUnknownStatusInAReplyIsAnError) {
   EXPECT_EQ(back.error().reason, ErrorReason::decode);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -9,6 +9,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono;
 
@@ -143,5 +144,7 @@ TEST(Calendar, AgreesWithSystemdAnalyze) {
   }
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -7,6 +7,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 
@@ -66,5 +67,7 @@ TEST(DriveClaims, AClaimMayOutliveItsRegistry) {
   EXPECT_FALSE(held.held());
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

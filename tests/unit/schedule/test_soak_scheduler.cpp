@@ -5,6 +5,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 
@@ -409,5 +410,7 @@ TEST_F(SoakSchedulerTest, AStartIsOpeningUntilItsRunReportsAndHoldsItsDriveMeanw
   EXPECT_TRUE(ctl.active().empty()) << "a run no entry follows any more was left running";
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

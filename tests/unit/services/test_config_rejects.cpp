@@ -16,6 +16,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 // Where the row's configuration is: a file with `text`, a directory, nothing.
 enum class Layout { file, directory, missing };
@@ -298,5 +299,7 @@ TEST(ConfigRejects, ReloadedIntervalsAreCheckedAgainstTheRunningClock) {
             "1000 makes a 100ms poll_interval poll every 0.1 ms of real time; keep poll_interval / factor at least 1ms");
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -18,6 +18,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 SimDriveSpec small_drive() { return test::small_datacenter_drive("SN0"); }
 
@@ -242,5 +243,7 @@ TEST(RunSource, AnExistingPathIsARunDirectoryEvenWhenItsNameIsANumber) {
   EXPECT_NE(missing.error().message.find("not a run id"), std::string::npos) << missing.error().message;
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

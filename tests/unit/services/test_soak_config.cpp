@@ -15,6 +15,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using ::testing::HasSubstr;
 
@@ -158,5 +159,7 @@ TEST(SoakConfig, ANameThatIsNoSafePathComponentFailsAtItsPosition) {
   EXPECT_EQ(ok.soaks.at(0).name, "dc0.wsat_2-b");
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -14,6 +14,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using ::testing::HasSubstr;
 
@@ -69,5 +70,7 @@ TEST(SoakProfile, ChangingTheProfileChangesTheSoak) {
   EXPECT_THAT(client.normalized(), HasSubstr("profile=client\n"));
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -15,6 +15,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 
@@ -276,5 +277,7 @@ TEST(SimProfiles, CarryTheReviewedDrivesFigures) {
   EXPECT_FALSE(sim_profile("generic").has_ocp);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

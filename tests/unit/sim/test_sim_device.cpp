@@ -19,6 +19,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
@@ -612,5 +613,7 @@ TEST(SimFaults, ReleasedHangsNeverBlockAgain) {
   EXPECT_TRUE(source.scan()[0].device->read_smart().ok());  // would block an hour otherwise
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

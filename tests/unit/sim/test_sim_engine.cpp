@@ -9,6 +9,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 std::shared_ptr<DriveModel> drive(const ManualClock& clock) {
   SimDriveSpec spec = sim_profile("datacenter");
@@ -97,5 +98,7 @@ TEST(SimEngine, UnknownSerialFailsSetupWithTheSerial) {
   EXPECT_NE(r.failure->message.find("SIM0"), std::string::npos);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -10,6 +10,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 
@@ -95,5 +96,7 @@ TEST(SimEventLog, TheInjectedExcursionIsRecordedOnceAndSurvivesASave) {
   for (std::size_t i = 0; i < log.events.size(); ++i) EXPECT_EQ(log.events[i].fingerprint, before.events[i].fingerprint);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -9,6 +9,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 
@@ -134,5 +135,7 @@ TEST(SimOcpLogs, SmartLogVersionFiveHasTheLaterFields) {
   EXPECT_GE(o->max_temperature_recorded_c, static_cast<int>(model->composite_celsius()));
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -9,6 +9,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 constexpr std::uint64_t kChunk = 4 * 1024 * 1024;
@@ -209,5 +210,7 @@ TEST(SimThermal, AStuckSensorReportsOneCompositeWhileTheDriveHeats) {
   EXPECT_EQ(m.smart().composite_temperature_k, hot_k);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

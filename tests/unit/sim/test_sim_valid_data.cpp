@@ -9,6 +9,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 constexpr std::uint64_t kCapacity = 64'000'000;
 constexpr std::uint64_t kSeq = 128 * 1024;
@@ -119,11 +120,14 @@ TEST(SimValidData, AStateWithoutAMapAssumesWhatTheOldModelDid) {
   EXPECT_DOUBLE_EQ(m.valid_share({0, kCapacity}), 0.0);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 double media_bytes(const DriveModel& m) { return to_double(m.ocp()->physical_media_units_written); }
 
@@ -178,5 +182,7 @@ TEST(SimIdleGc, ALongIdleFreesAtMostTheSpareAndAFreshDriveHasNothingToCollect) {
   EXPECT_EQ(steady.idle_gc_reserve_bytes(), 0.0);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

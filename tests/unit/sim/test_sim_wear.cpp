@@ -8,6 +8,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 
@@ -200,5 +201,7 @@ TEST(SimWear, ReadsAreCappedByTheirOwnLimitsAndHeatLess) {
   EXPECT_NEAR(w.composite_celsius() - w0, 80.0 / 60, 1e-9);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

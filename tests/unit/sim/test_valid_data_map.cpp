@@ -8,6 +8,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 constexpr std::uint64_t kGB = 1'000'000'000;
 
@@ -74,5 +75,7 @@ TEST(ValidDataMap, RunsRestoreTheSameMapAndStayFewForPtsRanges) {
   EXPECT_FALSE(back.restore({{ValidDataMap::kChunks, 1.5}}, std::nullopt));
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

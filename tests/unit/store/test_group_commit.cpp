@@ -16,6 +16,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 using Steady = std::chrono::steady_clock;
@@ -237,5 +238,7 @@ TEST(GroupCommit, PollsOfAFailedFlushThatNeverLandAreCountedAsDroppedOneForOne) 
   EXPECT_EQ(f.rows("samples"), 0);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -12,6 +12,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 void expect_same(const SampleRecord& a, const SampleRecord& b, std::size_t i) {
   EXPECT_EQ(a.time, b.time) << i;
@@ -103,5 +104,7 @@ TEST(PackedSamples, AnEmptyLogHasNothingToIterate) {
   EXPECT_TRUE(packed.begin() == packed.end());
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -10,6 +10,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 RunRow row(const std::string& name, const std::string& definition) {
   RunRow r;
@@ -76,5 +77,7 @@ TEST(RunDefinitionColumn, ADatabaseFromBeforeTheColumnOpensAndItsRunsHaveNoDefin
   EXPECT_EQ(stored->run.name, "nightly");
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -9,6 +9,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 struct Fixture {
   test::TempDir dir{"run-status"};
@@ -53,5 +54,7 @@ TEST(RunStatusColumn, ARowNamingNoStatusIsRefusedNotDefaulted) {
   EXPECT_FALSE(f.store->runs(std::nullopt, 10));
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -18,6 +18,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 using test::TempDir;
@@ -292,5 +293,7 @@ TEST(SampleLog, TheConnectionsCacheStaysBoundedAsTheHistoryOutgrowsIt) {
   EXPECT_LT(sqlite3_memory_used(), 1 << 20) << "history file " << file << " B";
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -11,6 +11,7 @@
 
 namespace nvmond::sqlite {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 struct Db {
   sqlite3* db = nullptr;
@@ -89,5 +90,7 @@ TEST(StmtCache, SqlThatDoesNotPrepareIsAnErrorEveryTime) {
   }
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond::sqlite

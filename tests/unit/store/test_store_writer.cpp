@@ -13,6 +13,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
 
@@ -143,5 +144,7 @@ TEST(StoreWriter, CompactionIsHandedToTheWriterAndReturnsAtOnceWhileTheDatabaseI
   other.release();
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -18,6 +18,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 namespace fs = std::filesystem;
 
@@ -81,5 +82,7 @@ INSTANTIATE_TEST_SUITE_P(BothMethods, OpenBeneath,
                                                                         : std::string("component_walk");
                          });
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -7,6 +7,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using std::chrono::microseconds;
 
@@ -76,5 +77,7 @@ TEST(CompletionSpin, EachCatchShortensTheBackOffByOneStep) {
   EXPECT_EQ(sleeps_before_next_spin(s), 1);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -14,6 +14,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 TEST(CpuPinning, WorkersStartOnTheJobsCpuAndTakeTheOthersInTurn) {
   const std::vector<int> cpus{0, 2, 5};
@@ -132,5 +133,7 @@ TEST(CpuPinning, ABatchThreadIsLeftAsItIs) {
   EXPECT_EQ(policy, SCHED_BATCH);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -32,6 +32,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 namespace fs = std::filesystem;
 using test::TempDir;
@@ -322,5 +323,7 @@ TEST_F(GuardBypass, TheGuardIsSkippedByCapabilityNotByTheEngineName) {
   expect_refused_untouched(JobRunner(j, factory, &guard).run(), ErrorReason::outside_allowed_dirs);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -22,6 +22,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 namespace fs = std::filesystem;
 
@@ -113,5 +114,7 @@ TEST_F(GuardNoOpen, AnApprovedTargetIsOpenedOnce) {
   EXPECT_EQ(opens(), 1);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

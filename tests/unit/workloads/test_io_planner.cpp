@@ -10,6 +10,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 constexpr std::uint64_t kBlock = 4096;
 
@@ -142,5 +143,7 @@ TEST(IoPlanner, BlockAlignPutsEverySizeOnFourKibBoundaries) {
   EXPECT_TRUE(small_seen);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

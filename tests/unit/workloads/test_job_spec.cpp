@@ -13,6 +13,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 JobSpec parse_one(const std::string& body) {
   const std::string doc = "[[job]]\n" + body;
@@ -127,5 +128,7 @@ TEST(SafetyConfig, RejectsRelativeAndRootDirectories) {
   EXPECT_THROW(parse_safety(*s), ConfigError);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

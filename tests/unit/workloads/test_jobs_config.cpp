@@ -8,6 +8,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using ::testing::HasSubstr;
 
@@ -70,5 +71,7 @@ TEST(JobsConfig, JobAndSafetyErrorsArePositioned) {
   EXPECT_THAT(error_of("[safety]\nallow_serial = [\"x\"]\n"), HasSubstr("nvmond.toml:2:1:"));
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -9,6 +9,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 const double kQuantiles[] = {0.0, 0.01, 0.25, 0.5, 0.9, 0.99, 0.999, 0.9999, 0.99999, 1.0};
 
@@ -140,5 +141,7 @@ TEST(QuantileRank, CountsLikeAPerson) {
   EXPECT_EQ(quantile_rank(0.99999, 100000), 99999u);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

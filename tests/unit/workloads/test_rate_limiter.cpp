@@ -4,6 +4,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 Duration since_epoch(const ManualClock& c) { return c.wall().time_since_epoch(); }
 
@@ -69,5 +70,7 @@ TEST(RateLimiter, WaitIsTheTimeUntilTheNextDueTime) {
   EXPECT_NEAR(seconds(wait), 0.002, 1e-9);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

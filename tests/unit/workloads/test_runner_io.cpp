@@ -20,6 +20,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 namespace fs = std::filesystem;
 using test::TempDir;
@@ -217,5 +218,7 @@ TEST_F(RunnerIoLoop, ALoopDeviceIsFreeForTheNextJobTheMomentAJobEnds) {
   }
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

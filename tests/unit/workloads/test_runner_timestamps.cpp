@@ -11,6 +11,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 constexpr std::int64_t kStep = 10'000;  // ns between completions within a batch
 
@@ -111,5 +112,7 @@ TEST(RunnerTimestamps, WithIoInFlightTheWorkerNeverWaitsOnANearTimer) {
   }
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

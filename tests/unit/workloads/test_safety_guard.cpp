@@ -10,6 +10,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 namespace fs = std::filesystem;
 
@@ -199,5 +200,7 @@ TEST(FindSignature, BlankAndShortHeadsHaveNone) {
   EXPECT_FALSE(find_signature(std::span<const std::byte>(zeros.data(), 100)));
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -14,6 +14,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 using std::chrono::milliseconds;
 
@@ -132,5 +133,7 @@ TEST(UringCompletionSpin, ZeroSpinNeverSpins) {
   EXPECT_EQ(rig.engine.spin_counts().caught + rig.engine.spin_counts().ran_out, 0u);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond

@@ -16,6 +16,7 @@
 
 namespace nvmond {
 namespace {
+namespace NVMOND_TEST_UNIT {
 
 RunSnapshot sample_run() { return test::running_workload("wsat"); }
 
@@ -191,5 +192,7 @@ TEST(TargetSerial, SimTargetsNameTheirSerialAndBlockDevicesReadSysfs) {
   std::filesystem::remove_all(root);
 }
 
+}  // namespace NVMOND_TEST_UNIT
+using namespace NVMOND_TEST_UNIT;
 }  // namespace
 }  // namespace nvmond
