@@ -424,6 +424,70 @@ TEST(RunExecutor, AThousandRoundRunHoldsNoRoundsDistributionInMemoryYetItsRecord
   }
 }
 
+// A store that records as the one it wraps does, but cannot give a run's
+// rounds back (a disk that failed between the last round and the run's end).
+class UnreadableRoundsStore final : public RunStore {
+ public:
+  explicit UnreadableRoundsStore(RunStore& inner) : inner_(inner) {}
+  Result<std::int64_t> create_run(const RunRow& run) override { return inner_.create_run(run); }
+  Result<std::monostate> commit_round(std::int64_t run, const RoundRow& round, const std::string& checkpoint) override {
+    return inner_.commit_round(run, round, checkpoint);
+  }
+  Result<std::monostate> update_run(std::int64_t run, RunStatus status, std::optional<std::int64_t> ended_ns,
+                                    const std::string& header) override {
+    return inner_.update_run(run, status, ended_ns, header);
+  }
+  Result<std::optional<RunRow>> unfinished_run(const std::string& name) override { return inner_.unfinished_run(name); }
+  Result<std::optional<RunRow>> latest_run(const std::string& name) override { return inner_.latest_run(name); }
+  Result<std::vector<RoundRow>> rounds(std::int64_t) override {
+    return Error{ErrorReason::io, "runs.db: disk I/O error"};
+  }
+  Result<std::vector<RoundRow>> rounds_page(std::int64_t, std::int64_t, std::size_t) override {
+    return Error{ErrorReason::io, "runs.db: disk I/O error"};
+  }
+  Result<std::optional<RunRow>> run(std::int64_t id) override { return inner_.run(id); }
+  Result<std::vector<RunRow>> runs(const std::optional<std::string>& serial, int limit) override {
+    return inner_.runs(serial, limit);
+  }
+
+ private:
+  RunStore& inner_;
+};
+
+// The record falls back to the rounds in memory, which kept no
+// distributions: the run still ends completed with every round in its
+// record, and the store, readable again, still has every distribution.
+TEST(RunExecutor, ARunWhoseStoreCannotGiveItsRoundsBackEndsWithEveryRoundAndNoDistributionInItsRecord) {
+  test::TempDir dir{"pts-exec-unreadable"};
+  auto store = std::move(*SqliteRunStore::open_file(dir.path() + "/runs.db"));
+  UnreadableRoundsStore unreadable(*store);
+  WideLatencyTarget target;
+  TestPlan plan;
+  plan.test = "unreadable";
+  plan.destructive = false;
+  Stage s;
+  Element e;
+  e.label = "4KiB write";
+  s.elements.push_back(e);
+  s.max_rounds = 5;
+  plan.stages.push_back(s);
+  RunExecutor ex(plan, target, unreadable, RunOptions{"u", "fake", true});
+  const RunOutcome out = ex.run();
+  ASSERT_EQ(out.status, RunStatus::completed) << (out.failure ? out.failure->message : "");
+  EXPECT_TRUE(out.recorded);
+  ASSERT_EQ(out.run["rounds"].size(), 5u);
+  for (const auto& r : out.run["rounds"]) {
+    EXPECT_GT(r["ops"]["write"]["ops"].get<std::uint64_t>(), 0u);
+    EXPECT_FALSE(r["ops"]["write"].contains("latency_distribution")) << r["ops"]["write"].dump().substr(0, 300);
+  }
+  auto stored = store->rounds(out.run_id);
+  ASSERT_TRUE(stored);
+  ASSERT_EQ(stored->size(), 5u);
+  for (const auto& row : *stored) {
+    EXPECT_GT(nlohmann::json::parse(row.data)["ops"]["write"]["latency_distribution"]["counts"].size(), 1000u);
+  }
+}
+
 TEST(RoundRecord, KeepsTheSequentialCursorAndReadsRoundsStoredWithoutOne) {
   Element e;
   e.label = "SEQ 128KiB write";
