@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "tests/support/config_error.hpp"
+#include "tests/support/fixture_path.hpp"
 #include "tests/support/temp_dir.hpp"
 
 #include "workloads/run_job_cli.hpp"
@@ -28,7 +29,7 @@ std::string error_of(const std::string& body) {
 }
 
 TEST(JobSpec, FixtureFileParsesEveryKey) {
-  JobsConfig f = load_job_file(NVMOND_FIXTURES "/workloads/jobs.toml");
+  JobsConfig f = load_job_file(test::fixture_path("workloads/jobs.toml"));
   ASSERT_EQ(f.jobs.size(), 2u);
   EXPECT_EQ(f.safety.allow_serials, std::vector<std::string>{"S4EWNX0R123456"});
   EXPECT_EQ(f.safety.allow_dirs, std::vector<std::string>{"/var/lib/nvmond/scratch"});

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/config_error.hpp"
+#include "tests/support/fixture_path.hpp"
 
 namespace nvmond {
 namespace {
@@ -28,7 +29,7 @@ std::string error_of(const std::string& text, const std::vector<std::string>& si
 }
 
 TEST(JobsConfig, ReadsJobsAndSafety) {
-  const std::string path = NVMOND_FIXTURES "/workloads/daemon_jobs.toml";
+  const std::string path = test::fixture_path("workloads/daemon_jobs.toml");
   JobsConfig c = read_root(parse_toml_file(path), path);
   ASSERT_EQ(c.jobs.size(), 2u);
   EXPECT_EQ(c.jobs[0].name, "soak");
