@@ -384,6 +384,20 @@ std::size_t heap_in_use() {
   return mi.uordblks + mi.hblkhd;
 }
 
+// One stage of one random 4 KiB write element, `rounds` rounds long.
+TestPlan one_write_element_plan(int rounds) {
+  TestPlan plan;
+  plan.test = "write";
+  plan.destructive = false;
+  Stage s;
+  Element e;
+  e.label = "4KiB write";
+  s.elements.push_back(e);
+  s.max_rounds = rounds;
+  plan.stages.push_back(s);
+  return plan;
+}
+
 TEST(RunExecutor, AThousandRoundRunHoldsNoRoundsDistributionInMemoryYetItsRecordHasThemAll) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "the sanitizer's allocator keeps its own books: mallinfo2 reads nothing";
@@ -391,15 +405,7 @@ TEST(RunExecutor, AThousandRoundRunHoldsNoRoundsDistributionInMemoryYetItsRecord
   test::TempDir dir{"pts-exec-heap"};
   auto store = std::move(*SqliteRunStore::open_file(dir.path() + "/runs.db"));
   WideLatencyTarget target;
-  TestPlan plan;
-  plan.test = "heap";
-  plan.destructive = false;
-  Stage s;
-  Element e;
-  e.label = "4KiB write";
-  s.elements.push_back(e);
-  s.max_rounds = 1000;
-  plan.stages.push_back(s);
+  const TestPlan plan = one_write_element_plan(1000);
   std::size_t at_100 = 0, at_1000 = 0;
   RunExecutor ex(plan, target, *store, RunOptions{"h", "fake", true}, [&](const RunProgress& p) {
     if (p.index == 100) at_100 = heap_in_use();
@@ -462,15 +468,7 @@ TEST(RunExecutor, ARunWhoseStoreCannotGiveItsRoundsBackEndsWithEveryRoundAndNoDi
   auto store = std::move(*SqliteRunStore::open_file(dir.path() + "/runs.db"));
   UnreadableRoundsStore unreadable(*store);
   WideLatencyTarget target;
-  TestPlan plan;
-  plan.test = "unreadable";
-  plan.destructive = false;
-  Stage s;
-  Element e;
-  e.label = "4KiB write";
-  s.elements.push_back(e);
-  s.max_rounds = 5;
-  plan.stages.push_back(s);
+  const TestPlan plan = one_write_element_plan(5);
   RunExecutor ex(plan, target, unreadable, RunOptions{"u", "fake", true});
   const RunOutcome out = ex.run();
   ASSERT_EQ(out.status, RunStatus::completed) << (out.failure ? out.failure->message : "");
