@@ -73,6 +73,12 @@ SegmentedGzip::~SegmentedGzip() {
   if (ready_) deflateEnd(&zs_);
 }
 
+std::size_t SegmentedGzip::cached_bytes() const {
+  std::size_t bytes = 0;
+  for (const auto& s : cache_) bytes += s.deflated.capacity() + s.text.capacity();
+  return bytes;
+}
+
 bool SegmentedGzip::Segment::holds(std::span<const Part> parts) const {
   if (parts.size() != fingerprints.size()) return false;
   std::size_t bytes = 0, at = 0;
@@ -99,10 +105,13 @@ bool SegmentedGzip::deflate_segment(std::span<const Part> parts, Segment& into) 
     bytes += p.text.size();
     unknown = unknown || p.fingerprint == 0;
   }
+  // Deflated into scratch sized for the worst case, kept at its own size: a
+  // cached segment holding deflateBound's capacity held about as many bytes
+  // as its text (some 2.7 MB at 256 drives) for the 6 % that it uses.
   // The sync flush adds an empty stored block (5 bytes) to deflateBound's.
-  into.deflated.resize(deflateBound(&zs_, static_cast<uLong>(bytes)) + 16);
-  zs_.next_out = reinterpret_cast<Bytef*>(into.deflated.data());
-  zs_.avail_out = static_cast<uInt>(into.deflated.size());
+  scratch_.resize(deflateBound(&zs_, static_cast<uLong>(bytes)) + 16);
+  zs_.next_out = reinterpret_cast<Bytef*>(scratch_.data());
+  zs_.avail_out = static_cast<uInt>(scratch_.size());
   into.fingerprints.clear();
   into.text.clear();
   into.crc = crc32(0L, Z_NULL, 0);
@@ -117,7 +126,7 @@ bool SegmentedGzip::deflate_segment(std::span<const Part> parts, Segment& into) 
     into.crc = crc32(into.crc, reinterpret_cast<const Bytef*>(p.text.data()), static_cast<uInt>(p.text.size()));
   }
   if (deflate(&zs_, Z_SYNC_FLUSH) != Z_OK || zs_.avail_out == 0) return false;
-  into.deflated.resize(zs_.total_out);
+  into.deflated = std::string(scratch_.data(), zs_.total_out);
   into.size = bytes;
   return true;
 }

@@ -65,6 +65,8 @@ class SegmentedGzip {
   std::optional<std::string> compress(std::string_view body, const std::vector<std::size_t>& ends);
   // Segments the last call compressed (rather than reused): for tests.
   std::size_t last_compressed() const { return last_compressed_; }
+  // Bytes the segment cache holds (capacity, not size): for tests.
+  std::size_t cached_bytes() const;
 
  private:
   struct Segment {
@@ -80,6 +82,7 @@ class SegmentedGzip {
   z_stream zs_{};
   bool ready_ = false;
   std::vector<Segment> cache_;
+  std::string scratch_;  // one segment's worst-case deflate output
   std::size_t last_compressed_ = 0;
 };
 
