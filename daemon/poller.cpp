@@ -582,8 +582,11 @@ void DevicePoller::record_failure(const Error& error) {
 void DevicePoller::publish(const RenderedFamilies* observed) {
   MetricSet& set = publish_set_;
   RenderedFamilies text;
-  // The last publish's size: one allocation each, not a growth series.
-  text.reserve(published_bytes_, published_families_);
+  // The last publish's size and an eighth: one allocation each, not a
+  // growth series. A value one digit longer than last time must not double
+  // the string's capacity, as an exact reserve did for about half the
+  // drives at every poll (some 3 MB of heap at 256 drives).
+  text.reserve(published_bytes_ + published_bytes_ / 8, published_families_ + 4);
   if (!identified()) {
     // No serial to key series by: the path only, and nothing that could be
     // mistaken for another drive's history.
