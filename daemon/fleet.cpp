@@ -11,11 +11,11 @@
 #include "core/failure_state.hpp"
 #include "core/log.hpp"
 #include "collectors/sim_name.hpp"
-#include "daemon/error_log_tracker.hpp"
-#include "daemon/event_log_tracker.hpp"
-#include "daemon/health_metrics.hpp"
-#include "daemon/telemetry_capture.hpp"
-#include "daemon/ocp_panic_tracker.hpp"
+#include "drivelog/error_log_tracker.hpp"
+#include "drivelog/event_log_tracker.hpp"
+#include "drivelog/nvme_exports.hpp"
+#include "drivelog/telemetry_capture.hpp"
+#include "drivelog/ocp_panic_tracker.hpp"
 
 namespace nvmond {
 

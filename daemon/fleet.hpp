@@ -14,7 +14,7 @@
 #include "services/config.hpp"
 #include "store/store.hpp"
 #include "daemon/poller.hpp"
-#include "daemon/telemetry_archive.hpp"
+#include "drivelog/telemetry_archive.hpp"
 
 namespace nvmond {
 

@@ -12,10 +12,10 @@
 
 #include "core/failure_state.hpp"
 #include "core/log.hpp"
-#include "daemon/error_log_tracker.hpp"
-#include "daemon/event_log_tracker.hpp"
-#include "daemon/health_metrics.hpp"
-#include "daemon/self_test_pacing.hpp"
+#include "drivelog/error_log_tracker.hpp"
+#include "drivelog/event_log_tracker.hpp"
+#include "drivelog/nvme_exports.hpp"
+#include "drivelog/self_test_pacing.hpp"
 
 namespace nvmond {
 namespace {

@@ -28,7 +28,7 @@
 #include "metrics/metric_set.hpp"
 #include "daemon/cpu_gate.hpp"
 #include "daemon/published_metrics.hpp"
-#include "daemon/telemetry_capture.hpp"
+#include "drivelog/telemetry_capture.hpp"
 #include "services/config.hpp"
 
 namespace nvmond {

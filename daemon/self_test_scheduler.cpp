@@ -8,7 +8,7 @@
 
 #include "collectors/nvme/self_test_log.hpp"
 #include "core/log.hpp"
-#include "daemon/self_test_pacing.hpp"
+#include "drivelog/self_test_pacing.hpp"
 
 namespace nvmond {
 

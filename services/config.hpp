@@ -74,7 +74,7 @@ struct SelfTestSpec {
 };
 
 // [telemetry]: saving the drives' controller-initiated telemetry
-// (daemon/telemetry_capture.hpp) under STATE_DIR/telemetry.
+// (drivelog/telemetry_capture.hpp) under STATE_DIR/telemetry.
 struct TelemetrySettings {
   bool capture = true;
   Duration min_interval = std::chrono::hours(1);  // per drive, failed attempts included

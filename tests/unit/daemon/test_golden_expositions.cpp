@@ -19,7 +19,7 @@
 #include "analytics/metrics.hpp"
 #include "collectors/nvme/decode.hpp"
 #include "sim/drive_model.hpp"
-#include "daemon/health_metrics.hpp"
+#include "drivelog/nvme_exports.hpp"
 #include "store/sqlite_store.hpp"
 #include "tests/support/golden_file.hpp"
 #include "tests/support/running_workload.hpp"

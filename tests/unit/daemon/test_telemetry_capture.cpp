@@ -12,8 +12,8 @@
 
 #include "collectors/nvme/telemetry_log.hpp"
 #include "core/failure_state.hpp"
-#include "daemon/telemetry_archive.hpp"
-#include "daemon/telemetry_capture.hpp"
+#include "drivelog/telemetry_archive.hpp"
+#include "drivelog/telemetry_capture.hpp"
 #include "sim/drive_model.hpp"
 #include "tests/support/fake_controller.hpp"
 #include "tests/unit/daemon/fleet_harness.hpp"

@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "daemon/health_metrics.hpp"
+#include "drivelog/nvme_exports.hpp"
 #include "pts/device_target.hpp"
 #include "pts/run_json.hpp"
 #include "tests/support/fake_controller.hpp"

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "daemon/self_test_pacing.hpp"
+#include "drivelog/self_test_pacing.hpp"
 
 namespace nvmond {
 namespace {

@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "daemon/event_log_tracker.hpp"
+#include "drivelog/event_log_tracker.hpp"
 #include "store/sqlite_store.hpp"
 
 namespace nvmond {

@@ -9,7 +9,7 @@
 
 #include "collectors/nvme/decode.hpp"
 #include "collectors/nvme/ocp_log_pages.hpp"
-#include "daemon/health_metrics.hpp"
+#include "drivelog/nvme_exports.hpp"
 #include "tests/support/samples.hpp"
 #include "tests/support/fixture_path.hpp"
 
@@ -30,7 +30,7 @@ std::vector<prometheus::MetricFamily> families(const HealthSnapshot& snap) {
   return set.take();
 }
 
-class HealthMetricsTest : public ::testing::Test {
+class NvmeExportsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto smart = decode_smart_log(fixture("smart_full.bin"));
@@ -50,7 +50,7 @@ class HealthMetricsTest : public ::testing::Test {
   std::string text_;
 };
 
-TEST_F(HealthMetricsTest, ConvertsEveryFieldToBaseUnits) {
+TEST_F(NvmeExportsTest, ConvertsEveryFieldToBaseUnits) {
   render();
   const std::string id = "{serial=\"SN-TEST-0001\"";
   // 345 K composite, sensors 1, 2, 5 present; absent sensors are not exported.
@@ -76,7 +76,7 @@ TEST_F(HealthMetricsTest, ConvertsEveryFieldToBaseUnits) {
   EXPECT_EQ(text_.find("nvme_ocp_"), std::string::npos) << "no OCP series without the C0 log";
 }
 
-TEST_F(HealthMetricsTest, OcpLogAddsItsSeries) {
+TEST_F(NvmeExportsTest, OcpLogAddsItsSeries) {
   auto ocp = decode_ocp_smart_log(fixture("ocp_smart.bin"));
   ASSERT_TRUE(ocp) << ocp.error().message;
   snap_.ocp = *ocp;
@@ -92,7 +92,7 @@ TEST_F(HealthMetricsTest, OcpLogAddsItsSeries) {
 
 // A version 3 page has no version 5 fields: their series would read 0 as
 // if the drive had said so.
-TEST_F(HealthMetricsTest, OcpFieldsOfLaterVersionsOnlyWhenThePageHasThem) {
+TEST_F(NvmeExportsTest, OcpFieldsOfLaterVersionsOnlyWhenThePageHasThem) {
   auto v3 = decode_ocp_smart_log(fixture("ocp_smart.bin"));
   ASSERT_TRUE(v3) << v3.error().message;
   snap_.ocp = *v3;
@@ -121,7 +121,7 @@ TEST_F(HealthMetricsTest, OcpFieldsOfLaterVersionsOnlyWhenThePageHasThem) {
   EXPECT_TRUE(has("nvme_ocp_system_area_erase_failures_total" + id + " 27"));
 }
 
-TEST_F(HealthMetricsTest, LatencyMonitorStaticBucketsBecomeCounters) {
+TEST_F(NvmeExportsTest, LatencyMonitorStaticBucketsBecomeCounters) {
   auto page = fixture("ocp_latency_monitor.bin");
   auto log = decode_ocp_latency_monitor_log(page);
   ASSERT_TRUE(log) << log.error().message;
@@ -138,7 +138,7 @@ TEST_F(HealthMetricsTest, LatencyMonitorStaticBucketsBecomeCounters) {
   EXPECT_NE(text_.find("# TYPE nvme_ocp_latency_monitor_commands_total counter"), std::string::npos);
 }
 
-TEST_F(HealthMetricsTest, ErrorRecoveryPanicNamesItsActionsOnlyDuringAPanic) {
+TEST_F(NvmeExportsTest, ErrorRecoveryPanicNamesItsActionsOnlyDuringAPanic) {
   OcpErrorRecoveryLog calm;
   calm.panic_count = 2;
   snap_.ocp_recovery = calm;
@@ -158,7 +158,7 @@ TEST_F(HealthMetricsTest, ErrorRecoveryPanicNamesItsActionsOnlyDuringAPanic) {
                   "recovery_action=\"device_replacement\"} 1"));
 }
 
-TEST_F(HealthMetricsTest, PcieLinkSeriesOnlyForWhatTheKernelSaid) {
+TEST_F(NvmeExportsTest, PcieLinkSeriesOnlyForWhatTheKernelSaid) {
   render();
   EXPECT_EQ(text_.find("nvme_pcie_"), std::string::npos) << "no link series without a link";
   PcieLink link;
@@ -178,7 +178,7 @@ TEST_F(HealthMetricsTest, PcieLinkSeriesOnlyForWhatTheKernelSaid) {
   EXPECT_EQ(text_.find("severity=\"fatal\""), std::string::npos);
 }
 
-TEST_F(HealthMetricsTest, SelfTestSeriesOnlyForADriveThatSupportsThem) {
+TEST_F(NvmeExportsTest, SelfTestSeriesOnlyForADriveThatSupportsThem) {
   render();
   EXPECT_EQ(text_.find("nvme_self_test_"), std::string::npos) << "no self-test series without the log";
   const std::string id = "{serial=\"SN-TEST-0001\"";

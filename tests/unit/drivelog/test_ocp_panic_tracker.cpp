@@ -2,7 +2,7 @@
 // same standing panic read again is not.
 #include <gtest/gtest.h>
 
-#include "daemon/ocp_panic_tracker.hpp"
+#include "drivelog/ocp_panic_tracker.hpp"
 
 namespace nvmond {
 namespace {

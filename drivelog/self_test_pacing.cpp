@@ -1,4 +1,4 @@
-#include "daemon/self_test_pacing.hpp"
+#include "drivelog/self_test_pacing.hpp"
 
 #include <algorithm>
 

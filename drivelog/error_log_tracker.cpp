@@ -1,4 +1,4 @@
-#include "daemon/error_log_tracker.hpp"
+#include "drivelog/error_log_tracker.hpp"
 
 #include <fmt/core.h>
 

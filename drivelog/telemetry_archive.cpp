@@ -1,4 +1,4 @@
-#include "daemon/telemetry_archive.hpp"
+#include "drivelog/telemetry_archive.hpp"
 
 #include <fcntl.h>
 #include <fmt/chrono.h>

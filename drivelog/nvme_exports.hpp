@@ -1,10 +1,13 @@
 #pragma once
-// Renders one drive's decoded health into Prometheus families, following the
-// conventions of docs/metrics.md: prefix nvme_, base units (seconds, bytes, celsius,
-// ratio), counters end in _total, every series labelled serial="...".
+// The nvme_* export table: one drive's decoded health, and what its log
+// trackers counted, as Prometheus families, following the conventions of
+// docs/metrics.md: prefix nvme_, base units (seconds, bytes, celsius, ratio),
+// counters end in _total, every series labelled serial="...". It needs the
+// decoded data only, never a device or the poller, so it sits beside the
+// trackers whose counts it renders.
 #include "collectors/health.hpp"
-#include "daemon/error_log_tracker.hpp"
-#include "daemon/event_log_tracker.hpp"
+#include "drivelog/error_log_tracker.hpp"
+#include "drivelog/event_log_tracker.hpp"
 #include "metrics/metric_set.hpp"
 
 namespace nvmond {

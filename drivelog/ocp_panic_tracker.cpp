@@ -1,4 +1,4 @@
-#include "daemon/ocp_panic_tracker.hpp"
+#include "drivelog/ocp_panic_tracker.hpp"
 
 #include <fmt/core.h>
 

@@ -1,4 +1,4 @@
-#include "daemon/telemetry_capture.hpp"
+#include "drivelog/telemetry_capture.hpp"
 
 #include <fmt/core.h>
 

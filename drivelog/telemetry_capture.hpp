@@ -29,7 +29,7 @@
 #include "core/clock.hpp"
 #include "core/failure_state.hpp"
 #include "core/result.hpp"
-#include "daemon/telemetry_archive.hpp"
+#include "drivelog/telemetry_archive.hpp"
 #include "metrics/metric_set.hpp"
 
 namespace nvmond {

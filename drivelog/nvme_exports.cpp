@@ -1,4 +1,4 @@
-#include "daemon/health_metrics.hpp"
+#include "drivelog/nvme_exports.hpp"
 
 #include <chrono>
 

@@ -1,4 +1,4 @@
-#include "daemon/event_log_tracker.hpp"
+#include "drivelog/event_log_tracker.hpp"
 
 #include <fmt/core.h>
 

@@ -10,7 +10,7 @@
 
 #include <memory>
 
-#include "daemon/error_log_tracker.hpp"
+#include "drivelog/error_log_tracker.hpp"
 #include "store/sqlite_store.hpp"
 
 namespace nvmond {
