@@ -20,7 +20,7 @@
 #include "collectors/device.hpp"
 #include "control/protocol.hpp"
 #include "core/clock.hpp"
-#include "daemon/drive_summary.hpp"
+#include "polling/drive_summary.hpp"
 #include "schedule/soak_control.hpp"
 #include "schedule/soak_scheduler.hpp"
 

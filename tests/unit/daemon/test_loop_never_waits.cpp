@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "daemon/control_commands.hpp"
-#include "daemon/poller.hpp"
+#include "polling/poller.hpp"
 #include "daemon/soak_runner.hpp"
 #include "pts/sim_target.hpp"
 #include "store/sqlite_run_store.hpp"

@@ -16,7 +16,7 @@
 #include "drivelog/telemetry_capture.hpp"
 #include "sim/drive_model.hpp"
 #include "tests/support/fake_controller.hpp"
-#include "tests/unit/daemon/fleet_harness.hpp"
+#include "tests/unit/polling/fleet_harness.hpp"
 
 namespace nvmond {
 namespace {

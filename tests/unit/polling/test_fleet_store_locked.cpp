@@ -11,7 +11,7 @@
 #include "tests/support/samples.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/write_lock.hpp"
-#include "daemon/fleet.hpp"
+#include "polling/fleet.hpp"
 
 namespace nvmond {
 namespace {

@@ -13,7 +13,7 @@
 #include "core/throughput_feed.hpp"
 #include "services/config.hpp"
 #include "store/store.hpp"
-#include "daemon/poller.hpp"
+#include "polling/poller.hpp"
 #include "drivelog/telemetry_archive.hpp"
 
 namespace nvmond {

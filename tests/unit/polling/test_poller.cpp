@@ -12,7 +12,7 @@
 #include <mutex>
 #include <vector>
 
-#include "daemon/poller.hpp"
+#include "polling/poller.hpp"
 #include "tests/support/fake_controller.hpp"
 
 namespace nvmond {

@@ -21,7 +21,7 @@
 #include <optional>
 #include <vector>
 
-#include "daemon/drive_summary.hpp"
+#include "polling/drive_summary.hpp"
 #include "metrics/rendered_families.hpp"
 
 namespace nvmond {

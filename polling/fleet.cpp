@@ -1,10 +1,10 @@
-#include "daemon/fleet.hpp"
+#include "polling/fleet.hpp"
 
 #include <fmt/chrono.h>
 
 #include "analytics/drive_analytics.hpp"
 #include "analytics/metrics.hpp"
-#include "daemon/drive_summary.hpp"
+#include "polling/drive_summary.hpp"
 #include "collectors/nvme/libnvme_source.hpp"
 #include "sim/sim_device.hpp"
 

@@ -6,7 +6,7 @@
 
 #include <mutex>
 
-#include "tests/unit/daemon/fleet_harness.hpp"
+#include "tests/unit/polling/fleet_harness.hpp"
 
 namespace nvmond {
 namespace {

@@ -26,8 +26,8 @@
 #include "collectors/device.hpp"
 #include "core/clock.hpp"
 #include "metrics/metric_set.hpp"
-#include "daemon/cpu_gate.hpp"
-#include "daemon/published_metrics.hpp"
+#include "polling/cpu_gate.hpp"
+#include "polling/published_metrics.hpp"
 #include "drivelog/telemetry_capture.hpp"
 #include "services/config.hpp"
 
@@ -38,7 +38,7 @@ struct PollSettings {
   Duration timeout = std::chrono::seconds(5);
   // Controller-initiated telemetry: with capture off its log is never read.
   TelemetrySettings telemetry{};
-  // What the observer goes through (daemon/cpu_gate.hpp); null: the
+  // What the observer goes through (polling/cpu_gate.hpp); null: the
   // process's CpuGate::polling().
   CpuGate* cpu_gate = nullptr;
 };

@@ -1,4 +1,4 @@
-#include "daemon/poller.hpp"
+#include "polling/poller.hpp"
 
 #include <pthread.h>
 

@@ -1,4 +1,4 @@
-#include "daemon/cpu_gate.hpp"
+#include "polling/cpu_gate.hpp"
 
 #include <algorithm>
 

@@ -8,7 +8,7 @@
 #include <future>
 #include <mutex>
 
-#include "daemon/poller.hpp"
+#include "polling/poller.hpp"
 #include "tests/support/samples.hpp"
 
 namespace nvmond {

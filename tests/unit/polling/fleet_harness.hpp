@@ -6,7 +6,7 @@
 // references, so that the Fleet goes first.
 #include <gtest/gtest.h>
 
-#include "daemon/fleet.hpp"
+#include "polling/fleet.hpp"
 #include "store/resilient_store.hpp"
 #include "store/sqlite_backend.hpp"
 #include "tests/support/samples.hpp"

@@ -1,4 +1,4 @@
-#include "daemon/drive_summary.hpp"
+#include "polling/drive_summary.hpp"
 
 #include "collectors/nvme/self_test_log.hpp"
 #include "collectors/sim_name.hpp"

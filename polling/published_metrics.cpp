@@ -1,4 +1,4 @@
-#include "daemon/published_metrics.hpp"
+#include "polling/published_metrics.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -6,7 +6,7 @@
 
 #include <map>
 
-#include "daemon/poller.hpp"
+#include "polling/poller.hpp"
 
 namespace nvmond {
 namespace {
