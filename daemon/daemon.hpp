@@ -21,7 +21,7 @@
 #include "daemon/loop_worker.hpp"
 #include "polling/published_metrics.hpp"
 #include "daemon/state_lock.hpp"
-#include "daemon/soak_runner.hpp"
+#include "soak/soak_runner.hpp"
 #include "schedule/drive_claims.hpp"
 #include "store/store_writer.hpp"
 

@@ -1,6 +1,6 @@
 #pragma once
 // The boundary between the soak scheduler / control socket and whatever
-// executes PTS runs (daemon/soak_runner.hpp's SoakRunner; a fake in tests).
+// executes PTS runs (soak/soak_runner.hpp's SoakRunner; a fake in tests).
 // Built on the run store's records: a run is named by its RunIdentity and its
 // rounds are the store's RoundRows, so the real runner passes them on as they
 // are.

@@ -53,7 +53,7 @@ struct SimSettings {
   std::optional<Duration> poll_interval;
 };
 
-// One [[soak]] table: a PTS test the daemon runs (daemon/soak_runner.hpp),
+// One [[soak]] table: a PTS test the daemon runs (soak/soak_runner.hpp),
 // and when (schedule/soak_scheduler.hpp).
 struct SoakSpec {
   std::string name;

@@ -6,7 +6,7 @@
 #include <sqlite3.h>
 
 #include "daemon/control_commands.hpp"
-#include "daemon/soak_runner.hpp"
+#include "soak/soak_runner.hpp"
 #include "store/sqlite_run_store.hpp"
 #include "tests/support/temp_dir.hpp"
 

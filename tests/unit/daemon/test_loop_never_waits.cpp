@@ -15,7 +15,7 @@
 
 #include "daemon/control_commands.hpp"
 #include "polling/poller.hpp"
-#include "daemon/soak_runner.hpp"
+#include "soak/soak_runner.hpp"
 #include "pts/sim_target.hpp"
 #include "store/sqlite_run_store.hpp"
 #include "tests/support/loop_thread.hpp"

@@ -1,4 +1,4 @@
-#include "daemon/patient_run_store.hpp"
+#include "soak/patient_run_store.hpp"
 
 #include <algorithm>
 

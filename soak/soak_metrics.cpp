@@ -1,4 +1,4 @@
-#include "daemon/soak_metrics.hpp"
+#include "soak/soak_metrics.hpp"
 
 #include <fmt/format.h>
 

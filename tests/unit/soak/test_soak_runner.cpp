@@ -13,8 +13,8 @@
 #include <thread>
 #include <nlohmann/json.hpp>
 
-#include "daemon/patient_run_store.hpp"
-#include "daemon/soak_runner.hpp"
+#include "soak/patient_run_store.hpp"
+#include "soak/soak_runner.hpp"
 #include "runmodel/run_codec.hpp"
 #include "store/sqlite_run_store.hpp"
 #include "pts/sim_target.hpp"

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "daemon/soak_metrics.hpp"
+#include "soak/soak_metrics.hpp"
 #include "metrics/samples.hpp"
 
 namespace nvmond {

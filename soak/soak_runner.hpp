@@ -19,7 +19,7 @@
 //   still exits within systemd's stop timeout.
 // - A round the run store cannot record for a reason that heals (locked,
 //   full, read-only, I/O) is kept and tried again with backoff in the
-//   daemon's Clock time (daemon/patient_run_store.hpp): the run shows as
+//   daemon's Clock time (soak/patient_run_store.hpp): the run shows as
 //   paused with the reason (RunView::paused_reason) and goes on, without
 //   losing or repeating a round, once the store takes it. A run fails only
 //   for a reason that does not heal; a run stopped while its end cannot be

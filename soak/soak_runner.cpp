@@ -1,4 +1,4 @@
-#include "daemon/soak_runner.hpp"
+#include "soak/soak_runner.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -14,7 +14,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/log.hpp"
-#include "daemon/patient_run_store.hpp"
+#include "soak/patient_run_store.hpp"
 #include "runmodel/run_codec.hpp"
 #include "pts/params.hpp"
 #include "pts/round_record.hpp"
