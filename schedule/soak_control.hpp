@@ -12,7 +12,7 @@
 // which reports back through `opened` on the caller's thread (a post to the
 // loop, as the pollers' workers do). stop/pause/resume/active act on memory
 // only. history() and show() read the run store: the daemon calls them off
-// the loop (daemon/control_commands.hpp, ControlContext::offload).
+// the loop (daemon/control/control_commands.hpp, ControlContext::offload).
 #include <cstdint>
 #include <functional>
 #include <map>

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
-#include "daemon/control_commands.hpp"
+#include "daemon/control/control_commands.hpp"
 #include "soak/soak_runner.hpp"
 #include "store/sqlite_run_store.hpp"
 #include "tests/support/temp_dir.hpp"

@@ -13,7 +13,7 @@
 #include <mutex>
 #include <thread>
 
-#include "daemon/control_commands.hpp"
+#include "daemon/control/control_commands.hpp"
 #include "polling/poller.hpp"
 #include "soak/soak_runner.hpp"
 #include "pts/sim_target.hpp"

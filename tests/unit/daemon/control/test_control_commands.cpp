@@ -4,8 +4,8 @@
 #include <utility>
 #include <vector>
 
-#include "daemon/control_commands.hpp"
-#include "daemon/control_server.hpp"
+#include "daemon/control/control_commands.hpp"
+#include "daemon/control/control_server.hpp"
 #include "tests/unit/schedule/fake_soak_control.hpp"
 
 namespace nvmond {

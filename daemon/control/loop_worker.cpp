@@ -1,4 +1,4 @@
-#include "daemon/loop_worker.hpp"
+#include "daemon/control/loop_worker.hpp"
 
 #include <pthread.h>
 

@@ -4,7 +4,7 @@
 // closed once kControlRequestTimeout passes, so connections held open cannot
 // lock nvmonctl out for longer than that; the slot accounting keeps room for
 // root and for every group member whatever one member holds.
-#include "daemon/control_server.hpp"
+#include "daemon/control/control_server.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

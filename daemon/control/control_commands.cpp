@@ -1,4 +1,4 @@
-#include "daemon/control_commands.hpp"
+#include "daemon/control/control_commands.hpp"
 
 #include <fmt/format.h>
 

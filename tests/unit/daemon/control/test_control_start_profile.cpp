@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "daemon/control_commands.hpp"
-#include "daemon/control_server.hpp"
+#include "daemon/control/control_commands.hpp"
+#include "daemon/control/control_server.hpp"
 #include "tests/unit/schedule/fake_soak_control.hpp"
 
 namespace nvmond {

@@ -1,4 +1,4 @@
-#include "daemon/control_server.hpp"
+#include "daemon/control/control_server.hpp"
 
 #include <boost/asio/read_until.hpp>
 #include <boost/asio/streambuf.hpp>
