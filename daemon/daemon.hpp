@@ -13,7 +13,7 @@
 #include "core/throughput_feed.hpp"
 #include "services/config.hpp"
 #include "daemon/control/control_commands.hpp"
-#include "daemon/self_test_scheduler.hpp"
+#include "selftest/self_test_scheduler.hpp"
 #include "daemon/control/control_server.hpp"
 #include "polling/fleet.hpp"
 #include "daemon/history_compaction.hpp"

@@ -65,7 +65,7 @@ struct SoakSpec {
 };
 
 // One [[selftest]] table: a Device Self-test the daemon starts on each of
-// `drives` on `schedule` (daemon/self_test_scheduler.hpp).
+// `drives` on `schedule` (selftest/self_test_scheduler.hpp).
 struct SelfTestSpec {
   std::string name;
   std::vector<std::string> drives;  // serials

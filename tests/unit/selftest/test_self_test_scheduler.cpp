@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/self_test_scheduler.hpp"
+#include "selftest/self_test_scheduler.hpp"
 #include "store/sqlite_store.hpp"
 #include "tests/support/temp_dir.hpp"
 

@@ -1,4 +1,4 @@
-#include "daemon/self_test_scheduler.hpp"
+#include "selftest/self_test_scheduler.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
