@@ -23,10 +23,8 @@ namespace nvmond {
 namespace {
 namespace NVMOND_TEST_UNIT {
 
+using namespace std::chrono_literals;
 using nlohmann::json;
-using std::chrono::hours;
-using std::chrono::minutes;
-using std::chrono::seconds;
 
 const TargetFacts kDrive{3'840'000'000'000ULL, 1.3};
 
@@ -39,7 +37,7 @@ TEST(HirPlan, SteadyStateThenBurstsWithGrowingIdlesEachFollowedByAReturnToBaseli
   EXPECT_EQ(pre.elements[0].label, "4KiB 0/100");
   EXPECT_EQ(pre.elements[0].pattern, AccessPattern::random);
   EXPECT_EQ(pre.elements[0].threads * pre.elements[0].queue_depth, 4u * 32u);
-  EXPECT_EQ(pre.elements[0].duration, minutes(30));
+  EXPECT_EQ(pre.elements[0].duration, 30min);
   EXPECT_EQ(pre.elements[0].idle_after, Duration::zero());
   ASSERT_TRUE(pre.steady_state);
   EXPECT_TRUE(pre.steady_state->stop_when_reached);
@@ -52,23 +50,23 @@ TEST(HirPlan, SteadyStateThenBurstsWithGrowingIdlesEachFollowedByAReturnToBaseli
     const Stage& wait = p.stages[1 + 2 * i];
     const Stage& back = p.stages[2 + 2 * i];
     ASSERT_EQ(wait.elements.size(), 1u);
-    EXPECT_EQ(wait.elements[0].duration, seconds(5));
-    EXPECT_EQ(wait.elements[0].idle_after, seconds(idles[i]));
+    EXPECT_EQ(wait.elements[0].duration, 5s);
+    EXPECT_EQ(wait.elements[0].idle_after, std::chrono::seconds(idles[i]));
     EXPECT_EQ(wait.elements[0].read_pct, 0);
     EXPECT_EQ(wait.elements[0].block_sizes[0].bytes, 4096u);
     EXPECT_EQ(wait.max_rounds, 360);
     EXPECT_FALSE(wait.steady_state);
     EXPECT_EQ(wait.elements[0].label, "4KiB 0/100 5s + idle " + std::to_string(idles[i]) + "s");
     // 360 bursts back to back: 30 minutes of continuous writes.
-    EXPECT_EQ(back.elements[0].duration, seconds(5));
+    EXPECT_EQ(back.elements[0].duration, 5s);
     EXPECT_EQ(back.elements[0].idle_after, Duration::zero());
     EXPECT_EQ(back.max_rounds, 360);
   }
   TestPlan small = build_plan("hir", {{"idle_seconds", "2,1"}, {"bursts", "3"}, {"baseline_bursts", "0"},
                                       {"precondition", "false"}}, kDrive);
   ASSERT_EQ(small.stages.size(), 2u);
-  EXPECT_EQ(small.stages[0].elements[0].idle_after, seconds(2));
-  EXPECT_EQ(small.stages[1].elements[0].idle_after, seconds(1));
+  EXPECT_EQ(small.stages[0].elements[0].idle_after, 2s);
+  EXPECT_EQ(small.stages[1].elements[0].idle_after, 1s);
   EXPECT_THROW(build_plan("hir", {{"wipc_multiple", "2"}}, kDrive), ParamError);
 }
 
@@ -97,7 +95,7 @@ TEST(XsrPlan, SequentialThenRandomThenSequentialWritesEachAFixedLengthJudgedOnTh
     EXPECT_EQ(s.elements[0].read_pct, 0);
     EXPECT_EQ(s.elements[0].threads, 1u);
     EXPECT_EQ(s.elements[0].queue_depth, 32u);
-    EXPECT_EQ(s.elements[0].duration, minutes(1));
+    EXPECT_EQ(s.elements[0].duration, 1min);
     EXPECT_EQ(s.max_rounds, rounds);
     EXPECT_EQ(s.label, label);
     ASSERT_TRUE(s.steady_state);
@@ -113,7 +111,7 @@ struct SimRun {
   test::TempDir dir{"hir-xsr"};
   std::unique_ptr<SqliteRunStore> store = std::move(*SqliteRunStore::open_file(dir.path() + "/runs.db"));
   SimDriveSpec spec = test::small_datacenter_drive("SN-HIR");
-  std::shared_ptr<DriveModel> model = std::make_shared<DriveModel>(spec, WallTime{} + hours(480000));
+  std::shared_ptr<DriveModel> model = std::make_shared<DriveModel>(spec, WallTime{} + 480000h);
   SimTarget target{model};
 
   RunOutcome run(const std::string& test, const ParamMap& params, RunExecutor::ProgressFn progress = {}) {
@@ -200,7 +198,7 @@ TEST(HirRun, AResumedRunIdlesAgainBeforeTheBurstAfterTheLastCommittedOne) {
   again.stop_at = *first_burst + 1;  // the second burst of the wait state
   ASSERT_EQ(again.run("hir", params).status, RunStatus::paused);
   // A fresh drive object restored from the checkpoint stands for the next daemon.
-  SimTarget fresh(std::make_shared<DriveModel>(again.spec, WallTime{} + hours(480000)));
+  SimTarget fresh(std::make_shared<DriveModel>(again.spec, WallTime{} + 480000h));
   again.stop_at.reset();
   const RunOutcome out = again.run_on(fresh, "hir", params);
   ASSERT_EQ(out.status, RunStatus::completed) << (out.failure ? out.failure->message : "");
