@@ -6,6 +6,7 @@
 
 #include <mutex>
 
+#include "polling/fleet.hpp"
 #include "tests/unit/polling/fleet_harness.hpp"
 
 namespace nvmond {

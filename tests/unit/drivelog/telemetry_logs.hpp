@@ -1,7 +1,7 @@
 #pragma once
 // Telemetry logs for the capture tests: drivelog's (when a capture is due,
 // the archive, the recorder) and the Fleet's, end to end
-// (test_fleet_telemetry.cpp), which save and compare the
+// (tests/unit/polling/test_fleet_telemetry.cpp), which save and compare the
 // same bytes.
 #include <cstddef>
 #include <cstdint>

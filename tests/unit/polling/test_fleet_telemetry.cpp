@@ -10,7 +10,7 @@
 #include "drivelog/telemetry_archive.hpp"
 #include "polling/fleet.hpp"
 #include "tests/support/fake_controller.hpp"
-#include "tests/unit/daemon/telemetry_logs.hpp"
+#include "tests/unit/drivelog/telemetry_logs.hpp"
 #include "tests/unit/polling/fleet_harness.hpp"
 
 namespace nvmond {

@@ -1,7 +1,7 @@
 // Controller-initiated telemetry captures: when a capture is due and how
 // much of the log it reads, the archive's files and size caps, and the
 // recorder's news of a capture that keeps failing. A Fleet saving a
-// fake controller's log end to end is test_fleet_telemetry.cpp.
+// fake controller's log end to end is tests/unit/polling/test_fleet_telemetry.cpp.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,7 +13,7 @@
 #include "drivelog/telemetry_archive.hpp"
 #include "drivelog/telemetry_capture.hpp"
 #include "tests/support/temp_dir.hpp"
-#include "tests/unit/daemon/telemetry_logs.hpp"
+#include "tests/unit/drivelog/telemetry_logs.hpp"
 
 namespace nvmond {
 namespace {
