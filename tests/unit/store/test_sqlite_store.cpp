@@ -6,16 +6,16 @@
 #include <array>
 #include <filesystem>
 
-#include "analytics_test_util.hpp"
 #include "store/sqlite_schema.hpp"
 #include "store/sqlite_store.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace nvmond {
 namespace {
 namespace NVMOND_TEST_UNIT {
 
 using namespace std::chrono_literals;
-using testing::TempDir;
+using test::TempDir;
 
 const DriveKey kDrive{"SN1", "Model A"};
 const WallTime kT0 = WallTime{} + std::chrono::hours(24 * 365 * 54);
