@@ -17,7 +17,7 @@
 #include "core/build_info.hpp"
 #include "core/config_reader.hpp"
 #include "core/log.hpp"
-#include "daemon/soak_metrics.hpp"
+#include "soak/soak_metrics.hpp"
 #include "workloads/target_serial.hpp"
 #include "store/history_store.hpp"
 #include "store/resilient_store.hpp"

@@ -34,7 +34,7 @@
 
 #include "core/throughput_feed.hpp"
 #include "workloads/jobs_config.hpp"
-#include "daemon/published_metrics.hpp"
+#include "polling/published_metrics.hpp"
 #include "workloads/runner.hpp"
 #include "workloads/safety_guard.hpp"
 

@@ -12,7 +12,7 @@
 #include "core/log.hpp"
 #include "daemon/daemon_config.hpp"
 #include "daemon/daemon.hpp"
-#include "daemon/poller.hpp"
+#include "polling/poller.hpp"
 #include "store/store_writer.hpp"
 
 int main(int argc, char** argv) {

@@ -11,7 +11,7 @@
 
 #include "http/request_parser.hpp"
 #include "http/response.hpp"
-#include "daemon/published_metrics.hpp"
+#include "polling/published_metrics.hpp"
 
 namespace nvmond {
 

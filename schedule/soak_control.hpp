@@ -1,6 +1,6 @@
 #pragma once
 // The boundary between the soak scheduler / control socket and whatever
-// executes PTS runs (daemon/soak_runner.hpp's SoakRunner; a fake in tests).
+// executes PTS runs (soak/soak_runner.hpp's SoakRunner; a fake in tests).
 // Built on the run store's records: a run is named by its RunIdentity and its
 // rounds are the store's RoundRows, so the real runner passes them on as they
 // are.
@@ -12,7 +12,7 @@
 // which reports back through `opened` on the caller's thread (a post to the
 // loop, as the pollers' workers do). stop/pause/resume/active act on memory
 // only. history() and show() read the run store: the daemon calls them off
-// the loop (daemon/control_commands.hpp, ControlContext::offload).
+// the loop (daemon/control/control_commands.hpp, ControlContext::offload).
 #include <cstdint>
 #include <functional>
 #include <map>

@@ -53,7 +53,7 @@ struct SimSettings {
   std::optional<Duration> poll_interval;
 };
 
-// One [[soak]] table: a PTS test the daemon runs (daemon/soak_runner.hpp),
+// One [[soak]] table: a PTS test the daemon runs (soak/soak_runner.hpp),
 // and when (schedule/soak_scheduler.hpp).
 struct SoakSpec {
   std::string name;
@@ -65,7 +65,7 @@ struct SoakSpec {
 };
 
 // One [[selftest]] table: a Device Self-test the daemon starts on each of
-// `drives` on `schedule` (daemon/self_test_scheduler.hpp).
+// `drives` on `schedule` (selftest/self_test_scheduler.hpp).
 struct SelfTestSpec {
   std::string name;
   std::vector<std::string> drives;  // serials
@@ -74,7 +74,7 @@ struct SelfTestSpec {
 };
 
 // [telemetry]: saving the drives' controller-initiated telemetry
-// (daemon/telemetry_capture.hpp) under STATE_DIR/telemetry.
+// (drivelog/telemetry_capture.hpp) under STATE_DIR/telemetry.
 struct TelemetrySettings {
   bool capture = true;
   Duration min_interval = std::chrono::hours(1);  // per drive, failed attempts included

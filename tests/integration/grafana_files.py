@@ -143,7 +143,7 @@ def dashboard_queries(dash):
 # Headers whose comment documents series only a running job or soak exports:
 # "//   name{labels}   kind ...".
 DOCUMENTED_HEADERS = [os.path.join(SOURCE_DIR, "workloads", "workload_metrics.hpp"),
-                      os.path.join(SOURCE_DIR, "daemon", "soak_metrics.hpp")]
+                      os.path.join(SOURCE_DIR, "soak", "soak_metrics.hpp")]
 
 
 def documented_series():

@@ -83,6 +83,21 @@ class CheckLinkEdges(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("nvmond_x (layer 2) links up to nvmond_analytics (layer 3)", r.stderr)
 
+    def test_a_nested_folder_with_its_own_module_is_its_own_library(self):
+        # daemon/control/ is a library of its own that daemon/ links, not a
+        # part of nvmond_daemon: it may not reach back up into the process.
+        cmake = CMAKE + ("nvmond_module(nvmond_daemon_control daemon/control nvmond_core)\n"
+                         "nvmond_module(nvmond_daemon daemon nvmond_daemon_control)\n")
+        with tree({"CMakeLists.txt": cmake,
+                   "daemon/d.cpp": "#include \"daemon/control/c.hpp\"\n",
+                   "daemon/control/c.hpp": "#include \"core/log.hpp\"\n",
+                   "daemon/control/c.cpp": "#include \"daemon/d.hpp\"\n"}) as root:
+            r = check(root)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("daemon/control/c.cpp:1: includes daemon/d.hpp of nvmond_daemon, "
+                      "which nvmond_daemon_control does not link to", r.stderr)
+        self.assertNotIn("daemon/d.cpp", r.stderr)
+
     def test_a_transitive_link_is_enough(self):
         with tree({"CMakeLists.txt": CMAKE,
                    "analytics/a.cpp": "#include \"core/log.hpp\"\n#include \"store/store.hpp\"\n"}) as root:
@@ -117,6 +132,13 @@ class CheckThirdPartyHeaders(unittest.TestCase):
         self.assert_refused("control/codec.hpp", "boost/asio.hpp", "Asio")
         self.assert_refused("services/config.cpp", "boost/asio/io_context.hpp", "Asio")
 
+    def test_asio_off_the_event_loop_fails(self):
+        # The drive-log trackers, the soak runner and the self-test scheduler
+        # hand work to the loop through what they are given, never Asio.
+        self.assert_refused("drivelog/t.cpp", "boost/asio/post.hpp", "Asio")
+        self.assert_refused("soak/soak_runner.cpp", "boost/asio/io_context.hpp", "Asio")
+        self.assert_refused("selftest/s.hpp", "boost/asio/steady_timer.hpp", "Asio")
+
     def test_libsystemd_outside_the_daemon_fails(self):
         self.assert_refused("services/s.cpp", "systemd/sd-daemon.h", "libsystemd")
 
@@ -128,6 +150,8 @@ class CheckThirdPartyHeaders(unittest.TestCase):
                    "store/s.cpp": "#include <sqlite3.h>\n",
                    "http/h.cpp": "#include <boost/asio/ssl.hpp>\n#include <openssl/ssl.h>\n",
                    "daemon/d.cpp": "#include <boost/asio/io_context.hpp>\n#include <systemd/sd-daemon.h>\n",
+                   "daemon/control/c.cpp": "#include <boost/asio/local/stream_protocol.hpp>\n",
+                   "polling/p.cpp": "#include <boost/asio/steady_timer.hpp>\n",
                    "nvmonctl/c.cpp": "#include <boost/algorithm/string.hpp>\n#include <sys/socket.h>\n",
                    "tests/unit/t.cpp": "#include <sqlite3.h>\n#include <boost/asio.hpp>\n"}) as root:
             r = check(root)

@@ -17,7 +17,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(__file__))
 from nvmond_harness import Daemon, config, nvmonctl, sim, table, wait_for  # noqa: E402
 
-REQUEST_TIMEOUT_S = 5  # kControlRequestTimeout (daemon/control_server.hpp)
+REQUEST_TIMEOUT_S = 5  # kControlRequestTimeout (daemon/control/control_server.hpp)
 GROUP = "nogroup"
 
 # Run as a group member: opens N connections, sends nothing, says so, and

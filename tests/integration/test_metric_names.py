@@ -3,7 +3,7 @@ exports: the built daemon runs on simulated drives (an OCP datacenter drive
 that throttles, a heatsink drive whose self-test failed, a hung drive for collection errors) and is
 scraped; workload and soak series, which need a running job or soak, are
 checked against the names documented in workloads/workload_metrics.hpp and
-daemon/soak_metrics.hpp. Label matchers with a fixed value (window="7d",
+soak/soak_metrics.hpp. Label matchers with a fixed value (window="7d",
 bit="pmr", ...) must match a scraped series.
 """
 import json

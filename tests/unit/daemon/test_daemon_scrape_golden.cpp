@@ -34,7 +34,7 @@
 #include "daemon/daemon_config.hpp"
 #include "daemon/metrics_endpoint.hpp"
 #include "tests/support/golden_file.hpp"
-#include "tests/unit/daemon/fleet_harness.hpp"
+#include "tests/unit/polling/fleet_harness.hpp"
 
 namespace nvmond {
 namespace {

@@ -12,7 +12,7 @@
 #include <future>
 #include <thread>
 
-#include "daemon/control_commands.hpp"
+#include "daemon/control/control_commands.hpp"
 #include "daemon/history_compaction.hpp"
 #include "store/history_store.hpp"
 #include "tests/support/loop_thread.hpp"

@@ -7,7 +7,7 @@
 
 #include "metrics/metric_set.hpp"
 #include "daemon/metrics_endpoint.hpp"
-#include "daemon/published_metrics.hpp"
+#include "polling/published_metrics.hpp"
 
 namespace nvmond {
 namespace {

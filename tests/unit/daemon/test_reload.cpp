@@ -7,7 +7,7 @@
 
 #include "daemon/reload.hpp"
 #include "tests/support/config_error.hpp"
-#include "tests/unit/daemon/fleet_harness.hpp"
+#include "tests/unit/polling/fleet_harness.hpp"
 
 namespace nvmond {
 namespace {

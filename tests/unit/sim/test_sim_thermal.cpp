@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "sim/drive_model.hpp"
 #include "sim_test_util.hpp"
 
 namespace nvmond {

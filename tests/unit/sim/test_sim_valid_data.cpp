@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/drive_model.hpp"
 #include "sim_test_util.hpp"
 
 namespace nvmond {

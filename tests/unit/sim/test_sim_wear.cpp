@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "sim/drive_model.hpp"
 #include "sim_test_util.hpp"
 
 namespace nvmond {
