@@ -4,8 +4,8 @@
 
 #include "collectors/nvme/nvme_namespace.hpp"
 #include "engines/registry.hpp"
-#include "pts/device_target.hpp"
-#include "pts/sim_target.hpp"
+#include "pts/targets/device_target.hpp"
+#include "pts/targets/sim_target.hpp"
 #include "collectors/sim_name.hpp"
 
 namespace nvmond {

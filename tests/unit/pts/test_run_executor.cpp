@@ -6,11 +6,11 @@
 #include <set>
 
 #include "store/sqlite_run_store.hpp"
-#include "pts/device_target.hpp"
+#include "pts/targets/device_target.hpp"
 #include "runmodel/run_codec.hpp"
 #include "pts/run_conditions.hpp"
 #include "pts/run_executor.hpp"
-#include "pts/sim_target.hpp"
+#include "pts/targets/sim_target.hpp"
 #include "pts/stored_run.hpp"
 #include "tests/support/jobs.hpp"
 #include "tests/support/sim_drives.hpp"

@@ -8,7 +8,7 @@
 
 #include <fstream>
 
-#include "pts/device_target.hpp"
+#include "pts/targets/device_target.hpp"
 #include "runmodel/run_codec.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/write_cache.hpp"

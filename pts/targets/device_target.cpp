@@ -1,4 +1,4 @@
-#include "pts/device_target.hpp"
+#include "pts/targets/device_target.hpp"
 
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -12,7 +12,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "pts/purge.hpp"
+#include "pts/targets/purge.hpp"
 
 namespace nvmond {
 

@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "pts/device_target.hpp"
+#include "pts/targets/device_target.hpp"
 #include "pts/run_json.hpp"
 #include "tests/support/fake_controller.hpp"
 #include "tests/support/jobs.hpp"
