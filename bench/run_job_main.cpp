@@ -3,7 +3,7 @@
 // benchmark driver can measure its CPU time with wait4().
 #include <iostream>
 
-#include "sim/sim_engine.hpp"
+#include "engines/registry.hpp"
 #include "workloads/run_job_cli.hpp"
 
 int main(int argc, char** argv) {

@@ -13,7 +13,7 @@
 #include <set>
 
 #include "sim/sim_device.hpp"
-#include "sim/sim_engine.hpp"
+#include "engines/registry.hpp"
 #include "core/build_info.hpp"
 #include "core/config_reader.hpp"
 #include "core/log.hpp"

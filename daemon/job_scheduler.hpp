@@ -42,7 +42,7 @@ namespace nvmond {
 
 class JobScheduler {
  public:
-  // `factory`: make_engine_factory (sim/sim_engine.hpp) over the daemon's drives.
+  // `factory`: make_engine_factory (engines/registry.hpp) over the daemon's drives.
   JobScheduler(boost::asio::io_context& io, const Clock& clock, JobsConfig config, EngineFactory factory,
                PublishedMetrics& out, Duration publish_interval = std::chrono::seconds(1),
                SystemRoots roots = {});

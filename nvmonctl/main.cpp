@@ -25,7 +25,7 @@
 #include "services/config.hpp"
 #include "nvmonctl/ctl_client.hpp"
 #include "nvmonctl/pts_run.hpp"
-#include "sim/sim_engine.hpp"
+#include "engines/registry.hpp"
 #include "workloads/run_job_cli.hpp"
 
 int main(int argc, char** argv) {
@@ -110,8 +110,8 @@ int main(int argc, char** argv) {
 
   if (*check) return nvmond::check_config_command(check_path);
   if (*run_job) {
-    // Sim targets need a daemon's simulated drives; without them the factory
-    // gives io_uring jobs their engine and fails "sim" jobs at setup, naming them.
+    // Sim targets need a daemon's simulated drives; without them the registry
+    // gives io_uring jobs their engine and refuses "sim" jobs, saying why.
     const int rc = nvmond::run_job_cli(job_path, std::cout, std::cerr, nvmond::make_engine_factory());
     std::cout.flush();
     return rc;

@@ -3,8 +3,9 @@
 #include <fmt/core.h>
 
 #include "collectors/nvme/nvme_namespace.hpp"
-#include "pts/device_target.hpp"
-#include "pts/sim_target.hpp"
+#include "engines/registry.hpp"
+#include "pts/targets/device_target.hpp"
+#include "pts/targets/sim_target.hpp"
 #include "collectors/sim_name.hpp"
 
 namespace nvmond {
@@ -14,9 +15,9 @@ Result<std::unique_ptr<TestTarget>> open_test_target(const std::string& target, 
                                                      const Clock* pace) {
   const auto sim = sim_key(target);
   if (!sim) {
-    auto t = DeviceTarget::open(target, guard, [](const std::string& path) {
-      return open_nvme_namespace(path, std::chrono::seconds(10));
-    });
+    auto t = DeviceTarget::open(
+        target, guard, [](const std::string& path) { return open_nvme_namespace(path, std::chrono::seconds(10)); },
+        make_engine_factory());
     if (!t) return t.error();
     return std::unique_ptr<TestTarget>(std::move(*t));
   }

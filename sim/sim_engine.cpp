@@ -1,14 +1,10 @@
 #include "sim/sim_engine.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <thread>
 
-#include "collectors/sim_name.hpp"
-#include "sim/sim_device.hpp"
-#include "workloads/uring_engine.hpp"
-
 namespace nvmond {
-
 
 SimEngine::SimEngine(std::shared_ptr<DriveModel> model, const Clock& clock, std::string serial)
     : model_(std::move(model)), clock_(clock), serial_(std::move(serial)) {}
@@ -88,15 +84,6 @@ void SimEngine::wait_until(std::int64_t t) {
 
 void SimEngine::idle(Duration d) {
   if (d.count() > 0) wait_until(now_ + d.count());
-}
-
-EngineFactory make_engine_factory(const SimDeviceSource* sims) {
-  return [sims](const JobSpec& spec) -> std::unique_ptr<IoEngine> {
-    if (spec.engine == "io_uring") return make_uring_engine(spec);
-    if (spec.engine != "sim" || sims == nullptr) return nullptr;
-    const std::string serial = sim_key(spec.target).value_or("");
-    return std::make_unique<SimEngine>(sims->model(serial), sims->clock(), serial);
-  };
 }
 
 }  // namespace nvmond

@@ -13,15 +13,13 @@
 // Each worker's engine serialises its own commands; several workers on one
 // drive therefore see up to `threads` times its single-queue throughput.
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "sim/drive_model.hpp"
 #include "workloads/io_engine.hpp"
-#include "workloads/runner.hpp"
 
 namespace nvmond {
-
-class SimDeviceSource;
 
 class SimEngine final : public IoEngine {
  public:
@@ -58,13 +56,5 @@ class SimEngine final : public IoEngine {
   std::vector<IoUnit*> queued_;
   std::vector<InFlight> inflight_;
 };
-
-// The one engine factory (the runner and its users know only EngineFactory):
-// UringEngine for engine = "io_uring"; for engine = "sim" and target =
-// "sim:SERIAL", a SimEngine on that drive of `sims` in the drives' clock time.
-// No `sims` (nvmonctl run-job, a PTS run on a real device): a sim job gets no
-// engine, and the runner reports that naming its target. `sims` must outlive
-// every run.
-EngineFactory make_engine_factory(const SimDeviceSource* sims = nullptr);
 
 }  // namespace nvmond

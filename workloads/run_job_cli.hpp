@@ -25,7 +25,7 @@ JobsConfig load_job_file(const std::string& path);
 // errors with offsets, verify counts and the per-second timeline.
 std::string result_json(const RunResult& result, bool with_timeline = true);
 
-// `factory`: make_engine_factory() (sim/sim_engine.hpp) in the binaries.
+// `factory`: make_engine_factory() (engines/registry.hpp) in the binaries.
 int run_job_cli(const std::string& job_toml_path, std::ostream& out, std::ostream& err,
                 const EngineFactory& factory);
 

@@ -278,7 +278,12 @@ RunResult JobRunner::run() {
   bool real_media = false;
   EngineTime time_base = EngineTime::monotonic;
   for (auto& engine : engines) {
-    engine = factory_ ? factory_(spec_) : nullptr;
+    auto made = factory_ ? factory_(spec_) : Result<std::unique_ptr<IoEngine>>(nullptr);
+    if (!made) {
+      result.failure = made.error();
+      return result;
+    }
+    engine = std::move(*made);
     if (!engine) {
       result.failure = Error{ErrorReason::setup, "no engine \"" + spec_.engine + "\" for " + spec_.target};
       return result;

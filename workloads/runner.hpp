@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 
+#include "core/result.hpp"
 #include "workloads/io_engine.hpp"
 #include "workloads/job_spec.hpp"
 #include "workloads/run_result.hpp"
@@ -23,8 +24,10 @@ namespace nvmond {
 class SafetyGuard;
 
 // Creates one engine per worker, on the thread that calls run() (engines
-// create their queues in setup(), on the worker's own thread).
-using EngineFactory = std::function<std::unique_ptr<IoEngine>(const JobSpec&)>;
+// create their queues in setup(), on the worker's own thread). An Error says
+// why the job gets none (engines/registry.hpp: an unknown name, a job the
+// engine cannot run), and fails the run with it.
+using EngineFactory = std::function<Result<std::unique_ptr<IoEngine>>(const JobSpec&)>;
 
 struct RunHooks {
   std::function<void()> after_write_pass;  // verify jobs: between the passes

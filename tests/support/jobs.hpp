@@ -1,7 +1,7 @@
 #pragma once
 // What workload tests start from: a job of one block size, and the io_uring
-// engine for every job (what make_engine_factory in sim/ gives an io_uring
-// job, for the workloads tests, which link no simulator).
+// engine for every job (what the engine registry, engines/, gives an io_uring
+// job, for the tests of what links neither it nor the simulator).
 #include <memory>
 #include <string>
 #include <utility>

@@ -11,7 +11,7 @@
 
 #include "pts/run_eta.hpp"
 #include "pts/run_executor.hpp"
-#include "pts/sim_target.hpp"
+#include "pts/targets/sim_target.hpp"
 #include "report/run_record.hpp"
 #include "report/run_report.hpp"
 #include "store/sqlite_run_store.hpp"

@@ -16,7 +16,7 @@
 #include "daemon/control/control_commands.hpp"
 #include "polling/poller.hpp"
 #include "soak/soak_runner.hpp"
-#include "pts/sim_target.hpp"
+#include "pts/targets/sim_target.hpp"
 #include "store/sqlite_run_store.hpp"
 #include "tests/support/loop_thread.hpp"
 #include "tests/support/temp_dir.hpp"

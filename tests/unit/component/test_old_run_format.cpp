@@ -14,7 +14,7 @@
 #include "core/build_info.hpp"
 #include "services/run_source.hpp"
 #include "pts/run_executor.hpp"
-#include "pts/sim_target.hpp"
+#include "pts/targets/sim_target.hpp"
 #include "pts/stored_run.hpp"
 #include "report/run_record.hpp"
 #include "report/run_report.hpp"

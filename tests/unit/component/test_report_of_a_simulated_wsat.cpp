@@ -8,7 +8,7 @@
 
 #include "store/sqlite_run_store.hpp"
 #include "pts/run_executor.hpp"
-#include "pts/sim_target.hpp"
+#include "pts/targets/sim_target.hpp"
 #include "report/run_record.hpp"
 #include "report/run_report.hpp"
 #include "tests/support/temp_dir.hpp"

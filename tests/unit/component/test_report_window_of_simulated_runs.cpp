@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "pts/run_executor.hpp"
-#include "pts/sim_target.hpp"
+#include "pts/targets/sim_target.hpp"
 #include "report/run_record.hpp"
 #include "report/run_report.hpp"
 #include "report/run_summary.hpp"

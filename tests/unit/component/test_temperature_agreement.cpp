@@ -5,9 +5,10 @@
 #include <fstream>
 
 #include "drivelog/nvme_exports.hpp"
-#include "pts/device_target.hpp"
+#include "pts/targets/device_target.hpp"
 #include "pts/run_json.hpp"
 #include "tests/support/fake_controller.hpp"
+#include "tests/support/jobs.hpp"
 #include "tests/support/samples.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -35,7 +36,7 @@ TEST(TemperatureAgreement, RunJsonAndTheExporterReadTheSameKelvinAlike) {
     add_health(snap, LabelPrefix::of({{"serial", "SN-T"}}), set);
     const auto exported = set.take();
 
-    auto t = DeviceTarget::open(target, guard, test::fake_namespace(script));
+    auto t = DeviceTarget::open(target, guard, test::fake_namespace(script), test::uring_engines());
     ASSERT_TRUE(t) << t.error().message;
     const auto health = (*t)->health();
     ASSERT_TRUE(health);

@@ -18,7 +18,7 @@
 
 #include "collectors/sim_name.hpp"
 #include "sim/sim_device.hpp"
-#include "sim/sim_engine.hpp"
+#include "engines/registry.hpp"
 
 namespace nvmond {
 namespace {

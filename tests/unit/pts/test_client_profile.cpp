@@ -5,12 +5,13 @@
 
 #include <fstream>
 
-#include "pts/device_target.hpp"
+#include "pts/targets/device_target.hpp"
 #include "runmodel/run_codec.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/plan.hpp"
 #include "store/sqlite_run_store.hpp"
 #include "tests/support/fake_controller.hpp"
+#include "tests/support/jobs.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace nvmond {
@@ -173,7 +174,7 @@ struct DriveFixture {
     script->write_cache_enabled = false;
   }
   RunOutcome run() {
-    auto target = DeviceTarget::open(file, guard, test::fake_namespace(script, 3));
+    auto target = DeviceTarget::open(file, guard, test::fake_namespace(script, 3), test::uring_engines());
     if (!target) throw std::runtime_error(target.error().message);
     const TestPlan plan = build_plan("wsat", {{"rounds", "2"}, {"round", "50ms"}, {"threads", "1"}, {"queue_depth", "1"}},
                                      TargetFacts{1 << 20, 0}, PtsProfile::client);
@@ -231,7 +232,7 @@ TEST(ClientProfile, ADriveThatRefusesToEnableItsCacheRunsWithTheCacheDisabledCon
 
 TEST(ClientProfile, AnEnterpriseRunOfTheSameNameIsNotResumedAsAClientOne) {
   DriveFixture f;
-  auto target = DeviceTarget::open(f.file, f.guard, test::fake_namespace(f.script, 3));
+  auto target = DeviceTarget::open(f.file, f.guard, test::fake_namespace(f.script, 3), test::uring_engines());
   ASSERT_TRUE(target);
   const TestPlan enterprise = build_plan("wsat", {{"rounds", "3"}, {"round", "50ms"}, {"threads", "1"}, {"queue_depth", "1"}},
                                          TargetFacts{1 << 20, 0});

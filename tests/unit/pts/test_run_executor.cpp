@@ -6,12 +6,13 @@
 #include <set>
 
 #include "store/sqlite_run_store.hpp"
-#include "pts/device_target.hpp"
+#include "pts/targets/device_target.hpp"
 #include "runmodel/run_codec.hpp"
 #include "pts/run_conditions.hpp"
 #include "pts/run_executor.hpp"
-#include "pts/sim_target.hpp"
+#include "pts/targets/sim_target.hpp"
 #include "pts/stored_run.hpp"
+#include "tests/support/jobs.hpp"
 #include "tests/support/sim_drives.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -191,7 +192,7 @@ TEST(RunExecutor, ARefusedTargetIsRefusedBeforeAnyIoOrRecord) {
     f << std::string(1 << 20, 'x');
   }
   SafetyGuard guard(SafetyConfig{{}, {"/nonexistent"}});
-  auto target = DeviceTarget::open(victim, guard, {});
+  auto target = DeviceTarget::open(victim, guard, {}, test::uring_engines());
   ASSERT_TRUE(target);
   auto store = std::move(*SqliteRunStore::open_file(dir.path() + "/runs.db"));
   TestPlan plan = build_plan("wsat", {{"rounds", "1"}, {"round", "1s"}}, TargetFacts{1 << 20, 0});
@@ -577,7 +578,7 @@ TEST(RunExecutor, AFileTargetsFallbackPurgeAndUnknownWriteCacheAreNamedCondition
   const std::string file = dir.path() + "/disk.img";
   std::ofstream(file) << std::string(1 << 20, 'x');
   SafetyGuard guard(SafetyConfig{{}, {dir.path()}});
-  auto target = DeviceTarget::open(file, guard, {});
+  auto target = DeviceTarget::open(file, guard, {}, test::uring_engines());
   ASSERT_TRUE(target) << target.error().message;
   auto store = std::move(*SqliteRunStore::open_file(dir.path() + "/runs.db"));
   TestPlan plan = build_plan("wsat", {{"rounds", "1"}, {"round", "100ms"}, {"threads", "1"}, {"queue_depth", "1"}},

@@ -8,12 +8,13 @@
 
 #include <fstream>
 
-#include "pts/device_target.hpp"
+#include "pts/targets/device_target.hpp"
 #include "runmodel/run_codec.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/write_cache.hpp"
 #include "store/sqlite_run_store.hpp"
 #include "tests/support/fake_controller.hpp"
+#include "tests/support/jobs.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace nvmond {
@@ -28,7 +29,7 @@ struct Fixture {
     script->write_cache_enabled = true;
   }
   std::unique_ptr<DeviceTarget> open() {
-    auto t = DeviceTarget::open(file, guard, test::fake_namespace(script, 3));
+    auto t = DeviceTarget::open(file, guard, test::fake_namespace(script, 3), test::uring_engines());
     if (!t) throw std::runtime_error(t.error().message);
     return std::move(*t);
   }

@@ -26,7 +26,9 @@ JobSpec sim_job() {
 }
 
 EngineFactory factory_for(std::shared_ptr<DriveModel> model, const Clock& clock) {
-  return [model, &clock](const JobSpec&) { return std::make_unique<SimEngine>(model, clock, "SIM0"); };
+  return [model, &clock](const JobSpec&) -> std::unique_ptr<IoEngine> {
+    return std::make_unique<SimEngine>(model, clock, "SIM0");
+  };
 }
 
 TEST(SimEngine, SimulatedMinuteOfWritesRunsOnSimulatedTimeAndWearsTheDrive) {

@@ -17,7 +17,7 @@
 #include "soak/soak_runner.hpp"
 #include "runmodel/run_codec.hpp"
 #include "store/sqlite_run_store.hpp"
-#include "pts/sim_target.hpp"
+#include "pts/targets/sim_target.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace nvmond {

@@ -55,7 +55,7 @@ class StaggeredEngine final : public IoEngine {
 JobSpec read_job() { return test::one_size_job("t", "staggered", "staggered", 100, 4096); }
 
 EngineFactory staggered() {
-  return [](const JobSpec&) { return std::make_unique<StaggeredEngine>(); };
+  return [](const JobSpec&) -> std::unique_ptr<IoEngine> { return std::make_unique<StaggeredEngine>(); };
 }
 
 TEST(RunnerTimestamps, EachIoOfABatchRecordsItsOwnCompletionTime) {
@@ -97,7 +97,7 @@ TEST(RunnerTimestamps, WithIoInFlightTheWorkerNeverWaitsOnANearTimer) {
   j.rate_iops = 1000;  // the next I/O is due 1 ms after each one
   j.runtime = std::chrono::seconds(2);
   std::vector<Duration> waits;
-  auto recording = [&waits](const JobSpec&) {
+  auto recording = [&waits](const JobSpec&) -> std::unique_ptr<IoEngine> {
     auto e = std::make_unique<StaggeredEngine>();
     e->waits = &waits;
     return e;

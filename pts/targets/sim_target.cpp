@@ -1,4 +1,4 @@
-#include "pts/sim_target.hpp"
+#include "pts/targets/sim_target.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -19,10 +19,12 @@ namespace nvmond {
 class DeviceTarget final : public TestTarget {
  public:
   // `guard` must outlive the target. `open_namespace` says which NVMe
-  // namespace `path` is, if any (empty: none is). Fails when the size
-  // cannot be read.
+  // namespace `path` is, if any (empty: none is). `engines` makes each
+  // element's engines: given, so that the target depends on the runner's
+  // seam alone and not on which engines there are (engines/registry.hpp).
+  // Fails when the size cannot be read.
   static Result<std::unique_ptr<DeviceTarget>> open(const std::string& path, const SafetyGuard& guard,
-                                                    const NamespaceOpener& open_namespace);
+                                                    const NamespaceOpener& open_namespace, EngineFactory engines);
 
   TargetIdentity identity() const override { return identity_; }
   bool simulated() const override { return false; }
@@ -43,9 +45,11 @@ class DeviceTarget final : public TestTarget {
   void restart() override;
 
  private:
-  DeviceTarget(std::string path, const SafetyGuard& guard) : path_(std::move(path)), guard_(guard) {}
+  DeviceTarget(std::string path, const SafetyGuard& guard, EngineFactory engines)
+      : path_(std::move(path)), guard_(guard), engines_(std::move(engines)) {}
   std::string path_;
   const SafetyGuard& guard_;
+  EngineFactory engines_;
   TargetIdentity identity_;
   // Opened and approved once by the guard; every element, and the purge, use
   // it. Holding it also holds a block device's O_EXCL claim for the whole

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "pts/sim_target.hpp"
+#include "pts/targets/sim_target.hpp"
 #include "pts/steady_state.hpp"
 #include "tests/support/sim_drives.hpp"
 

@@ -1,4 +1,4 @@
-#include "pts/purge.hpp"
+#include "pts/targets/purge.hpp"
 
 #include <fcntl.h>
 #include <linux/fs.h>

@@ -1,4 +1,4 @@
-#include "pts/device_target.hpp"
+#include "pts/targets/device_target.hpp"
 
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -12,8 +12,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "pts/purge.hpp"
-#include "sim/sim_engine.hpp"
+#include "pts/targets/purge.hpp"
 
 namespace nvmond {
 
@@ -72,8 +71,9 @@ void identify_controller(Device& controller, TargetIdentity& id) {
 }  // namespace
 
 Result<std::unique_ptr<DeviceTarget>> DeviceTarget::open(const std::string& path, const SafetyGuard& guard,
-                                                         const NamespaceOpener& open_namespace) {
-  std::unique_ptr<DeviceTarget> t(new DeviceTarget(path, guard));
+                                                         const NamespaceOpener& open_namespace,
+                                                         EngineFactory engines) {
+  std::unique_ptr<DeviceTarget> t(new DeviceTarget(path, guard, std::move(engines)));
   auto opened = guard.open_target(path, TargetAccess{true, true, 0});
   if (opened) {
     t->fd_ = std::move(opened->fd);
@@ -208,7 +208,7 @@ JobSpec element_job(const Element& e, const std::string& path, std::uint64_t ran
 Result<Measurement> DeviceTarget::run(const Element& e, std::uint64_t range_bytes,
                                       std::optional<std::uint64_t> max_bytes, const SequentialCursor& from) {
   if (refusal_) return *refusal_;
-  JobRunner runner(element_job(e, path_, range_bytes, max_bytes, from), make_engine_factory(), &guard_);
+  JobRunner runner(element_job(e, path_, range_bytes, max_bytes, from), engines_, &guard_);
   runner.use_approved_target(fd_.get());
   {
     std::lock_guard lock(mu_);

@@ -5,9 +5,10 @@
 
 #include <fstream>
 
-#include "pts/device_target.hpp"
+#include "pts/targets/device_target.hpp"
 #include "pts/run_json.hpp"
 #include "tests/support/fake_controller.hpp"
+#include "tests/support/jobs.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace nvmond {
@@ -26,7 +27,7 @@ struct Fixture {
     script->smart.composite_temperature_k = 323;
   }
   std::unique_ptr<DeviceTarget> open(const NamespaceOpener& opener) {
-    auto t = DeviceTarget::open(target, guard, opener);
+    auto t = DeviceTarget::open(target, guard, opener, test::uring_engines());
     if (!t) throw std::runtime_error(t.error().message);
     return std::move(*t);
   }
