@@ -89,7 +89,6 @@ class RunExecutor {
   void on_open(OpenFn fn) { on_open_ = std::move(fn); }
 
  private:
-  struct StageState;
   std::optional<Error> open_run(RunHeader& header, std::vector<RoundRecord>& rounds, bool& resumed);
   bool stage_done(std::size_t stage, const std::vector<RoundRecord>& rounds) const;
   // A histogram stage's points (element indices, max, mid, min); empty for any other.
