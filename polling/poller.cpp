@@ -586,7 +586,7 @@ void DevicePoller::publish(const RenderedFamilies* observed) {
   // growth series. A value one digit longer than last time must not double
   // the string's capacity, as an exact reserve did for about half the
   // drives at every poll (some 3 MB of heap at 256 drives).
-  text.reserve(published_bytes_ + published_bytes_ / 8, published_families_ + 4);
+  text.reserve(published_bytes_ + published_bytes_ / 8, published_families_);
   if (!identified()) {
     // No serial to key series by: the path only, and nothing that could be
     // mistaken for another drive's history.
