@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "collectors/drive_summary.hpp"
 #include "core/config_reader.hpp"
 #include "runmodel/run_status.hpp"
 #include "schedule/schedule.hpp"
@@ -70,14 +71,9 @@ struct SoakEntry {
 // thermal_margin, on_throttle), read beside its name/test/target/params.
 SoakTiming read_soak_timing(TableReader& t);
 
-// What the scheduler needs to know of a drive, per tick.
-struct DriveThermal {
-  std::string serial;
-  std::optional<double> composite_c;
-  std::optional<double> warning_c;  // WCTEMP
-  bool throttling = false;
-};
-using DriveLookup = std::function<std::optional<DriveThermal>(const std::string& target)>;
+// The drive behind a soak target, as its poller last published it; nullopt
+// for a target on no polled drive (a file). Asked per tick.
+using DriveLookup = std::function<std::optional<DriveSummary>(const std::string& target)>;
 // Uniform in [0, max): the randomized delay's draw (injected for tests).
 using Jitter = std::function<Duration(Duration max)>;
 

@@ -31,7 +31,7 @@
 
 #include "collectors/device.hpp"
 #include "core/clock.hpp"
-#include "polling/drive_summary.hpp"
+#include "collectors/drive_summary.hpp"
 #include "schedule/drive_claims.hpp"
 #include "schedule/schedule.hpp"
 #include "store/store.hpp"
