@@ -8,9 +8,11 @@
 // - a start is asynchronous (SoakControl::start): the entry is `opening`
 //   until the run's thread reports its id or its refusal, and its drive
 //   counts as busy meanwhile;
-// - at most one run per drive at a time (every PTS test writes the drive);
-//   runs that are due while their drive is busy queue in the order they
-//   became due;
+// - at most one run per drive at a time (every PTS test writes the drive),
+//   and none on a drive a [[job]] or a self-test holds (DriveClaims): runs
+//   that are due while their drive is busy queue in the order they became
+//   due. The runner takes the drive's claim only once it has opened the
+//   target, so the runs still opening are kept busy here;
 // - a run does not start while the drive's composite temperature is above
 //   its warning threshold (WCTEMP) minus `thermal_margin_c`; it waits;
 // - with on_throttle = pause, a run is paused while its drive throttles and
@@ -41,6 +43,7 @@
 #include "collectors/drive_summary.hpp"
 #include "core/config_reader.hpp"
 #include "runmodel/run_status.hpp"
+#include "schedule/drive_claims.hpp"
 #include "schedule/schedule.hpp"
 #include "schedule/soak_control.hpp"
 
@@ -88,7 +91,9 @@ struct ScheduleView {
 
 class SoakScheduler {
  public:
-  SoakScheduler(SoakControl& control, Jitter jitter);
+  // `claims`: who else uses each drive (the daemon's); none: only this
+  // scheduler's own runs keep a drive busy.
+  SoakScheduler(SoakControl& control, Jitter jitter, const DriveClaims* claims = nullptr);
 
   // A scheduled soak whose start failed (the run store cannot be opened yet,
   // the target is refused or absent) is tried again after this, doubling up
@@ -145,6 +150,7 @@ class SoakScheduler {
 
   SoakControl& control_;
   Jitter jitter_;
+  const DriveClaims* claims_ = nullptr;
   std::map<std::string, Slot> slots_;
   std::deque<std::string> queue_;  // slot names, in the order they became due
   std::uint64_t tickets_ = 0;      // the last start's ticket

@@ -421,6 +421,30 @@ TEST_F(SoakSchedulerTest, AStartIsOpeningUntilItsRunReportsAndHoldsItsDriveMeanw
 }
 
 
+// What else uses a drive (a [[job]], a self-test) is in the daemon's
+// DriveClaims: a soak due while a job holds its drive waits, naming the job,
+// and starts once the job has ended. JobScheduler's claim of its drive is
+// JobScheduler.AJobHoldsItsDriveAndDoesNotStartOnADriveASoakRunHolds.
+TEST(SoakSchedulerClaims, ASoakWaitsWhileAJobHoldsItsDrive) {
+  FakeSoakControl ctl;
+  DriveClaims claims;
+  SoakScheduler sched{ctl, nullptr, &claims};
+  Drives drives;
+  drives.by_target["sim:a"] = drive("SN-A", 40, 70);
+  auto job = claims.claim("SN-A", DriveUse{DriveUse::Kind::job, "fio-1", t0()});
+  ASSERT_TRUE(job);
+  sched.configure({entry("one", "sim:a")}, t0());
+  sched.tick(t0(), drives.lookup());
+  EXPECT_TRUE(ctl.started.empty()) << "a soak started on a drive a job writes";
+  EXPECT_EQ(view(sched.list(), "one").state, ScheduleState::queued);
+  EXPECT_EQ(view(sched.list(), "one").detail, "drive SN-A busy with job fio-1");
+
+  job->release();
+  sched.tick(t0() + 1s, drives.lookup());
+  ASSERT_EQ(ctl.started.size(), 1U);
+  EXPECT_EQ(ctl.started.back().name, "one");
+}
+
 }  // namespace NVMOND_TEST_UNIT
 using namespace NVMOND_TEST_UNIT;
 }  // namespace
