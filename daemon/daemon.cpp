@@ -12,6 +12,7 @@
 #include <random>
 #include <set>
 
+#include "collectors/sim_name.hpp"
 #include "sim/sim_device.hpp"
 #include "engines/registry.hpp"
 #include "core/build_info.hpp"
@@ -223,6 +224,7 @@ void Daemon::start_jobs() {
   jobs_ = std::make_unique<JobScheduler>(io_, *clock_, config_.jobs, make_engine_factory(fleet_->sim_source()),
                                          *published_);
   jobs_->report_throughput(throughput_, *clock_);
+  jobs_->claim_drives(claims_, [this](const std::string& target) { return job_drive(target); });
   jobs_->start();
 }
 
@@ -272,9 +274,12 @@ void Daemon::start_control() {
       [this](std::function<void()> f) { boost::asio::post(io_, std::move(f)); }, &claims_);
   soak_runner_ = runner.get();
   soak_control_ = std::move(runner);
-  scheduler_ = std::make_unique<SoakScheduler>(*soak_control_, [](Duration max) {
-    return Duration(std::uniform_int_distribution<Duration::rep>(0, max.count() - 1)(random_engine()));
-  });
+  scheduler_ = std::make_unique<SoakScheduler>(
+      *soak_control_,
+      [](Duration max) {
+        return Duration(std::uniform_int_distribution<Duration::rep>(0, max.count() - 1)(random_engine()));
+      },
+      &claims_);
   configure_soaks();
   configure_selftests();
   std::set<std::string> names;
@@ -345,7 +350,7 @@ void Daemon::configure_selftests() {
   if (selftests_) held = selftests_->take_claims();
   selftests_ = std::make_unique<SelfTestScheduler>(
       std::move(plans), config_.max_concurrent_selftests, *store_,
-      SelfTestHooks{[this] { return published_->drives(); }, [this](const std::string& serial) { return drive_user(serial); },
+      SelfTestHooks{[this] { return published_->drives(); },
                     [this](const std::string& path, SelfTestKind kind, std::function<void(std::optional<Error>)> done) {
                       send_self_test(path, kind, std::move(done));
                     }},
@@ -387,27 +392,19 @@ std::optional<std::string> Daemon::drive_user(const std::string& serial) const {
   // A self-test's own claim refuses another start with its own sentence
   // (SelfTestScheduler::claim): here only what a self-test competes with.
   if (auto use = claims_.holder(serial); use && use->kind != DriveUse::Kind::self_test) return holder_text(*use);
-  std::map<std::string, std::string> sim_serials;
-  for (const auto& s : config_.sims) sim_serials[s.spec.name] = s.spec.serial;
-  const auto drives = published_->drives();
-  // A target's drive: a polled one it names (a sim drive, a controller
-  // path), else the controller of an NVMe namespace (sysfs). A file on a
-  // filesystem is on no drive nvmond can tell.
-  auto on_drive = [&](const std::string& target) {
-    if (auto d = drive_for_target(drives, target, sim_serials)) return d->serial == serial;
-    return target_serial(target) == serial;
-  };
-  if (soak_control_) {
-    for (const auto& r : soak_control_->active()) {
-      if (r.serial == serial || on_drive(r.target)) return fmt::format("soak run {} ({})", r.id, r.name);
-    }
-  }
-  if (jobs_) {
-    for (const auto& [name, target] : jobs_->running_targets()) {
-      if (on_drive(target)) return "job " + name;
-    }
-  }
   return std::nullopt;
+}
+
+// Jobs start before the first poll has published a drive, so a sim target
+// is resolved from the configuration, as the engine factory resolves it.
+std::string Daemon::job_drive(const std::string& target) const {
+  if (auto key = sim_key(target)) {
+    for (const auto& s : config_.sims) {
+      if (s.spec.name == *key) return s.spec.serial;
+    }
+    return *key;
+  }
+  return target_serial(target);
 }
 
 void Daemon::arm_soak_tick() {

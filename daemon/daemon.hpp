@@ -65,8 +65,11 @@ class Daemon {
                           std::function<void(std::optional<Error>)> done);
   // What a soak's thread opens its target with: the configuration of now.
   void publish_soak_targets();
-  // The soak run or [[job]] whose target is on the drive with this serial.
+  // What a self-test would compete with on this drive (a soak run or a
+  // [[job]]): the claims' holder, put in words.
   std::optional<std::string> drive_user(const std::string& serial) const;
+  // The serial of the drive a job's target is on ("" for none).
+  std::string job_drive(const std::string& target) const;
   void stop_all();
   std::shared_ptr<RunStore> open_run_store(const std::string& dir);
   std::unique_ptr<StoreWriter> open_store(const std::string& dir);
@@ -113,15 +116,16 @@ class Daemon {
   // Workloads (jobs, soaks) report their throughput here; the Fleet's drive
   // analytics read it. Outlives both, across reloads.
   ThroughputFeed throughput_;
+  // Who uses each drive (soak runs, jobs, self-tests): every starter asks it,
+  // on the event loop or (a soak run's claim) its own thread. Declared before
+  // everything that holds a claim.
+  DriveClaims claims_;
   std::unique_ptr<Fleet> fleet_;
   // Sim jobs drive the Fleet's drive models: destroyed before the Fleet.
   std::unique_ptr<JobScheduler> jobs_;
   // What approves soak targets; each run keeps the guard it was opened
   // with across reloads.
   std::shared_ptr<SafetyGuard> soak_guard_;
-  // Who uses each drive (soak runs, self-tests): every starter asks it.
-  // Declared before everything that holds a claim.
-  DriveClaims claims_;
   // What a run's thread opens its target with (sims, guard, live sim
   // models), replaced whole on reload: the loop writes it, run threads read.
   struct SoakTargets;

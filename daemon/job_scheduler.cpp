@@ -13,7 +13,8 @@ JobScheduler::JobScheduler(boost::asio::io_context& io, const Clock& clock, Jobs
       factory_(std::move(factory)),
       out_(out),
       interval_(publish_interval),
-      timer_(clock.real_timer(io)) {
+      timer_(clock.real_timer(io)),
+      clock_(&clock) {
   for (auto& spec : config.jobs) {
     auto job = std::make_unique<Job>();
     job->runner = std::make_unique<JobRunner>(std::move(spec), factory_, &guard_);
@@ -34,13 +35,35 @@ void JobScheduler::report_throughput(ThroughputSink& sink, const Clock& clock) {
   clock_ = &clock;
 }
 
+void JobScheduler::claim_drives(DriveClaims& claims, std::function<std::string(const std::string& target)> serial_of) {
+  claims_ = &claims;
+  serial_of_ = std::move(serial_of);
+}
+
 void JobScheduler::start() {
   for (auto& job : jobs_) {
     if (job->started) continue;
     Job* j = job.get();
-    log::info("job {}: starting {} on {} ({})", j->runner->spec().name, j->runner->spec().engine,
-              j->runner->spec().target, j->runner->spec().writes() ? "writes" : "read-only");
+    const JobSpec& spec = j->runner->spec();
     j->started = true;
+    if (claims_ != nullptr) {
+      const std::string serial = serial_of_ ? serial_of_(spec.target) : target_serial(spec.target);
+      if (!serial.empty()) {
+        auto claim = claims_->claim(serial, DriveUse{DriveUse::Kind::job, spec.name, clock_->wall()});
+        if (!claim) {
+          // Collected at the next tick like a job that ended: published as
+          // failed, and logged there once.
+          RunResult refused;
+          refused.failure = claim.error();
+          j->result = std::move(refused);
+          j->done.store(true, std::memory_order_release);
+          continue;
+        }
+        j->claim = std::move(*claim);
+      }
+    }
+    log::info("job {}: starting {} on {} ({})", spec.name, spec.engine, spec.target,
+              spec.writes() ? "writes" : "read-only");
     publish(*j);
     j->thread = std::thread([j] {
       RunResult r = j->runner->run();
@@ -60,14 +83,6 @@ std::size_t JobScheduler::running() const {
   std::size_t n = 0;
   for (const auto& job : jobs_) n += job->started && !job->collected ? 1 : 0;
   return n;
-}
-
-std::vector<std::pair<std::string, std::string>> JobScheduler::running_targets() const {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& job : jobs_) {
-    if (job->started && !job->collected) out.emplace_back(job->runner->spec().name, job->runner->spec().target);
-  }
-  return out;
 }
 
 const RunResult* JobScheduler::result(const std::string& name) const {
@@ -139,6 +154,7 @@ void JobScheduler::report(Job& job, const RunSnapshot& snap) {
 
 void JobScheduler::collect(Job& job) {
   if (job.thread.joinable()) job.thread.join();
+  job.claim.release();  // its I/O has ended
   job.collected = true;
   publish(job);
   const std::string& name = job.runner->spec().name;

@@ -11,6 +11,12 @@
 //                                       safety guard or could not start
 //
 // All jobs start at start() and run once (to their runtime/bytes budget).
+// A job on a drive (its target's serial, `serial_of`) claims it in the
+// daemon's DriveClaims before its thread starts and holds it until it is
+// collected, so a soak run or a self-test waits for it (or is refused) as it
+// would for another run. A job whose drive is held already does not start: it
+// fails at once, naming the holder (nvmond_workload_failed 1), since a job
+// runs once and a second writer would spoil both measurements.
 // Destruction stops every job (JobRunner::stop), joins, and publishes the final
 // numbers: it returns within about one I/O's latency, so SIGTERM and reload
 // never wait for a job's budget.
@@ -25,6 +31,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +40,7 @@
 #include <vector>
 
 #include "core/throughput_feed.hpp"
+#include "schedule/drive_claims.hpp"
 #include "workloads/jobs_config.hpp"
 #include "polling/published_metrics.hpp"
 #include "workloads/runner.hpp"
@@ -61,11 +69,14 @@ class JobScheduler {
   // interval ends in `clock` time. Both must outlive the scheduler.
   void report_throughput(ThroughputSink& sink, const Clock& clock);
 
+  // Before start(): the jobs claim their drives in `claims` (which must
+  // outlive the scheduler), the drive of a target being `serial_of(target)`
+  // ("" for none: a file); unset, target_serial.
+  void claim_drives(DriveClaims& claims, std::function<std::string(const std::string& target)> serial_of = {});
+
   std::size_t size() const { return jobs_.size(); }
   // Jobs started and not yet collected.
   std::size_t running() const;
-  // The targets of the jobs started and not yet collected.
-  std::vector<std::pair<std::string, std::string>> running_targets() const;  // name, target
   // The result of a finished, collected job; nullopt while it runs or if unknown.
   const RunResult* result(const std::string& name) const;
 
@@ -80,6 +91,7 @@ class JobScheduler {
     bool started = false;
     bool collected = false;
     std::uint64_t reported_intervals = 0;
+    DriveClaim claim;                  // its drive, from start() until collected
   };
   void tick();
   void arm();
@@ -95,6 +107,8 @@ class JobScheduler {
   std::vector<std::unique_ptr<Job>> jobs_;
   ThroughputSink* throughput_ = nullptr;
   const Clock* clock_ = nullptr;
+  DriveClaims* claims_ = nullptr;
+  std::function<std::string(const std::string& target)> serial_of_;
   bool stopping_ = false;
 };
 

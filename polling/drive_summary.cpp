@@ -49,7 +49,7 @@ DriveSummary summarize_drive(const DriveInfo& info, bool up, const HealthSnapsho
   return d;
 }
 
-std::optional<DriveThermal> drive_for_target(const std::vector<DriveSummary>& drives, const std::string& target,
+std::optional<DriveSummary> drive_for_target(const std::vector<DriveSummary>& drives, const std::string& target,
                                              const std::map<std::string, std::string>& sim_serial_by_name) {
   std::string serial, path;
   if (auto key = sim_key(target)) {
@@ -60,7 +60,7 @@ std::optional<DriveThermal> drive_for_target(const std::vector<DriveSummary>& dr
   }
   for (const auto& d : drives) {
     if ((!serial.empty() && d.serial == serial) || (!path.empty() && d.path == path)) {
-      return DriveThermal{d.serial, d.composite_c, d.warning_c, d.throttling};
+      return d;
     }
   }
   return std::nullopt;

@@ -63,7 +63,8 @@ SoakTiming read_soak_timing(TableReader& t) {
   return timing;
 }
 
-SoakScheduler::SoakScheduler(SoakControl& control, Jitter jitter) : control_(control), jitter_(std::move(jitter)) {}
+SoakScheduler::SoakScheduler(SoakControl& control, Jitter jitter, const DriveClaims* claims)
+    : control_(control), jitter_(std::move(jitter)), claims_(claims) {}
 
 void SoakScheduler::plan(Slot& s, WallTime now) {
   s.due.reset();
@@ -198,18 +199,27 @@ void SoakScheduler::start_queued(WallTime now, const DriveLookup& drives) {
     s->state = ScheduleState::queued;
     queue_.push_back(s->entry.request.name);
   }
+  // This scheduler's own runs, the opening ones included (not claimed yet);
+  // the rest of the drive's users are in the claims.
   std::map<std::string, std::string> busy;  // drive → what uses it
   for (const auto& [name, s] : slots_) {
     if (s.run) busy[s.drive] = fmt::format("run {}", *s.run);
     else if (s.opening) busy[s.drive] = fmt::format("soak {} (opening)", name);
   }
+  auto user = [&](const std::string& drive) -> std::optional<std::string> {
+    if (auto b = busy.find(drive); b != busy.end()) return b->second;
+    if (claims_ != nullptr) {
+      if (auto use = claims_->holder(drive)) return holder_text(*use);
+    }
+    return std::nullopt;
+  };
   for (auto it = queue_.begin(); it != queue_.end();) {
     Slot& s = slots_.at(*it);
     auto d = drives ? drives(s.entry.request.target) : std::nullopt;
     const std::string drive = d && !d->serial.empty() ? d->serial : s.entry.request.target;
-    if (auto b = busy.find(drive); b != busy.end()) {
+    if (auto u = user(drive)) {
       s.state = ScheduleState::queued;
-      s.detail = fmt::format("drive {} busy with {}", drive, b->second);
+      s.detail = fmt::format("drive {} busy with {}", drive, *u);
       ++it;
       continue;
     }

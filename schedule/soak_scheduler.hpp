@@ -8,9 +8,11 @@
 // - a start is asynchronous (SoakControl::start): the entry is `opening`
 //   until the run's thread reports its id or its refusal, and its drive
 //   counts as busy meanwhile;
-// - at most one run per drive at a time (every PTS test writes the drive);
-//   runs that are due while their drive is busy queue in the order they
-//   became due;
+// - at most one run per drive at a time (every PTS test writes the drive),
+//   and none on a drive a [[job]] or a self-test holds (DriveClaims): runs
+//   that are due while their drive is busy queue in the order they became
+//   due. The runner takes the drive's claim only once it has opened the
+//   target, so the runs still opening are kept busy here;
 // - a run does not start while the drive's composite temperature is above
 //   its warning threshold (WCTEMP) minus `thermal_margin_c`; it waits;
 // - with on_throttle = pause, a run is paused while its drive throttles and
@@ -38,8 +40,10 @@
 #include <string>
 #include <vector>
 
+#include "collectors/drive_summary.hpp"
 #include "core/config_reader.hpp"
 #include "runmodel/run_status.hpp"
+#include "schedule/drive_claims.hpp"
 #include "schedule/schedule.hpp"
 #include "schedule/soak_control.hpp"
 
@@ -70,14 +74,9 @@ struct SoakEntry {
 // thermal_margin, on_throttle), read beside its name/test/target/params.
 SoakTiming read_soak_timing(TableReader& t);
 
-// What the scheduler needs to know of a drive, per tick.
-struct DriveThermal {
-  std::string serial;
-  std::optional<double> composite_c;
-  std::optional<double> warning_c;  // WCTEMP
-  bool throttling = false;
-};
-using DriveLookup = std::function<std::optional<DriveThermal>(const std::string& target)>;
+// The drive behind a soak target, as its poller last published it; nullopt
+// for a target on no polled drive (a file). Asked per tick.
+using DriveLookup = std::function<std::optional<DriveSummary>(const std::string& target)>;
 // Uniform in [0, max): the randomized delay's draw (injected for tests).
 using Jitter = std::function<Duration(Duration max)>;
 
@@ -92,7 +91,9 @@ struct ScheduleView {
 
 class SoakScheduler {
  public:
-  SoakScheduler(SoakControl& control, Jitter jitter);
+  // `claims`: who else uses each drive (the daemon's); none: only this
+  // scheduler's own runs keep a drive busy.
+  SoakScheduler(SoakControl& control, Jitter jitter, const DriveClaims* claims = nullptr);
 
   // A scheduled soak whose start failed (the run store cannot be opened yet,
   // the target is refused or absent) is tried again after this, doubling up
@@ -149,6 +150,7 @@ class SoakScheduler {
 
   SoakControl& control_;
   Jitter jitter_;
+  const DriveClaims* claims_ = nullptr;
   std::map<std::string, Slot> slots_;
   std::deque<std::string> queue_;  // slot names, in the order they became due
   std::uint64_t tickets_ = 0;      // the last start's ticket

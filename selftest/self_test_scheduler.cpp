@@ -163,8 +163,12 @@ std::optional<std::string> SelfTestScheduler::problem(const DriveSummary& d) con
   if (!d.up) return std::string("the drive is not answering");
   if (!d.self_test_supported) return std::string("the drive does not support Device Self-test");
   if (d.self_test && d.self_test->running()) return std::string("a self-test is running on it");
-  if (hooks_.drive_user) {
-    if (auto user = hooks_.drive_user(d.serial)) return "in use by " + *user;
+  // Its own claims (a test in progress) are covered above by the log and by
+  // the start's claim; here only what a test would compete with.
+  if (registry_ != nullptr) {
+    if (auto use = registry_->holder(d.serial); use && use->kind != DriveUse::Kind::self_test) {
+      return "in use by " + holder_text(*use);
+    }
   }
   if (d.composite_c && d.warning_c && *d.composite_c >= *d.warning_c) {
     return fmt::format("hot: {:.0f} °C, at or above its warning threshold of {:.0f} °C", *d.composite_c, *d.warning_c);

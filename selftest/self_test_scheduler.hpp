@@ -2,7 +2,7 @@
 // Starts the Device Self-tests of the [[selftest]] schedules. Each tick
 // (the daemon's soak tick, once a second) looks at every schedule's drives:
 // a drive whose next start is due gets its test unless a soak run or job
-// uses it, it is at or above its warning temperature (WCTEMP), it is down or
+// holds it in the DriveClaims, it is at or above its warning temperature (WCTEMP), it is down or
 // has no self-test support, or `max_concurrent` drives are testing already
 // (running in their log, or started and not yet seen running). A deferred
 // start is logged once per reason and tried again at the next tick; one the
@@ -31,7 +31,7 @@
 
 #include "collectors/device.hpp"
 #include "core/clock.hpp"
-#include "polling/drive_summary.hpp"
+#include "collectors/drive_summary.hpp"
 #include "schedule/drive_claims.hpp"
 #include "schedule/schedule.hpp"
 #include "store/store.hpp"
@@ -61,14 +61,14 @@ std::string self_test_state_key(const std::string& who);
 
 struct SelfTestHooks {
   std::function<std::vector<DriveSummary>()> drives;
-  std::function<std::optional<std::string>(const std::string& serial)> drive_user;
   // Sends the start; `done` gets the drive's answer, on the loop, maybe later.
   std::function<void(const std::string& path, SelfTestKind kind, std::function<void(std::optional<Error>)> done)> start;
 };
 
 class SelfTestScheduler {
  public:
-  // `claims`: who uses each drive (none: no claims are taken).
+  // `claims`: who uses each drive, asked before a start and claimed by it
+  // (none: no claims are taken and no other user is seen).
   SelfTestScheduler(std::vector<SelfTestPlan> plans, std::int64_t max_concurrent, Store& store, SelfTestHooks hooks,
                     DriveClaims* claims = nullptr);
   void tick(WallTime now);

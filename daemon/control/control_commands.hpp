@@ -33,8 +33,9 @@ struct ControlContext {
   std::function<std::vector<DriveSummary>()> drives;
   // Lets the scheduler act now (start a queued run, see a stopped one go).
   std::function<void()> tick;
-  // What uses the drive with this serial now ("job fio-1", "soak run 12"),
-  // where a self-test must not start; nullopt: nothing.
+  // What uses the drive with this serial now ("job fio-1", "run wsat-12"),
+  // where a self-test must not start; nullopt: nothing. The daemon answers
+  // from its DriveClaims, as the self-test scheduler does.
   std::function<std::optional<std::string>(const std::string& serial)> drive_user = {};
   // Sends a Device Self-test to the controller at `path` (Fleet::self_test):
   // start `kind`, or abort when nullopt; `done` gets the drive's answer

@@ -270,6 +270,51 @@ TEST(JobScheduler, PublishesEachTimeTheClocksIntervalHasPassed) {
   EXPECT_EQ(jobs.running(), 1u);
 }
 
+
+// A [[job]] and a soak run never share a drive: a job claims its drive in the
+// daemon's DriveClaims from its start until it is collected (so a soak due
+// meanwhile waits: SoakSchedulerClaims.*), and a job whose drive a soak run
+// holds does not start. Its drive is left alone and the refusal, naming the
+// run, is published like the safety guard's.
+TEST(JobScheduler, AJobHoldsItsDriveAndDoesNotStartOnADriveASoakRunHolds) {
+  ManualClock clock;
+  SimDeviceSource source({drive("SIM0"), drive("SIM1")}, clock);
+  auto m0 = source.model("SIM0");
+  const SmartLog before0 = m0->smart();
+  DriveClaims claims;
+  auto soak = claims.claim("SIM0", DriveUse{DriveUse::Kind::run, "wsat-3", clock.wall()});
+  ASSERT_TRUE(soak);
+
+  JobsConfig config;
+  config.jobs.push_back(sim_job("fill", "SIM0", 0));
+  config.jobs.back().bytes = 8u << 20;
+  config.jobs.push_back(sim_job("scan", "SIM1", 100));
+  config.jobs.back().bytes = 8u << 20;
+
+  boost::asio::io_context io;
+  PublishedMetrics out;
+  SystemClock ticks;
+  JobScheduler jobs(io, ticks, config, make_engine_factory(&source), out, 10ms);
+  jobs.claim_drives(claims);
+  jobs.start();
+  ASSERT_TRUE(claims.holder("SIM1"));
+  EXPECT_EQ(claims.holder("SIM1")->kind, DriveUse::Kind::job);
+  EXPECT_EQ(claims.holder("SIM1")->who, "scan");
+  EXPECT_EQ(claims.holder("SIM0")->who, "wsat-3") << "the soak run keeps its drive";
+  ASSERT_TRUE(run_until(io, [&] { return jobs.running() == 0; }));
+
+  const RunResult* fill = jobs.result("fill");
+  ASSERT_NE(fill, nullptr);
+  ASSERT_TRUE(fill->failure);
+  EXPECT_EQ(fill->failure->message, "drive SIM0 is in use by run wsat-3");
+  EXPECT_EQ(m0->smart().data_units_written, before0.data_units_written);
+  EXPECT_EQ(sample(out.Collect(), "nvmond_workload_failed", {{"workload", "fill"}}), 1.0);
+  const RunResult* scan = jobs.result("scan");
+  ASSERT_NE(scan, nullptr);
+  EXPECT_FALSE(scan->failure);
+  EXPECT_FALSE(claims.holder("SIM1")) << "a collected job still holds its drive";
+}
+
 }  // namespace NVMOND_TEST_UNIT
 using namespace NVMOND_TEST_UNIT;
 }  // namespace

@@ -18,10 +18,20 @@ SoakEntry entry(const std::string& name, const std::string& target, const std::s
   return e;
 }
 
+// What the scheduler reads of a drive: its serial and its temperatures.
+DriveSummary drive(const std::string& serial, double composite_c, double warning_c) {
+  DriveSummary d;
+  d.serial = serial;
+  d.up = true;
+  d.composite_c = composite_c;
+  d.warning_c = warning_c;
+  return d;
+}
+
 struct Drives {
-  std::map<std::string, DriveThermal> by_target;
+  std::map<std::string, DriveSummary> by_target;
   DriveLookup lookup() {
-    return [this](const std::string& t) -> std::optional<DriveThermal> {
+    return [this](const std::string& t) -> std::optional<DriveSummary> {
       auto it = by_target.find(t);
       if (it == by_target.end()) return std::nullopt;
       return it->second;
@@ -47,8 +57,8 @@ class SoakSchedulerTest : public ::testing::Test {
 };
 
 TEST_F(SoakSchedulerTest, SecondRunOnTheSameDriveQueuesUntilTheFirstEnds) {
-  drives.by_target["sim:a"] = {"SN-A", 40, 70, false};
-  drives.by_target["sim:b"] = {"SN-B", 40, 70, false};
+  drives.by_target["sim:a"] = drive("SN-A", 40, 70);
+  drives.by_target["sim:b"] = drive("SN-B", 40, 70);
   sched.configure({entry("one", "sim:a"), entry("two", "sim:a"), entry("other", "sim:b")}, t0());
   tick(t0());
   ASSERT_EQ(ctl.started.size(), 2U);  // "one" and "other": different drives
@@ -67,7 +77,7 @@ TEST_F(SoakSchedulerTest, SecondRunOnTheSameDriveQueuesUntilTheFirstEnds) {
 TEST_F(SoakSchedulerTest, ThermalGateHoldsARunUntilTheDriveCools) {
   auto e = entry("hot", "sim:c");
   e.timing.thermal_margin_c = 5;
-  drives.by_target["sim:c"] = {"SN-C", 78, 75, false};  // consumer drive after a run: above WCTEMP
+  drives.by_target["sim:c"] = drive("SN-C", 78, 75);  // consumer drive after a run: above WCTEMP
   sched.configure({e}, t0());
   tick(t0());
   EXPECT_TRUE(ctl.started.empty());
@@ -88,8 +98,8 @@ TEST_F(SoakSchedulerTest, PausesWhileTheDriveThrottlesWhenConfigured) {
   auto paused = entry("p", "sim:a");
   paused.timing.on_throttle = OnThrottle::pause;
   auto recorded = entry("r", "sim:b");
-  drives.by_target["sim:a"] = {"SN-A", 40, 70, false};
-  drives.by_target["sim:b"] = {"SN-B", 40, 70, false};
+  drives.by_target["sim:a"] = drive("SN-A", 40, 70);
+  drives.by_target["sim:b"] = drive("SN-B", 40, 70);
   sched.configure({paused, recorded}, t0());
   tick(t0());
   const auto run_p = *view(sched.list(), "p").run;
@@ -109,7 +119,7 @@ TEST_F(SoakSchedulerTest, PausesWhileTheDriveThrottlesWhenConfigured) {
 TEST_F(SoakSchedulerTest, OperatorPauseIsNotUndoneWhenThrottlingEnds) {
   auto e = entry("p", "sim:a");
   e.timing.on_throttle = OnThrottle::pause;
-  drives.by_target["sim:a"] = {"SN-A", 40, 70, false};
+  drives.by_target["sim:a"] = drive("SN-A", 40, 70);
   sched.configure({e}, t0());
   tick(t0());
   auto run = *view(sched.list(), "p").run;
@@ -384,7 +394,7 @@ TEST(SoakTiming, ConfigErrorsNameTheKey) {
 // reports, its drive counts as busy meanwhile, and an entry removed while
 // its run opened has that run stopped (no one would follow it).
 TEST_F(SoakSchedulerTest, AStartIsOpeningUntilItsRunReportsAndHoldsItsDriveMeanwhile) {
-  drives.by_target["sim:a"] = {"SN-A", 40, 70, false};
+  drives.by_target["sim:a"] = drive("SN-A", 40, 70);
   ctl.hold = true;
   sched.configure({entry("one", "sim:a"), entry("two", "sim:a")}, t0());
   tick(t0());
@@ -408,6 +418,31 @@ TEST_F(SoakSchedulerTest, AStartIsOpeningUntilItsRunReportsAndHoldsItsDriveMeanw
   sched.configure({entry("one", "sim:a")}, t0() + 3s);  // "two" removed while it opens
   ctl.open_held();
   EXPECT_TRUE(ctl.active().empty()) << "a run no entry follows any more was left running";
+}
+
+
+// What else uses a drive (a [[job]], a self-test) is in the daemon's
+// DriveClaims: a soak due while a job holds its drive waits, naming the job,
+// and starts once the job has ended. JobScheduler's claim of its drive is
+// JobScheduler.AJobHoldsItsDriveAndDoesNotStartOnADriveASoakRunHolds.
+TEST(SoakSchedulerClaims, ASoakWaitsWhileAJobHoldsItsDrive) {
+  FakeSoakControl ctl;
+  DriveClaims claims;
+  SoakScheduler sched{ctl, nullptr, &claims};
+  Drives drives;
+  drives.by_target["sim:a"] = drive("SN-A", 40, 70);
+  auto job = claims.claim("SN-A", DriveUse{DriveUse::Kind::job, "fio-1", t0()});
+  ASSERT_TRUE(job);
+  sched.configure({entry("one", "sim:a")}, t0());
+  sched.tick(t0(), drives.lookup());
+  EXPECT_TRUE(ctl.started.empty()) << "a soak started on a drive a job writes";
+  EXPECT_EQ(view(sched.list(), "one").state, ScheduleState::queued);
+  EXPECT_EQ(view(sched.list(), "one").detail, "drive SN-A busy with job fio-1");
+
+  job->release();
+  sched.tick(t0() + 1s, drives.lookup());
+  ASSERT_EQ(ctl.started.size(), 1U);
+  EXPECT_EQ(ctl.started.back().name, "one");
 }
 
 }  // namespace NVMOND_TEST_UNIT

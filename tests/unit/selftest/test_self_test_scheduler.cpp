@@ -41,7 +41,6 @@ struct Harness {
   test::TempDir dir{"nvmond-selftest-sched"};
   std::unique_ptr<SqliteStore> store = std::move(*SqliteStore::open(dir.path()));
   std::vector<DriveSummary> drives{idle_drive("SN-A"), idle_drive("SN-B")};
-  std::map<std::string, std::string> users;
   std::vector<std::pair<std::string, SelfTestKind>> started;
   DriveClaims claims;
   WallTime now = WallTime(std::chrono::hours(24 * 20000));
@@ -50,10 +49,6 @@ struct Harness {
     return std::make_unique<SelfTestScheduler>(
         std::move(plans), max_concurrent, *store,
         SelfTestHooks{[this] { return drives; },
-                      [this](const std::string& serial) -> std::optional<std::string> {
-                        auto it = users.find(serial);
-                        return it == users.end() ? std::nullopt : std::optional<std::string>(it->second);
-                      },
                       [this](const std::string& path, SelfTestKind kind, const std::function<void(std::optional<Error>)>& done) {
                         started.emplace_back(path, kind);
                         done(std::nullopt);
@@ -106,9 +101,10 @@ TEST(SelfTestScheduler, AnIntervalCountsFromTheLastStartAcrossARestart) {
 TEST(SelfTestScheduler, ADueTestWaitsWhileTheDriveIsInUseHotOrDown) {
   Harness h;
   auto s = h.make({plan("t", {"SN-A"}, "once")});
-  h.users["SN-A"] = "job j";
+  auto job = h.claims.claim("SN-A", DriveUse{DriveUse::Kind::job, "j", h.now});
+  ASSERT_TRUE(job);
   s->tick(h.now);
-  h.users.clear();
+  job->release();
   h.drives[0].composite_c = 71.0;
   s->tick(h.now + 1s);
   h.drives[0].composite_c = 40.0;
@@ -126,7 +122,7 @@ TEST(SelfTestScheduler, ADriveThatRefusesIsAskedAgainAMinuteLater) {
   int asked = 0;
   auto s = std::make_unique<SelfTestScheduler>(
       std::vector<SelfTestPlan>{plan("t", {"SN-A"}, "once")}, 1, *h.store,
-      SelfTestHooks{[&h] { return h.drives; }, nullptr,
+      SelfTestHooks{[&h] { return h.drives; },
                     [&asked](const std::string&, SelfTestKind, const std::function<void(std::optional<Error>)>& done) {
                       ++asked;
                       done(Error{ErrorReason::io, "/dev/SN-A: device self-test (14h), short (STC 1h): Input/output error"});
@@ -151,7 +147,7 @@ TEST(SelfTestScheduler, WithoutAPlanATickDoesNotLookAtTheDrives) {
                                       ++looked;
                                       return h.drives;
                                     },
-                                    nullptr, nullptr});
+                                    nullptr});
   s.tick(h.now);
   s.tick(h.now + 1s);
   EXPECT_EQ(looked, 0);
