@@ -550,15 +550,6 @@ const std::map<std::string, Builder>& builders() {
 
 }  // namespace
 
-const char* tracked_variable_name(TrackedVariable v) {
-  switch (v) {
-    case TrackedVariable::iops: return "iops";
-    case TrackedVariable::bytes_per_second: return "bytes_per_second";
-    case TrackedVariable::mean_latency: return "mean_latency_s";
-  }
-  return "iops";
-}
-
 std::string block_size_label(std::uint64_t bytes) {
   if (bytes % (1024 * KiB) == 0) return fmt::format("{}MiB", bytes / (1024 * KiB));
   if (bytes % KiB == 0) return fmt::format("{}KiB", bytes / KiB);

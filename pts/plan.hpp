@@ -13,6 +13,7 @@
 
 #include "core/clock.hpp"
 #include "runmodel/pts_profile.hpp"
+#include "runmodel/tracked_variable.hpp"
 #include "pts/params.hpp"
 #include "pts/steady_state.hpp"
 #include "workloads/io_engine.hpp"
@@ -48,9 +49,6 @@ struct Element {
   std::vector<std::uint64_t> thread_budgets;
   bool writes() const { return read_pct < 100; }
 };
-
-enum class TrackedVariable { iops, bytes_per_second, mean_latency };
-const char* tracked_variable_name(TrackedVariable v);
 
 // One variable the steady-state rule follows: a value of one element.
 struct TrackedElement {
