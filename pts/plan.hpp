@@ -13,6 +13,7 @@
 
 #include "core/clock.hpp"
 #include "runmodel/pts_profile.hpp"
+#include "runmodel/stage_phase.hpp"
 #include "runmodel/tracked_variable.hpp"
 #include "pts/params.hpp"
 #include "pts/steady_state.hpp"
@@ -72,7 +73,7 @@ struct SlcDetection {
 };
 
 struct Stage {
-  std::string phase = "test";  // "precondition" | "test" | "histogram" | "prewrite"
+  Phase phase = Phase::test;
   std::string kind;            // "workload-independent", "workload-dependent", "test"
   std::string label;           // names the stage where its block size does not (XSR's access groups)
   int group = 0;               // 0: the run; 1: the comparison run (mixed test)
@@ -101,9 +102,6 @@ struct Stage {
   // under preconditioning, and a run that went on without it is flagged.
   bool preconditions = false;
 };
-
-// The phase of a stage that runs only before the rounds of another (Stage::prewrite).
-inline constexpr const char* kPrewritePhase = "prewrite";
 
 struct QosCheck {
   IoOp op = IoOp::read;

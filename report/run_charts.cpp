@@ -225,7 +225,8 @@ Series preconditioning_line(const RunRecord& run, std::string name, const std::s
   for (const auto& r : run.rounds) {
     // Dedicated histogram rounds and CBW's pre-writes between rounds are
     // neither preconditioning nor the sweep.
-    if (is_test_round(r) || r.phase == "histogram" || r.phase == "prewrite") continue;
+    const auto phase = phase_from_name(r.phase);
+    if (is_test_round(r) || phase == Phase::histogram || phase == Phase::prewrite) continue;
     if (!pre.points.empty() && r.stage != stage) pre.points.push_back({static_cast<double>(r.index), NAN});
     stage = r.stage;
     pre.points.push_back({static_cast<double>(r.index), round_value(r, bw)});

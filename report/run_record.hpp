@@ -22,6 +22,7 @@
 #include "core/result.hpp"
 #include "runmodel/run_header.hpp"
 #include "runmodel/run_status.hpp"
+#include "runmodel/stage_phase.hpp"
 #include "runmodel/test_kind.hpp"
 #include "runmodel/tracked_variable.hpp"
 

@@ -66,7 +66,7 @@ std::string prewrite_text(const RunRecord& run) {
   std::set<double> before;
   std::string label;
   for (const auto& r : run.rounds) {
-    if (r.phase != "prewrite") continue;
+    if (phase_from_name(r.phase) != Phase::prewrite) continue;
     ++count;
     if (std::isfinite(r.seconds)) secs += r.seconds;
     if (std::isfinite(r.round)) before.insert(r.round);

@@ -45,7 +45,7 @@ void demand_intensity_plan(TestPlan& plan, Params& p, const Common& c, double pr
   plan.purge = c.purge;
   if (c.precondition) {
     Stage pre = measured_stage({make(precondition_read_pct, c.threads, c.queue_depth)}, c, 0, TrackedVariable::iops);
-    pre.phase = "precondition";
+    pre.phase = Phase::precondition;
     pre.preconditions = true;
     plan.stages.push_back(std::move(pre));
   }
@@ -76,7 +76,7 @@ void demand_intensity_plan(TestPlan& plan, Params& p, const Common& c, double pr
   // the max, mid and min IOPS points after the sweep (ECW 07_CBW_2: 600 s).
   if (dedicated) {
     Stage h;
-    h.phase = "histogram";
+    h.phase = Phase::histogram;
     h.kind = "histogram";
     h.label = "response-time histograms";
     for (auto& e : points) e.duration = histogram_round;
@@ -89,7 +89,7 @@ void demand_intensity_plan(TestPlan& plan, Params& p, const Common& c, double pr
     // Last in the plan, so that the other stages keep their indices (runs
     // stored before there was a pre-write read as they did).
     Stage w;
-    w.phase = kPrewritePhase;
+    w.phase = Phase::prewrite;
     w.kind = "prewrite";
     w.label = "inter-round pre-write";
     Element e = make(0, c.threads, c.queue_depth);

@@ -49,7 +49,7 @@ Stage wipc_stage(Params& p, const Common& c, std::uint64_t user_bytes, double ra
   w.queue_depth = static_cast<unsigned>(p.integer("wipc_queue_depth"));
   w.range = range_fraction;
   Stage s;
-  s.phase = "precondition";
+  s.phase = Phase::precondition;
   s.kind = "workload-independent";
   s.group = group;
   s.elements = {element(bs, 0, AccessPattern::sequential, w)};
