@@ -7,12 +7,14 @@
 // row); nvmonctl follows it with `list` until it resolves, so the operator
 // still reads the run id or the refusal, while the daemon waits for nothing.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <ostream>
 #include <thread>
 
 #include "nvmonctl/ctl_client.hpp"
+#include "runmodel/request.hpp"
 
 namespace nvmond::ctl {
 
@@ -87,7 +89,11 @@ void add_start(CLI::App& app, Options& o, int& rc) {
   auto* c = app.add_subcommand("start", "Start a PTS test now (queued while its drive is busy or hot); without --target, run the [[soak]] of that name now");
   static std::string test, target, profile;
   static std::vector<std::string> sets;
-  c->add_option("test", test, "Test name: purge, precondition, iops, throughput, latency, wsat, mixed, vqd, cbw, dirth, hir, xsr, slc, qos, endurance; without --target, the name of a [[soak]] to run now as configured")->required();
+  // The names from the schemas, so that the help cannot miss a test.
+  c->add_option("test", test,
+                fmt::format("Test name: {}; without --target, the name of a [[soak]] to run now as configured",
+                            fmt::join(test_names(), ", ")))
+      ->required();
   c->add_option("--target", target, "sim:NAME, or a block device or file allowed by [safety]");
   c->add_option("--set", sets, "Test parameter KEY=VALUE (repeatable)");
   c->add_option("--profile", profile, "PTS profile: enterprise (PTS-E, default) or client (PTS-C)");

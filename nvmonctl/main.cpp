@@ -15,6 +15,8 @@
 //                                ask the running daemon over its control socket
 //                                (nvmonctl/ctl_client.hpp: socket and exit codes).
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -25,6 +27,7 @@
 #include "services/config.hpp"
 #include "nvmonctl/ctl_client.hpp"
 #include "nvmonctl/pts_run.hpp"
+#include "runmodel/request.hpp"
 #include "engines/registry.hpp"
 #include "workloads/run_job_cli.hpp"
 
@@ -54,13 +57,15 @@ int main(int argc, char** argv) {
   test->require_subcommand(1);
   test->footer("Example: nvmonctl test run --help");
   auto* test_run = test->add_subcommand("run", "Run one test in the foreground and write DIR/run.json");
-  test_run->add_option("test", test_args.test, "purge, precondition, iops, throughput, latency, wsat, mixed, vqd, cbw, dirth, hir, xsr, slc, qos, endurance")
+  // The test lists from the schemas, so that the help cannot miss a test.
+  test_run->add_option("test", test_args.test, fmt::format("{}", fmt::join(nvmond::test_names(), ", ")))
       ->required();
   test_run->add_option("--target", test_args.target, "block device, file, or sim:NAME ([[sim]] drive or profile)")
       ->required();
   test_run->add_option("--config", test_args.config, "TOML file with [safety] and [[sim]] tables");
   test_run->add_option("--profile", test_args.profile,
-                       "PTS profile: enterprise (PTS-E, default) or client (PTS-C: iops, throughput, latency, wsat)");
+                       fmt::format("PTS profile: enterprise (PTS-E, default) or client (PTS-C: {})",
+                                   fmt::join(nvmond::test_names(nvmond::PtsProfile::client), ", ")));
   test_run->add_option("--set", test_args.sets, "KEY=VALUE test parameter (repeatable)");
   test_run->add_option("--out", test_args.out, "output directory: run.json, runs.db")->required();
   test_run->add_option("--name", test_args.name, "the run's name in DIR/runs.db (default TEST@TARGET)");

@@ -13,6 +13,8 @@
 
 #include "core/clock.hpp"
 #include "runmodel/pts_profile.hpp"
+#include "runmodel/stage_phase.hpp"
+#include "runmodel/tracked_variable.hpp"
 #include "pts/params.hpp"
 #include "pts/steady_state.hpp"
 #include "workloads/io_engine.hpp"
@@ -49,9 +51,6 @@ struct Element {
   bool writes() const { return read_pct < 100; }
 };
 
-enum class TrackedVariable { iops, bytes_per_second, mean_latency };
-const char* tracked_variable_name(TrackedVariable v);
-
 // One variable the steady-state rule follows: a value of one element.
 struct TrackedElement {
   std::size_t element = 0;  // index in the stage's elements
@@ -74,7 +73,7 @@ struct SlcDetection {
 };
 
 struct Stage {
-  std::string phase = "test";  // "precondition" | "test" | "histogram" | "prewrite"
+  Phase phase = Phase::test;
   std::string kind;            // "workload-independent", "workload-dependent", "test"
   std::string label;           // names the stage where its block size does not (XSR's access groups)
   int group = 0;               // 0: the run; 1: the comparison run (mixed test)
@@ -103,9 +102,6 @@ struct Stage {
   // under preconditioning, and a run that went on without it is flagged.
   bool preconditions = false;
 };
-
-// The phase of a stage that runs only before the rounds of another (Stage::prewrite).
-inline constexpr const char* kPrewritePhase = "prewrite";
 
 struct QosCheck {
   IoOp op = IoOp::read;

@@ -51,7 +51,7 @@ std::optional<double> run_eta_seconds(const TestPlan& plan, const RunPosition& a
   for (std::size_t s = at.stage; s < plan.stages.size(); ++s) {
     const bool current = s == at.stage;
     // A pre-write's time counts in the stage it runs before.
-    if ((current && at.stage_over) || plan.stages[s].phase == kPrewritePhase) continue;
+    if ((current && at.stage_over) || plan.stages[s].phase == Phase::prewrite) continue;
     const auto left = stage_left(plan.stages[s], current ? at.elements_done : 0, current ? at.bytes_written : 0,
                                  at.bytes_per_second);
     if (!left) return std::nullopt;

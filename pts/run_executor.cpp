@@ -262,7 +262,7 @@ RunOutcome RunExecutor::run() {
   for (std::size_t s = 0; s < plan_.stages.size(); ++s) {
     const Stage& stage = plan_.stages[s];
     // A pre-write runs only before the rounds of the stage that names it.
-    if (stage.phase == kPrewritePhase || stage_done(s, rounds)) continue;
+    if (stage.phase == Phase::prewrite || stage_done(s, rounds)) continue;
     auto mine = stage_rounds(rounds, s);
     if (mine.empty() && stage.purge_before) {
       auto p = target_.purge();
@@ -323,7 +323,7 @@ std::optional<RunOutcome> RunExecutor::run_element(std::size_t s, std::size_t e,
   r.group = stage.group;
   r.round = round;
   r.element_index = e;
-  r.phase = stage.phase;
+  r.phase = phase_name(stage.phase);
   for (const auto& o : r.ops) {
     if (o && o->ops == 0 && o->errors > 0) {
       return finish(RunStatus::failed,

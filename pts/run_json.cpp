@@ -270,7 +270,7 @@ json preconditioning_json(const Stage& stage, std::size_t index, const std::vect
 std::optional<std::size_t> last_test_stage(const TestPlan& plan, int group) {
   std::optional<std::size_t> found;
   for (std::size_t s = 0; s < plan.stages.size(); ++s) {
-    if (plan.stages[s].group == group && plan.stages[s].phase == "test") found = s;
+    if (plan.stages[s].group == group && plan.stages[s].phase == Phase::test) found = s;
   }
   return found;
 }
@@ -300,11 +300,11 @@ json group_json(const TestPlan& plan, const std::vector<RoundRecord>& rounds, in
     }
     // A pre-write between rounds (CBW) is none of the test's results: its
     // rounds are in `rounds` with their phase, and nowhere else.
-    if (stage.phase == kPrewritePhase) continue;
-    if (stage.phase == "precondition" || stage.preconditions) pre.push_back(preconditioning_json(stage, s, mine));
+    if (stage.phase == Phase::prewrite) continue;
+    if (stage.phase == Phase::precondition || stage.preconditions) pre.push_back(preconditioning_json(stage, s, mine));
     // HIR's steady-state stage is also what its wait states are measured
     // against: its rounds are test rounds, its window the run's.
-    if (stage.phase == "precondition") continue;
+    if (stage.phase == Phase::precondition) continue;
     json steady, window, stage_elements;
     if (stage.steady_state && !stage.steady_state->tracked.empty()) steady = steady_state_json(stage, s, mine);
     if (const auto w = measurement_window(stage, s, mine)) {

@@ -5,7 +5,7 @@
 
 namespace nvmond::report {
 
-bool is_test_round(const Round& r) { return r.phase.empty() || r.phase == "test"; }
+bool is_test_round(const Round& r) { return r.phase.empty() || phase_from_name(r.phase) == Phase::test; }
 
 namespace {
 

@@ -145,9 +145,12 @@ void add_throttle_spans(Chart& c, const RunView& v, bool overlaid) {
 }  // namespace
 
 bool tracks_bandwidth(const RunRecord& run) {
-  if (run.steady_state && !run.steady_state->variable.empty()) return run.steady_state->variable != "iops";
-  const std::string& test = run.header.test;
-  return test == "throughput" || test == "slc" || test == "precondition" || test == "purge";
+  if (run.steady_state && !run.steady_state->variable.empty()) {
+    return tracked_variable(run.steady_state->variable) != TrackedVariable::iops;
+  }
+  const auto kind = test_kind(run);
+  return kind == TestKind::throughput || kind == TestKind::slc || kind == TestKind::precondition ||
+         kind == TestKind::purge;
 }
 
 namespace {
@@ -222,7 +225,8 @@ Series preconditioning_line(const RunRecord& run, std::string name, const std::s
   for (const auto& r : run.rounds) {
     // Dedicated histogram rounds and CBW's pre-writes between rounds are
     // neither preconditioning nor the sweep.
-    if (is_test_round(r) || r.phase == "histogram" || r.phase == "prewrite") continue;
+    const auto phase = phase_from_name(r.phase);
+    if (is_test_round(r) || phase == Phase::histogram || phase == Phase::prewrite) continue;
     if (!pre.points.empty() && r.stage != stage) pre.points.push_back({static_cast<double>(r.index), NAN});
     stage = r.stage;
     pre.points.push_back({static_cast<double>(r.index), round_value(r, bw)});
@@ -597,7 +601,7 @@ std::vector<StageRounds> rounds_by_stage(const RunRecord& run) {
     if (!is_test_round(r) || !std::isfinite(r.stage)) continue;
     if (out.empty() || out.back().stage != r.stage) {
       std::string label = r.element ? r.element->label : "stage " + num(r.stage, 0);
-      if (run.header.test == "xsr") label = "AG" + std::to_string(out.size() + 1) + " " + label;
+      if (test_kind(run) == TestKind::xsr) label = "AG" + std::to_string(out.size() + 1) + " " + label;
       out.push_back({r.stage, std::move(label), {}});
     }
     out.back().rounds.push_back(&r);
@@ -608,7 +612,7 @@ std::vector<StageRounds> rounds_by_stage(const RunRecord& run) {
 std::optional<Chart> rate_over_time_by_stage(const std::vector<RunView>& runs, const std::string& id) {
   if (runs.empty()) return std::nullopt;
   const bool overlaid = runs.size() > 1;
-  const bool hir = runs.front().run->header.test == "hir";
+  const bool hir = test_kind(*runs.front().run) == TestKind::hir;
   Chart c = time_chart(runs, id, hir ? "IOPS vs time, all wait states" : "Throughput vs time, all access groups");
   c.y = rate_axis(!hir);
   for (const auto& v : runs) {

@@ -22,6 +22,9 @@
 #include "core/result.hpp"
 #include "runmodel/run_header.hpp"
 #include "runmodel/run_status.hpp"
+#include "runmodel/stage_phase.hpp"
+#include "runmodel/test_kind.hpp"
+#include "runmodel/tracked_variable.hpp"
 
 namespace nvmond::report {
 
@@ -77,7 +80,7 @@ struct TrackedCheck {
 };
 
 struct SteadyState {
-  std::string variable;  // "iops" or "bytes_per_second"; the first tracked one
+  std::string variable;  // the first tracked one, as run.json spells it (tracked_variable() reads it)
   std::string element;   // its element's label
   bool reached = false;
   double round = kAbsent;
@@ -219,6 +222,15 @@ struct RunRecord {
 // A document without the fields every run has (schema, test, status,
 // started_at) is not a run.
 Result<RunRecord> parse_run(const std::string& json_text, const std::string& source);
+
+// The run's test and a steady state's variable as values to branch on, read
+// from their run.json text through the run model's tables: nullopt for a
+// name no test or variable has (an older or a foreign run), which no branch
+// takes.
+inline std::optional<TestKind> test_kind(const RunRecord& run) { return test_kind_from_name(run.header.test); }
+inline std::optional<TrackedVariable> tracked_variable(const std::string& text) {
+  return tracked_variable_from_name(text);
+}
 // The same from a document already in memory (a run rebuilt from the store,
 // one just written): no text between them. A non-finite number is absent, as
 // it is once written (JSON has no such number).

@@ -119,8 +119,8 @@ void add_overlay_charts(HtmlPage& page, const std::vector<RunView>& views, const
   if (auto c = slc_fill(views, prefix + "slc")) page.chart(*c);
   // HIR and XSR runs compared: their rates over time, one line per run.
   const bool staged = std::all_of(views.begin(), views.end(), [&](const RunView& v) {
-    return v.run->header.test == views.front().run->header.test &&
-           (v.run->header.test == "hir" || v.run->header.test == "xsr");
+    const auto kind = test_kind(*v.run);
+    return kind == test_kind(*views.front().run) && (kind == TestKind::hir || kind == TestKind::xsr);
   });
   if (staged && !views.empty()) {
     if (auto c = rate_over_time_by_stage(views, prefix + "rate-by-stage")) page.chart(*c);
@@ -144,15 +144,15 @@ void add_result_sections(HtmlPage& page, const RunRecord& run, const std::vector
       page.facts(steady_state_facts(*run.steady_state, run.measurement_window));
       if (auto w = steady_state_window(run, *run.steady_state, "steady-state", "Steady-state window")) page.chart(*w);
     }
-    if (run.header.test == "wsat") {
+    if (test_kind(run) == TestKind::wsat) {
       if (auto d = iops_over_data_written(self, "iops-written")) {
         page.chart(*d, "The same rounds against the data written since the run began (TB written).");
       }
     }
   }
-  if (run.header.test == "hir" || run.header.test == "xsr") {
+  if (const auto kind = test_kind(run); kind == TestKind::hir || kind == TestKind::xsr) {
     if (auto c = rate_over_time_by_stage(self, "rate-by-stage")) {
-      const bool hir = run.header.test == "hir";
+      const bool hir = kind == TestKind::hir;
       page.section("stages", hir ? "Host idle recovery" : "Cross stimulus recovery");
       page.chart(*c, hir ? "One point per burst at its time; grey: the wait states, each burst followed by host "
                            "idle; between them the return to baseline."
@@ -176,7 +176,7 @@ void add_result_sections(HtmlPage& page, const RunRecord& run, const std::vector
   }
   auto matrix = iops_matrix(run);
   auto elements = element_table(run);
-  auto vqd = run.header.test == "vqd" ? latency_vs_queue_depth(run, "latency-qd") : std::nullopt;
+  auto vqd = test_kind(run) == TestKind::vqd ? latency_vs_queue_depth(run, "latency-qd") : std::nullopt;
   if (matrix || elements || vqd) {
     page.section("elements", matrix ? "IOPS matrix and latency" : "Throughput and latency");
     if (matrix) page.table(*matrix);

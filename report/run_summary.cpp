@@ -29,7 +29,7 @@ std::string latency_element(const RunRecord& run, const std::optional<SteadyStat
   if (ss && !ss->element.empty()) return ss->element;
   if (!run.elements.empty()) return run.elements.back().element.label;
   for (auto r = run.rounds.rbegin(); r != run.rounds.rend(); ++r) {
-    if ((r->phase.empty() || r->phase == "test") && r->element) return r->element->label;
+    if (is_test_round(*r) && r->element) return r->element->label;
   }
   return "";
 }
@@ -52,7 +52,7 @@ RunSummary summarize_over(const RunRecord& run, const std::optional<SteadyState>
   Mean level, p99, p999;
   bool wrote = false;
   for (const auto& r : run.rounds) {
-    if (!(r.phase.empty() || r.phase == "test")) continue;
+    if (!is_test_round(r)) continue;
     if (window && !in_window(run, r, *window)) continue;
     if (sweep && !(r.element && r.element->label == ss->element)) continue;
     level.add(s.bandwidth ? r.bytes_per_second : r.iops);

@@ -66,7 +66,7 @@ std::string prewrite_text(const RunRecord& run) {
   std::set<double> before;
   std::string label;
   for (const auto& r : run.rounds) {
-    if (r.phase != "prewrite") continue;
+    if (phase_from_name(r.phase) != Phase::prewrite) continue;
     ++count;
     if (std::isfinite(r.seconds)) secs += r.seconds;
     if (std::isfinite(r.round)) before.insert(r.round);
@@ -161,7 +161,7 @@ Facts steady_state_facts(const SteadyState& s, const std::optional<MeasurementWi
                          const std::string& subtest) {
   Facts f;
   if (!subtest.empty()) add(f, "Sub-test", subtest);
-  const bool bw = s.variable != "iops";
+  const bool bw = tracked_variable(s.variable) != TrackedVariable::iops;
   auto level = [&](double v) { return bw ? bytes_per_second(v) : si(v) + " IOPS"; };
   add(f, "Steady state", s.reached ? "reached at round " + pts_round(s.round) : "not reached");
   add(f, "Tracked variable", or_dash(s.variable));
@@ -176,7 +176,7 @@ Facts steady_state_facts(const SteadyState& s, const std::optional<MeasurementWi
     for (const auto& v : s.variables) {
       const bool ok = v.range_ok && v.slope_ok;
       add(f, "Tracked: " + or_dash(v.element), (ok ? "steady" : "not steady") + std::string(", window average ") +
-                                                  (v.variable == "iops" ? si(v.average) + " IOPS" : level(v.average)));
+                                                  (tracked_variable(v.variable) == TrackedVariable::iops ? si(v.average) + " IOPS" : level(v.average)));
     }
   }
   if (const auto& m = window; m && std::isfinite(m->from)) {
@@ -389,8 +389,9 @@ std::optional<Table> xsr_table(const std::vector<StageRounds>& stages) {
 }  // namespace
 
 std::optional<Table> stage_table(const RunRecord& run) {
-  if (run.header.test == "hir") return hir_table(run, rounds_by_stage(run));
-  if (run.header.test == "xsr") return xsr_table(rounds_by_stage(run));
+  const auto kind = test_kind(run);
+  if (kind == TestKind::hir) return hir_table(run, rounds_by_stage(run));
+  if (kind == TestKind::xsr) return xsr_table(rounds_by_stage(run));
   return std::nullopt;
 }
 

@@ -223,6 +223,13 @@ const TestSchema& test_schema(const std::string& test, PtsProfile profile) {
   throw ParamError("unknown test \"" + test + "\" (known: " + join(test_names(), ", ") + ")");
 }
 
+const TestSchema& test_schema(TestKind kind) {
+  for (const auto& s : test_schemas()) {
+    if (s.kind == kind) return s;
+  }
+  throw std::logic_error(std::string("test ") + test_kind_name(kind) + " has no schema");
+}
+
 PtsProfile parse_profile(const std::string& name) {
   if (auto p = profile_from_name(name)) return *p;
   throw ParamError(fmt::format("unknown profile \"{}\" (known: {})", name, join(profile_names(), ", ")));

@@ -17,6 +17,7 @@
 
 #include "core/clock.hpp"
 #include "runmodel/pts_profile.hpp"
+#include "runmodel/test_kind.hpp"
 
 namespace nvmond {
 
@@ -62,6 +63,7 @@ struct TestSchema {
   // A test that is not a PTS test: what it rests on instead ("the seed
   // reviews' SLC-cache fill"). Empty for the PTS's tests.
   std::string basis{};
+  TestKind kind = TestKind::purge;
   const ParamSpec* find(const std::string& key) const;
 };
 
@@ -75,6 +77,8 @@ const std::vector<std::string>& test_names(PtsProfile profile);
 // Throws ParamError for an unknown test, listing the known ones, and for a
 // test the profile does not have, listing the profile's.
 const TestSchema& test_schema(const std::string& test, PtsProfile profile = PtsProfile::enterprise);
+// Every kind has a schema (test_kind.cpp and schemas.cpp list the same tests).
+const TestSchema& test_schema(TestKind kind);
 // Throws ParamError for a name that is no profile, listing the profiles.
 PtsProfile parse_profile(const std::string& name);
 

@@ -75,9 +75,10 @@ std::vector<ParamSpec> common(const CommonDefaults& d) {
   };
 }
 
-TestSchema test(std::string name, std::string help, const CommonDefaults& d, std::vector<ParamSpec> own,
+TestSchema test(TestKind kind, std::string help, const CommonDefaults& d, std::vector<ParamSpec> own,
                 bool steady_state) {
-  TestSchema s{std::move(name), std::move(help), common(d), steady_state};
+  TestSchema s{test_kind_name(kind), std::move(help), common(d), steady_state};
+  s.kind = kind;
   for (auto& p : own) s.params.push_back(std::move(p));
   return s;
 }
@@ -116,29 +117,29 @@ std::vector<ParamSpec> demand_intensity(std::vector<ParamSpec> own) {
 
 const std::vector<TestSchema>& test_schemas() {
   static const std::vector<TestSchema> schemas = {
-      TestSchema{"purge", "purge the target", {}, false},
-      test("precondition", "purge, then workload-independent preconditioning",
+      TestSchema{test_kind_name(TestKind::purge), "purge the target", {}, false},
+      test(TestKind::precondition, "purge, then workload-independent preconditioning",
            {1, 32, std::chrono::seconds(60), true, true, 25}, {}, false),
       // The IOPS matrix in the specification's order: R/W mix outer, block
       // size inner, largest block first.
-      test("iops", "PTS IOPS matrix", {4, 32, std::chrono::seconds(60), true, true, 25},
+      test(TestKind::iops, "PTS IOPS matrix", {4, 32, std::chrono::seconds(60), true, true, 25},
            {bytes_list("block_sizes", {1024 * KiB, 128 * KiB, 64 * KiB, 32 * KiB, 16 * KiB, 8 * KiB, 4 * KiB, 512},
                        "block sizes of the matrix"),
             integer_list("read_pcts", {100, 95, 65, 50, 35, 5, 0}, 100, "read shares of the matrix, in %")},
            true),
       // One sub-test per block size, in this order (the PTS implementations'
       // 1024 KiB, then 128 KiB): its own purge, WIPC and steady state.
-      test("throughput", "PTS throughput: SEQ reads and writes, a sub-test per block size",
+      test(TestKind::throughput, "PTS throughput: SEQ reads and writes, a sub-test per block size",
            {1, 32, std::chrono::seconds(60), true, true, 25},
            {bytes_list("block_sizes", {1024 * KiB, 128 * KiB}, "block sizes, one sub-test each, in this order")}, true),
-      test("latency", "PTS latency", {1, 1, std::chrono::seconds(60), true, true, 25},
+      test(TestKind::latency, "PTS latency", {1, 1, std::chrono::seconds(60), true, true, 25},
            {bytes_list("block_sizes", {8 * KiB, 4 * KiB, 512}, "block sizes, in this order (the sources' 8, 4, 0.5 KiB)"),
             integer_list("read_pcts", {100, 65, 0}, 100, "read shares, in %"),
             boolean("sweep", false, "add 4KiB 65/35 at each sweep_threads x sweep_queue_depths"),
             integer_list("sweep_threads", {1, 2, 4}, kUnbounded, "thread counts of the sweep"),
             integer_list("sweep_queue_depths", {1, 2, 4, 8, 16, 32}, kUnbounded, "queue depths of the sweep")},
            true),
-      test("wsat", "write saturation", {4, 32, std::chrono::seconds(60), true, false, 0},
+      test(TestKind::wsat, "write saturation", {4, 32, std::chrono::seconds(60), true, false, 0},
            {bytes("bs", 4 * KiB, "block size"), number("read_pct", 0.0, 0, 99, "read share, in %"),
             choice("variant", "soak", {"soak", "spec"},
                    "soak: rounds x round (the reviews' 600 x 1 min); spec: stop at 6 h or 4x the range written"),
@@ -147,12 +148,12 @@ const std::vector<TestSchema>& test_schemas() {
                    "stop after writing this multiple of the range (default with variant spec: 4 x the user capacity, "
                    "i.e. 4 / range; else 0: no limit)")},
            true),
-      not_pts(test("mixed", "saturation with a reduced-range comparison", {4, 32, std::chrono::seconds(60), true, true, 25},
+      not_pts(test(TestKind::mixed, "saturation with a reduced-range comparison", {4, 32, std::chrono::seconds(60), true, true, 25},
                    {bytes("bs", 8 * KiB, "block size"), number("read_pct", 70.0, 0, 100, "read share, in %"),
                     number("reduced_range", 0.75, 0, 1, "range of the comparison run (0 or 1: none)")},
                    true),
               "the reviews' 8 KiB 70/30 saturation with extra over-provisioning"),
-      not_pts(test("vqd", "the reviews' variable queue depth (not PTS DIRTH)", {1, 1, std::chrono::seconds(60), true, true, 1},
+      not_pts(test(TestKind::vqd, "the reviews' variable queue depth (not PTS DIRTH)", {1, 1, std::chrono::seconds(60), true, true, 1},
                    {bytes("bs", 8 * KiB, "block size"), number("read_pct", 70.0, 0, 100, "read share, in %"),
                     integer_list("thread_counts", {1, 2, 4, 8}, kUnbounded, "thread counts"),
                     integer_list("queue_depths", {1, 2, 4, 8, 16, 32}, kUnbounded, "queue depths")},
@@ -161,7 +162,7 @@ const std::vector<TestSchema>& test_schemas() {
       // PTS-E CBW: `precondition` is the CBW pattern at 0/100 to steady
       // state, not SEQ 128KiB writes.
       with_own_preconditioning(
-          test("cbw", "composite block-size workload", kDemandIntensityDefaults,
+          test(TestKind::cbw, "composite block-size workload", kDemandIntensityDefaults,
                demand_intensity({number("read_pct", 40.0, 0, 100, "read share of the sweep, in % (JESD219: 40)"),
                                  integer("prewrite_rounds", 5, 0, 1000,
                                          "before each sweep round, this many rounds of the CBW pattern at 0/100 at "
@@ -171,25 +172,25 @@ const std::vector<TestSchema>& test_schemas() {
       // PTS-E DIRTH: the same sweep over one random block size and mix; the
       // preconditioning is that pattern, mix included.
       with_own_preconditioning(
-          test("dirth", "demand intensity / response-time histogram", kDemandIntensityDefaults,
+          test(TestKind::dirth, "demand intensity / response-time histogram", kDemandIntensityDefaults,
                demand_intensity({bytes("bs", 4 * KiB, "block size"),
                                  number("read_pct", 0.0, 0, 100, "read share, in % (PTS-E: 0, all writes)")}),
                true),
           "the test's pattern at threads x queue_depth until steady first"),
-      not_pts(test("slc", "SLC cache size by sequential fill", {1, 32, std::chrono::seconds(2), true, false, 0},
+      not_pts(test(TestKind::slc, "SLC cache size by sequential fill", {1, 32, std::chrono::seconds(2), true, false, 0},
                    {number("drop_fraction", 0.7, 0.05, 0.99, "throughput drop, as a fraction of the first round's"),
                     integer("drop_rounds", 3, 1, 1000, "rounds the drop must last"),
                     bytes("bs", 128 * KiB, "block size")},
                    false),
               "the reviews' SLC-cache fill: data written until the cache runs out"),
-      not_pts(test("qos", "latency against declared QoS limits", {1, 1, std::chrono::seconds(60), false, false, 1},
+      not_pts(test(TestKind::qos, "latency against declared QoS limits", {1, 1, std::chrono::seconds(60), false, false, 1},
                    {bytes("bs", 4 * KiB, "block size"),
                     choice("quantile", "0.999", {"0.5", "0.9", "0.99", "0.999", "0.9999"}, "latency quantile checked"),
                     duration("read_limit", microseconds(500), "read latency limit"),
                     duration("write_limit", milliseconds(2), "write latency limit")},
                    false),
               "a datasheet's QoS limits: 4 KiB QD1 latency at a quantile"),
-      not_pts(test("endurance", "writes at a target DWPD", {1, 8, hours(1), false, false, 0},
+      not_pts(test(TestKind::endurance, "writes at a target DWPD", {1, 8, hours(1), false, false, 0},
                    {number("dwpd", std::nullopt, 0.001, 1000, "drive writes per day (default: the drive's rating, else 1)"),
                     duration("duration", hours(24), "length of the run"), bytes("bs", 128 * KiB, "block size")},
                    false),
@@ -198,7 +199,7 @@ const std::vector<TestSchema>& test_schemas() {
       // (30 min, as cloudharmony's 30 one-minute intervals), `precondition`
       // those rounds until steady; then the wait states.
       with_own_preconditioning(
-          test("hir", "host idle recovery", {4, 32, std::chrono::minutes(30), true, true, 25},
+          test(TestKind::hir, "host idle recovery", {4, 32, std::chrono::minutes(30), true, true, 25},
                {duration("burst", std::chrono::seconds(5), "length of each write burst"),
                 integer("bursts", 360, 1, 1'000'000, "bursts per wait state"),
                 integer_list("idle_seconds", {5, 10, 15, 25, 50}, 86'400,
@@ -208,7 +209,7 @@ const std::vector<TestSchema>& test_schemas() {
                true),
           "RND 4KiB writes in round-long rounds until their IOPS is steady first"),
       // PTS-E XSR: three access groups of fixed length at T1Q32.
-      test("xsr", "cross stimulus recovery", {1, 32, std::chrono::seconds(60), true, false, 0},
+      test(TestKind::xsr, "cross stimulus recovery", {1, 32, std::chrono::seconds(60), true, false, 0},
            {bytes("seq_bs", 1024 * KiB, "block size of the sequential access groups 1 and 3"),
             bytes("rnd_bs", 8 * KiB, "block size of the random access group 2"),
             duration("seq_duration", hours(8), "length of access group 1 (SEQ writes)"),

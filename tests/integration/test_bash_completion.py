@@ -3,13 +3,14 @@
 subcommands, their options, test names and the [[sim]] drives of --config,
 and it knows every subcommand nvmonctl --help lists."""
 import os
+import re
 import subprocess
 import sys
 import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import SOURCE_DIR, config, sim  # noqa: E402
+from nvmond_harness import SOURCE_DIR, config, nvmonctl, sim  # noqa: E402
 from test_nvmonctl_examples import every_subcommand  # noqa: E402
 
 SCRIPT = os.path.join(SOURCE_DIR, "packaging", "bash-completion", "nvmonctl")
@@ -52,6 +53,15 @@ class BashCompletion(unittest.TestCase):
             # As bash splits the line at a colon: "sim" ":" "d".
             self.assertEqual(complete(f"{start} sim :"), [":dc0", ":dc1"])
             self.assertEqual(complete(f"{start} sim : d"), ["dc0", "dc1"])
+
+    def test_the_test_names_are_the_ones_nvmonctl_knows(self):
+        # nvmonctl's help lists the tests from their schemas; the completion
+        # is a shell script of its own, so a test added without it shows here.
+        listed = re.search(r"Test name: ([a-z, ]+);", nvmonctl("start", "--help").stdout)
+        self.assertIsNotNone(listed)
+        known = sorted(listed.group(1).split(", "))
+        for line in ("nvmonctl start ", "nvmonctl test run "):
+            self.assertEqual([w for w in complete(line) if not w.startswith("-")], known, line)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ const TargetFacts kDrive{3'840'000'000'000ULL, 1.3};
 // The last measuring stage (a demand-intensity test's histogram rounds follow its sweep).
 const Stage& test_stage(const TestPlan& p) {
   for (auto s = p.stages.rbegin(); s != p.stages.rend(); ++s) {
-    if (s->phase == "test") return *s;
+    if (s->phase == Phase::test) return *s;
   }
   return p.stages.back();
 }
@@ -112,7 +112,7 @@ TEST(TestPlan, DemandIntensitySweepsAreFollowedByDedicatedHistogramRounds) {
     // CBW's pre-write stage comes last.
     ASSERT_EQ(p.stages.size(), test == "cbw" ? 4u : 3u) << test;
     const Stage& h = p.stages[2];
-    EXPECT_EQ(h.phase, "histogram");
+    EXPECT_EQ(h.phase, Phase::histogram);
     ASSERT_TRUE(h.points_of);
     EXPECT_EQ(*h.points_of, 1u);
     EXPECT_EQ(h.max_rounds, 1);
@@ -136,7 +136,7 @@ TEST(TestPlan, CbwPreconditionsWithItsOwnPatternThenSweepsThreadsAndQueueDepthsF
   // highest load, until its IOPS is steady over 5 rounds, at most 25; no
   // SEQ 128 KiB WIPC before it.
   const Stage& pre = p.stages[0];
-  EXPECT_EQ(pre.phase, "precondition");
+  EXPECT_EQ(pre.phase, Phase::precondition);
   EXPECT_EQ(pre.kind, "workload-dependent");
   EXPECT_FALSE(pre.byte_budget);
   ASSERT_EQ(pre.elements.size(), 1u);
@@ -153,7 +153,7 @@ TEST(TestPlan, CbwPreconditionsWithItsOwnPatternThenSweepsThreadsAndQueueDepthsF
   EXPECT_EQ(pre.max_rounds, 25);
   // The sweep: thread counts outer, queue depths inner, both descending.
   const Stage& sweep = p.stages[1];
-  EXPECT_EQ(sweep.phase, "test");
+  EXPECT_EQ(sweep.phase, Phase::test);
   EXPECT_FALSE(sweep.purge_before);
   ASSERT_EQ(sweep.elements.size(), 49u);
   const unsigned levels[] = {32, 16, 8, 6, 4, 2, 1};
@@ -200,7 +200,7 @@ TEST(TestPlan, CbwPreWritesBeforeEachSweepRoundWithItsPatternAllWritesAtThePreco
   EXPECT_FALSE(p.stages[0].prewrite);
   EXPECT_FALSE(p.stages[2].prewrite);
   const Stage& w = p.stages[3];
-  EXPECT_EQ(w.phase, "prewrite");
+  EXPECT_EQ(w.phase, Phase::prewrite);
   EXPECT_EQ(w.max_rounds, 5);
   EXPECT_FALSE(w.steady_state);
   EXPECT_FALSE(w.byte_budget);
@@ -241,7 +241,7 @@ TEST(TestPlan, DirthPreconditionsWithRandomFourKibWritesAtTheHighestLoadThenSwee
   EXPECT_TRUE(p.purge);
   ASSERT_EQ(p.stages.size(), 3u);
   const Stage& pre = p.stages[0];
-  EXPECT_EQ(pre.phase, "precondition");
+  EXPECT_EQ(pre.phase, Phase::precondition);
   EXPECT_EQ(pre.kind, "workload-dependent");
   EXPECT_FALSE(pre.byte_budget);
   ASSERT_EQ(pre.elements.size(), 1u);
@@ -256,7 +256,7 @@ TEST(TestPlan, DirthPreconditionsWithRandomFourKibWritesAtTheHighestLoadThenSwee
   EXPECT_EQ(pre.max_rounds, 25);
 
   const Stage& sweep = p.stages[1];
-  EXPECT_EQ(sweep.phase, "test");
+  EXPECT_EQ(sweep.phase, Phase::test);
   ASSERT_EQ(sweep.elements.size(), 49u);
   const unsigned levels[] = {32, 16, 8, 6, 4, 2, 1};
   for (std::size_t t = 0; t < 7; ++t) {
@@ -363,7 +363,7 @@ TEST(TestPlan, ThroughputIsOneSubTestPerBlockSizeWithItsOwnPurgePreconditioningA
   for (std::size_t i = 0; i < 2; ++i) {
     const Stage& wipc = p.stages[2 * i];
     const Stage& measured = p.stages[2 * i + 1];
-    EXPECT_EQ(wipc.phase, "precondition");
+    EXPECT_EQ(wipc.phase, Phase::precondition);
     EXPECT_EQ(wipc.purge_before, i > 0) << i;
     ASSERT_EQ(wipc.elements.size(), 1u);
     EXPECT_EQ(wipc.elements[0].pattern, AccessPattern::sequential);

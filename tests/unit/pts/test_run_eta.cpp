@@ -55,7 +55,7 @@ TEST(RunEta, APreWriteCountsBeforeEachRoundOfItsStageNotYetBegun) {
   TestPlan plan;
   plan.stages.push_back(rounds_of(3, std::chrono::seconds(10), 2));  // 3 rounds of 2 x 10 s
   plan.stages.push_back(rounds_of(2, std::chrono::seconds(5)));      // the pre-write: 2 x 5 s per round
-  plan.stages.back().phase = kPrewritePhase;
+  plan.stages.back().phase = Phase::prewrite;
   plan.stages.front().prewrite = 1;
   EXPECT_EQ(run_eta_seconds(plan, RunPosition{0, 0, 0, false, 0}), 3 * (10.0 + 20.0));
   // One element of round 1 done: its pre-write is over, two rounds' are not.
