@@ -4,6 +4,7 @@
 
 #include <type_traits>
 
+#include "core/result.hpp"
 #include "runmodel/run_codec.hpp"
 
 namespace nvmond::control {
@@ -267,7 +268,7 @@ Request decode_request(const json& j) {
   if (!j.is_object()) throw DecodeError("malformed request: expected an object with a string \"cmd\"");
   const std::int64_t version = version_of(j);
   if (!spoken(version)) {
-    throw DecodeError(fmt::format(
+    throw ProtocolVersionError(fmt::format(
         "control protocol {} is not spoken by this nvmond, which speaks {}: upgrade nvmond, "
         "or use the nvmonctl that came with it",
         version, versions_spoken()));
@@ -360,13 +361,23 @@ json encode(const SelfTestReply& r) {
              {"completion_pct", opt(r.completion_pct)},
              {"results", array(r.results)}});
 }
-json encode(const ErrorReply& r) { return {{"ok", false}, {"error", r.error}, {"protocol", kProtocolVersion}}; }
+json encode(const ErrorReply& r) {
+  json j = {{"ok", false}, {"error", r.error}, {"protocol", kProtocolVersion}};
+  if (r.reason) j["reason"] = std::string(to_text(*r.reason));
+  return j;
+}
+
+std::optional<ErrorReason> reason_of(const std::exception& e) {
+  if (dynamic_cast<const ProtocolVersionError*>(&e) != nullptr) return ErrorReason::protocol_version;
+  if (dynamic_cast<const DecodeError*>(&e) != nullptr) return ErrorReason::decode;
+  return std::nullopt;
+}
 
 void check_reply_version(const json& j) {
   if (!j.is_object()) throw DecodeError("expected a reply object");
   const std::int64_t version = version_of(j);
   if (!spoken(version)) {
-    throw DecodeError(fmt::format(
+    throw ProtocolVersionError(fmt::format(
         "the daemon answered in control protocol {}, and this nvmonctl speaks {}: upgrade nvmonctl, "
         "or use the one that came with nvmond",
         version, versions_spoken()));
@@ -380,8 +391,13 @@ bool reply_ok(const json& j) {
 
 ErrorReply decode_error_reply(const json& j) {
   check_reply_version(j);
-  if (!j.contains("error")) return ErrorReply{"request refused"};
-  return ErrorReply{string_of(j, "error", "a message")};
+  ErrorReply r{j.contains("error") ? string_of(j, "error", "a message") : "request refused"};
+  // A reason this nvmonctl does not know (a newer daemon's) leaves it a
+  // plain refusal: the sentence still says what happened.
+  if (j.contains("reason")) {
+    if (auto reason = error_reason_from_text(string_of(j, "reason", "a reason"))) r.reason = *reason;
+  }
+  return r;
 }
 
 template <>

@@ -5,6 +5,7 @@
 // is a version the reader does not speak.
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -16,6 +17,15 @@ namespace nvmond::control {
 // The key readers' error (core/json_keys.hpp), so that a key the protocol
 // misses and one the run model's codec misses read alike.
 using DecodeError = json_keys::DecodeError;
+// A message in a protocol version the reader does not speak; its text names
+// both versions and which side to upgrade.
+class ProtocolVersionError : public DecodeError {
+ public:
+  using DecodeError::DecodeError;
+};
+// The reason the error reply to a request that threw `e` carries:
+// protocol_version, decode for any other DecodeError, else none.
+std::optional<ErrorReason> reason_of(const std::exception& e);
 
 // The request's command name ("status", "show", ...).
 std::string command_of(const Request& r);
@@ -39,7 +49,8 @@ nlohmann::json encode(const SelfTestReply& r);
 nlohmann::json encode(const ErrorReply& r);
 
 // Checks the reply's "protocol" (absent: version 1, a daemon from before the
-// key existed) and "ok". Throws DecodeError.
+// key existed) and "ok". Throws DecodeError (ProtocolVersionError for the
+// version).
 void check_reply_version(const nlohmann::json& j);
 bool reply_ok(const nlohmann::json& j);
 ErrorReply decode_error_reply(const nlohmann::json& j);

@@ -18,6 +18,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/error_reason.hpp"
 #include "runmodel/run_status.hpp"
 #include "runmodel/run_view.hpp"
 
@@ -167,6 +168,10 @@ struct SelfTestReply {
 };
 struct ErrorReply {
   std::string error;
+  // Why, for a program to act on (nvmonctl's exit code); `error` is the
+  // sentence for a person and may be reworded. Absent: a refusal with no
+  // reason more specific (and every reply of a daemon from before the key).
+  std::optional<ErrorReason> reason = std::nullopt;
 };
 
 }  // namespace nvmond::control

@@ -40,6 +40,8 @@ namespace nvmond {
   X(outside_allowed_dirs) /* a file outside [safety] allow_dirs */                                \
   X(params)               /* test parameters that do not make a plan */                           \
   X(partition)            /* a partition of a disk */                                             \
+  X(permission_denied)    /* a peer the control socket does not serve */                          \
+  X(protocol_version)     /* a control message in a protocol version not spoken */               \
   X(read_only)            /* a file or database that may not be written */                        \
   X(refused)              /* a job on real media without a safety guard */                        \
   X(schedule)             /* a schedule that does not parse */                                    \

@@ -49,7 +49,7 @@ int follow(const Options& o, const std::string& name) {
     try {
       list = control::decode_reply<control::ListReply>(reply);
     } catch (const control::DecodeError& e) {
-      return not_understood(path, e.what());
+      return not_understood(path, e);
     }
     const control::Schedule* mine = nullptr;
     for (const auto& s : list.schedules) {
@@ -117,7 +117,7 @@ void add_start(CLI::App& app, Options& o, int& rc) {
     try {
       r = control::decode_reply<control::StartReply>(reply);
     } catch (const control::DecodeError& e) {
-      rc = not_understood(path, e.what());
+      rc = not_understood(path, e);
       return;
     }
     if (r.run) return print(o, r);

@@ -42,10 +42,19 @@ int unreachable(const std::string& path, int err) {
 
 }  // namespace
 
-int not_understood(const std::string& path, const std::string& why) {
+int print_refusal(const std::string& path, const control::ErrorReply& reply) {
+  if (reply.reason == ErrorReason::permission_denied) {
+    std::cerr << "nvmonctl: " << path << ": " << reply.error << "; " << kWhoMayConnect << "\n";
+    return kUnreachable;
+  }
+  std::cerr << "nvmonctl: " << reply.error << "\n";
+  return kRefused;
+}
+
+int not_understood(const std::string& path, const control::DecodeError& e) {
   // The version mismatch says already which side to upgrade.
-  const bool says_what_to_do = why.find("upgrade") != std::string::npos;
-  std::cerr << "nvmonctl: " << path << ": reply not understood: " << why
+  const bool says_what_to_do = dynamic_cast<const control::ProtocolVersionError*>(&e) != nullptr;
+  std::cerr << "nvmonctl: " << path << ": reply not understood: " << e.what()
             << (says_what_to_do ? "" : "; is it nvmond's control socket, and the nvmonctl of the same release?")
             << "\n";
   return kBadReply;
@@ -68,17 +77,11 @@ int exchange(const Options& o, const control::Request& request, nlohmann::json& 
   }
   try {
     if (!control::reply_ok(j)) {
-      const std::string err = control::decode_error_reply(j).error;
       if (o.json) std::cout << j.dump() << "\n";
-      if (err == "permission denied") {
-        std::cerr << "nvmonctl: " << path << ": permission denied; " << kWhoMayConnect << "\n";
-        return kUnreachable;
-      }
-      std::cerr << "nvmonctl: " << err << "\n";
-      return kRefused;
+      return print_refusal(path, control::decode_error_reply(j));
     }
   } catch (const control::DecodeError& e) {
-    return not_understood(path, e.what());
+    return not_understood(path, e);
   }
   if (o.json) std::cout << j.dump(2) << "\n";
   reply = j;

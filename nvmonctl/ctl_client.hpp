@@ -37,8 +37,11 @@ std::string socket_path(const Options& o);
 // nvmonctl does not speak is refused (exit 4) with both versions named.
 // `path` is the socket asked, for messages.
 int exchange(const Options& o, const control::Request& request, nlohmann::json& reply, std::string& path);
+// Prints the daemon's refusal; returns its exit code (kUnreachable for a
+// peer the socket does not serve, else kRefused).
+int print_refusal(const std::string& path, const control::ErrorReply& reply);
 // Prints why a reply was not understood; returns kBadReply.
-int not_understood(const std::string& path, const std::string& why);
+int not_understood(const std::string& path, const control::DecodeError& e);
 
 // Sends `request` and prints the reply, decoded as `Reply`, through `human`
 // (or as JSON); returns the exit code.
@@ -55,7 +58,7 @@ int call(const Options& o, const control::Request& request,
   try {
     human(control::decode_reply<Reply>(reply), text);
   } catch (const control::DecodeError& e) {
-    return not_understood(path, e.what());
+    return not_understood(path, e);
   }
   std::cout << text.str();
   return kOk;

@@ -25,11 +25,12 @@ static_assert(ctl::kMaxShowRounds == static_cast<std::int64_t>(RoundPage::kMaxRo
               "a show page is bounded by what the run store answers at once");
 
 json fail(const std::string& message) { return ctl::encode(ctl::ErrorReply{message}); }
+json fail(const Error& e) { return ctl::encode(ctl::ErrorReply{e.message, e.reason}); }
 
 // An operator who named a run that is not there learns where the ids are.
 json fail_naming_runs(const Error& e, const char* where_ids_are) {
-  if (e.reason != ErrorReason::absent) return fail(e.message);
-  return fail(fmt::format("{} ({})", e.message, where_ids_are));
+  if (e.reason != ErrorReason::absent) return fail(e);
+  return ctl::encode(ctl::ErrorReply{fmt::format("{} ({})", e.message, where_ids_are), e.reason});
 }
 constexpr const char* kActiveRuns = "nvmonctl status lists the runs in progress";
 constexpr const char* kAllRuns = "nvmonctl history lists every run's id";
@@ -133,7 +134,7 @@ json start(const ctl::StartRequest& req, ControlContext& ctx) {
   try {
     r.test = validate(req.test, req.params, req.profile.empty() ? PtsProfile::enterprise : parse_profile(req.profile));
   } catch (const ParamError& e) {
-    return fail(fmt::format("{} on {}: {}", req.test, r.target, e.what()));
+    return ctl::encode(ctl::ErrorReply{fmt::format("{} on {}: {}", req.test, r.target, e.what()), ErrorReason::params});
   }
   return started(ctx.scheduler.request(r, ctx.clock.wall()), ctx);
 }
@@ -192,7 +193,7 @@ json pause_resume(const ctl::RunSelector& which, ControlContext& ctx, bool pause
 // Reads the run store: called off the loop (ControlContext::offload).
 json history(const ctl::HistoryRequest& req, SoakControl& soaks) {
   auto h = soaks.history(req.drive);
-  if (!h) return fail(h.error().message);
+  if (!h) return fail(h.error());
   ctl::HistoryReply reply;
   for (const auto& r : *h) reply.runs.push_back(r);
   return ctl::encode(reply);
@@ -261,10 +262,13 @@ void self_test(const ctl::SelfTestRequest& req, ControlContext& ctx, const Contr
   if (auto p = field_problem("\"drive\"", req.drive, kMaxParamValue)) return done(fail(*p));
   const auto drives = ctx.drives();
   const auto it = std::find_if(drives.begin(), drives.end(), [&](const DriveSummary& d) { return d.serial == req.drive; });
-  if (it == drives.end()) return done(fail(fmt::format("no drive with serial {} (nvmonctl status lists the drives)", req.drive)));
+  if (it == drives.end()) {
+    return done(fail(Error{ErrorReason::absent, fmt::format("no drive with serial {} (nvmonctl status lists the drives)", req.drive)}));
+  }
   const DriveSummary& d = *it;
   if (!d.self_test_supported) {
-    return done(fail(fmt::format("drive {} does not support Device Self-test (Identify OACS bit 4 is clear)", d.serial)));
+    return done(fail(Error{ErrorReason::unsupported,
+                           fmt::format("drive {} does not support Device Self-test (Identify OACS bit 4 is clear)", d.serial)}));
   }
   if (req.action == ctl::SelfTestAction::status) return done(ctl::encode(self_test_state(d, "")));
   if (!ctx.self_test) return done(fail("this daemon cannot send commands to its drives"));
@@ -275,7 +279,7 @@ void self_test(const ctl::SelfTestRequest& req, ControlContext& ctx, const Contr
   }
   const std::string what = !kind ? "abort sent" : req.extended ? "extended test started" : "short test started";
   ctx.self_test(d.path, kind, [done, d, what](std::optional<Error> err) {
-    if (err) return done(fail(err->message));
+    if (err) return done(fail(*err));
     log::info("{} ({}): device self-test: {} (nvmonctl)", d.path, d.serial, what);
     done(ctl::encode(self_test_state(d, what)));
   });

@@ -24,7 +24,9 @@ namespace {
 
 using boost::asio::local::stream_protocol;
 
-nlohmann::json error_reply(const std::string& message) { return control::encode(control::ErrorReply{message}); }
+nlohmann::json error_reply(const std::string& message, std::optional<ErrorReason> reason) {
+  return control::encode(control::ErrorReply{message, reason});
+}
 
 // A socket file left by a daemon that died is removed; one that answers
 // belongs to a running nvmond and is an error.
@@ -69,9 +71,9 @@ void ControlSlots::give_back(uid_t uid) {
 
 void answer_control_line(const std::string& line, const AsyncControlHandler& handler, const ControlReply& reply) {
   nlohmann::json req = control::unframe(line);
-  if (req.is_discarded()) return reply(error_reply("malformed request: not JSON"));
+  if (req.is_discarded()) return reply(error_reply("malformed request: not JSON", ErrorReason::decode));
   if (!req.is_object() || !req.contains("cmd") || !req["cmd"].is_string()) {
-    return reply(error_reply("malformed request: expected an object with a string \"cmd\""));
+    return reply(error_reply("malformed request: expected an object with a string \"cmd\"", ErrorReason::decode));
   }
   // A handler that throws has not replied: the error is its reply.
   auto replied = std::make_shared<bool>(false);
@@ -81,7 +83,7 @@ void answer_control_line(const std::string& line, const AsyncControlHandler& han
       reply(std::move(r));
     });
   } catch (const std::exception& e) {
-    if (!*replied) reply(error_reply(e.what()));
+    if (!*replied) reply(error_reply(e.what(), control::reason_of(e)));
   }
 }
 
@@ -119,7 +121,7 @@ class ControlServer::Session : public std::enable_shared_from_this<Session> {
     });
   }
   // Replies once, then closes.
-  void refuse(const std::string& message) { write(error_reply(message), false); }
+  void refuse(const std::string& message, ErrorReason reason) { write(error_reply(message, reason), false); }
 
   // The server is going away: end now, and drop the timer while its clock lives.
   void stop() {
@@ -150,11 +152,12 @@ class ControlServer::Session : public std::enable_shared_from_this<Session> {
     if (alive_.expired()) return;
     if (ec == boost::asio::error::operation_aborted && timed_out_) {
       const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(kControlRequestTimeout).count();
-      write(error_reply(fmt::format("no complete request line within {} s", seconds)), false);
+      write(error_reply(fmt::format("no complete request line within {} s", seconds), ErrorReason::timeout), false);
       return;
     }
     if (ec == boost::asio::error::not_found) {  // the buffer filled without a newline
-      write(error_reply("request larger than " + std::to_string(kMaxControlRequest) + " bytes"), false);
+      write(error_reply("request larger than " + std::to_string(kMaxControlRequest) + " bytes", ErrorReason::decode),
+            false);
       return;
     }
     if (ec) return;  // EOF or reset: the client went
@@ -256,9 +259,9 @@ void ControlServer::accept() {
       std::erase_if(sessions_, [](const auto& w) { return w.expired(); });
       sessions_.push_back(session);
       if (!who.allowed) {
-        session->refuse("permission denied");
+        session->refuse("permission denied", ErrorReason::permission_denied);
       } else if (auto refused = slots_->take(who.uid, who.privileged)) {
-        session->refuse(*refused);
+        session->refuse(*refused, ErrorReason::full);
       } else {
         session->hold(slots_, who.uid);
         session->read();

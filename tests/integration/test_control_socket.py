@@ -94,6 +94,10 @@ class ControlSocket(unittest.TestCase):
         r = ctl("--socket", self.sock, "status", as_nobody=True)
         self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
         self.assertIn("permission denied", r.stderr)
+        # what a script reads: the reason, not the sentence
+        r = ctl("--socket", self.sock, "--json", "status", as_nobody=True)
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        self.assertEqual(json.loads(r.stdout)["reason"], "permission_denied")
 
     def test_peer_credentials_refuse_another_user_even_through_an_open_mode(self):
         os.chmod(self.sock, 0o666)

@@ -146,6 +146,23 @@ TEST(ControlCodec, AnErrorReplyCarriesItsMessage) {
   EXPECT_EQ(decode_error_reply(wire).error, "no run 9");
 }
 
+TEST(ControlCodec, AnErrorReplyCarriesItsReasonByItsStableText) {
+  const json wire = encode(ErrorReply{"nobody may", ErrorReason::permission_denied});
+  EXPECT_EQ(wire["reason"], "permission_denied");
+  const ErrorReply back = decode_error_reply(wire);
+  EXPECT_EQ(back.error, "nobody may");
+  EXPECT_EQ(back.reason, ErrorReason::permission_denied);
+  // No reason is no key, as a daemon from before reasons answered.
+  EXPECT_FALSE(encode(ErrorReply{"no run 9"}).contains("reason"));
+  EXPECT_EQ(decode_error_reply(json::parse(R"({"ok":false,"error":"permission denied"})")).reason, std::nullopt);
+  // A newer daemon's reason this build does not know is a plain refusal
+  // that keeps its sentence.
+  const ErrorReply newer = decode_error_reply(json::parse(R"({"ok":false,"error":"later","reason":"sunspots"})"));
+  EXPECT_EQ(newer.error, "later");
+  EXPECT_EQ(newer.reason, std::nullopt);
+  EXPECT_THROW(decode_error_reply(json::parse(R"({"ok":false,"error":"x","reason":3})")), DecodeError);
+}
+
 // The message of the DecodeError `f` throws.
 template <typename F>
 std::string error_of(F f) {

@@ -66,6 +66,25 @@ TEST(ControlProtocolVersion, NvmonctlRefusesANewerReplyNamingWhatItSpeaksAndWhat
   EXPECT_THROW(decode_reply<StopReply>(newer), DecodeError);
 }
 
+// Both sides tell a version refusal from other decode errors by its type,
+// which the daemon's error reply turns into its reason.
+TEST(ControlProtocolVersion, AVersionRefusalIsAProtocolVersionErrorWithThatReason) {
+  try {
+    decode_request(json::parse(R"({"cmd":"status","protocol":2})"));
+    FAIL() << "a version-2 request was accepted";
+  } catch (const ProtocolVersionError& e) {
+    EXPECT_EQ(reason_of(e), ErrorReason::protocol_version);
+  }
+  EXPECT_THROW(reply_ok(json::parse(R"({"ok":true,"protocol":2})")), ProtocolVersionError);
+  try {
+    decode_request(json::parse(R"({"cmd":"show"})"));
+    FAIL() << "a show without a run was accepted";
+  } catch (const DecodeError& e) {
+    EXPECT_EQ(dynamic_cast<const ProtocolVersionError*>(&e), nullptr) << e.what();
+    EXPECT_EQ(reason_of(e), ErrorReason::decode);
+  }
+}
+
 TEST(ControlProtocolVersion, EveryReplyNamesItsVersion) {
   EXPECT_EQ(encode(PingReply{})["protocol"], kProtocolVersion);
   EXPECT_EQ(encode(ErrorReply{"no"})["protocol"], kProtocolVersion);

@@ -149,6 +149,18 @@ TEST(ControlCommands, BadRequestsGetErrorRepliesThatSayWhy) {
   EXPECT_FALSE(f.ask(R"({"cmd":"show","run":99})")["ok"]);
 }
 
+// nvmonctl and scripts act on the reason, never on the sentence.
+TEST(ControlCommands, ErrorRepliesCarryAReasonAProgramCanActOn) {
+  Fixture f;
+  EXPECT_EQ(f.ask("{not json")["reason"], "decode");
+  EXPECT_EQ(f.ask(R"({"cmd":"reboot"})")["reason"], "decode");
+  EXPECT_EQ(f.ask(R"({"cmd":"status","protocol":9})")["reason"], "protocol_version");
+  EXPECT_EQ(f.ask(R"({"cmd":"start","test":"wsat","target":"sim:a","params":{"rounds":"many"}})")["reason"], "params");
+  const json unknown_run = f.ask(R"({"cmd":"stop","run":99})");
+  EXPECT_FALSE(unknown_run["ok"]);
+  EXPECT_EQ(unknown_run["reason"], "absent") << unknown_run.dump();
+}
+
 // Any member of the control group can send these strings; they end up in log
 // lines, run.json and error messages, so a newline (a forged log line) or a
 // huge value is refused before the scheduler sees the request.

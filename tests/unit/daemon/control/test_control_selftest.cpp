@@ -118,10 +118,12 @@ TEST(ControlSelfTest, ADriveWithoutSelfTestSupportOrAnUnknownSerialIsRefused) {
     json r = f.selftest(action, "SN-B");
     EXPECT_FALSE(r["ok"]);
     EXPECT_NE(error_of(r).find("does not support Device Self-test"), std::string::npos) << r;
+    EXPECT_EQ(r["reason"], "unsupported") << r;
   }
   json unknown = f.selftest("status", "SN-X");
   EXPECT_FALSE(unknown["ok"]);
   EXPECT_NE(error_of(unknown).find("no drive with serial SN-X"), std::string::npos) << unknown;
+  EXPECT_EQ(unknown["reason"], "absent") << unknown;
   EXPECT_TRUE(f.sent.empty());
 }
 
