@@ -130,9 +130,9 @@ def documented_names(markdown, name_pattern):
 
 
 def tests_in_registry(sources):
-    """The PTS test names the test registry declares: the first argument of
-    each `test("name", ...)` or `TestSchema{"name", ...}` in its schemas."""
-    return set(re.findall(r'(?:\btest\(|TestSchema\{)"([a-z_]+)"', sources["runmodel/schemas.cpp"]))
+    """The PTS test names the run model declares: each TestKind's row of the
+    name table (`{TestKind::wsat, "wsat"}`)."""
+    return set(re.findall(r'\{TestKind::\w+, "([a-z_]+)"\}', sources["runmodel/test_kind.cpp"]))
 
 
 def soak_test_list(markdown):

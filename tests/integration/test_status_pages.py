@@ -84,7 +84,7 @@ class StatusPages(unittest.TestCase):
     def test_every_name_in_the_table_is_one_the_daemon_gives(self):
         with open(os.path.join(SOURCE_DIR, "collectors", "health.hpp")) as f:
             bits = set(re.findall(r'\{kWarn\w+, "(\w+)"\}', f.read()))
-        with open(os.path.join(SOURCE_DIR, "polling", "drive_summary.hpp")) as f:
+        with open(os.path.join(SOURCE_DIR, "collectors", "drive_summary.hpp")) as f:
             conditions = set(re.findall(r'inline constexpr const char\* k\w+ = "(\w+)";', f.read()))
         for alert, (field, want) in STATUS_OF.items():
             if field == "critical_warnings":
