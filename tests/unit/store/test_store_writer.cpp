@@ -5,6 +5,8 @@
 
 #include <array>
 #include <filesystem>
+#include <memory>
+#include <thread>
 
 #include "store/sqlite_store.hpp"
 #include "store/store_writer.hpp"
@@ -121,16 +123,28 @@ TEST(StoreWriter, APollThatFindsTheQueueFullIsDroppedCountedAndNothingQueuedIsLo
 
 TEST(StoreWriter, StopGivesUpOnAWriterStuckBehindTheLockAndCountsWhatItLeft) {
   Fixture f;
-  auto w = f.writer();
-  test::WriteLockHolder other(f.db);
-  ASSERT_TRUE(w->commit(poll("SN-A", 0)));
-  ASSERT_TRUE(w->commit(poll("SN-B", 0)));
-  // The writer waits a minute on the lock; stop() waits 100 ms.
-  EXPECT_EQ(w->stop(100ms), 2u);
-  EXPECT_EQ(w->counters().dropped, 2u);
-  auto after = w->commit(poll("SN-A", 10));
-  ASSERT_FALSE(after);
-  EXPECT_EQ(after.error().reason, ErrorReason::stopped);
+  std::shared_ptr<Store> writes = f.open(60s);
+  const std::weak_ptr<Store> writer_store = writes;
+  auto w = std::make_unique<StoreWriter>(std::move(writes), f.open(0ms), StoreWriterOptions{.group_interval = 0ms});
+  {
+    test::WriteLockHolder other(f.db);
+    ASSERT_TRUE(w->commit(poll("SN-A", 0)));
+    ASSERT_TRUE(w->commit(poll("SN-B", 0)));
+    // The writer waits a minute on the lock; stop() waits 100 ms.
+    EXPECT_EQ(w->stop(100ms), 2u);
+    EXPECT_EQ(w->counters().dropped, 2u);
+    auto after = w->commit(poll("SN-A", 10));
+    ASSERT_FALSE(after);
+    EXPECT_EQ(after.error().reason, ErrorReason::stopped);
+    w.reset();
+  }
+  // With the lock gone the abandoned commit returns and the writer lets go
+  // of its store. The test waits for that: a writer still running when the
+  // process exits would use objects its exit has destroyed (the daemon
+  // leaves through _exit when a writer is abandoned; a test cannot).
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (!writer_store.expired() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(writer_store.expired());
 }
 
 TEST(StoreWriter, CompactionIsHandedToTheWriterAndReturnsAtOnceWhileTheDatabaseIsLocked) {
