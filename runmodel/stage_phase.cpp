@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include "core/enum_text.hpp"
+
 namespace nvmond {
 
 namespace {
@@ -16,18 +18,8 @@ constexpr std::array<std::pair<Phase, const char*>, 4> kPhaseNames{{
 
 }  // namespace
 
-const char* phase_name(Phase phase) {
-  for (const auto& [p, name] : kPhaseNames) {
-    if (p == phase) return name;
-  }
-  return "test";
-}
+const char* phase_name(Phase phase) { return text_of(kPhaseNames, phase, "test"); }
 
-std::optional<Phase> phase_from_name(std::string_view name) {
-  for (const auto& [p, n] : kPhaseNames) {
-    if (n == name) return p;
-  }
-  return std::nullopt;
-}
+std::optional<Phase> phase_from_name(std::string_view name) { return value_of(kPhaseNames, name); }
 
 }  // namespace nvmond

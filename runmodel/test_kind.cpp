@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include "core/enum_text.hpp"
+
 namespace nvmond {
 
 namespace {
@@ -27,18 +29,8 @@ constexpr std::array<std::pair<TestKind, const char*>, 15> kNames{{
 
 }  // namespace
 
-const char* test_kind_name(TestKind kind) {
-  for (const auto& [k, name] : kNames) {
-    if (k == kind) return name;
-  }
-  return "";
-}
+const char* test_kind_name(TestKind kind) { return text_of(kNames, kind, ""); }
 
-std::optional<TestKind> test_kind_from_name(std::string_view name) {
-  for (const auto& [k, n] : kNames) {
-    if (n == name) return k;
-  }
-  return std::nullopt;
-}
+std::optional<TestKind> test_kind_from_name(std::string_view name) { return value_of(kNames, name); }
 
 }  // namespace nvmond

@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include "core/enum_text.hpp"
+
 namespace nvmond {
 
 namespace {
@@ -15,18 +17,10 @@ constexpr std::array<std::pair<TrackedVariable, const char*>, 3> kTrackedVariabl
 
 }  // namespace
 
-const char* tracked_variable_name(TrackedVariable v) {
-  for (const auto& [k, name] : kTrackedVariableNames) {
-    if (k == v) return name;
-  }
-  return "iops";
-}
+const char* tracked_variable_name(TrackedVariable v) { return text_of(kTrackedVariableNames, v, "iops"); }
 
 std::optional<TrackedVariable> tracked_variable_from_name(std::string_view name) {
-  for (const auto& [k, n] : kTrackedVariableNames) {
-    if (n == name) return k;
-  }
-  return std::nullopt;
+  return value_of(kTrackedVariableNames, name);
 }
 
 }  // namespace nvmond
