@@ -25,12 +25,7 @@ std::vector<TrackedElement> iops_tracking(const std::vector<Element>& elements) 
 
 void iops_plan(TestPlan& plan, Params& p, const TargetFacts&) {
   Common c = common(p);
-  auto sizes = p.bytes_list("block_sizes");
-  auto mixes = p.integer_list("read_pcts");
-  std::vector<Element> elements;
-  for (auto mix : mixes) {
-    for (auto bs : sizes) elements.push_back(element(bs, static_cast<double>(mix), AccessPattern::random, c));
-  }
+  std::vector<Element> elements = mix_by_size(p, c);
   add_preparation(plan, p, c);
   auto tracked = iops_tracking(elements);
   plan.stages.push_back(measured_stage(std::move(elements), c, std::move(tracked)));

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace nvmond::plan_parts {
@@ -56,6 +57,24 @@ Stage wipc_stage(Params& p, const Common& c, std::uint64_t user_bytes, double ra
   s.max_rounds = 0;
   s.byte_budget = static_cast<std::uint64_t>(multiple * static_cast<double>(user_bytes));
   return s;
+}
+
+std::vector<Element> mix_by_size(Params& p, const Common& c) {
+  const auto sizes = p.bytes_list("block_sizes");
+  std::vector<Element> elements;
+  for (auto mix : p.integer_list("read_pcts")) {
+    for (auto bs : sizes) elements.push_back(element(bs, static_cast<double>(mix), AccessPattern::random, c));
+  }
+  return elements;
+}
+
+Element at_load(std::uint64_t bs, double read_pct, const Common& c, std::int64_t threads, std::int64_t queue_depth) {
+  Common load = c;
+  load.threads = static_cast<unsigned>(std::max<std::int64_t>(1, threads));
+  load.queue_depth = static_cast<unsigned>(std::max<std::int64_t>(1, queue_depth));
+  Element e = element(bs, read_pct, AccessPattern::random, load);
+  e.label += fmt::format(" T{}Q{}", load.threads, load.queue_depth);
+  return e;
 }
 
 std::size_t find_element(const std::vector<Element>& elements, std::uint64_t bs, double read_pct) {

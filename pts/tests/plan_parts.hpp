@@ -27,6 +27,12 @@ struct Common {
 Common common(Params& p);
 std::string mix_label(double read_pct);
 Element element(std::uint64_t bs, double read_pct, AccessPattern pattern, const Common& c);
+// Random elements for every read mix of `read_pcts` (outer) and block size of
+// `block_sizes` (inner), at the common threads and queue depth.
+std::vector<Element> mix_by_size(Params& p, const Common& c);
+// A random element at its own load, labelled with it (" T4Q32"); a count
+// below one is one.
+Element at_load(std::uint64_t bs, double read_pct, const Common& c, std::int64_t threads, std::int64_t queue_depth);
 // Workload-independent preconditioning: SEQ `bs` writes (128 KiB unless a
 // test names its own) of `wipc_multiple` × `user_bytes` over the first
 // `range_fraction` of the target.

@@ -1,7 +1,5 @@
 #include "pts/tests/definition.hpp"
 
-#include <fmt/core.h>
-
 #include <algorithm>
 
 #include "pts/tests/plan_parts.hpp"
@@ -18,14 +16,7 @@ void vqd_plan(TestPlan& plan, Params& p, const TargetFacts&) {
   const double read_pct = p.number("read_pct");
   std::vector<Element> elements;
   for (auto t : p.integer_list("thread_counts")) {
-    for (auto q : p.integer_list("queue_depths")) {
-      Common s = c;
-      s.threads = static_cast<unsigned>(std::max<std::int64_t>(1, t));
-      s.queue_depth = static_cast<unsigned>(std::max<std::int64_t>(1, q));
-      Element e = element(bs, read_pct, AccessPattern::random, s);
-      e.label += fmt::format(" T{}Q{}", s.threads, s.queue_depth);
-      elements.push_back(e);
-    }
+    for (auto q : p.integer_list("queue_depths")) elements.push_back(at_load(bs, read_pct, c, t, q));
   }
   add_preparation(plan, p, c);
   Stage s;
