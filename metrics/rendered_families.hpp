@@ -5,8 +5,8 @@
 // scrape merges families of one name from several sources.
 //
 // One buffer, not a string per family or a ClientMetric per series: a
-// drive's poll renders some 300 series, and allocating for each of them was
-// most of what a poll cost.
+// drive's poll renders some 300 series, and an allocation for each of them
+// would be most of what a poll costs.
 #include <prometheus/metric_family.h>
 
 #include <cstddef>

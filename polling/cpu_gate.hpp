@@ -1,8 +1,8 @@
 #pragma once
 // How many drives' poll analytics run at once. Every drive is polled at the
 // same instant of a tick (the history's group commit counts on it), so at
-// 256 drives a tick made 256 worker threads runnable together, and a scrape
-// arriving then had one thread's share of the CPU among them. Through the
+// 256 drives a tick would make 256 worker threads runnable together, and a
+// scrape arriving then would get one thread's share of the CPU. Through the
 // gate at most half the CPUs the daemon may run on (at least one) do the
 // per-poll work of analytics, history and rendering; the rest stay free for
 // scrapes and the event loop. Device commands are not gated: a hung drive
@@ -10,9 +10,9 @@
 //
 // A mutex and a condition, not std::counting_semaphore: libstdc++'s acquire
 // spins through sched_yield calls before it sleeps, and a yielding waiter
-// stays runnable, competing for the CPU the gate keeps free. With a tick's
-// drives all waiting at once that was 13 of a drive-poll's 25 system calls
-// (strace, 64 drives); the poll's CPU time did not measurably change.
+// stays runnable, competing for the CPU the gate keeps free: with a tick's
+// drives all waiting at once they would be about half of a drive-poll's
+// system calls (measured with strace at 64 drives).
 #include <condition_variable>
 #include <cstddef>
 #include <mutex>
