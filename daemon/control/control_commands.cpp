@@ -30,7 +30,7 @@ json fail(const Error& e) { return ctl::encode(ctl::ErrorReply{e.message, e.reas
 // An operator who named a run that is not there learns where the ids are.
 json fail_naming_runs(const Error& e, const char* where_ids_are) {
   if (e.reason != ErrorReason::absent) return fail(e);
-  return ctl::encode(ctl::ErrorReply{fmt::format("{} ({})", e.message, where_ids_are), e.reason});
+  return fail(Error{e.reason, fmt::format("{} ({})", e.message, where_ids_are)});
 }
 constexpr const char* kActiveRuns = "nvmonctl status lists the runs in progress";
 constexpr const char* kAllRuns = "nvmonctl history lists every run's id";
@@ -134,7 +134,7 @@ json start(const ctl::StartRequest& req, ControlContext& ctx) {
   try {
     r.test = validate(req.test, req.params, req.profile.empty() ? PtsProfile::enterprise : parse_profile(req.profile));
   } catch (const ParamError& e) {
-    return ctl::encode(ctl::ErrorReply{fmt::format("{} on {}: {}", req.test, r.target, e.what()), ErrorReason::params});
+    return fail(Error{ErrorReason::params, fmt::format("{} on {}: {}", req.test, r.target, e.what())});
   }
   return started(ctx.scheduler.request(r, ctx.clock.wall()), ctx);
 }

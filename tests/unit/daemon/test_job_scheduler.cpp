@@ -270,7 +270,6 @@ TEST(JobScheduler, PublishesEachTimeTheClocksIntervalHasPassed) {
   EXPECT_EQ(jobs.running(), 1u);
 }
 
-
 // A [[job]] and a soak run never share a drive: a job claims its drive in the
 // daemon's DriveClaims from its start until it is collected (so a soak due
 // meanwhile waits: SoakSchedulerClaims.*), and a job whose drive a soak run
