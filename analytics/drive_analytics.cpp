@@ -73,8 +73,8 @@ StoreStatus DriveAnalytics::restore(const DriveKey& key) {
       if (thermal.last && *last && (*last)->time > thermal.last->time) thermal.last->time = (*last)->time;
       if (thermal.last && *last) thermal.last->composite_k = (*last)->composite_temperature_k;
     } else {
-      log::warn("drive {} ({}): stored thermal state is unreadable; starting the detector afresh",
-                key.serial, key.model);
+      log::warn("drive {} ({}): stored thermal state is unreadable; starting the detector afresh", key.serial,
+                key.model);
     }
   }
   last_ = *last;
@@ -95,10 +95,11 @@ Result<AnalyticsView> DriveAnalytics::update(const DriveInfo& info, const Health
   }
   if (last_ && snap.taken < last_->time) {
     if (!clock_behind_) {
-      log::warn("drive {} ({}) at {}: clock reads {:%FT%TZ}, before the newest stored sample "
-                "({:%FT%TZ}); not recording history until it catches up",
-                info.serial, info.model, info.path, std::chrono::floor<std::chrono::seconds>(snap.taken),
-                std::chrono::floor<std::chrono::seconds>(last_->time));
+      log::warn(
+          "drive {} ({}) at {}: clock reads {:%FT%TZ}, before the newest stored sample "
+          "({:%FT%TZ}); not recording history until it catches up",
+          info.serial, info.model, info.path, std::chrono::floor<std::chrono::seconds>(snap.taken),
+          std::chrono::floor<std::chrono::seconds>(last_->time));
       clock_behind_ = true;
     }
     const std::uint64_t skipped = view_.skipped_clock_behind + 1;
@@ -107,8 +108,8 @@ Result<AnalyticsView> DriveAnalytics::update(const DriveInfo& info, const Health
     return view_;
   }
   if (clock_behind_) {
-    log::info("drive {} ({}) at {}: clock caught up with the stored history; recording again", info.serial,
-              info.model, info.path);
+    log::info("drive {} ({}) at {}: clock caught up with the stored history; recording again", info.serial, info.model,
+              info.path);
     clock_behind_ = false;
   }
   if (last_ && snap.taken == last_->time) return view_;
@@ -119,8 +120,8 @@ Result<AnalyticsView> DriveAnalytics::update(const DriveInfo& info, const Health
     sample.segment = last_->segment;
     if (is_counter_reset(*last_, sample)) {
       ++sample.segment;
-      log::info("drive {} ({}) at {}: SMART counters went backwards; starting wear segment {}",
-                info.serial, info.model, info.path, sample.segment);
+      log::info("drive {} ({}) at {}: SMART counters went backwards; starting wear segment {}", info.serial, info.model,
+                info.path, sample.segment);
     }
   }
 
@@ -153,16 +154,14 @@ Result<AnalyticsView> DriveAnalytics::update(const DriveInfo& info, const Health
   if (view_.wear.over_rating && !was_over) {
     log::warn("drive {} ({}) at {}: written at {:.2f} DWPD over 7 days, above its rating of {:.2f} DWPD ({})",
               info.serial, info.model, info.path, view_.wear.windows[kRecentWindow].dwpd.value_or(0),
-              view_.wear.rated ? view_.wear.rated->dwpd : 0.0,
-              view_.wear.rated ? view_.wear.rated->source : "unrated");
+              view_.wear.rated ? view_.wear.rated->dwpd : 0.0, view_.wear.rated ? view_.wear.rated->source : "unrated");
   }
   if (!committed) return committed.error();
   return view_;
 }
 
-StoreStatus DriveAnalytics::refresh_view(const DriveInfo& info, const SampleRecord& sample,
-                                         const HealthSnapshot& snap, const AnalyticsConfig& config,
-                                         const DriveRating& rating, bool history) {
+StoreStatus DriveAnalytics::refresh_view(const DriveInfo& info, const SampleRecord& sample, const HealthSnapshot& snap,
+                                         const AnalyticsConfig& config, const DriveRating& rating, bool history) {
   StoreStatus read = std::monostate{};
   WearInputs in;
   in.latest = sample;

@@ -29,10 +29,10 @@ struct ThermalView {
   bool throttling = false;
   int level = 0;  // current level, 0 when not throttling
   SourceMask active_sources = 0;
-  std::optional<WallTime> current_start;    // start of the open event
-  std::optional<double> last_peak_celsius;  // newest event, open or closed
+  std::optional<WallTime> current_start;         // start of the open event
+  std::optional<double> last_peak_celsius;       // newest event, open or closed
   std::optional<double> throttle_onset_celsius;  // observed_throttle_onset
-  std::uint64_t events = 0;                 // merged events
+  std::uint64_t events = 0;                      // merged events
   std::array<std::uint64_t, kThrottleSourceCount> source_events{};
   std::array<double, kThrottleSourceCount> source_seconds{};
   std::array<std::uint64_t, kMaxThrottleLevel + 1> level_events{};
@@ -67,8 +67,8 @@ class DriveAnalytics {
   // a store error the in-memory analytics still advance and view() holds the
   // new view; the error (with context) is returned so the daemon can count
   // it. view() always names the drive.
-  Result<AnalyticsView> update(const DriveInfo& info, const HealthSnapshot& snap,
-                               const AnalyticsConfig& config, const DriveRating& rating = {});
+  Result<AnalyticsView> update(const DriveInfo& info, const HealthSnapshot& snap, const AnalyticsConfig& config,
+                               const DriveRating& rating = {});
 
   const AnalyticsView& view() const { return view_; }
   const PerformanceWatch& performance() const { return performance_; }

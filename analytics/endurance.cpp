@@ -38,8 +38,7 @@ RatedEndurance from_bytes(double bytes, double years, std::uint64_t capacity, st
 std::span<const KnownEndurance> known_endurance_table() { return kKnown; }
 
 std::optional<RatedEndurance> resolve_endurance(const DriveRating& configured, std::string_view model,
-                                                std::uint64_t capacity_bytes,
-                                                const std::optional<OcpSmartLog>& ocp) {
+                                                std::uint64_t capacity_bytes, const std::optional<OcpSmartLog>& ocp) {
   const double years = configured.warranty_years.value_or(kDefaultWarrantyYears);
   if (configured.rated_tbw_bytes) {
     return from_bytes(static_cast<double>(*configured.rated_tbw_bytes), years, capacity_bytes, "config");

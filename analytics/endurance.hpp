@@ -25,28 +25,26 @@ inline constexpr double kDaysPerYear = 365.0;
 inline constexpr double kDefaultWarrantyYears = 5.0;
 
 struct RatedEndurance {
-  double bytes = 0;           // host bytes over the warranty
-  double dwpd = 0;            // 0 when the capacity is unknown
+  double bytes = 0;  // host bytes over the warranty
+  double dwpd = 0;   // 0 when the capacity is unknown
   double warranty_years = 0;
-  std::string_view source;    // "config", "drive", "builtin"
+  std::string_view source;  // "config", "drive", "builtin"
 };
 
 // One row of the fallback table.
 struct KnownEndurance {
-  std::string_view model_contains;  // case-sensitive substring of the model number
-  std::uint64_t min_capacity_bytes; // inclusive range the row applies to
+  std::string_view model_contains;   // case-sensitive substring of the model number
+  std::uint64_t min_capacity_bytes;  // inclusive range the row applies to
   std::uint64_t max_capacity_bytes;
-  double rated_dwpd;                // either this (with warranty_years) …
-  double rated_tbw_bytes;           // … or this; the other is 0
+  double rated_dwpd;       // either this (with warranty_years) …
+  double rated_tbw_bytes;  // … or this; the other is 0
   double warranty_years;
-  std::string_view reference;       // where the number comes from
+  std::string_view reference;  // where the number comes from
 };
 
 std::span<const KnownEndurance> known_endurance_table();
 
-std::optional<RatedEndurance> resolve_endurance(const DriveRating& configured,
-                                                std::string_view model,
-                                                std::uint64_t capacity_bytes,
-                                                const std::optional<OcpSmartLog>& ocp);
+std::optional<RatedEndurance> resolve_endurance(const DriveRating& configured, std::string_view model,
+                                                std::uint64_t capacity_bytes, const std::optional<OcpSmartLog>& ocp);
 
 }  // namespace nvmond

@@ -71,9 +71,7 @@ const std::vector<FamilySpec>& specs() {
       {{"nvme_dwpd", Family::gauge,
         "Drive writes per day (host bytes written per day / capacity) over a window; window=\"lifetime\" "
         "is data units written over power-on time."},
-       [](const AnalyticsView& v, const Add& add) {
-         per_window(v, add, &WindowRate::dwpd, v.wear.lifetime_dwpd);
-       }},
+       [](const AnalyticsView& v, const Add& add) { per_window(v, add, &WindowRate::dwpd, v.wear.lifetime_dwpd); }},
       {{"nvme_host_write_rate_bytes_per_second", Family::gauge,
         "Host write rate over a window, from the data units written counter."},
        [](const AnalyticsView& v, const Add& add) {
@@ -142,8 +140,7 @@ const std::vector<FamilySpec>& specs() {
         "intervals for performance, else time between polls that both saw the signal."},
        [](const AnalyticsView& v, const Add& add) { per_source(v.thermal.source_seconds, add); },
        true},
-      {{"nvme_thermal_throttle_level_events_total", Family::counter,
-        "Throttle events in which the level was reached."},
+      {{"nvme_thermal_throttle_level_events_total", Family::counter, "Throttle events in which the level was reached."},
        [](const AnalyticsView& v, const Add& add) { per_level(v.thermal.level_events, add); },
        true},
       {{"nvme_thermal_throttle_level_seconds_total", Family::counter,
@@ -164,8 +161,7 @@ const std::vector<FamilySpec>& specs() {
 void refuse_unnamed(const AnalyticsView& v) {
   static std::atomic<bool> logged{false};
   if (!logged.exchange(true)) {
-    log::error("BUG: analytics view of a drive without a serial (model \"{}\"); its series are not exported",
-               v.model);
+    log::error("BUG: analytics view of a drive without a serial (model \"{}\"); its series are not exported", v.model);
   }
 }
 

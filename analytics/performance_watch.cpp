@@ -55,8 +55,8 @@ void PerformanceWatch::observe(const WorkloadThroughput& x, double celsius, doub
   last_interval_ = x.interval;
 }
 
-InferredThrottle PerformanceWatch::poll(const std::string& serial, WallTime now, double composite_c,
-                                        double warning_c, const PerformanceThrottleSettings& settings) {
+InferredThrottle PerformanceWatch::poll(const std::string& serial, WallTime now, double composite_c, double warning_c,
+                                        const PerformanceThrottleSettings& settings) {
   Span span;
   if (!(settings == settings_)) {
     end_episode(span);

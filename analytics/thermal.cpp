@@ -11,7 +11,7 @@ namespace nvmond {
 namespace {
 
 constexpr std::array<std::string_view, kThrottleSourceCount> kLabels{
-    "tmt1", "tmt2", "warning_temp_time", "critical_temp_time", "critical_warning", "ocp", "sensor_threshold",
+    "tmt1",       "tmt2", "warning_temp_time", "critical_temp_time", "critical_warning", "ocp", "sensor_threshold",
     "performance"};
 
 constexpr SourceMask bit(ThrottleSource s) { return static_cast<SourceMask>(1u << static_cast<unsigned>(s)); }
@@ -280,8 +280,12 @@ std::array<T, kThrottleSourceCount> per_source(const json& j) {
 }
 
 json event_json(const ThrottleEvent& e) {
-  return {{"start_ns", to_unix_ns(e.start)}, {"last_seen_ns", to_unix_ns(e.last_seen)}, {"peak_celsius", e.peak_celsius},
-          {"sources", e.sources},    {"level", e.level},                {"levels_seen", e.levels_seen}};
+  return {{"start_ns", to_unix_ns(e.start)},
+          {"last_seen_ns", to_unix_ns(e.last_seen)},
+          {"peak_celsius", e.peak_celsius},
+          {"sources", e.sources},
+          {"level", e.level},
+          {"levels_seen", e.levels_seen}};
 }
 
 ThrottleEvent event_of(const json& o) {

@@ -86,8 +86,8 @@ struct ThrottleEvent {
   std::optional<WallTime> end;  // set when closed (== last_seen)
   double peak_celsius = 0;
   SourceMask sources = 0;
-  int level = 0;                // highest level reached
-  std::uint8_t levels_seen = 0; // bit L: level L was reached
+  int level = 0;                 // highest level reached
+  std::uint8_t levels_seen = 0;  // bit L: level L was reached
   bool operator==(const ThrottleEvent&) const = default;
 };
 
@@ -102,8 +102,8 @@ struct ThermalState {
   // then reopens it instead of counting the overlap twice.
   std::optional<ThrottleEvent> last_closed;
   WallTime last_closed_at{};
-  std::optional<double> last_peak_celsius;  // newest event's peak, open or closed
-  std::uint64_t events = 0;                 // merged events
+  std::optional<double> last_peak_celsius;                          // newest event's peak, open or closed
+  std::uint64_t events = 0;                                         // merged events
   std::array<std::uint64_t, kThrottleSourceCount> source_events{};  // events a source took part in
   std::array<double, kThrottleSourceCount> source_seconds{};
   std::array<std::uint64_t, kMaxThrottleLevel + 1> level_events{};  // [L]: events reaching L
@@ -126,10 +126,10 @@ struct ThermalSignals {
 // What the throughput of the workloads says about (previous poll, this poll]
 // (performance_watch.hpp). Its times are interval-exact, finer than polls.
 struct InferredThrottle {
-  bool active = false;               // throttling at some time in the span
-  double seconds = 0;                // how long, within the span
-  std::optional<WallTime> started;   // an episode began in the span, here
-  std::optional<WallTime> ended;     // and the last one ended here (not throttling now)
+  bool active = false;              // throttling at some time in the span
+  double seconds = 0;               // how long, within the span
+  std::optional<WallTime> started;  // an episode began in the span, here
+  std::optional<WallTime> ended;    // and the last one ended here (not throttling now)
   // With `started`: the slowdown began after this, not necessarily at
   // `started`. The interval before the first slow one can have slowed too
   // little to cross the line, so the onset lies anywhere from that
@@ -138,9 +138,8 @@ struct InferredThrottle {
   std::optional<WallTime> onset_after;
 };
 
-ThermalSignals read_thermal_signals(const std::optional<ThermalCounters>& last,
-                                    const HealthSnapshot& snap, const ControllerIdentity& id,
-                                    const ThermalConfig& config);
+ThermalSignals read_thermal_signals(const std::optional<ThermalCounters>& last, const HealthSnapshot& snap,
+                                    const ControllerIdentity& id, const ThermalConfig& config);
 
 // Not thread-safe: one poller per drive.
 class ThermalDetector {

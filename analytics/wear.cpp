@@ -14,8 +14,7 @@ double host_bytes(u128 data_units) { return to_double(data_units) * static_cast<
 
 WindowRate rate_between(const SampleRecord& first, const SampleRecord& last, std::uint64_t capacity) {
   WindowRate r;
-  if (first.segment != last.segment || last.time <= first.time ||
-      last.data_units_written < first.data_units_written) {
+  if (first.segment != last.segment || last.time <= first.time || last.data_units_written < first.data_units_written) {
     return r;
   }
   r.covered = last.time - first.time;
@@ -33,8 +32,8 @@ bool is_counter_reset(const SampleRecord& prev, const SampleRecord& next) {
           *next.media_bytes_written < *prev.media_bytes_written);
 }
 
-std::array<std::optional<SampleRecord>, kWearWindows.size()> window_starts(
-    std::span<const SampleRecord> history, const SampleRecord& latest) {
+std::array<std::optional<SampleRecord>, kWearWindows.size()> window_starts(std::span<const SampleRecord> history,
+                                                                           const SampleRecord& latest) {
   std::array<std::optional<SampleRecord>, kWearWindows.size()> out{};
   for (std::size_t w = 0; w < kWearWindows.size(); ++w) {
     const WallTime since = latest.time - kWearWindows[w].length;
@@ -81,8 +80,7 @@ WearView compute_wear(const WearInputs& in) {
 
   const auto& start = in.window_start[kRecentWindow];
   if (start && start->segment == now.segment && start->media_bytes_written && now.media_bytes_written &&
-      now.data_units_written > start->data_units_written &&
-      *now.media_bytes_written >= *start->media_bytes_written) {
+      now.data_units_written > start->data_units_written && *now.media_bytes_written >= *start->media_bytes_written) {
     v.write_amplification = to_double(*now.media_bytes_written - *start->media_bytes_written) /
                             host_bytes(now.data_units_written - start->data_units_written);
   }

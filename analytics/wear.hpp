@@ -66,8 +66,8 @@ WearView compute_wear(const WearInputs& in);
 
 // For callers that hold the history in memory (tests, tools): the window
 // starts of `latest` from samples sorted by time, honouring segments.
-std::array<std::optional<SampleRecord>, kWearWindows.size()> window_starts(
-    std::span<const SampleRecord> history, const SampleRecord& latest);
+std::array<std::optional<SampleRecord>, kWearWindows.size()> window_starts(std::span<const SampleRecord> history,
+                                                                           const SampleRecord& latest);
 
 // True when `next` cannot continue `prev`'s segment: a counter went backwards.
 bool is_counter_reset(const SampleRecord& prev, const SampleRecord& next);

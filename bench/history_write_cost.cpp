@@ -34,8 +34,10 @@ long long write_bytes() {
 int main(int argc, char** argv) {
   using namespace nvmond;
   if (argc < 2) {
-    fmt::print(stderr, "usage: {} DIR [drives] [ticks] [log_rows_per_drive] [wal_autocheckpoint_bytes] [page_size] "
-                       "\n", argv[0]);
+    fmt::print(stderr,
+               "usage: {} DIR [drives] [ticks] [log_rows_per_drive] [wal_autocheckpoint_bytes] [page_size] "
+               "\n",
+               argv[0]);
     return 2;
   }
   auto arg = [&](int i, long long def) { return argc > i ? std::atoll(argv[i]) : def; };

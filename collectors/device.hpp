@@ -111,7 +111,8 @@ class Device {
   // (Identify LPA bit 3 clear) or a backend without them refuses with
   // reason "unsupported", and is then not asked again.
   virtual Result<TelemetryHeader> read_telemetry_header() {
-    return Error{ErrorReason::unsupported, "reading the controller-initiated telemetry log is not supported by this backend"};
+    return Error{ErrorReason::unsupported,
+                 "reading the controller-initiated telemetry log is not supported by this backend"};
   }
   // The same log from offset 0 through data area `data_area` (1..3) as the
   // header read first says, then the header again: a generation number or
@@ -120,7 +121,8 @@ class Device {
   // new). Refused like read_telemetry_header.
   virtual Result<TelemetryLog> read_telemetry_log(unsigned data_area) {
     (void)data_area;
-    return Error{ErrorReason::unsupported, "reading the controller-initiated telemetry log is not supported by this backend"};
+    return Error{ErrorReason::unsupported,
+                 "reading the controller-initiated telemetry log is not supported by this backend"};
   }
   // The PCIe link as the host sees it; nullopt where there is none to read
   // (a fabrics controller, a backend without one): not an error.

@@ -19,7 +19,7 @@ struct DriveSummary {
   std::string serial, model, path;
   bool up = false;
   std::optional<double> composite_c, warning_c, percentage_used;  // celsius, ratio
-  std::vector<std::string> critical_warnings;  // names of the bits set (kCriticalWarningNames)
+  std::vector<std::string> critical_warnings;                     // names of the bits set (kCriticalWarningNames)
   bool throttling = false;
   bool link_degraded = false;  // PCIe link trained below its maximum speed or width
   // Media and path entries of its error log counted so far; nullopt: unknown.
@@ -29,14 +29,14 @@ struct DriveSummary {
   // have their fields above. Filled from the snapshot by summarize_drive and
   // from the analytics by the poller (PollObservation::conditions).
   std::vector<std::string> conditions = {};
-  bool self_test_supported = false;     // Identify OACS bit 4
+  bool self_test_supported = false;           // Identify OACS bit 4
   std::optional<SelfTestLog> self_test = {};  // as last read; nullopt before the first read
 };
 
 // Names of DriveSummary::conditions, as `nvmonctl status` prints them.
 inline constexpr const char* kTemperatureCritical = "temperature_critical";  // composite at or over CCTEMP
-inline constexpr const char* kSelfTestFailed = "self_test_failed";          // the newest self-test failed
-inline constexpr const char* kFirmwarePanic = "firmware_panic";             // OCP C1 reports a panic
-inline constexpr const char* kWearoutImminent = "wearout_imminent";         // rated endurance within 30 days
+inline constexpr const char* kSelfTestFailed = "self_test_failed";           // the newest self-test failed
+inline constexpr const char* kFirmwarePanic = "firmware_panic";              // OCP C1 reports a panic
+inline constexpr const char* kWearoutImminent = "wearout_imminent";          // rated endurance within 30 days
 
 }  // namespace nvmond

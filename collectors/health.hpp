@@ -32,18 +32,18 @@ struct ControllerIdentity {
   std::string model;     // MN, trimmed
   std::string firmware;  // FR, trimmed
   std::uint16_t cntlid = 0;
-  std::uint32_t version = 0;            // VER, e.g. 0x00010400 for 1.4
-  std::uint16_t wctemp_k = 0;           // warning composite temperature threshold
-  std::uint16_t cctemp_k = 0;           // critical composite temperature threshold
-  std::uint16_t mntmt_k = 0;            // minimum thermal management temperature
-  std::uint16_t mxtmt_k = 0;            // maximum thermal management temperature
-  std::uint16_t hctma = 0;              // host controlled thermal management attributes
-  std::uint8_t lpa = 0;                 // log page attributes
-  std::uint8_t elpe = 0;                // error log page entries, 0's based
-  u128 tnvmcap = 0;                     // total NVM capacity, bytes (0 if not reported)
-  std::uint32_t nn = 0;                 // number of namespaces
-  std::uint8_t vwc = 0;                 // volatile write cache; bit 0: present
-  std::uint16_t oacs = 0;               // optional admin command support; bit 4: device self-test
+  std::uint32_t version = 0;   // VER, e.g. 0x00010400 for 1.4
+  std::uint16_t wctemp_k = 0;  // warning composite temperature threshold
+  std::uint16_t cctemp_k = 0;  // critical composite temperature threshold
+  std::uint16_t mntmt_k = 0;   // minimum thermal management temperature
+  std::uint16_t mxtmt_k = 0;   // maximum thermal management temperature
+  std::uint16_t hctma = 0;     // host controlled thermal management attributes
+  std::uint8_t lpa = 0;        // log page attributes
+  std::uint8_t elpe = 0;       // error log page entries, 0's based
+  u128 tnvmcap = 0;            // total NVM capacity, bytes (0 if not reported)
+  std::uint32_t nn = 0;        // number of namespaces
+  std::uint8_t vwc = 0;        // volatile write cache; bit 0: present
+  std::uint16_t oacs = 0;      // optional admin command support; bit 4: device self-test
 };
 
 // Bits of ControllerIdentity::oacs that nvmond looks at.
@@ -85,7 +85,7 @@ struct SmartLog {
   std::uint8_t available_spare_threshold_pct = 0;
   std::uint8_t percentage_used = 0;  // may exceed 100 (saturates at 255)
   std::uint8_t endurance_group_critical_warning = 0;
-  u128 data_units_read = 0;      // units of kDataUnitBytes
+  u128 data_units_read = 0;  // units of kDataUnitBytes
   u128 data_units_written = 0;
   u128 host_read_commands = 0;
   u128 host_write_commands = 0;
@@ -117,9 +117,8 @@ struct CriticalWarningName {
   const char* name;
 };
 inline constexpr CriticalWarningName kCriticalWarningNames[] = {
-    {kWarnSpare, "spare"},           {kWarnTemperature, "temperature"},
-    {kWarnReliability, "reliability"}, {kWarnReadOnly, "read_only"},
-    {kWarnVolatileBackup, "volatile_backup"}, {kWarnPmr, "pmr"},
+    {kWarnSpare, "spare"},        {kWarnTemperature, "temperature"},        {kWarnReliability, "reliability"},
+    {kWarnReadOnly, "read_only"}, {kWarnVolatileBackup, "volatile_backup"}, {kWarnPmr, "pmr"},
 };
 
 // OCP Datacenter NVMe SSD spec, SMART / Health Information Extended
@@ -220,7 +219,7 @@ struct SelfTestResult {
   std::uint64_t power_on_hours = 0;        // when the test completed or aborted
   std::uint32_t nsid = 0;
   std::uint64_t failing_lba = 0;
-  std::uint8_t status_code_type_raw = 0;   // bits 2:0
+  std::uint8_t status_code_type_raw = 0;  // bits 2:0
   std::uint8_t status_code = 0;
   std::uint16_t vendor_specific = 0;
 

@@ -20,7 +20,7 @@ inline constexpr std::string_view kOcpLatencyOpNames[kOcpLatencyOps] = {"read", 
 // b + 1 (bucket 3: at or above threshold D): commands faster than
 // threshold A are not counted at all.
 struct OcpLatencyMonitorLog {
-  std::uint8_t feature_status = 0;  // bit 0: the monitor is enabled
+  std::uint8_t feature_status = 0;                  // bit 0: the monitor is enabled
   std::uint16_t active_bucket_timer = 0;            // units of 5 minutes
   std::uint16_t active_bucket_timer_threshold = 0;  // units of 5 minutes
   // Active Thresholds A..D as the drive stores them: threshold = 5 ms x (raw + 1).
@@ -49,9 +49,9 @@ struct OcpLatencyMonitorLog {
 // in (if any) and what the host should do about it.
 struct OcpErrorRecoveryLog {
   std::uint16_t panic_reset_wait_time_ms = 0;
-  std::uint8_t panic_reset_action = 0;     // bit field, see kOcpResetActionNames
+  std::uint8_t panic_reset_action = 0;  // bit field, see kOcpResetActionNames
   std::uint8_t device_recovery_action_1 = 0;
-  std::uint64_t panic_id = 0;              // 0: no panic
+  std::uint64_t panic_id = 0;  // 0: no panic
   std::uint32_t device_capabilities = 0;
   std::uint8_t vendor_specific_recovery_opcode = 0;
   std::uint32_t vendor_specific_command_cdw12 = 0;
@@ -59,7 +59,7 @@ struct OcpErrorRecoveryLog {
   std::uint8_t vendor_specific_command_timeout = 0;
   std::uint8_t device_recovery_action_2 = 0;
   std::uint8_t device_recovery_action_2_timeout = 0;
-  std::uint8_t panic_count = 0;            // panics over the drive's life, saturating
+  std::uint8_t panic_count = 0;                      // panics over the drive's life, saturating
   std::array<std::uint64_t, 4> previous_panic_id{};  // N-1 .. N-4
   std::uint16_t log_page_version = 0;
 

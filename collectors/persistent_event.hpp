@@ -54,8 +54,8 @@ struct PelHeader {
   std::uint32_t total_events = 0;      // TNEV
   std::uint64_t total_log_length = 0;  // TLL, bytes, header included
   std::uint8_t log_revision = 0;
-  std::uint16_t header_length = 0;     // LHL
-  PelTimestamp timestamp;              // the controller's, when the context was established
+  std::uint16_t header_length = 0;  // LHL
+  PelTimestamp timestamp;           // the controller's, when the context was established
   u128 power_on_hours = 0;
   std::uint64_t power_cycle_count = 0;
   std::uint16_t vendor_id = 0;
@@ -63,8 +63,8 @@ struct PelHeader {
   std::string serial;
   std::string model;
   std::string subnqn;
-  std::uint16_t generation = 0;          // changes when the log is cleared
-  std::uint32_t reporting_context = 0;   // RCI: port and reporting-controller fields
+  std::uint16_t generation = 0;            // changes when the log is cleared
+  std::uint32_t reporting_context = 0;     // RCI: port and reporting-controller fields
   std::array<u128, 2> supported_events{};  // bit N: event type N is supported
 
   bool supports(std::uint8_t event_type) const {

@@ -20,9 +20,9 @@ inline constexpr std::uint64_t kTelemetryBlockBytes = 512;
 inline constexpr unsigned kTelemetryMaxDataArea = 3;
 
 struct TelemetryHeader {
-  std::uint8_t log_id = 0;              // 08h (07h for the host-initiated log)
-  std::uint32_t ieee_oui = 0;           // the vendor whose format the data areas are in
-  std::uint16_t area1_last_block = 0;   // Telemetry Data Area 1 Last Block
+  std::uint8_t log_id = 0;             // 08h (07h for the host-initiated log)
+  std::uint32_t ieee_oui = 0;          // the vendor whose format the data areas are in
+  std::uint16_t area1_last_block = 0;  // Telemetry Data Area 1 Last Block
   std::uint16_t area2_last_block = 0;
   std::uint16_t area3_last_block = 0;
   std::uint32_t area4_last_block = 0;

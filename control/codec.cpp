@@ -268,10 +268,10 @@ Request decode_request(const json& j) {
   if (!j.is_object()) throw DecodeError("malformed request: expected an object with a string \"cmd\"");
   const std::int64_t version = version_of(j);
   if (!spoken(version)) {
-    throw ProtocolVersionError(fmt::format(
-        "control protocol {} is not spoken by this nvmond, which speaks {}: upgrade nvmond, "
-        "or use the nvmonctl that came with it",
-        version, versions_spoken()));
+    throw ProtocolVersionError(
+        fmt::format("control protocol {} is not spoken by this nvmond, which speaks {}: upgrade nvmond, "
+                    "or use the nvmonctl that came with it",
+                    version, versions_spoken()));
   }
   const std::string cmd = string_of(j, "cmd", "a command name");
   if (cmd == "ping") return PingRequest{};
@@ -309,9 +309,14 @@ json encode(const Drive& d) {
 }
 
 json encode(const Schedule& s) {
-  return {{"name", s.name},         {"test", s.test},   {"target", s.target},
-          {"schedule", s.schedule}, {"state", std::string(to_text(s.state))}, {"detail", s.detail},
-          {"next_start", opt(s.next_start)}, {"run", opt(s.run)}};
+  return {{"name", s.name},
+          {"test", s.test},
+          {"target", s.target},
+          {"schedule", s.schedule},
+          {"state", std::string(to_text(s.state))},
+          {"detail", s.detail},
+          {"next_start", opt(s.next_start)},
+          {"run", opt(s.run)}};
 }
 
 json encode(const Round& r) {
@@ -377,10 +382,10 @@ void check_reply_version(const json& j) {
   if (!j.is_object()) throw DecodeError("expected a reply object");
   const std::int64_t version = version_of(j);
   if (!spoken(version)) {
-    throw ProtocolVersionError(fmt::format(
-        "the daemon answered in control protocol {}, and this nvmonctl speaks {}: upgrade nvmonctl, "
-        "or use the one that came with nvmond",
-        version, versions_spoken()));
+    throw ProtocolVersionError(
+        fmt::format("the daemon answered in control protocol {}, and this nvmonctl speaks {}: upgrade nvmonctl, "
+                    "or use the one that came with nvmond",
+                    version, versions_spoken()));
   }
 }
 

@@ -58,15 +58,24 @@ ErrorReply decode_error_reply(const nlohmann::json& j);
 // A successful reply of the request's kind. Throws DecodeError.
 template <typename Reply>
 Reply decode_reply(const nlohmann::json& j);
-template <> PingReply decode_reply<PingReply>(const nlohmann::json& j);
-template <> StatusReply decode_reply<StatusReply>(const nlohmann::json& j);
-template <> ListReply decode_reply<ListReply>(const nlohmann::json& j);
-template <> StartReply decode_reply<StartReply>(const nlohmann::json& j);
-template <> StopReply decode_reply<StopReply>(const nlohmann::json& j);
-template <> RunsActedOn decode_reply<RunsActedOn>(const nlohmann::json& j);
-template <> HistoryReply decode_reply<HistoryReply>(const nlohmann::json& j);
-template <> ShowReply decode_reply<ShowReply>(const nlohmann::json& j);
-template <> SelfTestReply decode_reply<SelfTestReply>(const nlohmann::json& j);
+template <>
+PingReply decode_reply<PingReply>(const nlohmann::json& j);
+template <>
+StatusReply decode_reply<StatusReply>(const nlohmann::json& j);
+template <>
+ListReply decode_reply<ListReply>(const nlohmann::json& j);
+template <>
+StartReply decode_reply<StartReply>(const nlohmann::json& j);
+template <>
+StopReply decode_reply<StopReply>(const nlohmann::json& j);
+template <>
+RunsActedOn decode_reply<RunsActedOn>(const nlohmann::json& j);
+template <>
+HistoryReply decode_reply<HistoryReply>(const nlohmann::json& j);
+template <>
+ShowReply decode_reply<ShowReply>(const nlohmann::json& j);
+template <>
+SelfTestReply decode_reply<SelfTestReply>(const nlohmann::json& j);
 
 // The parts runs and drives are made of, for tests and for the daemon's
 // own encoders.

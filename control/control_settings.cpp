@@ -14,7 +14,7 @@ std::optional<std::string> control_group_problem(const std::string& group) {
 }
 
 std::optional<std::string> control_socket_problem(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) {
     if (!S_ISSOCK(st.st_mode)) return "\"" + path + "\" exists and is not a socket";
     return std::nullopt;

@@ -151,8 +151,8 @@ struct ShowReply {
 };
 // One result of the drive's self-test log (06h), as the metrics name it.
 struct SelfTestEntry {
-  std::string kind;    // "short", "extended", "vendor", "other"
-  std::string result;  // "passed", "aborted_command", ..., "failed_segments"
+  std::string kind;                     // "short", "extended", "vendor", "other"
+  std::string result;                   // "passed", "aborted_command", ..., "failed_segments"
   std::optional<std::int64_t> segment;  // the first failed segment, with failed_segments
   std::int64_t power_on_hours = 0;      // when it completed or aborted
 };
@@ -160,11 +160,11 @@ struct SelfTestEntry {
 // start or abort shows its effect), and for start and abort what was done.
 struct SelfTestReply {
   std::string drive;
-  std::string done;                     // "started short test", "aborted", "" for status
-  bool log_read = false;                // false: the log has not been read yet
-  std::optional<std::string> running;   // the running test's kind
+  std::string done;                    // "started short test", "aborted", "" for status
+  bool log_read = false;               // false: the log has not been read yet
+  std::optional<std::string> running;  // the running test's kind
   std::optional<std::int64_t> completion_pct;
-  std::vector<SelfTestEntry> results;   // newest first
+  std::vector<SelfTestEntry> results;  // newest first
 };
 struct ErrorReply {
   std::string error;

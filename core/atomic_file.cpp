@@ -103,7 +103,8 @@ std::optional<std::string> not_own_file(const struct stat& st) {
   // A second name elsewhere would make every write land in a file outside
   // the state directory; none at all, a file deleted or replaced under us.
   if (st.st_nlink != 1) return fmt::format("{} links to the file, not 1", st.st_nlink);
-  if (st.st_uid != ::geteuid()) return fmt::format("owned by uid {}, not by this process's uid {}", st.st_uid, ::geteuid());
+  if (st.st_uid != ::geteuid())
+    return fmt::format("owned by uid {}, not by this process's uid {}", st.st_uid, ::geteuid());
   return std::nullopt;
 }
 

@@ -13,9 +13,8 @@ AcceleratedClock::AcceleratedClock(WallTime start, double factor)
 
 WallTime AcceleratedClock::wall() const {
   auto real = std::chrono::steady_clock::now() - real_start_;
-  auto scaled = std::chrono::duration_cast<WallTime::duration>(
-      std::chrono::duration<double, std::nano>(static_cast<double>(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(real).count()) * factor_));
+  auto scaled = std::chrono::duration_cast<WallTime::duration>(std::chrono::duration<double, std::nano>(
+      static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(real).count()) * factor_));
   return start_ + scaled;
 }
 

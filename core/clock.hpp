@@ -121,8 +121,6 @@ std::string utc_stamp(WallTime t);
 // Seconds as double: the unit of every rate and exported duration.
 inline constexpr double kSecondsPerDay = 86'400;  // a drive-writes-per-day day
 inline double seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
-inline Duration from_seconds(double s) {
-  return std::chrono::round<Duration>(std::chrono::duration<double>(s));
-}
+inline Duration from_seconds(double s) { return std::chrono::round<Duration>(std::chrono::duration<double>(s)); }
 
 }  // namespace nvmond

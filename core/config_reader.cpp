@@ -19,7 +19,8 @@ std::string position(const std::string& file, const toml::source_region& where) 
 bool split_number(std::string_view text, double& value, std::string& suffix) {
   std::string s(text);
   std::size_t digits = s.find_first_not_of("+-");
-  if (digits == std::string::npos || digits > 1 || !(std::isdigit(static_cast<unsigned char>(s[digits])) || s[digits] == '.')) {
+  if (digits == std::string::npos || digits > 1 ||
+      !(std::isdigit(static_cast<unsigned char>(s[digits])) || s[digits] == '.')) {
     return false;
   }
   if (s.compare(digits, 2, "0x") == 0 || s.compare(digits, 2, "0X") == 0) return false;
@@ -37,8 +38,8 @@ std::optional<double> duration_ns(std::string_view text) {
   double v = 0;
   std::string unit;
   if (!split_number(text, v, unit)) return std::nullopt;
-  static const std::pair<const char*, double> units[] = {
-      {"", 1e9}, {"s", 1e9}, {"ms", 1e6}, {"us", 1e3}, {"m", 60e9}, {"h", 3600e9}, {"d", 86400e9}};
+  static const std::pair<const char*, double> units[] = {{"", 1e9},   {"s", 1e9},    {"ms", 1e6},   {"us", 1e3},
+                                                         {"m", 60e9}, {"h", 3600e9}, {"d", 86400e9}};
   for (const auto& [name, scale] : units) {
     if (unit == name) return v * scale;
   }
@@ -52,9 +53,8 @@ std::optional<double> byte_count(std::string_view text) {
   std::string unit;
   if (!split_number(text, v, unit)) return std::nullopt;
   static const std::pair<const char*, double> units[] = {
-      {"", 1},         {"B", 1},          {"KiB", 1024.0},  {"MiB", 1048576.0},
-      {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}, {"kB", 1e3}, {"KB", 1e3},
-      {"MB", 1e6},     {"GB", 1e9},       {"TB", 1e12},     {"PB", 1e15}};
+      {"", 1},     {"B", 1},    {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
+      {"kB", 1e3}, {"KB", 1e3}, {"MB", 1e6},     {"GB", 1e9},        {"TB", 1e12},          {"PB", 1e15}};
   for (const auto& [name, scale] : units) {
     if (unit == name) return v * scale;
   }
@@ -72,11 +72,11 @@ std::optional<double> bytes_per_second(std::string_view text) {
 // How a duration or a rate is written: a bare number, which must be finite,
 // or a string with a unit.
 struct QuantityForm {
-  std::string_view kind;       // as in "must be a finite duration"
-  double bare_scale;           // a bare number times this is in the base unit
-  std::string_view bare_unit;  // follows a bare number in errors: "5s"
+  std::string_view kind;                             // as in "must be a finite duration"
+  double bare_scale;                                 // a bare number times this is in the base unit
+  std::string_view bare_unit;                        // follows a bare number in errors: "5s"
   std::optional<double> (*parse)(std::string_view);  // the string form
-  std::string_view expected;   // the error when neither form reads
+  std::string_view expected;                         // the error when neither form reads
 };
 
 // A quantity's value in its base unit, and its text as range errors show it.
@@ -108,8 +108,7 @@ std::string with_unit(double v, std::string_view unit) {
 }
 }  // namespace
 
-ConfigError::ConfigError(const std::string& file, const toml::source_region& where,
-                         const std::string& msg)
+ConfigError::ConfigError(const std::string& file, const toml::source_region& where, const std::string& msg)
     : std::runtime_error(position(file, where) + ": " + msg) {}
 
 std::optional<Duration> parse_duration(std::string_view text) {
@@ -125,9 +124,9 @@ std::optional<std::uint64_t> parse_bytes(std::string_view text) {
 }
 
 std::string format_duration(Duration d) {
-  static const std::pair<const char*, std::int64_t> units[] = {
-      {"d", 86'400'000'000'000}, {"h", 3'600'000'000'000}, {"m", 60'000'000'000},
-      {"s", 1'000'000'000},      {"ms", 1'000'000},        {"us", 1'000}};
+  static const std::pair<const char*, std::int64_t> units[] = {{"d", 86'400'000'000'000}, {"h", 3'600'000'000'000},
+                                                               {"m", 60'000'000'000},     {"s", 1'000'000'000},
+                                                               {"ms", 1'000'000},         {"us", 1'000}};
   for (const auto& [name, ns] : units) {
     if (d.count() != 0 && d.count() % ns == 0) return fmt::format("{}{}", d.count() / ns, name);
   }
@@ -136,11 +135,18 @@ std::string format_duration(Duration d) {
 
 std::string format_bytes(std::uint64_t bytes) {
   // The unit that leaves the shortest number; SI first on a tie ("512kB", not "500KiB").
-  static const std::pair<const char*, std::uint64_t> units[] = {
-      {"EB", 1'000'000'000'000'000'000}, {"EiB", 1ULL << 60}, {"PB", 1'000'000'000'000'000},
-      {"PiB", 1ULL << 50},               {"TB", 1'000'000'000'000}, {"TiB", 1ULL << 40},
-      {"GB", 1'000'000'000},             {"GiB", 1ULL << 30}, {"MB", 1'000'000},
-      {"MiB", 1ULL << 20},               {"kB", 1'000},       {"KiB", 1ULL << 10}};
+  static const std::pair<const char*, std::uint64_t> units[] = {{"EB", 1'000'000'000'000'000'000},
+                                                                {"EiB", 1ULL << 60},
+                                                                {"PB", 1'000'000'000'000'000},
+                                                                {"PiB", 1ULL << 50},
+                                                                {"TB", 1'000'000'000'000},
+                                                                {"TiB", 1ULL << 40},
+                                                                {"GB", 1'000'000'000},
+                                                                {"GiB", 1ULL << 30},
+                                                                {"MB", 1'000'000},
+                                                                {"MiB", 1ULL << 20},
+                                                                {"kB", 1'000},
+                                                                {"KiB", 1ULL << 10}};
   std::string best = fmt::format("{}", bytes);
   std::size_t best_digits = best.size();
   for (const auto& [name, scale] : units) {
@@ -171,9 +177,7 @@ void TableReader::fail(std::string_view key, const std::string& message) const {
   fail_here(name + ": " + message);
 }
 
-void TableReader::fail_here(const std::string& message) const {
-  throw ConfigError(file_, table_->source(), message);
-}
+void TableReader::fail_here(const std::string& message) const { throw ConfigError(file_, table_->source(), message); }
 
 void TableReader::fail_range(std::string_view key, const std::string& shown, const std::string& lo,
                              const std::string& hi) const {
@@ -263,7 +267,8 @@ std::optional<std::uint64_t> TableReader::terabytes(std::string_view key, const 
   const toml::node* n = raw().get(key);
   if (n == nullptr || n->is_string()) return bytes(key, range);
   constexpr double kTB = 1e12;
-  const auto tb = number(key, NumberRange{static_cast<double>(range.lo) / kTB, static_cast<double>(range.hi) / kTB, "TB"});
+  const auto tb =
+      number(key, NumberRange{static_cast<double>(range.lo) / kTB, static_cast<double>(range.hi) / kTB, "TB"});
   return static_cast<std::uint64_t>(std::llround(*tb * kTB));
 }
 
@@ -278,8 +283,7 @@ std::optional<double> TableReader::rate(std::string_view key, const ByteRange& r
   return v->value;
 }
 
-std::optional<std::string> TableReader::choice(std::string_view key,
-                                               const std::vector<std::string>& allowed) {
+std::optional<std::string> TableReader::choice(std::string_view key, const std::vector<std::string>& allowed) {
   auto s = string(key);
   if (!s) return s;
   for (const auto& a : allowed) {

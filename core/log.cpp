@@ -40,11 +40,9 @@ bool parse_level(std::string_view text, Level& out) {
 void write(Level l, std::string_view message) {
   std::lock_guard lock(g_mu);
   if (journald()) {
-    std::fprintf(stderr, "<%d>%.*s\n", static_cast<int>(l), static_cast<int>(message.size()),
-                 message.data());
+    std::fprintf(stderr, "<%d>%.*s\n", static_cast<int>(l), static_cast<int>(message.size()), message.data());
   } else {
-    std::fprintf(stderr, "nvmond %s: %.*s\n", word(l), static_cast<int>(message.size()),
-                 message.data());
+    std::fprintf(stderr, "nvmond %s: %.*s\n", word(l), static_cast<int>(message.size()), message.data());
   }
   std::fflush(stderr);
 }

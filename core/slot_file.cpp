@@ -74,8 +74,7 @@ struct Newest {
 std::optional<std::size_t> capacity_of(const unsigned char* base, std::size_t bytes) {
   if (bytes < kPage || std::memcmp(base, kMagic, sizeof kMagic) != 0) return std::nullopt;
   const std::uint64_t capacity = load_u64(base + 8);
-  if (capacity == 0 || capacity > SlotFile::kMaxPayloadBytes * 2 ||
-      SlotFile::file_bytes(capacity) != bytes) {
+  if (capacity == 0 || capacity > SlotFile::kMaxPayloadBytes * 2 || SlotFile::file_bytes(capacity) != bytes) {
     return std::nullopt;
   }
   return capacity;
@@ -178,7 +177,11 @@ Result<SlotFile> SlotFile::open(const std::string& path) {
 }
 
 SlotFile::SlotFile(std::string path, UniqueFd fd, std::size_t capacity, int newest_slot, std::uint64_t generation)
-    : path_(std::move(path)), fd_(std::move(fd)), capacity_(capacity), newest_slot_(newest_slot), generation_(generation) {}
+    : path_(std::move(path)),
+      fd_(std::move(fd)),
+      capacity_(capacity),
+      newest_slot_(newest_slot),
+      generation_(generation) {}
 
 std::optional<Error> SlotFile::rebuild(std::size_t capacity, std::string_view content, std::uint64_t generation) {
   if (auto err = write_file_atomically(path_, image(capacity, content, generation), Durability::power_loss)) return err;

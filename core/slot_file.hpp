@@ -89,9 +89,9 @@ class SlotFile {
   std::string path_;
   UniqueFd fd_;
   std::size_t capacity_ = 0;
-  int newest_slot_ = -1;  // -1: no slot holds a complete save
+  int newest_slot_ = -1;          // -1: no slot holds a complete save
   std::uint64_t generation_ = 0;  // of the newest save
-  std::string buffer_;  // a save's bytes, kept for the next one
+  std::string buffer_;            // a save's bytes, kept for the next one
   std::string rebuilt_;
   std::unique_ptr<std::mutex> mu_ = std::make_unique<std::mutex>();
 };

@@ -31,12 +31,12 @@
 namespace nvmond {
 
 struct WorkloadThroughput {
-  std::string serial;    // the drive the workload runs on ("" : not a drive, ignored)
+  std::string serial;  // the drive the workload runs on ("" : not a drive, ignored)
   // Names one workload; another name on the same drive is another workload,
   // and the analytics start a fresh baseline for it.
   std::string workload;
-  WallTime interval_end{};  // clock time (Clock::wall) at the end of the interval
-  Duration interval{};      // its length, clock time
+  WallTime interval_end{};      // clock time (Clock::wall) at the end of the interval
+  Duration interval{};          // its length, clock time
   double bytes_per_second = 0;  // host bytes read + written over the interval
   // True when the workload issued the same I/O (pattern, block size, queue
   // depth, rate caps) all through: only then is a drop the drive's doing.

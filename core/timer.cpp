@@ -45,9 +45,7 @@ class AsioTimer final : public Timer {
 
 }  // namespace
 
-std::unique_ptr<Timer> Clock::timer(boost::asio::io_context& io) const {
-  return std::make_unique<AsioTimer>(io, this);
-}
+std::unique_ptr<Timer> Clock::timer(boost::asio::io_context& io) const { return std::make_unique<AsioTimer>(io, this); }
 
 std::unique_ptr<Timer> Clock::real_timer(boost::asio::io_context& io) const {
   return std::make_unique<AsioTimer>(io, nullptr);

@@ -119,11 +119,13 @@ Daemon::Daemon(DaemonConfig config)
 // killed or crashed process left. A minute's margin spares the one an
 // `nvmonctl report` may be writing into a run's directory right now.
 void Daemon::remove_stale_temporaries() {
-  const auto removed = remove_stale_temporaries_in(config_.state_dir, std::chrono::system_clock::now() - std::chrono::minutes(1));
+  const auto removed =
+      remove_stale_temporaries_in(config_.state_dir, std::chrono::system_clock::now() - std::chrono::minutes(1));
   auto& counter = prometheus::BuildCounter()
                       .Name("nvmond_stale_temporaries_removed_total")
-                      .Help("Temporary files of writes cut short (by a kill or a crash) that the daemon "
-                            "removed from its state directory when it started.")
+                      .Help(
+                          "Temporary files of writes cut short (by a kill or a crash) that the daemon "
+                          "removed from its state directory when it started.")
                       .Register(*self_)
                       .Add({});
   counter.Increment(static_cast<double>(removed.size()));
@@ -137,7 +139,8 @@ void Daemon::remove_stale_temporaries() {
 void Daemon::publish_state_file_metrics() {
   const SimDeviceSource* sims = fleet_ ? fleet_->sim_source() : nullptr;
   const std::uint64_t now = sims ? sims->state_files_set_aside() : 0;
-  if (now > sim_set_aside_published_) state_files_set_aside_.Increment(static_cast<double>(now - sim_set_aside_published_));
+  if (now > sim_set_aside_published_)
+    state_files_set_aside_.Increment(static_cast<double>(now - sim_set_aside_published_));
   sim_set_aside_published_ = now;
 }
 
@@ -148,13 +151,16 @@ std::unique_ptr<StoreWriter> Daemon::open_store(const std::string& dir) {
   // A kill -9 loses what is queued: on an accelerated clock no more than a
   // poll's worth of clock time, as on a real one.
   if (config_.clock.accelerated && config_.clock.factor > 1) {
-    const auto poll_real = std::chrono::duration_cast<std::chrono::milliseconds>(
-        config_.collection.poll_interval / config_.clock.factor);
+    const auto poll_real =
+        std::chrono::duration_cast<std::chrono::milliseconds>(config_.collection.poll_interval / config_.clock.factor);
     options.writer.group_interval = std::min(options.writer.group_interval, poll_real);
   }
-  return open_history_store(dir, retry_clock_, [this](ErrorReason reason) {
-    store_errors_.Add({{"reason", std::string(to_text(reason))}}).Increment();
-  }, options);
+  return open_history_store(
+      dir, retry_clock_,
+      [this](ErrorReason reason) {
+        store_errors_.Add({{"reason", std::string(to_text(reason))}}).Increment();
+      },
+      options);
 }
 
 // The writer counts on its own thread; the scrape reads what this copied.
@@ -178,10 +184,10 @@ void Daemon::arm_store_metrics() {
 // resilience as the history: a run store that cannot open now is retried,
 // so soaks start once it can; its errors count in the same family.
 std::shared_ptr<RunStore> Daemon::open_run_store(const std::string& dir) {
-  return std::make_shared<ResilientRunStore>(std::make_unique<SqliteRunBackend>(dir), retry_clock_, StoreRetry{},
-                                             [this](ErrorReason reason) {
-                                               store_errors_.Add({{"reason", std::string(to_text(reason))}}).Increment();
-                                             });
+  return std::make_shared<ResilientRunStore>(
+      std::make_unique<SqliteRunBackend>(dir), retry_clock_, StoreRetry{}, [this](ErrorReason reason) {
+        store_errors_.Add({{"reason", std::string(to_text(reason))}}).Increment();
+      });
 }
 
 namespace {
@@ -208,9 +214,13 @@ void Daemon::use_security() {
               auth ? "on" : "off", security->config.users.size());
   }
   if (!http::all_loopback(server_->endpoints()) && (!tls || !auth)) {
-    log::warn("metrics endpoint {} accepts connections from other hosts without {}; "
-              "set [daemon] web_config (tls_server_config, basic_auth_users)",
-              config_.listen, !tls && !auth ? "TLS or authentication" : !tls ? "TLS" : "authentication");
+    log::warn(
+        "metrics endpoint {} accepts connections from other hosts without {}; "
+        "set [daemon] web_config (tls_server_config, basic_auth_users)",
+        config_.listen,
+        !tls && !auth ? "TLS or authentication"
+        : !tls        ? "TLS"
+                      : "authentication");
   }
 }
 
@@ -257,7 +267,8 @@ void Daemon::start_control() {
   soak_targets_ = std::make_shared<SoakTargetsHolder>();
   publish_soak_targets();
   // Runs on a run's own thread: it reads only the snapshot (and the clock).
-  TargetOpener open = [holder = soak_targets_, clock = clock_.get()](const std::string& target) -> Result<OpenedTarget> {
+  TargetOpener open = [holder = soak_targets_,
+                       clock = clock_.get()](const std::string& target) -> Result<OpenedTarget> {
     std::shared_ptr<const SoakTargets> t = holder->get();
     SimModelLookup models = [t](const std::string& serial) -> std::shared_ptr<DriveModel> {
       for (const auto& m : t->models) {
@@ -289,9 +300,8 @@ void Daemon::start_control() {
   control_ctx_ = std::make_unique<ControlContext>(ControlContext{
       *soak_control_, *scheduler_, *clock_, [this] { return published_->drives(); }, [this] { soak_tick(); },
       [this](const std::string& serial) { return drive_user(serial); },
-      [this](const std::string& path, std::optional<SelfTestKind> kind, std::function<void(std::optional<Error>)> done) {
-        operator_self_test(path, kind, std::move(done));
-      },
+      [this](const std::string& path, std::optional<SelfTestKind> kind,
+             std::function<void(std::optional<Error>)> done) { operator_self_test(path, kind, std::move(done)); },
       [this](std::function<nlohmann::json()> work, std::function<void(nlohmann::json)> done) {
         control_worker_->submit([work = std::move(work), done = std::move(done)]() -> std::function<void()> {
           return [reply = work(), done]() mutable { done(std::move(reply)); };
@@ -489,9 +499,8 @@ void Daemon::reload() {
 }
 
 void Daemon::notify_status() {
-  sd_notifyf(0, "STATUS=monitoring %zu drive(s) (%zu up), serving %s://%s/metrics",
-             fleet_ ? fleet_->size() : 0, fleet_ ? fleet_->up_count() : 0, scheme_of(config_).c_str(),
-             config_.listen.c_str());
+  sd_notifyf(0, "STATUS=monitoring %zu drive(s) (%zu up), serving %s://%s/metrics", fleet_ ? fleet_->size() : 0,
+             fleet_ ? fleet_->up_count() : 0, scheme_of(config_).c_str(), config_.listen.c_str());
 }
 
 void Daemon::arm_watchdog() {

@@ -52,8 +52,7 @@ class JobScheduler {
  public:
   // `factory`: make_engine_factory (engines/registry.hpp) over the daemon's drives.
   JobScheduler(boost::asio::io_context& io, const Clock& clock, JobsConfig config, EngineFactory factory,
-               PublishedMetrics& out, Duration publish_interval = std::chrono::seconds(1),
-               SystemRoots roots = {});
+               PublishedMetrics& out, Duration publish_interval = std::chrono::seconds(1), SystemRoots roots = {});
   ~JobScheduler();
   JobScheduler(const JobScheduler&) = delete;
   JobScheduler& operator=(const JobScheduler&) = delete;
@@ -86,12 +85,12 @@ class JobScheduler {
   struct Job {
     std::unique_ptr<JobRunner> runner;
     std::thread thread;
-    std::atomic<bool> done{false};     // set by the job thread after `result`
-    std::optional<RunResult> result;   // written by the job thread, read after done
+    std::atomic<bool> done{false};    // set by the job thread after `result`
+    std::optional<RunResult> result;  // written by the job thread, read after done
     bool started = false;
     bool collected = false;
     std::uint64_t reported_intervals = 0;
-    DriveClaim claim;                  // its drive, from start() until collected
+    DriveClaim claim;  // its drive, from start() until collected
   };
   void tick();
   void arm();

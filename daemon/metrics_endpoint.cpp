@@ -10,8 +10,7 @@ namespace {
 constexpr const char* kExpositionType = "text/plain; version=0.0.4; charset=utf-8";
 
 std::string landing_page() {
-  return std::string("<!DOCTYPE html>\n<html><head><title>nvmond</title></head><body>\n<h1>nvmond ") +
-         build::kVersion +
+  return std::string("<!DOCTYPE html>\n<html><head><title>nvmond</title></head><body>\n<h1>nvmond ") + build::kVersion +
          "</h1>\n<p>NVMe health, wear and thermal-throttling exporter.</p>\n"
          "<p><a href=\"metrics\">Metrics</a></p>\n</body></html>\n";
 }

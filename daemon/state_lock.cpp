@@ -38,7 +38,7 @@ std::string pid_in_file(int dir_fd) {
 // "1: FLOCK  ADVISORY  WRITE 4751 fe:00:10953730 0 EOF"; waiters ("1: -> FLOCK
 // ...") are skipped.
 std::string pid_in_proc_locks(int fd) {
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd, &st) != 0) return {};
   std::ifstream in("/proc/locks");
   std::string line;
@@ -68,8 +68,7 @@ StateDirLock::StateDirLock(const std::string& dir) {
   // O_RDONLY: a read-only directory is locked as well as a writable one.
   const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd < 0) {
-    log::error("state_dir {}: cannot be opened to lock it ({}); running without the lock", dir,
-               std::strerror(errno));
+    log::error("state_dir {}: cannot be opened to lock it ({}); running without the lock", dir, std::strerror(errno));
     return;
   }
   if (::flock(dir_fd, LOCK_EX | LOCK_NB) != 0) {

@@ -67,7 +67,7 @@ class ErrorLogTracker {
   std::optional<Error> restore(const DriveKey& drive);
 
   Store& store_;
-  std::optional<DriveKey> drive_;           // whose state is loaded
+  std::optional<DriveKey> drive_;            // whose state is loaded
   std::optional<std::uint64_t> last_count_;  // nullopt: the drive was never read
   ErrorClassCounts counts_{};
 };

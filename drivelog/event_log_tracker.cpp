@@ -38,8 +38,8 @@ bool should_read_event_log(const std::optional<EventLogReadMark>& last, const He
   if (snap.taken - last->at >= kEventLogReadInterval || snap.taken < last->at) return true;
   const auto& now = snap.smart.thermal;
   const bool warning = (snap.smart.critical_warning & kWarnTemperature) != 0;
-  return now.warning_minutes > last->thermal.warning_minutes ||
-         now.critical_minutes > last->thermal.critical_minutes || (warning && !last->temperature_warning);
+  return now.warning_minutes > last->thermal.warning_minutes || now.critical_minutes > last->thermal.critical_minutes ||
+         (warning && !last->temperature_warning);
 }
 
 EventLogReadMark event_log_read_mark(const HealthSnapshot& snap) {

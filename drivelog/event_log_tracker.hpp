@@ -84,10 +84,10 @@ class EventLogTracker {
     bool while_not_running = false;
   };
   struct Update {
-    std::vector<Fresh> fresh;  // events not counted before, oldest first
-    bool cleared = false;      // the generation changed: the log was taken as new
+    std::vector<Fresh> fresh;                   // events not counted before, oldest first
+    bool cleared = false;                       // the generation changed: the log was taken as new
     std::vector<ThermalEventRecord> throttles;  // written to the throttle history
-    std::optional<Error> error;  // the store failed: nothing was counted
+    std::optional<Error> error;                 // the store failed: nothing was counted
   };
   // One successful poll of the drive; snap.event_log is what the poller
   // read (null: it did not read the log).
@@ -105,10 +105,10 @@ class EventLogTracker {
 
   static constexpr EventLogTypeCounts kNoCounts{};
   Store& store_;
-  std::optional<DriveKey> drive_;        // whose state is loaded
-  std::optional<EventLogState> state_;   // nullopt: the drive's log was never read
+  std::optional<DriveKey> drive_;          // whose state is loaded
+  std::optional<EventLogState> state_;     // nullopt: the drive's log was never read
   std::optional<WallTime> previous_poll_;  // the newest sample before this run
-  WallTime first_poll_{};                 // this run's first poll of the drive
+  WallTime first_poll_{};                  // this run's first poll of the drive
 };
 
 }  // namespace nvmond

@@ -36,15 +36,13 @@ const FieldMetric<SmartLog> kSmartMetrics[] = {
      [](const SmartLog& s) { return double(s.endurance_group_critical_warning); }},
     {{"nvme_data_read_bytes_total", Family::counter, "Host data read (SMART Data Units Read x 512000)."},
      [](const SmartLog& s) { return to_double(s.data_units_read) * kDataUnit; }},
-    {{"nvme_data_written_bytes_total", Family::counter,
-      "Host data written (SMART Data Units Written x 512000)."},
+    {{"nvme_data_written_bytes_total", Family::counter, "Host data written (SMART Data Units Written x 512000)."},
      [](const SmartLog& s) { return to_double(s.data_units_written) * kDataUnit; }},
     {{"nvme_host_read_commands_total", Family::counter, "Read commands completed by the controller."},
      [](const SmartLog& s) { return to_double(s.host_read_commands); }},
     {{"nvme_host_write_commands_total", Family::counter, "Write commands completed by the controller."},
      [](const SmartLog& s) { return to_double(s.host_write_commands); }},
-    {{"nvme_controller_busy_seconds_total", Family::counter,
-      "Time the controller was busy with I/O commands."},
+    {{"nvme_controller_busy_seconds_total", Family::counter, "Time the controller was busy with I/O commands."},
      [](const SmartLog& s) { return to_double(s.controller_busy_minutes) * kMinute; }},
     {{"nvme_power_cycles_total", Family::counter, "Power cycles."},
      [](const SmartLog& s) { return to_double(s.power_cycles); }},
@@ -54,8 +52,7 @@ const FieldMetric<SmartLog> kSmartMetrics[] = {
      [](const SmartLog& s) { return to_double(s.unsafe_shutdowns); }},
     {{"nvme_media_errors_total", Family::counter, "Unrecovered data integrity errors."},
      [](const SmartLog& s) { return to_double(s.media_errors); }},
-    {{"nvme_error_log_entries_total", Family::counter,
-      "Error information log entries over the drive's life."},
+    {{"nvme_error_log_entries_total", Family::counter, "Error information log entries over the drive's life."},
      [](const SmartLog& s) { return to_double(s.error_log_entries); }},
     {{"nvme_warning_temperature_seconds_total", Family::counter,
       "Time the composite temperature was at or above WCTEMP."},
@@ -100,13 +97,11 @@ const FieldMetric<OcpSmartLog> kOcpMetrics[] = {
      [](const OcpSmartLog& o) { return double(o.incomplete_shutdowns); }},
     {{"nvme_ocp_free_blocks_ratio", Family::gauge, "Free blocks percent / 100 (OCP C0)."},
      [](const OcpSmartLog& o) { return o.free_blocks_pct / 100.0; }},
-    {{"nvme_ocp_capacitor_health_ratio", Family::gauge,
-      "Power-loss capacitor health percent / 100 (OCP C0)."},
+    {{"nvme_ocp_capacitor_health_ratio", Family::gauge, "Power-loss capacitor health percent / 100 (OCP C0)."},
      [](const OcpSmartLog& o) { return o.capacitor_health_pct / 100.0; }},
     {{"nvme_ocp_unaligned_io_total", Family::counter, "Unaligned I/O commands (OCP C0)."},
      [](const OcpSmartLog& o) { return double(o.unaligned_io); }},
-    {{"nvme_ocp_endurance_estimate_bytes", Family::gauge,
-      "Bytes the drive expects to accept over its life (OCP C0)."},
+    {{"nvme_ocp_endurance_estimate_bytes", Family::gauge, "Bytes the drive expects to accept over its life (OCP C0)."},
      [](const OcpSmartLog& o) { return to_double(o.endurance_estimate); }},
 };
 
@@ -117,33 +112,44 @@ struct VersionedOcpMetric {
   FieldMetric<OcpSmartLog> metric;
 };
 const VersionedOcpMetric kOcpVersionedMetrics[] = {
-    {2, {{"nvme_ocp_pcie_link_retrainings_total", Family::counter, "PCIe link retrainings (OCP C0, version 2+)."},
-         [](const OcpSmartLog& o) { return double(o.pcie_link_retraining_count); }}},
-    {2, {{"nvme_ocp_power_state_changes_total", Family::counter, "Power state changes (OCP C0, version 2+)."},
-         [](const OcpSmartLog& o) { return double(o.power_state_change_count); }}},
-    {5, {{"nvme_ocp_media_dies", Family::gauge, "Media dies in the drive (OCP C0 Total Media Dies, version 5+)."},
-         [](const OcpSmartLog& o) { return double(o.total_media_dies); }}},
-    {5, {{"nvme_ocp_media_die_failure_tolerance", Family::gauge,
-          "Media dies the drive can lose and keep working (OCP C0, version 5+)."},
-         [](const OcpSmartLog& o) { return double(o.total_die_failure_tolerance); }}},
-    {5, {{"nvme_ocp_media_dies_offline", Family::gauge, "Media dies taken offline (OCP C0, version 5+)."},
-         [](const OcpSmartLog& o) { return double(o.media_dies_offline); }}},
-    {5, {{"nvme_ocp_max_temperature_recorded_celsius", Family::gauge,
-          "Highest temperature the drive has recorded (OCP C0, version 5+)."},
-         [](const OcpSmartLog& o) { return double(o.max_temperature_recorded_c); }}},
-    {5, {{"nvme_ocp_nand_average_erases", Family::gauge, "Average erase count of the NAND blocks (OCP C0, version 5+)."},
-         [](const OcpSmartLog& o) { return double(o.nand_average_erase_count); }}},
-    {5, {{"nvme_ocp_command_timeouts_total", Family::counter, "Commands the drive timed out (OCP C0, version 5+)."},
-         [](const OcpSmartLog& o) { return double(o.command_timeouts); }}},
-    {5, {{"nvme_ocp_system_area_program_failures_total", Family::counter,
-          "Program failures in the system area (OCP C0 raw count, version 5+)."},
-         [](const OcpSmartLog& o) { return double(o.system_area_program_failures_raw); }}},
-    {5, {{"nvme_ocp_system_area_uncorrectable_reads_total", Family::counter,
-          "Uncorrectable reads in the system area (OCP C0 raw count, version 5+)."},
-         [](const OcpSmartLog& o) { return double(o.system_area_uncorrectable_reads_raw); }}},
-    {5, {{"nvme_ocp_system_area_erase_failures_total", Family::counter,
-          "Erase failures in the system area (OCP C0 raw count, version 5+)."},
-         [](const OcpSmartLog& o) { return double(o.system_area_erase_failures_raw); }}},
+    {2,
+     {{"nvme_ocp_pcie_link_retrainings_total", Family::counter, "PCIe link retrainings (OCP C0, version 2+)."},
+      [](const OcpSmartLog& o) { return double(o.pcie_link_retraining_count); }}},
+    {2,
+     {{"nvme_ocp_power_state_changes_total", Family::counter, "Power state changes (OCP C0, version 2+)."},
+      [](const OcpSmartLog& o) { return double(o.power_state_change_count); }}},
+    {5,
+     {{"nvme_ocp_media_dies", Family::gauge, "Media dies in the drive (OCP C0 Total Media Dies, version 5+)."},
+      [](const OcpSmartLog& o) { return double(o.total_media_dies); }}},
+    {5,
+     {{"nvme_ocp_media_die_failure_tolerance", Family::gauge,
+       "Media dies the drive can lose and keep working (OCP C0, version 5+)."},
+      [](const OcpSmartLog& o) { return double(o.total_die_failure_tolerance); }}},
+    {5,
+     {{"nvme_ocp_media_dies_offline", Family::gauge, "Media dies taken offline (OCP C0, version 5+)."},
+      [](const OcpSmartLog& o) { return double(o.media_dies_offline); }}},
+    {5,
+     {{"nvme_ocp_max_temperature_recorded_celsius", Family::gauge,
+       "Highest temperature the drive has recorded (OCP C0, version 5+)."},
+      [](const OcpSmartLog& o) { return double(o.max_temperature_recorded_c); }}},
+    {5,
+     {{"nvme_ocp_nand_average_erases", Family::gauge, "Average erase count of the NAND blocks (OCP C0, version 5+)."},
+      [](const OcpSmartLog& o) { return double(o.nand_average_erase_count); }}},
+    {5,
+     {{"nvme_ocp_command_timeouts_total", Family::counter, "Commands the drive timed out (OCP C0, version 5+)."},
+      [](const OcpSmartLog& o) { return double(o.command_timeouts); }}},
+    {5,
+     {{"nvme_ocp_system_area_program_failures_total", Family::counter,
+       "Program failures in the system area (OCP C0 raw count, version 5+)."},
+      [](const OcpSmartLog& o) { return double(o.system_area_program_failures_raw); }}},
+    {5,
+     {{"nvme_ocp_system_area_uncorrectable_reads_total", Family::counter,
+       "Uncorrectable reads in the system area (OCP C0 raw count, version 5+)."},
+      [](const OcpSmartLog& o) { return double(o.system_area_uncorrectable_reads_raw); }}},
+    {5,
+     {{"nvme_ocp_system_area_erase_failures_total", Family::counter,
+       "Erase failures in the system area (OCP C0 raw count, version 5+)."},
+      [](const OcpSmartLog& o) { return double(o.system_area_erase_failures_raw); }}},
 };
 
 template <typename Log, std::size_t N>
@@ -158,7 +164,9 @@ constexpr Family kTemperature{"nvme_temperature_celsius", Family::gauge,
 
 }  // namespace
 
-void add_up(const LabelPrefix& id, bool up, MetricSet& out) { out.add({"nvme_up", Family::gauge, "1 if the last poll of the drive succeeded, 0 otherwise."}, id, up ? 1 : 0); }
+void add_up(const LabelPrefix& id, bool up, MetricSet& out) {
+  out.add({"nvme_up", Family::gauge, "1 if the last poll of the drive succeeded, 0 otherwise."}, id, up ? 1 : 0);
+}
 
 void add_unidentified_drive(const std::string& path, bool up, MetricSet& out) {
   const auto l = LabelPrefix::of({{"path", path}});
@@ -174,10 +182,12 @@ void add_drive_info(const DriveInfo& info, const LabelPrefix& id, MetricSet& out
           static_cast<double>(info.capacity_bytes));
   const auto& c = info.controller;
   const HostThermalManagement tmt = host_thermal.value_or(HostThermalManagement{});
-  const std::pair<const char*, std::uint16_t> limits[] = {
-      {"warning", c.wctemp_k}, {"critical", c.cctemp_k},
-      {"thermal_management_min", c.mntmt_k}, {"thermal_management_max", c.mxtmt_k},
-      {"tmt1", tmt.tmt1_k}, {"tmt2", tmt.tmt2_k}};
+  const std::pair<const char*, std::uint16_t> limits[] = {{"warning", c.wctemp_k},
+                                                          {"critical", c.cctemp_k},
+                                                          {"thermal_management_min", c.mntmt_k},
+                                                          {"thermal_management_max", c.mxtmt_k},
+                                                          {"tmt1", tmt.tmt1_k},
+                                                          {"tmt2", tmt.tmt2_k}};
   for (const auto& [name, kelvin] : limits) {
     if (kelvin == 0) continue;  // not reported by this controller, or that level disabled
     out.add({"nvme_temperature_limit_celsius", Family::gauge,
@@ -191,8 +201,7 @@ void add_error_log_classes(const ErrorClassCounts& counts, const LabelPrefix& id
   for (std::size_t i = 0; i < counts.size(); ++i) {
     out.add({"nvme_error_log_read_entries_total", Family::counter,
              "Error Information log entries read from the drive, by the class of their status."},
-            id, {{"status_class", to_text(static_cast<ErrorStatusClass>(i))}},
-            static_cast<double>(counts[i]));
+            id, {{"status_class", to_text(static_cast<ErrorStatusClass>(i))}}, static_cast<double>(counts[i]));
   }
 }
 
@@ -218,9 +227,9 @@ void add_pcie_link(const PcieLink& link, const LabelPrefix& id, MetricSet& out) 
     if (v.first) out.add(kSpeed, id, {{"link", which}}, *v.first * 1e9);
     if (v.second) out.add(kWidth, id, {{"link", which}}, *v.second);
   }
-  out.add({"nvme_pcie_link_degraded", Family::gauge,
-           "1 while the PCIe link trained slower or narrower than its maximum."},
-          id, link.degraded() ? 1 : 0);
+  out.add(
+      {"nvme_pcie_link_degraded", Family::gauge, "1 while the PCIe link trained slower or narrower than its maximum."},
+      id, link.degraded() ? 1 : 0);
   const std::pair<const char*, std::optional<std::uint64_t>> aer[] = {
       {"correctable", link.aer_correctable}, {"nonfatal", link.aer_nonfatal}, {"fatal", link.aer_fatal}};
   for (const auto& [severity, n] : aer) {
@@ -253,15 +262,15 @@ void add_ocp_latency_monitor(const OcpLatencyMonitorLog& log, const LabelPrefix&
       out.add({"nvme_ocp_latency_monitor_commands_total", Family::counter,
                "Commands the drive timed at or above a latency monitor bucket's threshold and below the next "
                "(OCP C3 static bucket counters, since the monitor was enabled)."},
-              id, {{"op", kOcpLatencyOpNames[op]}, {"bucket", bucket}},
-              log.static_bucket[b][op]);
+              id, {{"op", kOcpLatencyOpNames[op]}, {"bucket", bucket}}, log.static_bucket[b][op]);
     }
   }
 }
 
 void add_ocp_recovery(const OcpErrorRecoveryLog& log, const LabelPrefix& id, MetricSet& out) {
-  out.add({"nvme_ocp_panics_total", Family::counter, "Panics the drive counted (OCP C1 Panic Count, saturates at 255)."},
-          id, log.panic_count);
+  out.add(
+      {"nvme_ocp_panics_total", Family::counter, "Panics the drive counted (OCP C1 Panic Count, saturates at 255)."},
+      id, log.panic_count);
   out.add({"nvme_ocp_panic", Family::gauge, "1 while the drive reports a panic (OCP C1 Panic ID not zero)."}, id,
           log.panicked() ? 1 : 0);
   if (!log.panicked()) return;
@@ -308,8 +317,8 @@ void add_health(const HealthSnapshot& snap, const LabelPrefix& id, MetricSet& ou
     out.add(kTemperature, id, {{"sensor", std::to_string(i + 1)}}, kelvin_to_celsius(s.sensor_temperature_k[i]));
   }
   for (const auto& bit : kCriticalWarningNames) {
-    out.add({"nvme_critical_warning", Family::gauge, "SMART critical warning bits, one series per bit (0/1)."},
-            id, {{"bit", bit.name}}, (s.critical_warning & bit.mask) != 0 ? 1 : 0);
+    out.add({"nvme_critical_warning", Family::gauge, "SMART critical warning bits, one series per bit (0/1)."}, id,
+            {{"bit", bit.name}}, (s.critical_warning & bit.mask) != 0 ? 1 : 0);
   }
   add_fields(out, kSmartMetrics, id, s);
 

@@ -7,8 +7,8 @@ namespace nvmond {
 SelfTestPacing::SelfTestPacing(Duration poll_interval) {
   const auto interval = std::max<Duration::rep>(poll_interval.count(), 1);
   // At most once per kIdleSelfTestRead: round the poll count up.
-  idle_polls_ = static_cast<std::uint64_t>(std::max<Duration::rep>(
-      (Duration(kIdleSelfTestRead).count() + interval - 1) / interval, 1));
+  idle_polls_ = static_cast<std::uint64_t>(
+      std::max<Duration::rep>((Duration(kIdleSelfTestRead).count() + interval - 1) / interval, 1));
 }
 
 bool SelfTestPacing::due() {

@@ -121,8 +121,9 @@ TelemetryArchive::TelemetryArchive(std::string state_dir, std::uint64_t max_byte
 Result<TelemetryArchive::Saved> TelemetryArchive::save(std::string_view serial, const TelemetryLog& log, WallTime at) {
   const std::uint64_t size = log.bytes.size();
   if (size > max_bytes_per_drive_ || size > max_bytes_) {
-    return Error{ErrorReason::full, fmt::format("{}: a capture of {} bytes is over the telemetry size caps ({} per drive, {} in all)",
-                                                root(), size, max_bytes_per_drive_, max_bytes_)};
+    return Error{ErrorReason::full,
+                 fmt::format("{}: a capture of {} bytes is over the telemetry size caps ({} per drive, {} in all)",
+                             root(), size, max_bytes_per_drive_, max_bytes_)};
   }
   std::lock_guard lock(mu_);
   UniqueFd state(::open(state_dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -159,7 +160,8 @@ Result<TelemetryArchive::Saved> TelemetryArchive::save(std::string_view serial, 
   for (const auto& d : *drives) {
     auto fd = open_existing_dir(top->get(), d, root() + "/" + d);
     if (!fd || !*fd) continue;
-    if (auto files = drive_files((*fd)->get(), d, root() + "/" + d)) all.insert(all.end(), files->begin(), files->end());
+    if (auto files = drive_files((*fd)->get(), d, root() + "/" + d))
+      all.insert(all.end(), files->begin(), files->end());
   }
   oldest_first(all);
   std::uint64_t held = total_bytes(all);

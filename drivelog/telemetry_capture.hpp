@@ -50,8 +50,7 @@ bool telemetry_capture_due(const TelemetryHeader& header, const TelemetryMark& m
                            Duration min_interval, bool after_panic = false);
 // Data areas 1..`wanted` when their bytes fit `max_bytes`, else the highest
 // lower area that does; nullopt when data area 1 alone is larger.
-std::optional<unsigned> telemetry_capture_area(const TelemetryHeader& header, unsigned wanted,
-                                               std::uint64_t max_bytes);
+std::optional<unsigned> telemetry_capture_area(const TelemetryHeader& header, unsigned wanted, std::uint64_t max_bytes);
 
 // Thread-safety: one per drive, used by that drive's poller thread only;
 // the archive is shared by every drive.
@@ -61,11 +60,11 @@ class TelemetryRecorder {
 
   struct Update {
     std::optional<TelemetryArchive::Saved> saved;
-    std::optional<Error> failure;        // the capture that failed: read or save
+    std::optional<Error> failure;  // the capture that failed: read or save
     // Whether `failure` is news (a first failure, or a new reason) or the
     // same failure again, which is counted and not logged.
     FailureState::Change failure_change = FailureState::Change::none;
-    bool recovered = false;  // saved after failing
+    bool recovered = false;              // saved after failing
     std::optional<Error> restore_error;  // the archive could not be listed
   };
   // One successful poll; snap.telemetry is what the poller read (null: no

@@ -36,9 +36,7 @@ bool AuthLimiter::clean(const boost::asio::ip::address& a, TimePoint now) const 
   return it == buckets_.end() || clean_at(it->second, now);
 }
 
-bool AuthLimiter::exhausted(const boost::asio::ip::address& a, TimePoint now) const {
-  return tokens(a, now) < 1.0;
-}
+bool AuthLimiter::exhausted(const boost::asio::ip::address& a, TimePoint now) const { return tokens(a, now) < 1.0; }
 
 std::chrono::seconds AuthLimiter::retry_after(const boost::asio::ip::address& a, TimePoint now) const {
   double missing = std::max(0.0, 1.0 - tokens(a, now));
@@ -46,13 +44,9 @@ std::chrono::seconds AuthLimiter::retry_after(const boost::asio::ip::address& a,
   return std::chrono::seconds(std::max<long>(1, static_cast<long>(seconds)));
 }
 
-void AuthLimiter::charge(const boost::asio::ip::address& a, TimePoint now) {
-  set_tokens(a, tokens(a, now) - 1.0, now);
-}
+void AuthLimiter::charge(const boost::asio::ip::address& a, TimePoint now) { set_tokens(a, tokens(a, now) - 1.0, now); }
 
-void AuthLimiter::refund(const boost::asio::ip::address& a, TimePoint now) {
-  set_tokens(a, tokens(a, now) + 1.0, now);
-}
+void AuthLimiter::refund(const boost::asio::ip::address& a, TimePoint now) { set_tokens(a, tokens(a, now) + 1.0, now); }
 
 void AuthLimiter::failed(const boost::asio::ip::address& a, TimePoint now) {
   Bucket& b = bucket(client_of(a), now);
@@ -73,7 +67,8 @@ AuthLimiter::Bucket& AuthLimiter::bucket(const boost::asio::ip::address& key, Ti
 void AuthLimiter::set_tokens(const boost::asio::ip::address& a, double tokens, TimePoint now) {
   auto key = client_of(a);
   auto it = buckets_.find(key);
-  if (tokens >= policy_.burst && (it == buckets_.end() || clean_at(Bucket{tokens, now, it->second.last_failure}, now))) {
+  if (tokens >= policy_.burst &&
+      (it == buckets_.end() || clean_at(Bucket{tokens, now, it->second.last_failure}, now))) {
     if (it != buckets_.end()) buckets_.erase(it);  // a clean full bucket is what an absent one means
     return;
   }
@@ -86,9 +81,8 @@ void AuthLimiter::make_room(TimePoint now) {
   if (policy_.max_clients == 0 || buckets_.size() < policy_.max_clients) return;
   std::erase_if(buckets_, [&](const auto& entry) { return clean_at(entry.second, now); });
   if (buckets_.size() < policy_.max_clients) return;
-  auto idlest = std::min_element(buckets_.begin(), buckets_.end(), [](const auto& x, const auto& y) {
-    return x.second.updated < y.second.updated;
-  });
+  auto idlest = std::min_element(buckets_.begin(), buckets_.end(),
+                                 [](const auto& x, const auto& y) { return x.second.updated < y.second.updated; });
   buckets_.erase(idlest);
 }
 

@@ -73,8 +73,7 @@ Authenticator::Authenticator(std::map<std::string, std::string> users, AuthMemor
     : users_(std::move(users)), accepted_(memory.accepted), rejected_(memory.rejected) {
   if (!users_.empty()) {
     // Same algorithm and cost as a real user's hash, a digest nobody matches.
-    dummy_hash_ = users_.begin()->second.substr(0, 7) +
-                  "nvmondnvmondnvmondnvmoOnvmondnvmondnvmondnvmondnvmond";
+    dummy_hash_ = users_.begin()->second.substr(0, 7) + "nvmondnvmondnvmondnvmoOnvmondnvmondnvmondnvmondnvmond";
   }
 }
 

@@ -71,7 +71,7 @@ class SegmentedGzip {
  private:
   struct Segment {
     std::vector<std::uint64_t> fingerprints;  // of its parts
-    std::string text;  // only where a part has no fingerprint: to compare
+    std::string text;                         // only where a part has no fingerprint: to compare
     std::size_t size = 0;
     std::string deflated;
     uLong crc = 0;

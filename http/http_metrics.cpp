@@ -28,8 +28,8 @@ HttpMetrics::HttpMetrics(prometheus::Registry& registry)
                     .Register(registry)
                     // Few buckets (each is a series in every daemon of a fleet), dense
                     // around the 10 ms a scrape should take.
-                    .Add({}, prometheus::Histogram::BucketBoundaries{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
-                                                                     0.1, 0.5, 2.5})),
+                    .Add({}, prometheus::Histogram::BucketBoundaries{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5,
+                                                                     2.5})),
       open_(prometheus::BuildGauge()
                 .Name("nvmond_http_connections")
                 .Help("Open connections to the metrics endpoint.")

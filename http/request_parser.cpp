@@ -16,9 +16,7 @@ bool is_tchar(char c) {
   return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
 }
 
-bool is_token(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), is_tchar);
-}
+bool is_token(std::string_view s) { return !s.empty() && std::all_of(s.begin(), s.end(), is_tchar); }
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -131,8 +129,7 @@ bool RequestParser::parse_request_line(std::string_view line) {
   auto version = line.substr(sp2 + 1);
   if (!is_token(method)) return fail(400, "malformed method");
   if (version.size() != 8 || version.substr(0, 5) != "HTTP/" || version[6] != '.' ||
-      !std::isdigit(static_cast<unsigned char>(version[5])) ||
-      !std::isdigit(static_cast<unsigned char>(version[7]))) {
+      !std::isdigit(static_cast<unsigned char>(version[5])) || !std::isdigit(static_cast<unsigned char>(version[7]))) {
     return fail(400, "malformed HTTP version");
   }
   if (version[5] != '1') return fail(505, "only HTTP/1.x is served");

@@ -16,7 +16,7 @@ namespace nvmond::http {
 
 struct Request {
   std::string method;
-  std::string target;  // origin-form, e.g. "/metrics?x=1"
+  std::string target;     // origin-form, e.g. "/metrics?x=1"
   int minor_version = 1;  // HTTP/1.<minor>
   // Field names lower-cased, values with surrounding whitespace trimmed.
   std::vector<std::pair<std::string, std::string>> headers;

@@ -44,8 +44,7 @@ std::string_view reason_phrase(int status) {
 }
 
 std::string serialize_head(const Response& r, std::size_t body_size, int minor_version, bool keep_alive) {
-  std::string out = fmt::format("HTTP/1.{} {} {}\r\n", minor_version == 0 ? 0 : 1, r.status,
-                                reason_phrase(r.status));
+  std::string out = fmt::format("HTTP/1.{} {} {}\r\n", minor_version == 0 ? 0 : 1, r.status, reason_phrase(r.status));
   for (const auto& [name, value] : r.headers) out += fmt::format("{}: {}\r\n", name, value);
   out += fmt::format("Content-Length: {}\r\n", body_size);
   if (!keep_alive) {

@@ -50,8 +50,15 @@ bool all_loopback(const std::vector<tcp::endpoint>& endpoints) {
 
 Server::Server(const std::string& listen, Handler handler, HttpMetrics& metrics,
                std::shared_ptr<const Security> security, Limits limits)
-    : ctx_{limits, guarded(std::move(handler)), metrics, ConnectionTable(limits.max_connections),
-           std::move(security), auth_pool_, AuthLimiter(limits.auth_failures), 0, {}} {
+    : ctx_{limits,
+           guarded(std::move(handler)),
+           metrics,
+           ConnectionTable(limits.max_connections),
+           std::move(security),
+           auth_pool_,
+           AuthLimiter(limits.auth_failures),
+           0,
+           {}} {
   auto [host, port] = split_listen(listen);
   tcp::resolver resolver(io_);
   boost::system::error_code ec;

@@ -21,8 +21,8 @@ class Server {
   // Binds every address `listen` ("HOST:PORT", "[::1]:PORT") resolves to and
   // starts serving. Throws std::runtime_error naming the address when none
   // can be bound.
-  Server(const std::string& listen, Handler handler, HttpMetrics& metrics,
-         std::shared_ptr<const Security> security, Limits limits = {});
+  Server(const std::string& listen, Handler handler, HttpMetrics& metrics, std::shared_ptr<const Security> security,
+         Limits limits = {});
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;

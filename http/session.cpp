@@ -38,7 +38,11 @@ Response too_many_failures(std::chrono::seconds retry_after) {
 
 template <class Stream>
 Session<Stream>::Session(Stream stream, ServerContext& ctx, std::shared_ptr<const void> keep)
-    : keep_(std::move(keep)), stream_(std::move(stream)), ctx_(ctx), timer_(stream_.get_executor()), parser_(ctx.limits.head) {}
+    : keep_(std::move(keep)),
+      stream_(std::move(stream)),
+      ctx_(ctx),
+      timer_(stream_.get_executor()),
+      parser_(ctx.limits.head) {}
 
 template <class Stream>
 void Session<Stream>::start() {
@@ -72,7 +76,8 @@ void Session<Stream>::sniff_tls() {
   if constexpr (kTls) {
     arm_timer(head_deadline_);
     stream_.next_layer().async_read_some(
-        boost::asio::buffer(buf_), [self = this->shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
+        boost::asio::buffer(buf_),
+        [self = this->shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
           if (ec || self->closed_) return self->close();
           self->handshake(n);
         });
@@ -144,8 +149,7 @@ void Session<Stream>::consume(std::string_view data) {
     arm_timer(head_deadline_);
   }
   switch (parser_.state()) {
-    case RequestParser::State::incomplete:
-      return read_more();
+    case RequestParser::State::incomplete: return read_more();
     case RequestParser::State::error:
       ctx_.table.set_waiting(id_, false, now);
       request_start_ = now;

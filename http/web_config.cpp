@@ -76,8 +76,9 @@ ClientAuth client_auth(const Reader& r, const Entry& e) {
   for (const auto& [name, kind] : kinds) {
     if (name == s) return kind;
   }
-  r.fail(e.value, "client_auth_type \"" + s + "\": expected NoClientCert, RequestClientCert, RequireAnyClientCert, "
-            "VerifyClientCertIfGiven or RequireAndVerifyClientCert");
+  r.fail(e.value, "client_auth_type \"" + s +
+                      "\": expected NoClientCert, RequestClientCert, RequireAnyClientCert, "
+                      "VerifyClientCertIfGiven or RequireAndVerifyClientCert");
 }
 
 int tls_version(const Reader& r, const Entry& e) {
@@ -91,9 +92,8 @@ int tls_version(const Reader& r, const Entry& e) {
 }
 
 // Keys exporter-toolkit has that nvmond does not implement: named, not ignored.
-const std::set<std::string> kUnsupportedTls = {"cipher_suites", "curve_preferences",
-                                               "prefer_server_cipher_suites", "client_allowed_sans", "cert",
-                                               "key"};
+const std::set<std::string> kUnsupportedTls = {
+    "cipher_suites", "curve_preferences", "prefer_server_cipher_suites", "client_allowed_sans", "cert", "key"};
 
 std::optional<TlsSettings> read_tls(const Reader& r, const Entry& section) {
   const YAML::Node& node = section.key_node;
@@ -129,8 +129,9 @@ std::optional<TlsSettings> read_tls(const Reader& r, const Entry& section) {
   }
   const bool verifies = policy_of(t.client_auth).verified;
   if (ca && !verifies) {
-    r.fail(*ca, "client_ca_file is set but client_auth_type does not verify client certificates "
-                "(use VerifyClientCertIfGiven or RequireAndVerifyClientCert)");
+    r.fail(*ca,
+           "client_ca_file is set but client_auth_type does not verify client certificates "
+           "(use VerifyClientCertIfGiven or RequireAndVerifyClientCert)");
   }
   if (verifies && !ca) r.fail(node, "client_auth_type verifies client certificates: client_ca_file is required");
   return t;

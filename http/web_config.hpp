@@ -68,7 +68,7 @@ struct TlsSettings {
 
 struct WebConfig {
   std::string file;
-  std::optional<TlsSettings> tls;  // absent: plain HTTP
+  std::optional<TlsSettings> tls;            // absent: plain HTTP
   std::map<std::string, std::string> users;  // name -> bcrypt hash; empty: no auth
 };
 

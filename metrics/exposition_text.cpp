@@ -58,9 +58,8 @@ void append_label(std::string& out, std::string_view name, auto&& append_value_t
 
 // Name, suffix and labels (with an extra `le` or `quantile` when given),
 // then the space before the value.
-void append_head(std::string& out, std::string_view name, const ClientMetric& metric,
-                 std::string_view suffix = {}, std::string_view extra_name = {}, const double* extra = nullptr,
-                 std::string_view extra_text = {}) {
+void append_head(std::string& out, std::string_view name, const ClientMetric& metric, std::string_view suffix = {},
+                 std::string_view extra_name = {}, const double* extra = nullptr, std::string_view extra_text = {}) {
   out += name;
   out += suffix;
   if (!metric.label.empty() || !extra_name.empty()) {
@@ -201,7 +200,7 @@ void append_family_samples(std::string& out, const MetricFamily& family) {
     for (const auto& l : m.label) line += l.name.size() + l.value.size() + 4;
     const std::size_t lines = family.type == MetricType::Histogram ? m.histogram.bucket.size() + 3
                               : family.type == MetricType::Summary ? m.summary.quantile.size() + 2
-                                                                    : 1;
+                                                                   : 1;
     estimate += line * lines;
   }
   out.reserve(out.size() + estimate);

@@ -21,8 +21,7 @@ void append_value(std::string& out, double v);
 void append_label_value(std::string& out, std::string_view value);
 
 // "# HELP …" (when there is help) and "# TYPE …" lines.
-void append_family_header(std::string& out, std::string_view name, std::string_view help,
-                          prometheus::MetricType type);
+void append_family_header(std::string& out, std::string_view name, std::string_view help, prometheus::MetricType type);
 void append_family_header(std::string& out, const prometheus::MetricFamily& family);
 // The sample lines of one series of family `name` (several for a histogram
 // or a summary).

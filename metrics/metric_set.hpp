@@ -103,7 +103,7 @@ class MetricSet {
     const char* help;
     prometheus::MetricType type;
     const std::string* header;  // rendered once in the process (shared_header)
-    std::string samples;  // sample lines added since the last render
+    std::string samples;        // sample lines added since the last render
   };
   Slot& slot(const Family& f);
   // One sample line of a single-value family: `prefix` (rendered labels),

@@ -6,15 +6,13 @@
 
 namespace nvmond {
 
-std::string RenderedFamilies::render_header(std::string_view name, std::string_view help,
-                                            prometheus::MetricType type) {
+std::string RenderedFamilies::render_header(std::string_view name, std::string_view help, prometheus::MetricType type) {
   std::string header;
   append_family_header(header, name, help, type);
   return header;
 }
 
-std::string& RenderedFamilies::begin_family(std::string_view name, std::string_view help,
-                                            prometheus::MetricType type) {
+std::string& RenderedFamilies::begin_family(std::string_view name, std::string_view help, prometheus::MetricType type) {
   return begin_family(render_header(name, help, type), name.size());
 }
 

@@ -17,8 +17,14 @@ void add_history(CLI::App& app, Options& o, int& rc) {
       print_table(out, r.runs, "no runs", "{:>5} {:<24} {:<10} {:<20} {:<12} {:>7} {:<19} {:<19}\n",
                   {"RUN", "NAME", "TEST", "DRIVE", "STATUS", "ROUNDS", "STARTED", "ENDED"},
                   [](const control::Run& x) -> std::vector<std::string> {
-                    return {std::to_string(x.id), x.name,   x.test, x.serial, std::string(to_text(x.status)), std::to_string(x.round),
-                            when_ns(x.started_ns), when_ns(x.ended_ns)};
+                    return {std::to_string(x.id),
+                            x.name,
+                            x.test,
+                            x.serial,
+                            std::string(to_text(x.status)),
+                            std::to_string(x.round),
+                            when_ns(x.started_ns),
+                            when_ns(x.ended_ns)};
                   });
     });
   });

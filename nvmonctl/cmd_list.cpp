@@ -14,7 +14,9 @@ void add_list(CLI::App& app, Options& o, int& rc) {
       print_table(out, r.schedules, "no schedules", "{:<24} {:<10} {:<16} {:<32} {:<13} {:<19} {:>5} {}\n",
                   {"NAME", "TEST", "TARGET", "SCHEDULE", "STATE", "NEXT", "RUN", "DETAIL"},
                   [](const control::Schedule& s) -> std::vector<std::string> {
-                    return {s.name, s.test, s.target, s.schedule, std::string(to_text(s.state)), when(s.next_start), cell(s.run), s.detail};
+                    return {
+                        s.name,      s.test,  s.target, s.schedule, std::string(to_text(s.state)), when(s.next_start),
+                        cell(s.run), s.detail};
                   });
     });
   });

@@ -21,7 +21,8 @@ struct Selection {
   control::RunSelector which(const std::string& verb) const {
     if (all) return control::AllRuns{};
     if (run_option->count() == 0) {
-      throw CLI::ValidationError(verb + ": no run named: give a run id (nvmonctl status lists the runs in progress), or --all");
+      throw CLI::ValidationError(
+          verb + ": no run named: give a run id (nvmonctl status lists the runs in progress), or --all");
     }
     return run;
   }
@@ -44,12 +45,13 @@ std::string as_text(const std::vector<std::int64_t>& runs) {
 void add_stop(CLI::App& app, Options& o, int& rc) {
   auto* c = app.add_subcommand("stop", "Stop a run for good; it is kept as interrupted with its finished rounds");
   auto s = add_selection(*c);
-  c->footer("Name one run by its id, or say --all to stop every run in progress.\n"
-            "Example: nvmonctl stop 12");
+  c->footer(
+      "Name one run by its id, or say --all to stop every run in progress.\n"
+      "Example: nvmonctl stop 12");
   c->callback([&o, &rc, s] {
-    rc = call<control::StopReply>(o, control::StopRequest{s->which("stop")}, [](const control::StopReply& r, std::ostream& out) {
-      out << "stopped " << as_text(r.runs) << "\n";
-    });
+    rc = call<control::StopReply>(
+        o, control::StopRequest{s->which("stop")},
+        [](const control::StopReply& r, std::ostream& out) { out << "stopped " << as_text(r.runs) << "\n"; });
   });
 }
 
@@ -60,9 +62,9 @@ void add_reversible(CLI::App& app, Options& o, int& rc, const std::string& name,
   auto s = add_selection(*c);
   c->footer("Name one run by its id, or say --all to " + name + " every run in progress.\nExample: " + example);
   c->callback([&o, &rc, s, name] {
-    rc = call<control::RunsActedOn>(o, Request{s->which(name)}, [name](const control::RunsActedOn& r, std::ostream& out) {
-      out << name << "d " << as_text(r.runs) << "\n";
-    });
+    rc = call<control::RunsActedOn>(
+        o, Request{s->which(name)},
+        [name](const control::RunsActedOn& r, std::ostream& out) { out << name << "d " << as_text(r.runs) << "\n"; });
   });
 }
 

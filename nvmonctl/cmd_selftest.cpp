@@ -28,7 +28,8 @@ void print_state(const control::SelfTestReply& r, std::ostream& out) {
     out << fmt::format("{}: no test running\n", r.drive);
   }
   if (!r.done.empty()) return;  // the next poll shows the command's effect
-  print_table(out, r.results, "no results", "{:<9} {:<28} {:>8} {:>15}\n", {"KIND", "RESULT", "SEGMENT", "POWER-ON HOURS"},
+  print_table(out, r.results, "no results", "{:<9} {:<28} {:>8} {:>15}\n",
+              {"KIND", "RESULT", "SEGMENT", "POWER-ON HOURS"},
               [](const control::SelfTestEntry& e) -> std::vector<std::string> {
                 return {e.kind, e.result, cell(e.segment), std::to_string(e.power_on_hours)};
               });
@@ -40,7 +41,8 @@ CLI::App* add_action(CLI::App& parent, const char* name, const char* what, contr
   auto args = std::make_shared<SelfTestArgs>();
   c->add_option("drive", args->drive, "The drive's serial (nvmonctl status lists them)")->required();
   if (action == control::SelfTestAction::start) {
-    c->add_flag("--extended", args->extended, "An extended test (the whole media; minutes to hours) instead of a short one");
+    c->add_flag("--extended", args->extended,
+                "An extended test (the whole media; minutes to hours) instead of a short one");
   }
   c->callback([&o, &rc, args, action] {
     rc = call<control::SelfTestReply>(o, control::SelfTestRequest{action, args->drive, args->extended}, print_state);
@@ -63,8 +65,7 @@ void add_selftest(CLI::App& app, Options& o, int& rc) {
       ->footer("Example: nvmonctl selftest start SIM-DC1 --extended");
   add_action(*c, "abort", "Abort the running test (its result: aborted_command)", control::SelfTestAction::abort, o, rc)
       ->footer("Example: nvmonctl selftest abort SIM-DC1");
-  add_action(*c, "status", "The running test's progress and the newest results", control::SelfTestAction::status, o,
-             rc)
+  add_action(*c, "status", "The running test's progress and the newest results", control::SelfTestAction::status, o, rc)
       ->footer("Example: nvmonctl selftest status SIM-DC1");
 }
 

@@ -25,20 +25,22 @@ void add_show(CLI::App& app, Options& o, int& rc) {
     std::optional<std::int64_t> from = from_round - 1;
     for (bool first = true; from; first = false) {
       std::optional<std::int64_t> next;
-      rc = call<control::ShowReply>(o, control::ShowRequest{run, from, std::nullopt},
-                                    [first, &next](const control::ShowReply& r, std::ostream& out) {
-        next = r.next;
-        const auto& x = r.run;
-        if (first) {
-          out << fmt::format("run {} ({}): {} on {} [{}], {}\n", x.id, x.name, x.test, x.target, x.serial, to_text(x.status));
-          out << fmt::format("started {}, ended {}, steady state: {}\n", when_ns(x.started_ns), when_ns(x.ended_ns),
-                             !x.steady ? "-" : (*x.steady ? "reached" : "not reached"));
-          out << fmt::format("{:>6} {:<14} {:>12}\n", "ROUND", "PHASE", "IOPS");
-        }
-        for (const auto& rd : r.rounds) {
-          out << fmt::format("{:>6} {:<14} {:>12}\n", rd.index + 1, rd.phase, whole(rd.iops));
-        }
-      });
+      rc = call<control::ShowReply>(
+          o, control::ShowRequest{run, from, std::nullopt},
+          [first, &next](const control::ShowReply& r, std::ostream& out) {
+            next = r.next;
+            const auto& x = r.run;
+            if (first) {
+              out << fmt::format("run {} ({}): {} on {} [{}], {}\n", x.id, x.name, x.test, x.target, x.serial,
+                                 to_text(x.status));
+              out << fmt::format("started {}, ended {}, steady state: {}\n", when_ns(x.started_ns), when_ns(x.ended_ns),
+                                 !x.steady ? "-" : (*x.steady ? "reached" : "not reached"));
+              out << fmt::format("{:>6} {:<14} {:>12}\n", "ROUND", "PHASE", "IOPS");
+            }
+            for (const auto& rd : r.rounds) {
+              out << fmt::format("{:>6} {:<14} {:>12}\n", rd.index + 1, rd.phase, whole(rd.iops));
+            }
+          });
       if (rc != 0) return;
       // --json prints the one page --from names
       if (o.json) return;

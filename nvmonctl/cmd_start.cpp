@@ -86,7 +86,9 @@ int follow(const Options& o, const std::string& name) {
 }  // namespace
 
 void add_start(CLI::App& app, Options& o, int& rc) {
-  auto* c = app.add_subcommand("start", "Start a PTS test now (queued while its drive is busy or hot); without --target, run the [[soak]] of that name now");
+  auto* c = app.add_subcommand("start",
+                               "Start a PTS test now (queued while its drive is busy or hot); without --target, run "
+                               "the [[soak]] of that name now");
   static std::string test, target, profile;
   static std::vector<std::string> sets;
   // The names from the schemas, so that the help cannot miss a test.
@@ -97,9 +99,10 @@ void add_start(CLI::App& app, Options& o, int& rc) {
   c->add_option("--target", target, "sim:NAME, or a block device or file allowed by [safety]");
   c->add_option("--set", sets, "Test parameter KEY=VALUE (repeatable)");
   c->add_option("--profile", profile, "PTS profile: enterprise (PTS-E, default) or client (PTS-C)");
-  c->footer("The daemon answers at once; nvmonctl then follows the run until its target is open (at most 60 s)\n"
-            "and prints its id or why it was refused (--json: that outcome as the daemon's start reply).\n"
-            "Example: nvmonctl start wsat --target sim:dc0 --set rounds=3");
+  c->footer(
+      "The daemon answers at once; nvmonctl then follows the run until its target is open (at most 60 s)\n"
+      "and prints its id or why it was refused (--json: that outcome as the daemon's start reply).\n"
+      "Example: nvmonctl start wsat --target sim:dc0 --set rounds=3");
   c->callback([&o, &rc] {
     control::StartRequest req{test, target, {}, profile};
     for (const auto& kv : sets) {

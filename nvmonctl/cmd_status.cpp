@@ -10,8 +10,8 @@ namespace nvmond::ctl {
 
 namespace {
 void print_status(const control::StatusReply& r, std::ostream& out) {
-  out << fmt::format("{:<20} {:<24} {:>4} {:>7} {:>7} {:>6} {:<10} {}\n", "DRIVE", "MODEL", "UP", "TEMP_C",
-                     "WARN_C", "USED%", "THROTTLE", "WARNINGS");
+  out << fmt::format("{:<20} {:<24} {:>4} {:>7} {:>7} {:>6} {:<10} {}\n", "DRIVE", "MODEL", "UP", "TEMP_C", "WARN_C",
+                     "USED%", "THROTTLE", "WARNINGS");
   for (const auto& d : r.drives) {
     std::string warnings;
     for (const auto& w : d.critical_warnings) warnings += (warnings.empty() ? "" : ",") + w;
@@ -29,14 +29,15 @@ void print_status(const control::StatusReply& r, std::ostream& out) {
                        d.throttling ? "yes" : "no", warnings.empty() ? "-" : warnings);
   }
   out << "\n";
-  print_table(out, r.runs, "no run in progress", "{:>5} {:<24} {:<10} {:<20} {:<10} {:>9} {:<12} {:>10} {:>8}\n",
-              {"RUN", "NAME", "TEST", "DRIVE", "STATUS", "ROUND", "PHASE", "IOPS", "ETA"},
-              [](const control::Run& x) -> std::vector<std::string> {
-                const std::string round = x.rounds_total > 0 ? fmt::format("{}/{}", x.round, x.rounds_total)
-                                                             : std::to_string(x.round);
-                return {std::to_string(x.id), x.name, x.test, x.serial, std::string(to_text(x.status)), round, x.phase, whole(x.iops),
-                        duration(x.eta)};
-              });
+  print_table(
+      out, r.runs, "no run in progress", "{:>5} {:<24} {:<10} {:<20} {:<10} {:>9} {:<12} {:>10} {:>8}\n",
+      {"RUN", "NAME", "TEST", "DRIVE", "STATUS", "ROUND", "PHASE", "IOPS", "ETA"},
+      [](const control::Run& x) -> std::vector<std::string> {
+        const std::string round =
+            x.rounds_total > 0 ? fmt::format("{}/{}", x.round, x.rounds_total) : std::to_string(x.round);
+        return {std::to_string(x.id), x.name,         x.test, x.serial, std::string(to_text(x.status)), round, x.phase,
+                whole(x.iops),        duration(x.eta)};
+      });
   for (const auto& x : r.runs) {
     if (!x.paused_reason.empty()) out << fmt::format("paused: run {} ({}): {}\n", x.id, x.name, x.paused_detail);
   }

@@ -66,14 +66,14 @@ int call(const Options& o, const control::Request& request,
 
 // Table helpers for the human output; "-" for what the daemon does not have.
 std::string cell(const std::string& v);
-std::string cell(const std::optional<double>& v);        // one decimal
+std::string cell(const std::optional<double>& v);  // one decimal
 std::string cell(const std::optional<std::int64_t>& v);
-std::string cell(const std::vector<std::int64_t>& v);    // [1,2]
+std::string cell(const std::vector<std::int64_t>& v);  // [1,2]
 // A count or rate rounded to a whole number.
 std::string whole(const std::optional<double>& v);
 std::string when(const std::optional<double>& unix_seconds);  // local "YYYY-MM-DD HH:MM:SS"
 std::string when_ns(const std::optional<std::int64_t>& unix_ns);
-std::string duration(const std::optional<double>& seconds);   // "1h02m"
+std::string duration(const std::optional<double>& seconds);  // "1h02m"
 std::string duration(const std::optional<Duration>& d);
 
 // `header`, then each row's cells, every line laid out by `layout` so the

@@ -39,8 +39,9 @@ int main(int argc, char** argv) {
   std::string check_path;
   auto* check = app.add_subcommand("check-config", "Validate an nvmond configuration file");
   check->add_option("file", check_path, "TOML configuration file")->required();
-  check->footer("Exit 0 valid, 1 invalid (each error at FILE:LINE:COLUMN).\n"
-                "Example: nvmonctl check-config /etc/nvmond/nvmond.toml");
+  check->footer(
+      "Exit 0 valid, 1 invalid (each error at FILE:LINE:COLUMN).\n"
+      "Example: nvmonctl check-config /etc/nvmond/nvmond.toml");
 
   std::string job_path;
   auto* run_job = app.add_subcommand("run-job", "Run the [[job]] tables of a job file now, through io_uring");
@@ -49,8 +50,7 @@ int main(int argc, char** argv) {
       "summary per job on stdout. Exit 0 ok, 1 refused or failed to start, 2 invalid file,\n"
       "3 I/O errors or verify mismatches.\n"
       "Example: nvmonctl run-job /etc/nvmond/jobs.toml");
-  run_job->add_option("file", job_path, "TOML job file ([[job]] tables and one [safety] table)")
-      ->required();
+  run_job->add_option("file", job_path, "TOML job file ([[job]] tables and one [safety] table)")->required();
 
   nvmond::TestRunArgs test_args;
   auto* test = app.add_subcommand("test", "SNIA PTS tests as durable runs of rounds");
@@ -58,8 +58,7 @@ int main(int argc, char** argv) {
   test->footer("Example: nvmonctl test run --help");
   auto* test_run = test->add_subcommand("run", "Run one test in the foreground and write DIR/run.json");
   // The test lists from the schemas, so that the help cannot miss a test.
-  test_run->add_option("test", test_args.test, fmt::format("{}", fmt::join(nvmond::test_names(), ", ")))
-      ->required();
+  test_run->add_option("test", test_args.test, fmt::format("{}", fmt::join(nvmond::test_names(), ", ")))->required();
   test_run->add_option("--target", test_args.target, "block device, file, or sim:NAME ([[sim]] drive or profile)")
       ->required();
   test_run->add_option("--config", test_args.config, "TOML file with [safety] and [[sim]] tables");

@@ -25,7 +25,7 @@ struct TestRunArgs {
   // The PTS profile: "enterprise" (PTS-E, the default) or "client" (PTS-C).
   std::string profile = "enterprise";
   std::string out;
-  std::string name;     // the run's key in DIR/runs.db; default TEST@TARGET
+  std::string name;  // the run's key in DIR/runs.db; default TEST@TARGET
   bool resume = true;
   // One progress line rewritten in place (a terminal), or a line per round.
   bool live_progress = false;

@@ -12,9 +12,9 @@ std::string hms(double s) {
 }
 
 std::string progress_line(const RunProgress& p) {
-  std::string line = fmt::format("{}stage {} round {:>4} {:<12} {:<24} {:>12.0f} IOPS {:>10.1f} MB/s",
-                                 p.resumed ? "[resumed] " : "", p.stage + 1, p.round + 1, p.phase, p.label, p.iops,
-                                 p.bytes_per_second / 1e6);
+  std::string line =
+      fmt::format("{}stage {} round {:>4} {:<12} {:<24} {:>12.0f} IOPS {:>10.1f} MB/s", p.resumed ? "[resumed] " : "",
+                  p.stage + 1, p.round + 1, p.phase, p.label, p.iops, p.bytes_per_second / 1e6);
   if (p.temperature_c) line += fmt::format(" {:>5.1f} °C", *p.temperature_c);
   if (p.eta_seconds) line += "  ETA " + hms(*p.eta_seconds);
   return line;

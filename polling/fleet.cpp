@@ -31,8 +31,8 @@ void observe_error_log(ErrorLogTracker& tracker, const DriveInfo& info, const He
     log::info("drive {} at {}: error count went backwards; reading its error log as new", info.serial, info.path);
   }
   for (const auto& e : update.fresh) {
-    log::warn("drive {} at {}: error log entry {}: {} on SQID {} CID {}, LBA {}, namespace {}", info.serial,
-              info.path, e.error_count, error_status_text(e), e.sqid, e.cid, e.lba, e.nsid);
+    log::warn("drive {} at {}: error log entry {}: {} on SQID {} CID {}, LBA {}, namespace {}", info.serial, info.path,
+              e.error_count, error_status_text(e), e.sqid, e.cid, e.lba, e.nsid);
   }
   out.error_log_seen = tracker.seen();
   if (!out.error_log_seen) return;
@@ -57,14 +57,15 @@ void observe_event_log(EventLogTracker& tracker, const DriveInfo& info, const He
     log::info("drive {} at {}: persistent event log generation changed; reading it as new", info.serial, info.path);
   }
   const std::size_t skipped = update.fresh.size() > kMaxEventsLogged ? update.fresh.size() - kMaxEventsLogged : 0;
-  if (skipped > 0) log::info("drive {} at {}: {} older persistent events counted, not logged", info.serial, info.path, skipped);
+  if (skipped > 0)
+    log::info("drive {} at {}: {} older persistent events counted, not logged", info.serial, info.path, skipped);
   for (std::size_t i = skipped; i < update.fresh.size(); ++i) {
     const auto& f = update.fresh[i];
     const auto type = static_cast<PelEventType>(f.event.header.type);
     const bool notable = type == PelEventType::thermal_excursion || type == PelEventType::hardware_error;
-    const std::string line = fmt::format("drive {} at {}: persistent event {}: {}{}", info.serial, info.path,
-                                         when_text(f.time), describe_pel_event(f.event),
-                                         f.while_not_running ? " (while nvmond was not running)" : "");
+    const std::string line =
+        fmt::format("drive {} at {}: persistent event {}: {}{}", info.serial, info.path, when_text(f.time),
+                    describe_pel_event(f.event), f.while_not_running ? " (while nvmond was not running)" : "");
     if (notable) {
       log::warn("{}", line);
     } else {
@@ -89,14 +90,15 @@ void observe_telemetry(TelemetryRecorder& recorder, const DriveInfo& info, const
     log::warn("drive {} at {}: controller-initiated telemetry generation {} (data areas 1-{}, {} bytes) saved to {}{}",
               info.serial, info.path, log.header.controller_generation, log.data_area, log.bytes.size(),
               update.saved->path,
-              update.saved->removed.empty() ? std::string()
-                                            : fmt::format("; {} older capture(s) deleted for the size caps",
-                                                          update.saved->removed.size()));
+              update.saved->removed.empty()
+                  ? std::string()
+                  : fmt::format("; {} older capture(s) deleted for the size caps", update.saved->removed.size()));
   }
   if (update.failure && update.failure_change != FailureState::Change::none) {
-    log::warn("drive {} at {}: saving controller-initiated telemetry failed, tried again every {} (each failure "
-              "counted, logged again when the reason changes): {}",
-              info.serial, info.path, format_duration(min_interval), update.failure->message);
+    log::warn(
+        "drive {} at {}: saving controller-initiated telemetry failed, tried again every {} (each failure "
+        "counted, logged again when the reason changes): {}",
+        info.serial, info.path, format_duration(min_interval), update.failure->message);
   }
   if (update.recovered) log::info("drive {} at {}: controller-initiated telemetry saved again", info.serial, info.path);
   out.telemetry_mark = recorder.mark();
@@ -114,8 +116,8 @@ void observe_ocp_recovery(OcpPanicTracker& tracker, const DriveInfo& info, const
 
 }  // namespace
 
-Fleet::Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Clock& clock,
-             PublishedMetrics& out, Store& store, std::vector<std::unique_ptr<DeviceSource>> extra,
+Fleet::Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Clock& clock, PublishedMetrics& out,
+             Store& store, std::vector<std::unique_ptr<DeviceSource>> extra,
              const std::vector<std::shared_ptr<DriveModel>>& sim_models)
     : io_(io),
       config_(config),
@@ -203,8 +205,8 @@ void Fleet::rescan() {
       ps.timeout = config_.collection.command_timeout;
       ps.telemetry = config_.telemetry;
       log::info("{}: polling every {:.3g} s", handle.path, seconds(ps.interval));
-      auto poller = std::make_unique<DevicePoller>(io_, handle.path, std::move(handle.device), ps,
-                                                   clock_, out_, observer_for(src));
+      auto poller = std::make_unique<DevicePoller>(io_, handle.path, std::move(handle.device), ps, clock_, out_,
+                                                   observer_for(src));
       poller->start();
       pollers_.emplace(handle.path, std::move(poller));
     }

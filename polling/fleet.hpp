@@ -27,8 +27,8 @@ class Fleet {
   // `extra` sources are polled beside the configured ones, at the configured
   // poll interval (tests hand fake controllers in here). `sim_models`: the
   // live models of the Fleet this one replaces on reload.
-  Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Clock& clock,
-        PublishedMetrics& out, Store& store, std::vector<std::unique_ptr<DeviceSource>> extra = {},
+  Fleet(boost::asio::io_context& io, const DaemonConfig& config, const Clock& clock, PublishedMetrics& out,
+        Store& store, std::vector<std::unique_ptr<DeviceSource>> extra = {},
         const std::vector<std::shared_ptr<DriveModel>>& sim_models = {});
   ~Fleet();
   // Before start(): the drives' analytics read the throughput workloads

@@ -67,13 +67,13 @@ struct DevicePoller::Worker {
   std::optional<std::uint64_t> error_log_seen;
   // Cleared when another drive identifies at this path.
   bool error_log_unsupported = false;
-  bool self_test_unsupported = false;  // no Device Self-test: not asked again
-  bool event_log_unsupported = false;  // no Persistent Event log: not asked again
+  bool self_test_unsupported = false;              // no Device Self-test: not asked again
+  bool event_log_unsupported = false;              // no Persistent Event log: not asked again
   std::optional<EventLogReadMark> event_log_mark;  // the last attempt to read it
   std::optional<SelfTestPacing> self_test_pacing;
   std::optional<SelfTestLog> self_test;  // the last read, carried between reads
   TelemetrySettings telemetry_settings;
-  bool telemetry_unsupported = false;  // no telemetry logs: not asked again
+  bool telemetry_unsupported = false;           // no telemetry logs: not asked again
   std::optional<TelemetryMark> telemetry_mark;  // from the observer, for the next poll
   // The OCP panic (ID, count) of the last poll that read the C1 log.
   std::optional<std::pair<std::uint64_t, std::uint8_t>> ocp_panic;
@@ -84,8 +84,8 @@ struct DevicePoller::Worker {
   std::map<std::string, FailureState, std::less<>> optional_log_failures;
   // A self-test command waiting for the thread (DevicePoller::self_test).
   struct SelfTestCommand {
-    std::optional<SelfTestKind> kind;  // nullopt: abort
-    std::uint64_t id = 0;              // the PendingSelfTest it answers
+    std::optional<SelfTestKind> kind;                  // nullopt: abort
+    std::uint64_t id = 0;                              // the PendingSelfTest it answers
     std::function<void(std::optional<Error>)> answer;  // posts to the loop
   };
   std::optional<SelfTestCommand> self_test_command;
@@ -252,13 +252,15 @@ struct DevicePoller::Worker {
     auto poll = std::make_shared<TelemetryPoll>();
     poll->header = *header;
     const bool panic = new_ocp_panic(snap) && (!panic_capture_at || snap.taken < *panic_capture_at ||
-                                                snap.taken - *panic_capture_at >= t.min_interval);
-    const bool due = telemetry_mark && telemetry_capture_due(*header, *telemetry_mark, snap.taken, t.min_interval, panic);
+                                               snap.taken - *panic_capture_at >= t.min_interval);
+    const bool due =
+        telemetry_mark && telemetry_capture_due(*header, *telemetry_mark, snap.taken, t.min_interval, panic);
     if (panic && telemetry_mark && !due) {
-      log::warn("{}: OCP panic {:#x}: the drive's controller-initiated telemetry has no new data to save "
-                "(data available {}, generation {})",
-                info->path, snap.ocp_recovery->panic_id, header->data_available() ? "yes" : "no",
-                header->controller_generation);
+      log::warn(
+          "{}: OCP panic {:#x}: the drive's controller-initiated telemetry has no new data to save "
+          "(data available {}, generation {})",
+          info->path, snap.ocp_recovery->panic_id, header->data_available() ? "yes" : "no",
+          header->controller_generation);
     }
     if (due && panic) panic_capture_at = snap.taken;
     if (due) {
@@ -269,10 +271,10 @@ struct DevicePoller::Worker {
           poll->capture_error = log.error();
         }
       } else {
-        poll->capture_error = Error{ErrorReason::full,
-                                    fmt::format("{}: controller-initiated telemetry: data area 1 alone is {} bytes, "
-                                                "over the {}-byte cap ([telemetry] max_bytes_per_drive, max_bytes)",
-                                                info->path, header->bytes_through(1), t.max_capture_bytes())};
+        poll->capture_error =
+            Error{ErrorReason::full, fmt::format("{}: controller-initiated telemetry: data area 1 alone is {} bytes, "
+                                                 "over the {}-byte cap ([telemetry] max_bytes_per_drive, max_bytes)",
+                                                 info->path, header->bytes_through(1), t.max_capture_bytes())};
       }
     }
     snap.telemetry = std::move(poll);
@@ -368,9 +370,8 @@ struct DevicePoller::PendingSelfTest {
   }
 };
 
-DevicePoller::DevicePoller(boost::asio::io_context& io, std::string path,
-                           std::unique_ptr<Device> device, PollSettings settings,
-                           const Clock& clock, PublishedMetrics& out, PollObserver observer)
+DevicePoller::DevicePoller(boost::asio::io_context& io, std::string path, std::unique_ptr<Device> device,
+                           PollSettings settings, const Clock& clock, PublishedMetrics& out, PollObserver observer)
     : io_(io),
       path_(std::move(path)),
       settings_(settings),
@@ -399,7 +400,11 @@ DevicePoller::~DevicePoller() {
   tick_->cancel();
   deadline_->cancel();
   if (self_test_pending_ && !self_test_pending_->answered) {
-    self_test_pending_->answer(Error{ErrorReason::stopped, fmt::format("{}: device self-test ({}): the drive's poller was replaced (a reload) before the drive answered; `nvmonctl selftest status` shows whether it started", path_, self_test_pending_->what)});
+    self_test_pending_->answer(
+        Error{ErrorReason::stopped,
+              fmt::format("{}: device self-test ({}): the drive's poller was replaced (a reload) before the drive "
+                          "answered; `nvmonctl selftest status` shows whether it started",
+                          path_, self_test_pending_->what)});
   }
   if (self_test_pending_ && self_test_pending_->deadline) self_test_pending_->deadline->cancel();
   out_.remove(path_);
@@ -428,7 +433,9 @@ DevicePoller::~DevicePoller() {
 void DevicePoller::self_test(std::optional<SelfTestKind> kind, std::function<void(std::optional<Error>)> done) {
   const char* what = !kind ? "abort" : *kind == SelfTestKind::extended_test ? "extended" : "short";
   if (self_test_pending_ && !self_test_pending_->answered) {
-    return done(Error{ErrorReason::busy, fmt::format("{}: device self-test ({}): another self-test command is waiting; not sent", path_, what)});
+    return done(
+        Error{ErrorReason::busy,
+              fmt::format("{}: device self-test ({}): another self-test command is waiting; not sent", path_, what)});
   }
   static std::uint64_t next_id = 0;
   auto pending = std::make_shared<PendingSelfTest>();
@@ -438,7 +445,9 @@ void DevicePoller::self_test(std::optional<SelfTestKind> kind, std::function<voi
   {
     std::lock_guard lock(worker_->mu);
     if (!worker_->thread.joinable()) {
-      return pending->answer(Error{ErrorReason::timeout, fmt::format("{}: device self-test ({}): an earlier command has still not returned; not sent", path_, what)});
+      return pending->answer(Error{
+          ErrorReason::timeout,
+          fmt::format("{}: device self-test ({}): an earlier command has still not returned; not sent", path_, what)});
     }
     worker_->self_test_command.emplace();
     worker_->self_test_command->kind = kind;
@@ -466,10 +475,13 @@ void DevicePoller::self_test(std::optional<SelfTestKind> kind, std::function<voi
       }
     }
     if (withdrawn) {
-      waiting->answer(Error{ErrorReason::timeout, fmt::format("{}: device self-test ({}): the drive was busy in another command for {:.3g} s; not sent",
-                                                              path_, waiting->what, seconds(settings_.timeout))});
+      waiting->answer(
+          Error{ErrorReason::timeout,
+                fmt::format("{}: device self-test ({}): the drive was busy in another command for {:.3g} s; not sent",
+                            path_, waiting->what, seconds(settings_.timeout))});
     } else {
-      waiting->answer(Error{ErrorReason::timeout, fmt::format("{}: device self-test ({}): no answer within {:.3g} s; `nvmonctl selftest status` shows whether it started",
+      waiting->answer(Error{ErrorReason::timeout, fmt::format("{}: device self-test ({}): no answer within {:.3g} s; "
+                                                              "`nvmonctl selftest status` shows whether it started",
                                                               path_, waiting->what, seconds(settings_.timeout))});
     }
   });
@@ -526,8 +538,8 @@ void DevicePoller::on_tick() {
 void DevicePoller::on_deadline() {
   if (!in_flight_) return;
   deadline_passed_ = true;
-  record_failure(Error{ErrorReason::timeout, fmt::format("{}: no answer within {:.3g} s", path_,
-                                              seconds(settings_.timeout))});
+  record_failure(
+      Error{ErrorReason::timeout, fmt::format("{}: no answer within {:.3g} s", path_, seconds(settings_.timeout))});
 }
 
 void DevicePoller::on_outcome(std::shared_ptr<Outcome> o) {
@@ -608,8 +620,8 @@ void DevicePoller::publish(const RenderedFamilies* observed) {
             id, last_success_unix_);
   }
   for (const auto& [reason, n] : errors_by_reason_) {
-    set.add({"nvmond_collection_errors_total", Family::counter, "Failed polls of a drive, by reason."},
-            id, {{"reason", to_text(reason)}}, static_cast<double>(n));
+    set.add({"nvmond_collection_errors_total", Family::counter, "Failed polls of a drive, by reason."}, id,
+            {{"reason", to_text(reason)}}, static_cast<double>(n));
   }
   set.render_to(text);
   // Rendered straight into what is published: the poller keeps no copy of

@@ -68,9 +68,8 @@ using PollObserver = std::function<PollObservation(const DriveInfo&, const Healt
 
 class DevicePoller {
  public:
-  DevicePoller(boost::asio::io_context& io, std::string path, std::unique_ptr<Device> device,
-               PollSettings settings, const Clock& clock, PublishedMetrics& out,
-               PollObserver observer);
+  DevicePoller(boost::asio::io_context& io, std::string path, std::unique_ptr<Device> device, PollSettings settings,
+               const Clock& clock, PublishedMetrics& out, PollObserver observer);
   ~DevicePoller();
   DevicePoller(const DevicePoller&) = delete;
   DevicePoller& operator=(const DevicePoller&) = delete;
@@ -133,16 +132,16 @@ class DevicePoller {
   std::optional<HealthSnapshot> snapshot_;
   bool throttling_ = false;
   std::optional<std::uint64_t> media_path_errors_;  // kept across failed polls: it is history, not health
-  std::vector<std::string> observed_conditions_;  // the last poll's PollObservation::conditions
+  std::vector<std::string> observed_conditions_;    // the last poll's PollObservation::conditions
   double last_duration_s_ = 0;
   double last_success_unix_ = 0;
   std::uint64_t polls_ = 0;
   std::map<ErrorReason, std::uint64_t> errors_by_reason_;
   // Rendering, kept between polls so that a poll reuses their buffers.
   LabelPrefix id_ = LabelPrefix::of({});  // serial="…" of info_
-  MetricSet health_set_;      // a successful poll's health
-  MetricSet publish_set_;     // what every publish has
-  std::size_t published_bytes_ = 0;  // text size of the last publish
+  MetricSet health_set_;                  // a successful poll's health
+  MetricSet publish_set_;                 // what every publish has
+  std::size_t published_bytes_ = 0;       // text size of the last publish
   std::size_t published_families_ = 0;
 };
 

@@ -11,8 +11,7 @@
 
 namespace nvmond {
 
-void PublishedMetrics::publish(const std::string& key, RenderedFamilies families,
-                               std::optional<DriveSummary> drive) {
+void PublishedMetrics::publish(const std::string& key, RenderedFamilies families, std::optional<DriveSummary> drive) {
   auto snapshot = std::make_shared<Snapshot>(Snapshot{std::move(families), std::move(drive), {}, {}});
   const auto& slices = snapshot->text.families();
   snapshot->ids.reserve(slices.size());
@@ -42,8 +41,7 @@ void PublishedMetrics::publish(const std::string& key, RenderedFamilies families
           }
         }
       }
-      const bool unchanged = same && prev->text.whole(prev->text.families()[*same]) ==
-                                         snapshot->text.whole(slices[i]);
+      const bool unchanged = same && prev->text.whole(prev->text.families()[*same]) == snapshot->text.whole(slices[i]);
       snapshot->versions.push_back(unchanged ? prev->versions[*same] : next_version_++);
     }
     previous = std::exchange(held, std::move(snapshot));

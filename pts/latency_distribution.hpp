@@ -19,7 +19,7 @@ namespace nvmond {
 
 struct LatencyDistribution {
   static constexpr std::size_t kMergedBuckets = 16;
-  std::size_t first_bucket = 0;        // merged bucket of counts[0]
+  std::size_t first_bucket = 0;       // merged bucket of counts[0]
   std::vector<std::uint64_t> counts;  // from the first non-empty bucket to the last
 
   bool empty() const { return counts.empty(); }

@@ -64,9 +64,9 @@ OpSummary window_summary(const std::vector<const OpSummary*>& rounds, double sec
   s.iops = seconds > 0 ? static_cast<double>(s.ops) / seconds : 0;
   s.bytes_per_second = seconds > 0 ? static_cast<double>(s.bytes) / seconds : 0;
   s.mean = s.ops > 0 ? latency_sum / static_cast<double>(s.ops) : 0;
-  for (auto [q, field] : {std::pair{0.5, &OpSummary::p50}, std::pair{0.9, &OpSummary::p90},
-                          std::pair{0.99, &OpSummary::p99}, std::pair{0.999, &OpSummary::p999},
-                          std::pair{0.9999, &OpSummary::p9999}}) {
+  for (auto [q, field] :
+       {std::pair{0.5, &OpSummary::p50}, std::pair{0.9, &OpSummary::p90}, std::pair{0.99, &OpSummary::p99},
+        std::pair{0.999, &OpSummary::p999}, std::pair{0.9999, &OpSummary::p9999}}) {
     s.*field = distributions ? sum.quantile(q, s.min * 1e9, s.max * 1e9) * 1e-9 : kUnknown;
   }
   s.p99999 = distributions ? sum.quantile(0.99999, s.min * 1e9, s.max * 1e9) * 1e-9 : kUnknown;

@@ -6,8 +6,7 @@
 
 namespace nvmond {
 
-Params::Params(const TestRequest& request)
-    : request_(request), schema_(test_schema(request.test, request.profile)) {}
+Params::Params(const TestRequest& request) : request_(request), schema_(test_schema(request.test, request.profile)) {}
 
 template <typename T>
 T Params::get(const std::string& key, ParamType type, const std::optional<ParamValue>& target_default) {

@@ -31,14 +31,14 @@ TestPlan build_plan(const TestRequest& request, const TargetFacts& target) {
   definition.build(plan, p, target);
   auto r = p.effective().find("range");
   if (r != p.effective().end()) {
-    plan.tested_range_bytes = static_cast<std::uint64_t>(std::stod(r->second) * static_cast<double>(target.capacity_bytes));
+    plan.tested_range_bytes =
+        static_cast<std::uint64_t>(std::stod(r->second) * static_cast<double>(target.capacity_bytes));
   }
   plan.parameters = p.effective();
   return plan;
 }
 
-TestPlan build_plan(const std::string& test, const ParamMap& params, const TargetFacts& target,
-                    PtsProfile profile) {
+TestPlan build_plan(const std::string& test, const ParamMap& params, const TargetFacts& target, PtsProfile profile) {
   return build_plan(validate(test, params, profile), target);
 }
 

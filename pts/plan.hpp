@@ -37,7 +37,7 @@ struct Element {
   AccessPattern pattern = AccessPattern::random;
   unsigned threads = 1;
   unsigned queue_depth = 1;
-  double range_fraction = 1.0;   // of the tested range, from its start
+  double range_fraction = 1.0;    // of the tested range, from its start
   std::vector<AccessZone> zones;  // empty: uniform over the range
   std::uint32_t block_align = 0;  // random offsets' alignment; 0: each I/O's own size
   Duration duration = std::chrono::seconds(60);
@@ -74,12 +74,12 @@ struct SlcDetection {
 
 struct Stage {
   Phase phase = Phase::test;
-  std::string kind;            // "workload-independent", "workload-dependent", "test"
-  std::string label;           // names the stage where its block size does not (XSR's access groups)
-  int group = 0;               // 0: the run; 1: the comparison run (mixed test)
+  std::string kind;   // "workload-independent", "workload-dependent", "test"
+  std::string label;  // names the stage where its block size does not (XSR's access groups)
+  int group = 0;      // 0: the run; 1: the comparison run (mixed test)
   bool purge_before = false;
   std::vector<Element> elements;
-  int max_rounds = 1;  // 0: no limit (a byte budget ends the stage)
+  int max_rounds = 1;                        // 0: no limit (a byte budget ends the stage)
   std::optional<std::uint64_t> byte_budget;  // host bytes written in this stage
   std::optional<SteadyStateTracking> steady_state;
   std::optional<SlcDetection> slc;
@@ -119,7 +119,7 @@ struct TestPlan {
   bool write_cache_enabled = false;
   ParamMap parameters;  // every effective parameter, defaults included
   bool destructive = true;
-  bool purge = false;    // before the first stage
+  bool purge = false;  // before the first stage
   std::vector<Stage> stages;
   std::vector<QosCheck> qos;
   std::string compare_label;  // non-empty: group 1 is a comparison run

@@ -50,15 +50,13 @@ constexpr auto kElementFields =
     std::tuple{JsonField{"bs", &RoundRecord::bs}, JsonField{"read_pct", &RoundRecord::read_pct},
                JsonField{"threads", &RoundRecord::threads}, JsonField{"queue_depth", &RoundRecord::queue_depth},
                JsonField{"label", &RoundRecord::label}};
-constexpr auto kOpFields =
-    std::tuple{JsonField{"ops", &OpSummary::ops}, JsonField{"bytes", &OpSummary::bytes},
-               JsonField{"errors", &OpSummary::errors}, JsonField{"iops", &OpSummary::iops},
-               JsonField{"bytes_per_second", &OpSummary::bytes_per_second}};
-constexpr auto kLatencyFields =
-    std::tuple{JsonField{"mean", &OpSummary::mean}, JsonField{"min", &OpSummary::min},
-               JsonField{"max", &OpSummary::max},   JsonField{"p50", &OpSummary::p50},
-               JsonField{"p90", &OpSummary::p90},   JsonField{"p99", &OpSummary::p99},
-               JsonField{"p99.9", &OpSummary::p999}, JsonField{"p99.99", &OpSummary::p9999}};
+constexpr auto kOpFields = std::tuple{JsonField{"ops", &OpSummary::ops}, JsonField{"bytes", &OpSummary::bytes},
+                                      JsonField{"errors", &OpSummary::errors}, JsonField{"iops", &OpSummary::iops},
+                                      JsonField{"bytes_per_second", &OpSummary::bytes_per_second}};
+constexpr auto kLatencyFields = std::tuple{
+    JsonField{"mean", &OpSummary::mean},  JsonField{"min", &OpSummary::min},     JsonField{"max", &OpSummary::max},
+    JsonField{"p50", &OpSummary::p50},    JsonField{"p90", &OpSummary::p90},     JsonField{"p99", &OpSummary::p99},
+    JsonField{"p99.9", &OpSummary::p999}, JsonField{"p99.99", &OpSummary::p9999}};
 constexpr const char* kFiveNines = "p99.999";
 constexpr const char* kDistribution = "latency_distribution";
 

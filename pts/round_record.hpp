@@ -23,7 +23,7 @@ struct OpSummary : OpCounts {
   // Seconds. NaN: not known (a window some of whose rounds kept no
   // distribution).
   double mean = 0, min = 0, max = 0, p50 = 0, p90 = 0, p99 = 0, p999 = 0, p9999 = 0;
-  std::optional<double> p99999;  // none in rounds stored before it was measured
+  std::optional<double> p99999;      // none in rounds stored before it was measured
   LatencyDistribution distribution;  // a round's; empty in a window's summary
 };
 
@@ -32,14 +32,14 @@ struct OpSummary : OpCounts {
 const std::vector<double>& histogram_bounds();
 
 struct RoundRecord {
-  std::size_t index = 0;   // 0-based, unique per run, in execution order
-  int stage = 0;           // index in the plan's stages
-  int group = 0;           // 0: the run, 1: the comparison run
-  std::size_t round = 0;   // PTS round within its stage
+  std::size_t index = 0;  // 0-based, unique per run, in execution order
+  int stage = 0;          // index in the plan's stages
+  int group = 0;          // 0: the run, 1: the comparison run
+  std::size_t round = 0;  // PTS round within its stage
   std::size_t element_index = 0;
-  std::string phase;       // precondition | test
+  std::string phase;  // precondition | test
   std::string label;
-  std::uint32_t bs = 0;    // the element's (first) block size
+  std::uint32_t bs = 0;  // the element's (first) block size
   double read_pct = 0;
   unsigned threads = 0, queue_depth = 0;
   WallTime started_at{};

@@ -92,9 +92,9 @@ std::optional<RunCondition> purge_condition(const PurgeOutcome& purge) {
 std::optional<RunCondition> write_cache_condition(const WriteCacheState& state, bool expected_enabled) {
   if (!state.enabled) return RunCondition{"write-cache-unknown", state.source};
   if (*state.enabled == expected_enabled) return std::nullopt;
-  return RunCondition{*state.enabled ? "write-cache-enabled" : "write-cache-disabled",
-                      fmt::format("{} (the test expects it {})", state.source,
-                                  expected_enabled ? "enabled" : "disabled")};
+  return RunCondition{
+      *state.enabled ? "write-cache-enabled" : "write-cache-disabled",
+      fmt::format("{} (the test expects it {})", state.source, expected_enabled ? "enabled" : "disabled")};
 }
 
 void add_condition(RunHeader& header, std::optional<RunCondition> c) {

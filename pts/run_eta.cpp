@@ -23,7 +23,8 @@ std::optional<double> stage_left(const Stage& stage, std::size_t done, std::uint
   if (stage.elements.empty()) return 0.0;
   if (stage.max_rounds > 0) {
     // A histogram stage runs its three points, not every element.
-    const std::size_t per_round = stage.points_of ? std::min<std::size_t>(3, stage.elements.size()) : stage.elements.size();
+    const std::size_t per_round =
+        stage.points_of ? std::min<std::size_t>(3, stage.elements.size()) : stage.elements.size();
     const std::size_t total = static_cast<std::size_t>(stage.max_rounds) * per_round;
     return element_rounds_seconds(stage, done, total - std::min(total, done));
   }
@@ -41,7 +42,8 @@ double prewrite_left(const TestPlan& plan, const Stage& stage, std::size_t done)
   const Stage& w = plan.stages[*stage.prewrite];
   const std::size_t begun = (done + stage.elements.size() - 1) / stage.elements.size();
   const auto rounds = static_cast<std::size_t>(stage.max_rounds);
-  return static_cast<double>(rounds - std::min(rounds, begun)) * element_rounds_seconds(w, 0, static_cast<std::size_t>(w.max_rounds));
+  return static_cast<double>(rounds - std::min(rounds, begun)) *
+         element_rounds_seconds(w, 0, static_cast<std::size_t>(w.max_rounds));
 }
 
 }  // namespace
@@ -52,8 +54,8 @@ std::optional<double> run_eta_seconds(const TestPlan& plan, const RunPosition& a
     const bool current = s == at.stage;
     // A pre-write's time counts in the stage it runs before.
     if ((current && at.stage_over) || plan.stages[s].phase == Phase::prewrite) continue;
-    const auto left = stage_left(plan.stages[s], current ? at.elements_done : 0, current ? at.bytes_written : 0,
-                                 at.bytes_per_second);
+    const auto left =
+        stage_left(plan.stages[s], current ? at.elements_done : 0, current ? at.bytes_written : 0, at.bytes_per_second);
     if (!left) return std::nullopt;
     total += *left + prewrite_left(plan, plan.stages[s], current ? at.elements_done : 0);
   }

@@ -92,9 +92,11 @@ std::vector<std::pair<double, double>> dominant_latency(const RoundRecord& r) {
 }
 }  // namespace
 
-RunExecutor::RunExecutor(TestPlan plan, TestTarget& target, RunStore& store, RunOptions options,
-                         ProgressFn progress)
-    : plan_(std::move(plan)), target_(target), store_(store), options_(std::move(options)),
+RunExecutor::RunExecutor(TestPlan plan, TestTarget& target, RunStore& store, RunOptions options, ProgressFn progress)
+    : plan_(std::move(plan)),
+      target_(target),
+      store_(store),
+      options_(std::move(options)),
       progress_(std::move(progress)) {}
 
 void RunExecutor::stop(StopAs as) {
@@ -157,8 +159,8 @@ std::optional<Error> RunExecutor::open_run(RunHeader& header, std::vector<RoundR
     if (options_.resume && same) {
       auto decoded = header_from_blob(row.header);
       if (!decoded) {
-        return Error{ErrorReason::store, fmt::format("run {} ({}): unreadable record: {}", row.id, row.name,
-                                          decoded.error().message)};
+        return Error{ErrorReason::store,
+                     fmt::format("run {} ({}): unreadable record: {}", row.id, row.name, decoded.error().message)};
       }
       header = std::move(*decoded);
       // A run from before profiles were recorded ran PTS-E's conditions, as
@@ -308,11 +310,11 @@ RunOutcome RunExecutor::run() {
 }
 
 std::optional<RunOutcome> RunExecutor::run_element(std::size_t s, std::size_t e, std::size_t round,
-                                                    const Element& element, std::optional<std::uint64_t> left,
-                                                    RunHeader& header, std::vector<RoundRecord>& rounds) {
+                                                   const Element& element, std::optional<std::uint64_t> left,
+                                                   RunHeader& header, std::vector<RoundRecord>& rounds) {
   const Stage& stage = plan_.stages[s];
-  const auto span = static_cast<std::uint64_t>(element.range_fraction *
-                                               static_cast<double>(target_.identity().capacity_bytes));
+  const auto span =
+      static_cast<std::uint64_t>(element.range_fraction * static_cast<double>(target_.identity().capacity_bytes));
   const WallTime started = target_.now();
   auto m = target_.run(element, span, left, sequential_cursor(rounds, s, e));
   if (!m) return finish(RunStatus::failed, m.error(), header, rounds);
@@ -331,9 +333,8 @@ std::optional<RunOutcome> RunExecutor::run_element(std::size_t s, std::size_t e,
                     rounds);
     }
   }
-  auto committed = store_.commit_round(run_id_, RoundRow{static_cast<std::int64_t>(r.index), r.phase, r.iops,
-                                                         to_json(r).dump()},
-                                       target_.checkpoint());
+  auto committed = store_.commit_round(
+      run_id_, RoundRow{static_cast<std::int64_t>(r.index), r.phase, r.iops, to_json(r).dump()}, target_.checkpoint());
   if (!committed) {
     // Stopped while the store could not take the round (a store that
     // waits for itself to recover gives up when told to stop): the round
@@ -344,15 +345,17 @@ std::optional<RunOutcome> RunExecutor::run_element(std::size_t s, std::size_t e,
   const bool stalled = left && element.writes() && r.bytes_written == 0;
   rounds.push_back(keep_steering_facts(std::move(r)));
   if (stalled) {
-    return finish(RunStatus::failed, Error{ErrorReason::io, fmt::format("{}: {} wrote nothing in a whole round; its byte budget "
-                                                    "cannot be reached", options_.target, rounds.back().label)},
+    return finish(RunStatus::failed,
+                  Error{ErrorReason::io, fmt::format("{}: {} wrote nothing in a whole round; its byte budget "
+                                                     "cannot be reached",
+                                                     options_.target, rounds.back().label)},
                   header, rounds);
   }
   return std::nullopt;
 }
 
 std::optional<RunOutcome> RunExecutor::run_prewrite(std::size_t s, std::size_t round, const RunPosition& at,
-                                                     bool resumed, RunHeader& header, std::vector<RoundRecord>& rounds) {
+                                                    bool resumed, RunHeader& header, std::vector<RoundRecord>& rounds) {
   const std::size_t w = *plan_.stages[s].prewrite;
   const Stage& prewrite = plan_.stages[w];
   std::size_t done = 0;
@@ -370,8 +373,8 @@ std::optional<RunOutcome> RunExecutor::run_prewrite(std::size_t s, std::size_t r
 void RunExecutor::report(const RunPosition& at, bool resumed, const std::vector<RoundRecord>& rounds) const {
   if (!progress_) return;
   const RoundRecord& last = rounds.back();
-  RunProgress p{rounds.size(), last.phase, last.label, last.round, last.stage, last.iops,
-                last.bytes_per_second, std::nullopt, resumed, std::nullopt, {}, last.seconds,
+  RunProgress p{rounds.size(),         last.phase,   last.label, last.round,   last.stage, last.iops,
+                last.bytes_per_second, std::nullopt, resumed,    std::nullopt, {},         last.seconds,
                 last.temp_max_c};
   p.eta_seconds = run_eta_seconds(plan_, at);
   const Stage& stage = plan_.stages[static_cast<std::size_t>(last.stage)];
@@ -418,8 +421,8 @@ RunOutcome RunExecutor::finish(std::optional<RunStatus> status, std::optional<Er
   // keeps the state it is tested in.
   if (over && header.write_cache) restore_write_cache(target_, *header.write_cache, rfc3339(end));
   if (run_id_ != 0) {
-    auto r = store_.update_run(run_id_, stored, over ? std::optional(to_unix_ns(end)) : std::nullopt,
-                               header_blob(header));
+    auto r =
+        store_.update_run(run_id_, stored, over ? std::optional(to_unix_ns(end)) : std::nullopt, header_blob(header));
     if (!r) {
       // The row keeps what it said (running, or the last update that
       // landed): the outcome must not claim an end the store never saw.

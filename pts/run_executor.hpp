@@ -45,10 +45,10 @@ struct RunOptions {
 };
 
 struct RunProgress {
-  std::size_t index = 0;       // rounds committed so far (this one included)
+  std::size_t index = 0;  // rounds committed so far (this one included)
   std::string phase;
   std::string label;
-  std::size_t round = 0;       // PTS round within its stage
+  std::size_t round = 0;  // PTS round within its stage
   int stage = 0;
   double iops = 0;
   double bytes_per_second = 0;
@@ -60,7 +60,7 @@ struct RunProgress {
   // Latency of the round's dominant operation (the one with more I/Os):
   // {quantile, seconds} for p50, p99, p99.9, p99.99.
   std::vector<std::pair<double, double>> latency;
-  double seconds = 0;  // the round's length, target time
+  double seconds = 0;                   // the round's length, target time
   std::optional<double> temperature_c;  // the drive's hottest during the round
 };
 

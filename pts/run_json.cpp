@@ -23,7 +23,6 @@ using nlohmann::json;
 
 namespace {
 
-
 json window_check_json(const WindowCheck& w) {
   return {{"window", {w.first, w.last}},
           {"average", w.average},
@@ -76,8 +75,7 @@ struct ElementWindow {
   std::optional<OpSummary> ops[kIoOpCount];
 };
 
-ElementWindow element_window(const MeasurementWindow& w, const std::vector<const RoundRecord*>& rounds,
-                             std::size_t e) {
+ElementWindow element_window(const MeasurementWindow& w, const std::vector<const RoundRecord*>& rounds, std::size_t e) {
   ElementWindow out;
   double secs = 0;
   std::vector<const OpSummary*> per_op[kIoOpCount];
@@ -110,9 +108,15 @@ json elements_json(const Stage& stage, const MeasurementWindow& w, const std::ve
       if (ew.ops[op]) ops[op_name(static_cast<IoOp>(op))] = to_json(*ew.ops[op]);
     }
     const Element& el = stage.elements[e];
-    out.push_back({{"label", el.label}, {"bs", el.block_sizes[0].bytes}, {"read_pct", el.read_pct},
-                   {"threads", el.threads}, {"queue_depth", el.queue_depth}, {"iops", ew.iops},
-                   {"bytes_per_second", ew.bytes_per_second}, {"rounds_averaged", static_cast<double>(ew.rounds)}, {"ops", ops}});
+    out.push_back({{"label", el.label},
+                   {"bs", el.block_sizes[0].bytes},
+                   {"read_pct", el.read_pct},
+                   {"threads", el.threads},
+                   {"queue_depth", el.queue_depth},
+                   {"iops", ew.iops},
+                   {"bytes_per_second", ew.bytes_per_second},
+                   {"rounds_averaged", static_cast<double>(ew.rounds)},
+                   {"ops", ops}});
   }
   return out;
 }
@@ -120,11 +124,12 @@ json elements_json(const Stage& stage, const MeasurementWindow& w, const std::ve
 // One measured stage of several (a throughput sub-test): its block size,
 // steady state and element results.
 json subtest_json(const Stage& stage, std::size_t index, const json& steady, const json& window, const json& elements) {
-  return {{"label", stage.label.empty() ? block_size_label(stage.elements.front().block_sizes.front().bytes) : stage.label},
-          {"stage", index},
-          {"steady_state", steady},
-          {"measurement_window", window},
-          {"elements", elements}};
+  return {
+      {"label", stage.label.empty() ? block_size_label(stage.elements.front().block_sizes.front().bytes) : stage.label},
+      {"stage", index},
+      {"steady_state", steady},
+      {"measurement_window", window},
+      {"elements", elements}};
 }
 
 // The sweep's points with the highest, middle and lowest IOPS over the
@@ -194,11 +199,19 @@ json iops_point_histograms_json(const Stage& stage, const MeasurementWindow& w,
         }
       }
       const OpSummary& s = *windows[e].ops[op];
-      ops[op_name(static_cast<IoOp>(op))] = {{"ops", s.ops}, {"iops", s.iops}, {"mean_s", s.mean}, {"max_s", s.max},
-                          {"counts", sum.counts_within(bounds_ns)}};
+      ops[op_name(static_cast<IoOp>(op))] = {{"ops", s.ops},
+                                             {"iops", s.iops},
+                                             {"mean_s", s.mean},
+                                             {"max_s", s.max},
+                                             {"counts", sum.counts_within(bounds_ns)}};
     }
-    out.push_back({{"point", name}, {"label", el.label}, {"threads", el.threads}, {"queue_depth", el.queue_depth},
-                   {"iops", windows[e].iops}, {"bounds_s", histogram_bounds()}, {"ops", ops},
+    out.push_back({{"point", name},
+                   {"label", el.label},
+                   {"threads", el.threads},
+                   {"queue_depth", el.queue_depth},
+                   {"iops", windows[e].iops},
+                   {"bounds_s", histogram_bounds()},
+                   {"ops", ops},
                    {"source", "sweep window"}});
   }
   return out;
@@ -220,24 +233,30 @@ json dedicated_histograms_json(const Stage& stage, const std::vector<const Round
       const OpSummary& s = *r.ops[op];
       LatencyDistribution d;
       d.add(s.distribution);
-      ops[op_name(static_cast<IoOp>(op))] = {{"ops", s.ops}, {"iops", s.iops}, {"mean_s", s.mean}, {"max_s", s.max},
+      ops[op_name(static_cast<IoOp>(op))] = {{"ops", s.ops},
+                                             {"iops", s.iops},
+                                             {"mean_s", s.mean},
+                                             {"max_s", s.max},
                                              {"counts", d.counts_within(bounds_ns)}};
     }
-    out.push_back({{"point", kPoints[k]}, {"label", el.label}, {"threads", el.threads},
-                   {"queue_depth", el.queue_depth}, {"iops", r.iops}, {"bounds_s", histogram_bounds()},
-                   {"ops", ops}, {"source", "dedicated round"}, {"seconds", r.seconds}});
+    out.push_back({{"point", kPoints[k]},
+                   {"label", el.label},
+                   {"threads", el.threads},
+                   {"queue_depth", el.queue_depth},
+                   {"iops", r.iops},
+                   {"bounds_s", histogram_bounds()},
+                   {"ops", ops},
+                   {"source", "dedicated round"},
+                   {"seconds", r.seconds}});
   }
   return out;
 }
 
 double quantile_of(const OpSummary& s, double q) {
   // Five nines only where the rounds measured them (older rounds did not).
-  const std::pair<double, double> points[] = {{0.5, s.p50},
-                                              {0.9, s.p90},
-                                              {0.99, s.p99},
-                                              {0.999, s.p999},
-                                              {0.9999, s.p9999},
-                                              {s.p99999 ? 0.99999 : 0.9999, s.p99999.value_or(s.p9999)}};
+  const std::pair<double, double> points[] = {
+      {0.5, s.p50},    {0.9, s.p90},      {0.99, s.p99},
+      {0.999, s.p999}, {0.9999, s.p9999}, {s.p99999 ? 0.99999 : 0.9999, s.p99999.value_or(s.p9999)}};
   double best = s.p50, dist = 1;
   for (const auto& [pq, v] : points) {
     if (std::fabs(pq - q) < dist) {
@@ -258,7 +277,9 @@ json preconditioning_json(const Stage& stage, std::size_t index, const std::vect
     bytes += r->bytes_written;
     secs += r->seconds;
   }
-  json one = {{"kind", stage.kind}, {"bytes", bytes}, {"seconds", secs},
+  json one = {{"kind", stage.kind},
+              {"bytes", bytes},
+              {"seconds", secs},
               {"rounds", rounds.empty() ? 0 : rounds.back()->round + 1}};
   if (stage.steady_state && !stage.steady_state->tracked.empty()) {
     one["steady_state"] = steady_state_json(stage, index, rounds);
@@ -291,8 +312,8 @@ json group_json(const TestPlan& plan, const std::vector<RoundRecord>& rounds, in
     // Dedicated histogram rounds replace the sweep window's histograms once
     // all three points have run; they measure nothing else.
     if (stage.points_of) {
-      const auto points = sweep_iops_points(plan.stages[*stage.points_of], *stage.points_of,
-                                            stage_rounds(rounds, *stage.points_of));
+      const auto points =
+          sweep_iops_points(plan.stages[*stage.points_of], *stage.points_of, stage_rounds(rounds, *stage.points_of));
       if (!points.empty() && mine.size() >= points.size()) {
         j["response_time_histograms"] = dedicated_histograms_json(stage, mine);
       }
@@ -382,9 +403,8 @@ std::vector<RunCondition> precondition_conditions(const TestPlan& plan, const st
   for (std::size_t s = 0; s < plan.stages.size(); ++s) {
     const Stage& stage = plan.stages[s];
     if (!stage.preconditions || !stage.steady_state || stage.steady_state->tracked.empty()) continue;
-    const bool later = std::any_of(rounds.begin(), rounds.end(), [s](const RoundRecord& r) {
-      return r.stage > static_cast<int>(s);
-    });
+    const bool later =
+        std::any_of(rounds.begin(), rounds.end(), [s](const RoundRecord& r) { return r.stage > static_cast<int>(s); });
     if (!later) continue;
     const auto mine = stage_rounds(rounds, s);
     const auto& rule = stage.steady_state->rule;
@@ -424,8 +444,7 @@ std::optional<json> latency_monitor_json(const RunHeader& header, const std::vec
   const SmartRecord& a = *header.smart_before;
   const SmartRecord& b = *header.smart_after;
   if (!a.latency_monitor_threshold_s || a.latency_monitor_threshold_s != b.latency_monitor_threshold_s ||
-      !a.latency_monitor_reads || !b.latency_monitor_reads || !a.latency_monitor_writes ||
-      !b.latency_monitor_writes) {
+      !a.latency_monitor_reads || !b.latency_monitor_reads || !a.latency_monitor_writes || !b.latency_monitor_writes) {
     return std::nullopt;  // no monitor, or its threshold changed during the run
   }
   const std::uint64_t before = *a.latency_monitor_reads + *a.latency_monitor_writes;
@@ -544,7 +563,11 @@ json build_run_json(const TestPlan& plan, const RunHeader& header, RunStatus sta
     if (r.temp_max_c) tmax = std::max(tmax.value_or(*r.temp_max_c), *r.temp_max_c);
     const WallTime end = r.started_at + std::chrono::duration_cast<WallTime::duration>(from_seconds(r.seconds));
     if (r.throttled_seconds > 0) {
-      if (open.is_null()) open = {{"start", rfc3339(r.started_at)}, {"peak_c", r.temp_max_c.value_or(0)}, {"sources", {"throttle"}}, {"throttled_seconds", 0.0}};
+      if (open.is_null())
+        open = {{"start", rfc3339(r.started_at)},
+                {"peak_c", r.temp_max_c.value_or(0)},
+                {"sources", {"throttle"}},
+                {"throttled_seconds", 0.0}};
       open["end"] = rfc3339(end);
       open["peak_c"] = std::max(open["peak_c"].get<double>(), r.temp_max_c.value_or(0));
       open["throttled_seconds"] = open["throttled_seconds"].get<double>() + r.throttled_seconds;
@@ -552,7 +575,8 @@ json build_run_json(const TestPlan& plan, const RunHeader& header, RunStatus sta
       events.push_back(open);
       open = nullptr;
     }
-    json point = {{"t", static_cast<double>(to_unix_ns(r.started_at) - t0) * 1e-9}, {"bytes_per_second", r.bytes_per_second}};
+    json point = {{"t", static_cast<double>(to_unix_ns(r.started_at) - t0) * 1e-9},
+                  {"bytes_per_second", r.bytes_per_second}};
     if (r.temp_max_c) point["temperature_c"] = *r.temp_max_c;
     timeline.push_back(point);
   }
@@ -562,7 +586,8 @@ json build_run_json(const TestPlan& plan, const RunHeader& header, RunStatus sta
   double host = static_cast<double>(written);
   if (header.smart_before && header.smart_after && header.smart_before->data_units_written &&
       header.smart_after->data_units_written) {
-    host = (*header.smart_after->data_units_written - *header.smart_before->data_units_written) * static_cast<double>(kDataUnitBytes);
+    host = (*header.smart_after->data_units_written - *header.smart_before->data_units_written) *
+           static_cast<double>(kDataUnitBytes);
   }
   drive["host_bytes_written"] = host;
   if (auto lm = latency_monitor_json(header, rounds)) drive["latency_monitor"] = *lm;

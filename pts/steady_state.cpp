@@ -7,7 +7,8 @@ namespace nvmond {
 
 std::optional<std::string> validate(const SteadyStateRule& rule) {
   if (rule.window != 4 && rule.window != 5) {
-    return "steady-state window must be 5 rounds (the PTS: x-4..x) or 4 (as the reviews ran it), not " + std::to_string(rule.window);
+    return "steady-state window must be 5 rounds (the PTS: x-4..x) or 4 (as the reviews ran it), not " +
+           std::to_string(rule.window);
   }
   if (!(rule.range_limit > 0) || !(rule.slope_limit > 0)) return "steady-state limits must be positive";
   if (rule.max_rounds != 0 && rule.max_rounds < rule.window) {

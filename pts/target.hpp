@@ -85,8 +85,8 @@ class TestTarget {
   // written when given. A sequential element starts at `from`, the cursor
   // its previous run returned (empty: at the start of the range), so that
   // runs of one element together sweep the whole range, wrapping at its end.
-  virtual Result<Measurement> run(const Element& e, std::uint64_t range_bytes,
-                                  std::optional<std::uint64_t> max_bytes, const SequentialCursor& from) = 0;
+  virtual Result<Measurement> run(const Element& e, std::uint64_t range_bytes, std::optional<std::uint64_t> max_bytes,
+                                  const SequentialCursor& from) = 0;
   // The host leaves the target alone for `d`: no I/O at all (PTS HIR's wait
   // states, when a drive may collect garbage in the background). Returns at
   // once after stop(); the error when the target cannot be left idle.

@@ -20,10 +20,9 @@ WriteCacheRecord apply_write_cache(TestTarget& target, bool required, const std:
   }
   const WriteCacheState after = target.write_cache();
   r.during = after.enabled;
-  r.detail = after.enabled == required
-                 ? fmt::format("{}; set {} for the test", now.source, state_text(required))
-                 : fmt::format("{}; set {} for the test, but it reads back as: {}", now.source, state_text(required),
-                               after.source);
+  r.detail = after.enabled == required ? fmt::format("{}; set {} for the test", now.source, state_text(required))
+                                       : fmt::format("{}; set {} for the test, but it reads back as: {}", now.source,
+                                                     state_text(required), after.source);
   return r;
 }
 

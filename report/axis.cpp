@@ -23,21 +23,16 @@ double nice_number(double x, bool round) {
 
 std::string format_tick(double value, TickFormat format) {
   switch (format) {
-    case TickFormat::si:
-      return si(value);
-    case TickFormat::seconds:
-      return seconds(value);
-    case TickFormat::bytes:
-      return bytes(value);
-    case TickFormat::bytes_per_second:
-      return bytes_per_second(value);
+    case TickFormat::si: return si(value);
+    case TickFormat::seconds: return seconds(value);
+    case TickFormat::bytes: return bytes(value);
+    case TickFormat::bytes_per_second: return bytes_per_second(value);
     case TickFormat::elapsed: {
       const long total = std::lround(value);
       const long h = total / 3600, m = total / 60 % 60, sec = total % 60;
       return sec == 0 ? fmt::format("{}:{:02}", h, m) : fmt::format("{}:{:02}:{:02}", h, m, sec);
     }
-    case TickFormat::plain:
-      break;
+    case TickFormat::plain: break;
   }
   return num(value, 3);
 }

@@ -28,9 +28,11 @@ struct Quantile {
   const char* name;
   double Latency::*field;
 };
-constexpr Quantile kQuantiles[] = {
-    {"p50", &Latency::p50},       {"p99", &Latency::p99},         {"p99.9", &Latency::p999},
-    {"p99.99", &Latency::p9999},  {"p99.999", &Latency::p99999}};
+constexpr Quantile kQuantiles[] = {{"p50", &Latency::p50},
+                                   {"p99", &Latency::p99},
+                                   {"p99.9", &Latency::p999},
+                                   {"p99.99", &Latency::p9999},
+                                   {"p99.999", &Latency::p99999}};
 
 // Where the steady-state window lies on a per-round chart (whose x is the
 // execution index): the indices of its rounds.
@@ -65,8 +67,8 @@ void add_steady_state(Chart& c, const RunRecord& run, const SteadyState& s, cons
   const auto span = steady_state_span(run, s);
   if (!span) return;
   const std::string who = label.empty() ? "" : label + ": ";
-  c.spans.push_back({"steady-state", who + (s.reached ? "steady-state window" : "last window (not steady)"),
-                     span->from, span->to, color, 0.22});
+  c.spans.push_back({"steady-state", who + (s.reached ? "steady-state window" : "last window (not steady)"), span->from,
+                     span->to, color, 0.22});
   if (detail == SteadyDetail::window) return;
   if (detail == SteadyDetail::bands && std::isfinite(s.average)) {
     c.bands.push_back({"±20 % of window average", s.average * 0.8, s.average * 1.2, kBandColor, 0.08});
@@ -243,9 +245,8 @@ std::optional<Chart> throughput_per_round(const std::vector<RunView>& runs, cons
   const bool overlaid = runs.size() > 1;
   Chart c = chart(id, bw ? "Throughput per round" : "IOPS per round", round_axis(), rate_axis(bw));
   for (const auto& v : runs) {
-    Series pre =
-        overlaid ? preconditioning_line(*v.run, v.label + " (preconditioning)", v.color, bw)
-                 : preconditioning_line(*v.run, "preconditioning", kPreconditioningColor, bw);
+    Series pre = overlaid ? preconditioning_line(*v.run, v.label + " (preconditioning)", v.color, bw)
+                          : preconditioning_line(*v.run, "preconditioning", kPreconditioningColor, bw);
     if (!pre.points.empty()) c.series.push_back(std::move(pre));
     if (overlaid) {
       Series s{v.label, v.color, {}, Dash::solid, false, 1.6};
@@ -258,7 +259,8 @@ std::optional<Chart> throughput_per_round(const std::vector<RunView>& runs, cons
       add_round_lines(c, *v.run, bw, -INFINITY, INFINITY);
     }
     if (overlaid) {
-      if (v.run->steady_state) add_steady_state(c, *v.run, *v.run->steady_state, v.color, v.label, SteadyDetail::window);
+      if (v.run->steady_state)
+        add_steady_state(c, *v.run, *v.run->steady_state, v.color, v.label, SteadyDetail::window);
       continue;
     }
     const auto states = steady_states(*v.run);
@@ -318,8 +320,7 @@ void add_quantile_lines(Chart& c, const RunRecord& run) {
   for (const char* op_name : {"write", "read"}) {
     std::size_t qi = 0;
     for (const auto& q : kQuantiles) {
-      Series s{
-          std::string(op_name) + " " + q.name, palette(qi++), {}, op_name[0] == 'w' ? Dash::solid : Dash::dashed};
+      Series s{std::string(op_name) + " " + q.name, palette(qi++), {}, op_name[0] == 'w' ? Dash::solid : Dash::dashed};
       for (const auto& r : run.rounds) {
         const auto& op = op_name[0] == 'w' ? r.ops.write : r.ops.read;
         if (op) s.points.push_back({double(r.index), op->latency.*q.field});
@@ -375,7 +376,6 @@ std::string latency_per_round_note(const RunRecord& run) {
   return charted_elements(run).empty() ? "Quantiles per round; writes solid, reads dashed."
                                        : "Per element: its writes, else its reads; p99 dashed, p99.9 solid.";
 }
-
 
 std::optional<Chart> throughput_over_time(const std::vector<RunView>& runs, const std::string& id) {
   const bool overlaid = runs.size() > 1;
@@ -549,10 +549,9 @@ std::optional<Chart> demand_variation(const RunRecord& run, const std::string& i
 std::optional<Chart> point_histogram(const PointHistogram& p, bool reads, const std::string& id) {
   const auto& op = reads ? p.read : p.write;
   if (!op || op->counts.empty() || p.bounds_s.empty()) return std::nullopt;
-  Chart c = chart(id,
-                  fmt::format("{} IOPS point, {}: {} ({} IOPS)", p.point, reads ? "reads" : "writes", p.label,
-                              si(p.iops)),
-                  Axis{"Response time bucket (upper bound)"}, Axis{"I/Os (log scale)", ScaleKind::log10, TickFormat::si});
+  Chart c = chart(
+      id, fmt::format("{} IOPS point, {}: {} ({} IOPS)", p.point, reads ? "reads" : "writes", p.label, si(p.iops)),
+      Axis{"Response time bucket (upper bound)"}, Axis{"I/Os (log scale)", ScaleKind::log10, TickFormat::si});
   for (std::size_t i = 0; i < op->counts.size(); ++i) {
     const bool overflow = i >= p.bounds_s.size();
     c.bars.push_back({overflow ? "> " + seconds(p.bounds_s.back()) : "≤ " + seconds(p.bounds_s[i]), op->counts[i]});
@@ -628,12 +627,13 @@ std::optional<Chart> rate_over_time_by_stage(const std::vector<RunView>& runs, c
     for (const auto& st : stages) {
       const bool baseline = st.label.ends_with(" baseline");
       const bool preconditioning = hir && ss && st.stage == ss->stage;
-      Series& l = line_for(overlaid           ? v.label
+      Series& l = line_for(overlaid          ? v.label
                            : baseline        ? "baseline (continuous writes)"
                            : preconditioning ? "to steady state (" + st.label + ")"
                                              : st.label);
       if (!l.points.empty()) l.points.push_back({st.rounds.front()->start, std::nan("")});  // a break between stages
-      for (const Round* r : st.rounds) l.points.push_back({r->start + r->seconds / 2, hir ? r->iops : r->bytes_per_second});
+      for (const Round* r : st.rounds)
+        l.points.push_back({r->start + r->seconds / 2, hir ? r->iops : r->bytes_per_second});
       if (v.run != runs.front().run || st.rounds.empty()) continue;
       const Round& last = *st.rounds.back();
       const double from = st.rounds.front()->start;

@@ -129,8 +129,8 @@ class Decoder {
     round_range(n, "window", s.window_from, s.window_to);
     for (const auto& [key, field] : kWindowStatistics) s.*field = n.number(key);
     for (const auto& v : n.array("variables")) {
-      TrackedCheck c{v.text("variable"), v.text("element"), kAbsent, kAbsent, v.number("average"),
-                     v.flag("range_ok"), v.flag("slope_ok")};
+      TrackedCheck c{v.text("variable"),  v.text("element"),  kAbsent,           kAbsent,
+                     v.number("average"), v.flag("range_ok"), v.flag("slope_ok")};
       round_range(v, "window", c.window_from, c.window_to);
       s.variables.push_back(std::move(c));
     }
@@ -207,8 +207,15 @@ void decode_sections(const Node& root, const Decoder& d, RunRecord& r, const std
     if (nc != nb && nc != nb + 1) h->fail("counts must have one entry per bound (plus one for the overflow)");
   }
   for (const auto& n : root.array("response_time_histograms")) {
-    PointHistogram p{n.text("point"), n.text("label"), n.number("threads"), n.number("queue_depth"),
-                     n.number("iops"), Decoder::numbers(n, "bounds_s"), {}, {}, n.text("source"),
+    PointHistogram p{n.text("point"),
+                     n.text("label"),
+                     n.number("threads"),
+                     n.number("queue_depth"),
+                     n.number("iops"),
+                     Decoder::numbers(n, "bounds_s"),
+                     {},
+                     {},
+                     n.text("source"),
                      n.number("seconds")};
     if (const auto ops = n.object("ops")) {
       for (const char* name : {"read", "write"}) {
@@ -477,13 +484,14 @@ Result<std::string> read_run_file(const std::string& path, std::size_t max_bytes
     ::close(fd);
     return e;
   };
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd, &st) != 0) return fail(Error{ErrorReason::io, path + ": cannot stat: " + std::strerror(errno)});
-  if (!S_ISREG(st.st_mode)) return fail(Error{ErrorReason::io, path + ": is " + file_kind(st.st_mode) + ", not a regular file"});
+  if (!S_ISREG(st.st_mode))
+    return fail(Error{ErrorReason::io, path + ": is " + file_kind(st.st_mode) + ", not a regular file"});
   const auto too_large = [&] {
     const bool mib = max_bytes % (std::size_t{1} << 20) == 0;
     return Error{ErrorReason::io, fmt::format("{}: larger than {} {}, more than any run nvmond writes", path,
-                                   mib ? max_bytes >> 20 : max_bytes, mib ? "MiB" : "bytes")};
+                                              mib ? max_bytes >> 20 : max_bytes, mib ? "MiB" : "bytes")};
   };
   if (static_cast<std::uintmax_t>(st.st_size) > max_bytes) return fail(too_large());
   // The size is only a hint: the file may grow while it is read.

@@ -84,7 +84,7 @@ struct SteadyState {
   std::string element;   // its element's label
   bool reached = false;
   double round = kAbsent;
-  double stage = kAbsent;  // the stage whose rounds the window counts (absent in older runs)
+  double stage = kAbsent;                             // the stage whose rounds the window counts (absent in older runs)
   double window_from = kAbsent, window_to = kAbsent;  // rounds of that stage, inclusive
   double average = kAbsent, range = kAbsent, range_limit = kAbsent;
   double slope_excursion = kAbsent, slope_excursion_limit = kAbsent;

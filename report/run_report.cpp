@@ -40,7 +40,8 @@ std::vector<std::vector<std::string>> summary_rows(const std::vector<RunView>& v
     if (t.tested_range_bytes > 0) {
       const auto tested = static_cast<double>(t.tested_range_bytes);
       range = bytes(tested);
-      if (t.capacity_bytes > 0) range += fmt::format(" ({}%)", num(100 * tested / static_cast<double>(t.capacity_bytes), 0));
+      if (t.capacity_bytes > 0)
+        range += fmt::format(" ({}%)", num(100 * tested / static_cast<double>(t.capacity_bytes), 0));
     }
     for (const auto& [label, s] : summaries(r)) {
       rows.push_back({v.label, label.empty() ? r.header.test : r.header.test + " " + label, drive_name(r),
@@ -52,21 +53,20 @@ std::vector<std::vector<std::string>> summary_rows(const std::vector<RunView>& v
   return rows;
 }
 
-const std::vector<std::string> kSummaryHeader = {"Run",   "Test",       "Drive", "Firmware", "Tested range",
-                                                 "Level", "Latency of", "p99",   "p99.9",    "Temp max",
-                                                 "Throttled"};
+const std::vector<std::string> kSummaryHeader = {"Run",        "Test", "Drive", "Firmware", "Tested range", "Level",
+                                                 "Latency of", "p99",  "p99.9", "Temp max", "Throttled"};
 constexpr std::size_t kLatencyOfColumn = 6;
 
 Table summary_table(const std::vector<RunView>& views) {
-  Table t{
-      "compare-summary",
-      "Level: steady-state average (else mean of test rounds); latency: of the element named (the tracked one: "
-      "IOPS 4KiB 0/100), writes else reads, over the measurement window",
-      kSummaryHeader,
-      {}};
+  Table t{"compare-summary",
+          "Level: steady-state average (else mean of test rounds); latency: of the element named (the tracked one: "
+          "IOPS 4KiB 0/100), writes else reads, over the measurement window",
+          kSummaryHeader,
+          {}};
   for (const auto& row : summary_rows(views)) {
     std::vector<Cell> cells;
-    for (std::size_t i = 0; i < row.size(); ++i) cells.emplace_back(row[i], i >= 5 && i != kLatencyOfColumn ? "num" : "");
+    for (std::size_t i = 0; i < row.size(); ++i)
+      cells.emplace_back(row[i], i >= 5 && i != kLatencyOfColumn ? "num" : "");
     t.rows.push_back(std::move(cells));
   }
   return t;
@@ -185,8 +185,9 @@ void add_result_sections(HtmlPage& page, const RunRecord& run, const std::vector
   }
   if (auto c = demand_intensity(self, "demand-intensity")) {
     page.section("demand-intensity", "Demand intensity and response-time histograms");
-    page.chart(*c, "The sweep's points over its measurement window; one line per thread count, queue depth rising "
-                   "to the right.");
+    page.chart(*c,
+               "The sweep's points over its measurement window; one line per thread count, queue depth rising "
+               "to the right.");
     if (auto v = demand_variation(run, "demand-variation")) page.chart(*v, "The same points: IOPS by queue depth.");
     for (const auto& p : run.response_time_histograms) {
       for (const bool reads : {true, false}) {

@@ -107,7 +107,8 @@ std::vector<LabelledSummary> summaries(const RunRecord& run) {
   if (run.subtests.size() <= 1) return {{"", summarize(run)}};
   std::vector<LabelledSummary> out;
   for (const auto& t : run.subtests) {
-    out.push_back({t.label, summarize_over(run, t.steady_state, measured_rounds(t.measurement_window, t.steady_state))});
+    out.push_back(
+        {t.label, summarize_over(run, t.steady_state, measured_rounds(t.measurement_window, t.steady_state))});
   }
   return out;
 }

@@ -137,7 +137,8 @@ Facts test_facts(const RunRecord& run) {
   if (h.simulated_clock) add(f, "Clock", "simulated (not wall time)");
   add(f, "nvmond version", or_dash(h.nvmond_version));
   if (h.write_cache) add(f, "Write cache", write_cache_text(*h.write_cache));
-  add(f, "Purge", h.purge ? h.purge->method + (h.purge->detail.empty() ? "" : " — " + h.purge->detail) : "none recorded");
+  add(f, "Purge",
+      h.purge ? h.purge->method + (h.purge->detail.empty() ? "" : " — " + h.purge->detail) : "none recorded");
   std::string pre;
   for (const auto& p : run.preconditioning) {
     if (!pre.empty()) pre += "; ";
@@ -165,7 +166,8 @@ Facts steady_state_facts(const SteadyState& s, const std::optional<MeasurementWi
   auto level = [&](double v) { return bw ? bytes_per_second(v) : si(v) + " IOPS"; };
   add(f, "Steady state", s.reached ? "reached at round " + pts_round(s.round) : "not reached");
   add(f, "Tracked variable", or_dash(s.variable));
-  if (std::isfinite(s.window_from)) add(f, "Window", "rounds " + pts_round(s.window_from) + "–" + pts_round(s.window_to));
+  if (std::isfinite(s.window_from))
+    add(f, "Window", "rounds " + pts_round(s.window_from) + "–" + pts_round(s.window_to));
   if (std::isfinite(s.average)) add(f, "Window average", level(s.average));
   if (std::isfinite(s.range)) add(f, "Range", level(s.range) + " (limit " + level(s.range_limit) + ")");
   if (std::isfinite(s.slope_excursion)) {
@@ -175,8 +177,9 @@ Facts steady_state_facts(const SteadyState& s, const std::optional<MeasurementWi
   if (s.variables.size() > 1) {
     for (const auto& v : s.variables) {
       const bool ok = v.range_ok && v.slope_ok;
-      add(f, "Tracked: " + or_dash(v.element), (ok ? "steady" : "not steady") + std::string(", window average ") +
-                                                  (tracked_variable(v.variable) == TrackedVariable::iops ? si(v.average) + " IOPS" : level(v.average)));
+      add(f, "Tracked: " + or_dash(v.element),
+          (ok ? "steady" : "not steady") + std::string(", window average ") +
+              (tracked_variable(v.variable) == TrackedVariable::iops ? si(v.average) + " IOPS" : level(v.average)));
     }
   }
   if (const auto& m = window; m && std::isfinite(m->from)) {
@@ -337,8 +340,8 @@ std::string rate_text(double v, bool bandwidth) {
 
 // HIR: a burst's IOPS as a multiple of the steady state's.
 std::optional<Table> hir_table(const RunRecord& run, const std::vector<StageRounds>& stages) {
-  const double steady = run.steady_state && std::isfinite(run.steady_state->average) ? run.steady_state->average
-                                                                                      : kAbsent;
+  const double steady =
+      run.steady_state && std::isfinite(run.steady_state->average) ? run.steady_state->average : kAbsent;
   Table t{"stage-table",
           "Mean IOPS of each segment's bursts; × steady state: against the steady state's average (" +
               rate_text(steady, false) + " IOPS)",
@@ -347,7 +350,9 @@ std::optional<Table> hir_table(const RunRecord& run, const std::vector<StageRoun
   for (const auto& st : stages) {
     if (run.steady_state && std::isfinite(run.steady_state->stage) && st.stage == run.steady_state->stage) continue;
     const double m = mean_of(st.rounds, &Round::iops);
-    t.rows.push_back({st.label, {std::to_string(st.rounds.size()), "num"}, {rate_text(m, false), "num"},
+    t.rows.push_back({st.label,
+                      {std::to_string(st.rounds.size()), "num"},
+                      {rate_text(m, false), "num"},
                       {std::isfinite(steady) && steady > 0 ? num(m / steady, 2) : "–", "num"}});
   }
   if (t.rows.empty()) return std::nullopt;
@@ -376,11 +381,13 @@ std::optional<Table> xsr_table(const std::vector<StageRounds>& stages) {
         }
       }
     }
-    t.rows.push_back({st.label, {std::to_string(st.rounds.size()), "num"},
+    t.rows.push_back({st.label,
+                      {std::to_string(st.rounds.size()), "num"},
                       {rate_text(mean_of(st.rounds, &Round::bytes_per_second), true), "num"},
                       {rate_text(mean_of(st.rounds, &Round::bytes_per_second, kFinal), true), "num"},
                       {seconds(peak_latency(st.rounds, &Latency::mean)), "num"},
-                      {seconds(peak_latency(st.rounds, &Latency::max)), "num"}, {recovery, "num"}});
+                      {seconds(peak_latency(st.rounds, &Latency::max)), "num"},
+                      {recovery, "num"}});
   }
   if (t.rows.empty()) return std::nullopt;
   return t;

@@ -11,12 +11,9 @@ namespace nvmond::report::detail {
 
 std::string dash_attr(Dash d) {
   switch (d) {
-    case Dash::dashed:
-      return " stroke-dasharray=\"7 4\"";
-    case Dash::dotted:
-      return " stroke-dasharray=\"2 3\"";
-    case Dash::solid:
-      break;
+    case Dash::dashed: return " stroke-dasharray=\"7 4\"";
+    case Dash::dotted: return " stroke-dasharray=\"2 3\"";
+    case Dash::solid: break;
   }
   return "";
 }

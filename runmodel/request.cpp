@@ -282,8 +282,7 @@ void check_value(const ParamSpec& spec, const ParamValue& v) {
       bad(key, std::get<std::string>(v), "must be one of " + join(spec.allowed));
     case ParamType::boolean:
     case ParamType::bytes:
-    case ParamType::bytes_list:
-      return;
+    case ParamType::bytes_list: return;
   }
 }
 

@@ -24,13 +24,12 @@ constexpr const char* kSystemClock = "system";
 
 // One table per object for the fields every record has; the optional ones
 // are written only when known, as run.json always did.
-constexpr auto kTargetFields =
-    std::tuple{JsonField{"path", &TargetRecord::path},
-               JsonField{"serial", &TargetRecord::serial},
-               JsonField{"model", &TargetRecord::model},
-               JsonField{"firmware", &TargetRecord::firmware},
-               JsonField{"capacity_bytes", &TargetRecord::capacity_bytes},
-               JsonField{"tested_range_bytes", &TargetRecord::tested_range_bytes}};
+constexpr auto kTargetFields = std::tuple{JsonField{"path", &TargetRecord::path},
+                                          JsonField{"serial", &TargetRecord::serial},
+                                          JsonField{"model", &TargetRecord::model},
+                                          JsonField{"firmware", &TargetRecord::firmware},
+                                          JsonField{"capacity_bytes", &TargetRecord::capacity_bytes},
+                                          JsonField{"tested_range_bytes", &TargetRecord::tested_range_bytes}};
 constexpr auto kTargetOptional = std::tuple{JsonField{"rated_dwpd", &TargetRecord::rated_dwpd},
                                             JsonField{"rated_endurance_bytes", &TargetRecord::rated_endurance_bytes},
                                             JsonField{"warning_temp_c", &TargetRecord::warning_temp_c},
@@ -64,17 +63,21 @@ using At = json_keys::Path;
 
 template <typename Record, typename Fields>
 void read_fields_at(const At& a, Record& r, const Fields& fields) {
-  std::apply([&](const auto&... f) { ((r.*f.member = a.at(f.key).template as<std::remove_cvref_t<decltype(r.*f.member)>>()), ...); },
-             fields);
+  std::apply(
+      [&](const auto&... f) {
+        ((r.*f.member = a.at(f.key).template as<std::remove_cvref_t<decltype(r.*f.member)>>()), ...);
+      },
+      fields);
 }
 
 template <typename Record, typename Fields>
 void read_optional_at(const At& a, Record& r, const Fields& fields) {
   std::apply(
       [&](const auto&... f) {
-        ((a.has(f.key) ? void(r.*f.member = a.at(f.key).template as<
-                                  typename std::remove_reference_t<decltype(r.*f.member)>::value_type>())
-                       : void()),
+        ((a.has(f.key)
+              ? void(r.*f.member =
+                         a.at(f.key).template as<typename std::remove_reference_t<decltype(r.*f.member)>::value_type>())
+              : void()),
          ...);
       },
       fields);

@@ -70,9 +70,9 @@ struct RunCondition {
 // changed it restores `found` when it ends, is suspended or is found
 // interrupted; a resumed run sets `during` again (a power cycle resets it).
 struct WriteCacheRecord {
-  std::optional<bool> found;   // nullopt: the target cannot tell
-  std::optional<bool> during;  // nullopt: unknown
-  std::string detail;          // how it was read and set, or why it could not be
+  std::optional<bool> found;                   // nullopt: the target cannot tell
+  std::optional<bool> during;                  // nullopt: unknown
+  std::string detail;                          // how it was read and set, or why it could not be
   std::optional<std::string> restored_at;      // RFC 3339, target time
   std::optional<std::string> restore_failure;  // the device's answer when putting it back failed
   bool operator==(const WriteCacheRecord&) const = default;

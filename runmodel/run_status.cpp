@@ -12,17 +12,15 @@ template <typename Enum>
 using TextTable = std::pair<Enum, std::string_view>;
 
 constexpr TextTable<RunStatus> kRunStatusText[] = {
-    {RunStatus::running, "running"},         {RunStatus::paused, "paused"},
-    {RunStatus::completed, "completed"},     {RunStatus::interrupted, "interrupted"},
-    {RunStatus::failed, "failed"},
+    {RunStatus::running, "running"},         {RunStatus::paused, "paused"}, {RunStatus::completed, "completed"},
+    {RunStatus::interrupted, "interrupted"}, {RunStatus::failed, "failed"},
 };
 
 constexpr TextTable<ScheduleState> kScheduleStateText[] = {
     {ScheduleState::idle, "idle"},       {ScheduleState::scheduled, "scheduled"},
     {ScheduleState::queued, "queued"},   {ScheduleState::waiting_cool, "waiting-cool"},
-    {ScheduleState::opening, "opening"},
-    {ScheduleState::running, "running"}, {ScheduleState::paused, "paused"},
-    {ScheduleState::failed, "failed"},
+    {ScheduleState::opening, "opening"}, {ScheduleState::running, "running"},
+    {ScheduleState::paused, "paused"},   {ScheduleState::failed, "failed"},
 };
 
 template <typename Enum, std::size_t N>
@@ -47,9 +45,7 @@ Result<Enum> value_of(const TextTable<Enum> (&table)[N], std::string_view text, 
 
 std::string_view to_text(RunStatus status) { return text_of(kRunStatusText, status); }
 
-Result<RunStatus> run_status_from_text(std::string_view text) {
-  return value_of(kRunStatusText, text, "run status");
-}
+Result<RunStatus> run_status_from_text(std::string_view text) { return value_of(kRunStatusText, text, "run status"); }
 
 RunStatus stored_status(StopAs as) { return as == StopAs::paused ? RunStatus::running : RunStatus::interrupted; }
 

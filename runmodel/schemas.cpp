@@ -17,7 +17,6 @@ using std::chrono::hours;
 using std::chrono::microseconds;
 using std::chrono::milliseconds;
 
-
 constexpr std::uint64_t KiB = 1024;
 
 ParamSpec integer(std::string key, std::int64_t def, double lo, double hi, std::string help) {
@@ -45,7 +44,7 @@ ParamSpec integer_list(std::string key, std::vector<std::int64_t> def, double hi
   return ParamSpec{std::move(key), ParamType::integer_list, ParamValue{std::move(def)}, 0, hi, {}, std::move(help)};
 }
 ParamSpec choice(std::string key, std::string def, std::vector<std::string> allowed, std::string help) {
-  return ParamSpec{std::move(key), ParamType::choice, ParamValue{std::move(def)}, -kUnbounded, kUnbounded,
+  return ParamSpec{std::move(key),     ParamType::choice, ParamValue{std::move(def)}, -kUnbounded, kUnbounded,
                    std::move(allowed), std::move(help)};
 }
 
@@ -105,8 +104,10 @@ constexpr CommonDefaults kDemandIntensityDefaults{32, 32, std::chrono::seconds(6
 
 // A demand-intensity test's own keys, then the sweep's grid.
 std::vector<ParamSpec> demand_intensity(std::vector<ParamSpec> own) {
-  own.push_back(integer_list("thread_counts", {32, 16, 8, 6, 4, 2, 1}, 256, "thread counts of the sweep, in this order"));
-  own.push_back(integer_list("queue_depths", {32, 16, 8, 6, 4, 2, 1}, 4096, "queue depths of the sweep, in this order"));
+  own.push_back(
+      integer_list("thread_counts", {32, 16, 8, 6, 4, 2, 1}, 256, "thread counts of the sweep, in this order"));
+  own.push_back(
+      integer_list("queue_depths", {32, 16, 8, 6, 4, 2, 1}, 4096, "queue depths of the sweep, in this order"));
   own.push_back(boolean("histogram_rounds", true,
                         "after the sweep, a dedicated histogram_round at its max, mid and min IOPS points"));
   own.push_back(duration("histogram_round", std::chrono::minutes(10), "length of each dedicated histogram round"));
@@ -133,7 +134,8 @@ const std::vector<TestSchema>& test_schemas() {
            {1, 32, std::chrono::seconds(60), true, true, 25},
            {bytes_list("block_sizes", {1024 * KiB, 128 * KiB}, "block sizes, one sub-test each, in this order")}, true),
       test(TestKind::latency, "PTS latency", {1, 1, std::chrono::seconds(60), true, true, 25},
-           {bytes_list("block_sizes", {8 * KiB, 4 * KiB, 512}, "block sizes, in this order (the sources' 8, 4, 0.5 KiB)"),
+           {bytes_list("block_sizes", {8 * KiB, 4 * KiB, 512},
+                       "block sizes, in this order (the sources' 8, 4, 0.5 KiB)"),
             integer_list("read_pcts", {100, 65, 0}, 100, "read shares, in %"),
             boolean("sweep", false, "add 4KiB 65/35 at each sweep_threads x sweep_queue_depths"),
             integer_list("sweep_threads", {1, 2, 4}, kUnbounded, "thread counts of the sweep"),
@@ -148,12 +150,14 @@ const std::vector<TestSchema>& test_schemas() {
                    "stop after writing this multiple of the range (default with variant spec: 4 x the user capacity, "
                    "i.e. 4 / range; else 0: no limit)")},
            true),
-      not_pts(test(TestKind::mixed, "saturation with a reduced-range comparison", {4, 32, std::chrono::seconds(60), true, true, 25},
+      not_pts(test(TestKind::mixed, "saturation with a reduced-range comparison",
+                   {4, 32, std::chrono::seconds(60), true, true, 25},
                    {bytes("bs", 8 * KiB, "block size"), number("read_pct", 70.0, 0, 100, "read share, in %"),
                     number("reduced_range", 0.75, 0, 1, "range of the comparison run (0 or 1: none)")},
                    true),
               "the reviews' 8 KiB 70/30 saturation with extra over-provisioning"),
-      not_pts(test(TestKind::vqd, "the reviews' variable queue depth (not PTS DIRTH)", {1, 1, std::chrono::seconds(60), true, true, 1},
+      not_pts(test(TestKind::vqd, "the reviews' variable queue depth (not PTS DIRTH)",
+                   {1, 1, std::chrono::seconds(60), true, true, 1},
                    {bytes("bs", 8 * KiB, "block size"), number("read_pct", 70.0, 0, 100, "read share, in %"),
                     integer_list("thread_counts", {1, 2, 4, 8}, kUnbounded, "thread counts"),
                     integer_list("queue_depths", {1, 2, 4, 8, 16, 32}, kUnbounded, "queue depths")},
@@ -177,24 +181,26 @@ const std::vector<TestSchema>& test_schemas() {
                                  number("read_pct", 0.0, 0, 100, "read share, in % (PTS-E: 0, all writes)")}),
                true),
           "the test's pattern at threads x queue_depth until steady first"),
-      not_pts(test(TestKind::slc, "SLC cache size by sequential fill", {1, 32, std::chrono::seconds(2), true, false, 0},
-                   {number("drop_fraction", 0.7, 0.05, 0.99, "throughput drop, as a fraction of the first round's"),
-                    integer("drop_rounds", 3, 1, 1000, "rounds the drop must last"),
-                    bytes("bs", 128 * KiB, "block size")},
-                   false),
-              "the reviews' SLC-cache fill: data written until the cache runs out"),
-      not_pts(test(TestKind::qos, "latency against declared QoS limits", {1, 1, std::chrono::seconds(60), false, false, 1},
-                   {bytes("bs", 4 * KiB, "block size"),
-                    choice("quantile", "0.999", {"0.5", "0.9", "0.99", "0.999", "0.9999"}, "latency quantile checked"),
-                    duration("read_limit", microseconds(500), "read latency limit"),
-                    duration("write_limit", milliseconds(2), "write latency limit")},
-                   false),
-              "a datasheet's QoS limits: 4 KiB QD1 latency at a quantile"),
-      not_pts(test(TestKind::endurance, "writes at a target DWPD", {1, 8, hours(1), false, false, 0},
-                   {number("dwpd", std::nullopt, 0.001, 1000, "drive writes per day (default: the drive's rating, else 1)"),
-                    duration("duration", hours(24), "length of the run"), bytes("bs", 128 * KiB, "block size")},
-                   false),
-              "the drive's endurance rating (JESD218 DWPD): writes at its rated pace"),
+      not_pts(
+          test(TestKind::slc, "SLC cache size by sequential fill", {1, 32, std::chrono::seconds(2), true, false, 0},
+               {number("drop_fraction", 0.7, 0.05, 0.99, "throughput drop, as a fraction of the first round's"),
+                integer("drop_rounds", 3, 1, 1000, "rounds the drop must last"), bytes("bs", 128 * KiB, "block size")},
+               false),
+          "the reviews' SLC-cache fill: data written until the cache runs out"),
+      not_pts(
+          test(TestKind::qos, "latency against declared QoS limits", {1, 1, std::chrono::seconds(60), false, false, 1},
+               {bytes("bs", 4 * KiB, "block size"),
+                choice("quantile", "0.999", {"0.5", "0.9", "0.99", "0.999", "0.9999"}, "latency quantile checked"),
+                duration("read_limit", microseconds(500), "read latency limit"),
+                duration("write_limit", milliseconds(2), "write latency limit")},
+               false),
+          "a datasheet's QoS limits: 4 KiB QD1 latency at a quantile"),
+      not_pts(
+          test(TestKind::endurance, "writes at a target DWPD", {1, 8, hours(1), false, false, 0},
+               {number("dwpd", std::nullopt, 0.001, 1000, "drive writes per day (default: the drive's rating, else 1)"),
+                duration("duration", hours(24), "length of the run"), bytes("bs", 128 * KiB, "block size")},
+               false),
+          "the drive's endurance rating (JESD218 DWPD): writes at its rated pace"),
       // PTS-E HIR: `round` is a preconditioning round of RND 4KiB writes
       // (30 min, as cloudharmony's 30 one-minute intervals), `precondition`
       // those rounds until steady; then the wait states.

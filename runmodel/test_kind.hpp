@@ -9,7 +9,23 @@
 namespace nvmond {
 
 // In documentation order: test_schemas() lists them so.
-enum class TestKind { purge, precondition, iops, throughput, latency, wsat, mixed, vqd, cbw, dirth, slc, qos, endurance, hir, xsr };
+enum class TestKind {
+  purge,
+  precondition,
+  iops,
+  throughput,
+  latency,
+  wsat,
+  mixed,
+  vqd,
+  cbw,
+  dirth,
+  slc,
+  qos,
+  endurance,
+  hir,
+  xsr
+};
 
 const char* test_kind_name(TestKind kind);
 // nullopt for a name that is no test (an old run's, or a typo).

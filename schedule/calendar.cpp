@@ -13,16 +13,19 @@ namespace {
 using namespace std::chrono;
 
 constexpr std::array<std::string_view, 7> kDayNames{"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
-constexpr std::array<std::string_view, 7> kLongDayNames{"sunday", "monday", "tuesday", "wednesday",
-                                                         "thursday", "friday", "saturday"};
+constexpr std::array<std::string_view, 7> kLongDayNames{"sunday",   "monday", "tuesday", "wednesday",
+                                                        "thursday", "friday", "saturday"};
 
 const std::map<std::string_view, std::string_view>& shorthands() {
-  static const std::map<std::string_view, std::string_view> m{
-      {"minutely", "*-*-* *:*:00"},        {"hourly", "*-*-* *:00:00"},
-      {"daily", "*-*-* 00:00:00"},         {"weekly", "Mon *-*-* 00:00:00"},
-      {"monthly", "*-*-01 00:00:00"},      {"quarterly", "*-01,04,07,10-01 00:00:00"},
-      {"semiannually", "*-01,07-01 00:00:00"}, {"yearly", "*-01-01 00:00:00"},
-      {"annually", "*-01-01 00:00:00"}};
+  static const std::map<std::string_view, std::string_view> m{{"minutely", "*-*-* *:*:00"},
+                                                              {"hourly", "*-*-* *:00:00"},
+                                                              {"daily", "*-*-* 00:00:00"},
+                                                              {"weekly", "Mon *-*-* 00:00:00"},
+                                                              {"monthly", "*-*-01 00:00:00"},
+                                                              {"quarterly", "*-01,04,07,10-01 00:00:00"},
+                                                              {"semiannually", "*-01,07-01 00:00:00"},
+                                                              {"yearly", "*-01-01 00:00:00"},
+                                                              {"annually", "*-01-01 00:00:00"}};
   return m;
 }
 
@@ -222,7 +225,8 @@ std::string CalendarSpec::normalized() const {
       while (end + 1 < 7 && (weekdays_ & (1U << ((end + 2) % 7))) != 0) ++end;
       if (!days.empty()) days += ',';
       days += kDayNames[static_cast<std::size_t>(d)];
-      if (end > mon) days += (end - mon > 1 ? ".." : ",") + std::string(kDayNames[static_cast<std::size_t>((end + 1) % 7)]);
+      if (end > mon)
+        days += (end - mon > 1 ? ".." : ",") + std::string(kDayNames[static_cast<std::size_t>((end + 1) % 7)]);
       mon = end;
     }
     out = days + " ";
@@ -236,7 +240,8 @@ std::string CalendarSpec::normalized() const {
 bool CalendarSpec::matches_date(year_month_day ymd) const {
   if (!ymd.ok()) return false;
   if (weekdays_ != 0 && (weekdays_ & (1U << weekday{sys_days{ymd}}.c_encoding())) == 0) return false;
-  return field_has(year_, static_cast<int>(ymd.year())) && field_has(month_, static_cast<int>(static_cast<unsigned>(ymd.month()))) &&
+  return field_has(year_, static_cast<int>(ymd.year())) &&
+         field_has(month_, static_cast<int>(static_cast<unsigned>(ymd.month()))) &&
          field_has(day_, static_cast<int>(static_cast<unsigned>(ymd.day())));
 }
 

@@ -8,15 +8,13 @@ namespace nvmond {
 std::string holder_text(const DriveUse& use) {
   switch (use.kind) {
     case DriveUse::Kind::self_test: {
-      const std::string since =
-          use.since ? fmt::format("started at {:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(*use.since)))
-                    : std::string("seen running in its self-test log");
+      const std::string since = use.since ? fmt::format("started at {:%Y-%m-%dT%H:%M:%SZ}",
+                                                        fmt::gmtime(std::chrono::system_clock::to_time_t(*use.since)))
+                                          : std::string("seen running in its self-test log");
       return fmt::format("{} {} self-test ({})", use.who == "extended" ? "an" : "a", use.who, since);
     }
-    case DriveUse::Kind::job:
-      return "job " + use.who;
-    case DriveUse::Kind::run:
-      break;
+    case DriveUse::Kind::job: return "job " + use.who;
+    case DriveUse::Kind::run: break;
   }
   return "run " + use.who;
 }

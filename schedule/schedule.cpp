@@ -8,12 +8,10 @@ namespace nvmond {
 
 std::string Schedule::normalized() const {
   switch (kind) {
-    case Kind::once:
-      return "once";
+    case Kind::once: return "once";
     case Kind::interval:
       return fmt::format("every {}s", std::chrono::duration_cast<std::chrono::seconds>(interval).count());
-    case Kind::calendar:
-      return calendar->normalized();
+    case Kind::calendar: return calendar->normalized();
   }
   return "once";
 }
@@ -24,7 +22,8 @@ Result<Schedule> parse_schedule(std::string_view text) {
   if (text.substr(0, 6) == "every ") {
     auto d = parse_duration(text.substr(6));
     if (!d || *d < std::chrono::seconds(1)) {
-      return Error{ErrorReason::schedule, fmt::format("schedule \"{}\": expected \"every DURATION\" of at least 1s", text)};
+      return Error{ErrorReason::schedule,
+                   fmt::format("schedule \"{}\": expected \"every DURATION\" of at least 1s", text)};
     }
     s.kind = Schedule::Kind::interval;
     s.interval = *d;
@@ -45,8 +44,7 @@ std::optional<WallTime> next_start(const Schedule& s, std::optional<WallTime> la
     case Schedule::Kind::interval:
       if (!last_start) return now;
       return *last_start + s.interval;
-    case Schedule::Kind::calendar:
-      return s.calendar->next_after(last_start ? std::max(*last_start, now) : now);
+    case Schedule::Kind::calendar: return s.calendar->next_after(last_start ? std::max(*last_start, now) : now);
   }
   return std::nullopt;
 }

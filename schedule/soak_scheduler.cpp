@@ -14,8 +14,8 @@ std::string SoakEntry::normalized() const {
   std::string out = fmt::format("name={}\ntest={}\nprofile={}\ntarget={}\n", request.name, request.test.test,
                                 profile_name(request.test.profile), request.target);
   for (const auto& [k, v] : request.test.text()) out += fmt::format("params.{}={}\n", k, v);  // std::map: sorted
-  out += fmt::format("schedule={}\nrandomized_delay={}\nthermal_margin={}\non_throttle={}\n", timing.schedule.normalized(),
-                     timing.randomized_delay.count(), timing.thermal_margin_c,
+  out += fmt::format("schedule={}\nrandomized_delay={}\nthermal_margin={}\non_throttle={}\n",
+                     timing.schedule.normalized(), timing.randomized_delay.count(), timing.thermal_margin_c,
                      timing.on_throttle == OnThrottle::pause ? "pause" : "record");
   return out;
 }
@@ -41,7 +41,7 @@ bool ran_once(const LastRun& last, const SoakEntry& entry) {
                         ? last.test == entry.request.test.test && last.target == entry.request.target
                         : last.definition == entry.definition();
   if (!same) return false;
-  if (last.status == RunStatus::running) return false;                            // a crash left it: resumed
+  if (last.status == RunStatus::running) return false;                        // a crash left it: resumed
   if (last.status == RunStatus::interrupted && last.resumable) return false;  // a stopping daemon closed it
   return true;
 }
@@ -125,7 +125,7 @@ std::optional<std::string> SoakScheduler::run_again(const std::string& name, Wal
   Slot& s = it->second;
   if (s.run) return fmt::format("soak {} is in progress as run {}", name, *s.run);
   if (s.queued) return std::nullopt;  // already due, waiting for its drive
-  s.once_checked = true;  // the operator's word over the store's record
+  s.once_checked = true;              // the operator's word over the store's record
   s.failures = 0;
   s.last_error.clear();
   s.state.reset();
@@ -149,9 +149,10 @@ bool SoakScheduler::once_may_start(Slot& s, WallTime now) {
   s.due.reset();
   s.state.reset();
   s.detail = fmt::format("ran once as run {} ({}); `nvmonctl start {}` runs it again", r.id, to_text(r.status), name);
-  log::info("soak {}: not started: it ran once as run {} ({}) from the same definition; `nvmonctl start {}` runs it "
-            "again",
-            name, r.id, to_text(r.status), name);
+  log::info(
+      "soak {}: not started: it ran once as run {} ({}) from the same definition; `nvmonctl start {}` runs it "
+      "again",
+      name, r.id, to_text(r.status), name);
   return false;
 }
 
@@ -242,9 +243,8 @@ void SoakScheduler::start_queued(WallTime now, const DriveLookup& drives) {
     it = queue_.erase(it);
     busy[drive] = fmt::format("soak {} (opening)", name);
     // Answers later, on this thread (maybe before start() returns).
-    control_.start(s.entry.request, [this, name, ticket, now](Result<std::int64_t> run) {
-      opened(name, ticket, std::move(run), now);
-    });
+    control_.start(s.entry.request,
+                   [this, name, ticket, now](Result<std::int64_t> run) { opened(name, ticket, std::move(run), now); });
   }
 }
 
@@ -325,9 +325,15 @@ std::vector<ScheduleView> SoakScheduler::list() const {
     if (!r.paused_reason.empty()) held[r.id] = r.paused_detail;
   }
   for (const auto& [name, s] : slots_) {
-    ScheduleView v{name, s.entry.request.test.test, s.entry.request.target,
-                   s.manual ? "manual" : s.entry.timing.schedule.normalized(), ScheduleState::idle, s.detail, s.due,
-                   s.run, s.failed_starts};
+    ScheduleView v{name,
+                   s.entry.request.test.test,
+                   s.entry.request.target,
+                   s.manual ? "manual" : s.entry.timing.schedule.normalized(),
+                   ScheduleState::idle,
+                   s.detail,
+                   s.due,
+                   s.run,
+                   s.failed_starts};
     if (s.run && held.contains(*s.run)) {
       v.state = ScheduleState::paused;
       v.detail = held.at(*s.run);

@@ -126,8 +126,8 @@ class SoakScheduler {
     std::optional<WallTime> due;  // planned start incl. randomized delay
     bool queued = false;          // due and waiting for its drive
     std::optional<std::int64_t> run;
-    std::uint64_t opening = 0;    // the start in flight (its ticket); 0: none
-    std::string drive;            // serial (or target) of the current (or opening) run
+    std::uint64_t opening = 0;  // the start in flight (its ticket); 0: none
+    std::string drive;          // serial (or target) of the current (or opening) run
     bool thermal_paused = false, operator_paused = false;
     std::optional<ScheduleState> state;  // queued | waiting_cool | opening | failed, while not running
     std::string detail;

@@ -88,7 +88,8 @@ std::optional<PosixZoneRule::When> when(Cursor& c) {
 sys_seconds rule_local(int y, const PosixZoneRule::When& w) {
   year_month ym{year{y}, month{static_cast<unsigned>(w.month)}};
   weekday first{sys_days{ym / 1}};
-  unsigned day = 1 + (static_cast<unsigned>(w.weekday) + 7 - first.c_encoding()) % 7 + static_cast<unsigned>(w.week - 1) * 7;
+  unsigned day =
+      1 + (static_cast<unsigned>(w.weekday) + 7 - first.c_encoding()) % 7 + static_cast<unsigned>(w.week - 1) * 7;
   unsigned month_len = static_cast<unsigned>((ym / std::chrono::last).day());
   while (day > month_len) day -= 7;
   return sys_seconds{sys_days{ym / day}} + std::chrono::seconds(w.time);
@@ -143,13 +144,14 @@ Result<TimeZone> parse_tzif(std::string name, const std::string& bytes) {
   const bool v2 = bytes[4] >= '2';
   std::size_t at = 0;
   int tsize = 4;
-  auto counts = [&](std::size_t h, std::uint64_t (&n)[6]) {
+  auto counts = [&](std::size_t h, std::uint64_t(&n)[6]) {
     for (int k = 0; k < 6; ++k) n[k] = be(h + 20 + static_cast<std::size_t>(k) * 4, 4);
   };
   std::uint64_t n[6];  // isut, isstd, leap, time, type, char
   counts(0, n);
   auto block = [&](int ts) {
-    return n[3] * static_cast<std::uint64_t>(ts) + n[3] + n[4] * 6 + n[5] + n[2] * static_cast<std::uint64_t>(ts + 4) + n[1] + n[0];
+    return n[3] * static_cast<std::uint64_t>(ts) + n[3] + n[4] * 6 + n[5] + n[2] * static_cast<std::uint64_t>(ts + 4) +
+           n[1] + n[0];
   };
   if (v2) {  // skip the 32-bit block to the 64-bit one
     std::size_t second = 44 + block(4);
@@ -166,7 +168,8 @@ Result<TimeZone> parse_tzif(std::string name, const std::string& bytes) {
   std::vector<unsigned> idx;
   for (std::uint64_t k = 0; k < n[3]; ++k) {
     std::uint64_t raw = be(at + k * static_cast<std::uint64_t>(tsize), tsize);
-    z.transitions_.push_back(tsize == 8 ? static_cast<std::int64_t>(raw) : static_cast<std::int32_t>(static_cast<std::uint32_t>(raw)));
+    z.transitions_.push_back(tsize == 8 ? static_cast<std::int64_t>(raw)
+                                        : static_cast<std::int32_t>(static_cast<std::uint32_t>(raw)));
   }
   std::size_t types = at + n[3] * static_cast<std::uint64_t>(tsize) + n[3];
   auto type_offset = [&](std::uint64_t t) {

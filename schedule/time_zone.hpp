@@ -47,7 +47,9 @@ class TimeZone {
   // when the local time falls in a gap (spring forward). A repeated local
   // time (fall back) maps to its first occurrence, as systemd fires it once.
   std::optional<SysSeconds> first_instant(LocalSeconds local) const;
-  LocalSeconds to_local(SysSeconds t) const { return LocalSeconds{t.time_since_epoch() + std::chrono::seconds(offset_at(t))}; }
+  LocalSeconds to_local(SysSeconds t) const {
+    return LocalSeconds{t.time_since_epoch() + std::chrono::seconds(offset_at(t))};
+  }
   const std::string& name() const { return name_; }
 
  private:

@@ -81,7 +81,8 @@ void SelfTestScheduler::follow_claims(const std::vector<DriveSummary>& drives, W
     auto held = claims_.find(d.serial);
     if (running) {
       if (held != claims_.end()) continue;
-      const SelfTestKind kind = d.self_test->current_operation == 2 ? SelfTestKind::extended_test : SelfTestKind::short_test;
+      const SelfTestKind kind =
+          d.self_test->current_operation == 2 ? SelfTestKind::extended_test : SelfTestKind::short_test;
       if (auto c = registry_->claim(d.serial, DriveUse{DriveUse::Kind::self_test, kind_text(kind), std::nullopt})) {
         claims_.emplace(d.serial, std::move(*c));
       }
@@ -91,7 +92,8 @@ void SelfTestScheduler::follow_claims(const std::vector<DriveSummary>& drives, W
     const bool awaited = std::any_of(slots_.begin(), slots_.end(), [&](const auto& entry) {
       const Slot& s = entry.second;
       return entry.first.second == d.serial &&
-             (s.starting || (s.last && s.last->outcome.empty() && !s.last->seen_running && now - s.last->started < kIdleSelfTestRead));
+             (s.starting || (s.last && s.last->outcome.empty() && !s.last->seen_running &&
+                             now - s.last->started < kIdleSelfTestRead));
     });
     if (!awaited) claims_.erase(held);
   }
@@ -102,13 +104,16 @@ SelfTestScheduler::Slot& SelfTestScheduler::slot(const std::string& key, const D
   if (s.loaded) return s;
   auto stored = store_.state(DriveKey{drive.serial, drive.model}, key);
   if (!stored) {
-    log::warn("{} ({}): {}: reading the last self-test start: {}", drive.path, drive.serial, key, stored.error().message);
+    log::warn("{} ({}): {}: reading the last self-test start: {}", drive.path, drive.serial, key,
+              stored.error().message);
     return s;  // not loaded: asked again next tick, and nothing starts meanwhile
   }
   s.loaded = true;
   if (*stored) {
     s.last = decode_self_test_record(**stored);
-    if (!s.last) log::warn("{} ({}): {}: unreadable record in the store; planning as if never started", drive.path, drive.serial, key);
+    if (!s.last)
+      log::warn("{} ({}): {}: unreadable record in the store; planning as if never started", drive.path, drive.serial,
+                key);
   }
   return s;
 }
@@ -198,7 +203,8 @@ void SelfTestScheduler::tick(WallTime now) {
       if (!due || *due > now || now < s.retry_after) continue;
       auto why = problem(*d);
       if (!why && busy >= max_concurrent_) {
-        why = fmt::format("{} drive(s) self-testing already ([daemon] max_concurrent_selftests = {})", busy, max_concurrent_);
+        why = fmt::format("{} drive(s) self-testing already ([daemon] max_concurrent_selftests = {})", busy,
+                          max_concurrent_);
       }
       std::optional<DriveClaim> held;
       if (!why) {
@@ -207,7 +213,8 @@ void SelfTestScheduler::tick(WallTime now) {
         else why = c.error().message;
       }
       if (why) {
-        if (s.deferred != *why) log::info("selftest {}: {} test on {} deferred: {}", plan.name, kind_text(plan.kind), serial, *why);
+        if (s.deferred != *why)
+          log::info("selftest {}: {} test on {} deferred: {}", plan.name, kind_text(plan.kind), serial, *why);
         s.deferred = *why;
         continue;
       }
@@ -215,11 +222,12 @@ void SelfTestScheduler::tick(WallTime now) {
       ++busy;
       // std::function copies what it holds: the claim travels in a shared_ptr.
       auto claim_of = std::make_shared<DriveClaim>(std::move(*held));
-      hooks_.start(d->path, plan.kind, [this, alive = std::weak_ptr<int>(alive_), name = plan.name, drive = *d,
-                                        kind = plan.kind, now, claim_of](std::optional<Error> failed) {
-        if (alive.expired()) return;
-        on_started(name, drive, kind, now, std::move(*claim_of), failed);
-      });
+      hooks_.start(d->path, plan.kind,
+                   [this, alive = std::weak_ptr<int>(alive_), name = plan.name, drive = *d, kind = plan.kind, now,
+                    claim_of](std::optional<Error> failed) {
+                     if (alive.expired()) return;
+                     on_started(name, drive, kind, now, std::move(*claim_of), failed);
+                   });
     }
   }
 }

@@ -48,9 +48,9 @@ struct SelfTestPlan {
 // One start, as the store keeps it.
 struct SelfTestRecord {
   SelfTestKind kind = SelfTestKind::short_test;
-  std::string who;          // "schedule" or "nvmonctl"
+  std::string who;  // "schedule" or "nvmonctl"
   WallTime started{};
-  std::string outcome;      // the result's name once the log shows it; "" until then
+  std::string outcome;  // the result's name once the log shows it; "" until then
   bool seen_running = false;
   bool operator==(const SelfTestRecord&) const = default;
 };
@@ -86,13 +86,13 @@ class SelfTestScheduler {
   struct Slot {
     std::optional<SelfTestRecord> last;  // loaded from the store on first sight
     bool loaded = false;
-    std::string deferred;                // why the last due start waited ("" none)
-    WallTime retry_after{};              // after the drive refused a start
-    bool starting = false;               // sent, its answer not back yet
+    std::string deferred;    // why the last due start waited ("" none)
+    WallTime retry_after{};  // after the drive refused a start
+    bool starting = false;   // sent, its answer not back yet
   };
   void follow_claims(const std::vector<DriveSummary>& drives, WallTime now);
-  void on_started(const std::string& plan, const DriveSummary& drive, SelfTestKind kind, WallTime now,
-                  DriveClaim claim, const std::optional<Error>& failed);
+  void on_started(const std::string& plan, const DriveSummary& drive, SelfTestKind kind, WallTime now, DriveClaim claim,
+                  const std::optional<Error>& failed);
   Slot& slot(const std::string& plan, const DriveSummary& drive);
   void follow_outcome(const std::string& key, const DriveSummary& drive, SelfTestRecord& record, WallTime now);
   void remember(const DriveSummary& drive, const std::string& key, const SelfTestRecord& record);

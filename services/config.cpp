@@ -50,10 +50,9 @@ constexpr IntervalKey kCollectionKeys[] = {
 
 WallTime to_wall(const toml::date_time& dt) {
   namespace c = std::chrono;
-  auto days = c::sys_days(c::year_month_day(c::year(dt.date.year), c::month(dt.date.month),
-                                            c::day(dt.date.day)));
-  auto t = days + c::hours(dt.time.hour) + c::minutes(dt.time.minute) +
-           c::seconds(dt.time.second) + c::nanoseconds(dt.time.nanosecond);
+  auto days = c::sys_days(c::year_month_day(c::year(dt.date.year), c::month(dt.date.month), c::day(dt.date.day)));
+  auto t = days + c::hours(dt.time.hour) + c::minutes(dt.time.minute) + c::seconds(dt.time.second) +
+           c::nanoseconds(dt.time.nanosecond);
   if (dt.offset) t -= c::minutes(dt.offset->minutes);
   return c::time_point_cast<WallTime::duration>(t);
 }
@@ -156,9 +155,7 @@ DriveRating rating_of(const SimEndurance& e) {
   return r;
 }
 
-std::optional<Duration> optional_interval(TableReader& t) {
-  return t.duration("poll_interval", kPollInterval);
-}
+std::optional<Duration> optional_interval(TableReader& t) { return t.duration("poll_interval", kPollInterval); }
 
 // The shortest poll interval any drive uses, in clock time.
 Duration shortest_poll(const DaemonConfig& c) {
@@ -182,8 +179,7 @@ void require_drives(const toml::table& root, const DaemonConfig& c) {
     throw ConfigError(fmt::format("{}:1:1: the file is empty: no drives to monitor", c.file));
   }
   throw ConfigError(fmt::format(
-      "{}:1:1: no drives to monitor: set [nvme] devices = \"all\" (or a list) or add a [[sim]] table",
-      c.file));
+      "{}:1:1: no drives to monitor: set [nvme] devices = \"all\" (or a list) or add a [[sim]] table", c.file));
 }
 
 }  // namespace
@@ -202,9 +198,10 @@ std::optional<std::string> real_poll_problem(const DaemonConfig& c) {
   const Duration poll = shortest_poll(c);
   const double real_s = seconds(poll) / c.clock.factor;
   if (real_s >= seconds(kMinRealPollInterval)) return std::nullopt;
-  return fmt::format("{} makes a {} poll_interval poll every {:.3g} ms of real time; keep "
-                     "poll_interval / factor at least {}",
-                     c.clock.factor, format_duration(poll), real_s * 1e3, format_duration(kMinRealPollInterval));
+  return fmt::format(
+      "{} makes a {} poll_interval poll every {:.3g} ms of real time; keep "
+      "poll_interval / factor at least {}",
+      c.clock.factor, format_duration(poll), real_s * 1e3, format_duration(kMinRealPollInterval));
 }
 
 DaemonConfig load_config(const std::string& path, ConfigUse use, const WebConfigLoader& load_web_config) {
@@ -236,12 +233,10 @@ DaemonConfig load_config(const std::string& path, ConfigUse use, const WebConfig
     s.poll_interval = optional_interval(t);
     t.finish();
     if (auto [it, fresh] = seen_serials.emplace(s.spec.serial, t.where()); !fresh) {
-      t.fail("serial", fmt::format("duplicate device: serial \"{}\" is already used by {}",
-                                   s.spec.serial, it->second));
+      t.fail("serial", fmt::format("duplicate device: serial \"{}\" is already used by {}", s.spec.serial, it->second));
     }
     if (auto [it, fresh] = seen_names.emplace(s.spec.name, t.where()); !fresh) {
-      t.fail("name", fmt::format("duplicate device: name \"{}\" is already used by {}",
-                                 s.spec.name, it->second));
+      t.fail("name", fmt::format("duplicate device: name \"{}\" is already used by {}", s.spec.name, it->second));
     }
     c.ratings[s.spec.serial] = rating_of(s.spec.endurance);
     c.sims.push_back(std::move(s));

@@ -101,8 +101,8 @@ struct DaemonConfig {
   std::optional<NvmeSettings> nvme;  // absent: no real devices
   std::vector<SimSettings> sims;
   AnalyticsConfig analytics;
-  JobsConfig jobs;  // [[job]] workloads started with the daemon, [safety]
-  std::vector<SoakSpec> soaks;  // [[soak]] PTS runs started with the daemon
+  JobsConfig jobs;                      // [[job]] workloads started with the daemon, [safety]
+  std::vector<SoakSpec> soaks;          // [[soak]] PTS runs started with the daemon
   std::vector<SelfTestSpec> selftests;  // [[selftest]] schedules
   TelemetrySettings telemetry;
   // [daemon] max_concurrent_selftests: drives self-testing at once from schedules.

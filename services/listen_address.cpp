@@ -28,9 +28,8 @@ bool valid_hostname(std::string_view host) {
     std::size_t dot = host.find('.', start);
     std::string_view label = host.substr(start, dot == std::string_view::npos ? host.npos : dot - start);
     if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-') return false;
-    if (!std::all_of(label.begin(), label.end(), [](char c) {
-          return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-';
-        })) {
+    if (!std::all_of(label.begin(), label.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-'; })) {
       return false;
     }
     if (dot == std::string_view::npos) break;

@@ -58,7 +58,8 @@ Result<report::RunRecord> RunSource::load(const std::string& run) const {
   if (fs::exists(run, ec) || !id) {
     auto record = report::load_run(run);
     if (!record && record.error().reason == ErrorReason::absent && !fs::exists(run, ec)) {
-      return Error{ErrorReason::absent, fmt::format("{}: no such run directory or run.json file, and not a run id", run)};
+      return Error{ErrorReason::absent,
+                   fmt::format("{}: no such run directory or run.json file, and not a run id", run)};
     }
     return record;
   }
@@ -81,7 +82,8 @@ Result<report::RunRecord> RunSource::load(const std::string& run) const {
   }
   if (unknown) return *unknown;
   return Error{ErrorReason::absent, fmt::format("run {}: no database at {} or {} (give the daemon's --state-dir DIR or "
-                                     "--config FILE)", run, (*dbs)[0], (*dbs)[1])};
+                                                "--config FILE)",
+                                                run, (*dbs)[0], (*dbs)[1])};
 }
 
 }  // namespace nvmond

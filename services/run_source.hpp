@@ -19,8 +19,7 @@ namespace nvmond {
 class RunSource {
  public:
   // Empty strings: not given.
-  RunSource(std::string state_dir, std::string config)
-      : state_dir_(std::move(state_dir)), config_(std::move(config)) {}
+  RunSource(std::string state_dir, std::string config) : state_dir_(std::move(state_dir)), config_(std::move(config)) {}
 
   // Errors name the path, or the database and the id: reasons "absent" (no
   // such path, no database), "unknown" (no run with that id), "config",

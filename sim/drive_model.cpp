@@ -129,8 +129,7 @@ void DriveModel::step_locked(Duration dt) {
   }
 
   // Exact solution of dT/dt = (ambient + P·R − T)/τ for constant P.
-  const double power =
-      spec_.idle_power_w + spec_.power_per_gbps_w * pace * (wrate + kReadHeatWeight * rrate) / kGB;
+  const double power = spec_.idle_power_w + spec_.power_per_gbps_w * pace * (wrate + kReadHeatWeight * rrate) / kGB;
   const double target = spec_.ambient_c + power * spec_.thermal_resistance_c_per_w;
   p_.temp_c = target + (p_.temp_c - target) * std::exp(-dt_s / seconds(spec_.thermal_time_constant));
   max_temp_c_ = std::max(max_temp_c_, p_.temp_c);
@@ -230,9 +229,7 @@ double DriveModel::host_write_cap_locked() const {
   return write_cap_locked() - background_write_rate_locked();  // inf while not throttled
 }
 
-double DriveModel::read_scale_locked() const {
-  return std::min(1.0, write_cap_locked() / spec_.max_write_bytes_per_s);
-}
+double DriveModel::read_scale_locked() const { return std::min(1.0, write_cap_locked() / spec_.max_write_bytes_per_s); }
 
 // The free blocks a purge leaves last until about the drive's capacity is
 // written, whatever range the host writes; the garbage collection then
@@ -264,8 +261,8 @@ double DriveModel::op_waf_locked() const {
 double DriveModel::random_write_iops_locked() const {
   double g = gc_progress_locked();
   const double waf = spec_.steady_write_amplification;
-  const double steady = waf > 1.0 ? spec_.steady_random_write_iops * waf / op_waf_locked()
-                                  : spec_.steady_random_write_iops;
+  const double steady =
+      waf > 1.0 ? spec_.steady_random_write_iops * waf / op_waf_locked() : spec_.steady_random_write_iops;
   return spec_.random_write_iops + (std::min(steady, spec_.random_write_iops) - spec_.random_write_iops) * g;
 }
 
@@ -315,7 +312,8 @@ void DriveModel::account_locked(IoOp kind, std::uint64_t bytes, std::uint64_t co
       waf = 1.0 + (waf - 1.0) * (1.0 - spent / static_cast<double>(std::max<std::uint64_t>(total, 1)));
     }
     if (spec_.slc_cache_bytes > 0) {
-      p_.slc_used += std::min<std::uint64_t>(total, spec_.slc_cache_bytes - std::min(p_.slc_used, spec_.slc_cache_bytes));
+      p_.slc_used +=
+          std::min<std::uint64_t>(total, spec_.slc_cache_bytes - std::min(p_.slc_used, spec_.slc_cache_bytes));
     }
     c_.host_write_bytes += total;
     c_.write_commands += count;
@@ -393,7 +391,7 @@ Duration DriveModel::io_locked(IoOp kind, std::uint64_t bytes, std::uint64_t cou
   Duration service{};
   if (bytes > 0 && count > 0) {
     service = to_duration(kind == IoOp::write ? write_seconds_locked(bytes, count, sequential, p_.slc_used)
-                                                : read_seconds_locked(bytes, count, sequential));
+                                              : read_seconds_locked(bytes, count, sequential));
   }
   account_locked(kind, bytes, count, sequential, service);
   return service;
@@ -403,7 +401,7 @@ Duration DriveModel::service_time(IoOp kind, std::uint64_t bytes, bool sequentia
   std::lock_guard lock(mu_);
   if (bytes == 0) return Duration::zero();
   return to_duration(kind == IoOp::write ? write_seconds_locked(bytes, 1, sequential, p_.slc_used)
-                                           : read_seconds_locked(bytes, 1, sequential));
+                                         : read_seconds_locked(bytes, 1, sequential));
 }
 
 void DriveModel::deallocate(LbaRange range) {

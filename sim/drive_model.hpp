@@ -61,7 +61,7 @@ struct SimEventLog {
     std::uint64_t seq = 0;  // the drive's own numbering, for the fingerprint
     std::uint8_t type = 0;
     WallTime at{};
-    std::uint8_t over_celsius = 0;       // thermal excursions
+    std::uint8_t over_celsius = 0;  // thermal excursions
     std::uint8_t threshold_celsius = 0;
   };
   std::vector<Event> events;  // oldest first
@@ -115,8 +115,7 @@ class DriveModel {
   Duration io_batch(IoOp kind, std::uint64_t bytes, std::uint64_t count, bool sequential);
   // A batch of sequential commands from `at`, wrapping at the end of `range`
   // to its start: writes make that extent valid.
-  Duration io_batch_sequential(IoOp kind, std::uint64_t bytes, std::uint64_t count, LbaRange range,
-                               std::uint64_t at);
+  Duration io_batch_sequential(IoOp kind, std::uint64_t bytes, std::uint64_t count, LbaRange range, std::uint64_t at);
   // A batch of random commands, `share` of them spread uniformly over each
   // zone's range: writes raise each zone's valid share as random writes do.
   struct RandomZone {
@@ -199,7 +198,7 @@ class DriveModel {
   std::optional<OcpLatencyMonitorLog> ocp_latency_monitor() const;
   // The C1h log: no panic, or with spec.ocp_panic a standing one.
   std::optional<OcpErrorRecoveryLog> ocp_error_recovery() const;
-  WallTime now() const;                      // last advanced time
+  WallTime now() const;                               // last advanced time
   const SimDriveSpec& spec() const { return spec_; }  // immutable after construction
 
   // Set Features FID 04h. sensor 0 = composite, 1..8 = temperature sensors.
@@ -243,9 +242,9 @@ class DriveModel {
     SmartThermalCounters in_log_units() const;
   };
   struct Counters {
-    u128 host_read_bytes = 0;   // host commands + background load
+    u128 host_read_bytes = 0;  // host commands + background load
     u128 host_write_bytes = 0;
-    u128 read_commands = 0;     // host commands only; background adds bytes/128 KiB
+    u128 read_commands = 0;  // host commands only; background adds bytes/128 KiB
     u128 write_commands = 0;
     u128 background_read_bytes = 0;
     u128 background_write_bytes = 0;
@@ -258,8 +257,8 @@ class DriveModel {
     std::uint32_t throttle_events = 0;
   };
   struct Physical {
-    double temp_c = 0;         // composite (node) temperature
-    int level = 0;             // throttle level
+    double temp_c = 0;  // composite (node) temperature
+    int level = 0;      // throttle level
     std::uint64_t slc_used = 0;
     // Free space the garbage collection reclaimed while the host was idle,
     // in bytes of host writes it can take without collecting in the
@@ -282,16 +281,15 @@ class DriveModel {
   void finish_self_test_locked();  // the running test, once the model's time passed its end
   void end_self_test_locked(std::uint8_t result, std::uint8_t segment, u128 power_on_ns);
   void update_level_locked();
-  double write_cap_locked() const;     // throttle cap, bytes/s (inf if none)
+  double write_cap_locked() const;              // throttle cap, bytes/s (inf if none)
   double background_write_rate_locked() const;  // background writes now, bytes/s
   double host_write_cap_locked() const;         // what the cap leaves the host, bytes/s
-  double read_scale_locked() const;    // throttle cap / max write
-  double gc_progress_locked() const;   // 0 = FOB, 1 = steady state
+  double read_scale_locked() const;             // throttle cap / max write
+  double gc_progress_locked() const;            // 0 = FOB, 1 = steady state
   double random_write_iops_locked() const;
   double write_amplification_locked(bool sequential) const;
-  double op_waf_locked() const;        // steady random WAF for the valid data now
-  double write_seconds_locked(std::uint64_t bytes, std::uint64_t count, bool sequential,
-                              std::uint64_t slc_used) const;
+  double op_waf_locked() const;  // steady random WAF for the valid data now
+  double write_seconds_locked(std::uint64_t bytes, std::uint64_t count, bool sequential, std::uint64_t slc_used) const;
   void reclaim_while_idle_locked(double idle_s);
   void advance_locked(WallTime t);
   bool host_idle_ = false;  // inside idle_to: the collection may run

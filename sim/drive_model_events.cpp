@@ -59,14 +59,17 @@ void DriveModel::note_thermal_events_locked(WallTime end) {
   const std::uint8_t threshold = celsius_byte(spec_.warning_temp_c);
   const bool hot = p_.temp_c >= spec_.warning_temp_c;
   if (hot && !events_.hot) {
-    record_event_locked({.type = excursion, .at = end,
+    record_event_locked({.type = excursion,
+                         .at = end,
                          .over_celsius = celsius_byte(p_.temp_c - spec_.warning_temp_c),
                          .threshold_celsius = threshold});
   }
   events_.hot = hot;
   if (spec_.thermal_excursion_at && !events_.injected && end >= *spec_.thermal_excursion_at) {
-    record_event_locked({.type = excursion, .at = *spec_.thermal_excursion_at,
-                         .over_celsius = kInjectedOverCelsius, .threshold_celsius = threshold});
+    record_event_locked({.type = excursion,
+                         .at = *spec_.thermal_excursion_at,
+                         .over_celsius = kInjectedOverCelsius,
+                         .threshold_celsius = threshold});
     events_.injected = true;
   }
 }
@@ -122,15 +125,14 @@ void read_event_log(const nlohmann::json& j, SimEventLog& log) {
     SimEventLog::Event ev;
     ev.seq = e.at("seq").get<std::uint64_t>();
     ev.type = e.at("type").get<std::uint8_t>();
-    ev.at = WallTime{std::chrono::duration_cast<WallTime::duration>(
-        std::chrono::nanoseconds(e.at("time_ns").get<std::int64_t>()))};
+    ev.at = WallTime{
+        std::chrono::duration_cast<WallTime::duration>(std::chrono::nanoseconds(e.at("time_ns").get<std::int64_t>()))};
     ev.over_celsius = e.at("over_c").get<std::uint8_t>();
     ev.threshold_celsius = e.at("threshold_c").get<std::uint8_t>();
     log.events.push_back(ev);
   }
   if (log.events.size() > kSimEventLogEvents) {
-    log.events.erase(log.events.begin(),
-                     log.events.end() - static_cast<std::ptrdiff_t>(kSimEventLogEvents));
+    log.events.erase(log.events.begin(), log.events.end() - static_cast<std::ptrdiff_t>(kSimEventLogEvents));
   }
 }
 

@@ -222,8 +222,7 @@ int DriveModel::throttle_level() const {
 double DriveModel::write_limit_bytes_per_s() const {
   std::lock_guard lock(mu_);
   bool cached = spec_.slc_cache_bytes > 0 && p_.slc_used < spec_.slc_cache_bytes;
-  double bw = spec_.slc_cache_bytes == 0 || cached ? spec_.max_write_bytes_per_s
-                                                   : spec_.post_cache_write_bytes_per_s;
+  double bw = spec_.slc_cache_bytes == 0 || cached ? spec_.max_write_bytes_per_s : spec_.post_cache_write_bytes_per_s;
   return std::min(bw, host_write_cap_locked());
 }
 }  // namespace nvmond

@@ -72,7 +72,7 @@ void DriveModel::abort_self_test() {
 void DriveModel::finish_self_test_locked() {
   if (!self_test_ || now_ < self_test_->started + self_test_->length) return;
   const bool failed = spec_.self_test_failure;
-  const std::uint8_t segment = !failed ? 0
+  const std::uint8_t segment = !failed                                           ? 0
                                : self_test_->kind == SelfTestKind::extended_test ? kExtendedFailedSegment
                                                                                  : kShortFailedSegment;
   // Power-on time when the test completed, not when the model noticed.

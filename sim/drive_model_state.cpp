@@ -17,8 +17,8 @@
 
 namespace nvmond {
 
-using sim_detail::to_kelvin;
 using sim_detail::read_event_log;
+using sim_detail::to_kelvin;
 
 namespace {
 
@@ -108,8 +108,7 @@ class StateJson {
     return *this;
   }
   template <typename T>
-    requires std::is_integral_v<T>
-  StateJson& number(T v) {
+  requires std::is_integral_v<T> StateJson& number(T v) {
     comma();
     fmt::format_to(std::back_inserter(out_), "{}", v);
     return *this;
@@ -261,7 +260,8 @@ std::optional<Error> DriveModel::load_state(const std::string& text) {
   WallTime time{};
   try {
     json j = json::parse(text);
-    if (j.at("format").get<std::string>() != "nvmond-sim-drive") return Error{ErrorReason::decode, who + "not a sim drive state"};
+    if (j.at("format").get<std::string>() != "nvmond-sim-drive")
+      return Error{ErrorReason::decode, who + "not a sim drive state"};
     if (j.at("version").get<int>() != kStateVersion) {
       return Error{ErrorReason::decode, who + "unsupported version " + j.at("version").dump()};
     }

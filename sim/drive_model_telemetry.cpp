@@ -63,13 +63,12 @@ TelemetryLog DriveModel::telemetry_log(unsigned data_area) const {
   log.header = telemetry_header_locked();
   log.data_area = std::clamp(data_area, 1u, kTelemetryMaxDataArea);
   log.bytes.assign(static_cast<std::size_t>(log.header.bytes_through(log.data_area)), 0);
-  write_header(log.bytes, log.header,
-               fmt::format("sim {} capture {}", spec_.serial, telemetry_captures_locked()));
+  write_header(log.bytes, log.header, fmt::format("sim {} capture {}", spec_.serial, telemetry_captures_locked()));
   // Every data block starts with what it is, then a pattern of its number.
   for (std::size_t block = 1; block * kTelemetryBlockBytes < log.bytes.size(); ++block) {
     auto* at = log.bytes.data() + block * kTelemetryBlockBytes;
-    const std::string tag = fmt::format("SIMTELEMETRY {} gen {} block {}", spec_.serial,
-                                        log.header.controller_generation, block);
+    const std::string tag =
+        fmt::format("SIMTELEMETRY {} gen {} block {}", spec_.serial, log.header.controller_generation, block);
     for (std::size_t i = 0; i < kTelemetryBlockBytes; ++i) at[i] = static_cast<std::uint8_t>(block * 31 + i);
     std::memcpy(at, tag.data(), std::min<std::size_t>(tag.size(), kTelemetryBlockBytes));
   }

@@ -12,8 +12,7 @@
 
 namespace nvmond {
 
-SimDevice::SimDevice(std::shared_ptr<DriveModel> model, const Clock& clock)
-    : model_(std::move(model)), clock_(clock) {}
+SimDevice::SimDevice(std::shared_ptr<DriveModel> model, const Clock& clock) : model_(std::move(model)), clock_(clock) {}
 
 std::optional<Error> SimDevice::enter(const char* command) {
   model_->advance_to(clock_.wall());
@@ -109,7 +108,8 @@ std::optional<Error> SimDevice::format_user_data_erase(std::uint32_t nsid) {
   if (auto err = enter(command.c_str())) return err;
   const auto namespaces = model_->identity().namespaces;
   if (std::none_of(namespaces.begin(), namespaces.end(), [&](const auto& ns) { return ns.nsid == nsid; })) {
-    return Error{ErrorReason::nvme_status, fmt::format("{}: {}: no such namespace", sim_device_path(model_->spec().name), command)};
+    return Error{ErrorReason::nvme_status,
+                 fmt::format("{}: {}: no such namespace", sim_device_path(model_->spec().name), command)};
   }
   model_->purge();
   return std::nullopt;

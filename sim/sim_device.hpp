@@ -114,7 +114,7 @@ class SimDeviceSource final : public DeviceSource {
   const Clock& clock_;
   std::optional<std::filesystem::path> state_dir_;
   std::vector<std::shared_ptr<DriveModel>> models_;  // fixed after construction
-  std::vector<std::unique_ptr<Saved>> saved_;         // one per model
+  std::vector<std::unique_ptr<Saved>> saved_;        // one per model
   mutable std::atomic<std::uint64_t> set_aside_{0};
 };
 

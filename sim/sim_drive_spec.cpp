@@ -32,7 +32,7 @@ constexpr ByteRange kRatedTbw{1'000'000'000, 1'000'000'000'000'000'000};  // 1 G
 constexpr NumberRange kWriteDwpd{0, 1000, "DWPD"};
 constexpr IntegerRange kSensors{1, 8};
 constexpr ByteRange kCapacity{kDataUnitBytes, 1'000'000'000'000'000};  // 1 PB
-constexpr ByteRange kBackgroundRate{0, 1'000'000'000'000};            // 1 TB/s; also <= max_*_mbps
+constexpr ByteRange kBackgroundRate{0, 1'000'000'000'000};             // 1 TB/s; also <= max_*_mbps
 
 // Plain numeric keys: config name, field, config unit → base unit, range.
 struct NumberField {
@@ -87,8 +87,8 @@ constexpr StringField kStringFields[] = {
 
 bool file_safe(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '_' || c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+           c == '.';
   });
 }
 
@@ -129,7 +129,8 @@ void read_endurance(TableReader& t, SimDriveSpec& s) {
     if (dwpd) t.fail("rated_tbw", "give either rated_tbw or rated_dwpd");
     if (years) e.warranty_years = *years;
     e.rated_tbw_bytes = static_cast<double>(*tbw);
-    if (e.warranty_years > 0) e.rated_dwpd = e.rated_tbw_bytes / (static_cast<double>(s.capacity_bytes) * 365 * e.warranty_years);
+    if (e.warranty_years > 0)
+      e.rated_dwpd = e.rated_tbw_bytes / (static_cast<double>(s.capacity_bytes) * 365 * e.warranty_years);
     return;
   }
   if (dwpd || years) {
@@ -215,7 +216,8 @@ void read_sim_keys(TableReader& t, SimDriveSpec& s) {
   }
   if (auto v = t.boolean("self_test_failure")) s.self_test_failure = *v;
   if (auto v = t.boolean("ocp_panic")) s.ocp_panic = *v;
-  if (const auto* n = t.node("thermal_excursion_at")) s.thermal_excursion_at = read_date_time(t, "thermal_excursion_at", *n);
+  if (const auto* n = t.node("thermal_excursion_at"))
+    s.thermal_excursion_at = read_date_time(t, "thermal_excursion_at", *n);
   if (auto f = t.choice("fault", {"none", "hang", "fail", "stuck_temperature"})) {
     s.fault = *f == "hang"                ? SimFault::hang
               : *f == "fail"              ? SimFault::fail
@@ -223,7 +225,6 @@ void read_sim_keys(TableReader& t, SimDriveSpec& s) {
                                           : SimFault::none;
   }
 }
-
 
 }  // namespace
 

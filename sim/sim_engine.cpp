@@ -10,7 +10,8 @@ SimEngine::SimEngine(std::shared_ptr<DriveModel> model, const Clock& clock, std:
     : model_(std::move(model)), clock_(clock), serial_(std::move(serial)) {}
 
 std::optional<Error> SimEngine::setup(const EngineSetup& s) {
-  if (!model_) return Error{ErrorReason::setup, "no simulated drive with serial \"" + serial_ + "\" (" + s.target + ")"};
+  if (!model_)
+    return Error{ErrorReason::setup, "no simulated drive with serial \"" + serial_ + "\" (" + s.target + ")"};
   manual_ = clock_.to_real(std::chrono::seconds(1)).count() == 0;
   now_ = busy_until_ = to_unix_ns(clock_.wall());
   capacity_ = s.queue_depth;
@@ -61,8 +62,8 @@ Result<std::size_t> SimEngine::reap(std::size_t min, Duration max_wait, std::spa
   std::size_t n = 0;
   for (std::size_t i = 0; i < inflight_.size() && n < out.size();) {
     if (inflight_[i].done_ns <= now_) {
-      out[n++] = IoCompletion{inflight_[i].unit, static_cast<std::int32_t>(inflight_[i].unit->length),
-                              inflight_[i].done_ns};
+      out[n++] =
+          IoCompletion{inflight_[i].unit, static_cast<std::int32_t>(inflight_[i].unit->length), inflight_[i].done_ns};
       inflight_[i] = inflight_.back();
       inflight_.pop_back();
     } else {

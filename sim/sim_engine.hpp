@@ -49,7 +49,7 @@ class SimEngine final : public IoEngine {
   const Clock& clock_;
   std::string serial_;
   bool manual_ = false;
-  std::int64_t now_ = 0;        // simulated ns since the clock's epoch
+  std::int64_t now_ = 0;  // simulated ns since the clock's epoch
   std::int64_t busy_until_ = 0;
   std::uint64_t last_end_ = ~0ULL;  // sequential detection
   std::size_t capacity_ = 0;

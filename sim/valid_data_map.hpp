@@ -79,7 +79,7 @@ class ValidDataMap {
   // Random writes over the whole drive not yet applied: every chunk's
   // unwritten share is still to be multiplied by it.
   double unapplied_ = 1.0;
-  bool streaming_ = false;     // stream_ is the open stream's part of one chunk
+  bool streaming_ = false;  // stream_ is the open stream's part of one chunk
   LbaRange stream_;
 };
 

@@ -9,15 +9,12 @@ bool store_failure_heals(const Error& error) {
     case ErrorReason::locked:
     case ErrorReason::full:
     case ErrorReason::read_only:
-    case ErrorReason::io:
-      return true;
-    default:
-      return false;
+    case ErrorReason::io: return true;
+    default: return false;
   }
 }
 
-PatientRunStore::PatientRunStore(RunStore& store, const Clock& clock, PauseFn on_pause, bool patient,
-                                 StoreRetry retry)
+PatientRunStore::PatientRunStore(RunStore& store, const Clock& clock, PauseFn on_pause, bool patient, StoreRetry retry)
     : store_(store), clock_(clock), on_pause_(std::move(on_pause)), retry_(retry), patient_(patient) {}
 
 void PatientRunStore::be_patient() {

@@ -50,13 +50,10 @@ class PatientRunStore final : public RunStore {
   void give_up();
 
   Result<std::int64_t> create_run(const RunRow& run) override { return store_.create_run(run); }
-  Result<std::monostate> commit_round(std::int64_t run, const RoundRow& round,
-                                      const std::string& checkpoint) override;
+  Result<std::monostate> commit_round(std::int64_t run, const RoundRow& round, const std::string& checkpoint) override;
   Result<std::monostate> update_run(std::int64_t run, RunStatus status, std::optional<std::int64_t> ended_ns,
                                     const std::string& header) override;
-  Result<std::optional<RunRow>> unfinished_run(const std::string& name) override {
-    return store_.unfinished_run(name);
-  }
+  Result<std::optional<RunRow>> unfinished_run(const std::string& name) override { return store_.unfinished_run(name); }
   Result<std::optional<RunRow>> latest_run(const std::string& name) override { return store_.latest_run(name); }
   Result<std::vector<RoundRow>> rounds(std::int64_t run) override { return store_.rounds(run); }
   Result<std::vector<RoundRow>> rounds_page(std::int64_t run, std::int64_t from, std::size_t limit) override {

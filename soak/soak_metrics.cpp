@@ -29,12 +29,14 @@ std::vector<prometheus::MetricFamily> render_soak_metrics(const std::vector<RunV
       out.add({"nvmond_soak_phase", Family::gauge, "The soak run's current phase; always 1."},
               with(id, "phase", r.phase), 1);
     }
-    out.add({"nvmond_soak_round", Family::gauge, "Rounds the soak run has finished."}, id, static_cast<double>(r.round));
+    out.add({"nvmond_soak_round", Family::gauge, "Rounds the soak run has finished."}, id,
+            static_cast<double>(r.round));
     out.add({"nvmond_soak_rounds_planned", Family::gauge, "Rounds the soak run plans (0: until steady state)."}, id,
             static_cast<double>(r.rounds_total));
     out.add({"nvmond_soak_iops", Family::gauge, "I/Os per second of the soak run's last round."}, id, r.iops);
-    out.add({"nvmond_soak_throughput_bytes_per_second", Family::gauge, "Bytes per second of the soak run's last round."},
-            id, r.bytes_per_second);
+    out.add(
+        {"nvmond_soak_throughput_bytes_per_second", Family::gauge, "Bytes per second of the soak run's last round."},
+        id, r.bytes_per_second);
     if (r.eta) {
       out.add({"nvmond_soak_eta_seconds", Family::gauge, "Estimated time until the soak run ends."}, id,
               seconds(*r.eta));

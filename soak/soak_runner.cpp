@@ -51,8 +51,8 @@ struct SoakRunner::Run {
 struct SoakRunner::State {
   std::shared_ptr<RunStore> store;
   TargetOpener open;
-  const Clock* clock = nullptr;  // paces a round's retries; outlives the runner and its threads (the Daemon's)
-  DriveClaims* claims = nullptr;     // the Daemon's; none in some tests
+  const Clock* clock = nullptr;          // paces a round's retries; outlives the runner and its threads (the Daemon's)
+  DriveClaims* claims = nullptr;         // the Daemon's; none in some tests
   ThroughputSink* throughput = nullptr;  // outlives the runner and its threads (the Daemon's)
   std::string state_dir;
   // Opened once: the files of every run are written relative to it, and a
@@ -64,7 +64,7 @@ struct SoakRunner::State {
   std::mutex mu;  // guards what follows; taken before a Run's mu
   std::condition_variable ended;
   std::map<std::int64_t, std::shared_ptr<Run>> runs;  // registered, not yet ended
-  std::vector<std::shared_ptr<Run>> finished;        // ended, thread to join
+  std::vector<std::shared_ptr<Run>> finished;         // ended, thread to join
 };
 
 namespace {
@@ -180,8 +180,8 @@ void claim_run_dir(int state_dir_fd, const std::string& state_dir, const std::st
 
 }  // namespace
 
-SoakRunner::SoakRunner(std::shared_ptr<RunStore> store, std::string state_dir, TargetOpener open,
-                       const Clock& clock, ThroughputSink* throughput, PostToOwner post, DriveClaims* claims)
+SoakRunner::SoakRunner(std::shared_ptr<RunStore> store, std::string state_dir, TargetOpener open, const Clock& clock,
+                       ThroughputSink* throughput, PostToOwner post, DriveClaims* claims)
     : state_(std::make_shared<State>()), open_(open), clock_(clock) {
   state_->store = std::move(store);
   state_->open = std::move(open);
@@ -271,8 +271,8 @@ void SoakRunner::execute(const std::shared_ptr<State>& state, const std::shared_
                        run->request.definition};
     // Patient once the run is open: until then a failure fails the start,
     // which the scheduler retries, and start() is not kept waiting.
-    PatientRunStore recorder(*state->store, *state->clock,
-                             [&run](const std::optional<Error>& why) { held_for_store(*run, why); }, !first);
+    PatientRunStore recorder(
+        *state->store, *state->clock, [&run](const std::optional<Error>& why) { held_for_store(*run, why); }, !first);
     RunExecutor ex(run->plan, *run->target, recorder, options, [&run, &state](const RunProgress& p) {
       std::lock_guard lock(run->mu);
       if (run->abandoned) return;
@@ -340,7 +340,8 @@ void SoakRunner::execute(const std::shared_ptr<State>& state, const std::shared_
       run->view.paused_detail.clear();
     }
     if (!registered) {
-      report_opened(*state, *run, out.failure ? *out.failure : Error{ErrorReason::ended, "the run ended before it opened"});
+      report_opened(*state, *run,
+                    out.failure ? *out.failure : Error{ErrorReason::ended, "the run ended before it opened"});
       run->claim.release();
       std::lock_guard lock(run->mu);
       run->done = true;
@@ -379,9 +380,10 @@ void SoakRunner::finish(State& state, Run& run, const RunOutcome& out) {
   const std::string& name = run.request.name;
   if (!out.recorded) {
     // Never "failed" for a run the store still holds as running.
-    log::warn("soak {}: run {} ended ({}) while the run store could not record it: {}; the store still holds it as "
-              "running, so the next daemon resumes it (or closes it as interrupted)",
-              name, out.run_id, to_text(out.status), out.failure ? out.failure->message : "");
+    log::warn(
+        "soak {}: run {} ended ({}) while the run store could not record it: {}; the store still holds it as "
+        "running, so the next daemon resumes it (or closes it as interrupted)",
+        name, out.run_id, to_text(out.status), out.failure ? out.failure->message : "");
   } else if (out.failure) {
     log::error("soak {}: {}: {}", name, to_text(out.status), out.failure->message);
   }
@@ -520,8 +522,8 @@ Result<std::optional<LastRun>> SoakRunner::last_run(const std::string& name) con
   if (!*row) return std::optional<LastRun>{};
   const RunRow& r = **row;
   auto header = header_from_blob(r.header);
-  return std::optional<LastRun>{LastRun{r.id, r.test, r.target, r.status, header && header->resumable, r.definition,
-                                        r.started_ns, r.ended_ns}};
+  return std::optional<LastRun>{
+      LastRun{r.id, r.test, r.target, r.status, header && header->resumable, r.definition, r.started_ns, r.ended_ns}};
 }
 
 void SoakRunner::close_orphans(const std::set<std::string>& soak_names) {
@@ -532,8 +534,8 @@ void SoakRunner::close_orphans(const std::set<std::string>& soak_names) {
   }
   for (const auto& row : *rows) {
     if (row.status != RunStatus::running || soak_names.contains(row.name) || find(row.id)) continue;
-    log::info("run {} ({} on {}) was left running by a crash and no [[soak]] resumes it: closed as interrupted",
-              row.id, row.test, row.target);
+    log::info("run {} ({} on {}) was left running by a crash and no [[soak]] resumes it: closed as interrupted", row.id,
+              row.test, row.target);
     if (left_write_cache_changed(row)) put_back_write_cache(*state_, open_, row);
     close_in_store(*state_->store, row.id, false, clock_.wall());
   }
@@ -624,9 +626,10 @@ void SoakRunner::shutdown(Duration grace) {
       resumable = *run->ending == StopAs::suspended;
       run->abandoned = true;
     }
-    log::warn("soak {}: run {} did not stop within {:.1f} s (device hung?); closed as interrupted, its finished "
-              "rounds kept",
-              run->request.name, id, seconds(grace));
+    log::warn(
+        "soak {}: run {} did not stop within {:.1f} s (device hung?); closed as interrupted, its finished "
+        "rounds kept",
+        run->request.name, id, seconds(grace));
     close_in_store(*state_->store, id, resumable, clock_.wall());
     if (run->thread.joinable()) run->thread.detach();
   }

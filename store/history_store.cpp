@@ -18,15 +18,17 @@ class ReadConnection final : public Store {
     options_.read_only = true;
   }
 
-  StoreStatus commit(const PollRecord&) override { return Error{ErrorReason::read_only, "the readers' connection writes nothing"}; }
+  StoreStatus commit(const PollRecord&) override {
+    return Error{ErrorReason::read_only, "the readers' connection writes nothing"};
+  }
   Result<std::optional<SampleRecord>> last_sample(const DriveKey& drive) override {
     return with<std::optional<SampleRecord>>([&](Store& s) { return s.last_sample(drive); });
   }
   Result<std::optional<WallTime>> latest_sample_time() override {
     return with<std::optional<WallTime>>([&](Store& s) { return s.latest_sample_time(); });
   }
-  Result<std::vector<std::optional<SampleRecord>>> first_samples_since(
-      const DriveKey& drive, std::int64_t segment, std::span<const WallTime> since) override {
+  Result<std::vector<std::optional<SampleRecord>>> first_samples_since(const DriveKey& drive, std::int64_t segment,
+                                                                       std::span<const WallTime> since) override {
     return with<std::vector<std::optional<SampleRecord>>>(
         [&](Store& s) { return s.first_samples_since(drive, segment, since); });
   }
@@ -75,8 +77,8 @@ std::unique_ptr<StoreWriter> open_history_store(const std::string& state_dir, co
                                                  retry_clock, options.retry, std::move(on_error));
   SqliteOptions read_options = options.writes;
   read_options.busy_timeout = options.read_busy_timeout;
-  auto reads = std::make_shared<ReadConnection>(
-      (std::filesystem::path(state_dir) / SqliteStore::kFileName).string(), read_options);
+  auto reads = std::make_shared<ReadConnection>((std::filesystem::path(state_dir) / SqliteStore::kFileName).string(),
+                                                read_options);
   return std::make_unique<StoreWriter>(std::move(writes), std::move(reads), options.writer);
 }
 

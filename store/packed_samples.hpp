@@ -28,7 +28,7 @@ class PackedSamples {
     friend class PackedSamples;
     Iterator(const char* at, const char* end);
     void decode();
-    const char* at_;   // the next sample's first byte, or end
+    const char* at_;  // the next sample's first byte, or end
     const char* end_;
     const char* next_ = nullptr;  // past the current sample
     SampleRecord current_{};

@@ -9,8 +9,8 @@ StoreRole run_role() {
 }
 }  // namespace
 
-ResilientRunStore::ResilientRunStore(std::unique_ptr<BackendOf<RunStore>> backend, const Clock& clock,
-                                     StoreRetry retry, StoreErrorListener on_error)
+ResilientRunStore::ResilientRunStore(std::unique_ptr<BackendOf<RunStore>> backend, const Clock& clock, StoreRetry retry,
+                                     StoreErrorListener on_error)
     : store_(run_role(), std::move(backend), clock, retry, std::move(on_error)) {}
 
 Result<std::int64_t> ResilientRunStore::create_run(const RunRow& run) {

@@ -4,8 +4,7 @@ namespace nvmond {
 
 namespace {
 StoreRole history_role() {
-  return {"history store",
-          "drives are still polled and exported, history is not recorded until it recovers",
+  return {"history store", "drives are still polled and exported, history is not recorded until it recovers",
           "recording history again"};
 }
 }  // namespace
@@ -30,14 +29,14 @@ Result<std::optional<WallTime>> ResilientStore::latest_sample_time() {
   return store_.run<std::optional<WallTime>>([&](Store& s) { return s.latest_sample_time(); });
 }
 
-Result<std::vector<std::optional<SampleRecord>>> ResilientStore::first_samples_since(
-    const DriveKey& drive, std::int64_t segment, std::span<const WallTime> since) {
+Result<std::vector<std::optional<SampleRecord>>> ResilientStore::first_samples_since(const DriveKey& drive,
+                                                                                     std::int64_t segment,
+                                                                                     std::span<const WallTime> since) {
   return store_.run<std::vector<std::optional<SampleRecord>>>(
       [&](Store& s) { return s.first_samples_since(drive, segment, since); });
 }
 
-Result<std::vector<SampleRecord>> ResilientStore::samples(const DriveKey& drive, WallTime from,
-                                                          WallTime to) {
+Result<std::vector<SampleRecord>> ResilientStore::samples(const DriveKey& drive, WallTime from, WallTime to) {
   return store_.run<std::vector<SampleRecord>>([&](Store& s) { return s.samples(drive, from, to); });
 }
 

@@ -35,10 +35,9 @@ class ResilientStore final : public Store {
   StoreStatus commit_all(const std::vector<PollRecord>& records) override;
   Result<std::optional<SampleRecord>> last_sample(const DriveKey& drive) override;
   Result<std::optional<WallTime>> latest_sample_time() override;
-  Result<std::vector<std::optional<SampleRecord>>> first_samples_since(
-      const DriveKey& drive, std::int64_t segment, std::span<const WallTime> since) override;
-  Result<std::vector<SampleRecord>> samples(const DriveKey& drive, WallTime from,
-                                            WallTime to) override;
+  Result<std::vector<std::optional<SampleRecord>>> first_samples_since(const DriveKey& drive, std::int64_t segment,
+                                                                       std::span<const WallTime> since) override;
+  Result<std::vector<SampleRecord>> samples(const DriveKey& drive, WallTime from, WallTime to) override;
   Result<std::vector<ThermalEventRecord>> events(const DriveKey& drive, WallTime since) override;
   Result<std::optional<std::string>> state(const DriveKey& drive, std::string_view key) override;
   Result<CompactionStats> compact(WallTime now, const RetentionPolicy& policy) override;

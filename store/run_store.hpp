@@ -24,8 +24,8 @@ struct RunRow : RunIdentity {
   RunStatus status = RunStatus::running;  // running | completed | interrupted | failed
   std::int64_t started_ns = 0;
   std::optional<std::int64_t> ended_ns;
-  std::string header;      // JSON
-  std::string checkpoint;  // simulated drive state after the last round
+  std::string header;       // JSON
+  std::string checkpoint;   // simulated drive state after the last round
   std::int64_t rounds = 0;  // committed rounds (read only)
   // The fingerprint of the [[soak]] definition the run was started from
   // (schedule/soak_scheduler.hpp); empty for other runs. Written by
@@ -55,8 +55,7 @@ class RunStore {
   // the same index fails with reason "duplicate" and changes nothing.
   virtual Result<std::monostate> commit_round(std::int64_t run, const RoundRow& round,
                                               const std::string& checkpoint) = 0;
-  virtual Result<std::monostate> update_run(std::int64_t run, RunStatus status,
-                                            std::optional<std::int64_t> ended_ns,
+  virtual Result<std::monostate> update_run(std::int64_t run, RunStatus status, std::optional<std::int64_t> ended_ns,
                                             const std::string& header) = 0;
   // The newest run named `name` still marked running (a crash left it so).
   virtual Result<std::optional<RunRow>> unfinished_run(const std::string& name) = 0;

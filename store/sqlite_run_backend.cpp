@@ -60,8 +60,8 @@ Result<std::unique_ptr<RunStore>> SqliteRunBackend::open() {
   }
   const fs::path dir(state_dir_);
   const bool first = never_had_a_run_database();
-  auto store = SqliteRunStore::open_file((dir / kFileName).string(),
-                                         std::max(set_aside_ids_, highest_run_dir_id(dir / "runs")));
+  auto store =
+      SqliteRunStore::open_file((dir / kFileName).string(), std::max(set_aside_ids_, highest_run_dir_id(dir / "runs")));
   if (!store) return store.error();
   const fs::path legacy = dir / SqliteStore::kFileName;
   if (first && fs::exists(legacy, ec)) {

@@ -36,8 +36,8 @@ Result<std::monostate> check_integrity(sqlite3* db, const std::string& path) {
 
 Result<std::unique_ptr<SqliteRunStore>> SqliteRunStore::open_file(const std::string& path, std::int64_t id_floor) {
   sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &db,
-                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  const int rc =
+      sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   std::unique_ptr<SqliteRunStore> store(new SqliteRunStore(db, path, id_floor));
   if (rc != SQLITE_OK) return sqlite::error(db, "opening " + path);
   sqlite3_busy_timeout(db, 5000);
@@ -129,7 +129,8 @@ constexpr const char* kRunColumns =
 // Reason "decode" when the status column names no RunStatus.
 Result<RunRow> read_run(Stmt& st, const std::string& context) {
   auto status = run_status_from_text(st.text(6));
-  if (!status) return Error{ErrorReason::decode, fmt::format("{}: run {}: {}", context, st.int64(0), status.error().message)};
+  if (!status)
+    return Error{ErrorReason::decode, fmt::format("{}: run {}: {}", context, st.int64(0), status.error().message)};
   RunRow r;
   r.id = st.int64(0);
   r.name = st.text(1);
@@ -325,10 +326,12 @@ Result<std::vector<RoundRow>> SqliteRunStore::rounds_page(std::int64_t run, std:
 Result<StoredRun> read_stored_run(const std::string& path, std::int64_t id) {
   const std::string context = fmt::format("reading run {} from {}", id, path);
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return Error{ErrorReason::absent, fmt::format("{}: no database: no such file", path)};
+  if (!std::filesystem::exists(path, ec))
+    return Error{ErrorReason::absent, fmt::format("{}: no database: no such file", path)};
   if (::access(path.c_str(), R_OK) != 0) {
     const int err = errno;
-    return Error{sqlite::reason_of_errno(err), fmt::format("{}: cannot read the database: {}", path, std::strerror(err))};
+    return Error{sqlite::reason_of_errno(err),
+                 fmt::format("{}: cannot read the database: {}", path, std::strerror(err))};
   }
   ReadOnlyDb ro;
   // READONLY never migrates or checkpoints; a daemon mid-write holds no lock

@@ -38,10 +38,9 @@ class SqliteRunStore final : public RunStore {
   SqliteRunStore& operator=(const SqliteRunStore&) = delete;
 
   Result<std::int64_t> create_run(const RunRow& run) override;
-  Result<std::monostate> commit_round(std::int64_t run, const RoundRow& round,
-                                      const std::string& checkpoint) override;
-  Result<std::monostate> update_run(std::int64_t run, RunStatus status,
-                                    std::optional<std::int64_t> ended_ns, const std::string& header) override;
+  Result<std::monostate> commit_round(std::int64_t run, const RoundRow& round, const std::string& checkpoint) override;
+  Result<std::monostate> update_run(std::int64_t run, RunStatus status, std::optional<std::int64_t> ended_ns,
+                                    const std::string& header) override;
   Result<std::optional<RunRow>> unfinished_run(const std::string& name) override;
   Result<std::optional<RunRow>> latest_run(const std::string& name) override;
   Result<std::vector<RoundRow>> rounds(std::int64_t run) override;

@@ -133,8 +133,8 @@ Result<int> migrate_schema(sqlite3* db, const std::string& path) {
   const int newest = kMigrations[std::size(kMigrations) - 1].version;
   if (*current > newest) {
     return Error{ErrorReason::store, fmt::format("{}: schema version {} is newer than this nvmond understands "
-                                      "({}); refusing to touch it",
-                                      path, *current, newest)};
+                                                 "({}); refusing to touch it",
+                                                 path, *current, newest)};
   }
   for (const auto& m : kMigrations) {
     if (m.version <= *current) continue;

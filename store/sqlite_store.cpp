@@ -110,8 +110,7 @@ StoreStatus write_each(sqlite::StmtCache& stmts, const char* sql, std::int64_t d
 
 int sqlite_schema_version() { return sqlite_migrations().back().version; }
 
-Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const std::string& state_dir,
-                                                       const SqliteOptions& options) {
+Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const std::string& state_dir, const SqliteOptions& options) {
   std::error_code ec;
   std::filesystem::create_directories(state_dir, ec);
   if (ec) {
@@ -120,8 +119,7 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const std::string& state_
   return open_file((std::filesystem::path(state_dir) / kFileName).string(), options);
 }
 
-Result<std::unique_ptr<SqliteStore>> SqliteStore::open_file(const std::string& path,
-                                                            const SqliteOptions& options) {
+Result<std::unique_ptr<SqliteStore>> SqliteStore::open_file(const std::string& path, const SqliteOptions& options) {
   sqlite3* db = nullptr;
   const int mode = options.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   int rc = sqlite3_open_v2(path.c_str(), &db, mode | SQLITE_OPEN_NOMUTEX, nullptr);
@@ -146,8 +144,8 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open_file(const std::string& p
   if (auto r = sqlite::exec(db, pragmas, "configuring " + path); !r) return r.error();
   auto page_size = scalar(db, "PRAGMA page_size", "configuring " + path);
   if (!page_size) return page_size.error();
-  const std::string checkpoint =
-      fmt::format("PRAGMA wal_autocheckpoint={}", std::max<std::int64_t>(1, options.wal_autocheckpoint_bytes / *page_size));
+  const std::string checkpoint = fmt::format("PRAGMA wal_autocheckpoint={}",
+                                             std::max<std::int64_t>(1, options.wal_autocheckpoint_bytes / *page_size));
   if (auto r = sqlite::exec(db, checkpoint.c_str(), "configuring " + path); !r) return r.error();
   if (auto r = migrate_schema(db, path); !r) return r.error();
   return store;
@@ -295,8 +293,8 @@ Result<std::optional<SampleRecord>> SqliteStore::last_sample(const DriveKey& dri
     auto id = find_drive(drive);
     if (!id || !*id) return id ? Result<std::optional<SampleRecord>>{std::nullopt} : id.error();
     if (const auto& logged = log_->of(**id); !logged.empty()) return std::optional<SampleRecord>{logged.back()};
-    static const std::string kSql = fmt::format(
-        "SELECT {} FROM sample_history WHERE drive_id = ?1 ORDER BY time_ns DESC LIMIT 1", kSampleColumns);
+    static const std::string kSql =
+        fmt::format("SELECT {} FROM sample_history WHERE drive_id = ?1 ORDER BY time_ns DESC LIMIT 1", kSampleColumns);
     Stmt st(*stmts_, kSql);
     st.bind(1, **id);
     return one_sample(st, context);
@@ -316,8 +314,9 @@ Result<std::optional<WallTime>> SqliteStore::latest_sample_time() {
   });
 }
 
-Result<std::vector<std::optional<SampleRecord>>> SqliteStore::first_samples_since(
-    const DriveKey& drive, std::int64_t segment, std::span<const WallTime> since) {
+Result<std::vector<std::optional<SampleRecord>>> SqliteStore::first_samples_since(const DriveKey& drive,
+                                                                                  std::int64_t segment,
+                                                                                  std::span<const WallTime> since) {
   using Found = std::vector<std::optional<SampleRecord>>;
   std::lock_guard lock(mu_);
   const std::string context = "reading window starts of " + describe(drive);
@@ -326,10 +325,10 @@ Result<std::vector<std::optional<SampleRecord>>> SqliteStore::first_samples_sinc
     auto id = find_drive(drive);
     if (!id) return id.error();
     if (!*id) return found;
-    static const std::string kSql =
-        fmt::format("SELECT {} FROM sample_history WHERE drive_id = ?1 AND time_ns >= ?2 AND segment = ?3 "
-                    "ORDER BY time_ns LIMIT 1",
-                    kSampleColumns);
+    static const std::string kSql = fmt::format(
+        "SELECT {} FROM sample_history WHERE drive_id = ?1 AND time_ns >= ?2 AND segment = ?3 "
+        "ORDER BY time_ns LIMIT 1",
+        kSampleColumns);
     for (std::size_t i = 0; i < since.size(); ++i) {
       Stmt st(*stmts_, kSql);
       st.bind(1, **id);
@@ -350,8 +349,7 @@ Result<std::vector<std::optional<SampleRecord>>> SqliteStore::first_samples_sinc
   });
 }
 
-Result<std::vector<SampleRecord>> SqliteStore::samples(const DriveKey& drive, WallTime from,
-                                                       WallTime to) {
+Result<std::vector<SampleRecord>> SqliteStore::samples(const DriveKey& drive, WallTime from, WallTime to) {
   std::lock_guard lock(mu_);
   const std::string context = "reading samples of " + describe(drive);
   return read_snapshot<std::vector<SampleRecord>>(context, [&]() -> Result<std::vector<SampleRecord>> {

@@ -61,11 +61,9 @@ class SqliteStore final : public Store {
   static constexpr const char* kFileName = "nvmond.db";
 
   // Opens (creating and migrating as needed) `state_dir`/nvmond.db.
-  static Result<std::unique_ptr<SqliteStore>> open(const std::string& state_dir,
-                                                   const SqliteOptions& options = {});
+  static Result<std::unique_ptr<SqliteStore>> open(const std::string& state_dir, const SqliteOptions& options = {});
   // Opens a database at an exact path.
-  static Result<std::unique_ptr<SqliteStore>> open_file(const std::string& path,
-                                                        const SqliteOptions& options = {});
+  static Result<std::unique_ptr<SqliteStore>> open_file(const std::string& path, const SqliteOptions& options = {});
   ~SqliteStore() override;
   SqliteStore(const SqliteStore&) = delete;
   SqliteStore& operator=(const SqliteStore&) = delete;
@@ -74,10 +72,9 @@ class SqliteStore final : public Store {
   StoreStatus commit_all(const std::vector<PollRecord>& records) override;
   Result<std::optional<SampleRecord>> last_sample(const DriveKey& drive) override;
   Result<std::optional<WallTime>> latest_sample_time() override;
-  Result<std::vector<std::optional<SampleRecord>>> first_samples_since(
-      const DriveKey& drive, std::int64_t segment, std::span<const WallTime> since) override;
-  Result<std::vector<SampleRecord>> samples(const DriveKey& drive, WallTime from,
-                                            WallTime to) override;
+  Result<std::vector<std::optional<SampleRecord>>> first_samples_since(const DriveKey& drive, std::int64_t segment,
+                                                                       std::span<const WallTime> since) override;
+  Result<std::vector<SampleRecord>> samples(const DriveKey& drive, WallTime from, WallTime to) override;
   Result<std::vector<ThermalEventRecord>> events(const DriveKey& drive, WallTime since) override;
   Result<std::optional<std::string>> state(const DriveKey& drive, std::string_view key) override;
   Result<CompactionStats> compact(WallTime now, const RetentionPolicy& policy) override;

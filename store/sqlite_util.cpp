@@ -11,13 +11,10 @@ ErrorReason reason_of_errno(int err) {
   switch (err) {
     case EROFS:
     case EACCES:
-    case EPERM:
-      return ErrorReason::read_only;
+    case EPERM: return ErrorReason::read_only;
     case ENOSPC:
-    case EDQUOT:
-      return ErrorReason::full;
-    default:
-      return ErrorReason::io;
+    case EDQUOT: return ErrorReason::full;
+    default: return ErrorReason::io;
   }
 }
 
@@ -26,17 +23,12 @@ ErrorReason reason_of(sqlite3* db) {
   if (db == nullptr) return ErrorReason::io;
   switch (sqlite3_errcode(db)) {
     case SQLITE_CORRUPT:
-    case SQLITE_NOTADB:
-      return ErrorReason::corrupt;
-    case SQLITE_FULL:
-      return ErrorReason::full;
-    case SQLITE_READONLY:
-      return ErrorReason::read_only;
+    case SQLITE_NOTADB: return ErrorReason::corrupt;
+    case SQLITE_FULL: return ErrorReason::full;
+    case SQLITE_READONLY: return ErrorReason::read_only;
     case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-      return ErrorReason::locked;
-    default:
-      break;
+    case SQLITE_LOCKED: return ErrorReason::locked;
+    default: break;
   }
   // SQLite reports a file it may not create or write as CANTOPEN or IOERR;
   // the system errno says why.
@@ -46,8 +38,8 @@ ErrorReason reason_of(sqlite3* db) {
 }  // namespace
 
 Error error(sqlite3* db, std::string_view context) {
-  return Error{reason_of(db), fmt::format("{}: {} (sqlite error {})", context, sqlite3_errmsg(db),
-                                          sqlite3_extended_errcode(db))};
+  return Error{reason_of(db),
+               fmt::format("{}: {} (sqlite error {})", context, sqlite3_errmsg(db), sqlite3_extended_errcode(db))};
 }
 
 Result<std::monostate> exec(sqlite3* db, const char* sql, std::string_view context) {
@@ -69,9 +61,7 @@ Stmt::Stmt(sqlite3* db, const char* sql) : db_(db) {
   if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) stmt_ = nullptr;
 }
 
-Stmt::Stmt(StmtCache& cache, std::string_view sql) : db_(cache.db_), cache_(&cache) {
-  stmt_ = cache.take(sql, key_);
-}
+Stmt::Stmt(StmtCache& cache, std::string_view sql) : db_(cache.db_), cache_(&cache) { stmt_ = cache.take(sql, key_); }
 
 Stmt::~Stmt() {
   if (cache_ == nullptr || stmt_ == nullptr) {
@@ -140,9 +130,9 @@ std::int64_t Stmt::int64(int col) const { return sqlite3_column_int64(stmt_, col
 double Stmt::real(int col) const { return sqlite3_column_double(stmt_, col); }
 std::string Stmt::text(int col) const {
   const auto* p = sqlite3_column_text(stmt_, col);
-  return p != nullptr ? std::string(reinterpret_cast<const char*>(p),
-                                    static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col)))
-                      : std::string();
+  return p != nullptr
+             ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col)))
+             : std::string();
 }
 bool Stmt::is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
 

@@ -89,8 +89,8 @@ struct StoreStats {
 // What one poll of one drive writes, in one transaction.
 struct PollRecord {
   DriveKey drive;
-  std::vector<SampleRecord> samples;                        // usually one
-  std::vector<ThermalEventRecord> events;                   // upserted by start
+  std::vector<SampleRecord> samples;                       // usually one
+  std::vector<ThermalEventRecord> events;                  // upserted by start
   std::vector<std::pair<std::string, std::string>> state;  // upserted by key
 };
 
@@ -120,11 +120,11 @@ class Store {
   // For each of `since`, the oldest sample of `segment` taken at or after
   // it, all read from one snapshot: a DWPD publish asks for every wear
   // window's start at once.
-  virtual Result<std::vector<std::optional<SampleRecord>>> first_samples_since(
-      const DriveKey& drive, std::int64_t segment, std::span<const WallTime> since) = 0;
+  virtual Result<std::vector<std::optional<SampleRecord>>> first_samples_since(const DriveKey& drive,
+                                                                               std::int64_t segment,
+                                                                               std::span<const WallTime> since) = 0;
   // Samples with from <= time < to, oldest first.
-  virtual Result<std::vector<SampleRecord>> samples(const DriveKey& drive, WallTime from,
-                                                    WallTime to) = 0;
+  virtual Result<std::vector<SampleRecord>> samples(const DriveKey& drive, WallTime from, WallTime to) = 0;
   // Events that started at or after `since`, oldest first.
   virtual Result<std::vector<ThermalEventRecord>> events(const DriveKey& drive, WallTime since) = 0;
   virtual Result<std::optional<std::string>> state(const DriveKey& drive, std::string_view key) = 0;

@@ -58,9 +58,9 @@ using StoreErrorListener = std::function<void(ErrorReason reason)>;
 
 // How a store names itself in the log, and what its failure costs.
 struct StoreRole {
-  std::string name;         // "history store"
-  std::string while_down;   // what still works and what is not recorded
-  std::string when_back;    // what resumes
+  std::string name;        // "history store"
+  std::string while_down;  // what still works and what is not recorded
+  std::string when_back;   // what resumes
 };
 
 // The failure state machine, without the store: not thread-safe (its owner

@@ -122,9 +122,8 @@ void writer_loop(const std::shared_ptr<StoreWriter::Shared>& shared) {
     }
     // Group commit: the rest of the tick joins the first poll's transaction.
     // Polls left by a failed batch have no arrival of their own: due now.
-    const Steady::time_point due =
-        group_commit_due(s.first_queued.value_or(Steady::now() - s.options.group_interval), last_batch,
-                         s.options.group_interval);
+    const Steady::time_point due = group_commit_due(s.first_queued.value_or(Steady::now() - s.options.group_interval),
+                                                    last_batch, s.options.group_interval);
     if (!s.stopping && Steady::now() < due) {
       s.wake.wait_until(lock, due, [&] { return s.stopping || s.abandoned; });
       if (s.abandoned) return;
@@ -164,13 +163,16 @@ StoreStatus StoreWriter::commit_all(const std::vector<PollRecord>& records) {
   if (records.empty()) return std::monostate{};
   Shared& s = *shared_;
   std::lock_guard lock(s.mu);
-  if (s.stopping) return Error{ErrorReason::stopped, "history writer stopped: poll of " + records.front().drive.serial + " not recorded"};
+  if (s.stopping)
+    return Error{ErrorReason::stopped,
+                 "history writer stopped: poll of " + records.front().drive.serial + " not recorded"};
   if (s.pending.size() + records.size() > s.options.max_queued) {
     s.counts.dropped += records.size();
     if (!s.full_logged) {
-      log::error("history store: {} poll(s) queued, not yet written; dropping new polls (counted in "
-                 "nvmond_store_dropped_writes_total) until the store accepts writes again",
-                 s.pending.size());
+      log::error(
+          "history store: {} poll(s) queued, not yet written; dropping new polls (counted in "
+          "nvmond_store_dropped_writes_total) until the store accepts writes again",
+          s.pending.size());
       s.full_logged = true;
     }
     return Error{ErrorReason::full, fmt::format("history write queue full ({} polls): poll dropped", s.pending.size())};
@@ -215,8 +217,9 @@ Result<std::optional<WallTime>> StoreWriter::latest_sample_time() {
   return queued ? std::max(*queued, **stored) : *stored;
 }
 
-Result<std::vector<std::optional<SampleRecord>>> StoreWriter::first_samples_since(
-    const DriveKey& drive, std::int64_t segment, std::span<const WallTime> since) {
+Result<std::vector<std::optional<SampleRecord>>> StoreWriter::first_samples_since(const DriveKey& drive,
+                                                                                  std::int64_t segment,
+                                                                                  std::span<const WallTime> since) {
   // The op may be kept as the reconnect probe, so it owns its times.
   auto stored = read<std::vector<std::optional<SampleRecord>>>(
       [drive, segment, times = std::vector<WallTime>(since.begin(), since.end())](Store& s) {
@@ -329,8 +332,7 @@ std::uint64_t StoreWriter::stop(std::chrono::milliseconds timeout) {
   const std::uint64_t left = s.pending.size();
   if (left > 0) {
     s.counts.dropped += left;
-    log::error("history store: {} queued poll(s) not written within {} ms of stopping; dropped", left,
-               timeout.count());
+    log::error("history store: {} queued poll(s) not written within {} ms of stopping; dropped", left, timeout.count());
     s.pending.clear();
     s.in_flight = 0;
   }

@@ -72,9 +72,9 @@ struct StoreWriterCounters {
 // just after some poll arrived, and that poll would wait a whole interval,
 // long enough for its drive's next poll to be acknowledged before it is on
 // disk.
-std::chrono::steady_clock::time_point group_commit_due(
-    std::chrono::steady_clock::time_point first_queued,
-    std::optional<std::chrono::steady_clock::time_point> last_batch, std::chrono::milliseconds group_interval);
+std::chrono::steady_clock::time_point group_commit_due(std::chrono::steady_clock::time_point first_queued,
+                                                       std::optional<std::chrono::steady_clock::time_point> last_batch,
+                                                       std::chrono::milliseconds group_interval);
 
 class StoreWriter final : public Store {
  public:
@@ -95,8 +95,8 @@ class StoreWriter final : public Store {
 
   Result<std::optional<SampleRecord>> last_sample(const DriveKey& drive) override;
   Result<std::optional<WallTime>> latest_sample_time() override;
-  Result<std::vector<std::optional<SampleRecord>>> first_samples_since(
-      const DriveKey& drive, std::int64_t segment, std::span<const WallTime> since) override;
+  Result<std::vector<std::optional<SampleRecord>>> first_samples_since(const DriveKey& drive, std::int64_t segment,
+                                                                       std::span<const WallTime> since) override;
   Result<std::vector<SampleRecord>> samples(const DriveKey& drive, WallTime from, WallTime to) override;
   Result<std::vector<ThermalEventRecord>> events(const DriveKey& drive, WallTime since) override;
   Result<std::optional<std::string>> state(const DriveKey& drive, std::string_view key) override;

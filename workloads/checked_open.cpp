@@ -37,7 +37,7 @@ int via_walk(int dirfd, const std::string& relative, int flags, unsigned mode) {
     parts.push_back(relative.substr(start, end - start));
     start = end + 1;
   }
-  struct stat root{};
+  struct stat root {};
   if (::fstat(dirfd, &root) != 0) return -errno;
   UniqueFd cur;
   int at = dirfd;
@@ -48,7 +48,7 @@ int via_walk(int dirfd, const std::string& relative, int flags, unsigned mode) {
     const int f = (last ? flags : O_PATH) | O_NOFOLLOW | O_CLOEXEC;
     UniqueFd next(::openat(at, p.c_str(), f, mode));
     if (!next.valid()) return -errno;
-    struct stat st{};
+    struct stat st {};
     if (::fstat(next.get(), &st) != 0) return -errno;
     if (S_ISLNK(st.st_mode)) return -ELOOP;  // O_PATH|O_NOFOLLOW opens the link itself
     if (st.st_dev != root.st_dev) return -EXDEV;

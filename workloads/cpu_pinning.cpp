@@ -50,9 +50,7 @@ bool release_current_thread(const std::vector<int>& cpus) {
   return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
 }
 
-bool cpus_to_spare(double load, std::size_t allowed) {
-  return load + 0.5 <= static_cast<double>(allowed);
-}
+bool cpus_to_spare(double load, std::size_t allowed) { return load + 0.5 <= static_cast<double>(allowed); }
 
 namespace {
 // The kernel's struct sched_attr (linux/sched/types.h clashes with glibc's

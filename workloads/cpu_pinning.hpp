@@ -57,8 +57,7 @@ bool request_short_slice(std::chrono::nanoseconds slice);
 class CpuPlacement {
  public:
   // `cpu`: the worker's CPU (worker_cpu), nullopt for a worker never bound.
-  CpuPlacement(std::optional<int> cpu, std::vector<int> allowed)
-      : cpu_(cpu), allowed_(std::move(allowed)) {}
+  CpuPlacement(std::optional<int> cpu, std::vector<int> allowed) : cpu_(cpu), allowed_(std::move(allowed)) {}
   // Reads the host's load and binds or frees the calling thread to match.
   void revisit();
   // The decision for a given load (revisit() without the file read).

@@ -55,15 +55,15 @@ std::optional<Error> ready_for_io(int fd, bool direct, const std::string& full) 
   if (direct) flags |= O_DIRECT;
   if (::fcntl(fd, F_SETFL, flags) != 0) {
     if (direct && errno == EINVAL) {
-      return Error{ErrorReason::io, fmt::format("{}: O_DIRECT is not supported on its filesystem (direct = false)", full)};
+      return Error{ErrorReason::io,
+                   fmt::format("{}: O_DIRECT is not supported on its filesystem (direct = false)", full)};
     }
     return Error{ErrorReason::io, fmt::format("F_SETFL on {}: {}", full, std::strerror(errno))};
   }
   return std::nullopt;
 }
 
-Result<CheckedTarget> finish(UniqueFd fd, const struct stat& st, const TargetAccess& access,
-                             const std::string& full) {
+Result<CheckedTarget> finish(UniqueFd fd, const struct stat& st, const TargetAccess& access, const std::string& full) {
   if (auto e = ready_for_io(fd.get(), access.direct, full)) return *e;
   return CheckedTarget{std::move(fd), S_ISBLK(st.st_mode)};
 }
@@ -95,15 +95,20 @@ Result<UniqueFd> SafetyGuard::reopen_judged(int judged_fd, const struct stat& ju
   if (!fd.valid()) {
     const int err = errno;
     if (err == EBUSY) {
-      return Error{ErrorReason::busy, fmt::format("{}: in use (mounted, swap, claimed by another driver, or still held by a process that has just ended)", shown)};
+      return Error{
+          ErrorReason::busy,
+          fmt::format(
+              "{}: in use (mounted, swap, claimed by another driver, or still held by a process that has just ended)",
+              shown)};
     }
     if (err == ENOENT) {
       return Error{ErrorReason::io, fmt::format("{}: re-opening it through {} failed: is /proc mounted?", shown, self)};
     }
     return Error{ErrorReason::unknown_device, fmt::format("opening {}: {}", shown, std::strerror(err))};
   }
-  struct stat now{};
-  if (::fstat(fd.get(), &now) != 0) return Error{ErrorReason::io, fmt::format("stat of {}: {}", shown, std::strerror(errno))};
+  struct stat now {};
+  if (::fstat(fd.get(), &now) != 0)
+    return Error{ErrorReason::io, fmt::format("stat of {}: {}", shown, std::strerror(errno))};
   if (now.st_dev != judged.st_dev || now.st_ino != judged.st_ino || now.st_rdev != judged.st_rdev ||
       (now.st_mode & S_IFMT) != (judged.st_mode & S_IFMT)) {
     return Error{ErrorReason::io, fmt::format("{}: changed between its check and its open; try again", shown)};
@@ -123,8 +128,7 @@ Result<CheckedTarget> SafetyGuard::open_file_for_write(const Placement& where, c
   // meanwhile (a symlink, a device node included), which is then judged as
   // above. A file created here is new and empty: opening it has no effect.
   UniqueFd created;
-  for (int attempt = 0; !judged.valid() && judged.get() == -ENOENT && access.file_size > 0 && attempt < 3;
-       ++attempt) {
+  for (int attempt = 0; !judged.valid() && judged.get() == -ENOENT && access.file_size > 0 && attempt < 3; ++attempt) {
     created = UniqueFd(open_beneath(dir.get(), where.relative, O_RDWR | O_NONBLOCK | O_CREAT | O_EXCL, 0600));
     if (created.valid()) break;
     if (created.get() != -EEXIST) {
@@ -141,11 +145,13 @@ Result<CheckedTarget> SafetyGuard::open_file_for_write(const Placement& where, c
     }
     return beneath_refusal(full, where.dir, err);
   }
-  struct stat st{};
-  if (::fstat(judged.get(), &st) != 0) return Error{ErrorReason::io, fmt::format("stat of {}: {}", full, std::strerror(errno))};
+  struct stat st {};
+  if (::fstat(judged.get(), &st) != 0)
+    return Error{ErrorReason::io, fmt::format("stat of {}: {}", full, std::strerror(errno))};
   if (S_ISBLK(st.st_mode)) return open_judged_device(judged.get(), st, full, access);  // a node inside is the device
   if (!S_ISREG(st.st_mode)) {
-    return Error{ErrorReason::unsupported_target, fmt::format("{} is {}, not a regular file", full, kind_of(st.st_mode))};
+    return Error{ErrorReason::unsupported_target,
+                 fmt::format("{} is {}, not a regular file", full, kind_of(st.st_mode))};
   }
   if (auto e = check_regular(st, full, true)) return *e;
   auto fd = reopen_judged(judged.get(), st, O_RDWR | O_NONBLOCK, full);
@@ -153,16 +159,17 @@ Result<CheckedTarget> SafetyGuard::open_file_for_write(const Placement& where, c
   return ready_file(std::move(*fd), full, access);
 }
 
-Result<CheckedTarget> SafetyGuard::ready_file(UniqueFd fd, const std::string& full,
-                                                       const TargetAccess& access) const {
+Result<CheckedTarget> SafetyGuard::ready_file(UniqueFd fd, const std::string& full, const TargetAccess& access) const {
   // Judged again on the open descriptor: a hard link made since the O_PATH
   // judgement would otherwise slip through.
-  struct stat st{};
-  if (::fstat(fd.get(), &st) != 0) return Error{ErrorReason::io, fmt::format("stat of {}: {}", full, std::strerror(errno))};
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0)
+    return Error{ErrorReason::io, fmt::format("stat of {}: {}", full, std::strerror(errno))};
   if (auto e = check_regular(st, full, true)) return *e;
   if (static_cast<std::uint64_t>(st.st_size) < access.file_size &&
       ::ftruncate(fd.get(), static_cast<off_t>(access.file_size)) != 0) {
-    return Error{ErrorReason::io, fmt::format("extending {} to {} bytes: {}", full, access.file_size, std::strerror(errno))};
+    return Error{ErrorReason::io,
+                 fmt::format("extending {} to {} bytes: {}", full, access.file_size, std::strerror(errno))};
   }
   return finish(std::move(fd), st, access, full);
 }
@@ -180,24 +187,25 @@ Result<CheckedTarget> SafetyGuard::open_judged_device(int judged_fd, const struc
   return finish(std::move(*fd), st, access, full);
 }
 
-Result<CheckedTarget> SafetyGuard::open_device_for_write(const std::string& full,
-                                                         const TargetAccess& access) const {
+Result<CheckedTarget> SafetyGuard::open_device_for_write(const std::string& full, const TargetAccess& access) const {
   // Device paths (/dev/disk/by-id/...) are symlinks by design: what the path
   // leads to is judged, and that object is what gets opened.
   UniqueFd judged(::open(full.c_str(), O_PATH | O_CLOEXEC));
   if (!judged.valid()) {
     const int err = errno;
-    if (err == ENOENT) return Error{ErrorReason::outside_allowed_dirs, fmt::format("{} is outside [safety] allow_dirs", full)};
+    if (err == ENOENT)
+      return Error{ErrorReason::outside_allowed_dirs, fmt::format("{} is outside [safety] allow_dirs", full)};
     return Error{ErrorReason::unknown_device, fmt::format("opening {}: {}", full, std::strerror(err))};
   }
-  struct stat st{};
-  if (::fstat(judged.get(), &st) != 0) return Error{ErrorReason::io, fmt::format("stat of {}: {}", full, std::strerror(errno))};
+  struct stat st {};
+  if (::fstat(judged.get(), &st) != 0)
+    return Error{ErrorReason::io, fmt::format("stat of {}: {}", full, std::strerror(errno))};
   if (S_ISREG(st.st_mode)) {
     return Error{ErrorReason::outside_allowed_dirs, fmt::format("{} is outside [safety] allow_dirs", full)};
   }
   if (!S_ISBLK(st.st_mode)) {
-    return Error{ErrorReason::unsupported_target, fmt::format("{} is neither a block device nor a regular file ({})", full,
-                                                   kind_of(st.st_mode))};
+    return Error{ErrorReason::unsupported_target,
+                 fmt::format("{} is neither a block device nor a regular file ({})", full, kind_of(st.st_mode))};
   }
   return open_judged_device(judged.get(), st, full, access);
 }
@@ -206,14 +214,16 @@ Result<CheckedTarget> SafetyGuard::open_for_read(const std::string& full, const 
   // Reading cannot harm what it reads, so links are followed; but opening
   // can (a tty, a watchdog, a FIFO that blocks), so the kind is judged first.
   UniqueFd judged(::open(full.c_str(), O_PATH | O_CLOEXEC));
-  if (!judged.valid()) return Error{ErrorReason::unknown_device, fmt::format("opening {}: {}", full, std::strerror(errno))};
-  struct stat st{};
-  if (::fstat(judged.get(), &st) != 0) return Error{ErrorReason::io, fmt::format("stat of {}: {}", full, std::strerror(errno))};
-  const bool ok = S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) ||
-                  (S_ISCHR(st.st_mode) && is_nvme_generic(st.st_rdev));
+  if (!judged.valid())
+    return Error{ErrorReason::unknown_device, fmt::format("opening {}: {}", full, std::strerror(errno))};
+  struct stat st {};
+  if (::fstat(judged.get(), &st) != 0)
+    return Error{ErrorReason::io, fmt::format("stat of {}: {}", full, std::strerror(errno))};
+  const bool ok = S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || (S_ISCHR(st.st_mode) && is_nvme_generic(st.st_rdev));
   if (!ok) {
     return Error{ErrorReason::would_block, fmt::format("{} is {}; a read job on it could block forever (regular files, "
-                                            "block devices and NVMe namespaces only)", full, kind_of(st.st_mode))};
+                                                       "block devices and NVMe namespaces only)",
+                                                       full, kind_of(st.st_mode))};
   }
   auto fd = reopen_judged(judged.get(), st, O_RDONLY | O_NONBLOCK, full);
   if (!fd) return fd.error();
@@ -225,8 +235,8 @@ Result<CheckedTarget> SafetyGuard::open_for_read(const std::string& full, const 
 Result<std::string> SafetyGuard::block_name(dev_t rdev, const std::string& shown) const {
   std::string name = device_name(roots_.sys, "block", rdev);
   if (name.empty()) {
-    return Error{ErrorReason::unknown_device, fmt::format("{}: no sysfs entry for block device {}:{}", shown, major(rdev),
-                                               minor(rdev))};
+    return Error{ErrorReason::unknown_device,
+                 fmt::format("{}: no sysfs entry for block device {}:{}", shown, major(rdev), minor(rdev))};
   }
   return name;
 }
@@ -243,7 +253,7 @@ std::optional<std::string> SafetyGuard::loop_backed_by(dev_t dev, ino_t ino) con
     // The inode the kernel itself holds (a renamed or unlinked file keeps it);
     // the device node is checked to be the sysfs entry's before it is trusted.
     UniqueFd loop(::open(("/dev/" + name).c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
-    struct stat lst{};
+    struct stat lst {};
     loop_info64 info{};
     if (loop.valid() && ::fstat(loop.get(), &lst) == 0 && S_ISBLK(lst.st_mode) &&
         first_line(e.path() / "dev") == fmt::format("{}:{}", major(lst.st_rdev), minor(lst.st_rdev)) &&
@@ -256,7 +266,7 @@ std::optional<std::string> SafetyGuard::loop_backed_by(dev_t dev, ino_t ino) con
       continue;
     }
     // No usable device node here: the backing path sysfs reports.
-    struct stat bst{};
+    struct stat bst {};
     const std::string backing = first_line(e.path() / "loop/backing_file");
     if (::stat(backing.c_str(), &bst) == 0 && bst.st_dev == dev && bst.st_ino == ino) return name;
   }

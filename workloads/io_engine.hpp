@@ -33,9 +33,9 @@ enum class EngineTime {
 struct IoUnit {
   // What the engine submits.
   IoOp op = IoOp::read;
-  std::uint16_t buffer = 0;  // index into the buffers given to setup()
-  std::uint32_t length = 0;  // bytes of this submission
-  std::uint64_t offset = 0;  // bytes into the target
+  std::uint16_t buffer = 0;   // index into the buffers given to setup()
+  std::uint32_t length = 0;   // bytes of this submission
+  std::uint64_t offset = 0;   // bytes into the target
   std::byte* data = nullptr;  // inside buffers[buffer]
   // Runner bookkeeping (engines leave these alone).
   std::uint32_t total = 0;  // bytes of the whole I/O (differs from length after a short I/O)
@@ -89,8 +89,7 @@ class IoEngine {
   // no limit), then returns up to out.size() completions. A per-I/O failure is
   // a completion with a negative result, never an Error; Error means the
   // engine itself is broken.
-  virtual Result<std::size_t> reap(std::size_t min, Duration max_wait,
-                                   std::span<IoCompletion> out) = 0;
+  virtual Result<std::size_t> reap(std::size_t min, Duration max_wait, std::span<IoCompletion> out) = 0;
   // Nanoseconds in the engine's time domain (time_base()): the real monotonic
   // clock for real devices, simulated time for the sim engine. Latencies, runtime and
   // rate limits are measured in it.

@@ -13,8 +13,8 @@ constexpr Duration kCatchUp = std::chrono::seconds(1);
 
 std::optional<Error> IoPlanner::plan_range(std::uint64_t target_size) {
   if (spec_.offset >= target_size) {
-    return Error{ErrorReason::setup, fmt::format("{}: offset {} is beyond the target's {} bytes", spec_.target,
-                                      spec_.offset, target_size)};
+    return Error{ErrorReason::setup,
+                 fmt::format("{}: offset {} is beyond the target's {} bytes", spec_.target, spec_.offset, target_size)};
   }
   // The read-back bitmap covers a worker's own share; zones draw from the
   // whole range, so a verified job with zones would mark blocks outside it.
@@ -23,15 +23,15 @@ std::optional<Error> IoPlanner::plan_range(std::uint64_t target_size) {
   }
   const std::uint64_t len = spec_.size ? spec_.size : target_size - spec_.offset;
   if (spec_.offset + len > target_size) {
-    return Error{ErrorReason::setup, fmt::format("{}: offset+size {} is beyond the target's {} bytes",
-                                      spec_.target, spec_.offset + len, target_size)};
+    return Error{ErrorReason::setup, fmt::format("{}: offset+size {} is beyond the target's {} bytes", spec_.target,
+                                                 spec_.offset + len, target_size)};
   }
   const std::uint64_t align = std::max<std::uint64_t>(spec_.max_block_size(), spec_.block_align);
   const std::uint64_t blocks = len / align;
   const std::uint64_t each = blocks / spec_.threads;
   if (each == 0) {
     return Error{ErrorReason::setup, fmt::format("{}: range of {} bytes is too small for {} threads of {} byte blocks",
-                                      spec_.target, len, spec_.threads, align)};
+                                                 spec_.target, len, spec_.threads, align)};
   }
   // The first blocks % threads workers take one block more: no whole block
   // of the range is left to nobody.
@@ -81,7 +81,8 @@ void IoPlanner::plan_zones(std::uint64_t range_lo, std::uint64_t range_hi, std::
     const std::uint64_t zlo = range_lo + static_cast<std::uint64_t>(span * start / 100.0) / align * align;
     const std::uint64_t zhi = range_lo + static_cast<std::uint64_t>(span * end / 100.0) / align * align;
     access += z.access_pct;
-    if (zhi > zlo) zones_.push_back(Zone{zlo, zhi, static_cast<std::uint64_t>(std::min(access, 100.0) / 100.0 * 4294967295.0)});
+    if (zhi > zlo)
+      zones_.push_back(Zone{zlo, zhi, static_cast<std::uint64_t>(std::min(access, 100.0) / 100.0 * 4294967295.0)});
     start = end;
   }
 }

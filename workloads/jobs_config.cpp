@@ -27,8 +27,7 @@ JobsConfig read_jobs_config(TableReader& root, const std::vector<std::string>* s
   for (auto& t : root.array_of_tables("job")) {
     JobSpec spec = parse_job(t);
     if (auto [it, fresh] = seen_names.emplace(spec.name, t.where()); !fresh) {
-      t.fail("name", fmt::format("duplicate job: name \"{}\" is already used by {}", spec.name,
-                                 it->second));
+      t.fail("name", fmt::format("duplicate job: name \"{}\" is already used by {}", spec.name, it->second));
     }
     if (sim_serials) check_sim_target(t, spec, *sim_serials);
     c.jobs.push_back(std::move(spec));

@@ -19,7 +19,7 @@ namespace nvmond {
 
 namespace histogram_layout {
 inline constexpr int kSubBucketHalfBits = 10;
-inline constexpr std::uint64_t kSubBucketHalf = 1u << kSubBucketHalfBits;  // 1024
+inline constexpr std::uint64_t kSubBucketHalf = 1u << kSubBucketHalfBits;   // 1024
 inline constexpr std::uint64_t kSubBucketMask = (kSubBucketHalf << 1) - 1;  // 2047
 inline constexpr std::uint64_t kMaxNs = 60'000'000'000ULL;                  // 60 s
 // Bucket of kMaxNs is 25 (2^35 <= 6e10 < 2^36), so 27 half-ranges of 1024.

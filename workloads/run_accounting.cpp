@@ -15,8 +15,7 @@ void bump(std::atomic<std::uint64_t>& a, std::uint64_t by) {
 void record_io_error(WorkerStats& stats, WorkerOutput& out, const IoUnit& u, int err, const char* what) {
   bump(stats.errors[static_cast<int>(u.op)], 1);
   if (out.error_samples.size() < kMaxErrorSamples) {
-    out.error_samples.push_back(
-        IoErrorRecord{u.op, u.offset, u.length, err, what ? what : std::strerror(err)});
+    out.error_samples.push_back(IoErrorRecord{u.op, u.offset, u.length, err, what ? what : std::strerror(err)});
   }
 }
 

@@ -43,8 +43,7 @@ std::string result_json(const RunResult& r, bool with_timeline) {
     lat["mean"] = t.latency.mean() * 1e-9;
     lat["max"] = static_cast<double>(t.latency.max()) * 1e-9;
     static const std::pair<const char*, double> kPoints[] = {
-        {"p50", 0.5},    {"p90", 0.9},       {"p99", 0.99},
-        {"p99.9", 0.999}, {"p99.99", 0.9999}, {"p99.999", 0.99999}};
+        {"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}, {"p99.9", 0.999}, {"p99.99", 0.9999}, {"p99.999", 0.99999}};
     for (const auto& [key, q] : kPoints) lat[key] = t.latency.quantile(q) * 1e-9;
     // What a dashboard's histogram_quantile() would read from the metric's
     // buckets, so the benchmark can state the bucket layout's error.
@@ -60,8 +59,8 @@ std::string result_json(const RunResult& r, bool with_timeline) {
   j["verify"] = {{"blocks", r.verified_blocks}, {"failures", r.verify_failures}};
   json errors = json::array();
   for (const auto& e : r.error_samples) {
-    errors.push_back({{"op", op_name(e.op)}, {"offset", e.offset}, {"length", e.length},
-                      {"errno", e.error}, {"what", e.what}});
+    errors.push_back(
+        {{"op", op_name(e.op)}, {"offset", e.offset}, {"length", e.length}, {"errno", e.error}, {"what", e.what}});
   }
   j["error_samples"] = errors;
   if (with_timeline) {
@@ -82,8 +81,7 @@ std::string result_json(const RunResult& r, bool with_timeline) {
   return j.dump();
 }
 
-int run_job_cli(const std::string& path, std::ostream& out, std::ostream& err,
-                const EngineFactory& factory) {
+int run_job_cli(const std::string& path, std::ostream& out, std::ostream& err, const EngineFactory& factory) {
   JobsConfig file;
   try {
     file = load_job_file(path);

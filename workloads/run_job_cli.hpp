@@ -26,7 +26,6 @@ JobsConfig load_job_file(const std::string& path);
 std::string result_json(const RunResult& result, bool with_timeline = true);
 
 // `factory`: make_engine_factory() (engines/registry.hpp) in the binaries.
-int run_job_cli(const std::string& job_toml_path, std::ostream& out, std::ostream& err,
-                const EngineFactory& factory);
+int run_job_cli(const std::string& job_toml_path, std::ostream& out, std::ostream& err, const EngineFactory& factory);
 
 }  // namespace nvmond

@@ -31,7 +31,7 @@ struct IoErrorRecord {
   IoOp op = IoOp::read;
   std::uint64_t offset = 0;  // bytes into the target
   std::uint32_t length = 0;
-  int error = 0;             // errno, or 0 for a verify mismatch
+  int error = 0;  // errno, or 0 for a verify mismatch
   std::string what;
 };
 
@@ -55,7 +55,7 @@ struct RunResult {
   std::optional<Error> failure;  // refused by the safety guard, or setup failed
   Duration elapsed{};            // engine time of the main phase (longest worker)
   std::array<OpTotals, kIoOpCount> op{};
-  std::uint64_t short_ios = 0;   // partial transfers that were resubmitted
+  std::uint64_t short_ios = 0;               // partial transfers that were resubmitted
   std::vector<IoErrorRecord> error_samples;  // the first few of every worker
   std::uint64_t verified_blocks = 0;
   std::uint64_t verify_failures = 0;

@@ -44,8 +44,8 @@ constexpr std::chrono::nanoseconds kWorkerSlice = std::chrono::microseconds(100)
 
 class Worker {
  public:
-  Worker(const JobSpec& spec, unsigned index, WorkerStats& stats, const std::atomic<bool>& stop,
-         std::uint64_t seed, CpuPlacement& placement)
+  Worker(const JobSpec& spec, unsigned index, WorkerStats& stats, const std::atomic<bool>& stop, std::uint64_t seed,
+         CpuPlacement& placement)
       : spec_(spec), stats_(stats), stop_(stop), seed_(seed), plan_(spec, index, seed), placement_(placement) {}
 
   ~Worker() { std::free(buffers_); }
@@ -94,9 +94,8 @@ class Worker {
     if (phase == Phase::main) run_start_ns_ = start;
     placement_ns_ = start;
     plan_.start(phase);
-    const std::int64_t deadline =
-        phase == Phase::main && spec_.runtime ? start + spec_.runtime->count()
-                                              : std::numeric_limits<std::int64_t>::max();
+    const std::int64_t deadline = phase == Phase::main && spec_.runtime ? start + spec_.runtime->count()
+                                                                        : std::numeric_limits<std::int64_t>::max();
     std::int64_t now = start;
     bool exhausted = false;
     while (true) {
@@ -253,7 +252,6 @@ struct HookStep {
 
 }  // namespace
 
-
 JobRunner::JobRunner(JobSpec spec, EngineFactory factory, const SafetyGuard* guard, RunHooks hooks)
     : spec_(std::move(spec)), factory_(std::move(factory)), guard_(guard), hooks_(std::move(hooks)) {
   snapshot_.job = spec_.name;
@@ -313,8 +311,8 @@ RunResult JobRunner::run() {
     }
   }
 
-  const std::uint64_t seed = static_cast<std::uint64_t>(
-      std::chrono::steady_clock::now().time_since_epoch().count()) ^ 0x5bd1e995ULL;
+  const std::uint64_t seed =
+      static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^ 0x5bd1e995ULL;
   std::vector<std::unique_ptr<WorkerStats>> stats;
   std::vector<WorkerOutput> outputs(n);
   for (unsigned i = 0; i < n; ++i) stats.push_back(std::make_unique<WorkerStats>());
@@ -396,7 +394,7 @@ RunResult JobRunner::run() {
 
 std::optional<Error> prepare_file_target(const std::string& path, std::uint64_t size) {
   if (size == 0) return std::nullopt;
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return std::nullopt;
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) return Error{ErrorReason::io, fmt::format("creating {}: {}", path, std::strerror(errno))};

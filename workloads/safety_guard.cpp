@@ -73,9 +73,7 @@ std::string read_line(const fs::path& p) {
   return s;
 }
 
-Error refuse(ErrorReason reason, std::string message) {
-  return Error{reason, std::move(message)};
-}
+Error refuse(ErrorReason reason, std::string message) { return Error{reason, std::move(message)}; }
 
 // The Filename column of `proc`/swaps: every active swap device or file.
 std::vector<std::string> active_swaps(const std::string& proc) {
@@ -109,7 +107,7 @@ std::optional<Error> SafetyGuard::check_write_target(const std::string& path) co
   if (place(full)) return check_file(full);
   // O_PATH: no open side effect on any kind of file, never blocks.
   UniqueFd probe(::open(full.c_str(), O_PATH | O_CLOEXEC));
-  struct stat st{};
+  struct stat st {};
   if (!probe.valid() || ::fstat(probe.get(), &st) != 0) {
     if (errno == ENOENT) return check_file(full);  // names the allowed directories
     return refuse(ErrorReason::unknown_device, fmt::format("{}: {}", full, std::strerror(errno)));
@@ -127,11 +125,11 @@ std::optional<Error> SafetyGuard::check_write_target(const std::string& path) co
   return check_signature(*name, content->get());
 }
 
-std::optional<Error> SafetyGuard::check_block_device(const std::string& name,
-                                                     const std::string& content_path) const {
+std::optional<Error> SafetyGuard::check_block_device(const std::string& name, const std::string& content_path) const {
   UniqueFd fd(::open(content_path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
   if (!fd.valid()) {
-    return refuse(ErrorReason::unknown_device, fmt::format("{}: cannot read {}: {}", name, content_path, std::strerror(errno)));
+    return refuse(ErrorReason::unknown_device,
+                  fmt::format("{}: cannot read {}: {}", name, content_path, std::strerror(errno)));
   }
   if (auto e = check_block_sysfs(name)) return e;
   return check_signature(name, fd.get());
@@ -188,12 +186,12 @@ std::optional<Error> SafetyGuard::check_block_sysfs(const std::string& name) con
   }
   if (!holders.empty()) {
     return refuse(ErrorReason::holder, fmt::format("{}: {} is held by {} (LVM, MD RAID or device-mapper)", name,
-                                        holders.front().second, holders.front().first));
+                                                   holders.front().second, holders.front().first));
   }
   if (!partitions.empty()) {
-    return refuse(ErrorReason::has_partitions, fmt::format("{}: has partitions ({}{}); wipe the partition table first",
-                                                name, partitions.front(),
-                                                partitions.size() > 1 ? ", ..." : ""));
+    return refuse(ErrorReason::has_partitions,
+                  fmt::format("{}: has partitions ({}{}); wipe the partition table first", name, partitions.front(),
+                              partitions.size() > 1 ? ", ..." : ""));
   }
   if (fs::exists(base / "partition", ec)) {
     return refuse(ErrorReason::partition, fmt::format("{}: is a partition; give the whole device", name));
@@ -214,31 +212,32 @@ std::optional<Error> SafetyGuard::check_block_sysfs(const std::string& name) con
   std::string wwid = read_line(base / "device/wwid");
   if (wwid.empty()) wwid = read_line(base / "wwid");
   if (serial.empty() && wwid.empty()) {
-    return refuse(ErrorReason::no_serial, fmt::format("{}: has no serial or wwid to match [safety] allow_serials", name));
+    return refuse(ErrorReason::no_serial,
+                  fmt::format("{}: has no serial or wwid to match [safety] allow_serials", name));
   }
   for (const auto& a : config_.allow_serials) {
     if (a == serial || a == wwid) return std::nullopt;
   }
   return refuse(ErrorReason::not_allowed, fmt::format("{}: serial \"{}\" is not in [safety] allow_serials", name,
-                                           serial.empty() ? wwid : serial));
+                                                      serial.empty() ? wwid : serial));
 }
 
 std::optional<Error> SafetyGuard::check_signature(const std::string& name, int content_fd) const {
   std::vector<std::byte> head(68 * 1024);
   const ssize_t got = ::pread(content_fd, head.data(), head.size(), 0);
   if (got < 0) {
-    return refuse(ErrorReason::unknown_device, fmt::format("{}: reading its first bytes: {}", name, std::strerror(errno)));
+    return refuse(ErrorReason::unknown_device,
+                  fmt::format("{}: reading its first bytes: {}", name, std::strerror(errno)));
   }
   head.resize(static_cast<std::size_t>(got));
   if (auto sig = find_signature(head)) {
-    return refuse(ErrorReason::signature, fmt::format("{}: carries a {} signature; wipe it (wipefs -a) if the data may go", name, *sig));
+    return refuse(ErrorReason::signature,
+                  fmt::format("{}: carries a {} signature; wipe it (wipefs -a) if the data may go", name, *sig));
   }
   return std::nullopt;
 }
 
-std::optional<Error> SafetyGuard::check_file(const std::string& path) const {
-  return check_file_at(path, true);
-}
+std::optional<Error> SafetyGuard::check_file(const std::string& path) const { return check_file_at(path, true); }
 
 std::optional<SafetyGuard::Placement> SafetyGuard::place(const std::string& full) const {
   for (const auto& d : config_.allow_dirs) {
@@ -275,8 +274,9 @@ std::optional<Error> SafetyGuard::check_file_at(const std::string& path, bool re
     }
     return beneath_refusal(full, where->dir, err);
   }
-  struct stat st{};
-  if (::fstat(fd.get(), &st) != 0) return refuse(ErrorReason::io, fmt::format("stat of {}: {}", full, std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0)
+    return refuse(ErrorReason::io, fmt::format("stat of {}: {}", full, std::strerror(errno)));
   if (!S_ISREG(st.st_mode)) return refuse(ErrorReason::unsupported_target, full + " is not a regular file");
   return check_regular(st, full, refuse_loop_backing);
 }
@@ -284,14 +284,16 @@ std::optional<Error> SafetyGuard::check_file_at(const std::string& path, bool re
 std::optional<Error> SafetyGuard::check_regular(const struct stat& st, const std::string& shown,
                                                 bool refuse_loop_backing) const {
   if (st.st_nlink > 1) {
-    return refuse(ErrorReason::hard_link, fmt::format("{} has {} hard links; another one may lie outside [safety] allow_dirs",
-                                           shown, st.st_nlink));
+    return refuse(
+        ErrorReason::hard_link,
+        fmt::format("{} has {} hard links; another one may lie outside [safety] allow_dirs", shown, st.st_nlink));
   }
   if (is_swap(shown, &st)) return refuse(ErrorReason::swap, shown + " is an active swap file");
   if (refuse_loop_backing) {
     if (auto loop = loop_backed_by(st.st_dev, st.st_ino)) {
       return refuse(ErrorReason::loop_backing, fmt::format("{} backs loop device {} (and what is mounted from it); "
-                                                "detach it first (losetup -d)", shown, *loop));
+                                                           "detach it first (losetup -d)",
+                                                           shown, *loop));
     }
   }
   return std::nullopt;
@@ -300,11 +302,13 @@ std::optional<Error> SafetyGuard::check_regular(const struct stat& st, const std
 Error SafetyGuard::beneath_refusal(const std::string& full, const std::string& dir, int err) {
   if (err == ELOOP) {
     return refuse(ErrorReason::symlink, fmt::format("{}: a symlink on the way below {}; symlinks inside [safety] "
-                                         "allow_dirs are never followed", full, dir));
+                                                    "allow_dirs are never followed",
+                                                    full, dir));
   }
   if (err == EXDEV) {
     return refuse(ErrorReason::outside_allowed_dirs, fmt::format("{}: crosses a mount point below {}; only the allowed "
-                                                      "directory's own filesystem is written", full, dir));
+                                                                 "directory's own filesystem is written",
+                                                                 full, dir));
   }
   return refuse(ErrorReason::io, fmt::format("opening {}: {}", full, std::strerror(err)));
 }
@@ -312,7 +316,7 @@ Error SafetyGuard::beneath_refusal(const std::string& full, const std::string& d
 bool SafetyGuard::is_swap(const std::string& full, const struct stat* st) const {
   for (const std::string& name : active_swaps(roots_.proc)) {
     if (name == full) return true;
-    struct stat s{};
+    struct stat s {};
     if (st != nullptr && ::stat(name.c_str(), &s) == 0 && s.st_dev == st->st_dev && s.st_ino == st->st_ino) {
       return true;
     }

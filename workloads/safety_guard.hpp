@@ -111,8 +111,7 @@ class SafetyGuard {
   std::optional<Placement> place(const std::string& full) const;
   std::optional<Error> check_file_at(const std::string& path, bool refuse_loop_backing) const;
   // What fstat says of an open regular file inside allow_dirs.
-  std::optional<Error> check_regular(const struct stat& st, const std::string& shown,
-                                     bool refuse_loop_backing) const;
+  std::optional<Error> check_regular(const struct stat& st, const std::string& shown, bool refuse_loop_backing) const;
   // The kernel's name of block device `rdev` ("nvme0n1"), from sysfs.
   Result<std::string> block_name(dev_t rdev, const std::string& shown) const;
   // What sysfs and procfs say of a block device: every check that needs no
@@ -122,8 +121,7 @@ class SafetyGuard {
   std::optional<Error> check_signature(const std::string& name, int content_fd) const;
   // Opens the object the O_PATH descriptor `judged_fd` names, whose fstat was
   // `judged`, with open(2) `flags`; an Error if it is no longer that object.
-  static Result<UniqueFd> reopen_judged(int judged_fd, const struct stat& judged, int flags,
-                                        const std::string& shown);
+  static Result<UniqueFd> reopen_judged(int judged_fd, const struct stat& judged, int flags, const std::string& shown);
   std::optional<std::string> loop_backed_by(dev_t dev, ino_t ino) const;
   bool is_swap(const std::string& full, const struct stat* st) const;
   bool is_nvme_generic(dev_t rdev) const;

@@ -16,9 +16,7 @@ struct SplitMix {
     return z ^ (z >> 31);
   }
   // Uniform in [0, n) without division (Lemire).
-  std::uint64_t below(std::uint64_t n) {
-    return static_cast<std::uint64_t>((static_cast<uint128>(next()) * n) >> 64);
-  }
+  std::uint64_t below(std::uint64_t n) { return static_cast<std::uint64_t>((static_cast<uint128>(next()) * n) >> 64); }
 };
 
 }  // namespace nvmond

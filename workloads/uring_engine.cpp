@@ -63,7 +63,7 @@ std::optional<Error> UringEngine::setup(const EngineSetup& s) {
   // Our own descriptor on the guard's open file (same checks, same flags).
   fd_ = ::fcntl(s.fd, F_DUPFD_CLOEXEC, 0);
   if (fd_ < 0) return sys_error(s.target, "duplicating the descriptor of", errno);
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd_, &st) != 0) return sys_error(s.target, "stat of", errno);
   if (S_ISBLK(st.st_mode)) {
     if (::ioctl(fd_, BLKGETSIZE64, &size_) != 0) return sys_error(s.target, "BLKGETSIZE64 on", errno);
@@ -97,8 +97,7 @@ std::optional<Error> UringEngine::setup(const EngineSetup& s) {
   // Registration saves a page pin and an fget per I/O; both are optional
   // (RLIMIT_MEMLOCK may forbid pinning), so failures fall back quietly.
   if (options_.register_buffers && !s.buffers.empty() && s.buffers.size() <= 16384) {
-    fixed_buffers_ = io_uring_register_buffers(&ring_, s.buffers.data(),
-                                               static_cast<unsigned>(s.buffers.size())) == 0;
+    fixed_buffers_ = io_uring_register_buffers(&ring_, s.buffers.data(), static_cast<unsigned>(s.buffers.size())) == 0;
   }
   if (options_.register_files) fixed_file_ = io_uring_register_files(&ring_, &fd_, 1) == 0;
   preemptions_ = involuntary_switches();
@@ -152,8 +151,7 @@ int UringEngine::submit_and_spin(Duration max_wait) {
   const std::int64_t until = start + budget.count();
   std::int64_t last = start;
   while (true) {
-    const bool done =
-        io_uring_cq_ready(&ring_) > 0 || (IO_URING_READ_ONCE(*ring_.sq.kflags) & IORING_SQ_TASKRUN) != 0;
+    const bool done = io_uring_cq_ready(&ring_) > 0 || (IO_URING_READ_ONCE(*ring_.sq.kflags) & IORING_SQ_TASKRUN) != 0;
     const std::int64_t t = now_ns();
     if (t - last > kSpinGapNs) {
       const long switches = involuntary_switches();
@@ -193,8 +191,7 @@ int UringEngine::submit_and_wait(std::size_t min, Duration max_wait) {
   return io_uring_submit_and_wait_timeout(&ring_, &cqe, static_cast<unsigned>(min), &ts, nullptr);
 }
 
-Result<std::size_t> UringEngine::reap(std::size_t min, Duration max_wait,
-                                      std::span<IoCompletion> out) {
+Result<std::size_t> UringEngine::reap(std::size_t min, Duration max_wait, std::span<IoCompletion> out) {
   int rc = min > 0 ? submit_and_spin(max_wait) : 0;
   if (rc >= 0) rc = submit_and_wait(min, max_wait);
   if (rc < 0 && rc != -EINTR && rc != -ETIME && rc != -EAGAIN && rc != -EBUSY) {

@@ -43,8 +43,7 @@ class UringEngine final : public IoEngine {
   std::uint64_t target_size() const override { return size_; }
   bool queue(IoUnit& unit) override;
   std::optional<Error> commit() override;
-  Result<std::size_t> reap(std::size_t min, Duration max_wait,
-                           std::span<IoCompletion> out) override;
+  Result<std::size_t> reap(std::size_t min, Duration max_wait, std::span<IoCompletion> out) override;
   std::int64_t now_ns() const override;
   void idle(Duration d) override;
 

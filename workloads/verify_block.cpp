@@ -30,7 +30,8 @@ void fill_verify_block(std::byte* p, std::uint32_t len, std::uint64_t offset, st
 }
 
 const char* verify_block_problem(const std::byte* p, std::uint32_t len, std::uint64_t offset, std::uint64_t seed) {
-  if (get64(p) != kVerifyMagic || get64(p + 16) != seed) return "verify: block header missing (never written or overwritten)";
+  if (get64(p) != kVerifyMagic || get64(p + 16) != seed)
+    return "verify: block header missing (never written or overwritten)";
   if (get64(p + 8) != offset) return "verify: block carries another offset (misdirected write)";
   if (get64(p + 24) != checksum(p + kVerifyHeader, len - kVerifyHeader)) return "verify: checksum mismatch";
   return nullptr;

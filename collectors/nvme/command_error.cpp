@@ -11,22 +11,19 @@ namespace nvmond {
 
 namespace {
 
-constexpr std::uint16_t kInvalidOpcode = 0x001;      // generic
-constexpr std::uint16_t kInvalidField = 0x002;       // generic
-constexpr std::uint16_t kInvalidLogPage = 0x109;     // command specific
+constexpr std::uint16_t kInvalidOpcode = 0x001;       // generic
+constexpr std::uint16_t kInvalidField = 0x002;        // generic
+constexpr std::uint16_t kInvalidLogPage = 0x109;      // command specific
 constexpr std::uint16_t kHostAbortedCommand = 0x371;  // path related
 
 ErrorReason errno_reason(int err) {
   switch (err) {
     case ENODEV:
     case ENOENT:
-    case ENXIO:
-      return ErrorReason::absent;
+    case ENXIO: return ErrorReason::absent;
     case ETIMEDOUT:
-    case EINTR:
-      return ErrorReason::timeout;
-    default:
-      return ErrorReason::io;
+    case EINTR: return ErrorReason::timeout;
+    default: return ErrorReason::io;
   }
 }
 
@@ -48,8 +45,8 @@ Error command_error(std::string_view device, std::string_view command, int rc, i
   }
   const ErrorReason reason =
       nvme_status_code(rc) == kHostAbortedCommand ? ErrorReason::timeout : ErrorReason::nvme_status;
-  return Error{reason, fmt::format("{}: {}: NVMe status {:#06x} ({})", device, command,
-                                   static_cast<unsigned>(rc), status_name(rc))};
+  return Error{reason, fmt::format("{}: {}: NVMe status {:#06x} ({})", device, command, static_cast<unsigned>(rc),
+                                   status_name(rc))};
 }
 
 bool is_unsupported_status(int rc) {

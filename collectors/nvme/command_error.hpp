@@ -11,9 +11,7 @@
 namespace nvmond {
 
 // Status Code Type and Status Code (bits 10:0), without CRD/More/DNR.
-inline constexpr std::uint16_t nvme_status_code(int status) {
-  return static_cast<std::uint16_t>(status & 0x7ff);
-}
+inline constexpr std::uint16_t nvme_status_code(int status) { return static_cast<std::uint16_t>(status & 0x7ff); }
 
 // Reason labels (see Error::reason):
 //   errno ENODEV/ENOENT/ENXIO   -> "absent"   (controller gone)

@@ -40,28 +40,25 @@ constexpr std::array kSmartFields = {
     element<&SmartLog::sensor_temperature_k, 5>("Temperature Sensor 6", 210, 2),
     element<&SmartLog::sensor_temperature_k, 6>("Temperature Sensor 7", 212, 2),
     element<&SmartLog::sensor_temperature_k, 7>("Temperature Sensor 8", 214, 2),
-    field<&SmartLog::thermal, &SmartThermalCounters::tmt1_transitions>("Thermal Management Temperature 1 Transition Count", 216, 4),
-    field<&SmartLog::thermal, &SmartThermalCounters::tmt2_transitions>("Thermal Management Temperature 2 Transition Count", 220, 4),
-    field<&SmartLog::thermal, &SmartThermalCounters::tmt1_seconds>("Total Time For Thermal Management Temperature 1", 224, 4),
-    field<&SmartLog::thermal, &SmartThermalCounters::tmt2_seconds>("Total Time For Thermal Management Temperature 2", 228, 4),
+    field<&SmartLog::thermal, &SmartThermalCounters::tmt1_transitions>(
+        "Thermal Management Temperature 1 Transition Count", 216, 4),
+    field<&SmartLog::thermal, &SmartThermalCounters::tmt2_transitions>(
+        "Thermal Management Temperature 2 Transition Count", 220, 4),
+    field<&SmartLog::thermal, &SmartThermalCounters::tmt1_seconds>("Total Time For Thermal Management Temperature 1",
+                                                                   224, 4),
+    field<&SmartLog::thermal, &SmartThermalCounters::tmt2_seconds>("Total Time For Thermal Management Temperature 2",
+                                                                   228, 4),
 };
 
 // NVMe 1.4, Identify Controller data structure. SN/MN/FR are strings, below.
 constexpr std::array kControllerFields = {
-    field<&ControllerIdentity::vid>("VID", 0, 2),
-    field<&ControllerIdentity::ssvid>("SSVID", 2, 2),
-    field<&ControllerIdentity::cntlid>("CNTLID", 78, 2),
-    field<&ControllerIdentity::version>("VER", 80, 4),
-    field<&ControllerIdentity::oacs>("OACS", 256, 2),
-    field<&ControllerIdentity::lpa>("LPA", 261, 1),
-    field<&ControllerIdentity::elpe>("ELPE", 262, 1),
-    field<&ControllerIdentity::wctemp_k>("WCTEMP", 266, 2),
-    field<&ControllerIdentity::cctemp_k>("CCTEMP", 268, 2),
-    field<&ControllerIdentity::tnvmcap>("TNVMCAP", 280, 16),
-    field<&ControllerIdentity::hctma>("HCTMA", 322, 2),
-    field<&ControllerIdentity::mntmt_k>("MNTMT", 324, 2),
-    field<&ControllerIdentity::mxtmt_k>("MXTMT", 326, 2),
-    field<&ControllerIdentity::nn>("NN", 516, 4),
+    field<&ControllerIdentity::vid>("VID", 0, 2),           field<&ControllerIdentity::ssvid>("SSVID", 2, 2),
+    field<&ControllerIdentity::cntlid>("CNTLID", 78, 2),    field<&ControllerIdentity::version>("VER", 80, 4),
+    field<&ControllerIdentity::oacs>("OACS", 256, 2),       field<&ControllerIdentity::lpa>("LPA", 261, 1),
+    field<&ControllerIdentity::elpe>("ELPE", 262, 1),       field<&ControllerIdentity::wctemp_k>("WCTEMP", 266, 2),
+    field<&ControllerIdentity::cctemp_k>("CCTEMP", 268, 2), field<&ControllerIdentity::tnvmcap>("TNVMCAP", 280, 16),
+    field<&ControllerIdentity::hctma>("HCTMA", 322, 2),     field<&ControllerIdentity::mntmt_k>("MNTMT", 324, 2),
+    field<&ControllerIdentity::mxtmt_k>("MXTMT", 326, 2),   field<&ControllerIdentity::nn>("NN", 516, 4),
     field<&ControllerIdentity::vwc>("VWC", 525, 1),
 };
 
@@ -148,7 +145,8 @@ constexpr std::array kOcpFieldsV5 = {
     field<&OcpSmartLog::system_area_program_failures_raw>("System Area Program Fail Count (raw)", 236, 4),
     field<&OcpSmartLog::system_area_program_failures_normalized>("System Area Program Fail Count (normalized)", 240, 1),
     field<&OcpSmartLog::system_area_uncorrectable_reads_raw>("System Area Uncorrectable Read Count (raw)", 244, 4),
-    field<&OcpSmartLog::system_area_uncorrectable_reads_normalized>("System Area Uncorrectable Read Count (normalized)", 248, 1),
+    field<&OcpSmartLog::system_area_uncorrectable_reads_normalized>("System Area Uncorrectable Read Count (normalized)",
+                                                                    248, 1),
     field<&OcpSmartLog::system_area_erase_failures_raw>("System Area Erase Fail Count (raw)", 252, 4),
     field<&OcpSmartLog::system_area_erase_failures_normalized>("System Area Erase Fail Count (normalized)", 256, 1),
     field<&OcpSmartLog::max_peak_power_capability>("Max Peak Power Capability", 260, 2),
@@ -168,8 +166,7 @@ constexpr std::array kOcpRevisions = {
 
 Error decode_error(std::string message) { return Error{ErrorReason::decode, std::move(message)}; }
 
-std::optional<Error> check_size(std::string_view page_name, std::span<const std::uint8_t> page,
-                                std::size_t expected) {
+std::optional<Error> check_size(std::string_view page_name, std::span<const std::uint8_t> page, std::size_t expected) {
   if (page.size() == expected) return std::nullopt;
   return decode_error(fmt::format("{}: expected {} bytes, got {}", page_name, expected, page.size()));
 }
@@ -219,8 +216,7 @@ Result<ControllerIdentity> decode_identify_controller(std::span<const std::uint8
   return out;
 }
 
-Result<NamespaceIdentity> decode_identify_namespace(std::span<const std::uint8_t> page,
-                                                    std::uint32_t nsid) {
+Result<NamespaceIdentity> decode_identify_namespace(std::span<const std::uint8_t> page, std::uint32_t nsid) {
   if (auto e = check_size("identify namespace", page, kIdentifyBytes)) return *e;
   NamespaceIdentity out;
   out.nsid = nsid;
@@ -231,13 +227,13 @@ Result<NamespaceIdentity> decode_identify_namespace(std::span<const std::uint8_t
   // NVMe 2.0: with more than 16 formats, FLBAS bits 6:5 are the index's upper bits.
   if (nlbaf >= 16) index |= ((flbas >> 5) & 0x3u) << 4;
   if (index > nlbaf || index >= kLbaFormatCount) {
-    return decode_error(fmt::format("identify namespace {}: FLBAS selects LBA format {} of {}", nsid,
-                                    index, nlbaf + 1));
+    return decode_error(
+        fmt::format("identify namespace {}: FLBAS selects LBA format {} of {}", nsid, index, nlbaf + 1));
   }
   const unsigned lbads = page[kLbaFormatsOffset + 4 * index + 2];
   if (lbads < 9 || lbads > 31) {
-    return decode_error(fmt::format("identify namespace {}: LBA format {} has invalid data size 2^{}",
-                                    nsid, index, lbads));
+    return decode_error(
+        fmt::format("identify namespace {}: LBA format {} has invalid data size 2^{}", nsid, index, lbads));
   }
   out.lba_bytes = 1u << lbads;
   out.lba_format = static_cast<std::uint8_t>(index);
@@ -278,9 +274,7 @@ std::uint32_t temperature_threshold_cdw11(unsigned sensor, ThresholdKind kind) {
   return ((static_cast<std::uint32_t>(kind) & 0x3u) << 20) | ((sensor & 0xfu) << 16);
 }
 
-std::uint16_t decode_temperature_threshold(std::uint32_t cdw0) {
-  return static_cast<std::uint16_t>(cdw0 & 0xffffu);
-}
+std::uint16_t decode_temperature_threshold(std::uint32_t cdw0) { return static_cast<std::uint16_t>(cdw0 & 0xffffu); }
 
 HostThermalManagement decode_host_thermal_management(std::uint32_t cdw0) {
   return {.tmt1_k = static_cast<std::uint16_t>(cdw0 >> 16), .tmt2_k = static_cast<std::uint16_t>(cdw0 & 0xffffu)};

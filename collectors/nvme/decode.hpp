@@ -25,8 +25,7 @@ inline constexpr std::uint8_t kOcpSmartLogId = 0xC0;
 
 // OCP SMART / Health Information Extended log page GUID
 // AFD514C9-7C6F-4F9C-A4F2-BFEA2810AFC5, stored little-endian at bytes 496..511.
-inline constexpr u128 kOcpSmartLogGuid =
-    (static_cast<u128>(0xAFD514C97C6F4F9CULL) << 64) | 0xA4F2BFEA2810AFC5ULL;
+inline constexpr u128 kOcpSmartLogGuid = (static_cast<u128>(0xAFD514C97C6F4F9CULL) << 64) | 0xA4F2BFEA2810AFC5ULL;
 
 // SMART / Health Information log (02h), NVMe 1.4, 512 bytes.
 Result<SmartLog> decode_smart_log(std::span<const std::uint8_t> page);
@@ -37,8 +36,7 @@ Result<ControllerIdentity> decode_identify_controller(std::span<const std::uint8
 
 // Identify Namespace (CNS 00h), 4096 bytes. lba_bytes comes from the LBA
 // format FLBAS selects; an LBA data size outside 2^9..2^31 is an error.
-Result<NamespaceIdentity> decode_identify_namespace(std::span<const std::uint8_t> page,
-                                                    std::uint32_t nsid);
+Result<NamespaceIdentity> decode_identify_namespace(std::span<const std::uint8_t> page, std::uint32_t nsid);
 
 // Identify Active Namespace ID list (CNS 02h), 4096 bytes: the NSIDs in
 // order, up to the first zero entry.

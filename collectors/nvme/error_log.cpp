@@ -79,11 +79,11 @@ constexpr StatusName kStatusNames[] = {
 
 std::span<const FieldSpec<ErrorLogEntry>> error_log_entry_fields() { return kErrorLogFields; }
 
-Result<std::vector<ErrorLogEntry>> decode_error_log(std::span<const std::uint8_t> page,
-                                                    std::size_t max_entries) {
+Result<std::vector<ErrorLogEntry>> decode_error_log(std::span<const std::uint8_t> page, std::size_t max_entries) {
   if (page.empty() || page.size() % kErrorLogEntryBytes != 0) {
-    return Error{ErrorReason::decode, fmt::format("error information log (01h): expected a multiple of {} bytes, got {}",
-                                                  kErrorLogEntryBytes, page.size())};
+    return Error{ErrorReason::decode,
+                 fmt::format("error information log (01h): expected a multiple of {} bytes, got {}",
+                             kErrorLogEntryBytes, page.size())};
   }
   const std::size_t n = std::min(page.size() / kErrorLogEntryBytes, max_entries);
   std::vector<ErrorLogEntry> out;
@@ -101,8 +101,7 @@ ErrorStatusClass classify_error_status(const ErrorLogEntry& entry) {
     case kSctGeneric:
       // These three are the controller failing a well-formed command; the
       // rest of SCT 0 is a host that sent a command the drive had to refuse.
-      return sc == 0x04 || sc == 0x05 || sc == 0x06 ? ErrorStatusClass::controller
-                                                    : ErrorStatusClass::generic_host;
+      return sc == 0x04 || sc == 0x05 || sc == 0x06 ? ErrorStatusClass::controller : ErrorStatusClass::generic_host;
     case kSctCommandSpecific: return ErrorStatusClass::command_specific;
     case kSctMedia: return ErrorStatusClass::media;
     case kSctPath: return ErrorStatusClass::path;

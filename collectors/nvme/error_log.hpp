@@ -25,8 +25,7 @@ inline constexpr std::size_t kMaxErrorLogEntries = 64;
 // whole number of 64-byte entries (anything else is Error{decode}); at most
 // `max_entries` are read. Empty entries (error count 0) are left out; the
 // others keep the drive's order (newest first).
-Result<std::vector<ErrorLogEntry>> decode_error_log(std::span<const std::uint8_t> page,
-                                                    std::size_t max_entries);
+Result<std::vector<ErrorLogEntry>> decode_error_log(std::span<const std::uint8_t> page, std::size_t max_entries);
 std::span<const FieldSpec<ErrorLogEntry>> error_log_entry_fields();
 
 // What an entry's status says about whose fault it was: the status_class

@@ -57,8 +57,7 @@ void assign_cell(typename MemberOf<Member>::Struct& s, u128 v) {
 
 // consteval: a row whose width does not fit its destination fails to compile.
 template <auto Member>
-consteval FieldSpec<typename field_detail::MemberOf<Member>::Struct> field(const char* name,
-                                                                           std::size_t offset,
+consteval FieldSpec<typename field_detail::MemberOf<Member>::Struct> field(const char* name, std::size_t offset,
                                                                            std::size_t width) {
   if (width == 0 || width > sizeof(typename field_detail::MemberOf<Member>::Type)) {
     throw "field width does not fit its destination member";
@@ -68,12 +67,11 @@ consteval FieldSpec<typename field_detail::MemberOf<Member>::Struct> field(const
 
 // A field the struct keeps in a group of fields (SmartLog::thermal).
 template <auto Group, auto Member>
-consteval FieldSpec<typename field_detail::MemberOf<Group>::Struct> field(const char* name,
-                                                                          std::size_t offset,
+consteval FieldSpec<typename field_detail::MemberOf<Group>::Struct> field(const char* name, std::size_t offset,
                                                                           std::size_t width) {
-  static_assert(std::is_same_v<typename field_detail::MemberOf<Group>::Type,
-                               typename field_detail::MemberOf<Member>::Struct>,
-                "Member must belong to the group's type");
+  static_assert(
+      std::is_same_v<typename field_detail::MemberOf<Group>::Type, typename field_detail::MemberOf<Member>::Struct>,
+      "Member must belong to the group's type");
   if (width == 0 || width > sizeof(typename field_detail::MemberOf<Member>::Type)) {
     throw "field width does not fit its destination member";
   }
@@ -81,12 +79,10 @@ consteval FieldSpec<typename field_detail::MemberOf<Group>::Struct> field(const 
 }
 
 template <auto Member, std::size_t Index>
-consteval FieldSpec<typename field_detail::MemberOf<Member>::Struct> element(const char* name,
-                                                                             std::size_t offset,
+consteval FieldSpec<typename field_detail::MemberOf<Member>::Struct> element(const char* name, std::size_t offset,
                                                                              std::size_t width) {
   using M = field_detail::MemberOf<Member>;
-  if (width == 0 || width > sizeof(typename M::Type::value_type) ||
-      Index >= std::tuple_size_v<typename M::Type>) {
+  if (width == 0 || width > sizeof(typename M::Type::value_type) || Index >= std::tuple_size_v<typename M::Type>) {
     throw "element width or index does not fit its destination";
   }
   return {name, offset, width, &field_detail::assign_element<Member, Index>};

@@ -41,8 +41,7 @@ std::string base_name(const std::string& path) {
 }
 
 std::uint32_t to_timeout_ms(std::chrono::milliseconds t) {
-  const auto ms = std::clamp<std::chrono::milliseconds::rep>(
-      t.count(), 0, std::numeric_limits<std::uint32_t>::max());
+  const auto ms = std::clamp<std::chrono::milliseconds::rep>(t.count(), 0, std::numeric_limits<std::uint32_t>::max());
   return static_cast<std::uint32_t>(ms);
 }
 
@@ -85,8 +84,7 @@ Error LibnvmeDevice::failed(std::string_view command, Outcome outcome) {
   return e;
 }
 
-LibnvmeDevice::Outcome LibnvmeDevice::identify_page(int cns, std::uint32_t nsid,
-                                                    std::span<std::uint8_t> page) {
+LibnvmeDevice::Outcome LibnvmeDevice::identify_page(int cns, std::uint32_t nsid, std::span<std::uint8_t> page) {
   nvme_identify_args args = {
       .result = nullptr,
       .data = page.data(),
@@ -131,8 +129,7 @@ LibnvmeDevice::Outcome LibnvmeDevice::get_log_at(std::uint8_t lid, std::uint8_t 
   return Outcome::of(nvme_get_log(&args));
 }
 
-LibnvmeDevice::Outcome LibnvmeDevice::get_current_feature(std::uint8_t fid, std::uint32_t cdw11,
-                                                          std::uint32_t& cdw0) {
+LibnvmeDevice::Outcome LibnvmeDevice::get_current_feature(std::uint8_t fid, std::uint32_t cdw11, std::uint32_t& cdw0) {
   nvme_get_features_args args = {
       .result = &cdw0,
       .data = nullptr,
@@ -199,8 +196,7 @@ Result<DriveInfo> LibnvmeDevice::identify() {
     info.namespaces.push_back(*ns);
   }
   const u128 max64 = std::numeric_limits<std::uint64_t>::max();
-  info.capacity_bytes =
-      ns_bytes != 0 ? ns_bytes : static_cast<std::uint64_t>(std::min(ctrl->tnvmcap, max64));
+  info.capacity_bytes = ns_bytes != 0 ? ns_bytes : static_cast<std::uint64_t>(std::min(ctrl->tnvmcap, max64));
   return info;
 }
 
@@ -241,8 +237,7 @@ Result<std::optional<OcpSmartLog>> LibnvmeDevice::read_ocp() {
 }
 
 template <typename Log>
-Result<std::optional<Log>> LibnvmeDevice::read_ocp_page(std::uint8_t lid, const char* command, u128 guid,
-                                                        bool& absent,
+Result<std::optional<Log>> LibnvmeDevice::read_ocp_page(std::uint8_t lid, const char* command, u128 guid, bool& absent,
                                                         Result<Log> (*decode)(std::span<const std::uint8_t>)) {
   if (!ocp_checked_) {
     if (auto c0 = read_ocp(); !c0) return c0.error();
@@ -283,8 +278,7 @@ Result<TemperatureThresholds> LibnvmeDevice::read_temperature_thresholds() {
   TemperatureThresholds out;
   for (unsigned sensor = 0; sensor < out.over_k.size(); ++sensor) {
     for (const ThresholdKind kind : {ThresholdKind::over, ThresholdKind::under}) {
-      bool& unsupported =
-          kind == ThresholdKind::over ? over_unsupported_[sensor] : under_unsupported_[sensor];
+      bool& unsupported = kind == ThresholdKind::over ? over_unsupported_[sensor] : under_unsupported_[sensor];
       if (unsupported) continue;
       std::uint32_t cdw0 = 0;
       const auto o = get_current_feature(NVME_FEAT_FID_TEMP_THRESH, temperature_threshold_cdw11(sensor, kind), cdw0);
@@ -376,9 +370,11 @@ std::optional<Error> LibnvmeDevice::set_volatile_write_cache(bool enabled) {
       .uuidx = NVME_UUID_NONE,
       .fid = NVME_FEAT_FID_VOLATILE_WC,
   };
-  const char* command = enabled ? "set features volatile write cache (06h) enable" : "set features volatile write cache (06h) disable";
+  const char* command =
+      enabled ? "set features volatile write cache (06h) enable" : "set features volatile write cache (06h) disable";
   if (auto o = Outcome::of(nvme_set_features(&args)); o.rc != 0) {
-    if (is_unsupported_status(o.rc)) return Error{ErrorReason::unsupported, command_error(name_, command, o.rc, o.err).message};
+    if (is_unsupported_status(o.rc))
+      return Error{ErrorReason::unsupported, command_error(name_, command, o.rc, o.err).message};
     return failed(command, o);
   }
   return std::nullopt;
@@ -408,8 +404,9 @@ std::optional<Error> LibnvmeDevice::self_test_refusal(std::string_view command) 
     if (auto id = identify(); !id) return id.error();
   }
   if (!*self_test_supported_) {
-    return Error{ErrorReason::unsupported,
-                 fmt::format("{}: {}: the controller does not support Device Self-test (OACS bit 4 clear)", name_, command)};
+    return Error{
+        ErrorReason::unsupported,
+        fmt::format("{}: {}: the controller does not support Device Self-test (OACS bit 4 clear)", name_, command)};
   }
   if (auto f = fd(); !f) return f.error();
   return std::nullopt;
@@ -561,7 +558,8 @@ std::optional<Error> LibnvmeDevice::device_self_test(std::uint8_t stc, std::stri
   args.stc = static_cast<nvme_dst_stc>(stc);
   if (auto o = Outcome::of(nvme_dev_self_test(&args)); o.rc != 0) {
     Error e = failed(command, o);
-    if (o.rc > 0 && nvme_status_code(o.rc) == ((NVME_SCT_CMD_SPECIFIC << NVME_SCT_SHIFT) | NVME_SC_SELF_TEST_IN_PROGRESS)) {
+    if (o.rc > 0 &&
+        nvme_status_code(o.rc) == ((NVME_SCT_CMD_SPECIFIC << NVME_SCT_SHIFT) | NVME_SC_SELF_TEST_IN_PROGRESS)) {
       e.reason = ErrorReason::busy;
     } else if (is_unsupported_status(o.rc)) {
       e.reason = ErrorReason::unsupported;
@@ -573,8 +571,8 @@ std::optional<Error> LibnvmeDevice::device_self_test(std::uint8_t stc, std::stri
 
 std::optional<Error> LibnvmeDevice::start_self_test(SelfTestKind kind) {
   const bool extended = kind == SelfTestKind::extended_test;
-  return device_self_test(static_cast<std::uint8_t>(kind),
-                          extended ? "device self-test (14h), extended (STC 2h)" : "device self-test (14h), short (STC 1h)");
+  return device_self_test(static_cast<std::uint8_t>(kind), extended ? "device self-test (14h), extended (STC 2h)"
+                                                                    : "device self-test (14h), short (STC 1h)");
 }
 
 std::optional<Error> LibnvmeDevice::abort_self_test() {

@@ -129,7 +129,7 @@ class LibnvmeDevice final : public Device {
   std::string name_;  // "nvme0": the context in every error message
   std::uint32_t timeout_ms_;
   std::filesystem::path sysfs_class_nvme_;
-  std::size_t error_log_entries_ = 0;  // ELPE + 1, capped; 0 before the first identify
+  std::size_t error_log_entries_ = 0;        // ELPE + 1, capped; 0 before the first identify
   std::optional<bool> self_test_supported_;  // OACS bit 4; nullopt before the first identify
   std::optional<bool> event_log_supported_;  // LPA bit 4; nullopt before the first identify
   std::optional<bool> telemetry_supported_;  // LPA bit 3; nullopt before the first identify

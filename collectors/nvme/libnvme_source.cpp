@@ -70,9 +70,10 @@ NvmeSelection parse_nvme_selection(TableReader& nvme_table) {
     if (value.empty()) throw ConfigError(nvme_table.file(), entry.source(), "devices: empty entry");
     if (value.rfind(kDevPrefix, 0) == 0) {
       if (!controller_index(std::string_view(value).substr(kDevPrefix.size()))) {
-        throw ConfigError(nvme_table.file(), entry.source(),
-                          "devices: \"" + value +
-                              "\" is not a controller path; expected /dev/nvmeN (not a namespace such as /dev/nvme0n1)");
+        throw ConfigError(
+            nvme_table.file(), entry.source(),
+            "devices: \"" + value +
+                "\" is not a controller path; expected /dev/nvmeN (not a namespace such as /dev/nvme0n1)");
       }
       out.paths.push_back(value);
     } else {

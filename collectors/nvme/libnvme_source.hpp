@@ -39,8 +39,7 @@ struct NvmeController {
 
 // Controllers under `sysfs_class_nvme` (entries named nvmeN), sorted by N.
 // Empty when the directory does not exist (no NVMe driver loaded).
-std::vector<NvmeController> list_nvme_controllers(
-    const std::filesystem::path& sysfs_class_nvme = "/sys/class/nvme");
+std::vector<NvmeController> list_nvme_controllers(const std::filesystem::path& sysfs_class_nvme = "/sys/class/nvme");
 
 class LibnvmeSource final : public DeviceSource {
  public:

@@ -27,7 +27,7 @@ std::optional<std::uint32_t> sysfs_nsid(const std::string& block_name) {
 }  // namespace
 
 std::optional<NvmeNamespace> open_nvme_namespace(const std::string& path, std::chrono::milliseconds command_timeout) {
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISBLK(st.st_mode)) return std::nullopt;
   const std::string name = path.substr(path.rfind('/') + 1);
   const auto controller = nvme_namespace_controller(name, kNvmeBlockPrefix);

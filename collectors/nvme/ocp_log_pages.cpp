@@ -72,13 +72,13 @@ constexpr std::array kErrorRecoveryFields = {
 
 std::optional<Error> check_ocp_page(const char* name, std::span<const std::uint8_t> page, u128 guid) {
   if (page.size() != kOcpLogPageBytes) {
-    return Error{ErrorReason::decode, fmt::format("{}: expected {} bytes, got {}", name, kOcpLogPageBytes, page.size())};
+    return Error{ErrorReason::decode,
+                 fmt::format("{}: expected {} bytes, got {}", name, kOcpLogPageBytes, page.size())};
   }
   if (!has_ocp_guid(page, guid)) {
-    return Error{ErrorReason::decode,
-                 fmt::format("{}: log page GUID {:016x}{:016x} is not the OCP GUID", name,
-                             static_cast<std::uint64_t>(read_le(page, kOcpLogGuidOffset + 8, 8)),
-                             static_cast<std::uint64_t>(read_le(page, kOcpLogGuidOffset, 8)))};
+    return Error{ErrorReason::decode, fmt::format("{}: log page GUID {:016x}{:016x} is not the OCP GUID", name,
+                                                  static_cast<std::uint64_t>(read_le(page, kOcpLogGuidOffset + 8, 8)),
+                                                  static_cast<std::uint64_t>(read_le(page, kOcpLogGuidOffset, 8)))};
   }
   return std::nullopt;
 }

@@ -27,10 +27,8 @@ inline constexpr std::size_t kOcpLogGuidOffset = 496;
 // Latency Monitor log GUID 85D45E58-D4E6-4370-9C6C-84D08CC07A92 and Error
 // Recovery log GUID 5A1983BA-3DFD-4DAB-AE34-30FE2131D944, stored
 // little-endian at bytes 496..511.
-inline constexpr u128 kOcpLatencyMonitorGuid =
-    (static_cast<u128>(0x85D45E58D4E64370ULL) << 64) | 0x9C6C84D08CC07A92ULL;
-inline constexpr u128 kOcpErrorRecoveryGuid =
-    (static_cast<u128>(0x5A1983BA3DFD4DABULL) << 64) | 0xAE3430FE2131D944ULL;
+inline constexpr u128 kOcpLatencyMonitorGuid = (static_cast<u128>(0x85D45E58D4E64370ULL) << 64) | 0x9C6C84D08CC07A92ULL;
+inline constexpr u128 kOcpErrorRecoveryGuid = (static_cast<u128>(0x5A1983BA3DFD4DABULL) << 64) | 0xAE3430FE2131D944ULL;
 
 // True when the page is 512 bytes long and ends with `guid`.
 bool has_ocp_guid(std::span<const std::uint8_t> page, u128 guid);

@@ -71,8 +71,7 @@ PcieLink parse_pcie_link(const PcieLinkFiles& f) {
   return link;
 }
 
-std::optional<PcieLink> read_pcie_link(const std::filesystem::path& sysfs_class_nvme,
-                                       const std::string& controller) {
+std::optional<PcieLink> read_pcie_link(const std::filesystem::path& sysfs_class_nvme, const std::string& controller) {
   const auto dir = sysfs_class_nvme / controller / "device";
   PcieLinkFiles f;
   f.current_link_speed = read_text(dir / "current_link_speed");

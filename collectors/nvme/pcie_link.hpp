@@ -37,7 +37,6 @@ PcieLink parse_pcie_link(const PcieLinkFiles& files);
 
 // Reads <sysfs_class_nvme>/<controller>/device/. nullopt when that
 // directory has none of the link attributes: no PCIe link to speak of.
-std::optional<PcieLink> read_pcie_link(const std::filesystem::path& sysfs_class_nvme,
-                                       const std::string& controller);
+std::optional<PcieLink> read_pcie_link(const std::filesystem::path& sysfs_class_nvme, const std::string& controller);
 
 }  // namespace nvmond

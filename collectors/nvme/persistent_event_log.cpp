@@ -98,8 +98,8 @@ constexpr std::array kThermalExcursionFields = {
 constexpr std::size_t kThermalExcursionBytes = 2;
 
 constexpr std::array<std::string_view, kPelTypeLabelCount> kTypeLabels = {
-    "firmware_commit", "hardware_error", "other", "power_on_reset",
-    "smart_snapshot",  "thermal_excursion", "timestamp_change",
+    "firmware_commit",   "hardware_error",   "other", "power_on_reset", "smart_snapshot",
+    "thermal_excursion", "timestamp_change",
 };
 
 std::string header_string(std::span<const std::uint8_t> page, std::size_t offset, std::size_t width) {
@@ -138,10 +138,8 @@ PelEventData decode_event_data(std::uint8_t type, std::span<const std::uint8_t> 
       if (!smart) return std::monostate{};
       return PelSmartSnapshot{*smart};
     }
-    case PelEventType::firmware_commit:
-      return decode_data(pel_firmware_commit_fields(), kFirmwareCommitBytes, data);
-    case PelEventType::timestamp_change:
-      return decode_data(pel_timestamp_change_fields(), kTimestampChangeBytes, data);
+    case PelEventType::firmware_commit: return decode_data(pel_firmware_commit_fields(), kFirmwareCommitBytes, data);
+    case PelEventType::timestamp_change: return decode_data(pel_timestamp_change_fields(), kTimestampChangeBytes, data);
     case PelEventType::power_on_reset: {
       auto out = decode_data(pel_power_on_reset_fields(), kPowerOnResetBytes, data);
       if (auto* reset = std::get_if<PelPowerOnReset>(&out)) {
@@ -149,8 +147,7 @@ PelEventData decode_event_data(std::uint8_t type, std::span<const std::uint8_t> 
       }
       return out;
     }
-    case PelEventType::hardware_error:
-      return decode_data(pel_hardware_error_fields(), kHardwareErrorBytes, data);
+    case PelEventType::hardware_error: return decode_data(pel_hardware_error_fields(), kHardwareErrorBytes, data);
     case PelEventType::thermal_excursion:
       return decode_data(pel_thermal_excursion_fields(), kThermalExcursionBytes, data);
     default: return std::monostate{};
@@ -207,8 +204,7 @@ Result<PelHeader> decode_pel_header(std::span<const std::uint8_t> page) {
   PelHeader out;
   apply_fields(pel_header_fields(), page, out);
   if (out.log_id != kPersistentEventLogId) {
-    return Error{ErrorReason::decode,
-                 fmt::format("persistent event log (0Dh): log identifier is {:02X}h", out.log_id)};
+    return Error{ErrorReason::decode, fmt::format("persistent event log (0Dh): log identifier is {:02X}h", out.log_id)};
   }
   for (const auto& s : kHeaderStrings) out.*s.member = header_string(page, s.offset, s.width);
   return out;
@@ -219,8 +215,7 @@ Result<PersistentEventLog> decode_persistent_event_log(std::span<const std::uint
   if (!header) return header.error();
   PersistentEventLog log;
   log.header = std::move(*header);
-  const std::size_t end =
-      static_cast<std::size_t>(std::min<std::uint64_t>(page.size(), log.header.total_log_length));
+  const std::size_t end = static_cast<std::size_t>(std::min<std::uint64_t>(page.size(), log.header.total_log_length));
   std::size_t offset = kPelHeaderBytes;
   while (log.events.size() < log.header.total_events) {
     if (offset + kPelEventHeaderBytes > end) {

@@ -43,8 +43,8 @@ std::span<const FieldSpec<SelfTestResult>> self_test_result_fields() { return kS
 
 Result<SelfTestLog> decode_self_test_log(std::span<const std::uint8_t> page) {
   if (page.size() != kSelfTestLogBytes) {
-    return Error{ErrorReason::decode, fmt::format("device self-test log (06h): expected {} bytes, got {}",
-                                                  kSelfTestLogBytes, page.size())};
+    return Error{ErrorReason::decode,
+                 fmt::format("device self-test log (06h): expected {} bytes, got {}", kSelfTestLogBytes, page.size())};
   }
   SelfTestLog log;
   log.current_operation = static_cast<std::uint8_t>(page[0] & 0x0fu);

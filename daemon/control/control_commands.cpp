@@ -41,8 +41,18 @@ std::optional<double> unix_seconds(std::optional<WallTime> t) {
 }
 
 ctl::Drive drive_of(const DriveSummary& d) {
-  return {d.serial, d.model, d.path, d.up, d.composite_c, d.warning_c, d.percentage_used, d.critical_warnings,
-          d.throttling, d.link_degraded, d.media_path_errors, d.conditions};
+  return {d.serial,
+          d.model,
+          d.path,
+          d.up,
+          d.composite_c,
+          d.warning_c,
+          d.percentage_used,
+          d.critical_warnings,
+          d.throttling,
+          d.link_degraded,
+          d.media_path_errors,
+          d.conditions};
 }
 
 ctl::Schedule schedule_of(const ScheduleView& s) {
@@ -54,7 +64,8 @@ json status(ControlContext& ctx) {
   for (const auto& d : ctx.drives()) reply.drives.push_back(drive_of(d));
   for (const auto& r : ctx.soaks.active()) reply.runs.push_back(r);
   for (const auto& s : ctx.scheduler.list()) {
-    if (s.state == ScheduleState::queued || s.state == ScheduleState::waiting_cool || s.state == ScheduleState::opening) {
+    if (s.state == ScheduleState::queued || s.state == ScheduleState::waiting_cool ||
+        s.state == ScheduleState::opening) {
       reply.queued.push_back(schedule_of(s));
     }
   }
@@ -119,8 +130,8 @@ json started(const std::string& name, ControlContext& ctx) {
 json start_soak(const ctl::StartRequest& req, ControlContext& ctx) {
   if (auto p = field_problem("\"test\"", req.test, kMaxParamKey)) return fail(*p);
   if (!req.params.empty() || !req.profile.empty()) {
-    return fail(fmt::format("soak {}: runs with its [[soak]] parameters; give a target to start another run",
-                            req.test));
+    return fail(
+        fmt::format("soak {}: runs with its [[soak]] parameters; give a target to start another run", req.test));
   }
   if (auto p = ctx.scheduler.run_again(req.test, ctx.clock.wall())) return fail(*p);
   return started(req.test, ctx);
@@ -173,7 +184,8 @@ Result<std::vector<std::int64_t>> act_on(const ctl::RunSelector& which, ControlC
 }
 
 json stop(const ctl::StopRequest& req, ControlContext& ctx) {
-  auto done = act_on(req.which, ctx, "no run in progress can be stopped", [&](std::int64_t id) { return ctx.soaks.stop(id); });
+  auto done =
+      act_on(req.which, ctx, "no run in progress can be stopped", [&](std::int64_t id) { return ctx.soaks.stop(id); });
   if (!done) return fail_naming_runs(done.error(), kActiveRuns);
   ctx.tick();
   return ctl::encode(ctl::StopReply{std::move(*done)});
@@ -244,14 +256,16 @@ std::optional<std::string> self_test_start_problem(const DriveSummary& d, Contro
   if (!d.up) return fmt::format("drive {} is not answering (nvmonctl status shows why)", d.serial);
   if (ctx.drive_user) {
     if (auto user = ctx.drive_user(d.serial)) {
-      return fmt::format("drive {} is in use by {}: a self-test would compete with it for the media; start it when that ends",
-                         d.serial, *user);
+      return fmt::format(
+          "drive {} is in use by {}: a self-test would compete with it for the media; start it when that ends",
+          d.serial, *user);
     }
   }
   if (d.composite_c && d.warning_c && *d.composite_c >= *d.warning_c) {
-    return fmt::format("drive {} is hot: {:.0f} °C, at or above its warning threshold (WCTEMP) of {:.0f} °C; "
-                       "a self-test would heat it further: start it once it has cooled",
-                       d.serial, *d.composite_c, *d.warning_c);
+    return fmt::format(
+        "drive {} is hot: {:.0f} °C, at or above its warning threshold (WCTEMP) of {:.0f} °C; "
+        "a self-test would heat it further: start it once it has cooled",
+        d.serial, *d.composite_c, *d.warning_c);
   }
   return std::nullopt;
 }
@@ -261,14 +275,17 @@ std::optional<std::string> self_test_start_problem(const DriveSummary& d, Contro
 void self_test(const ctl::SelfTestRequest& req, ControlContext& ctx, const ControlDone& done) {
   if (auto p = field_problem("\"drive\"", req.drive, kMaxParamValue)) return done(fail(*p));
   const auto drives = ctx.drives();
-  const auto it = std::find_if(drives.begin(), drives.end(), [&](const DriveSummary& d) { return d.serial == req.drive; });
+  const auto it =
+      std::find_if(drives.begin(), drives.end(), [&](const DriveSummary& d) { return d.serial == req.drive; });
   if (it == drives.end()) {
-    return done(fail(Error{ErrorReason::absent, fmt::format("no drive with serial {} (nvmonctl status lists the drives)", req.drive)}));
+    return done(fail(Error{ErrorReason::absent,
+                           fmt::format("no drive with serial {} (nvmonctl status lists the drives)", req.drive)}));
   }
   const DriveSummary& d = *it;
   if (!d.self_test_supported) {
-    return done(fail(Error{ErrorReason::unsupported,
-                           fmt::format("drive {} does not support Device Self-test (Identify OACS bit 4 is clear)", d.serial)}));
+    return done(fail(
+        Error{ErrorReason::unsupported,
+              fmt::format("drive {} does not support Device Self-test (Identify OACS bit 4 is clear)", d.serial)}));
   }
   if (req.action == ctl::SelfTestAction::status) return done(ctl::encode(self_test_state(d, "")));
   if (!ctx.self_test) return done(fail("this daemon cannot send commands to its drives"));
@@ -300,24 +317,25 @@ Overloaded(F...) -> Overloaded<F...>;
 
 }  // namespace
 
-
 void handle_control(const json& request, ControlContext& ctx, ControlDone done) {
   auto now = [&done](json reply) { done(std::move(reply)); };
-  std::visit(Overloaded{[&](const ctl::PingRequest&) { now(ctl::encode(ctl::PingReply{})); },
-                        [&](const ctl::StatusRequest&) { now(status(ctx)); },
-                        [&](const ctl::ListRequest&) { now(list(ctx)); },
-                        [&](const ctl::StartRequest& r) { now(start(r, ctx)); },
-                        [&](const ctl::StopRequest& r) { now(stop(r, ctx)); },
-                        [&](const ctl::PauseRequest& r) { now(pause_resume(r.which, ctx, true)); },
-                        [&](const ctl::ResumeRequest& r) { now(pause_resume(r.which, ctx, false)); },
-                        [&](const ctl::HistoryRequest& r) {
-                          offloaded(ctx, [r, &soaks = ctx.soaks] { return history(r, soaks); }, done);
-                        },
-                        [&](const ctl::ShowRequest& r) {
-                          offloaded(ctx, [r, &soaks = ctx.soaks] { return show(r, soaks); }, done);
-                        },
-                        [&](const ctl::SelfTestRequest& r) { self_test(r, ctx, done); }},
-             ctl::decode_request(request));
+  std::visit(
+      Overloaded{[&](const ctl::PingRequest&) { now(ctl::encode(ctl::PingReply{})); },
+                 [&](const ctl::StatusRequest&) { now(status(ctx)); }, [&](const ctl::ListRequest&) { now(list(ctx)); },
+                 [&](const ctl::StartRequest& r) { now(start(r, ctx)); },
+                 [&](const ctl::StopRequest& r) { now(stop(r, ctx)); },
+                 [&](const ctl::PauseRequest& r) { now(pause_resume(r.which, ctx, true)); },
+                 [&](const ctl::ResumeRequest& r) { now(pause_resume(r.which, ctx, false)); },
+                 [&](const ctl::HistoryRequest& r) {
+                   offloaded(
+                       ctx, [r, &soaks = ctx.soaks] { return history(r, soaks); }, done);
+                 },
+                 [&](const ctl::ShowRequest& r) {
+                   offloaded(
+                       ctx, [r, &soaks = ctx.soaks] { return show(r, soaks); }, done);
+                 },
+                 [&](const ctl::SelfTestRequest& r) { self_test(r, ctx, done); }},
+      ctl::decode_request(request));
 }
 
 json handle_control(const json& request, ControlContext& ctx) {

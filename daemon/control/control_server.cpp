@@ -31,7 +31,7 @@ nlohmann::json error_reply(const std::string& message, std::optional<ErrorReason
 // A socket file left by a daemon that died is removed; one that answers
 // belongs to a running nvmond and is an error.
 void clear_stale(boost::asio::io_context& io, const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return;
   if (!S_ISSOCK(st.st_mode)) throw std::runtime_error("control socket " + path + ": exists and is not a socket");
   stream_protocol::socket probe(io);
@@ -89,8 +89,9 @@ void answer_control_line(const std::string& line, const AsyncControlHandler& han
 
 nlohmann::json answer_control_line(const std::string& line, const ControlHandler& handler) {
   nlohmann::json out;
-  answer_control_line(line, [&handler](const nlohmann::json& req, const ControlReply& reply) { reply(handler(req)); },
-                      [&out](nlohmann::json r) { out = std::move(r); });
+  answer_control_line(
+      line, [&handler](const nlohmann::json& req, const ControlReply& reply) { reply(handler(req)); },
+      [&out](nlohmann::json r) { out = std::move(r); });
   return out;
 }
 
@@ -101,7 +102,10 @@ class ControlServer::Session : public std::enable_shared_from_this<Session> {
  public:
   Session(stream_protocol::socket s, const AsyncControlHandler& handler, std::weak_ptr<int> alive,
           std::unique_ptr<Timer> deadline)
-      : socket_(std::move(s)), buf_(kMaxControlRequest + 1), handler_(handler), alive_(std::move(alive)),
+      : socket_(std::move(s)),
+        buf_(kMaxControlRequest + 1),
+        handler_(handler),
+        alive_(std::move(alive)),
         deadline_(std::move(deadline)) {}
   ~Session() {
     if (slots_) slots_->give_back(uid_);
@@ -116,9 +120,8 @@ class ControlServer::Session : public std::enable_shared_from_this<Session> {
   void read() {
     reading_ = true;
     arm_deadline();
-    boost::asio::async_read_until(socket_, buf_, '\n', [self = shared_from_this()](auto ec, std::size_t n) {
-      self->on_line(ec, n);
-    });
+    boost::asio::async_read_until(socket_, buf_, '\n',
+                                  [self = shared_from_this()](auto ec, std::size_t n) { self->on_line(ec, n); });
   }
   // Replies once, then closes.
   void refuse(const std::string& message, ErrorReason reason) { write(error_reply(message, reason), false); }
@@ -161,7 +164,8 @@ class ControlServer::Session : public std::enable_shared_from_this<Session> {
       return;
     }
     if (ec) return;  // EOF or reset: the client went
-    std::string line(boost::asio::buffers_begin(buf_.data()), boost::asio::buffers_begin(buf_.data()) + static_cast<std::ptrdiff_t>(n) - 1);
+    std::string line(boost::asio::buffers_begin(buf_.data()),
+                     boost::asio::buffers_begin(buf_.data()) + static_cast<std::ptrdiff_t>(n) - 1);
     buf_.consume(n);
     // The handler may outlive this connection's server (a reply posted
     // back after a reload of the socket): `alive_` tells.
@@ -174,10 +178,11 @@ class ControlServer::Session : public std::enable_shared_from_this<Session> {
     reading_ = false;
     arm_deadline();
     out_ = control::frame(reply);
-    boost::asio::async_write(socket_, boost::asio::buffer(out_), [self = shared_from_this(), keep](auto ec, std::size_t) {
-      if (self->deadline_) self->deadline_->cancel();
-      if (!ec && keep && !self->alive_.expired()) self->read();
-    });
+    boost::asio::async_write(socket_, boost::asio::buffer(out_),
+                             [self = shared_from_this(), keep](auto ec, std::size_t) {
+                               if (self->deadline_) self->deadline_->cancel();
+                               if (!ec && keep && !self->alive_.expired()) self->read();
+                             });
   }
 
   stream_protocol::socket socket_;
@@ -194,15 +199,18 @@ class ControlServer::Session : public std::enable_shared_from_this<Session> {
 
 ControlServer::ControlServer(boost::asio::io_context& io, const Clock& clock, const ControlSettings& settings,
                              ControlHandler handler, ControlSlots::Limits limits)
-    : ControlServer(io, clock, settings,
-                    [handler = std::move(handler)](const nlohmann::json& req, const ControlReply& reply) {
-                      reply(handler(req));
-                    },
-                    limits) {}
+    : ControlServer(
+          io, clock, settings,
+          [handler = std::move(handler)](const nlohmann::json& req, const ControlReply& reply) { reply(handler(req)); },
+          limits) {}
 
 ControlServer::ControlServer(boost::asio::io_context& io, const Clock& clock, const ControlSettings& settings,
                              AsyncControlHandler handler, ControlSlots::Limits limits)
-    : io_(io), clock_(clock), acceptor_(io), path_(settings.socket), handler_(std::move(handler)),
+    : io_(io),
+      clock_(clock),
+      acceptor_(io),
+      path_(settings.socket),
+      handler_(std::move(handler)),
       slots_(std::make_shared<ControlSlots>(limits)) {
   if (const auto problem = control_group_problem(settings.group)) {
     throw std::runtime_error("control socket " + path_ + ": " + *problem);
@@ -215,8 +223,7 @@ ControlServer::ControlServer(boost::asio::io_context& io, const Clock& clock, co
   if (!ec) acceptor_.listen(16, ec);
   if (ec) throw std::runtime_error("control socket " + path_ + ": " + ec.message());
   // The unit's UMask=0077 would leave the group out: set the mode explicitly.
-  if (::chmod(path_.c_str(), 0660) != 0 ||
-      (group_ && ::chown(path_.c_str(), static_cast<uid_t>(-1), *group_) != 0)) {
+  if (::chmod(path_.c_str(), 0660) != 0 || (group_ && ::chown(path_.c_str(), static_cast<uid_t>(-1), *group_) != 0)) {
     const std::string why = std::strerror(errno);
     std::filesystem::remove(path_);
     throw std::runtime_error("control socket " + path_ + ": setting mode 0660 and group: " + why);
@@ -250,25 +257,25 @@ ControlServer::Peer ControlServer::peer(int fd) const {
 }
 
 void ControlServer::accept() {
-  acceptor_.async_accept([this, alive = std::weak_ptr<int>(alive_)](const boost::system::error_code& ec,
-                                                                     stream_protocol::socket s) {
-    if (alive.expired() || ec == boost::asio::error::operation_aborted) return;
-    if (!ec) {
-      const Peer who = peer(s.native_handle());
-      auto session = std::make_shared<Session>(std::move(s), handler_, alive, clock_.real_timer(io_));
-      std::erase_if(sessions_, [](const auto& w) { return w.expired(); });
-      sessions_.push_back(session);
-      if (!who.allowed) {
-        session->refuse("permission denied", ErrorReason::permission_denied);
-      } else if (auto refused = slots_->take(who.uid, who.privileged)) {
-        session->refuse(*refused, ErrorReason::full);
-      } else {
-        session->hold(slots_, who.uid);
-        session->read();
-      }
-    }
-    accept();
-  });
+  acceptor_.async_accept(
+      [this, alive = std::weak_ptr<int>(alive_)](const boost::system::error_code& ec, stream_protocol::socket s) {
+        if (alive.expired() || ec == boost::asio::error::operation_aborted) return;
+        if (!ec) {
+          const Peer who = peer(s.native_handle());
+          auto session = std::make_shared<Session>(std::move(s), handler_, alive, clock_.real_timer(io_));
+          std::erase_if(sessions_, [](const auto& w) { return w.expired(); });
+          sessions_.push_back(session);
+          if (!who.allowed) {
+            session->refuse("permission denied", ErrorReason::permission_denied);
+          } else if (auto refused = slots_->take(who.uid, who.privileged)) {
+            session->refuse(*refused, ErrorReason::full);
+          } else {
+            session->hold(slots_, who.uid);
+            session->read();
+          }
+        }
+        accept();
+      });
 }
 
 }  // namespace nvmond

@@ -51,7 +51,8 @@ std::uint32_t logical_block_bytes(int fd, bool opened, dev_t rdev) {
     if (::ioctl(fd, BLKSSZGET, &size) == 0 && size > 0) return static_cast<std::uint32_t>(size);
     return 0;
   }
-  const std::string text = read_line(fmt::format("/sys/dev/block/{}:{}/queue/logical_block_size", major(rdev), minor(rdev)));
+  const std::string text =
+      read_line(fmt::format("/sys/dev/block/{}:{}/queue/logical_block_size", major(rdev), minor(rdev)));
   if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return 0;
   return static_cast<std::uint32_t>(std::stoul(text));
 }
@@ -71,8 +72,7 @@ void identify_controller(Device& controller, TargetIdentity& id) {
 }  // namespace
 
 Result<std::unique_ptr<DeviceTarget>> DeviceTarget::open(const std::string& path, const SafetyGuard& guard,
-                                                         const NamespaceOpener& open_namespace,
-                                                         EngineFactory engines) {
+                                                         const NamespaceOpener& open_namespace, EngineFactory engines) {
   std::unique_ptr<DeviceTarget> t(new DeviceTarget(path, guard, std::move(engines)));
   auto opened = guard.open_target(path, TargetAccess{true, true, 0});
   if (opened) {
@@ -86,7 +86,7 @@ Result<std::unique_ptr<DeviceTarget>> DeviceTarget::open(const std::string& path
   UniqueFd probe;
   if (!t->fd_.valid()) probe = UniqueFd(::open(path.c_str(), O_PATH | O_CLOEXEC));
   const int fd = t->fd_.valid() ? t->fd_.get() : probe.get();
-  struct stat st{};
+  struct stat st {};
   if (fd < 0 || ::fstat(fd, &st) != 0) {
     if (t->refusal_) return *t->refusal_;
     return Error{ErrorReason::io, fmt::format("{}: {}", path, std::strerror(errno))};

@@ -31,8 +31,8 @@ class DeviceTarget final : public TestTarget {
   // The guard's verdict on the descriptor opened once for the whole run.
   std::optional<Error> check_destructive() const override { return refusal_; }
   Result<PurgeOutcome> purge() override;
-  Result<Measurement> run(const Element& e, std::uint64_t range_bytes,
-                          std::optional<std::uint64_t> max_bytes, const SequentialCursor& from) override;
+  Result<Measurement> run(const Element& e, std::uint64_t range_bytes, std::optional<std::uint64_t> max_bytes,
+                          const SequentialCursor& from) override;
   // Waits `d` of real time with no I/O in flight, or until stop().
   std::optional<Error> idle(Duration d) override;
   std::optional<HealthSample> health() override;
@@ -60,8 +60,8 @@ class DeviceTarget final : public TestTarget {
   std::optional<NvmeNamespace> nvme_;  // nullopt unless an NVMe namespace
   std::mutex mu_;
   std::condition_variable stopped_cv_;  // wakes an idle() at stop()
-  JobRunner* running_ = nullptr;  // guarded by mu_
-  bool stopped_ = false;          // guarded by mu_
+  JobRunner* running_ = nullptr;        // guarded by mu_
+  bool stopped_ = false;                // guarded by mu_
 };
 
 // Jobs for an element: the runner's spec for `range_bytes` of the target,

@@ -45,8 +45,10 @@ Result<PurgeOutcome> purge_target(int fd, const std::string& path, std::uint64_t
   // Zero-fill writes through the page cache, not O_DIRECT's alignment rules:
   // its own descriptor to the same open file, without O_DIRECT.
   const UniqueFd own(::open(fmt::format("/proc/self/fd/{}", fd).c_str(), O_RDWR | O_CLOEXEC));
-  if (!own.valid()) return Error{ErrorReason::io, fmt::format("purge {}: reopening the approved descriptor: {}", path, std::strerror(errno))};
-  struct stat st{};
+  if (!own.valid())
+    return Error{ErrorReason::io,
+                 fmt::format("purge {}: reopening the approved descriptor: {}", path, std::strerror(errno))};
+  struct stat st {};
   ::fstat(own.get(), &st);
   std::string why;
   const auto also = [&why](const std::string& reason) { why += (why.empty() ? "" : "; ") + reason; };
@@ -63,7 +65,8 @@ Result<PurgeOutcome> purge_target(int fd, const std::string& path, std::uint64_t
       return PurgeOutcome{"deallocate", fmt::format("BLKDISCARD of {} bytes ({})", bytes, why)};
     }
     also(fmt::format("discard: {}", std::strerror(errno)));
-    if (::ioctl(own.get(), BLKZEROOUT, range) == 0) return PurgeOutcome{"zero-fill", fmt::format("BLKZEROOUT ({})", why)};
+    if (::ioctl(own.get(), BLKZEROOUT, range) == 0)
+      return PurgeOutcome{"zero-fill", fmt::format("BLKZEROOUT ({})", why)};
     also(fmt::format("zero-out: {}", std::strerror(errno)));
   } else {
     if (::fallocate(own.get(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(bytes)) == 0) {

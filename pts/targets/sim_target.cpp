@@ -119,8 +119,8 @@ std::optional<Error> SimTarget::restore(const std::string& state) { return model
 
 // The model runs an element's sequential writes as one stream, whatever its
 // threads: the cursor is that stream's offset in the range.
-Result<Measurement> SimTarget::run(const Element& e, std::uint64_t range_bytes,
-                                   std::optional<std::uint64_t> max_bytes, const SequentialCursor& from) {
+Result<Measurement> SimTarget::run(const Element& e, std::uint64_t range_bytes, std::optional<std::uint64_t> max_bytes,
+                                   const SequentialCursor& from) {
   if (e.pattern != AccessPattern::sequential || range_bytes == 0) {
     return run_from(e, range_bytes, max_bytes, 0);
   }

@@ -38,8 +38,8 @@ class SimTarget final : public TestTarget {
   std::optional<Error> check_destructive() const override { return std::nullopt; }
   Result<PurgeOutcome> purge() override;
   // A sequential element's stream goes on from `from` (one stream).
-  Result<Measurement> run(const Element& e, std::uint64_t range_bytes,
-                          std::optional<std::uint64_t> max_bytes, const SequentialCursor& from) override;
+  Result<Measurement> run(const Element& e, std::uint64_t range_bytes, std::optional<std::uint64_t> max_bytes,
+                          const SequentialCursor& from) override;
   // run() with the sequential stream starting `sequential_offset` bytes into
   // the range (wrapping at its end): where a sequential cursor carried across
   // element runs comes in.

@@ -18,9 +18,9 @@ using namespace plan_parts;
 // sizes by share of I/Os, every I/O at a 4 KiB-aligned offset, and three
 // access ranges over the whole active range: half of the I/Os hit its first
 // 5 %, 30 % the next 15 %, 20 % the remaining 80 %.
-const std::vector<BlockSizeWeight> kCbwBlockSizes = {
-    {512, 4},      {1024, 1},     {1536, 1},     {2048, 1},     {2560, 1},      {3072, 1},
-    {3584, 1},     {4096, 67},    {8192, 10},    {16384, 7},    {32768, 3},     {65536, 3}};
+const std::vector<BlockSizeWeight> kCbwBlockSizes = {{512, 4},   {1024, 1},  {1536, 1},  {2048, 1},
+                                                     {2560, 1},  {3072, 1},  {3584, 1},  {4096, 67},
+                                                     {8192, 10}, {16384, 7}, {32768, 3}, {65536, 3}};
 const std::vector<AccessZone> kCbwZones = {{50, 5}, {30, 15}, {20, 80}};
 constexpr std::uint32_t kCbwAlign = 4096;
 
@@ -120,8 +120,7 @@ Element cbw_element(double read_pct, unsigned threads, unsigned queue_depth, con
 void cbw_plan(TestPlan& plan, Params& p, const TargetFacts&) {
   Common c = common(p);
   demand_intensity_plan(
-      plan, p, c, 0,
-      [&c](double read_pct, unsigned t, unsigned q) { return cbw_element(read_pct, t, q, c); },
+      plan, p, c, 0, [&c](double read_pct, unsigned t, unsigned q) { return cbw_element(read_pct, t, q, c); },
       static_cast<int>(p.integer("prewrite_rounds")));
 }
 

@@ -33,9 +33,11 @@ Element element(std::uint64_t bs, double read_pct, AccessPattern pattern, const 
   e.queue_depth = c.queue_depth;
   e.range_fraction = c.range;
   e.duration = c.round;
-  e.label = pattern == AccessPattern::sequential
-                ? fmt::format("SEQ {} {}", block_size_label(bs), read_pct >= 100 ? "read" : read_pct <= 0 ? "write" : mix_label(read_pct))
-                : fmt::format("{} {}", block_size_label(bs), mix_label(read_pct));
+  e.label = pattern == AccessPattern::sequential ? fmt::format("SEQ {} {}", block_size_label(bs),
+                                                               read_pct >= 100 ? "read"
+                                                               : read_pct <= 0 ? "write"
+                                                                               : mix_label(read_pct))
+                                                 : fmt::format("{} {}", block_size_label(bs), mix_label(read_pct));
   return e;
 }
 

@@ -26,9 +26,9 @@ TestDefinition xsr_test();
 namespace {
 
 std::vector<TestDefinition> registered() {
-  return {purge_test(), precondition_test(), iops_test(), throughput_test(), latency_test(),
-          wsat_test(),  mixed_test(),        vqd_test(),  cbw_test(),        dirth_test(),
-          slc_test(),   qos_test(),          endurance_test(), hir_test(), xsr_test()};
+  return {purge_test(), precondition_test(), iops_test(),      throughput_test(), latency_test(),
+          wsat_test(),  mixed_test(),        vqd_test(),       cbw_test(),        dirth_test(),
+          slc_test(),   qos_test(),          endurance_test(), hir_test(),        xsr_test()};
 }
 
 // The schemas' order is the definitions' order, so that a definition

@@ -19,7 +19,8 @@ void slc_plan(TestPlan& plan, Params& p, const TargetFacts&) {
   s.kind = "test";
   s.elements = {element(bs, 0, AccessPattern::sequential, c)};
   s.max_rounds = c.rule.max_rounds;
-  s.byte_budget = static_cast<std::uint64_t>(static_cast<double>(plan.tested_range_bytes) * c.range);  // one pass at most
+  s.byte_budget =
+      static_cast<std::uint64_t>(static_cast<double>(plan.tested_range_bytes) * c.range);  // one pass at most
   s.slc = d;
   plan.stages.push_back(std::move(s));
 }

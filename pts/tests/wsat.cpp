@@ -46,7 +46,8 @@ void wsat_plan(TestPlan& plan, Params& p, const TargetFacts&) {
   s.steady_state->rule.max_rounds = 0;  // a fixed-length soak, judged at its end
   s.steady_state->stop_when_reached = false;
   if (budget > 0) {
-    s.byte_budget = static_cast<std::uint64_t>(std::llround(budget * c.range * static_cast<double>(plan.tested_range_bytes)));
+    s.byte_budget =
+        static_cast<std::uint64_t>(std::llround(budget * c.range * static_cast<double>(plan.tested_range_bytes)));
   }
   plan.stages.push_back(std::move(s));
 }
@@ -55,14 +56,15 @@ void wsat_plan(TestPlan& plan, Params& p, const TargetFacts&) {
 // whichever first (`variant=spec`); the default soak is the reviews' run.
 void wsat_length_conditions(const TestPlan& plan, std::vector<RunCondition>& out) {
   if (plan_parameter(plan, "variant") != "spec") {
-    out.push_back({"parameter", fmt::format("variant=soak: {} rounds (reviews), not PTS 6 h / 4×",
-                                            plan_parameter(plan, "rounds"))});
+    out.push_back({"parameter",
+                   fmt::format("variant=soak: {} rounds (reviews), not PTS 6 h / 4×", plan_parameter(plan, "rounds"))});
     return;
   }
   // A `rounds` given with the specification's variant caps its 6 h (the
   // plan reads the key only then).
   if (const std::string rounds = plan_parameter(plan, "rounds"); !rounds.empty()) {
-    out.push_back({"parameter", fmt::format("rounds={} caps the length (PTS: 6 h or 4\u00d7 the user capacity)", rounds)});
+    out.push_back(
+        {"parameter", fmt::format("rounds={} caps the length (PTS: 6 h or 4\u00d7 the user capacity)", rounds)});
   }
   // `capacity_multiple` counts the tested range: 4 x the user capacity is
   // 4 / range of it.

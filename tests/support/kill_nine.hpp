@@ -43,8 +43,7 @@ inline KillNine kill_nine_during(const std::function<void(const std::function<vo
   std::int64_t n = 0;
   if (::read(acks[0], &n, sizeof n) == static_cast<ssize_t>(sizeof n)) {
     out.last_reported = n;
-    ::usleep(static_cast<useconds_t>(
-        std::uniform_int_distribution<std::int64_t>(0, max_delay.count())(rng)));
+    ::usleep(static_cast<useconds_t>(std::uniform_int_distribution<std::int64_t>(0, max_delay.count())(rng)));
   }
   ::kill(child, SIGKILL);
   int status = 0;

@@ -13,8 +13,7 @@ namespace nvmond::test {
 class TempDir {
  public:
   explicit TempDir(std::string_view prefix = "nvmond-test") {
-    std::string tmpl =
-        (std::filesystem::temp_directory_path() / (std::string(prefix) + "-XXXXXX")).string();
+    std::string tmpl = (std::filesystem::temp_directory_path() / (std::string(prefix) + "-XXXXXX")).string();
     if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp " + tmpl + " failed");
     path_ = tmpl;
   }

@@ -14,8 +14,7 @@ namespace nvmond::testing {
 
 using test::TempDir;
 
-inline DriveInfo drive(const std::string& serial, const std::string& path,
-                       std::uint64_t capacity = 1'000'000'000'000) {
+inline DriveInfo drive(const std::string& serial, const std::string& path, std::uint64_t capacity = 1'000'000'000'000) {
   DriveInfo d;
   d.serial = serial;
   d.model = "Test Drive 1TB";

@@ -48,14 +48,21 @@ TEST(ThermalSignals, EachSourceIsDetected) {
        ThrottleSource::critical_temp_time, 3},
       {"critical warning bit", [](HealthSnapshot& s) { s.smart.critical_warning = kWarnTemperature; },
        ThrottleSource::critical_warning, 1},
-      {"ocp status", [](HealthSnapshot& s) { s.ocp = OcpSmartLog{}; s.ocp->thermal_throttling_status = 2; },
+      {"ocp status",
+       [](HealthSnapshot& s) {
+         s.ocp = OcpSmartLog{};
+         s.ocp->thermal_throttling_status = 2;
+       },
        ThrottleSource::ocp, 2},
       {"composite at WCTEMP", [](HealthSnapshot& s) { s.smart.composite_temperature_k = 343; },
        ThrottleSource::sensor_threshold, 1},
       {"composite at CCTEMP", [](HealthSnapshot& s) { s.smart.composite_temperature_k = 358; },
        ThrottleSource::sensor_threshold, 3},
       {"sensor over its feature threshold",
-       [](HealthSnapshot& s) { s.smart.sensor_temperature_k[2] = 330; s.thresholds.over_k[3] = 329; },
+       [](HealthSnapshot& s) {
+         s.smart.sensor_temperature_k[2] = 330;
+         s.thresholds.over_k[3] = 329;
+       },
        ThrottleSource::sensor_threshold, 1},
   };
   for (const auto& c : cases) {

@@ -159,8 +159,8 @@ TEST(Wear, ProjectedWearoutOnAConstantRateIsTheClosedForm) {
   in.latest = now;
   in.window_start = {start, start, start};
   in.capacity_bytes = kCapacity;
-  in.rated = resolve_endurance(DriveRating{std::nullopt, std::nullopt, 600'000'000'000'000}, "X", kCapacity,
-                               std::nullopt);
+  in.rated =
+      resolve_endurance(DriveRating{std::nullopt, std::nullopt, 600'000'000'000'000}, "X", kCapacity, std::nullopt);
   ASSERT_TRUE(in.rated);
   WearView v = compute_wear(in);
   const double written = to_double(now.data_units_written) * kDataUnit;

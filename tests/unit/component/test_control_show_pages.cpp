@@ -25,9 +25,10 @@ void add_rounds(const std::string& db, std::int64_t run) {
   ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(h, "BEGIN", nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_stmt* st = nullptr;
-  ASSERT_EQ(sqlite3_prepare_v2(h, "INSERT INTO pts_rounds(run_id, idx, phase, iops, data) VALUES(?1, ?2, 'steady', ?3, '{}')",
-                               -1, &st, nullptr),
-            SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_prepare_v2(h, "INSERT INTO pts_rounds(run_id, idx, phase, iops, data) VALUES(?1, ?2, 'steady', ?3, '{}')",
+                         -1, &st, nullptr),
+      SQLITE_OK);
   for (std::int64_t i = 0; i < kRounds; ++i) {
     sqlite3_bind_int64(st, 1, run);
     sqlite3_bind_int64(st, 2, i);
@@ -45,7 +46,8 @@ struct Fixture {
   std::string db = dir.path() + "/nvmond.db";
   std::shared_ptr<RunStore> store = std::shared_ptr<RunStore>(std::move(*SqliteRunStore::open_file(db)));
   ManualClock clock;
-  SoakRunner runner{store, dir.path(), [](const std::string&) -> Result<OpenedTarget> {
+  SoakRunner runner{store, dir.path(),
+                    [](const std::string&) -> Result<OpenedTarget> {
                       return Error{ErrorReason::absent, "no targets here"};
                     },
                     clock};

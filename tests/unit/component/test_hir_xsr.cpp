@@ -62,8 +62,8 @@ TEST(HirPlan, SteadyStateThenBurstsWithGrowingIdlesEachFollowedByAReturnToBaseli
     EXPECT_EQ(back.elements[0].idle_after, Duration::zero());
     EXPECT_EQ(back.max_rounds, 360);
   }
-  TestPlan small = build_plan("hir", {{"idle_seconds", "2,1"}, {"bursts", "3"}, {"baseline_bursts", "0"},
-                                      {"precondition", "false"}}, kDrive);
+  TestPlan small = build_plan(
+      "hir", {{"idle_seconds", "2,1"}, {"bursts", "3"}, {"baseline_bursts", "0"}, {"precondition", "false"}}, kDrive);
   ASSERT_EQ(small.stages.size(), 2u);
   EXPECT_EQ(small.stages[0].elements[0].idle_after, 2s);
   EXPECT_EQ(small.stages[1].elements[0].idle_after, 1s);
@@ -71,8 +71,8 @@ TEST(HirPlan, SteadyStateThenBurstsWithGrowingIdlesEachFollowedByAReturnToBaseli
 }
 
 TEST(HirPlan, TheEtaCountsEachBurstsIdle) {
-  TestPlan p = build_plan("hir", {{"idle_seconds", "10"}, {"bursts", "3"}, {"baseline_bursts", "2"},
-                                  {"precondition", "false"}}, kDrive);
+  TestPlan p = build_plan(
+      "hir", {{"idle_seconds", "10"}, {"bursts", "3"}, {"baseline_bursts", "2"}, {"precondition", "false"}}, kDrive);
   // 3 x (5 s + 10 s idle), then 2 x 5 s back to back.
   EXPECT_DOUBLE_EQ(run_eta_seconds(p, RunPosition{0, 0, 0, false, 0}).value(), 55.0);
   EXPECT_DOUBLE_EQ(run_eta_seconds(p, RunPosition{0, 2, 0, false, 0}).value(), 25.0);
@@ -121,8 +121,7 @@ struct SimRun {
                     RunExecutor::ProgressFn progress = {}) {
     RunExecutor* self = nullptr;
     RunExecutor ex(build_plan(test, params, TargetFacts{spec.capacity_bytes, 1.3}), t, *store,
-                   RunOptions{test, "sim:d0", true},
-                   [&](const RunProgress& p) {
+                   RunOptions{test, "sim:d0", true}, [&](const RunProgress& p) {
                      if (progress) progress(p);
                      if (stop_at && p.index == *stop_at) self->stop();
                    });
@@ -177,7 +176,8 @@ TEST(HirRun, IdleTimeBetweenBurstsRaisesTheirIopsAboveTheSteadyStateAndTheBaseli
   ASSERT_EQ(w50.size(), 24u);
   for (std::size_t i = 1; i < w50.size(); ++i) {
     const double gap = static_cast<double>(w50[i]->at("started_ns").get<std::int64_t>() -
-                                           w50[i - 1]->at("started_ns").get<std::int64_t>()) * 1e-9 -
+                                           w50[i - 1]->at("started_ns").get<std::int64_t>()) *
+                           1e-9 -
                        w50[i - 1]->at("seconds").get<double>();
     EXPECT_NEAR(gap, 50.0, 1e-3) << i;
   }
@@ -206,7 +206,8 @@ TEST(HirRun, AResumedRunIdlesAgainBeforeTheBurstAfterTheLastCommittedOne) {
   // rounds[k]: the second burst, the last committed before the stop.
   const std::size_t k = *first_burst;
   const double gap = static_cast<double>(rounds[k + 1].at("started_ns").get<std::int64_t>() -
-                                         rounds[k].at("started_ns").get<std::int64_t>()) * 1e-9 -
+                                         rounds[k].at("started_ns").get<std::int64_t>()) *
+                         1e-9 -
                      rounds[k].at("seconds").get<double>();
   EXPECT_NEAR(gap, 50.0, 1e-3);
 }
@@ -217,8 +218,8 @@ TEST(HirRun, AResumedRunIdlesAgainBeforeTheBurstAfterTheLastCommittedOne) {
 // flagged; one that got there is not.
 TEST(HirRun, APreconditioningThatGaveUpBeforeSteadyStateIsRecordedAndFlagged) {
   SimRun s;
-  const RunOutcome out = s.run("hir", {{"round", "1m"}, {"max_rounds", "5"}, {"idle_seconds", "5"}, {"bursts", "2"},
-                                       {"baseline_bursts", "0"}});
+  const RunOutcome out = s.run(
+      "hir", {{"round", "1m"}, {"max_rounds", "5"}, {"idle_seconds", "5"}, {"bursts", "2"}, {"baseline_bursts", "0"}});
   ASSERT_EQ(out.status, RunStatus::completed) << (out.failure ? out.failure->message : "");
   const json& pre = out.run.at("preconditioning").at(0);
   EXPECT_EQ(pre.at("kind"), "workload-dependent");
@@ -231,7 +232,8 @@ TEST(HirRun, APreconditioningThatGaveUpBeforeSteadyStateIsRecordedAndFlagged) {
   const RunOutcome steady = t.run("hir", kShortHir);
   ASSERT_EQ(steady.status, RunStatus::completed);
   EXPECT_TRUE(steady.run.at("preconditioning").at(0).at("steady_state").at("reached").get<bool>());
-  for (const auto& c : steady.run.value("conditions", json::array())) EXPECT_NE(c.at("name"), "precondition-not-steady");
+  for (const auto& c : steady.run.value("conditions", json::array()))
+    EXPECT_NE(c.at("name"), "precondition-not-steady");
 }
 
 TEST(HirReport, PlotsEachBurstsIopsAgainstTimeWithTheWaitStatesShadedAndATablePerSegment) {

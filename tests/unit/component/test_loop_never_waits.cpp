@@ -116,10 +116,12 @@ TEST(LoopNeverWaits, AStartWhoseTargetHangsAnswersAtOnceAndTheLoopGoesOn) {
       if (!run) std::this_thread::sleep_for(20ms);  // the run's thread writes its row meanwhile
     }
     EXPECT_TRUE(run) << "the ticket never resolved into a run";
-    loop.on_loop([&] {
-      runner.shutdown(5s);
-      return true;
-    }, 10s);
+    loop.on_loop(
+        [&] {
+          runner.shutdown(5s);
+          return true;
+        },
+        10s);
   }
 }
 
@@ -137,7 +139,9 @@ class HangingSelfTest final : public Device {
   Result<SmartLog> read_smart() override { return SmartLog{}; }
   Result<std::optional<OcpSmartLog>> read_ocp() override { return std::optional<OcpSmartLog>{}; }
   Result<TemperatureThresholds> read_temperature_thresholds() override { return TemperatureThresholds{}; }
-  std::optional<Error> format_user_data_erase(std::uint32_t) override { return Error{ErrorReason::unsupported, "fake"}; }
+  std::optional<Error> format_user_data_erase(std::uint32_t) override {
+    return Error{ErrorReason::unsupported, "fake"};
+  }
   std::optional<Error> abort_self_test() override {
     blocker_.block();
     return std::nullopt;

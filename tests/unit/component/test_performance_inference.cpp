@@ -114,9 +114,8 @@ TEST(PerformanceInference, FindsTheConsumerDrivesThrottlingWithinOneIntervalWith
   double worst = 0;
   for (const auto& e : o.model) {
     if (!e.end || *e.end > o.last_poll - 2 * kInterval) continue;
-    const auto found = std::find_if(o.inferred.begin(), o.inferred.end(), [&](const auto& i) {
-      return near(i.start, e.start) && near(i.end, e.end);
-    });
+    const auto found = std::find_if(o.inferred.begin(), o.inferred.end(),
+                                    [&](const auto& i) { return near(i.start, e.start) && near(i.end, e.end); });
     EXPECT_NE(found, o.inferred.end()) << "model episode " << seconds(e.start - o.model.front().start)
                                        << " s after the first";
     if (found != o.inferred.end()) {

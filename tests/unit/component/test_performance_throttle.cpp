@@ -17,7 +17,7 @@ struct Episode {
 };
 
 struct Timeline {
-  std::vector<Episode> model;                          // from the model's throttle level
+  std::vector<Episode> model;  // from the model's throttle level
   std::vector<PerformanceThrottleEvent> detected;
   WallTime t0;
 };

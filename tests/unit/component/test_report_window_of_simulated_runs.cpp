@@ -197,10 +197,8 @@ TEST(ReportWindowOfSimulatedRuns, AMixedRunsReducedRangeRunCarriesItsTestedRange
 }
 
 TEST(ReportWindowOfSimulatedRuns, AnIopsRunShadesAndSummarisesItsMeasuredRounds) {
-  const auto s = simulated("iops", {{"round", "1m"},
-                                    {"max_rounds", "8"},
-                                    {"block_sizes", "1MiB,64KiB,4KiB"},
-                                    {"read_pcts", "100,65,0"}});
+  const auto s = simulated(
+      "iops", {{"round", "1m"}, {"max_rounds", "8"}, {"block_sizes", "1MiB,64KiB,4KiB"}, {"read_pcts", "100,65,0"}});
   ASSERT_FALSE(s.run.at("preconditioning").empty());
   expect_shading_over_the_window(s);
   expect_summary_over_the_window(s);
@@ -213,10 +211,8 @@ TEST(ReportWindowOfSimulatedRuns, AnIopsRunShadesAndSummarisesItsMeasuredRounds)
 }
 
 TEST(ReportWindowOfSimulatedRuns, AnIopsMatrixChartsEachTrackedVariableAsItsOwnLine) {
-  const auto s = simulated("iops", {{"round", "1m"},
-                                    {"max_rounds", "8"},
-                                    {"block_sizes", "1MiB,64KiB,4KiB"},
-                                    {"read_pcts", "100,65,0"}});
+  const auto s = simulated(
+      "iops", {{"round", "1m"}, {"max_rounds", "8"}, {"block_sizes", "1MiB,64KiB,4KiB"}, {"read_pcts", "100,65,0"}});
   const auto iops = report::test::svg_by_id(s.page, "throughput");
   const auto latency = report::test::svg_by_id(s.page, "latency");
   for (const std::string e : {"4KiB 0/100", "64KiB 65/35", "1MiB 100/0"}) {

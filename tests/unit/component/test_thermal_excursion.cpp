@@ -150,8 +150,7 @@ TEST(ThermalExcursion, DatacenterDriveShowsOneEventPerExcursion) {
     level_seconds += test::sample(fams, "nvme_thermal_throttle_level_seconds_total", {{"level", level}});
   }
   EXPECT_NEAR(level_seconds, truth_seconds, 2 * (seconds(kPoll) + 2.0)) << "seconds throttled";
-  EXPECT_NEAR(test::sample(fams, "nvme_thermal_throttle_last_peak_celsius"),
-              runs.back().polled_peak_c, 1e-9);
+  EXPECT_NEAR(test::sample(fams, "nvme_thermal_throttle_last_peak_celsius"), runs.back().polled_peak_c, 1e-9);
 }
 
 TEST(ThermalExcursion, HeatsinkDriveUnderTheSameWorkloadShowsNone) {

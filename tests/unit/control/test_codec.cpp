@@ -57,8 +57,9 @@ TEST(ControlCodec, TheKeysOfARequestAreTheOnesTheDaemonAlwaysRead) {
             json::parse(R"({"cmd":"start","test":"wsat","target":"sim:a","params":{"rounds":"3"},"protocol":1})"));
   // A profile is sent only when one is chosen: a request without one is the
   // one a daemon from before profiles reads.
-  EXPECT_EQ(encode(Request{StartRequest{"iops", "sim:a", {}, "client"}}),
-            json::parse(R"({"cmd":"start","test":"iops","target":"sim:a","params":{},"profile":"client","protocol":1})"));
+  EXPECT_EQ(
+      encode(Request{StartRequest{"iops", "sim:a", {}, "client"}}),
+      json::parse(R"({"cmd":"start","test":"iops","target":"sim:a","params":{},"profile":"client","protocol":1})"));
   EXPECT_EQ(encode(Request{PauseRequest{4}}), json::parse(R"({"cmd":"pause","run":4,"protocol":1})"));
   EXPECT_EQ(encode(Request{StopRequest{7}}), json::parse(R"({"cmd":"stop","run":7,"protocol":1})"));
 }
@@ -83,10 +84,13 @@ Run a_run() {
 }
 
 Drive a_drive() {
-  return {"SN-A", "Model A", "/dev/nvme0", true, 40.0, 70.0, 0.01, {"temperature"}, true, true, 3, {"self_test_failed"}};
+  return {"SN-A", "Model A",       "/dev/nvme0", true, 40.0, 70.0,
+          0.01,   {"temperature"}, true,         true, 3,    {"self_test_failed"}};
 }
 
-Schedule a_schedule() { return {"nightly", "wsat", "sim:a", "daily 02:00", ScheduleState::queued, "drive busy", 1.7e9, 12}; }
+Schedule a_schedule() {
+  return {"nightly", "wsat", "sim:a", "daily 02:00", ScheduleState::queued, "drive busy", 1.7e9, 12};
+}
 
 template <typename Reply>
 void expect_round_trip(const Reply& reply) {
@@ -108,9 +112,10 @@ TEST(ControlCodec, EveryReplySurvivesTheRoundTrip) {
   idle.next_start = std::nullopt;
   idle.run = std::nullopt;
   expect_round_trip(PingReply{});
-  expect_round_trip(StatusReply{{a_drive(), Drive{"SN-B", "", "", false, std::nullopt, std::nullopt, std::nullopt, {}, false}},
-                                {a_run(), ended},
-                                {a_schedule()}});
+  expect_round_trip(
+      StatusReply{{a_drive(), Drive{"SN-B", "", "", false, std::nullopt, std::nullopt, std::nullopt, {}, false}},
+                  {a_run(), ended},
+                  {a_schedule()}});
   expect_round_trip(StatusReply{});
   expect_round_trip(ListReply{{a_schedule(), idle}});
   expect_round_trip(StartReply{"manual-x", false, 12, std::nullopt});
@@ -119,9 +124,14 @@ TEST(ControlCodec, EveryReplySurvivesTheRoundTrip) {
   expect_round_trip(StopReply{{12, 13}});
   expect_round_trip(RunsActedOn{{12, 13}});
   expect_round_trip(HistoryReply{{ended, a_run()}});
-  expect_round_trip(ShowReply{a_run(), {{0, "fob", 9000.0, json{{"iops", 9000.0}}}, {1, "fob", std::nullopt, "raw"}}, 2});
+  expect_round_trip(
+      ShowReply{a_run(), {{0, "fob", 9000.0, json{{"iops", 9000.0}}}, {1, "fob", std::nullopt, "raw"}}, 2});
   expect_round_trip(ShowReply{ended, {}, std::nullopt});
-  expect_round_trip(SelfTestReply{"SN-A", "", true, "extended", 40,
+  expect_round_trip(SelfTestReply{"SN-A",
+                                  "",
+                                  true,
+                                  "extended",
+                                  40,
                                   {{"extended", "failed_segments", 5, 1201}, {"short", "passed", std::nullopt, 1100}}});
   expect_round_trip(SelfTestReply{"SN-A", "short test started", false, std::nullopt, std::nullopt, {}});
 }
@@ -242,7 +252,8 @@ TEST(ControlCodec, ADriveFromADaemonWithoutErrorLogCountsHasNoneAndANegativeCoun
   wire["drives"][0].erase("media_path_errors");
   EXPECT_FALSE(decode_reply<StatusReply>(wire).drives.at(0).media_path_errors);
   wire["drives"][0]["media_path_errors"] = -1;
-  EXPECT_EQ(error_of([&] { decode_reply<StatusReply>(wire); }), "\"drives[0].media_path_errors\": expected a count or null");
+  EXPECT_EQ(error_of([&] { decode_reply<StatusReply>(wire); }),
+            "\"drives[0].media_path_errors\": expected a count or null");
 }
 
 TEST(ControlCodec, AMissingOrMistypedReplyKeyIsAnErrorNamingIt) {

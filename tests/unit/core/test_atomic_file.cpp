@@ -112,7 +112,8 @@ TEST(RemoveStaleTemporaries, OnlyOldRegularFilesNamedAsTemporariesGo) {
   std::filesystem::create_symlink(d / "kept", d / ".link.tmp");
   UniqueFd fd(::open(dir.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   ASSERT_TRUE(fd.valid());
-  auto removed = remove_stale_temporaries(fd.get(), "shown", std::chrono::system_clock::now() - std::chrono::minutes(1));
+  auto removed =
+      remove_stale_temporaries(fd.get(), "shown", std::chrono::system_clock::now() - std::chrono::minutes(1));
   std::sort(removed.begin(), removed.end());
   EXPECT_EQ(removed, (std::vector<std::string>{"shown/.a.tmp", "shown/.sim-X.state.tmp"}));
   for (const char* name : {"b.tmp", ".c.tmpx", "kept", ".fresh.tmp", ".dir.tmp", ".link.tmp"}) {

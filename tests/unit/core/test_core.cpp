@@ -95,8 +95,7 @@ TEST_F(TableReaderTest, TypeErrorsNameTheDottedKey) {
     outer->bytes("size");
     FAIL();
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find(":2:8: outer.size: expected a size"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find(":2:8: outer.size: expected a size"), std::string::npos) << e.what();
   }
 }
 

@@ -27,7 +27,8 @@ TEST(JsonPath, ARequiredFieldNamesItsWholePathWhenMissingOrOfTheWrongType) {
   EXPECT_EQ(error_of([&] { root.at("rounds").at(1).at("ops"); }), "rounds[1].ops: missing");
   EXPECT_EQ(error_of([&] { root.at("rounds").at(2); }), "rounds: no element 2");
   EXPECT_EQ(error_of([&] { root.at("target").array(); }), "target: expected an array");
-  EXPECT_EQ(error_of([&] { root.at("rounds").at(std::size_t{0}).at("ops").at("read"); }), "rounds[0].ops: expected an object");
+  EXPECT_EQ(error_of([&] { root.at("rounds").at(std::size_t{0}).at("ops").at("read"); }),
+            "rounds[0].ops: expected an object");
   EXPECT_EQ(error_of([&] { Path{json(3), ""}.at("x"); }), "(top level): expected an object");
   EXPECT_EQ(root.at("rounds").at(std::size_t{0}).at("ops").as<int>(), 3);
 }

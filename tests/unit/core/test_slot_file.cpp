@@ -284,7 +284,8 @@ TEST(SlotFile, AKillNineAtAnyInstantLeavesTheNewestCompleteSave) {
 
     const std::string text = read_ok(path);
     const std::uint64_t got = std::stoull(text.substr(0, text.find(':')));
-    EXPECT_TRUE(got == acked || got == acked + 1) << "round " << round << ": read save " << got << ", the child had finished " << acked;
+    EXPECT_TRUE(got == acked || got == acked + 1)
+        << "round " << round << ": read save " << got << ", the child had finished " << acked;
     EXPECT_EQ(text, save_number(got)) << "round " << round << ": save " << got << " is not whole";
   }
 }

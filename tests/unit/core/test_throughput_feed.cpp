@@ -15,8 +15,12 @@ using namespace std::chrono_literals;
 
 // Written as the header tells the soak runner to report a round.
 WorkloadThroughput at(const std::string& serial, WallTime end, double bps = 1e9, std::string workload = "job:w") {
-  return {.serial = serial, .workload = std::move(workload), .interval_end = end, .interval = 1s,
-          .bytes_per_second = bps, .fixed = true};
+  return {.serial = serial,
+          .workload = std::move(workload),
+          .interval_end = end,
+          .interval = 1s,
+          .bytes_per_second = bps,
+          .fixed = true};
 }
 
 TEST(ThroughputFeed, TakesOnlyTheDrivesSamplesThatEndedByThePollOldestFirst) {

@@ -29,8 +29,7 @@ namespace fs = std::filesystem;
 
 // Runs the event loop until `done` holds; false at the deadline (a hang is a
 // failure, never a wait that "usually" suffices).
-bool run_until(boost::asio::io_context& io, const std::function<bool()>& done,
-               std::chrono::seconds limit = 60s) {
+bool run_until(boost::asio::io_context& io, const std::function<bool()>& done, std::chrono::seconds limit = 60s) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
   while (!done()) {
     if (std::chrono::steady_clock::now() > deadline) return false;

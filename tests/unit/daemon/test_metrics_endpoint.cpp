@@ -125,7 +125,8 @@ TEST(MetricsEndpoint, ServesMetricsALandingPageAndNothingElse) {
   MetricsEndpoint e(self, published);
   auto m = e(request("GET", "/metrics"));
   EXPECT_EQ(m.status, 200);
-  EXPECT_NE(m.whole_body().find("nvme_temperature_celsius{serial=\"SN-A\",sensor=\"composite\"} 40"), std::string::npos);
+  EXPECT_NE(m.whole_body().find("nvme_temperature_celsius{serial=\"SN-A\",sensor=\"composite\"} 40"),
+            std::string::npos);
   EXPECT_EQ(e(request("HEAD", "/metrics?x")).status, 200);
   auto landing = e(request("GET", "/"));
   EXPECT_EQ(landing.status, 200);

@@ -100,7 +100,7 @@ TEST_F(ErrorLogTrackerTest, ARestartRecountsNothing) {
   restart();
   EXPECT_TRUE(poll().fresh.empty());
   EXPECT_TRUE(poll().fresh.empty());
-  EXPECT_EQ(script_->error_log_reads, 1);  // the stored count matched SMART's: no read at all
+  EXPECT_EQ(script_->error_log_reads, 1);     // the stored count matched SMART's: no read at all
   EXPECT_EQ(tracker_->counts()[kMedia], 5u);  // the totals came back with it
   drive_logs(1, 2, 0x81);
   restart();

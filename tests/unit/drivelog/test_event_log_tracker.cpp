@@ -22,7 +22,8 @@ constexpr std::uint64_t kHostSet = 1ull << 49;
 const WallTime kT0 = WallTime{} + std::chrono::hours(24 * 20000);  // 2024-10-04
 
 std::uint64_t ms_of(WallTime t) {
-  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count());
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count());
 }
 
 std::size_t type_index(std::string_view label) {

@@ -86,8 +86,7 @@ TEST_F(NvmeExportsTest, OcpLogAddsItsSeries) {
   EXPECT_TRUE(has("nvme_ocp_thermal_throttling_status" + id + " 2"));
   EXPECT_TRUE(has("nvme_ocp_capacitor_health_ratio" + id + " 0.17"));
   EXPECT_DOUBLE_EQ(value("nvme_ocp_endurance_estimate_bytes"), 7e15);
-  EXPECT_DOUBLE_EQ(value("nvme_ocp_physical_media_written_bytes_total"),
-                   18446744073709551616.0 + 1000);
+  EXPECT_DOUBLE_EQ(value("nvme_ocp_physical_media_written_bytes_total"), 18446744073709551616.0 + 1000);
 }
 
 // A version 3 page has no version 5 fields: their series would read 0 as
@@ -218,7 +217,8 @@ TEST(ErrorLogClasses, EveryClassHasASeriesFromTheStart) {
   ASSERT_EQ(fams.size(), 1u);
   EXPECT_EQ(fams[0].metric.size(), kErrorStatusClassCount);
   EXPECT_EQ(test::sample(fams, "nvme_error_log_read_entries_total", {{"serial", "S"}, {"status_class", "media"}}), 2);
-  EXPECT_EQ(test::sample(fams, "nvme_error_log_read_entries_total", {{"serial", "S"}, {"status_class", "generic_host"}}), 0);
+  EXPECT_EQ(
+      test::sample(fams, "nvme_error_log_read_entries_total", {{"serial", "S"}, {"status_class", "generic_host"}}), 0);
 }
 
 }  // namespace NVMOND_TEST_UNIT

@@ -23,7 +23,8 @@ TEST(OcpPanicTracker, ReportsEachPanicOnce) {
   EXPECT_FALSE(t.update(panic(0, 0)));  // no panic
   auto first = t.update(panic(0xabc, 1));
   ASSERT_TRUE(first);
-  EXPECT_EQ(*first, "panic 0xabc (panic count 1): reset action controller_reset, wait 500 ms; recovery action format_nvm");
+  EXPECT_EQ(*first,
+            "panic 0xabc (panic count 1): reset action controller_reset, wait 500 ms; recovery action format_nvm");
   EXPECT_FALSE(t.update(panic(0xabc, 1)));  // the same panic, read again
   EXPECT_TRUE(t.update(panic(0xabc, 2)));   // the same ID once more: the count rose
   EXPECT_FALSE(t.update(panic(0, 2)));      // recovered

@@ -56,9 +56,9 @@ TEST(TelemetryArchiveNames, RoundTripAndRefuseWhatSaveCannotHaveWritten) {
   ASSERT_TRUE(f);
   EXPECT_EQ(f->at, kT0 + 5s);
   EXPECT_EQ(f->generation, 7);
-  for (const char* other : {"20260101T120005Z-gen256-area3.bin", "20261301T120005Z-gen007-area3.bin",
-                            "20260101T120005Z-gen007-area4.bin", "20260101T120005Z-gen007-area3.bin.tmp",
-                            ".20260101T120005Z-gen007-area3.bin.tmp", "notes.txt", ""}) {
+  for (const char* other :
+       {"20260101T120005Z-gen256-area3.bin", "20261301T120005Z-gen007-area3.bin", "20260101T120005Z-gen007-area4.bin",
+        "20260101T120005Z-gen007-area3.bin.tmp", ".20260101T120005Z-gen007-area3.bin.tmp", "notes.txt", ""}) {
     EXPECT_FALSE(parse_telemetry_file_name(other)) << other;
   }
   EXPECT_EQ(telemetry_drive_dir("S3X-NE0_123"), "S3X-NE0_123");
@@ -89,7 +89,8 @@ TEST(TelemetryArchive, TheOldestCapturesGoBeyondEachCapAndNeverTheOneJustSaved) 
   test::TempDir dir("nvmond-telemetry");
   // 10 KiB captures: a drive keeps 3, the archive 5.
   TelemetryArchive archive(dir.path(), 30 * 1024, 50 * 1024);
-  for (int i = 0; i < 4; ++i) ASSERT_TRUE(archive.save("A", log_of(static_cast<std::uint8_t>(i), 10 * 1024), kT0 + i * 1h).ok());
+  for (int i = 0; i < 4; ++i)
+    ASSERT_TRUE(archive.save("A", log_of(static_cast<std::uint8_t>(i), 10 * 1024), kT0 + i * 1h).ok());
   auto files = archive.files().value();
   ASSERT_EQ(files.size(), 3u) << "A's oldest went for its own cap";
   EXPECT_EQ(files.front().generation, 1);

@@ -91,10 +91,8 @@ TEST(EngineRegistry, EachOfItsEnginesLoadsAsItsRowDeclaresIt) {
 TEST(EngineRegistry, AnEngineThatIsNotWhatItsRowDeclaresIsRefusedAtLoad) {
   const EngineRow table[] = {
       // Would skip the safety guard on a real target: the dangerous way round.
-      {"disowns", EngineCaps::none, diskless_monotonic},
-      {"touches", EngineCaps::diskless, real_monotonic},
-      {"monotonic", EngineCaps::clock_time, real_monotonic},
-      {"clock", EngineCaps::none, real_clock},
+      {"disowns", EngineCaps::none, diskless_monotonic},     {"touches", EngineCaps::diskless, real_monotonic},
+      {"monotonic", EngineCaps::clock_time, real_monotonic}, {"clock", EngineCaps::none, real_clock},
       {"honest", EngineCaps::none, real_monotonic},
   };
   auto disowns = load_engine(table, job("disowns", "/dev/nvme0n1"), {});
@@ -112,9 +110,10 @@ TEST(EngineRegistry, AnEngineThatIsNotWhatItsRowDeclaresIsRefusedAtLoad) {
   EXPECT_TRUE(load_engine(table, job("honest", "/dev/nvme0n1"), {}));
 
   // Through the runner, the refusal is the job's failure: nothing is opened.
-  const RunResult r = JobRunner(job("disowns", "/dev/nvme0n1"),
-                                [&](const JobSpec& s) { return load_engine(table, s, {}); }, nullptr)
-                          .run();
+  const RunResult r =
+      JobRunner(
+          job("disowns", "/dev/nvme0n1"), [&](const JobSpec& s) { return load_engine(table, s, {}); }, nullptr)
+          .run();
   ASSERT_TRUE(r.failure);
   EXPECT_EQ(r.failure->message, disowns.error().message);
 }

@@ -12,8 +12,8 @@ namespace nvmond::http {
 namespace {
 namespace NVMOND_TEST_UNIT {
 
-using std::chrono::seconds;
 using boost::asio::ip::make_address;
+using std::chrono::seconds;
 
 const AuthLimiter::TimePoint t0{seconds(1000)};
 const AuthLimiter::Policy kPolicy{.burst = 3, .refill_every = seconds(10), .max_clients = 4};

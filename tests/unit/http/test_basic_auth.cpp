@@ -86,7 +86,7 @@ TEST(Bcrypt, APasswordWithANulIsNeverVerifiedTruncated) {
 
 TEST(BasicAuthHeader, RefusesANulInTheUserOrPassword) {
   EXPECT_FALSE(parse_basic_authorization("Basic cHJvbWV0aGV1czpyaWdodABhbnl0aGluZw=="));  // prometheus:right\0anything
-  EXPECT_FALSE(parse_basic_authorization("Basic cHJvbQBldGhldXM6cmlnaHQ="));  // prom\0etheus:right
+  EXPECT_FALSE(parse_basic_authorization("Basic cHJvbQBldGhldXM6cmlnaHQ="));              // prom\0etheus:right
 }
 
 TEST(Authenticator, APasswordWithANulIsRejected) {

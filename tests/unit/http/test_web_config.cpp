@@ -45,13 +45,14 @@ TEST_F(WebConfigTest, AnEmptyFileMeansPlainHttpWithoutAuth) {
 
 TEST_F(WebConfigTest, ReadsTlsAndUsersWithPathsRelativeToTheFile) {
   auto c = parse_web_config(write("web.yml", std::string("tls_server_config:\n"
-                                                          "  cert_file: tls/server.crt\n"
-                                                          "  key_file: /etc/k.pem\n"
-                                                          "  client_auth_type: RequireAndVerifyClientCert\n"
-                                                          "  client_ca_file: ca.crt\n"
-                                                          "  min_version: TLS13\n"
-                                                          "basic_auth_users:\n"
-                                                          "  prometheus: ") + kHash + "\n"));
+                                                         "  cert_file: tls/server.crt\n"
+                                                         "  key_file: /etc/k.pem\n"
+                                                         "  client_auth_type: RequireAndVerifyClientCert\n"
+                                                         "  client_ca_file: ca.crt\n"
+                                                         "  min_version: TLS13\n"
+                                                         "basic_auth_users:\n"
+                                                         "  prometheus: ") +
+                                                 kHash + "\n"));
   ASSERT_TRUE(c.tls);
   EXPECT_EQ(c.tls->cert_file, dir_.path() + "/tls/server.crt");
   EXPECT_EQ(c.tls->key_file, "/etc/k.pem");
@@ -89,8 +90,9 @@ TEST_F(WebConfigTest, RejectsWhatExporterToolkitRejectsAtItsLine) {
       {"tls_server_config:\n  cert_file: [a]\n  key_file: b\n", "web.yml:2:3: cert_file must be a string"},
       {"tls_server_config: yes\n", "web.yml:1:20: tls_server_config must be a mapping"},
       {"http_server_config:\n  http2: false\n", "web.yml:1:1: http_server_config is not supported by nvmond"},
-      {"basic_auth_user:\n  a: b\n", "web.yml:1:1: unknown key \"basic_auth_user\" (expected tls_server_config, "
-                                     "basic_auth_users)"},
+      {"basic_auth_user:\n  a: b\n",
+       "web.yml:1:1: unknown key \"basic_auth_user\" (expected tls_server_config, "
+       "basic_auth_users)"},
       {"basic_auth_users:\n  alice: secret\n",
        "web.yml:2:10: basic_auth_users.alice: expected a bcrypt hash ($2y$10$..., e.g. from htpasswd -nBC 10)"},
       {std::string("basic_auth_users:\n  alice: ") + kHash + "\n  alice: " + kHash + "\n",
@@ -112,9 +114,7 @@ TEST_F(WebConfigTest, ANulInAUserNameOrHashIsAnErrorAtItsLine) {
             "web.yml:2:10: basic_auth_users.alice: the hash contains NUL");
 }
 
-TEST_F(WebConfigTest, ADirectoryIsNotAWebConfig) {
-  EXPECT_THROW(parse_web_config(dir_.path()), WebConfigError);
-}
+TEST_F(WebConfigTest, ADirectoryIsNotAWebConfig) { EXPECT_THROW(parse_web_config(dir_.path()), WebConfigError); }
 
 // Go's crypto/tls, which exporter-toolkit's client_auth_type names: only the
 // *Verify* modes check the chain, only the Require* modes fail without a
@@ -124,11 +124,10 @@ TEST(ClientAuthPolicy, EachModeAsksRequiresAndVerifiesAsGoDoes) {
     ClientAuth auth;
     bool asked, required, verified;
   };
-  for (const Row& r : {Row{ClientAuth::none, false, false, false},
-                       Row{ClientAuth::request, true, false, false},
-                       Row{ClientAuth::require_any, true, true, false},
-                       Row{ClientAuth::verify_if_given, true, false, true},
-                       Row{ClientAuth::require_and_verify, true, true, true}}) {
+  for (const Row& r :
+       {Row{ClientAuth::none, false, false, false}, Row{ClientAuth::request, true, false, false},
+        Row{ClientAuth::require_any, true, true, false}, Row{ClientAuth::verify_if_given, true, false, true},
+        Row{ClientAuth::require_and_verify, true, true, true}}) {
     const ClientCertPolicy p = policy_of(r.auth);
     EXPECT_EQ(p.asked, r.asked) << static_cast<int>(r.auth);
     EXPECT_EQ(p.required, r.required) << static_cast<int>(r.auth);

@@ -45,7 +45,8 @@ MetricFamily any_family(std::mt19937_64& rng, int i) {
     m.histogram.sample_count = rng() % 1000;
     m.histogram.sample_sum = any_double(rng);
     for (std::size_t b = 0, n = rng() % 4; b < n; ++b) m.histogram.bucket.push_back({rng() % 1000, any_double(rng)});
-    if (rng() % 3 == 0) m.histogram.bucket.push_back({m.histogram.sample_count, std::numeric_limits<double>::infinity()});
+    if (rng() % 3 == 0)
+      m.histogram.bucket.push_back({m.histogram.sample_count, std::numeric_limits<double>::infinity()});
     f.metric.push_back(std::move(m));
   }
   return f;
@@ -69,8 +70,8 @@ TEST(ExpositionText, IntegersAroundTheDigitLimitsAreTheSerializers) {
   MetricFamily f;
   f.name = "nvme_count";
   f.type = MetricType::Counter;
-  for (const double v : {999999999999999.0, 1e15, 1e15 + 1, 9999999999999998.0, 1e16, 1e16 + 2, -1e15, -999999999999999.0,
-                         4503599627370496.0, 9007199254740993.0, 0.0, -0.0, 1.0, -1.0}) {
+  for (const double v : {999999999999999.0, 1e15, 1e15 + 1, 9999999999999998.0, 1e16, 1e16 + 2, -1e15,
+                         -999999999999999.0, 4503599627370496.0, 9007199254740993.0, 0.0, -0.0, 1.0, -1.0}) {
     ClientMetric m;
     m.counter.value = v;
     f.metric.push_back(m);

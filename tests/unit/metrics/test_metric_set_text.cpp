@@ -63,7 +63,9 @@ TEST(MetricSetText, RendersWhatTheSerializerWritesForTheSameSeries) {
         set.add_series(f, m);
       } else {
         const double v = any_double(rng);
-        (f.type == MetricType::Counter ? m.counter.value : f.type == MetricType::Gauge ? m.gauge.value : m.untyped.value) = v;
+        (f.type == MetricType::Counter ? m.counter.value
+         : f.type == MetricType::Gauge ? m.gauge.value
+                                       : m.untyped.value) = v;
         const Labels id{{"serial", any_text(rng)}, {"model", any_text(rng)}};
         switch (rng() % 4) {
           case 0: set.add(f, Labels{}, v); break;

@@ -17,9 +17,9 @@ TEST(CommandError, ErrnoMapsToReason) {
     ErrorReason reason;
   };
   const Case cases[] = {
-      {ENODEV, ErrorReason::absent},   {ENOENT, ErrorReason::absent}, {ENXIO, ErrorReason::absent},
+      {ENODEV, ErrorReason::absent},     {ENOENT, ErrorReason::absent}, {ENXIO, ErrorReason::absent},
       {ETIMEDOUT, ErrorReason::timeout}, {EINTR, ErrorReason::timeout}, {EIO, ErrorReason::io},
-      {EACCES, ErrorReason::io},       {ENOTTY, ErrorReason::io},     {EPERM, ErrorReason::io},
+      {EACCES, ErrorReason::io},         {ENOTTY, ErrorReason::io},     {EPERM, ErrorReason::io},
   };
   for (const auto& c : cases) {
     EXPECT_EQ(command_error("nvme0", kSmart, -1, c.err).reason, c.reason) << "errno " << c.err;
@@ -27,14 +27,11 @@ TEST(CommandError, ErrnoMapsToReason) {
 }
 
 TEST(CommandError, ErrnoMessageNamesDeviceCommandAndCause) {
-  EXPECT_EQ(command_error("nvme0", kSmart, -1, ENODEV).message,
-            "nvme0: get-log SMART (02h): No such device");
+  EXPECT_EQ(command_error("nvme0", kSmart, -1, ENODEV).message, "nvme0: get-log SMART (02h): No such device");
   EXPECT_EQ(command_error("nvme3", "identify controller (CNS 01h)", -1, EINTR).message,
             "nvme3: identify controller (CNS 01h): Interrupted system call");
-  EXPECT_EQ(command_error("nvme0", kSmart, -1, 0).message,
-            "nvme0: get-log SMART (02h): errno 0");
-  EXPECT_EQ(command_error("nvme0", kSmart, -1, 100000).message,
-            "nvme0: get-log SMART (02h): errno 100000");
+  EXPECT_EQ(command_error("nvme0", kSmart, -1, 0).message, "nvme0: get-log SMART (02h): errno 0");
+  EXPECT_EQ(command_error("nvme0", kSmart, -1, 100000).message, "nvme0: get-log SMART (02h): errno 100000");
 }
 
 TEST(CommandError, NvmeStatusMapsToNvmeStatusWithHexAndName) {

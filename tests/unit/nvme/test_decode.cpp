@@ -81,7 +81,8 @@ void expect_quiet(const SmartLog& s, const QuietPage& want) {
 TEST(DecodeSmartLog, FreshPageHasNoSensorsOrWarnings) {
   const auto r = decode_smart_log(fixture("smart_fresh.bin"));
   ASSERT_TRUE(r.ok()) << r.error().message;
-  expect_quiet(*r, {.temperature_k = 323, .spare_pct = 100, .units_read = 17, .units_written = 3, .read_commands = 620});
+  expect_quiet(*r,
+               {.temperature_k = 323, .spare_pct = 100, .units_read = 17, .units_written = 3, .read_commands = 620});
   EXPECT_U128_EQ(r->host_write_commands, 44);
   EXPECT_U128_EQ(r->power_cycles, 1);
 }
@@ -174,8 +175,7 @@ TEST(DecodeIdentifyNamespace, Errors) {
   const auto bad_lbads = decode_identify_namespace(fixture("identify_ns_bad_lbads.bin"), 1);
   ASSERT_FALSE(bad_lbads.ok());
   EXPECT_EQ(bad_lbads.error().reason, ErrorReason::decode);
-  EXPECT_EQ(bad_lbads.error().message,
-            "identify namespace 1: LBA format 0 has invalid data size 2^0");
+  EXPECT_EQ(bad_lbads.error().message, "identify namespace 1: LBA format 0 has invalid data size 2^0");
 
   const auto bad_flbas = decode_identify_namespace(fixture("identify_ns_bad_flbas.bin"), 2);
   ASSERT_FALSE(bad_flbas.ok());
@@ -276,8 +276,7 @@ TEST(DecodeOcpSmartLog, WrongGuidTruncatedAndGarbageAreDecodeErrors) {
 
   const auto truncated = fixture("ocp_smart_truncated.bin");
   EXPECT_FALSE(has_ocp_smart_log_guid(truncated));
-  EXPECT_EQ(decode_ocp_smart_log(truncated).error().message,
-            "OCP SMART log (C0h): expected 512 bytes, got 256");
+  EXPECT_EQ(decode_ocp_smart_log(truncated).error().message, "OCP SMART log (C0h): expected 512 bytes, got 256");
 
   EXPECT_EQ(decode_ocp_smart_log(fixture("garbage_512.bin")).error().reason, ErrorReason::decode);
   // A SMART page read through log C0h (a drive ignoring the LID) is not OCP.
@@ -328,10 +327,8 @@ TEST(FieldTables, AgreeWithLibnvmeStructLayouts) {
   EXPECT_EQ(offset_of(smart, "Endurance Group Critical Warning Summary"),
             offsetof(nvme_smart_log, endu_grp_crit_warn_sumry));
   EXPECT_EQ(offset_of(smart, "Data Units Written"), offsetof(nvme_smart_log, data_units_written));
-  EXPECT_EQ(offset_of(smart, "Number of Error Information Log Entries"),
-            offsetof(nvme_smart_log, num_err_log_entries));
-  EXPECT_EQ(offset_of(smart, "Warning Composite Temperature Time"),
-            offsetof(nvme_smart_log, warning_temp_time));
+  EXPECT_EQ(offset_of(smart, "Number of Error Information Log Entries"), offsetof(nvme_smart_log, num_err_log_entries));
+  EXPECT_EQ(offset_of(smart, "Warning Composite Temperature Time"), offsetof(nvme_smart_log, warning_temp_time));
   EXPECT_EQ(offset_of(smart, "Temperature Sensor 1"), offsetof(nvme_smart_log, temp_sensor));
   EXPECT_EQ(offset_of(smart, "Thermal Management Temperature 1 Transition Count"),
             offsetof(nvme_smart_log, thm_temp1_trans_count));

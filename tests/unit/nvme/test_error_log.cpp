@@ -29,17 +29,17 @@ std::uint16_t status_field(unsigned sct, unsigned sc, bool dnr, bool phase = tru
 void write_entry(std::vector<std::uint8_t>& page, std::size_t index, std::uint64_t count, std::uint16_t status) {
   const std::size_t base = index * kErrorLogEntryBytes;
   put_le(page, base + 0, count, 8);
-  put_le(page, base + 8, 0x0102, 2);                  // SQID
-  put_le(page, base + 10, 0x0304, 2);                 // CID
-  put_le(page, base + 12, status, 2);                 // status field
-  put_le(page, base + 14, 0x0506, 2);                 // parameter error location
-  put_le(page, base + 16, 0x1122334455667788ULL, 8);  // LBA
-  put_le(page, base + 24, 0x0A0B0C0D, 4);             // namespace
-  put_le(page, base + 28, 0xC1, 1);                   // vendor specific info available
-  put_le(page, base + 29, 0x03, 1);                   // transport type
-  put_le(page, base + 30, 0xEEEE, 2);                 // reserved: must not leak in
-  put_le(page, base + 32, 0x99AABBCCDDEEFF00ULL, 8);  // command specific info
-  put_le(page, base + 40, 0x7788, 2);                 // transport type specific info
+  put_le(page, base + 8, 0x0102, 2);                            // SQID
+  put_le(page, base + 10, 0x0304, 2);                           // CID
+  put_le(page, base + 12, status, 2);                           // status field
+  put_le(page, base + 14, 0x0506, 2);                           // parameter error location
+  put_le(page, base + 16, 0x1122334455667788ULL, 8);            // LBA
+  put_le(page, base + 24, 0x0A0B0C0D, 4);                       // namespace
+  put_le(page, base + 28, 0xC1, 1);                             // vendor specific info available
+  put_le(page, base + 29, 0x03, 1);                             // transport type
+  put_le(page, base + 30, 0xEEEE, 2);                           // reserved: must not leak in
+  put_le(page, base + 32, 0x99AABBCCDDEEFF00ULL, 8);            // command specific info
+  put_le(page, base + 40, 0x7788, 2);                           // transport type specific info
   for (std::size_t b = 42; b < 64; ++b) page[base + b] = 0xEE;  // reserved
 }
 
@@ -121,8 +121,8 @@ TEST(DecodeErrorLog, TruncatedPagesAreDecodeErrors) {
 // classes are one of the fixed set, and an empty entry is never returned.
 TEST(DecodeErrorLog, RandomPagesDecodeWithinFieldRanges) {
   std::mt19937_64 rng(20261203);
-  const std::set<std::string> classes{"command_specific", "controller", "generic_host", "media",
-                                      "other", "path", "vendor"};
+  const std::set<std::string> classes{
+      "command_specific", "controller", "generic_host", "media", "other", "path", "vendor"};
   for (int round = 0; round < 2000; ++round) {
     const std::size_t entries = 1 + rng() % 80;
     std::vector<std::uint8_t> page(entries * kErrorLogEntryBytes);
@@ -138,7 +138,7 @@ TEST(DecodeErrorLog, RandomPagesDecodeWithinFieldRanges) {
     for (const auto& e : *r) {
       EXPECT_NE(e.error_count, 0u);
       EXPECT_LE(e.status_code_type(), 7);
-      EXPECT_TRUE(classes.count(std::string(to_text(classify_error_status(e))))) ;
+      EXPECT_TRUE(classes.count(std::string(to_text(classify_error_status(e)))));
       EXPECT_FALSE(error_status_text(e).empty());
     }
     // Truncating the same page by any amount that is not a whole entry fails cleanly.

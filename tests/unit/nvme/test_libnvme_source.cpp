@@ -27,9 +27,8 @@ NvmeSelection select_all() {
 class FakeSysfs : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() /
-            ("nvmond-sysfs-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    root_ = fs::temp_directory_path() / ("nvmond-sysfs-" + std::to_string(::getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(root_);
     fs::create_directories(root_);
   }
@@ -61,9 +60,7 @@ TEST_F(FakeSysfs, ListsControllersInNumericOrderAndSkipsOtherEntries) {
   EXPECT_EQ(list[2].serial, "S10");
 }
 
-TEST_F(FakeSysfs, MissingDirectoryMeansNoControllers) {
-  EXPECT_TRUE(list_nvme_controllers(root_ / "absent").empty());
-}
+TEST_F(FakeSysfs, MissingDirectoryMeansNoControllers) { EXPECT_TRUE(list_nvme_controllers(root_ / "absent").empty()); }
 
 TEST_F(FakeSysfs, ScanReturnsOnlySelectedControllers) {
   controller("nvme0", "S0", "M");
@@ -170,9 +167,7 @@ TEST(LibnvmeDevice, NonNvmeCharacterDeviceIsAnIoErrorNamingTheCommand) {
   EXPECT_EQ(ocp.error().reason, ErrorReason::io);
   const auto th = dev.read_temperature_thresholds();
   ASSERT_FALSE(th.ok());
-  EXPECT_EQ(th.error().message.rfind(
-                "null: get-features temperature threshold (04h) composite over: ", 0),
-            0u)
+  EXPECT_EQ(th.error().message.rfind("null: get-features temperature threshold (04h) composite over: ", 0), 0u)
       << th.error().message;
 }
 

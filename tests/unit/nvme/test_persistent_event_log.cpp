@@ -37,7 +37,7 @@ std::vector<std::uint8_t> header(std::uint32_t events, std::uint16_t generation)
   put_le(page, 18, 0x01EF, 2);  // log header length
   put_le(page, 20, kHostSet | 1'764'000'000'123ull, 8);
   put_le(page, 28, 0x0000'1234'5678ull, 8);
-  put_le(page, 36, 0x1, 8);     // power-on hours bits 127:64
+  put_le(page, 36, 0x1, 8);  // power-on hours bits 127:64
   put_le(page, 44, 0x0A0B0C0D, 8);
   put_le(page, 52, 0x1B36, 2);
   put_le(page, 54, 0x1AF4, 2);
@@ -91,10 +91,10 @@ std::vector<std::uint8_t> fixture() {
   }
   {
     auto d = bytes(512);
-    put_le(d, 0, 0x02, 1);    // critical warning: temperature
-    put_le(d, 1, 358, 2);     // composite 85 °C
-    put_le(d, 5, 17, 1);      // percentage used
-    put_le(d, 160, 3, 8);     // media errors (bits 63:0 of 16 bytes)
+    put_le(d, 0, 0x02, 1);  // critical warning: temperature
+    put_le(d, 1, 358, 2);   // composite 85 °C
+    put_le(d, 5, 17, 1);    // percentage used
+    put_le(d, 160, 3, 8);   // media errors (bits 63:0 of 16 bytes)
     add_event(page, 0x01, kHostSet | 1'764'000'100'000ull, d, 4);
   }
   {
@@ -189,7 +189,8 @@ TEST(DecodePersistentEventLog, EventsOfEachDecodedType) {
 
   const auto& fw = std::get<PelFirmwareCommit>(r->events[2].data);
   EXPECT_EQ(fw.new_revision & 0xFFFFFFFFu, 0x2E325746u);  // "FW2."
-  EXPECT_EQ(describe_pel_event(r->events[2]), "firmware commit: FW1.0 -> FW2.0 (slot 2, action 3, status SCT 1h SC 0Bh)");
+  EXPECT_EQ(describe_pel_event(r->events[2]),
+            "firmware commit: FW1.0 -> FW2.0 (slot 2, action 3, status SCT 1h SC 0Bh)");
   EXPECT_EQ(fw.commit_action, 3);
   EXPECT_EQ(fw.slot, 2);
   EXPECT_EQ(fw.status_code_type, 1);
@@ -322,7 +323,7 @@ TEST(DecodePersistentEventLog, ReadsNoFurtherThanTheTotalLogLength) {
   const std::size_t real = page.size();
   page.resize(real + 64, 0);
   add_event(page, 0x0D, kHostSet, {1, 70});  // past TLL: must not be seen
-  put_le(page, 4, 8, 4);                      // TNEV claims it
+  put_le(page, 4, 8, 4);                     // TNEV claims it
   const auto r = decode_persistent_event_log(page);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->events.size(), 7u);
@@ -331,8 +332,8 @@ TEST(DecodePersistentEventLog, ReadsNoFurtherThanTheTotalLogLength) {
 
 TEST(DecodePersistentEventLog, LyingLengthsKeepTheEventsBefore) {
   const auto good = fixture();
-  const std::size_t third = kPelHeaderBytes + (kPelEventHeaderBytes + 8 + 2 * kPelResetDescriptorBytes) +
-                            (kPelEventHeaderBytes + 4 + 512);
+  const std::size_t third =
+      kPelHeaderBytes + (kPelEventHeaderBytes + 8 + 2 * kPelResetDescriptorBytes) + (kPelEventHeaderBytes + 4 + 512);
   auto lies = [&](std::size_t field, std::uint64_t value, std::size_t width) {
     auto page = good;
     put_le(page, third + field, value, width);

@@ -45,8 +45,8 @@ void write_entry(std::vector<std::uint8_t>& page, std::size_t index, std::uint8_
 
 TEST(DecodeSelfTestLog, EveryFieldAtItsSpecOffset) {
   auto page = empty_page();
-  page[0] = 0xF2;  // extended test running; bits 7:4 reserved
-  page[1] = 0xAA;  // bit 7 reserved: 42 %
+  page[0] = 0xF2;                                     // extended test running; bits 7:4 reserved
+  page[1] = 0xAA;                                     // bit 7 reserved: 42 %
   write_entry(page, 0, 0x27, 0x0000000100000002ULL);  // extended, failed segments
   write_entry(page, 1, 0x10, 1234);                   // short, passed
   const auto r = decode_self_test_log(page);
@@ -114,8 +114,8 @@ TEST(DecodeSelfTestLog, AgreesWithLibnvmeStructLayout) {
 }
 
 TEST(DecodeSelfTestLog, WrongSizedPagesAreDecodeErrors) {
-  for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{4}, std::size_t{563}, std::size_t{565},
-                              std::size_t{4096}}) {
+  for (const std::size_t n :
+       {std::size_t{0}, std::size_t{1}, std::size_t{4}, std::size_t{563}, std::size_t{565}, std::size_t{4096}}) {
     std::vector<std::uint8_t> page(n, 0x00);
     const auto r = decode_self_test_log(page);
     ASSERT_FALSE(r.ok()) << n;
@@ -129,9 +129,10 @@ TEST(DecodeSelfTestLog, WrongSizedPagesAreDecodeErrors) {
 // labels are one of the fixed set, and an unused entry is never returned.
 TEST(DecodeSelfTestLog, RandomPagesDecodeWithinFieldRanges) {
   std::mt19937_64 rng(20261203);
-  const std::set<std::string> results{"passed", "aborted_command", "aborted_reset", "aborted_namespace_removed",
-                                      "aborted_format", "fatal_error", "failed_segment_unknown",
-                                      "failed_segments", "aborted_unknown", "aborted_sanitize", "other"};
+  const std::set<std::string> results{
+      "passed",      "aborted_command",        "aborted_reset",   "aborted_namespace_removed", "aborted_format",
+      "fatal_error", "failed_segment_unknown", "failed_segments", "aborted_unknown",           "aborted_sanitize",
+      "other"};
   const std::set<std::string> kinds{"short", "extended", "vendor", "other"};
   for (int round = 0; round < 2000; ++round) {
     std::vector<std::uint8_t> page(kSelfTestLogBytes);
@@ -154,9 +155,9 @@ TEST(DecodeSelfTestLog, RandomPagesDecodeWithinFieldRanges) {
 }
 
 TEST(SelfTestLabels, NameEveryResultAndKind) {
-  const char* expected[] = {"passed",         "aborted_command",        "aborted_reset",  "aborted_namespace_removed",
-                            "aborted_format", "fatal_error",            "failed_segment_unknown",
-                            "failed_segments", "aborted_unknown",       "aborted_sanitize"};
+  const char* expected[] = {"passed",          "aborted_command", "aborted_reset",          "aborted_namespace_removed",
+                            "aborted_format",  "fatal_error",     "failed_segment_unknown", "failed_segments",
+                            "aborted_unknown", "aborted_sanitize"};
   for (std::uint8_t i = 0; i < 10; ++i) EXPECT_EQ(self_test_result_text(i), expected[i]);
   EXPECT_EQ(self_test_result_text(0x0A), "other");
   EXPECT_EQ(self_test_kind_text(1), "short");

@@ -29,9 +29,9 @@ std::vector<std::uint8_t> header_page() {
   put_le(page, 10, 0x0107, 2);   // area 2 at 263
   put_le(page, 12, 0x1234, 2);   // area 3 at 4660
   put_le(page, 16, 0x01020304, 4);
-  put_le(page, 381, 0x21, 1);    // host-initiated generation
-  put_le(page, 382, 0x01, 1);    // controller-initiated data available
-  put_le(page, 383, 0x9C, 1);    // controller-initiated generation
+  put_le(page, 381, 0x21, 1);  // host-initiated generation
+  put_le(page, 382, 0x01, 1);  // controller-initiated data available
+  put_le(page, 383, 0x9C, 1);  // controller-initiated generation
   for (std::size_t i = 384; i < 512; ++i) page[i] = static_cast<std::uint8_t>(i);  // reason identifier
   return page;
 }

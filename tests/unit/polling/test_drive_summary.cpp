@@ -28,7 +28,8 @@ class HotDevice final : public Device {
     return drive_info(c, "fake:hot", "fake");
   }
   Result<SmartLog> read_smart() override {
-    if (fail_after_first_ && reads_++ > 0) return Error{ErrorReason::io, "fake:hot: get-log SMART (02h): injected failure"};
+    if (fail_after_first_ && reads_++ > 0)
+      return Error{ErrorReason::io, "fake:hot: get-log SMART (02h): injected failure"};
     SmartLog s;
     s.composite_temperature_k = 343;
     s.percentage_used = 7;
@@ -37,7 +38,9 @@ class HotDevice final : public Device {
   }
   Result<std::optional<OcpSmartLog>> read_ocp() override { return std::optional<OcpSmartLog>{}; }
   Result<TemperatureThresholds> read_temperature_thresholds() override { return TemperatureThresholds{}; }
-  std::optional<Error> format_user_data_erase(std::uint32_t) override { return Error{ErrorReason::unsupported, "fake: format NVM: not faked"}; }
+  std::optional<Error> format_user_data_erase(std::uint32_t) override {
+    return Error{ErrorReason::unsupported, "fake: format NVM: not faked"};
+  }
 
  private:
   bool fail_after_first_;

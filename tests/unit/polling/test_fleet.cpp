@@ -65,10 +65,14 @@ class BusDevice final : public Device {
   }
   Result<std::optional<OcpSmartLog>> read_ocp() override { return std::optional<OcpSmartLog>{}; }
   Result<TemperatureThresholds> read_temperature_thresholds() override { return TemperatureThresholds{}; }
-  std::optional<Error> format_user_data_erase(std::uint32_t) override { return Error{ErrorReason::unsupported, "fake: format NVM: not faked"}; }
+  std::optional<Error> format_user_data_erase(std::uint32_t) override {
+    return Error{ErrorReason::unsupported, "fake: format NVM: not faked"};
+  }
 
  private:
-  Error gone(const char* command) const { return Error{ErrorReason::absent, path_ + ": " + command + ": no such device"}; }
+  Error gone(const char* command) const {
+    return Error{ErrorReason::absent, path_ + ": " + command + ": no such device"};
+  }
   Bus& bus_;
   std::string path_;
   int plugged_;

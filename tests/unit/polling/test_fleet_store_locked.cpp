@@ -39,7 +39,9 @@ class SteadyDevice final : public Device {
   }
   Result<std::optional<OcpSmartLog>> read_ocp() override { return std::optional<OcpSmartLog>{}; }
   Result<TemperatureThresholds> read_temperature_thresholds() override { return TemperatureThresholds{}; }
-  std::optional<Error> format_user_data_erase(std::uint32_t) override { return Error{ErrorReason::unsupported, "fake: format NVM: not faked"}; }
+  std::optional<Error> format_user_data_erase(std::uint32_t) override {
+    return Error{ErrorReason::unsupported, "fake: format NVM: not faked"};
+  }
 
  private:
   int polls_ = 0;

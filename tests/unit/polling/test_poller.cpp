@@ -23,8 +23,7 @@ using namespace std::chrono_literals;
 
 class BlockingDevice final : public Device {
  public:
-  BlockingDevice(std::promise<void>& entered, std::shared_future<void> release,
-                 std::promise<void>& destroyed)
+  BlockingDevice(std::promise<void>& entered, std::shared_future<void> release, std::promise<void>& destroyed)
       : entered_(entered), release_(std::move(release)), destroyed_(destroyed) {}
   ~BlockingDevice() override { destroyed_.set_value(); }
   Result<DriveInfo> identify() override {
@@ -39,10 +38,10 @@ class BlockingDevice final : public Device {
     return SmartLog{};
   }
   Result<std::optional<OcpSmartLog>> read_ocp() override { return std::optional<OcpSmartLog>{}; }
-  Result<TemperatureThresholds> read_temperature_thresholds() override {
-    return TemperatureThresholds{};
+  Result<TemperatureThresholds> read_temperature_thresholds() override { return TemperatureThresholds{}; }
+  std::optional<Error> format_user_data_erase(std::uint32_t) override {
+    return Error{ErrorReason::unsupported, "fake: format NVM: not faked"};
   }
-  std::optional<Error> format_user_data_erase(std::uint32_t) override { return Error{ErrorReason::unsupported, "fake: format NVM: not faked"}; }
 
  private:
   std::promise<void>& entered_;
@@ -59,10 +58,8 @@ TEST(DevicePoller, AbandonedThreadNeverRunsTheObserver) {
   const int abandoned_before = DevicePoller::abandoned_threads();
 
   auto poller = std::make_unique<DevicePoller>(
-      io, "fake:0",
-      std::make_unique<BlockingDevice>(entered, release.get_future().share(), destroyed),
-      PollSettings{1h, 1h}, clock, out,
-      [&](const DriveInfo&, const HealthSnapshot&) {
+      io, "fake:0", std::make_unique<BlockingDevice>(entered, release.get_future().share(), destroyed),
+      PollSettings{1h, 1h}, clock, out, [&](const DriveInfo&, const HealthSnapshot&) {
         ++observer_calls;
         return PollObservation{};
       });
@@ -81,7 +78,8 @@ TEST(DevicePoller, AbandonedThreadNeverRunsTheObserver) {
 // Answers identify with `serial` (an error when nullopt), SMART with zeros.
 class ScriptedDevice final : public Device {
  public:
-  ScriptedDevice(std::optional<std::string> serial, std::atomic<int>& calls) : serial_(std::move(serial)), calls_(calls) {}
+  ScriptedDevice(std::optional<std::string> serial, std::atomic<int>& calls)
+      : serial_(std::move(serial)), calls_(calls) {}
   Result<DriveInfo> identify() override {
     ++calls_;
     if (!serial_) return Error{ErrorReason::io, "fake:noid: identify: injected failure"};
@@ -94,7 +92,9 @@ class ScriptedDevice final : public Device {
   Result<SmartLog> read_smart() override { return SmartLog{}; }
   Result<std::optional<OcpSmartLog>> read_ocp() override { return std::optional<OcpSmartLog>{}; }
   Result<TemperatureThresholds> read_temperature_thresholds() override { return TemperatureThresholds{}; }
-  std::optional<Error> format_user_data_erase(std::uint32_t) override { return Error{ErrorReason::unsupported, "fake: format NVM: not faked"}; }
+  std::optional<Error> format_user_data_erase(std::uint32_t) override {
+    return Error{ErrorReason::unsupported, "fake: format NVM: not faked"};
+  }
 
  private:
   std::optional<std::string> serial_;
@@ -102,8 +102,8 @@ class ScriptedDevice final : public Device {
 };
 
 std::size_t threads_now() {
-  return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator("/proc/self/task"),
-                                                std::filesystem::directory_iterator{}));
+  return static_cast<std::size_t>(
+      std::distance(std::filesystem::directory_iterator("/proc/self/task"), std::filesystem::directory_iterator{}));
 }
 
 // name -> label sets, of everything published.
@@ -134,8 +134,8 @@ TEST(DevicePoller, APollerForAPathWithAStuckThreadWaitsForItInsteadOfStartingAno
 
   std::atomic<int> calls{0};
   const std::size_t threads_before = threads_now();
-  DevicePoller second(io, "fake:stuck", std::make_unique<ScriptedDevice>("SN-AGAIN", calls),
-                      PollSettings{1h, 1h}, clock, out, nullptr);
+  DevicePoller second(io, "fake:stuck", std::make_unique<ScriptedDevice>("SN-AGAIN", calls), PollSettings{1h, 1h},
+                      clock, out, nullptr);
   second.start();
   for (int i = 0; i < 3; ++i) {  // three ticks
     io.poll();
@@ -160,15 +160,15 @@ TEST(DevicePoller, ADriveThatNeverIdentifiedIsReportedByItsPathOnly) {
   PublishedMetrics out;
   SystemClock clock;
   std::atomic<int> calls{0};
-  DevicePoller poller(io, "fake:noid", std::make_unique<ScriptedDevice>(std::nullopt, calls),
-                      PollSettings{1h, 1h}, clock, out, nullptr);
+  DevicePoller poller(io, "fake:noid", std::make_unique<ScriptedDevice>(std::nullopt, calls), PollSettings{1h, 1h},
+                      clock, out, nullptr);
   poller.start();
   io.run_one();  // the tick
   io.run_one();  // the outcome
   ASSERT_EQ(calls.load(), 1);
   const std::map<std::string, std::string> by_path{{"path", "fake:noid"}};
   const std::multimap<std::string, std::map<std::string, std::string>> want{{"nvme_device_info", by_path},
-                                                                           {"nvme_up", by_path}};
+                                                                            {"nvme_up", by_path}};
   EXPECT_EQ(series(out), want);
 }
 
@@ -178,8 +178,8 @@ TEST(DevicePoller, ADriveWithAnEmptySerialIsReportedByItsPathAndGetsNoHistory) {
   SystemClock clock;
   std::atomic<int> calls{0};
   std::atomic<int> observed{0};
-  DevicePoller poller(io, "fake:noid", std::make_unique<ScriptedDevice>("", calls), PollSettings{1h, 1h}, clock,
-                      out, [&](const DriveInfo&, const HealthSnapshot&) {
+  DevicePoller poller(io, "fake:noid", std::make_unique<ScriptedDevice>("", calls), PollSettings{1h, 1h}, clock, out,
+                      [&](const DriveInfo&, const HealthSnapshot&) {
                         ++observed;
                         return PollObservation{};
                       });
@@ -190,7 +190,8 @@ TEST(DevicePoller, ADriveWithAnEmptySerialIsReportedByItsPathAndGetsNoHistory) {
   EXPECT_EQ(observed.load(), 0);
   auto s = series(out);
   EXPECT_EQ(s.size(), 2u);
-  for (const auto& [name, labels] : s) EXPECT_EQ(labels, (std::map<std::string, std::string>{{"path", "fake:noid"}})) << name;
+  for (const auto& [name, labels] : s)
+    EXPECT_EQ(labels, (std::map<std::string, std::string>{{"path", "fake:noid"}})) << name;
 }
 
 // The worker reads log 01h only once the observer has said which error count
@@ -205,8 +206,8 @@ TEST(DevicePoller, ReadsTheErrorLogOnlyWhenSmartsCountLeavesWhatTheHistoryHasSee
   std::vector<bool> read_log;  // per poll: whether the snapshot carried the log
   std::uint64_t seen = 0;
   std::atomic<int> polls{0};
-  DevicePoller poller(io, "fake:err", std::make_unique<test::FakeController>(script), PollSettings{1h, 1h}, clock,
-                      out, [&](const DriveInfo&, const HealthSnapshot& snap) {
+  DevicePoller poller(io, "fake:err", std::make_unique<test::FakeController>(script), PollSettings{1h, 1h}, clock, out,
+                      [&](const DriveInfo&, const HealthSnapshot& snap) {
                         std::lock_guard lock(mu);
                         read_log.push_back(snap.error_log.has_value());
                         if (snap.error_log) seen = static_cast<std::uint64_t>(snap.smart.error_log_entries);
@@ -248,8 +249,8 @@ TEST(DevicePoller, ADriveWithoutSelfTestsIsAskedOnceAndOneWithThemEveryPoll) {
     std::mutex mu;
     std::vector<bool> carried;  // per poll: whether the snapshot carried the log
     std::atomic<int> polls{0};
-    DevicePoller poller(io, "fake:st", std::make_unique<test::FakeController>(script), PollSettings{1h, 1h}, clock,
-                        out, [&](const DriveInfo&, const HealthSnapshot& snap) {
+    DevicePoller poller(io, "fake:st", std::make_unique<test::FakeController>(script), PollSettings{1h, 1h}, clock, out,
+                        [&](const DriveInfo&, const HealthSnapshot& snap) {
                           std::lock_guard lock(mu);
                           carried.push_back(snap.self_test.has_value());
                           ++polls;
@@ -281,8 +282,8 @@ TEST(DevicePoller, TheEventLogIsReadAtStartHourlyOrWhenTheDriveRanHotAndNeverWhe
     std::mutex mu;
     std::vector<bool> carried;  // per poll: whether the snapshot carried the log
     std::atomic<int> polls{0};
-    DevicePoller poller(io, "fake:pel", std::make_unique<test::FakeController>(script), PollSettings{10min, 1h},
-                        clock, out, [&](const DriveInfo&, const HealthSnapshot& snap) {
+    DevicePoller poller(io, "fake:pel", std::make_unique<test::FakeController>(script), PollSettings{10min, 1h}, clock,
+                        out, [&](const DriveInfo&, const HealthSnapshot& snap) {
                           std::lock_guard lock(mu);
                           carried.push_back(snap.event_log != nullptr);
                           ++polls;
@@ -317,8 +318,8 @@ TEST(DevicePoller, ARecoveredDriveKeepsItsEventLogScheduleAndAnotherDriveIsReadA
   script->identity.serial = "SN-PEL1";
   script->event_log = PersistentEventLog{};
   std::atomic<int> good{0};  // polls that reached the observer
-  DevicePoller poller(io, "fake:pel", std::make_unique<test::FakeController>(script), PollSettings{10min, 1h},
-                      clock, out, [&](const DriveInfo&, const HealthSnapshot&) {
+  DevicePoller poller(io, "fake:pel", std::make_unique<test::FakeController>(script), PollSettings{10min, 1h}, clock,
+                      out, [&](const DriveInfo&, const HealthSnapshot&) {
                         ++good;
                         return PollObservation{};
                       });
@@ -534,8 +535,8 @@ TEST(DevicePoller, ObserversOfDrivesPolledTogetherTakeTurnsThroughTheCpuGate) {
       PollSettings settings{1h, 1h};
       settings.cpu_gate = &gate;
       pollers.push_back(std::make_unique<DevicePoller>(io, std::string("fake:") + serial,
-                                                       std::make_unique<test::FakeController>(script), settings,
-                                                       clock, out, observer));
+                                                       std::make_unique<test::FakeController>(script), settings, clock,
+                                                       out, observer));
       pollers.back()->start();
     }
     io.poll();  // both first ticks hand their polls to the device threads

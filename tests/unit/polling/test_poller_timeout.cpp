@@ -66,7 +66,9 @@ class GatedDevice final : public Device {
   }
   Result<std::optional<OcpSmartLog>> read_ocp() override { return std::optional<OcpSmartLog>{}; }
   Result<TemperatureThresholds> read_temperature_thresholds() override { return TemperatureThresholds{}; }
-  std::optional<Error> format_user_data_erase(std::uint32_t) override { return Error{ErrorReason::unsupported, "fake: format NVM: not faked"}; }
+  std::optional<Error> format_user_data_erase(std::uint32_t) override {
+    return Error{ErrorReason::unsupported, "fake: format NVM: not faked"};
+  }
 
  private:
   Gate& gate_;
@@ -81,8 +83,7 @@ struct Fixture {
   ManualClock clock;
   PublishedMetrics out;
   GatedDevice::Gate gate;
-  DevicePoller poller{io, "fake:gate", std::make_unique<GatedDevice>(gate), PollSettings{10s, 5s}, clock, out,
-                      nullptr};
+  DevicePoller poller{io, "fake:gate", std::make_unique<GatedDevice>(gate), PollSettings{10s, 5s}, clock, out, nullptr};
 
   // Runs the loop until the outcome of the poll now in flight is in.
   void finish_poll(std::uint64_t polls_before) {

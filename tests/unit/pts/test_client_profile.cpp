@@ -176,8 +176,9 @@ struct DriveFixture {
   RunOutcome run() {
     auto target = DeviceTarget::open(file, guard, test::fake_namespace(script, 3), test::uring_engines());
     if (!target) throw std::runtime_error(target.error().message);
-    const TestPlan plan = build_plan("wsat", {{"rounds", "2"}, {"round", "50ms"}, {"threads", "1"}, {"queue_depth", "1"}},
-                                     TargetFacts{1 << 20, 0}, PtsProfile::client);
+    const TestPlan plan =
+        build_plan("wsat", {{"rounds", "2"}, {"round", "50ms"}, {"threads", "1"}, {"queue_depth", "1"}},
+                   TargetFacts{1 << 20, 0}, PtsProfile::client);
     RunExecutor ex(plan, **target, *store, RunOptions{"client", file, true});
     return ex.run();
   }
@@ -234,8 +235,8 @@ TEST(ClientProfile, AnEnterpriseRunOfTheSameNameIsNotResumedAsAClientOne) {
   DriveFixture f;
   auto target = DeviceTarget::open(f.file, f.guard, test::fake_namespace(f.script, 3), test::uring_engines());
   ASSERT_TRUE(target);
-  const TestPlan enterprise = build_plan("wsat", {{"rounds", "3"}, {"round", "50ms"}, {"threads", "1"}, {"queue_depth", "1"}},
-                                         TargetFacts{1 << 20, 0});
+  const TestPlan enterprise = build_plan(
+      "wsat", {{"rounds", "3"}, {"round", "50ms"}, {"threads", "1"}, {"queue_depth", "1"}}, TargetFacts{1 << 20, 0});
   RunExecutor* self = nullptr;
   RunExecutor ex(enterprise, **target, *f.store, RunOptions{"client", f.file, true}, [&](const RunProgress& p) {
     if (p.index == 1) self->stop(StopAs::paused);  // left "running", as after kill -9

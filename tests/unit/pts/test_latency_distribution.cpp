@@ -49,9 +49,9 @@ TEST(LatencyDistribution, ARoundWithoutSamplesAddsNothing) {
 
 TEST(LatencyDistribution, CountsOnACoarseScaleKeepEverySampleInItsBucket) {
   LatencyHistogram h;
-  h.record(1'500, 3);          // 1.5 µs: above 1 µs, at or below 2 µs
-  h.record(80'000, 5);         // 80 µs: the 100 µs bucket
-  h.record(3'000'000, 2);      // 3 ms: the 5 ms bucket
+  h.record(1'500, 3);           // 1.5 µs: above 1 µs, at or below 2 µs
+  h.record(80'000, 5);          // 80 µs: the 100 µs bucket
+  h.record(3'000'000, 2);       // 3 ms: the 5 ms bucket
   h.record(20'000'000'000, 1);  // 20 s: above the last bound
   const std::vector<double> bounds = {1e3, 2e3, 5e3, 1e5, 1e6, 5e6, 1e10};
   const auto counts = distribution_of(h).counts_within(bounds);

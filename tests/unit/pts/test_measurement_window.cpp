@@ -89,12 +89,12 @@ json iops_run(const Script& script, int max_rounds, const std::function<void(Tes
   EXPECT_TRUE(store);
   ScriptedTarget target(script);
   TestPlan plan = build_plan("iops",
-                                   {{"block_sizes", "1MiB,64KiB,4KiB"},
-                                    {"read_pcts", "100,65,0"},
-                                    {"purge", "false"},
-                                    {"precondition", "false"},
-                                    {"max_rounds", std::to_string(max_rounds)}},
-                                   TargetFacts{100'000'000'000ULL, 1});
+                             {{"block_sizes", "1MiB,64KiB,4KiB"},
+                              {"read_pcts", "100,65,0"},
+                              {"purge", "false"},
+                              {"precondition", "false"},
+                              {"max_rounds", std::to_string(max_rounds)}},
+                             TargetFacts{100'000'000'000ULL, 1});
   if (adjust) adjust(plan);
   RunExecutor ex(plan, target, **store, RunOptions{"iops", "scripted"});
   const RunOutcome out = ex.run();

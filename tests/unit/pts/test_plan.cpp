@@ -50,9 +50,14 @@ TEST(TestPlan, IopsMatrixHasFiftySixElementsInTheSpecificationsOrder) {
 }
 
 TEST(TestPlan, ParametersOverrideTheDefaultsAndAreRecorded) {
-  TestPlan p = build_plan("iops", {{"block_sizes", "4KiB"}, {"read_pcts", "0"}, {"round", "2s"},
-                                   {"threads", "1"}, {"queue_depth", "4"}, {"window", "4"},
-                                   {"precondition", "false"}},
+  TestPlan p = build_plan("iops",
+                          {{"block_sizes", "4KiB"},
+                           {"read_pcts", "0"},
+                           {"round", "2s"},
+                           {"threads", "1"},
+                           {"queue_depth", "4"},
+                           {"window", "4"},
+                           {"precondition", "false"}},
                           kDrive);
   ASSERT_EQ(p.stages.size(), 1u);
   ASSERT_EQ(p.stages[0].elements.size(), 1u);
@@ -178,8 +183,13 @@ TEST(TestPlan, CbwPreconditionsWithItsOwnPatternThenSweepsThreadsAndQueueDepthsF
 }
 
 TEST(TestPlan, CbwTracksTheHighestLoadOfAGridGivenInAnyOrder) {
-  TestPlan p = build_plan("cbw", {{"thread_counts", "1,4"}, {"queue_depths", "1,32"}, {"read_pct", "60"},
-                                  {"precondition", "false"}, {"histogram_rounds", "false"}, {"prewrite_rounds", "0"}},
+  TestPlan p = build_plan("cbw",
+                          {{"thread_counts", "1,4"},
+                           {"queue_depths", "1,32"},
+                           {"read_pct", "60"},
+                           {"precondition", "false"},
+                           {"histogram_rounds", "false"},
+                           {"prewrite_rounds", "0"}},
                           kDrive);
   ASSERT_EQ(p.stages.size(), 1u);
   const Stage& s = p.stages[0];
@@ -218,8 +228,8 @@ TEST(TestPlan, CbwPreWritesBeforeEachSweepRoundWithItsPatternAllWritesAtThePreco
   EXPECT_EQ(p.parameters.at("prewrite_rounds"), "5");
   // The operator changes its count (its load and length are the
   // preconditioning's) or turns it off.
-  TestPlan two = build_plan("cbw", {{"prewrite_rounds", "2"}, {"threads", "4"}, {"queue_depth", "8"}, {"round", "5s"}},
-                            kDrive);
+  TestPlan two =
+      build_plan("cbw", {{"prewrite_rounds", "2"}, {"threads", "4"}, {"queue_depth", "8"}, {"round", "5s"}}, kDrive);
   const Stage& w2 = two.stages.at(*two.stages.at(1).prewrite);
   EXPECT_EQ(w2.max_rounds, 2);
   EXPECT_EQ(w2.elements.at(0).threads, 4u);
@@ -286,9 +296,16 @@ TEST(TestPlan, DirthPreconditionsWithRandomFourKibWritesAtTheHighestLoadThenSwee
 // An operator's access pattern is the preconditioning's too (CBW's writes
 // only), and the tracked point is the highest load whatever the order.
 TEST(TestPlan, DirthPreconditionsWithTheOperatorsMixAndTracksTheHighestLoadOfAnyGrid) {
-  TestPlan p = build_plan("dirth", {{"bs", "8KiB"}, {"read_pct", "65"}, {"thread_counts", "1,4"},
-                                    {"queue_depths", "2,16"}, {"threads", "4"}, {"queue_depth", "16"},
-                                    {"window", "4"}, {"max_rounds", "9"}, {"histogram_rounds", "false"}},
+  TestPlan p = build_plan("dirth",
+                          {{"bs", "8KiB"},
+                           {"read_pct", "65"},
+                           {"thread_counts", "1,4"},
+                           {"queue_depths", "2,16"},
+                           {"threads", "4"},
+                           {"queue_depth", "16"},
+                           {"window", "4"},
+                           {"max_rounds", "9"},
+                           {"histogram_rounds", "false"}},
                           kDrive);
   ASSERT_EQ(p.stages.size(), 2u);
   EXPECT_EQ(p.stages[0].elements.at(0).label, "8KiB 65/35 T4Q16");
@@ -310,8 +327,8 @@ TEST(TestPlan, LatencyCasesAreThreeSizesByThreeMixesAtOneThreadQueueDepthOne) {
   const Stage& s = test_stage(p);
   ASSERT_EQ(s.elements.size(), 9u);
   // Mix outer, block size inner, largest first: the sources' 8, 4, 0.5 KiB.
-  const char* labels[] = {"8KiB 100/0", "4KiB 100/0", "0.5KiB 100/0", "8KiB 65/35", "4KiB 65/35",
-                          "0.5KiB 65/35", "8KiB 0/100", "4KiB 0/100", "0.5KiB 0/100"};
+  const char* labels[] = {"8KiB 100/0",   "4KiB 100/0", "0.5KiB 100/0", "8KiB 65/35",  "4KiB 65/35",
+                          "0.5KiB 65/35", "8KiB 0/100", "4KiB 0/100",   "0.5KiB 0/100"};
   for (std::size_t i = 0; i < 9; ++i) {
     EXPECT_EQ(s.elements[i].label, labels[i]);
     EXPECT_EQ(s.elements[i].threads, 1u);

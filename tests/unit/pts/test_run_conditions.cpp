@@ -53,8 +53,10 @@ TEST(ParameterConditions, EachDepartureNamesTheParameterItsValueAndTheSpecificat
   EXPECT_THAT(details("cbw", {{"max_rounds", "5"}}), ElementsAre("max_rounds=5 (PTS: 25)"));
   // CBW's inter-round pre-write rests on the public PTS scripts, which the
   // condition names as its source.
-  EXPECT_THAT(details("cbw", {{"prewrite_rounds", "0"}}), ElementsAre("prewrite_rounds=0 (ECW scripts: 5 \u00d7 round)"));
-  EXPECT_THAT(details("cbw", {{"prewrite_rounds", "2"}}), ElementsAre("prewrite_rounds=2 (ECW scripts: 5 \u00d7 round)"));
+  EXPECT_THAT(details("cbw", {{"prewrite_rounds", "0"}}),
+              ElementsAre("prewrite_rounds=0 (ECW scripts: 5 \u00d7 round)"));
+  EXPECT_THAT(details("cbw", {{"prewrite_rounds", "2"}}),
+              ElementsAre("prewrite_rounds=2 (ECW scripts: 5 \u00d7 round)"));
   // Several at once, each its own condition.
   EXPECT_EQ(details("throughput", {{"round", "5s"}, {"window", "4"}, {"purge", "false"}}).size(), 3U);
   // Without the WIPC its parameters do not count; leaving it out does.

@@ -98,9 +98,8 @@ TEST(RunExecutor, TheEtaCountsTheStagesLeft) {
     plan.stages.push_back(s);
   }
   std::vector<double> etas;
-  RunExecutor ex(plan, f.target, *f.store, RunOptions{"eta", "sim:d0", true}, [&](const RunProgress& p) {
-    etas.push_back(p.eta_seconds.value_or(-1));
-  });
+  RunExecutor ex(plan, f.target, *f.store, RunOptions{"eta", "sim:d0", true},
+                 [&](const RunProgress& p) { etas.push_back(p.eta_seconds.value_or(-1)); });
   ASSERT_EQ(ex.run().status, RunStatus::completed);
   EXPECT_EQ(etas, (std::vector<double>{180, 120, 60, 30, 0}));
 }
@@ -173,8 +172,8 @@ TEST(RunExecutor, WithoutResumeAnUnfinishedRunIsClosedAsInterrupted) {
 
 TEST(RunExecutor, ARoundIsNeverStoredTwice) {
   Fixture f;
-  auto id = f.store->create_run(
-      RunRow{0, "x", "wsat", "sim:d0", "SN0", "m", RunStatus::running, 1, std::nullopt, "{}", ""});
+  auto id =
+      f.store->create_run(RunRow{0, "x", "wsat", "sim:d0", "SN0", "m", RunStatus::running, 1, std::nullopt, "{}", ""});
   ASSERT_TRUE(id);
   ASSERT_TRUE(f.store->commit_round(*id, RoundRow{0, "test", 1.0, "{}"}, "state"));
   auto again = f.store->commit_round(*id, RoundRow{0, "test", 2.0, "{}"}, "other");
@@ -320,9 +319,14 @@ TEST(RunExecutor, AResumedRunStartsItsSequentialElementsWhereTheLastCommittedRou
 TEST(RunExecutor, CbwPreWritesBeforeEachSweepRoundAndAResumeRunsOnlyThoseItsRoundHasNotHad) {
   test::TempDir dir{"pts-prewrite"};
   auto store = std::move(*SqliteRunStore::open_file(dir.path() + "/runs.db"));
-  const TestPlan plan = build_plan("cbw", {{"round", "1s"}, {"threads", "2"}, {"queue_depth", "4"},
-                                           {"thread_counts", "2,1"}, {"queue_depths", "1"},
-                                           {"prewrite_rounds", "2"}, {"histogram_round", "1s"}},
+  const TestPlan plan = build_plan("cbw",
+                                   {{"round", "1s"},
+                                    {"threads", "2"},
+                                    {"queue_depth", "4"},
+                                    {"thread_counts", "2,1"},
+                                    {"queue_depths", "1"},
+                                    {"prewrite_rounds", "2"},
+                                    {"histogram_round", "1s"}},
                                    TargetFacts{1 << 30, 0});
   std::vector<std::string> labels;
   {
@@ -344,8 +348,8 @@ TEST(RunExecutor, CbwPreWritesBeforeEachSweepRoundAndAResumeRunsOnlyThoseItsRoun
   for (const auto& [label, from] : fresh.starts) labels.push_back(label);
   std::vector<std::string> want(5, "CBW 0/100 T2Q4");
   for (int k = 0; k < 5; ++k) {
-    want.insert(want.end(), {"CBW 0/100 T2Q4 pre-write", "CBW 0/100 T2Q4 pre-write", "CBW 40/60 T2Q1",
-                             "CBW 40/60 T1Q1"});
+    want.insert(want.end(),
+                {"CBW 0/100 T2Q4 pre-write", "CBW 0/100 T2Q4 pre-write", "CBW 40/60 T2Q1", "CBW 40/60 T1Q1"});
   }
   ASSERT_EQ(labels.size(), want.size() + 3);  // the 3 histogram rounds last
   EXPECT_EQ(std::vector<std::string>(labels.begin(), labels.begin() + static_cast<std::ptrdiff_t>(want.size())), want);
@@ -600,7 +604,8 @@ TEST(RunExecutor, AFileTargetsFallbackPurgeAndUnknownWriteCacheAreNamedCondition
 TEST(RunExecutor, ASimulatedDrivesFormatAndCachelessModelAreConformant) {
   Fixture f;
   // The specification's WSAT, short only because the drive is small.
-  f.plan = build_plan("wsat", {{"variant", "spec"}, {"capacity_multiple", "0.004"}}, TargetFacts{100'000'000'000ULL, 1.3});
+  f.plan =
+      build_plan("wsat", {{"variant", "spec"}, {"capacity_multiple", "0.004"}}, TargetFacts{100'000'000'000ULL, 1.3});
   RunExecutor ex(f.plan, f.target, *f.store, RunOptions{"w", "sim:d0", true});
   RunOutcome out = ex.run();
   ASSERT_EQ(out.status, RunStatus::completed);
@@ -647,7 +652,7 @@ TEST(SimTarget, APacedRunStartsAtItsClockNotAtTheModelsLastAdvance) {
   ManualClock clock(model->now() + std::chrono::minutes(3));  // the poller last advanced it 3 min ago
   SimTarget t(model, &clock);
   EXPECT_EQ(t.now(), clock.wall());  // what a run header's start is stamped with
-  t.stop();  // a stopped run does no slice: only where it starts is seen
+  t.stop();                          // a stopped run does no slice: only where it starts is seen
   Element e;
   e.block_sizes = {BlockSizeWeight{4096, 1}};
   e.duration = std::chrono::seconds(10);

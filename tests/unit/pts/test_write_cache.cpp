@@ -33,8 +33,7 @@ struct Fixture {
     if (!t) throw std::runtime_error(t.error().message);
     return std::move(*t);
   }
-  RunOutcome run(bool resume, std::optional<std::size_t> stop_after = std::nullopt,
-                 StopAs as = StopAs::paused) {
+  RunOutcome run(bool resume, std::optional<std::size_t> stop_after = std::nullopt, StopAs as = StopAs::paused) {
     auto target = open();
     RunExecutor* self = nullptr;
     RunExecutor ex(plan, *target, *store, RunOptions{"wc", file, resume}, [&](const RunProgress& p) {

@@ -204,8 +204,9 @@ TEST(RunReport, WsatPlotsIopsAgainstTheDataWritten) {
 
 TEST(RunReport, NonConformantConditionsAreNamedInTheHeader) {
   auto json = raw("wsat");
-  json["conditions"] = {{{"name", "purge-fallback"}, {"detail", "purged by zero-fill: BLKZEROOUT"}},
-                        {{"name", "write-cache-enabled"}, {"detail", "Get Features volatile write cache (06h): enabled"}}};
+  json["conditions"] = {
+      {{"name", "purge-fallback"}, {"detail", "purged by zero-fill: BLKZEROOUT"}},
+      {{"name", "write-cache-enabled"}, {"detail", "Get Features volatile write cache (06h): enabled"}}};
   const auto run = run_from_json(json, "wsat/run.json");
   ASSERT_TRUE(run) << run.error().message;
   const auto page = render_run_report(*run);
@@ -260,8 +261,8 @@ TEST(RunReport, ACbwRunSaysItsPreWriteRanAndChartsItsRoundsAsNeitherPrecondition
     r["phase"] = "prewrite";
     r["stage"] = 3;
     r["round"] = k / 2;
-    r["element"] = {{"label", "CBW 0/100 T4Q32 pre-write"}, {"bs", 4096}, {"read_pct", 0}, {"threads", 4},
-                    {"queue_depth", 32}};
+    r["element"] = {
+        {"label", "CBW 0/100 T4Q32 pre-write"}, {"bs", 4096}, {"read_pct", 0}, {"threads", 4}, {"queue_depth", 32}};
     json["rounds"].push_back(r);
   }
   const auto run = run_from_json(json, "cbw/run.json");

@@ -126,8 +126,8 @@ TEST(TestRequest, TheCanonicalTextValidatesBackToTheSameRequest) {
                                                    {"round", std::string("1500ms")},
                                                    {"rounds", std::int64_t{999'999}}});
   EXPECT_EQ(validate("wsat", wsat.text()).values, wsat.values);
-  const TestRequest latency = validate("latency", {{"block_sizes", "0.5KiB,4KiB"}, {"sweep", "true"},
-                                                   {"sweep_threads", "1,3"}, {"read_pcts", "70"}});
+  const TestRequest latency = validate(
+      "latency", {{"block_sizes", "0.5KiB,4KiB"}, {"sweep", "true"}, {"sweep_threads", "1,3"}, {"read_pcts", "70"}});
   EXPECT_EQ(validate("latency", latency.text()).values, latency.values);
 }
 

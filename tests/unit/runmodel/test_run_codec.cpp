@@ -138,7 +138,9 @@ TEST(RunCodec, AFieldOfTheWrongTypeIsNamedByItsPath) {
   EXPECT_EQ(message([](json& j) { j["target"]["capacity_bytes"] = -1; }),
             "target.capacity_bytes: expected an unsigned integer");
   EXPECT_EQ(message([](json& j) { j["parameters"]["rounds"] = 600; }), "parameters.rounds: expected a string");
-  EXPECT_EQ(message([](json& j) { j["conditions"] = json::array({{{"name", 1}, {"detail", ""}}}); }),
+  EXPECT_EQ(message([](json& j) {
+              j["conditions"] = json::array({{{"name", 1}, {"detail", ""}}});
+            }),
             "conditions[0].name: expected a string");
   EXPECT_EQ(message([](json& j) { j["drive"]["smart_before"].erase("time"); }), "drive.smart_before.time: missing");
   EXPECT_EQ(message([](json& j) { j["run_id"] = "twelve"; }), "run_id: \"twelve\" is no run id");

@@ -79,7 +79,8 @@ class FakeSoakControl : public SoakControl {
     auto it = runs_.find(id);
     if (it == runs_.end()) return Error{ErrorReason::absent, "no run " + std::to_string(id)};
     RunDetail d{it->second, {}, std::nullopt};
-    for (std::int64_t i = 0; i < it->second.round; ++i) d.rounds.push_back({i, "fob", 1000.0 + static_cast<double>(i), "{}"});
+    for (std::int64_t i = 0; i < it->second.round; ++i)
+      d.rounds.push_back({i, "fob", 1000.0 + static_cast<double>(i), "{}"});
     return d;
   }
 
@@ -87,7 +88,8 @@ class FakeSoakControl : public SoakControl {
   std::map<std::string, Error> refuse;  // target -> the error its start fails with
   Result<std::monostate> end(std::int64_t id, RunStatus status) {
     auto it = runs_.find(id);
-    if (it == runs_.end() || it->second.ended_ns) return Error{ErrorReason::absent, "no active run " + std::to_string(id)};
+    if (it == runs_.end() || it->second.ended_ns)
+      return Error{ErrorReason::absent, "no active run " + std::to_string(id)};
     it->second.status = status;
     it->second.ended_ns = 1;
     if (auto l = last.find(it->second.name); l != last.end() && l->second.id == id) {

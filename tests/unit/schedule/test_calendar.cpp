@@ -25,8 +25,9 @@ std::string iso(std::optional<WallTime> t) {
   hh_mm_ss hms{s - day};
   char buf[64];
   std::snprintf(buf, sizeof buf, "%04d-%02u-%02u %02ld:%02ld:%02ld", static_cast<int>(ymd.year()),
-                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()), static_cast<long>(hms.hours().count()),
-                static_cast<long>(hms.minutes().count()), static_cast<long>(hms.seconds().count()));
+                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
+                static_cast<long>(hms.hours().count()), static_cast<long>(hms.minutes().count()),
+                static_cast<long>(hms.seconds().count()));
   return buf;
 }
 
@@ -83,7 +84,7 @@ TEST(Calendar, BadExpressionsSayWhichPart) {
 
 // Spring forward in Berlin, 2026-03-29: 02:00 CET → 03:00 CEST; 02:30 does not exist.
 TEST(Calendar, LocalTimeInTheSpringGapIsSkippedToTheNextDay) {
-  EXPECT_EQ(next("*-*-* 02:30 Europe/Berlin", utc(2026, 3, 28, 12)), "2026-03-30 00:30:00");  // 02:30 CEST
+  EXPECT_EQ(next("*-*-* 02:30 Europe/Berlin", utc(2026, 3, 28, 12)), "2026-03-30 00:30:00");    // 02:30 CEST
   EXPECT_EQ(next("*-*-* *:30 Europe/Berlin", utc(2026, 3, 29, 0, 45)), "2026-03-29 01:30:00");  // 03:30 CEST
 }
 
@@ -109,7 +110,8 @@ TEST(Calendar, DefaultIsTheProcessLocalZone) {
 // systemd-analyze as the oracle, where it is installed.
 std::vector<std::string> systemd_next(const std::string& expr, WallTime base, int n) {
   std::string cmd = "TZ=UTC systemd-analyze calendar --iterations=" + std::to_string(n) + " --base-time=@" +
-                    std::to_string(duration_cast<std::chrono::seconds>(base.time_since_epoch()).count()) + " '" + expr + "' 2>/dev/null";
+                    std::to_string(duration_cast<std::chrono::seconds>(base.time_since_epoch()).count()) + " '" + expr +
+                    "' 2>/dev/null";
   std::unique_ptr<FILE, int (*)(FILE*)> p(::popen(cmd.c_str(), "r"), ::pclose);
   std::vector<std::string> out;
   if (!p) return out;
@@ -125,9 +127,9 @@ std::vector<std::string> systemd_next(const std::string& expr, WallTime base, in
 TEST(Calendar, AgreesWithSystemdAnalyze) {
   if (systemd_next("daily UTC", utc(2026, 1, 1), 1).empty()) GTEST_SKIP() << "systemd-analyze not available";
   const std::vector<std::string> exprs{
-      "weekly Europe/Berlin", "*-*-* 02:30 Europe/Berlin", "Mon..Fri 22:30 Europe/Berlin", "*-*-01 00:00:00 UTC",
-      "Sat *-*-* 02:00 America/New_York", "*-02-29 01:00 UTC", "*-*-* *:0/20 Europe/Berlin", "Sun *-*-25..31 02:15 Europe/Berlin",
-      "quarterly Australia/Sydney"};
+      "weekly Europe/Berlin",       "*-*-* 02:30 Europe/Berlin",          "Mon..Fri 22:30 Europe/Berlin",
+      "*-*-01 00:00:00 UTC",        "Sat *-*-* 02:00 America/New_York",   "*-02-29 01:00 UTC",
+      "*-*-* *:0/20 Europe/Berlin", "Sun *-*-25..31 02:15 Europe/Berlin", "quarterly Australia/Sydney"};
   for (WallTime base : {utc(2026, 3, 27, 22), utc(2026, 10, 24, 23, 50), utc(2027, 12, 30)}) {
     for (const auto& e : exprs) {
       auto want = systemd_next(e, base, 4);

@@ -420,7 +420,6 @@ TEST_F(SoakSchedulerTest, AStartIsOpeningUntilItsRunReportsAndHoldsItsDriveMeanw
   EXPECT_TRUE(ctl.active().empty()) << "a run no entry follows any more was left running";
 }
 
-
 // What else uses a drive (a [[job]], a self-test) is in the daemon's
 // DriveClaims: a soak due while a job holds its drive waits, naming the job,
 // and starts once the job has ended. JobScheduler's claim of its drive is

@@ -48,11 +48,12 @@ struct Harness {
   std::unique_ptr<SelfTestScheduler> make(std::vector<SelfTestPlan> plans, std::int64_t max_concurrent = 1) {
     return std::make_unique<SelfTestScheduler>(
         std::move(plans), max_concurrent, *store,
-        SelfTestHooks{[this] { return drives; },
-                      [this](const std::string& path, SelfTestKind kind, const std::function<void(std::optional<Error>)>& done) {
-                        started.emplace_back(path, kind);
-                        done(std::nullopt);
-                      }},
+        SelfTestHooks{
+            [this] { return drives; },
+            [this](const std::string& path, SelfTestKind kind, const std::function<void(std::optional<Error>)>& done) {
+              started.emplace_back(path, kind);
+              done(std::nullopt);
+            }},
         &claims);
   }
   std::optional<SelfTestRecord> stored(const std::string& serial, const std::string& plan) {
@@ -122,11 +123,12 @@ TEST(SelfTestScheduler, ADriveThatRefusesIsAskedAgainAMinuteLater) {
   int asked = 0;
   auto s = std::make_unique<SelfTestScheduler>(
       std::vector<SelfTestPlan>{plan("t", {"SN-A"}, "once")}, 1, *h.store,
-      SelfTestHooks{[&h] { return h.drives; },
-                    [&asked](const std::string&, SelfTestKind, const std::function<void(std::optional<Error>)>& done) {
-                      ++asked;
-                      done(Error{ErrorReason::io, "/dev/SN-A: device self-test (14h), short (STC 1h): Input/output error"});
-                    }});
+      SelfTestHooks{
+          [&h] { return h.drives; },
+          [&asked](const std::string&, SelfTestKind, const std::function<void(std::optional<Error>)>& done) {
+            ++asked;
+            done(Error{ErrorReason::io, "/dev/SN-A: device self-test (14h), short (STC 1h): Input/output error"});
+          }});
   s->tick(h.now);
   s->tick(h.now + 1s);
   s->tick(h.now + 59s);
@@ -207,7 +209,8 @@ TEST(SelfTestScheduler, TheOutcomeIsRecordedOnceTheLogShowsTheTestEnded) {
 }
 
 TEST(SelfTestScheduler, ARecordSurvivesItsEncoding) {
-  const SelfTestRecord r{SelfTestKind::extended_test, "nvmonctl", WallTime(std::chrono::seconds(1700000000)), "passed", true};
+  const SelfTestRecord r{SelfTestKind::extended_test, "nvmonctl", WallTime(std::chrono::seconds(1700000000)), "passed",
+                         true};
   EXPECT_EQ(decode_self_test_record(encode_self_test_record(r)), r);
   EXPECT_EQ(decode_self_test_record("{\"kind\":\"long\"}"), std::nullopt);
   EXPECT_EQ(decode_self_test_record("not json"), std::nullopt);

@@ -32,7 +32,8 @@ const std::string kSim = "[[sim]]\nname = \"a\"\nserial = \"A\"\n";  // 3 lines
 
 std::string sims(std::size_t n) {
   std::string text;
-  for (std::size_t i = 0; i < n; ++i) text += "[[sim]]\nname = \"s" + std::to_string(i) + "\"\nserial = \"S" + std::to_string(i) + "\"\n";
+  for (std::size_t i = 0; i < n; ++i)
+    text += "[[sim]]\nname = \"s" + std::to_string(i) + "\"\nserial = \"S" + std::to_string(i) + "\"\n";
   return text;
 }
 
@@ -82,7 +83,8 @@ std::vector<Row> rejected() {
        "6:13: drive[0].rated_tbw: 1e+308 TB is out of range: must be between 0.001 and 1000000 TB"},
       {"drive_rated_tbw_1e300", kSim + "[[drive]]\nserial = \"R\"\nrated_tbw = \"1e300TB\"\n",
        "6:13: drive[0].rated_tbw: 1e300TB is out of range: must be between 1GB and 1EB"},
-      {"warn_factor_nan", kSim + "[wear]\nwarn_factor = nan\n", "5:15: wear.warn_factor: must be a finite number, not nan"},
+      {"warn_factor_nan", kSim + "[wear]\nwarn_factor = nan\n",
+       "5:15: wear.warn_factor: must be a finite number, not nan"},
       // Rates: write_rate = "1e300MB" exported 65,262 °C.
       {"write_rate_1e300MB", kSim + "write_rate = \"1e300MB\"\n",
        "4:14: sim[0].write_rate: 1e300MB is out of range: must be between 0 and 1TB/s"},
@@ -185,19 +187,29 @@ std::vector<Row> rejected() {
       // 10,000 simulated drives: 10,004 threads and 1.4 GB.
       {"sims_257", sims(kMaxSimDrives + 1), "769:1: sim[256]: at most 256 simulated drives"},
       // [[selftest]]: a test nobody asked for, or one on no drive, must not start.
-      {"selftest_without_schedule", kSim + "[[selftest]]\nname = \"t\"\ndrives = [\"A\"]\n", "4:1: selftest[0]: name, drives and schedule are required"},
-      {"selftest_no_drives", kSim + "[[selftest]]\nname = \"t\"\ndrives = []\nschedule = \"once\"\n", "6:10: selftest[0].drives: expected one or more drive serials"},
-      {"selftest_drive_twice", kSim + "[[selftest]]\nname = \"t\"\ndrives = [\"A\", \"A\"]\nschedule = \"once\"\n", "6:10: selftest[0].drives: serial \"A\" is listed twice"},
-      {"selftest_kind", kSim + "[[selftest]]\nname = \"t\"\ndrives = [\"A\"]\nschedule = \"once\"\nkind = \"long\"\n", "8:8: selftest[0].kind: \"long\" is not one of \"short\", \"extended\""},
+      {"selftest_without_schedule", kSim + "[[selftest]]\nname = \"t\"\ndrives = [\"A\"]\n",
+       "4:1: selftest[0]: name, drives and schedule are required"},
+      {"selftest_no_drives", kSim + "[[selftest]]\nname = \"t\"\ndrives = []\nschedule = \"once\"\n",
+       "6:10: selftest[0].drives: expected one or more drive serials"},
+      {"selftest_drive_twice", kSim + "[[selftest]]\nname = \"t\"\ndrives = [\"A\", \"A\"]\nschedule = \"once\"\n",
+       "6:10: selftest[0].drives: serial \"A\" is listed twice"},
+      {"selftest_kind", kSim + "[[selftest]]\nname = \"t\"\ndrives = [\"A\"]\nschedule = \"once\"\nkind = \"long\"\n",
+       "8:8: selftest[0].kind: \"long\" is not one of \"short\", \"extended\""},
       {"selftest_schedule", kSim + "[[selftest]]\nname = \"t\"\ndrives = [\"A\"]\nschedule = \"every 1x\"\n",
        "7:12: selftest[0].schedule: schedule \"every 1x\": expected \"every DURATION\" of at least 1s"},
-      {"selftest_duplicate_name", kSim + "[[selftest]]\nname = \"t\"\ndrives = [\"A\"]\nschedule = \"once\"\n"
-                                  "[[selftest]]\nname = \"t\"\ndrives = [\"A\"]\nschedule = \"once\"\n", "9:8: selftest[1].name: duplicate selftest name \"t\""},
-      {"selftest_unknown_key", kSim + "[[selftest]]\nname = \"t\"\ndrives = [\"A\"]\nschedule = \"once\"\ntarget = \"sim:a\"\n", "8:1: unknown key \"selftest[0].target\""},
-      {"max_concurrent_selftests_0", "[daemon]\nmax_concurrent_selftests = 0\n" + kSim, "2:28: daemon.max_concurrent_selftests: 0 is out of range: must be between 1 and 1024"},
+      {"selftest_duplicate_name",
+       kSim + "[[selftest]]\nname = \"t\"\ndrives = [\"A\"]\nschedule = \"once\"\n"
+              "[[selftest]]\nname = \"t\"\ndrives = [\"A\"]\nschedule = \"once\"\n",
+       "9:8: selftest[1].name: duplicate selftest name \"t\""},
+      {"selftest_unknown_key",
+       kSim + "[[selftest]]\nname = \"t\"\ndrives = [\"A\"]\nschedule = \"once\"\ntarget = \"sim:a\"\n",
+       "8:1: unknown key \"selftest[0].target\""},
+      {"max_concurrent_selftests_0", "[daemon]\nmax_concurrent_selftests = 0\n" + kSim,
+       "2:28: daemon.max_concurrent_selftests: 0 is out of range: must be between 1 and 1024"},
       // [telemetry]: area 4 needs a host behaviour nvmond never sets; a cap
       // below 1 MiB keeps little more than headers.
-      {"telemetry_data_area_4", "[telemetry]\ndata_area = 4\n" + kSim, "2:13: telemetry.data_area: 4 is out of range: must be between 1 and 3"},
+      {"telemetry_data_area_4", "[telemetry]\ndata_area = 4\n" + kSim,
+       "2:13: telemetry.data_area: 4 is out of range: must be between 1 and 3"},
       {"telemetry_tiny_cap", "[telemetry]\nmax_bytes_per_drive = \"64KiB\"\n" + kSim,
        "2:23: telemetry.max_bytes_per_drive: 64KiB is out of range: must be between 1MiB and 1TiB"},
       {"telemetry_interval_zero", "[telemetry]\nmin_interval = 0\n" + kSim,
@@ -295,8 +307,9 @@ TEST(ConfigRejects, ReloadedIntervalsAreCheckedAgainstTheRunningClock) {
   next.clock.factor = 60;  // 1.7 ms of real time
   EXPECT_EQ(real_poll_problem(next), std::nullopt);
   next.clock.factor = 1000;
-  EXPECT_EQ(real_poll_problem(next),
-            "1000 makes a 100ms poll_interval poll every 0.1 ms of real time; keep poll_interval / factor at least 1ms");
+  EXPECT_EQ(
+      real_poll_problem(next),
+      "1000 makes a 100ms poll_interval poll every 0.1 ms of real time; keep poll_interval / factor at least 1ms");
 }
 
 }  // namespace NVMOND_TEST_UNIT

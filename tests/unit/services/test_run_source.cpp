@@ -95,7 +95,7 @@ TEST(RunSource, ARunIdIsReadFromRunsDbBesideAHistoryAndFromNvmondDbWhenOnlyItHol
   legacy.test = "wsat";
   legacy.target = "sim:d0";
   legacy.status = RunStatus::completed;
-  legacy.header = out.run.dump();  // any run.json will do
+  legacy.header = out.run.dump();                                         // any run.json will do
   for (int i = 0; i < 5; ++i) ASSERT_TRUE((*older)->create_run(legacy));  // ids 1..5
   const auto legacy_id = out.run_id + 4;
   ASSERT_TRUE((*older)->commit_round(legacy_id, RoundRow{0, "steady", 1.0, out.run["rounds"][0].dump()}, ""));

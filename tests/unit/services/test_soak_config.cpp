@@ -59,8 +59,8 @@ const char* kSoakHead = "[[sim]]\nname = \"dc0\"\nserial = \"DC0\"\n[[soak]]\nna
 TEST(SoakConfig, TomlValuesKeepTheirTypesWithoutARoundTripThroughText) {
   test::TempDir dir;
   // 2^53 + 1 bytes: as text read through a double it would become 2^53.
-  DaemonConfig c = load(dir, std::string(kSoakHead) +
-                                 "test = \"wsat\"\nparams = { bs = 9007199254740993, rounds = 600, range = 0.5 }\n");
+  DaemonConfig c = load(
+      dir, std::string(kSoakHead) + "test = \"wsat\"\nparams = { bs = 9007199254740993, rounds = 600, range = 0.5 }\n");
   EXPECT_EQ(std::get<std::int64_t>(c.soaks[0].request.values.at("rounds")), 600);
   EXPECT_EQ(std::get<double>(c.soaks[0].request.values.at("range")), 0.5);
   EXPECT_EQ(plan_of(c).parameters.at("bs"), "9007199254740993");
@@ -68,14 +68,12 @@ TEST(SoakConfig, TomlValuesKeepTheirTypesWithoutARoundTripThroughText) {
 
 TEST(SoakConfig, ParametersAreCheckedAtTheirPositionWithoutADrive) {
   test::TempDir dir;
-  const std::string fractional = test::config_error_of([&] {
-    load(dir, std::string(kSoakHead) + "test = \"wsat\"\nparams = { rounds = 1.5 }\n");
-  });
+  const std::string fractional = test::config_error_of(
+      [&] { load(dir, std::string(kSoakHead) + "test = \"wsat\"\nparams = { rounds = 1.5 }\n"); });
   EXPECT_THAT(fractional, HasSubstr("nvmond.toml:8:"));
   EXPECT_THAT(fractional, HasSubstr("parameter rounds=1.5: not an integer"));
-  EXPECT_THAT(test::config_error_of([&] {
-                load(dir, std::string(kSoakHead) + "test = \"iops\"\nparams = { max_rounds = 3 }\n");
-              }),
+  EXPECT_THAT(test::config_error_of(
+                  [&] { load(dir, std::string(kSoakHead) + "test = \"iops\"\nparams = { max_rounds = 3 }\n"); }),
               HasSubstr("max_rounds must be 0 (fixed length) or at least the window"));
   // The dwpd an endurance soak writes by default is the drive's rating,
   // known only when the run opens on it.
@@ -108,24 +106,26 @@ on_throttle = "pause"
   EXPECT_EQ(e.request.test.test, "iops");
   EXPECT_TRUE(e.request.resumable);
   EXPECT_THAT(test::config_error_of([&] {
-                load(dir, "[[sim]]\nname = \"dc0\"\nserial = \"DC0\"\n[[soak]]\nname = \"a\"\ntest = \"wsat\"\n"
-                          "target = \"sim:dc0\"\nschedule = \"Caturday 25:00\"\n");
+                load(dir,
+                     "[[sim]]\nname = \"dc0\"\nserial = \"DC0\"\n[[soak]]\nname = \"a\"\ntest = \"wsat\"\n"
+                     "target = \"sim:dc0\"\nschedule = \"Caturday 25:00\"\n");
               }),
               HasSubstr("nvmond.toml:8:"));
 }
 
 TEST(SoakConfig, AnUnknownTestOrParameterFailsAtItsPosition) {
   test::TempDir dir;
-  EXPECT_THAT(test::config_error_of([&] { load(dir, "[[soak]]\nname = \"a\"\ntest = \"wsatt\"\ntarget = \"sim:x\"\n"); }),
-              HasSubstr("nvmond.toml:3:"));
-  const std::string bad_param = test::config_error_of([&] {
-    load(dir, "[[soak]]\nname = \"a\"\ntest = \"wsat\"\ntarget = \"sim:x\"\nparams = { roundz = 3 }\n");
-  });
+  EXPECT_THAT(
+      test::config_error_of([&] { load(dir, "[[soak]]\nname = \"a\"\ntest = \"wsatt\"\ntarget = \"sim:x\"\n"); }),
+      HasSubstr("nvmond.toml:3:"));
+  const std::string bad_param = test::config_error_of(
+      [&] { load(dir, "[[soak]]\nname = \"a\"\ntest = \"wsat\"\ntarget = \"sim:x\"\nparams = { roundz = 3 }\n"); });
   EXPECT_THAT(bad_param, HasSubstr("nvmond.toml:5:"));
   EXPECT_THAT(bad_param, HasSubstr("roundz"));
   EXPECT_THAT(test::config_error_of([&] {
-                load(dir, "[[soak]]\nname = \"a\"\ntest = \"wsat\"\ntarget = \"s\"\n"
-                          "[[soak]]\nname = \"a\"\ntest = \"iops\"\ntarget = \"s\"\n");
+                load(dir,
+                     "[[soak]]\nname = \"a\"\ntest = \"wsat\"\ntarget = \"s\"\n"
+                     "[[soak]]\nname = \"a\"\ntest = \"iops\"\ntarget = \"s\"\n");
               }),
               HasSubstr("duplicate soak name"));
   EXPECT_THAT(test::config_error_of([&] { load(dir, "[[soak]]\nname = \"a\"\ntest = \"wsat\"\n"); }),
@@ -148,14 +148,14 @@ TEST(SoakConfig, ANameThatIsNoSafePathComponentFailsAtItsPosition) {
       {"\"" + big + "\"", "must be 1 to 64 characters (got 10485760)"},
   };
   for (const auto& [name, why] : cases) {
-    const std::string error = test::config_error_of([&] {
-      load(dir, "[[soak]]\nname = " + name + "\ntest = \"wsat\"\ntarget = \"sim:x\"\n");
-    });
+    const std::string error = test::config_error_of(
+        [&] { load(dir, "[[soak]]\nname = " + name + "\ntest = \"wsat\"\ntarget = \"sim:x\"\n"); });
     EXPECT_THAT(error, HasSubstr("nvmond.toml:2:8: soak[0].name: " + why)) << name.substr(0, 40);
     EXPECT_LT(error.size(), 300u) << "the message repeats the name";
   }
-  const DaemonConfig ok = load(dir, "[[sim]]\nname = \"x\"\nserial = \"X\"\n"
-                                   "[[soak]]\nname = \"dc0.wsat_2-b\"\ntest = \"wsat\"\ntarget = \"sim:x\"\n");
+  const DaemonConfig ok = load(dir,
+                               "[[sim]]\nname = \"x\"\nserial = \"X\"\n"
+                               "[[soak]]\nname = \"dc0.wsat_2-b\"\ntest = \"wsat\"\ntarget = \"sim:x\"\n");
   EXPECT_EQ(ok.soaks.at(0).name, "dc0.wsat_2-b");
 }
 

@@ -42,24 +42,21 @@ TEST(SoakProfile, WithoutTheKeyASoakIsEnterprise) {
   test::TempDir dir;
   const DaemonConfig c = load(dir, "test = \"cbw\"\n");
   EXPECT_EQ(c.soaks[0].request.profile, PtsProfile::enterprise);
-  EXPECT_EQ(load(dir, "test = \"wsat\"\nprofile = \"enterprise\"\n").soaks[0].request.profile,
-            PtsProfile::enterprise);
+  EXPECT_EQ(load(dir, "test = \"wsat\"\nprofile = \"enterprise\"\n").soaks[0].request.profile, PtsProfile::enterprise);
 }
 
 TEST(SoakProfile, AnUnknownProfileOrATestItLacksFailsAtTheKey) {
   test::TempDir dir;
-  const std::string unknown =
-      test::config_error_of([&] { load(dir, "test = \"iops\"\nprofile = \"consumer\"\n"); });
+  const std::string unknown = test::config_error_of([&] { load(dir, "test = \"iops\"\nprofile = \"consumer\"\n"); });
   EXPECT_THAT(unknown, HasSubstr("nvmond.toml:9:"));
   EXPECT_THAT(unknown, HasSubstr("\"consumer\" is not one of \"enterprise\", \"client\""));
   const std::string lacking = test::config_error_of([&] { load(dir, "test = \"cbw\"\nprofile = \"client\"\n"); });
   EXPECT_THAT(lacking, HasSubstr("nvmond.toml:9:"));
   EXPECT_THAT(lacking, HasSubstr("cbw is not a test of the client profile"));
   // Parameters are checked against the profile's test.
-  EXPECT_THAT(test::config_error_of([&] {
-                load(dir, "test = \"wsat\"\nprofile = \"client\"\nparams = { threads = 0 }\n");
-              }),
-              HasSubstr("nvmond.toml:10:"));
+  EXPECT_THAT(
+      test::config_error_of([&] { load(dir, "test = \"wsat\"\nprofile = \"client\"\nparams = { threads = 0 }\n"); }),
+      HasSubstr("nvmond.toml:10:"));
 }
 
 TEST(SoakProfile, ChangingTheProfileChangesTheSoak) {

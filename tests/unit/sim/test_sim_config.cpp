@@ -42,9 +42,7 @@ class SimConfig : public ::testing::Test {
   }
   // parse() of a [[sim]] table with the name and serial every drive needs,
   // then `keys`.
-  SimDriveSpec parse_keys(const std::string& keys) {
-    return parse("[[sim]]\nname = \"g\"\nserial = \"SG\"\n" + keys);
-  }
+  SimDriveSpec parse_keys(const std::string& keys) { return parse("[[sim]]\nname = \"g\"\nserial = \"SG\"\n" + keys); }
   // The ConfigError message of parsing `text`, or "" if it parsed.
   std::string error_of(const std::string& text) {
     return test::config_error_of([&] { parse(text); });
@@ -220,11 +218,12 @@ INSTANTIATE_TEST_SUITE_P(
                 "name = \"a\"\nserial = \"S\"\n"
                 "throttle = [{ at_c = 75, write_mbps = 650 }, { at_c = 70, write_mbps = 600 }]\n",
                 "4:55", "ascending"},
-        BadCase{"throttle speeds up", "name = \"a\"\nserial = \"S\"\n"
+        BadCase{"throttle speeds up",
+                "name = \"a\"\nserial = \"S\"\n"
                 "throttle = [{ at_c = 70, write_mbps = 650 }, { at_c = 75, write_mbps = 800 }]\n",
                 "4:72", "allow less"},
-        BadCase{"throttle typo", "name = \"a\"\nserial = \"S\"\nthrottle = [{ at = 70, write_mbps = 650 }]\n",
-                "4:15", "unknown key \"sim[0].throttle[0].at\""},
+        BadCase{"throttle typo", "name = \"a\"\nserial = \"S\"\nthrottle = [{ at = 70, write_mbps = 650 }]\n", "4:15",
+                "unknown key \"sim[0].throttle[0].at\""},
         BadCase{"rate and dwpd", "name = \"a\"\nserial = \"S\"\nwrite_rate = 100\nwrite_dwpd = 1\n", "5:14",
                 "either write_rate or write_dwpd"},
         BadCase{"bad rate", "name = \"a\"\nserial = \"S\"\nread_rate = \"fast\"\n", "4:13", "bytes per second"},

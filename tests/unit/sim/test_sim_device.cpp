@@ -25,7 +25,6 @@ using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 using test::TempDir;
 
-
 void expect_same(const SmartLog& a, const SmartLog& b) {
   EXPECT_EQ(a.critical_warning, b.critical_warning);
   EXPECT_EQ(a.composite_temperature_k, b.composite_temperature_k);

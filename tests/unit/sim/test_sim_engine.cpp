@@ -63,8 +63,7 @@ TEST(SimEngine, QueueDepthOneLatencyIsServicePlusAccessLatency) {
   RunResult r = JobRunner(j, factory_for(model, clock), nullptr).run();
   ASSERT_FALSE(r.failure) << r.failure->message;
   EXPECT_EQ(r.op[0].ops, 1000u);
-  EXPECT_GE(static_cast<double>(r.op[0].latency.min()),
-            static_cast<double>(model->access_latency(IoOp::read).count()));
+  EXPECT_GE(static_cast<double>(r.op[0].latency.min()), static_cast<double>(model->access_latency(IoOp::read).count()));
 }
 
 // "Write at N DWPD" endurance runs depend on the runner delivering the rate

@@ -25,7 +25,8 @@ std::vector<const PelEvent*> of_type(const PersistentEventLog& log, PelEventType
 std::vector<const PelEvent*> of_type(PersistentEventLog&& log, PelEventType type) = delete;
 
 WallTime time_of(const PelEvent& e) {
-  return WallTime{std::chrono::duration_cast<WallTime::duration>(std::chrono::milliseconds(e.header.timestamp.milliseconds()))};
+  return WallTime{
+      std::chrono::duration_cast<WallTime::duration>(std::chrono::milliseconds(e.header.timestamp.milliseconds()))};
 }
 
 TEST(SimEventLog, ANewDriveHasItsPowerOnEventOnly) {
@@ -93,7 +94,8 @@ TEST(SimEventLog, TheInjectedExcursionIsRecordedOnceAndSurvivesASave) {
   EXPECT_EQ(of_type(log, PelEventType::power_on_reset).size(), 1u);
   const auto before = a.persistent_event_log();
   ASSERT_EQ(log.events.size(), before.events.size());
-  for (std::size_t i = 0; i < log.events.size(); ++i) EXPECT_EQ(log.events[i].fingerprint, before.events[i].fingerprint);
+  for (std::size_t i = 0; i < log.events.size(); ++i)
+    EXPECT_EQ(log.events[i].fingerprint, before.events[i].fingerprint);
 }
 
 }  // namespace NVMOND_TEST_UNIT

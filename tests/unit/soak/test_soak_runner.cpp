@@ -35,8 +35,8 @@ struct Gate {
   int entered = 0;
   bool stop = false;
   bool hung = false;
-  bool released = false;   // a hung device answers again
-  bool destroyed = false;  // the target is gone (its run's thread ended)
+  bool released = false;               // a hung device answers again
+  bool destroyed = false;              // the target is gone (its run's thread ended)
   std::vector<bool> write_cache_sets;  // Set Features 06h the target was sent
 
   void allow(int n) {
@@ -53,7 +53,8 @@ struct Gate {
 
 class GatedTarget final : public TestTarget {
  public:
-  GatedTarget(std::shared_ptr<DriveModel> model, std::shared_ptr<Gate> gate) : sim_(std::move(model)), gate_(std::move(gate)) {}
+  GatedTarget(std::shared_ptr<DriveModel> model, std::shared_ptr<Gate> gate)
+      : sim_(std::move(model)), gate_(std::move(gate)) {}
   ~GatedTarget() override {
     std::lock_guard lock(gate_->mu);
     gate_->destroyed = true;
@@ -190,7 +191,8 @@ struct FlakyStore final : RunStore {
 
 struct Fixture {
   test::TempDir dir{"soak-runner"};
-  std::shared_ptr<RunStore> store = std::shared_ptr<RunStore>(std::move(*SqliteRunStore::open_file(dir.path() + "/nvmond.db")));
+  std::shared_ptr<RunStore> store =
+      std::shared_ptr<RunStore>(std::move(*SqliteRunStore::open_file(dir.path() + "/nvmond.db")));
   std::shared_ptr<FlakyStore> flaky = std::make_shared<FlakyStore>(store);
   std::shared_ptr<DriveModel> model = std::make_shared<DriveModel>(drive(), WallTime{} + 480000h);
   std::shared_ptr<Gate> gate = std::make_shared<Gate>();
@@ -209,7 +211,8 @@ struct Fixture {
         clock, &sink);
   }
   SoakRequest wsat(int rounds, bool resumable = true) const {
-    return SoakRequest{"w", validate("wsat", {{"rounds", std::to_string(rounds)}, {"round", "1m"}}), "sim:d0", resumable};
+    return SoakRequest{"w", validate("wsat", {{"rounds", std::to_string(rounds)}, {"round", "1m"}}), "sim:d0",
+                       resumable};
   }
   RunRow row(std::int64_t id) const { return **store->run(id); }
   // The run's live view once `pred` holds for it; fails after 20 s.
@@ -499,9 +502,12 @@ TEST(SoakRunner, AnUnknownTestParameterOrTargetFailsTheStartWithItsName) {
   auto r = start_now(*f.runner, bad);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("roundz"), std::string::npos) << r.error().message;
-  SoakRunner refusing(f.store, f.dir.path(), [](const std::string& t) -> Result<OpenedTarget> {
-    return Error{ErrorReason::refused, t + " is mounted"};
-  }, f.clock);
+  SoakRunner refusing(
+      f.store, f.dir.path(),
+      [](const std::string& t) -> Result<OpenedTarget> {
+        return Error{ErrorReason::refused, t + " is mounted"};
+      },
+      f.clock);
   auto refused = start_now(refusing, f.wsat(3));
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("sim:d0"), std::string::npos);
@@ -514,10 +520,13 @@ TEST(SoakRunner, AnUnknownTestParameterOrTargetFailsTheStartWithItsName) {
 TEST(SoakRunner, ANameThatIsNoSafePathComponentIsRefusedBeforeTheTargetIsOpened) {
   Fixture f;
   int opened = 0;
-  SoakRunner runner(f.store, f.dir.path(), [&](const std::string&) -> Result<OpenedTarget> {
-    ++opened;
-    return OpenedTarget{std::make_unique<GatedTarget>(f.model, f.gate), nullptr};
-  }, f.clock);
+  SoakRunner runner(
+      f.store, f.dir.path(),
+      [&](const std::string&) -> Result<OpenedTarget> {
+        ++opened;
+        return OpenedTarget{std::make_unique<GatedTarget>(f.model, f.gate), nullptr};
+      },
+      f.clock);
   for (const std::string& name : {std::string("../../x"), std::string("/tmp/x"), std::string("a\nsoak b: done"),
                                   std::string(10 * 1024 * 1024, 'a'), std::string()}) {
     SoakRequest r = f.wsat(1);

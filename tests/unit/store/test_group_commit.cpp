@@ -134,9 +134,7 @@ TEST(GroupCommit, SixtyFourDrivesPolledInOneTickReachTheStoreAsOneTransaction) {
   // Each drive from its own thread, as the pollers hand them over.
   std::vector<std::thread> pollers;
   for (int d = 0; d < kDrives; ++d) {
-    pollers.emplace_back([&w, d] {
-      ASSERT_TRUE(w->commit_all(drive_poll("SN-" + std::to_string(d), 0)));
-    });
+    pollers.emplace_back([&w, d] { ASSERT_TRUE(w->commit_all(drive_poll("SN-" + std::to_string(d), 0))); });
   }
   for (auto& t : pollers) t.join();
   ASSERT_EQ(w->stop(10s), 0u);
@@ -161,7 +159,8 @@ TEST(GroupCommit, EachTicksPollsShareOneBatchAndBatchesAreAnIntervalApart) {
   for (std::size_t next = 0; next < arrivals.size();) {
     const Steady::time_point due = group_commit_due(arrivals[next].first, last_batch, interval);
     batches.emplace_back();
-    for (; next < arrivals.size() && arrivals[next].first <= due; ++next) batches.back().push_back(arrivals[next].second);
+    for (; next < arrivals.size() && arrivals[next].first <= due; ++next)
+      batches.back().push_back(arrivals[next].second);
     if (last_batch) {
       EXPECT_GE(due - *last_batch, interval) << "one batch per tick";
     }
@@ -189,7 +188,8 @@ TEST(GroupCommit, PollsArrivingAllThroughTheIntervalWaitAtMostHalfOfItAndBatches
     if (last_batch) {
       EXPECT_GE(due - *last_batch, interval / 2);
     }
-    for (; next < arrivals.size() && arrivals[next] <= due; ++next) longest_wait = std::max(longest_wait, due - arrivals[next]);
+    for (; next < arrivals.size() && arrivals[next] <= due; ++next)
+      longest_wait = std::max(longest_wait, due - arrivals[next]);
     last_batch = due;
     ++batches;
   }

@@ -38,7 +38,7 @@ TEST(PackedSamples, ReadsBackEveryValueInOrder) {
   pushed.push_back(s);
   s.time = from_unix_ns(-5);  // backwards, before 1970
   s.segment = -1;
-  s.data_units_written = 0;   // a counter reset
+  s.data_units_written = 0;  // a counter reset
   s.data_units_read = max;
   s.power_on_hours = max - 1;
   s.percentage_used = 255;

@@ -30,7 +30,9 @@ class FakeStore final : public Store {
     ++w_.commits;
     return std::monostate{};
   }
-  Result<std::optional<SampleRecord>> last_sample(const DriveKey&) override { return answer<std::optional<SampleRecord>>(); }
+  Result<std::optional<SampleRecord>> last_sample(const DriveKey&) override {
+    return answer<std::optional<SampleRecord>>();
+  }
   Result<std::optional<WallTime>> latest_sample_time() override { return answer<std::optional<WallTime>>(); }
   Result<std::vector<std::optional<SampleRecord>>> first_samples_since(const DriveKey&, std::int64_t,
                                                                        std::span<const WallTime>) override {

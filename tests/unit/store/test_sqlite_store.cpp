@@ -111,7 +111,11 @@ TEST(SqliteStore, RefusesADatabaseFromANewerBuild) {
 TEST(SqliteStore, OpenFailsWithContextWhenTheStateDirIsAFile) {
   TempDir dir;
   const std::string file = dir.path() + "/not-a-dir";
-  { std::FILE* f = std::fopen(file.c_str(), "w"); ASSERT_NE(f, nullptr); std::fclose(f); }
+  {
+    std::FILE* f = std::fopen(file.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fclose(f);
+  }
   auto s = SqliteStore::open(file);
   ASSERT_FALSE(s);
   EXPECT_NE(s.error().message.find(file), std::string::npos) << s.error().message;
@@ -158,8 +162,11 @@ TEST(SqliteStore, UpsertsEventsByStartAndTracksOpenState) {
 TEST(SqliteStore, FirstSampleSinceHonoursTheSegment) {
   TempDir dir;
   auto store = open_store(dir.path());
-  ASSERT_TRUE(store->commit({kDrive, {sample_at(kT0, 100), sample_at(kT0 + 10s, 110), sample_at(kT0 + 20s, 5, 1),
-                                      sample_at(kT0 + 30s, 8, 1)}, {}, {}}));
+  ASSERT_TRUE(store->commit(
+      {kDrive,
+       {sample_at(kT0, 100), sample_at(kT0 + 10s, 110), sample_at(kT0 + 20s, 5, 1), sample_at(kT0 + 30s, 8, 1)},
+       {},
+       {}}));
   const std::array<WallTime, 2> since{kT0, kT0 + 25s};
   auto first = store->first_samples_since(kDrive, 1, since);
   ASSERT_TRUE(first && first->size() == 2 && (*first)[0] && (*first)[1]);

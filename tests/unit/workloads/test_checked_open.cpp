@@ -76,10 +76,9 @@ TEST_P(OpenBeneath, DoesNotCrossIntoAnotherFilesystem) {
 }
 
 INSTANTIATE_TEST_SUITE_P(BothMethods, OpenBeneath,
-                         ::testing::Values(BeneathMethod::openat2, BeneathMethod::component_walk),
-                         [](const auto& p) {
+                         ::testing::Values(BeneathMethod::openat2, BeneathMethod::component_walk), [](const auto& p) {
                            return p.param == BeneathMethod::openat2 ? std::string("openat2")
-                                                                        : std::string("component_walk");
+                                                                    : std::string("component_walk");
                          });
 
 }  // namespace NVMOND_TEST_UNIT

@@ -43,7 +43,6 @@ TEST(CpuPinning, APinnedThreadRunsOnlyOnItsCpu) {
   EXPECT_FALSE(pin_current_thread(-1));
 }
 
-
 TEST(CpuPinning, ABindingNeedsHalfACpuLeftOverAtTheHostsLoad) {
   EXPECT_TRUE(cpus_to_spare(0.0, 2));
   EXPECT_TRUE(cpus_to_spare(1.5, 2));
@@ -87,7 +86,6 @@ TEST(CpuPinning, AWorkerWithoutACpuIsNeverBound) {
   t.join();
   EXPECT_EQ(seen, cpus.size());
 }
-
 
 // se.slice of the calling thread in ns as the kernel reports it; 0 when the
 // kernel does not report one (before EEVDF).

@@ -145,8 +145,9 @@ void race(const JobSpec& job, const std::string& a, const std::string& b,
 TEST_F(GuardBypass, AFileFlippedWithASymlinkNeverLeadsOutsideIn1000Jobs) {
   fill(scratch_ + "/t", 64 * 1024, 'i');
   fs::create_symlink(outside_, scratch_ + "/t.other");
-  race(write_job(scratch_ + "/t"), scratch_ + "/t", scratch_ + "/t.other",
-       [this](const JobSpec& j) { return run(j); }, outside_, before_);
+  race(
+      write_job(scratch_ + "/t"), scratch_ + "/t", scratch_ + "/t.other", [this](const JobSpec& j) { return run(j); },
+      outside_, before_);
 }
 
 TEST_F(GuardBypass, ADirectoryFlippedWithASymlinkNeverLeadsOutsideIn1000Jobs) {
@@ -156,8 +157,9 @@ TEST_F(GuardBypass, ADirectoryFlippedWithASymlinkNeverLeadsOutsideIn1000Jobs) {
   const std::uint64_t victim_before = checksum(victim);
   fs::create_directory(scratch_ + "/d");
   fs::create_directory_symlink(root_.path() + "/out-dir", scratch_ + "/d.other");
-  race(write_job(scratch_ + "/d/f"), scratch_ + "/d", scratch_ + "/d.other",
-       [this](const JobSpec& j) { return run(j); }, victim, victim_before);
+  race(
+      write_job(scratch_ + "/d/f"), scratch_ + "/d", scratch_ + "/d.other", [this](const JobSpec& j) { return run(j); },
+      victim, victim_before);
 }
 
 // A filesystem image inside allow_dirs, loop-attached and mounted (root only).
@@ -263,14 +265,14 @@ TEST_F(GuardBypass, ReadsOfCharacterDevicesAndSocketsAreRefused) {
 // read job may use. None exists here, so a fake sysfs names /dev/zero's
 // device number ng0n1: the guard goes by the number the descriptor has.
 TEST_F(GuardBypass, ReadsOfNvmeGenericNamespacesAreAllowed) {
-  struct stat zero{};
+  struct stat zero {};
   ASSERT_EQ(::stat("/dev/zero", &zero), 0);
   const fs::path sys = root_.path() + "/sys";
   fs::create_directories(sys / "dev/char");
   fs::create_directories(sys / "devices/ng0n1");
   fs::create_directories(sys / "devices/zero");
-  const fs::path link = sys / "dev/char" / (std::to_string(major(zero.st_rdev)) + ":" +
-                                            std::to_string(minor(zero.st_rdev)));
+  const fs::path link =
+      sys / "dev/char" / (std::to_string(major(zero.st_rdev)) + ":" + std::to_string(minor(zero.st_rdev)));
   fs::create_directory_symlink("../../devices/ng0n1", link);
   const TargetAccess read{false, true, 0};
   auto opened = SafetyGuard(SafetyConfig{}, SystemRoots{sys.string(), "/proc"}).open_target("/dev/zero", read);

@@ -43,7 +43,7 @@ class GuardNoOpen : public ::testing::Test {
     // in the allowed directory is still the device).
     for (const std::string& dir : {root_.path(), scratch_}) {
       for (const char* dev : {"/dev/ptmx", "/dev/kmsg", "/dev/null", "/dev/loop0"}) {
-        struct stat st{};
+        struct stat st {};
         if (::stat(dev, &st) != 0) continue;
         const std::string node = dir + "/" + fs::path(dev).filename().string();
         ASSERT_EQ(::mknod(node.c_str(), (st.st_mode & S_IFMT) | 0600, st.st_rdev), 0) << node;
@@ -81,8 +81,8 @@ TEST_F(GuardNoOpen, ARefusedWriteTargetIsNeverOpened) {
   for (const auto& n : nodes_) {
     auto r = guard().open_target(n.path, TargetAccess{true, true, 0});
     ASSERT_FALSE(r) << n.path << " (like " << n.like << ") was approved for writing";
-    EXPECT_EQ(opens(), 0) << n.path << " (like " << n.like << ") was opened before its refusal: "
-                          << r.error().reason << ": " << r.error().message;
+    EXPECT_EQ(opens(), 0) << n.path << " (like " << n.like << ") was opened before its refusal: " << r.error().reason
+                          << ": " << r.error().message;
   }
 }
 

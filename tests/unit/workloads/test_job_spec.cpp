@@ -77,26 +77,25 @@ TEST(JobSpec, ErrorsCarryFileLineAndColumn) {
             "job.toml:4:15: job[0].queue_depth: 0 is out of range: must be between 1 and 4096");
   EXPECT_EQ(error_of("name = \"a\"\ntarget = \"/x\"\nbs = \"4KB\"\n"),
             "job.toml:4:6: job[0].bs: must be a multiple of 512 bytes with direct = true");
-  EXPECT_EQ(error_of("name = \"a\"\ntarget = \"/x\"\niodepth = 4\n"),
-            "job.toml:4:1: unknown key \"job[0].iodepth\"");
+  EXPECT_EQ(error_of("name = \"a\"\ntarget = \"/x\"\niodepth = 4\n"), "job.toml:4:1: unknown key \"job[0].iodepth\"");
 }
 
 TEST(JobSpec, RejectsInconsistentCombinations) {
-  EXPECT_NE(error_of("name=\"a\"\ntarget=\"/x\"\nbs=\"4KiB\"\nbs_mix=[{bs=\"8KiB\",weight=1}]\n")
-                .find("either bs or bs_mix"), std::string::npos);
-  EXPECT_NE(error_of("name=\"a\"\ntarget=\"/x\"\nverify=true\n").find("set read_pct = 0"),
+  EXPECT_NE(
+      error_of("name=\"a\"\ntarget=\"/x\"\nbs=\"4KiB\"\nbs_mix=[{bs=\"8KiB\",weight=1}]\n").find("either bs or bs_mix"),
+      std::string::npos);
+  EXPECT_NE(error_of("name=\"a\"\ntarget=\"/x\"\nverify=true\n").find("set read_pct = 0"), std::string::npos);
+  EXPECT_NE(error_of("name=\"a\"\ntarget=\"/"
+                     "x\"\nread_pct=0\nverify=true\nbs_mix=[{bs=\"8KiB\",weight=1},{bs=\"4KiB\",weight=1}]\n")
+                .find("single block size"),
             std::string::npos);
-  EXPECT_NE(error_of("name=\"a\"\ntarget=\"/x\"\nread_pct=0\nverify=true\nbs_mix=[{bs=\"8KiB\",weight=1},{bs=\"4KiB\",weight=1}]\n")
-                .find("single block size"), std::string::npos);
-  EXPECT_NE(error_of("name=\"a\"\ntarget=\"/x\"\npattern=\"zigzag\"\n").find("is not one of"),
-            std::string::npos);
-  EXPECT_NE(error_of("name=\"a\"\ntarget=\"/x\"\nbs_mix=[{bs=\"8KiB\"}]\n").find("weight"),
-            std::string::npos);
+  EXPECT_NE(error_of("name=\"a\"\ntarget=\"/x\"\npattern=\"zigzag\"\n").find("is not one of"), std::string::npos);
+  EXPECT_NE(error_of("name=\"a\"\ntarget=\"/x\"\nbs_mix=[{bs=\"8KiB\"}]\n").find("weight"), std::string::npos);
   EXPECT_NE(error_of("name=\"a\"\ntarget=\"/x\"\nbs_mix=[{bs=\"8KiB\",weight=1,colour=2}]\n")
-                .find("unknown key \"job[0].bs_mix[0].colour\""), std::string::npos);
-  EXPECT_NE(error_of("target=\"/x\"\n").find("\"name\" is required"), std::string::npos);
-  EXPECT_NE(error_of("name=\"a\"\ntarget=\"/x\"\nengine=\"sim\"\n").find("sim:SERIAL"),
+                .find("unknown key \"job[0].bs_mix[0].colour\""),
             std::string::npos);
+  EXPECT_NE(error_of("target=\"/x\"\n").find("\"name\" is required"), std::string::npos);
+  EXPECT_NE(error_of("name=\"a\"\ntarget=\"/x\"\nengine=\"sim\"\n").find("sim:SERIAL"), std::string::npos);
   EXPECT_NE(error_of("name=\"a\"\ntarget=\"/x\"\nsize=\"1KiB\"\nbs=\"4KiB\"\n").find("smaller than"),
             std::string::npos);
 }

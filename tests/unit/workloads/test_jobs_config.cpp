@@ -46,8 +46,7 @@ TEST(JobsConfig, NoJobsIsFine) {
 }
 
 TEST(JobsConfig, LeavesOtherKeysToTheCaller) {
-  EXPECT_THAT(error_of("[daemon]\nlisten = \"x\"\n[[job]]\nname = \"a\"\ntarget = \"/tmp/f\"\n"),
-              HasSubstr("daemon"));
+  EXPECT_THAT(error_of("[daemon]\nlisten = \"x\"\n[[job]]\nname = \"a\"\ntarget = \"/tmp/f\"\n"), HasSubstr("daemon"));
 }
 
 TEST(JobsConfig, DuplicateNamesArePositioned) {
@@ -67,8 +66,7 @@ TEST(JobsConfig, SimJobMustNameAConfiguredDrive) {
 }
 
 TEST(JobsConfig, JobAndSafetyErrorsArePositioned) {
-  EXPECT_THAT(error_of("[[job]]\nname = \"a\"\ntarget = \"/tmp/f\"\nqueue_depht = 4\n"),
-              HasSubstr("nvmond.toml:4:1:"));
+  EXPECT_THAT(error_of("[[job]]\nname = \"a\"\ntarget = \"/tmp/f\"\nqueue_depht = 4\n"), HasSubstr("nvmond.toml:4:1:"));
   EXPECT_THAT(error_of("[safety]\nallow_serial = [\"x\"]\n"), HasSubstr("nvmond.toml:2:1:"));
 }
 

@@ -125,9 +125,9 @@ TEST(LatencyHistogram, RecorderSnapshotAndIntervalSubtraction) {
 
 TEST(LatencyHistogram, CountAtOrBelowIsCumulative) {
   LatencyHistogram h;
-  h.record(5'000);       // 5 us
-  h.record(50'000);      // 50 us
-  h.record(5'000'000);   // 5 ms
+  h.record(5'000);      // 5 us
+  h.record(50'000);     // 50 us
+  h.record(5'000'000);  // 5 ms
   EXPECT_EQ(h.count_at_or_below(10'000), 1u);
   EXPECT_EQ(h.count_at_or_below(100'000), 2u);
   EXPECT_EQ(h.count_at_or_below(10'000'000'000), 3u);

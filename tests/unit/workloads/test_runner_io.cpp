@@ -25,7 +25,6 @@ namespace NVMOND_TEST_UNIT {
 namespace fs = std::filesystem;
 using test::TempDir;
 
-
 JobSpec file_job(const std::string& path) {
   JobSpec j;
   j.name = "t";

@@ -34,8 +34,7 @@ class StaggeredEngine final : public IoEngine {
     if (waits != nullptr && !queued_.empty()) waits->push_back(max_wait);
     std::size_t n = 0;
     for (IoUnit* u : queued_) {
-      out[n] = IoCompletion{u, static_cast<std::int32_t>(u->length),
-                            now_ + static_cast<std::int64_t>(n + 1) * kStep};
+      out[n] = IoCompletion{u, static_cast<std::int32_t>(u->length), now_ + static_cast<std::int64_t>(n + 1) * kStep};
       ++n;
     }
     if (n > 0) now_ = out[n - 1].done_ns;

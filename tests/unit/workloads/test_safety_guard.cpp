@@ -23,8 +23,7 @@ class FakeSystem : public ::testing::Test {
     proc_ = root_ / "proc";
     fs::create_directories(sys_ / "class/block");
     fs::create_directories(proc_ / "self");
-    write(proc_ / "self/mountinfo",
-          "22 1 259:9 / / rw,relatime shared:1 - ext4 /dev/nvme9n1p1 rw\n");
+    write(proc_ / "self/mountinfo", "22 1 259:9 / / rw,relatime shared:1 - ext4 /dev/nvme9n1p1 rw\n");
     write(proc_ / "swaps", "Filename\tType\tSize\tUsed\tPriority\n");
     fs::create_directories(root_ / "scratch");
   }
@@ -120,10 +119,14 @@ TEST_F(FakeSystem, RefusesAPartitionItself) {
 TEST_F(FakeSystem, RefusesEachKnownSignature) {
   disk("nvme7n1", "259:12", "SN-OK");
   const std::vector<std::tuple<std::string, std::size_t, std::string>> cases = {
-      {"gpt", 512, "EFI PART"},        {"ext4", 1080, "\x53\xef"},
-      {"xfs", 0, "XFSB"},              {"btrfs", 65600, "_BHRfS_M"},
-      {"lvm2", 512, "LABELONE"},       {"swap", 4086, "SWAPSPACE2"},
-      {"linux_raid", 4096, "\xfc\x4e\x2b\xa9"}, {"luks", 0, "LUKS\xba\xbe"},
+      {"gpt", 512, "EFI PART"},
+      {"ext4", 1080, "\x53\xef"},
+      {"xfs", 0, "XFSB"},
+      {"btrfs", 65600, "_BHRfS_M"},
+      {"lvm2", 512, "LABELONE"},
+      {"swap", 4086, "SWAPSPACE2"},
+      {"linux_raid", 4096, "\xfc\x4e\x2b\xa9"},
+      {"luks", 0, "LUKS\xba\xbe"},
       {"dos_mbr", 510, "\x55\xaa"}};
   for (const auto& [name, off, magic] : cases) {
     content("nvme7n1", {{off, magic}});
@@ -135,8 +138,7 @@ TEST_F(FakeSystem, RefusesEachKnownSignature) {
 
 TEST_F(FakeSystem, RefusesADriveNotInTheAllowList) {
   disk("nvme8n1", "259:13", "SN-PRODUCTION");
-  EXPECT_EQ(reason_for("nvme8n1"),
-            "not_allowed: nvme8n1: serial \"SN-PRODUCTION\" is not in [safety] allow_serials");
+  EXPECT_EQ(reason_for("nvme8n1"), "not_allowed: nvme8n1: serial \"SN-PRODUCTION\" is not in [safety] allow_serials");
 }
 
 TEST_F(FakeSystem, MatchesWwidWhenThereIsNoSerial) {
@@ -152,9 +154,7 @@ TEST_F(FakeSystem, RefusesADriveWithoutSerial) {
   EXPECT_EQ(reason_for("vdb").substr(0, 10), "no_serial:");
 }
 
-TEST_F(FakeSystem, RefusesAnUnknownDevice) {
-  EXPECT_EQ(reason_for("nvme42n1").substr(0, 15), "unknown_device:");
-}
+TEST_F(FakeSystem, RefusesAnUnknownDevice) { EXPECT_EQ(reason_for("nvme42n1").substr(0, 15), "unknown_device:"); }
 
 TEST_F(FakeSystem, LoopDeviceIsJudgedByItsBackingFile) {
   fs::path d = disk("loop3", "7:3", "");

@@ -93,8 +93,8 @@ TEST(WorkloadMetrics, FinishedWorkloadsDropTheirLatencySeries) {
 TEST(WorkloadMetrics, HistogramQuantileInterpolatesAsPrometheusDoes) {
   const double inf = std::numeric_limits<double>::infinity();
   std::vector<prometheus::ClientMetric::Bucket> b{{0, 1.0}, {10, 2.0}, {10, 4.0}, {12, inf}};
-  EXPECT_DOUBLE_EQ(histogram_quantile(0.5, b), 1.6);    // rank 6 of 12: 6/10 into (1, 2]
-  EXPECT_DOUBLE_EQ(histogram_quantile(0.99, b), 4.0);   // in +Inf: the highest finite bound
+  EXPECT_DOUBLE_EQ(histogram_quantile(0.5, b), 1.6);   // rank 6 of 12: 6/10 into (1, 2]
+  EXPECT_DOUBLE_EQ(histogram_quantile(0.99, b), 4.0);  // in +Inf: the highest finite bound
   EXPECT_TRUE(std::isnan(histogram_quantile(0.5, std::vector<prometheus::ClientMetric::Bucket>{{0, inf}})));
 }
 
@@ -122,20 +122,19 @@ TEST(WorkloadMetrics, HistogramQuantileOfAFineLayoutIsWithinFivePercentAtTheTail
 TEST(WorkloadMetrics, ExpositionText) {
   std::vector<RunSnapshot> runs{sample_run()};
   const std::string text = prometheus::TextSerializer().Serialize(render_workload_metrics(runs));
-  for (const char* line : {
-           "nvmond_workload_ops_total{workload=\"wsat\",op=\"write\"} 3\n",
-           "nvmond_workload_bytes_total{workload=\"wsat\",op=\"write\"} 12288\n",
-           "nvmond_workload_errors_total{workload=\"wsat\",op=\"write\"} 1\n",
-           "nvmond_workload_iops{workload=\"wsat\",op=\"write\"} 1500\n",
-           "nvmond_workload_throughput_bytes_per_second{workload=\"wsat\",op=\"write\"} 6144000\n",
-           "nvmond_workload_latency_seconds_bucket{workload=\"wsat\",op=\"write\",le=\"+Inf\"} 3\n",
-           "nvmond_workload_latency_seconds_count{workload=\"wsat\",op=\"write\"} 3\n",
-           "nvmond_workload_running{workload=\"wsat\"} 1\n",
-           "# TYPE nvmond_workload_ops_total counter\n",
-           "# TYPE nvmond_workload_latency_seconds histogram\n",
-           "# TYPE nvmond_workload_interval_latency_seconds summary\n",
-           "nvmond_workload_interval_latency_seconds{workload=\"wsat\",op=\"write\",quantile=\"0.5\"} ",
-           "nvmond_workload_interval_latency_seconds_count{workload=\"wsat\",op=\"write\"} 3\n"}) {
+  for (const char* line :
+       {"nvmond_workload_ops_total{workload=\"wsat\",op=\"write\"} 3\n",
+        "nvmond_workload_bytes_total{workload=\"wsat\",op=\"write\"} 12288\n",
+        "nvmond_workload_errors_total{workload=\"wsat\",op=\"write\"} 1\n",
+        "nvmond_workload_iops{workload=\"wsat\",op=\"write\"} 1500\n",
+        "nvmond_workload_throughput_bytes_per_second{workload=\"wsat\",op=\"write\"} 6144000\n",
+        "nvmond_workload_latency_seconds_bucket{workload=\"wsat\",op=\"write\",le=\"+Inf\"} 3\n",
+        "nvmond_workload_latency_seconds_count{workload=\"wsat\",op=\"write\"} 3\n",
+        "nvmond_workload_running{workload=\"wsat\"} 1\n", "# TYPE nvmond_workload_ops_total counter\n",
+        "# TYPE nvmond_workload_latency_seconds histogram\n",
+        "# TYPE nvmond_workload_interval_latency_seconds summary\n",
+        "nvmond_workload_interval_latency_seconds{workload=\"wsat\",op=\"write\",quantile=\"0.5\"} ",
+        "nvmond_workload_interval_latency_seconds_count{workload=\"wsat\",op=\"write\"} 3\n"}) {
     EXPECT_NE(text.find(line), std::string::npos) << line << "\nin\n" << text;
   }
 }

@@ -21,7 +21,8 @@ struct Fixture {
   ManualClock clock;
   std::vector<DriveSummary> drives{{"SN-A", "Model A", "/dev/nvme0", true, 40.0, 70.0, 0.01, {}, false},
                                    {"SN-B", "Model B", "/dev/nvme1", true, 40.0, 70.0, 0.01, {}, false}};
-  ControlContext ctx{soaks, scheduler, clock, [this] { return drives; }, [this] {
+  ControlContext ctx{soaks, scheduler, clock, [this] { return drives; },
+                     [this] {
                        scheduler.tick(clock.wall(), [this](const std::string& t) {
                          return drive_for_target(drives, t, {{"a", "SN-A"}, {"b", "SN-B"}});
                        });
@@ -134,7 +135,8 @@ TEST(ControlCommands, StopPauseAndResumeWithoutARunOrAllActOnNothing) {
 TEST(ControlCommands, AnUnknownRunIdSaysWhereTheIdsAre) {
   Fixture f;
   EXPECT_NE(f.ask(R"({"cmd":"stop","run":99})")["error"].get<std::string>().find("nvmonctl status"), std::string::npos);
-  EXPECT_NE(f.ask(R"({"cmd":"show","run":99})")["error"].get<std::string>().find("nvmonctl history"), std::string::npos);
+  EXPECT_NE(f.ask(R"({"cmd":"show","run":99})")["error"].get<std::string>().find("nvmonctl history"),
+            std::string::npos);
 }
 
 TEST(ControlCommands, BadRequestsGetErrorRepliesThatSayWhy) {
@@ -144,7 +146,8 @@ TEST(ControlCommands, BadRequestsGetErrorRepliesThatSayWhy) {
   EXPECT_NE(f.ask(R"({"cmd":"reboot"})")["error"].get<std::string>().find("unknown command"), std::string::npos);
   EXPECT_NE(f.ask(R"({"cmd":"stop"})")["error"].get<std::string>().find("run"), std::string::npos);
   EXPECT_NE(f.ask(R"({"cmd":"start","test":"wsat"})")["error"].get<std::string>().find("target"), std::string::npos);
-  EXPECT_NE(f.ask(R"({"cmd":"start","test":"no-such-test","target":"sim:a"})")["error"].get<std::string>().find("unknown test"),
+  EXPECT_NE(f.ask(R"({"cmd":"start","test":"no-such-test","target":"sim:a"})")["error"].get<std::string>().find(
+                "unknown test"),
             std::string::npos);
   EXPECT_FALSE(f.ask(R"({"cmd":"show","run":99})")["ok"]);
 }
@@ -171,8 +174,9 @@ TEST(ControlCommands, AStartWithUnprintableOrOversizedStringsIsRefusedBeforeItIs
   const std::string long_target = json{{"cmd", "start"}, {"test", "wsat"}, {"target", std::string(5000, 'a')}}.dump();
   const std::string newline_value =
       json{{"cmd", "start"}, {"test", "wsat"}, {"target", "sim:a"}, {"params", {{"round", "1s\nforged"}}}}.dump();
-  const std::string long_value = json{
-      {"cmd", "start"}, {"test", "wsat"}, {"target", "sim:a"}, {"params", {{"round", std::string(2000, '1')}}}}.dump();
+  const std::string long_value =
+      json{{"cmd", "start"}, {"test", "wsat"}, {"target", "sim:a"}, {"params", {{"round", std::string(2000, '1')}}}}
+          .dump();
   const std::string newline_key =
       json{{"cmd", "start"}, {"test", "wsat"}, {"target", "sim:a"}, {"params", {{"a\nb", "1"}}}}.dump();
   json many = json::object();

@@ -129,7 +129,9 @@ TEST(ControlSelfTest, ADriveWithoutSelfTestSupportOrAnUnknownSerialIsRefused) {
 
 TEST(ControlSelfTest, TheDrivesRefusalIsTheReply) {
   Fixture f;
-  f.device_answer = Error{ErrorReason::busy, "/dev/nvme0: device self-test (14h), short (STC 1h): NVMe status 0x11d (Device Self-test In Progress)"};
+  f.device_answer =
+      Error{ErrorReason::busy,
+            "/dev/nvme0: device self-test (14h), short (STC 1h): NVMe status 0x11d (Device Self-test In Progress)"};
   json r = f.selftest("start", "SN-A");
   EXPECT_FALSE(r["ok"]);
   EXPECT_EQ(error_of(r), f.device_answer->message);
@@ -152,7 +154,8 @@ TEST(ControlSelfTest, StatusShowsTheRunningTestAndTheNewestResults) {
   EXPECT_EQ(r["running"], "short");
   EXPECT_EQ(r["completion_pct"], 40);
   ASSERT_EQ(r["results"].size(), 2u);
-  EXPECT_EQ(r["results"][0], json::parse(R"({"kind":"extended","result":"failed_segments","segment":5,"power_on_hours":1201})"));
+  EXPECT_EQ(r["results"][0],
+            json::parse(R"({"kind":"extended","result":"failed_segments","segment":5,"power_on_hours":1201})"));
   EXPECT_TRUE(r["results"][1]["segment"].is_null());
   EXPECT_TRUE(f.sent.empty());
 

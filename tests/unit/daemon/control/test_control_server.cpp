@@ -80,8 +80,9 @@ class ControlServerTest : public ::testing::Test {
   const std::string path = dir.path() + "/control.sock";
   boost::asio::io_context io;
   ManualClock clock;
-  ControlServer server{io, clock, ControlSettings{path, ""},
-                       [](const nlohmann::json&) { return nlohmann::json{{"ok", true}}; }};
+  ControlServer server{io, clock, ControlSettings{path, ""}, [](const nlohmann::json&) {
+                         return nlohmann::json{{"ok", true}};
+                       }};
 };
 
 TEST_F(ControlServerTest, AnIdleConnectionIsAnsweredWithAnErrorAndClosedWhenTheTimeoutPasses) {
@@ -169,7 +170,9 @@ TEST_F(ControlServerTest, SixtyFourIdleConnectionsHoldTheSocketOnlyUntilTheTimeo
 // and none keeps a timer of the clock armed.
 TEST_F(ControlServerTest, DestroyingTheServerEndsItsConnections) {
   auto second = std::make_unique<ControlServer>(io, clock, ControlSettings{dir.path() + "/second.sock", ""},
-                                                [](const nlohmann::json&) { return nlohmann::json{{"ok", true}}; });
+                                                [](const nlohmann::json&) {
+                                                  return nlohmann::json{{"ok", true}};
+                                                });
   Client c(dir.path() + "/second.sock");
   settle();
   EXPECT_EQ(second->connections(), 1u);

@@ -21,7 +21,8 @@ struct Fixture {
   SoakScheduler scheduler{soaks, nullptr};
   ManualClock clock;
   std::vector<DriveSummary> drives{{"SN-A", "Model A", "/dev/nvme0", true, 40.0, 70.0, 0.01, {}, false}};
-  ControlContext ctx{soaks, scheduler, clock, [this] { return drives; }, [this] {
+  ControlContext ctx{soaks, scheduler, clock, [this] { return drives; },
+                     [this] {
                        scheduler.tick(clock.wall(), [this](const std::string& t) {
                          return drive_for_target(drives, t, {{"a", "SN-A"}});
                        });
@@ -53,7 +54,8 @@ TEST(ControlStartProfile, AnUnknownProfileOrATestItLacksIsRefusedBeforeItIsQueue
   const json lacking = f.ask(R"({"cmd":"start","test":"cbw","target":"sim:a","profile":"client"})");
   EXPECT_FALSE(lacking["ok"]);
   EXPECT_NE(lacking.value("error", "").find("cbw is not a test of the client profile"), std::string::npos) << lacking;
-  const json forged = f.ask(json{{"cmd", "start"}, {"test", "iops"}, {"target", "sim:a"}, {"profile", "client\nx"}}.dump());
+  const json forged =
+      f.ask(json{{"cmd", "start"}, {"test", "iops"}, {"target", "sim:a"}, {"profile", "client\nx"}}.dump());
   EXPECT_EQ(forged.value("error", ""), "\"profile\": must be printable ASCII (no newline or control character)");
   EXPECT_TRUE(f.soaks.started.empty());
 }

@@ -49,7 +49,8 @@ TEST(DeviceTarget, ANamespaceIsPurgedByAFormatOfItThroughItsController) {
 TEST(DeviceTarget, AFormatTheControllerRefusesFallsBackAndTheOutcomeSaysWhoRefusedWhat) {
   Fixture f;
   f.script->format_error =
-      Error{ErrorReason::nvme_status, "nvme7: format NVM namespace 3 (80h), user data erase: NVMe status 0x2 (Invalid Field)"};
+      Error{ErrorReason::nvme_status,
+            "nvme7: format NVM namespace 3 (80h), user data erase: NVMe status 0x2 (Invalid Field)"};
   auto t = f.open(test::fake_namespace(f.script, 3));
   auto purged = t->purge();
   ASSERT_TRUE(purged) << purged.error().message;
