@@ -23,7 +23,7 @@
 #include "runmodel/run_header.hpp"
 #include "runmodel/run_status.hpp"
 #include "runmodel/stage_phase.hpp"
-#include "runmodel/test_kind.hpp"
+#include "runmodel/pts_kind.hpp"
 #include "runmodel/tracked_variable.hpp"
 
 namespace nvmond::report {

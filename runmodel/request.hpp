@@ -17,7 +17,7 @@
 
 #include "core/clock.hpp"
 #include "runmodel/pts_profile.hpp"
-#include "runmodel/test_kind.hpp"
+#include "runmodel/pts_kind.hpp"
 
 namespace nvmond {
 

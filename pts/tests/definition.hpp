@@ -10,7 +10,7 @@
 #include "pts/plan.hpp"
 #include "pts/run_conditions.hpp"
 #include "runmodel/request.hpp"
-#include "runmodel/test_kind.hpp"
+#include "runmodel/pts_kind.hpp"
 
 namespace nvmond {
 

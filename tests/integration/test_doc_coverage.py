@@ -132,7 +132,7 @@ def documented_names(markdown, name_pattern):
 def tests_in_registry(sources):
     """The PTS test names the run model declares: each TestKind's row of the
     name table (`{TestKind::wsat, "wsat"}`)."""
-    return set(re.findall(r'\{TestKind::\w+, "([a-z_]+)"\}', sources["runmodel/test_kind.cpp"]))
+    return set(re.findall(r'\{TestKind::\w+, "([a-z_]+)"\}', sources["runmodel/pts_kind.cpp"]))
 
 
 def soak_test_list(markdown):

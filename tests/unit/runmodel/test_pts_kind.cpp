@@ -5,7 +5,7 @@
 #include <string>
 
 #include "runmodel/request.hpp"
-#include "runmodel/test_kind.hpp"
+#include "runmodel/pts_kind.hpp"
 
 namespace nvmond {
 namespace {

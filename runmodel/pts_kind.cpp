@@ -1,4 +1,4 @@
-#include "runmodel/test_kind.hpp"
+#include "runmodel/pts_kind.hpp"
 
 #include <array>
 #include <utility>
