@@ -1,7 +1,7 @@
 #pragma once
 // Which test a run is, as a value code can switch on. The run model holds it
 // (not pts/) because the schemas, nvmonctl and the report read it without
-// linking the tests; its text form lives only in test_kind.cpp, the one
+// linking the tests; its text form lives only in pts_kind.cpp, the one
 // table requests, run.json and the store are decoded through.
 #include <optional>
 #include <string_view>

@@ -77,7 +77,7 @@ const std::vector<std::string>& test_names(PtsProfile profile);
 // Throws ParamError for an unknown test, listing the known ones, and for a
 // test the profile does not have, listing the profile's.
 const TestSchema& test_schema(const std::string& test, PtsProfile profile = PtsProfile::enterprise);
-// Every kind has a schema (test_kind.cpp and schemas.cpp list the same tests).
+// Every kind has a schema (pts_kind.cpp and schemas.cpp list the same tests).
 const TestSchema& test_schema(TestKind kind);
 // Throws ParamError for a name that is no profile, listing the profiles.
 PtsProfile parse_profile(const std::string& name);
