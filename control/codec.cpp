@@ -4,6 +4,7 @@
 
 #include <type_traits>
 
+#include "control/framing.hpp"
 #include "core/result.hpp"
 #include "runmodel/run_codec.hpp"
 
@@ -103,7 +104,8 @@ Round decode_round(const json& j) {
   r.index = integer_of(j, "index", "a round index");
   r.phase = string_of(j, "phase", "a string");
   r.iops = number_or_null(j, "iops");
-  r.data = need(j, "data", "the round's data");
+  const json& data = need(j, "data", "the round's data");
+  r.data = data.is_string() ? data.get<std::string>() : data.dump();
   return r;
 }
 
@@ -320,7 +322,11 @@ json encode(const Schedule& s) {
 }
 
 json encode(const Round& r) {
-  return {{"index", r.index}, {"phase", r.phase}, {"iops", opt(r.iops)}, {"data", r.data}};
+  json data = json::parse(r.data, nullptr, false);
+  return {{"index", r.index},
+          {"phase", r.phase},
+          {"iops", opt(r.iops)},
+          {"data", data.is_discarded() ? json(r.data) : data}};
 }
 
 json encode(const SelfTestEntry& e) {
@@ -372,11 +378,30 @@ json encode(const ErrorReply& r) {
   return j;
 }
 
+json encode(const AnyReply& r) {
+  return std::visit([](const auto& reply) { return encode(reply); }, r);
+}
+
 std::optional<ErrorReason> reason_of(const std::exception& e) {
   if (dynamic_cast<const ProtocolVersionError*>(&e) != nullptr) return ErrorReason::protocol_version;
   if (dynamic_cast<const DecodeError*>(&e) != nullptr) return ErrorReason::decode;
   return std::nullopt;
 }
+
+std::variant<Request, ErrorReply> read_request_line(const std::string& line) {
+  const json req = unframe(line);
+  if (req.is_discarded()) return ErrorReply{"malformed request: not JSON", ErrorReason::decode};
+  if (!req.is_object() || !req.contains("cmd") || !req["cmd"].is_string()) {
+    return ErrorReply{"malformed request: expected an object with a string \"cmd\"", ErrorReason::decode};
+  }
+  try {
+    return decode_request(req);
+  } catch (const std::exception& e) {
+    return ErrorReply{e.what(), reason_of(e)};
+  }
+}
+
+std::string reply_line(const AnyReply& r) { return frame(encode(r)); }
 
 void check_reply_version(const json& j) {
   if (!j.is_object()) throw DecodeError("expected a reply object");

@@ -47,6 +47,14 @@ nlohmann::json encode(const HistoryReply& r);
 nlohmann::json encode(const ShowReply& r);
 nlohmann::json encode(const SelfTestReply& r);
 nlohmann::json encode(const ErrorReply& r);
+nlohmann::json encode(const AnyReply& r);
+
+// The daemon's side of one line: the request it carries, or the refusal that
+// answers it (not JSON, no string "cmd", a key that does not decode, another
+// protocol version: each with its reason).
+std::variant<Request, ErrorReply> read_request_line(const std::string& line);
+// A reply as the line the daemon writes (control/framing.hpp).
+std::string reply_line(const AnyReply& r);
 
 // Checks the reply's "protocol" (absent: version 1, a daemon from before the
 // key existed) and "ok". Throws DecodeError (ProtocolVersionError for the

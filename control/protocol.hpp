@@ -9,8 +9,6 @@
 // and every reply says which one it is in. A side that meets a version it
 // does not speak refuses it with both versions named and which tool to
 // upgrade; it never guesses at a shape it does not know.
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -114,7 +112,9 @@ struct Round {
   std::int64_t index = 0;
   std::string phase;
   std::optional<double> iops;
-  nlohmann::json data;  // the round as the run store holds it
+  // The round as the run store holds it: its JSON text, which the codec
+  // carries as the object it is (as a string, should it not be JSON).
+  std::string data;
 };
 
 struct PingReply {};
@@ -173,5 +173,9 @@ struct ErrorReply {
   // reason more specific (and every reply of a daemon from before the key).
   std::optional<ErrorReason> reason = std::nullopt;
 };
+
+// Any reply the daemon sends: the answer to one request, or its refusal.
+using AnyReply = std::variant<PingReply, StatusReply, ListReply, StartReply, StopReply, RunsActedOn, HistoryReply,
+                              ShowReply, SelfTestReply, ErrorReply>;
 
 }  // namespace nvmond::control

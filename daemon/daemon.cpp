@@ -302,7 +302,7 @@ void Daemon::start_control() {
       [this](const std::string& serial) { return drive_user(serial); },
       [this](const std::string& path, std::optional<SelfTestKind> kind,
              std::function<void(std::optional<Error>)> done) { operator_self_test(path, kind, std::move(done)); },
-      [this](std::function<nlohmann::json()> work, std::function<void(nlohmann::json)> done) {
+      [this](std::function<control::AnyReply()> work, std::function<void(control::AnyReply)> done) {
         control_worker_->submit([work = std::move(work), done = std::move(done)]() -> std::function<void()> {
           return [reply = work(), done]() mutable { done(std::move(reply)); };
         });
@@ -310,7 +310,7 @@ void Daemon::start_control() {
   try {
     control_ = std::make_unique<ControlServer>(
         io_, *clock_, config_.control,
-        AsyncControlHandler([this](const nlohmann::json& req, const ControlReply& reply) {
+        AsyncControlHandler([this](const control::Request& req, const ControlReply& reply) {
           handle_control(req, *control_ctx_, reply);
         }));
   } catch (const std::exception& e) {

@@ -9,7 +9,7 @@
 #include <variant>
 
 #include "collectors/nvme/self_test_log.hpp"
-#include "control/codec.hpp"
+#include "control/protocol.hpp"
 #include "core/log.hpp"
 
 #include "runmodel/run_codec.hpp"
@@ -18,17 +18,16 @@
 namespace nvmond {
 namespace {
 
-using nlohmann::json;
 namespace ctl = control;
 
 static_assert(ctl::kMaxShowRounds == static_cast<std::int64_t>(RoundPage::kMaxRounds),
               "a show page is bounded by what the run store answers at once");
 
-json fail(const std::string& message) { return ctl::encode(ctl::ErrorReply{message}); }
-json fail(const Error& e) { return ctl::encode(ctl::ErrorReply{e.message, e.reason}); }
+ctl::AnyReply fail(const std::string& message) { return ctl::ErrorReply{message}; }
+ctl::AnyReply fail(const Error& e) { return ctl::ErrorReply{e.message, e.reason}; }
 
 // An operator who named a run that is not there learns where the ids are.
-json fail_naming_runs(const Error& e, const char* where_ids_are) {
+ctl::AnyReply fail_naming_runs(const Error& e, const char* where_ids_are) {
   if (e.reason != ErrorReason::absent) return fail(e);
   return fail(Error{e.reason, fmt::format("{} ({})", e.message, where_ids_are)});
 }
@@ -59,7 +58,7 @@ ctl::Schedule schedule_of(const ScheduleView& s) {
   return {s.name, s.test, s.target, s.schedule, s.state, s.detail, unix_seconds(s.next_start), s.run};
 }
 
-json status(ControlContext& ctx) {
+ctl::AnyReply status(ControlContext& ctx) {
   ctl::StatusReply reply;
   for (const auto& d : ctx.drives()) reply.drives.push_back(drive_of(d));
   for (const auto& r : ctx.soaks.active()) reply.runs.push_back(r);
@@ -69,13 +68,13 @@ json status(ControlContext& ctx) {
       reply.queued.push_back(schedule_of(s));
     }
   }
-  return ctl::encode(reply);
+  return reply;
 }
 
-json list(ControlContext& ctx) {
+ctl::AnyReply list(ControlContext& ctx) {
   ctl::ListReply reply;
   for (const auto& s : ctx.scheduler.list()) reply.schedules.push_back(schedule_of(s));
-  return ctl::encode(reply);
+  return reply;
 }
 
 // What a control client may send in a start request: strings that end up in
@@ -114,20 +113,20 @@ std::optional<std::string> start_problem(const ctl::StartRequest& req) {
 // The answer to a start is a ticket: the schedule's name, `opening` while
 // the run's thread opens the target and writes its row (nvmonctl follows it
 // with `list`), `queued` while its drive is busy or hot; or the run it began.
-json started(const std::string& name, ControlContext& ctx) {
+ctl::AnyReply started(const std::string& name, ControlContext& ctx) {
   ctx.tick();
   for (const auto& s : ctx.scheduler.list()) {
     if (s.name != name) continue;
     if (s.state == ScheduleState::failed) return fail(s.detail);
-    if (s.run) return ctl::encode(ctl::StartReply{name, false, *s.run, std::nullopt});
-    return ctl::encode(ctl::StartReply{name, true, std::nullopt, s.detail});
+    if (s.run) return ctl::StartReply{name, false, *s.run, std::nullopt};
+    return ctl::StartReply{name, true, std::nullopt, s.detail};
   }
   return fail("run " + name + " ended before it could be reported (nvmonctl history lists it)");
 }
 
 // `nvmonctl start NAME` without a target: the [[soak]] NAME runs now, as
 // configured (a finished once-soak again).
-json start_soak(const ctl::StartRequest& req, ControlContext& ctx) {
+ctl::AnyReply start_soak(const ctl::StartRequest& req, ControlContext& ctx) {
   if (auto p = field_problem("\"test\"", req.test, kMaxParamKey)) return fail(*p);
   if (!req.params.empty() || !req.profile.empty()) {
     return fail(
@@ -137,7 +136,7 @@ json start_soak(const ctl::StartRequest& req, ControlContext& ctx) {
   return started(req.test, ctx);
 }
 
-json start(const ctl::StartRequest& req, ControlContext& ctx) {
+ctl::AnyReply start(const ctl::StartRequest& req, ControlContext& ctx) {
   if (req.target.empty()) return start_soak(req, ctx);
   if (auto p = start_problem(req)) return fail(*p);
   SoakRequest r;
@@ -183,15 +182,15 @@ Result<std::vector<std::int64_t>> act_on(const ctl::RunSelector& which, ControlC
   return done;
 }
 
-json stop(const ctl::StopRequest& req, ControlContext& ctx) {
+ctl::AnyReply stop(const ctl::StopRequest& req, ControlContext& ctx) {
   auto done =
       act_on(req.which, ctx, "no run in progress can be stopped", [&](std::int64_t id) { return ctx.soaks.stop(id); });
   if (!done) return fail_naming_runs(done.error(), kActiveRuns);
   ctx.tick();
-  return ctl::encode(ctl::StopReply{std::move(*done)});
+  return ctl::StopReply{std::move(*done)};
 }
 
-json pause_resume(const ctl::RunSelector& which, ControlContext& ctx, bool pause) {
+ctl::AnyReply pause_resume(const ctl::RunSelector& which, ControlContext& ctx, bool pause) {
   auto done = act_on(which, ctx, pause ? "no run in progress can be paused" : "no run in progress is paused",
                      [&](std::int64_t id) {
                        auto r = pause ? ctx.soaks.pause(id) : ctx.soaks.resume(id);
@@ -199,20 +198,20 @@ json pause_resume(const ctl::RunSelector& which, ControlContext& ctx, bool pause
                        return r;
                      });
   if (!done) return fail_naming_runs(done.error(), kActiveRuns);
-  return ctl::encode(ctl::RunsActedOn{std::move(*done)});
+  return ctl::RunsActedOn{std::move(*done)};
 }
 
 // Reads the run store: called off the loop (ControlContext::offload).
-json history(const ctl::HistoryRequest& req, SoakControl& soaks) {
+ctl::AnyReply history(const ctl::HistoryRequest& req, SoakControl& soaks) {
   auto h = soaks.history(req.drive);
   if (!h) return fail(h.error());
   ctl::HistoryReply reply;
   for (const auto& r : *h) reply.runs.push_back(r);
-  return ctl::encode(reply);
+  return reply;
 }
 
 // Reads the run store: called off the loop (ControlContext::offload).
-json show(const ctl::ShowRequest& req, SoakControl& soaks) {
+ctl::AnyReply show(const ctl::ShowRequest& req, SoakControl& soaks) {
   RoundPage page;
   if (req.from) page.from = *req.from;
   if (req.limit) page.limit = static_cast<std::size_t>(*req.limit);
@@ -220,10 +219,9 @@ json show(const ctl::ShowRequest& req, SoakControl& soaks) {
   if (!d) return fail_naming_runs(d.error(), kAllRuns);
   ctl::ShowReply reply{d->run, {}, d->next_round};
   for (const auto& r : d->rounds) {
-    json data = json::parse(r.data, nullptr, false);
-    reply.rounds.push_back({r.index, r.phase, r.iops, data.is_discarded() ? json(r.data) : data});
+    reply.rounds.push_back({r.index, r.phase, r.iops, r.data});
   }
-  return ctl::encode(reply);
+  return reply;
 }
 
 // ---- selftest ------------------------------------------------------------
@@ -287,23 +285,23 @@ void self_test(const ctl::SelfTestRequest& req, ControlContext& ctx, const Contr
         Error{ErrorReason::unsupported,
               fmt::format("drive {} does not support Device Self-test (Identify OACS bit 4 is clear)", d.serial)}));
   }
-  if (req.action == ctl::SelfTestAction::status) return done(ctl::encode(self_test_state(d, "")));
+  if (req.action == ctl::SelfTestAction::status) return done(self_test_state(d, ""));
   if (!ctx.self_test) return done(fail("this daemon cannot send commands to its drives"));
   std::optional<SelfTestKind> kind;
   if (req.action == ctl::SelfTestAction::start) {
     if (auto p = self_test_start_problem(d, ctx)) return done(fail(*p));
     kind = req.extended ? SelfTestKind::extended_test : SelfTestKind::short_test;
   }
-  const std::string what = !kind ? "abort sent" : req.extended ? "extended test started" : "short test started";
+  const std::string what = kind ? fmt::format("{} test started", self_test_kind_name(*kind)) : "abort sent";
   ctx.self_test(d.path, kind, [done, d, what](std::optional<Error> err) {
     if (err) return done(fail(*err));
     log::info("{} ({}): device self-test: {} (nvmonctl)", d.path, d.serial, what);
-    done(ctl::encode(self_test_state(d, what)));
+    done(self_test_state(d, what));
   });
 }
 
 // Runs a run-store read off the loop when the context can.
-void offloaded(ControlContext& ctx, std::function<json()> work, const ControlDone& done) {
+void offloaded(ControlContext& ctx, std::function<ctl::AnyReply()> work, const ControlDone& done) {
   if (!ctx.offload) return done(work());
   ctx.offload(std::move(work), done);
 }
@@ -317,10 +315,10 @@ Overloaded(F...) -> Overloaded<F...>;
 
 }  // namespace
 
-void handle_control(const json& request, ControlContext& ctx, ControlDone done) {
-  auto now = [&done](json reply) { done(std::move(reply)); };
+void handle_control(const ctl::Request& request, ControlContext& ctx, ControlDone done) {
+  auto now = [&done](ctl::AnyReply reply) { done(std::move(reply)); };
   std::visit(
-      Overloaded{[&](const ctl::PingRequest&) { now(ctl::encode(ctl::PingReply{})); },
+      Overloaded{[&](const ctl::PingRequest&) { now(ctl::PingReply{}); },
                  [&](const ctl::StatusRequest&) { now(status(ctx)); }, [&](const ctl::ListRequest&) { now(list(ctx)); },
                  [&](const ctl::StartRequest& r) { now(start(r, ctx)); },
                  [&](const ctl::StopRequest& r) { now(stop(r, ctx)); },
@@ -335,12 +333,12 @@ void handle_control(const json& request, ControlContext& ctx, ControlDone done) 
                        ctx, [r, &soaks = ctx.soaks] { return show(r, soaks); }, done);
                  },
                  [&](const ctl::SelfTestRequest& r) { self_test(r, ctx, done); }},
-      ctl::decode_request(request));
+      request);
 }
 
-json handle_control(const json& request, ControlContext& ctx) {
-  std::optional<json> reply;
-  handle_control(request, ctx, [&reply](json r) { reply = std::move(r); });
+ctl::AnyReply handle_control(const ctl::Request& request, ControlContext& ctx) {
+  std::optional<ctl::AnyReply> reply;
+  handle_control(request, ctx, [&reply](ctl::AnyReply r) { reply = std::move(r); });
   if (!reply) throw std::logic_error("a control command answered later than its caller waits");
   return std::move(*reply);
 }

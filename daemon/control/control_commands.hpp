@@ -10,8 +10,6 @@
 // `history` and `show` read the run store through `offload`.
 //
 // Thread-safety: event-loop thread only; every hook answers on it.
-#include <nlohmann/json.hpp>
-
 #include <functional>
 #include <optional>
 #include <string>
@@ -45,18 +43,17 @@ struct ControlContext {
       self_test = {};
   // Runs `work` (a run store read) off the loop and hands its reply to
   // `done` on the loop. Empty: runs it at once (tests).
-  std::function<void(std::function<nlohmann::json()> work, std::function<void(nlohmann::json)> done)> offload = {};
+  std::function<void(std::function<control::AnyReply()> work, std::function<void(control::AnyReply)> done)> offload =
+      {};
 };
 
-using ControlDone = std::function<void(nlohmann::json reply)>;
+using ControlDone = std::function<void(control::AnyReply reply)>;
 
 // Answers `request` through `done`, now or later (on the loop's thread).
-// A malformed request or an unknown version throws control::DecodeError
-// (an std::invalid_argument naming the key) before anything is done.
-void handle_control(const nlohmann::json& request, ControlContext& ctx, ControlDone done);
+void handle_control(const control::Request& request, ControlContext& ctx, ControlDone done);
 
 // The same where every hook answers at once (tests with synchronous fakes):
 // returns the reply; throws std::logic_error when a hook answered later.
-nlohmann::json handle_control(const nlohmann::json& request, ControlContext& ctx);
+control::AnyReply handle_control(const control::Request& request, ControlContext& ctx);
 
 }  // namespace nvmond

@@ -24,8 +24,8 @@ namespace {
 
 using boost::asio::local::stream_protocol;
 
-nlohmann::json error_reply(const std::string& message, std::optional<ErrorReason> reason) {
-  return control::encode(control::ErrorReply{message, reason});
+control::ErrorReply error_reply(const std::string& message, std::optional<ErrorReason> reason) {
+  return control::ErrorReply{message, reason};
 }
 
 // A socket file left by a daemon that died is removed; one that answers
@@ -70,15 +70,12 @@ void ControlSlots::give_back(uid_t uid) {
 }
 
 void answer_control_line(const std::string& line, const AsyncControlHandler& handler, const ControlReply& reply) {
-  nlohmann::json req = control::unframe(line);
-  if (req.is_discarded()) return reply(error_reply("malformed request: not JSON", ErrorReason::decode));
-  if (!req.is_object() || !req.contains("cmd") || !req["cmd"].is_string()) {
-    return reply(error_reply("malformed request: expected an object with a string \"cmd\"", ErrorReason::decode));
-  }
+  auto req = control::read_request_line(line);
+  if (auto* refused = std::get_if<control::ErrorReply>(&req)) return reply(std::move(*refused));
   // A handler that throws has not replied: the error is its reply.
   auto replied = std::make_shared<bool>(false);
   try {
-    handler(req, [reply, replied](nlohmann::json r) {
+    handler(std::get<control::Request>(req), [reply, replied](control::AnyReply r) {
       *replied = true;
       reply(std::move(r));
     });
@@ -87,11 +84,11 @@ void answer_control_line(const std::string& line, const AsyncControlHandler& han
   }
 }
 
-nlohmann::json answer_control_line(const std::string& line, const ControlHandler& handler) {
-  nlohmann::json out;
+std::string answer_control_line(const std::string& line, const ControlHandler& handler) {
+  std::string out;
   answer_control_line(
-      line, [&handler](const nlohmann::json& req, const ControlReply& reply) { reply(handler(req)); },
-      [&out](nlohmann::json r) { out = std::move(r); });
+      line, [&handler](const control::Request& req, const ControlReply& reply) { reply(handler(req)); },
+      [&out](control::AnyReply r) { out = control::reply_line(r); });
   return out;
 }
 
@@ -169,15 +166,15 @@ class ControlServer::Session : public std::enable_shared_from_this<Session> {
     buf_.consume(n);
     // The handler may outlive this connection's server (a reply posted
     // back after a reload of the socket): `alive_` tells.
-    answer_control_line(line, handler_, [self = shared_from_this()](nlohmann::json reply) {
+    answer_control_line(line, handler_, [self = shared_from_this()](control::AnyReply reply) {
       if (self->alive_.expired()) return;
       self->write(reply, true);
     });
   }
-  void write(const nlohmann::json& reply, bool keep) {
+  void write(const control::AnyReply& reply, bool keep) {
     reading_ = false;
     arm_deadline();
-    out_ = control::frame(reply);
+    out_ = control::reply_line(reply);
     boost::asio::async_write(socket_, boost::asio::buffer(out_),
                              [self = shared_from_this(), keep](auto ec, std::size_t) {
                                if (self->deadline_) self->deadline_->cancel();
@@ -201,7 +198,9 @@ ControlServer::ControlServer(boost::asio::io_context& io, const Clock& clock, co
                              ControlHandler handler, ControlSlots::Limits limits)
     : ControlServer(
           io, clock, settings,
-          [handler = std::move(handler)](const nlohmann::json& req, const ControlReply& reply) { reply(handler(req)); },
+          [handler = std::move(handler)](const control::Request& req, const ControlReply& reply) {
+            reply(handler(req));
+          },
           limits) {}
 
 ControlServer::ControlServer(boost::asio::io_context& io, const Clock& clock, const ControlSettings& settings,

@@ -22,7 +22,6 @@
 // Thread-safety: event-loop thread only; the handler runs there too.
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
-#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cstddef>
@@ -36,6 +35,7 @@
 
 #include "control/control_settings.hpp"
 #include "control/framing.hpp"
+#include "control/protocol.hpp"
 #include "core/clock.hpp"
 
 namespace nvmond {
@@ -74,18 +74,18 @@ class ControlSlots {
   std::map<uid_t, std::size_t> by_uid_;  // unprivileged peers only
 };
 
-// Answers one request object (it has a string "cmd"); returns the reply
-// object. Exceptions become {"ok":false,"error":what()}.
-using ControlHandler = std::function<nlohmann::json(const nlohmann::json& request)>;
+// Answers one decoded request; returns its reply. An exception becomes the
+// error reply (control::ErrorReply, its message what()).
+using ControlHandler = std::function<control::AnyReply(const control::Request& request)>;
 // Sends the reply to one request; callable once, on the event loop's thread.
-using ControlReply = std::function<void(nlohmann::json reply)>;
+using ControlReply = std::function<void(control::AnyReply reply)>;
 // Answers one request now or later: a request that needs a device or a
 // database hands the work to another thread and replies when it posts back,
 // so the loop never waits. The connection reads no other request meanwhile
 // (one request at a time each), and the request deadline does not run: a
 // command's own timeout bounds it. An exception thrown before the reply
 // becomes the error reply.
-using AsyncControlHandler = std::function<void(const nlohmann::json& request, ControlReply reply)>;
+using AsyncControlHandler = std::function<void(const control::Request& request, ControlReply reply)>;
 
 class ControlServer {
  public:
@@ -127,8 +127,9 @@ class ControlServer {
   std::vector<std::weak_ptr<Session>> sessions_;
 };
 
-// The reply to a request line: parse, check the shape, call `handler`.
-nlohmann::json answer_control_line(const std::string& line, const ControlHandler& handler);
+// The reply line to a request line: decoded by the protocol's codec (a line
+// that does not decode is answered with its refusal), then `handler`.
+std::string answer_control_line(const std::string& line, const ControlHandler& handler);
 // The same for an asynchronous handler: `reply` is called once, maybe later.
 void answer_control_line(const std::string& line, const AsyncControlHandler& handler, const ControlReply& reply);
 

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "daemon/control/control_commands.hpp"
+#include "tests/support/control_json.hpp"
 #include "polling/poller.hpp"
 #include "soak/soak_runner.hpp"
 #include "pts/targets/sim_target.hpp"
@@ -91,7 +92,9 @@ TEST(LoopNeverWaits, AStartWhoseTargetHangsAnswersAtOnceAndTheLoopGoesOn) {
     SoakScheduler scheduler{runner, nullptr};
     ControlContext ctx{runner, scheduler, clock, [] { return std::vector<DriveSummary>{}; },
                        [&] { scheduler.tick(clock.wall(), nullptr); }};
-    auto control = [&](json request) { return loop.on_loop([&ctx, request] { return handle_control(request, ctx); }); };
+    auto control = [&](json request) {
+      return loop.on_loop([&ctx, request] { return test::ask_control(request, ctx); });
+    };
 
     auto ticket = control({{"cmd", "start"}, {"test", "wsat"}, {"target", "sim:x"}, {"params", {{"rounds", "1"}}}});
     ASSERT_TRUE(ticket) << "the start waited on its target";

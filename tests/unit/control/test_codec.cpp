@@ -125,7 +125,7 @@ TEST(ControlCodec, EveryReplySurvivesTheRoundTrip) {
   expect_round_trip(RunsActedOn{{12, 13}});
   expect_round_trip(HistoryReply{{ended, a_run()}});
   expect_round_trip(
-      ShowReply{a_run(), {{0, "fob", 9000.0, json{{"iops", 9000.0}}}, {1, "fob", std::nullopt, "raw"}}, 2});
+      ShowReply{a_run(), {{0, "fob", 9000.0, json{{"iops", 9000.0}}.dump()}, {1, "fob", std::nullopt, "raw"}}, 2});
   expect_round_trip(ShowReply{ended, {}, std::nullopt});
   expect_round_trip(SelfTestReply{"SN-A",
                                   "",

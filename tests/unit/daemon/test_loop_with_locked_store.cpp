@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "daemon/control/control_commands.hpp"
+#include "tests/support/control_json.hpp"
 #include "daemon/history_compaction.hpp"
 #include "store/history_store.hpp"
 #include "tests/support/loop_thread.hpp"
@@ -54,7 +55,7 @@ TEST(LoopWithALockedStore, ControlStatusIsAnsweredWhileCompactionMeetsAnotherPro
     clock.advance(HistoryCompaction::kEvery);  // the compaction is now queued on the loop
 
     std::promise<json> answer;
-    boost::asio::post(loop.io, [&] { answer.set_value(handle_control(json{{"cmd", "status"}}, ctx)); });
+    boost::asio::post(loop.io, [&] { answer.set_value(test::ask_control(json{{"cmd", "status"}}, ctx)); });
     auto reply = answer.get_future();
     const bool answered = reply.wait_for(10s) == std::future_status::ready;
     other.release();  // lets a loop stuck in the compaction go, so the test can end

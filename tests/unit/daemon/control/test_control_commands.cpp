@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <string>
 #include <utility>
@@ -28,7 +29,7 @@ struct Fixture {
                        });
                      }};
   json ask(const std::string& line) {
-    return answer_control_line(line, [this](const json& r) { return handle_control(r, ctx); });
+    return json::parse(answer_control_line(line, [this](const control::Request& r) { return handle_control(r, ctx); }));
   }
 };
 

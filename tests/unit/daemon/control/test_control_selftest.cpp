@@ -1,6 +1,7 @@
 // nvmonctl selftest through the control commands: which drives may start a
 // test, what reaches the device, and what status shows.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
@@ -57,7 +58,8 @@ struct Fixture {
                        done(device_answer);
                      }};
   json ask(const json& request) {
-    return answer_control_line(request.dump(), [this](const json& r) { return handle_control(r, ctx); });
+    return json::parse(
+        answer_control_line(request.dump(), [this](const control::Request& r) { return handle_control(r, ctx); }));
   }
   json selftest(const char* action, const char* drive, bool extended = false) {
     json r{{"cmd", "selftest"}, {"action", action}, {"drive", drive}};
