@@ -86,7 +86,11 @@ std::optional<Error> check_ocp_page(const char* name, std::span<const std::uint8
 }  // namespace
 
 bool has_ocp_guid(std::span<const std::uint8_t> page, u128 guid) {
-  return page.size() == kOcpLogPageBytes && read_le(page, kOcpLogGuidOffset, 16) == guid;
+  return has_ocp_guid(page, OcpLogPage{0, kOcpLogPageBytes, guid, {}});
+}
+
+bool has_ocp_guid(std::span<const std::uint8_t> page, const OcpLogPage& spec) {
+  return spec.bytes >= 16 && page.size() == spec.bytes && read_le(page, spec.bytes - 16, 16) == spec.guid;
 }
 
 std::span<const FieldSpec<OcpLatencyMonitorLog>> ocp_latency_monitor_fields() { return kLatencyMonitorFields; }

@@ -30,8 +30,16 @@ inline constexpr std::size_t kOcpLogGuidOffset = 496;
 inline constexpr u128 kOcpLatencyMonitorGuid = (static_cast<u128>(0x85D45E58D4E64370ULL) << 64) | 0x9C6C84D08CC07A92ULL;
 inline constexpr u128 kOcpErrorRecoveryGuid = (static_cast<u128>(0x5A1983BA3DFD4DABULL) << 64) | 0xAE3430FE2131D944ULL;
 
+// What DeviceReader::read_ocp_log asks for to read each of them.
+inline constexpr OcpLogPage kOcpLatencyMonitorPage{kOcpLatencyMonitorLogId, kOcpLogPageBytes, kOcpLatencyMonitorGuid,
+                                                   "OCP latency monitor (C3h)"};
+inline constexpr OcpLogPage kOcpErrorRecoveryPage{kOcpErrorRecoveryLogId, kOcpLogPageBytes, kOcpErrorRecoveryGuid,
+                                                  "OCP error recovery (C1h)"};
+
 // True when the page is 512 bytes long and ends with `guid`.
 bool has_ocp_guid(std::span<const std::uint8_t> page, u128 guid);
+// True when the page is `spec.bytes` long and ends with its GUID.
+bool has_ocp_guid(std::span<const std::uint8_t> page, const OcpLogPage& spec);
 
 Result<OcpLatencyMonitorLog> decode_ocp_latency_monitor_log(std::span<const std::uint8_t> page);
 Result<OcpErrorRecoveryLog> decode_ocp_error_recovery_log(std::span<const std::uint8_t> page);

@@ -361,6 +361,21 @@ TEST(OcpErrorRecoveryText, NamesEveryResetBitAndRecoveryAction) {
   EXPECT_EQ(ocp_recovery_action_text(0xFF), "other");
 }
 
+// The generic read's GUID check: a page of the spec's size whose last 16
+// bytes are its GUID, whatever the size.
+TEST(OcpLogPageGuid, IsTheLastSixteenBytesOfAPageOfTheSpecsSize) {
+  const OcpLogPage spec{0xC9, 4096, (static_cast<u128>(0x0123456789ABCDEFULL) << 64) | 0xFEDCBA9876543210ULL, "test"};
+  std::vector<std::uint8_t> page(4096);
+  for (std::size_t i = 0; i < 16; ++i) page[4080 + i] = static_cast<std::uint8_t>(spec.guid >> (8 * i));
+  EXPECT_TRUE(has_ocp_guid(page, spec));
+  EXPECT_FALSE(has_ocp_guid(std::span(page).first(4095), spec));
+  page[4080] ^= 1;
+  EXPECT_FALSE(has_ocp_guid(page, spec));
+  const auto c3 = fixture("ocp_latency_monitor.bin");
+  EXPECT_TRUE(has_ocp_guid(c3, kOcpLatencyMonitorPage));
+  EXPECT_FALSE(has_ocp_guid(c3, kOcpErrorRecoveryPage));
+}
+
 }  // namespace NVMOND_TEST_UNIT
 using namespace NVMOND_TEST_UNIT;
 }  // namespace
