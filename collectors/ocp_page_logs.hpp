@@ -1,0 +1,17 @@
+#pragma once
+// The OCP Datacenter NVMe SSD pages read through the generic read
+// (DeviceReader::read_ocp_log), decoded: one member per page, each filled by
+// that page's log source row (drivelog/log_sources), nullopt when the drive
+// lacks the page or its read failed. A HealthSnapshot holds them behind a
+// pointer (HealthSnapshot::ocp_pages), so only the rows, the exports and
+// their tests include this header. Like health.hpp, the drive's own units.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nvmond {
+
+struct OcpPageLogs {};
+
+}  // namespace nvmond
