@@ -21,13 +21,11 @@
 
 #include "collectors/health.hpp"
 #include "collectors/persistent_event.hpp"
+#include "collectors/self_test_kind.hpp"
 #include "collectors/telemetry.hpp"
 #include "core/result.hpp"
 
 namespace nvmond {
-
-// A Device Self-test's Self-test Code (STC) as the command sends it.
-enum class SelfTestKind : std::uint8_t { short_test = 0x1, extended_test = 0x2 };
 
 class DeviceReader {
  public:

@@ -15,7 +15,7 @@ int DevicePoller::abandoned_threads() { return PollWorker::abandoned(); }
 // post or by the deadline, whichever comes first.
 struct DevicePoller::PendingSelfTest {
   std::uint64_t id = 0;
-  std::string what;  // "abort", "short", "extended"
+  std::string what;  // "abort", or the kind's name
   std::function<void(std::optional<Error>)> done;
   std::unique_ptr<Timer> deadline;
   bool answered = false;
@@ -65,7 +65,7 @@ DevicePoller::~DevicePoller() {
 }
 
 void DevicePoller::self_test(std::optional<SelfTestKind> kind, std::function<void(std::optional<Error>)> done) {
-  const char* what = !kind ? "abort" : *kind == SelfTestKind::extended_test ? "extended" : "short";
+  const char* what = kind ? self_test_kind_name(*kind) : "abort";
   if (self_test_pending_ && !self_test_pending_->answered) {
     return done(Error{ErrorReason::busy, fmt::format("{}: device self-test ({}): another "
                                                      "self-test command is waiting; not sent",

@@ -3,7 +3,18 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include <string_view>
+
 namespace nvmond {
+
+namespace {
+
+// "an extended", "a short": the holder reads as a sentence whatever the kind.
+const char* article_for(std::string_view word) {
+  return !word.empty() && std::string_view("aeiou").find(word.front()) != std::string_view::npos ? "an" : "a";
+}
+
+}  // namespace
 
 std::string holder_text(const DriveUse& use) {
   switch (use.kind) {
@@ -11,7 +22,7 @@ std::string holder_text(const DriveUse& use) {
       const std::string since = use.since ? fmt::format("started at {:%Y-%m-%dT%H:%M:%SZ}",
                                                         fmt::gmtime(std::chrono::system_clock::to_time_t(*use.since)))
                                           : std::string("seen running in its self-test log");
-      return fmt::format("{} {} self-test ({})", use.who == "extended" ? "an" : "a", use.who, since);
+      return fmt::format("{} {} self-test ({})", article_for(use.who), use.who, since);
     }
     case DriveUse::Kind::job: return "job " + use.who;
     case DriveUse::Kind::run: break;

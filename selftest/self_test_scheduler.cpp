@@ -16,8 +16,6 @@ namespace {
 
 constexpr auto kSelfTestRetry = std::chrono::minutes(1);
 
-const char* kind_text(SelfTestKind k) { return k == SelfTestKind::extended_test ? "extended" : "short"; }
-
 const DriveSummary* find_drive(const std::vector<DriveSummary>& drives, const std::string& serial) {
   auto it = std::find_if(drives.begin(), drives.end(), [&](const DriveSummary& d) { return d.serial == serial; });
   return it == drives.end() ? nullptr : &*it;
@@ -28,7 +26,7 @@ const DriveSummary* find_drive(const std::vector<DriveSummary>& drives, const st
 std::string self_test_state_key(const std::string& who) { return "selftest:" + who; }
 
 std::string encode_self_test_record(const SelfTestRecord& r) {
-  return nlohmann::json{{"kind", kind_text(r.kind)},
+  return nlohmann::json{{"kind", self_test_kind_name(r.kind)},
                         {"who", r.who},
                         {"started_ns", r.started.time_since_epoch().count()},
                         {"outcome", r.outcome},
@@ -41,9 +39,9 @@ std::optional<SelfTestRecord> decode_self_test_record(const std::string& text) {
   if (!j.is_object()) return std::nullopt;
   try {
     SelfTestRecord r;
-    const auto kind = j.at("kind").get<std::string>();
-    if (kind != "short" && kind != "extended") return std::nullopt;
-    r.kind = kind == "extended" ? SelfTestKind::extended_test : SelfTestKind::short_test;
+    const auto kind = self_test_kind_from_name(j.at("kind").get<std::string>());
+    if (!kind) return std::nullopt;
+    r.kind = *kind;
     r.who = j.at("who").get<std::string>();
     r.started = WallTime(WallTime::duration(j.at("started_ns").get<std::int64_t>()));
     r.outcome = j.at("outcome").get<std::string>();
@@ -64,7 +62,7 @@ SelfTestScheduler::SelfTestScheduler(std::vector<SelfTestPlan> plans, std::int64
 
 Result<DriveClaim> SelfTestScheduler::claim(const DriveSummary& drive, SelfTestKind kind, WallTime now) {
   if (registry_ == nullptr) return DriveClaim{};
-  return registry_->claim(drive.serial, DriveUse{DriveUse::Kind::self_test, kind_text(kind), now});
+  return registry_->claim(drive.serial, DriveUse{DriveUse::Kind::self_test, self_test_kind_name(kind), now});
 }
 
 void SelfTestScheduler::adopt(std::map<std::string, DriveClaim> claims) {
@@ -83,7 +81,8 @@ void SelfTestScheduler::follow_claims(const std::vector<DriveSummary>& drives, W
       if (held != claims_.end()) continue;
       const SelfTestKind kind =
           d.self_test->current_operation == 2 ? SelfTestKind::extended_test : SelfTestKind::short_test;
-      if (auto c = registry_->claim(d.serial, DriveUse{DriveUse::Kind::self_test, kind_text(kind), std::nullopt})) {
+      if (auto c = registry_->claim(d.serial,
+                                    DriveUse{DriveUse::Kind::self_test, self_test_kind_name(kind), std::nullopt})) {
         claims_.emplace(d.serial, std::move(*c));
       }
       continue;
@@ -145,7 +144,7 @@ void SelfTestScheduler::follow_outcome(const std::string& key, const DriveSummar
   const auto& newest = drive.self_test->results.front();
   record.outcome = std::string(self_test_result_text(newest.result()));
   remember(drive, key, record);
-  log::info("{} ({}): {} self-test started by {} ended: {}", drive.path, drive.serial, kind_text(record.kind),
+  log::info("{} ({}): {} self-test started by {} ended: {}", drive.path, drive.serial, self_test_kind_name(record.kind),
             record.who, record.outcome);
 }
 
@@ -214,7 +213,7 @@ void SelfTestScheduler::tick(WallTime now) {
       }
       if (why) {
         if (s.deferred != *why)
-          log::info("selftest {}: {} test on {} deferred: {}", plan.name, kind_text(plan.kind), serial, *why);
+          log::info("selftest {}: {} test on {} deferred: {}", plan.name, self_test_kind_name(plan.kind), serial, *why);
         s.deferred = *why;
         continue;
       }
@@ -242,7 +241,8 @@ void SelfTestScheduler::on_started(const std::string& plan, const DriveSummary& 
   if (failed) {
     s.retry_after = now + kSelfTestRetry;  // a drive that refuses is not asked every second
     if (s.deferred != failed->message) {
-      log::info("selftest {}: {} test on {} deferred: {}", plan, kind_text(kind), drive.serial, failed->message);
+      log::info("selftest {}: {} test on {} deferred: {}", plan, self_test_kind_name(kind), drive.serial,
+                failed->message);
     }
     s.deferred = failed->message;
     return;
@@ -251,7 +251,7 @@ void SelfTestScheduler::on_started(const std::string& plan, const DriveSummary& 
   s.last = SelfTestRecord{kind, "schedule", now, "", false};
   remember(drive, key, *s.last);
   if (claim.held()) claims_[drive.serial] = std::move(claim);
-  log::info("selftest {}: {} self-test started on {} ({})", plan, kind_text(kind), drive.serial, drive.path);
+  log::info("selftest {}: {} self-test started on {} ({})", plan, self_test_kind_name(kind), drive.serial, drive.path);
 }
 
 void SelfTestScheduler::started_by_operator(const DriveSummary& drive, SelfTestKind kind, WallTime now,

@@ -337,9 +337,7 @@ std::vector<SelfTestSpec> read_selftests(TableReader& root) {
       if (d.empty()) t.fail("drives", "a serial must not be empty");
       if (!serials.insert(d).second) t.fail("drives", "serial \"" + d + "\" is listed twice");
     }
-    if (auto k = t.choice("kind", {"short", "extended"})) {
-      s.kind = *k == "extended" ? SelfTestKind::extended_test : SelfTestKind::short_test;
-    }
+    if (auto k = t.choice("kind", self_test_kind_names())) s.kind = *self_test_kind_from_name(*k);
     auto parsed = parse_schedule(*schedule);
     if (!parsed) t.fail("schedule", parsed.error().message);
     s.schedule = std::move(*parsed);

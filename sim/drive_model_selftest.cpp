@@ -31,8 +31,6 @@ constexpr std::uint8_t kExtendedFailedSegment = 5;
 constexpr double kExtendedScanBytesPerSecond = 1e9;
 constexpr auto kExtendedMinimum = std::chrono::minutes(10);
 
-const char* kind_text(SelfTestKind kind) { return kind == SelfTestKind::extended_test ? "extended" : "short"; }
-
 std::uint8_t status_of(SelfTestKind kind, std::uint8_t result) {
   return static_cast<std::uint8_t>((static_cast<std::uint8_t>(kind) << 4) | result);
 }
@@ -55,9 +53,10 @@ Duration DriveModel::extended_self_test_duration() const {
 std::optional<Error> DriveModel::start_self_test(SelfTestKind kind) {
   std::lock_guard lock(mu_);
   if (self_test_) {
-    return Error{ErrorReason::busy,
-                 fmt::format("{}: device self-test ({}): Device Self-test in Progress (a {} test is running)",
-                             sim_device_path(spec_.name), kind_text(kind), kind_text(self_test_->kind))};
+    return Error{
+        ErrorReason::busy,
+        fmt::format("{}: device self-test ({}): Device Self-test in Progress (a {} test is running)",
+                    sim_device_path(spec_.name), self_test_kind_name(kind), self_test_kind_name(self_test_->kind))};
   }
   const Duration length = kind == SelfTestKind::extended_test ? extended_self_test_duration() : kSimShortSelfTest;
   self_test_ = RunningSelfTest{kind, now_, length, c_.power_on_ns};

@@ -63,12 +63,10 @@ std::string_view self_test_result_text(std::uint8_t result) {
 }
 
 std::string_view self_test_kind_text(std::uint8_t code) {
-  switch (code) {
-    case 0x1: return "short";
-    case 0x2: return "extended";
-    case 0xE: return "vendor";
-    default: return "other";
+  for (const auto& [kind, name] : kSelfTestKindNames) {
+    if (static_cast<std::uint8_t>(kind) == code) return name;
   }
+  return code == kSelfTestVendorCode ? "vendor" : "other";
 }
 
 }  // namespace nvmond

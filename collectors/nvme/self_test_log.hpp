@@ -9,6 +9,7 @@
 
 #include "collectors/health.hpp"
 #include "collectors/nvme/field_table.hpp"
+#include "collectors/self_test_kind.hpp"
 #include "core/result.hpp"
 
 namespace nvmond {
@@ -20,6 +21,8 @@ inline constexpr std::size_t kSelfTestResults = 20;
 inline constexpr std::size_t kSelfTestResultsOffset = 4;
 inline constexpr std::uint8_t kSelfTestResultUnused = 0x0f;
 inline constexpr std::uint8_t kSelfTestFailedSegments = 0x07;
+// Self-test Code Eh: a vendor specific self-test.
+inline constexpr std::uint8_t kSelfTestVendorCode = 0x0e;
 
 // NVMe 2.0, figures "Device Self-test Log" and "Self-test Result Data
 // Structure". `page` must be exactly 564 bytes (else Error{decode}). Unused
@@ -32,7 +35,7 @@ std::span<const FieldSpec<SelfTestResult>> self_test_result_fields();
 // The `result` label: "passed", "aborted_command", ..., "aborted_sanitize";
 // "other" for a reserved value (Ah..Eh).
 std::string_view self_test_result_text(std::uint8_t result);
-// The `kind` label: "short", "extended", "vendor"; "other" for a reserved code.
+// The `kind` label: a SelfTestKind's name, "vendor"; "other" for a reserved code.
 std::string_view self_test_kind_text(std::uint8_t code);
 
 }  // namespace nvmond

@@ -166,6 +166,20 @@ TEST(SelfTestLabels, NameEveryResultAndKind) {
   EXPECT_EQ(self_test_kind_text(3), "other");
 }
 
+// The log's label, the command's kind and the configuration's value are one
+// spelling: each kind's name reads back as that kind, and the log names the
+// code the command sends by it.
+TEST(SelfTestLabels, TheLogAndTheCommandSpellAKindAlike) {
+  for (const auto kind : {SelfTestKind::short_test, SelfTestKind::extended_test}) {
+    const std::string name = self_test_kind_name(kind);
+    EXPECT_EQ(self_test_kind_from_name(name), kind);
+    EXPECT_EQ(self_test_kind_text(static_cast<std::uint8_t>(kind)), name);
+  }
+  EXPECT_EQ(self_test_kind_names(), (std::vector<std::string>{"short", "extended"}));
+  EXPECT_FALSE(self_test_kind_from_name("vendor"));
+  EXPECT_FALSE(self_test_kind_from_name("Extended"));
+}
+
 }  // namespace NVMOND_TEST_UNIT
 using namespace NVMOND_TEST_UNIT;
 }  // namespace
