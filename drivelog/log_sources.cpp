@@ -34,9 +34,10 @@ std::optional<Error> read_self_test(const LogRead& r, HealthSnapshot& snap) {
     m.self_test = std::move(*log);
     m.self_test_pacing.read(*m.self_test);
   } else {
+    // Read again at the next poll (a drive that refused it as unsupported
+    // is not asked).
     m.self_test.reset();
-    m.self_test_pacing.reset();  // read again at the next poll (an unsupported
-                                 // drive is not asked)
+    m.self_test_pacing.reset();
     return log.error();
   }
   snap.self_test = m.self_test;

@@ -62,16 +62,18 @@ struct LogRead {
 struct LogSource {
   // How the poll takes a failed read.
   enum class Need : std::uint8_t {
-    required,     // the poll fails with it (SMART)
-    optional,     // a warning when it starts failing or its reason changes; the
-                  // poll goes on
-    learned,      // as optional, but "unsupported" is logged once, at info, and the
-                  // drive is not asked again until another one identifies at the
-                  // path
-    best_effort,  // a debug line: a feature or a sysfs file many drives lack
+    // The poll fails with it (SMART).
+    required,
+    // A warning when it starts failing or its reason changes; the poll goes on.
+    optional,
+    // As optional, but "unsupported" is logged once, at info, and the drive
+    // is not asked again until another one identifies at the path.
+    learned,
+    // A debug line: a feature or a sysfs file many drives lack.
+    best_effort,
   };
-  std::string_view name;  // "OCP C0 log": in log lines ("no <name>: ...",
-                          // "<name> read again")
+  // "OCP C0 log": what log lines call it ("no <name>: ...", "<name> read again").
+  std::string_view name;
   Need need = Need::optional;
   // Whether this poll reads it; null: every poll.
   bool (*due)(LogMarks&, const HealthSnapshot&) = nullptr;
