@@ -12,6 +12,16 @@
 
 namespace nvmond {
 
-struct OcpPageLogs {};
+// Unsupported Requirements (log C5h): the requirements of the specification
+// the drive says it does not meet, by their IDs ("GETF-1").
+struct OcpUnsupportedRequirementsLog {
+  std::vector<std::string> requirement_ids;  // as many as the page's count says, each up to its first NUL
+  std::uint16_t log_page_version = 0;
+  bool operator==(const OcpUnsupportedRequirementsLog&) const = default;
+};
+
+struct OcpPageLogs {
+  std::optional<OcpUnsupportedRequirementsLog> unsupported_requirements;
+};
 
 }  // namespace nvmond

@@ -4,6 +4,7 @@
 
 #include <array>
 
+#include "collectors/nvme/ocp_log_pages.hpp"
 #include "core/log.hpp"
 #include "drivelog/error_log_tracker.hpp"
 #include "drivelog/nvme_exports.hpp"
@@ -105,6 +106,17 @@ std::optional<Error> read_telemetry(const LogRead& r, HealthSnapshot& snap) {
   return std::nullopt;
 }
 
+std::optional<Error> read_ocp_unsupported_requirements(const LogRead& r, HealthSnapshot& snap) {
+  auto page = r.device.read_ocp_log(kOcpUnsupportedRequirementsPage);
+  if (!page) return page.error();
+  auto log = decode_ocp_unsupported_requirements_log(*page);
+  if (!log) return Error{ErrorReason::decode, fmt::format("{}: {}", r.info.path, log.error().message)};
+  auto pages = std::make_shared<OcpPageLogs>(snap.ocp_pages ? *snap.ocp_pages : OcpPageLogs{});
+  pages->unsupported_requirements = std::move(*log);
+  snap.ocp_pages = std::move(pages);
+  return std::nullopt;
+}
+
 using Need = LogSource::Need;
 
 // In the order a poll reads them: the C1 log before telemetry, whose
@@ -134,6 +146,17 @@ const std::array kLogSources = {
               .add_exports =
                   [](const HealthSnapshot& s, const LabelPrefix& id, MetricSet& out) {
                     if (s.ocp_recovery) add_ocp_recovery(*s.ocp_recovery, id, out);
+                  }},
+    LogSource{.name = "OCP C5 log",
+              .need = Need::learned,
+              .read = &read_ocp_unsupported_requirements,
+              .add_exports =
+                  [](const HealthSnapshot& s, const LabelPrefix& id, MetricSet& out) {
+                    if (!s.ocp_pages || !s.ocp_pages->unsupported_requirements) return;
+                    out.add({"nvme_ocp_unsupported_requirements", Family::gauge,
+                             "Requirements of the OCP Datacenter NVMe SSD specification the drive says it does not "
+                             "meet (OCP C5 Unsupported Requirement IDs)."},
+                            id, static_cast<double>(s.ocp_pages->unsupported_requirements->requirement_ids.size()));
                   }},
     LogSource{.name = "temperature thresholds",
               .need = Need::best_effort,

@@ -14,6 +14,7 @@
 
 #include "collectors/health.hpp"
 #include "collectors/nvme/field_table.hpp"
+#include "collectors/ocp_page_logs.hpp"
 #include "core/result.hpp"
 #include "core/u128.hpp"
 
@@ -35,6 +36,15 @@ inline constexpr OcpLogPage kOcpLatencyMonitorPage{kOcpLatencyMonitorLogId, kOcp
                                                    "OCP latency monitor (C3h)"};
 inline constexpr OcpLogPage kOcpErrorRecoveryPage{kOcpErrorRecoveryLogId, kOcpLogPageBytes, kOcpErrorRecoveryGuid,
                                                   "OCP error recovery (C1h)"};
+
+// Unsupported Requirements log (C5h), 4096 bytes: a 16-bit count at byte
+// 0, up to 253 requirement IDs of 16 bytes each from byte 16, the Log Page
+// Version at 4078 and GUID C7BB98B7-D032-4863-BB2C-23990E9C722F at 4080.
+inline constexpr OcpLogPage kOcpUnsupportedRequirementsPage{
+    0xC5, 4096, (static_cast<u128>(0xC7BB98B7D0324863ULL) << 64) | 0xBB2C23990E9C722FULL,
+    "OCP unsupported requirements (C5h)"};
+// A count over the 253 IDs the page holds is Error{ErrorReason::decode}.
+Result<OcpUnsupportedRequirementsLog> decode_ocp_unsupported_requirements_log(std::span<const std::uint8_t> page);
 
 // True when the page is 512 bytes long and ends with `guid`.
 bool has_ocp_guid(std::span<const std::uint8_t> page, u128 guid);
