@@ -7,6 +7,11 @@
 //
 // Thread-safety: one caller at a time per Device (the collector serialises
 // polls of a device). Different devices may be polled concurrently.
+//
+// Two interfaces, one per kind of caller: DeviceReader reads (Identify, log
+// pages, features the poll reports), DeviceAdmin changes the drive (format,
+// write cache, self-test). Device is both, what every backend implements;
+// code takes the narrower one it needs.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -22,9 +27,9 @@
 
 namespace nvmond {
 
-class Device {
+class DeviceReader {
  public:
-  virtual ~Device() = default;
+  virtual ~DeviceReader() = default;
   // Identify Controller + Namespaces. Cheap to call again (re-identifies).
   virtual Result<DriveInfo> identify() = 0;
   virtual Result<SmartLog> read_smart() = 0;
@@ -44,28 +49,6 @@ class Device {
   // bit 0 clear) or the backend cannot ask: not an error.
   virtual Result<std::optional<HostThermalManagement>> read_host_thermal_management() {
     return std::optional<HostThermalManagement>{};
-  }
-  // Format NVM of namespace `nsid` in its in-use LBA format with a user-data
-  // erase: every block of the namespace is lost. Only a PTS purge sends it,
-  // on a target the safety guard approved. May take minutes; the backend
-  // bounds it with its own, longer, timeout. A backend that cannot format
-  // refuses with reason "unsupported"; the message names the device and the
-  // command, as every Error here does.
-  virtual std::optional<Error> format_user_data_erase(std::uint32_t nsid) = 0;
-  // Whether the volatile write cache is enabled now (Get Features 06h,
-  // current value); only meaningful when Identify says the controller has
-  // one (VWC bit 0). A backend that cannot ask refuses with reason
-  // "unsupported", which is what a PTS run then records: unknown.
-  virtual Result<bool> read_volatile_write_cache() {
-    return Error{ErrorReason::unsupported, "reading the volatile write cache state is not supported by this backend"};
-  }
-  // Enables or disables the volatile write cache (Set Features 06h, current
-  // value, not saved: a power cycle returns the drive to its own default).
-  // Only a PTS run sends it, on a target the safety guard approved, to run
-  // the test in the state its profile requires and to put the drive back
-  // afterwards. A backend that cannot refuses with reason "unsupported".
-  virtual std::optional<Error> set_volatile_write_cache(bool /*enabled*/) {
-    return Error{ErrorReason::unsupported, "setting the volatile write cache is not supported by this backend"};
   }
   // The Error Information log (01h), newest first, empty entries left out:
   // never more entries than the controller keeps (Identify ELPE + 1),
@@ -88,22 +71,6 @@ class Device {
   virtual Result<PersistentEventLog> read_persistent_event_log() {
     return Error{ErrorReason::unsupported, "reading the persistent event log is not supported by this backend"};
   }
-  // Device Self-test (14h) of every namespace (NSID FFFFFFFFh): starts a
-  // short or extended test and returns at once; the drive runs it in the
-  // background, its progress and result in log 06h. A drive already running
-  // one refuses with reason "busy" (status Device Self-test in Progress). A
-  // drive without self-test support or a backend without the command
-  // refuses with reason "unsupported".
-  virtual std::optional<Error> start_self_test(SelfTestKind kind) {
-    (void)kind;
-    return Error{ErrorReason::unsupported, "starting a device self-test is not supported by this backend"};
-  }
-  // Device Self-test with STC Fh: the running test ends with result 1h
-  // (aborted by a Device Self-test command). Without one running the drive
-  // completes it and nothing changes.
-  virtual std::optional<Error> abort_self_test() {
-    return Error{ErrorReason::unsupported, "aborting a device self-test is not supported by this backend"};
-  }
   // The Telemetry Controller-Initiated log (08h): its 512-byte header only,
   // cheap enough to read every poll. A drive without the telemetry logs
   // (Identify LPA bit 3 clear) or a backend without them refuses with
@@ -125,7 +92,62 @@ class Device {
   // The PCIe link as the host sees it; nullopt where there is none to read
   // (a fabrics controller, a backend without one): not an error.
   virtual Result<std::optional<PcieLink>> read_pcie_link() { return std::optional<PcieLink>{}; }
+  // An OCP log page that differs from the others only by its identifier,
+  // size and GUID, raw as the drive returned it, its GUID checked: the
+  // caller decodes it. A drive without the OCP C0 page, one that rejects
+  // the log or answers with another GUID, and a backend without the read
+  // refuse with reason "unsupported".
+  virtual Result<std::vector<std::uint8_t>> read_ocp_log(const OcpLogPage& page) {
+    return Error{ErrorReason::unsupported,
+                 std::string("reading the ") + std::string(page.name) + " log is not supported by this backend"};
+  }
 };
+
+class DeviceAdmin {
+ public:
+  virtual ~DeviceAdmin() = default;
+  // Format NVM of namespace `nsid` in its in-use LBA format with a user-data
+  // erase: every block of the namespace is lost. Only a PTS purge sends it,
+  // on a target the safety guard approved. May take minutes; the backend
+  // bounds it with its own, longer, timeout. A backend that cannot format
+  // refuses with reason "unsupported"; the message names the device and the
+  // command, as every Error here does.
+  virtual std::optional<Error> format_user_data_erase(std::uint32_t nsid) = 0;
+  // Whether the volatile write cache is enabled now (Get Features 06h,
+  // current value); only meaningful when Identify says the controller has
+  // one (VWC bit 0). A backend that cannot ask refuses with reason
+  // "unsupported", which is what a PTS run then records: unknown.
+  virtual Result<bool> read_volatile_write_cache() {
+    return Error{ErrorReason::unsupported, "reading the volatile write cache state is not supported by this backend"};
+  }
+  // Enables or disables the volatile write cache (Set Features 06h, current
+  // value, not saved: a power cycle returns the drive to its own default).
+  // Only a PTS run sends it, on a target the safety guard approved, to run
+  // the test in the state its profile requires and to put the drive back
+  // afterwards. A backend that cannot refuses with reason "unsupported".
+  virtual std::optional<Error> set_volatile_write_cache(bool /*enabled*/) {
+    return Error{ErrorReason::unsupported, "setting the volatile write cache is not supported by this backend"};
+  }
+  // Device Self-test (14h) of every namespace (NSID FFFFFFFFh): starts a
+  // short or extended test and returns at once; the drive runs it in the
+  // background, its progress and result in log 06h. A drive already running
+  // one refuses with reason "busy" (status Device Self-test in Progress). A
+  // drive without self-test support or a backend without the command
+  // refuses with reason "unsupported".
+  virtual std::optional<Error> start_self_test(SelfTestKind kind) {
+    (void)kind;
+    return Error{ErrorReason::unsupported, "starting a device self-test is not supported by this backend"};
+  }
+  // Device Self-test with STC Fh: the running test ends with result 1h
+  // (aborted by a Device Self-test command). Without one running the drive
+  // completes it and nothing changes.
+  virtual std::optional<Error> abort_self_test() {
+    return Error{ErrorReason::unsupported, "aborting a device self-test is not supported by this backend"};
+  }
+};
+
+// One NVMe controller: what every backend implements.
+class Device : public DeviceReader, public DeviceAdmin {};
 
 // The NVMe controller behind a namespace block device (/dev/nvme0n1 ->
 // /dev/nvme0) and the namespace's id on it: how a PTS target reads its

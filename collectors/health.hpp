@@ -282,6 +282,7 @@ struct HostThermalManagement {
 // Everything one poll of one controller produced. Immutable once published.
 struct PersistentEventLog;  // collectors/persistent_event.hpp
 struct TelemetryPoll;       // collectors/telemetry.hpp
+struct OcpPageLogs;         // collectors/ocp_page_logs.hpp
 
 struct HealthSnapshot {
   WallTime taken{};
@@ -309,6 +310,11 @@ struct HealthSnapshot {
   // the drive has none (QEMU, non-OCP drives) or the read failed.
   std::optional<OcpLatencyMonitorLog> ocp_latency;
   std::optional<OcpErrorRecoveryLog> ocp_recovery;
+  // The OCP pages read through DeviceReader::read_ocp_log, each by its log
+  // source row (drivelog/log_sources); null when the poll read none. Behind
+  // a pointer, as the logs above, so that a page added there leaves this
+  // header, which nearly every file includes, as it is.
+  std::shared_ptr<const OcpPageLogs> ocp_pages;
 };
 
 // Who a drive is: stable across reboots and slots (serial + model), plus where

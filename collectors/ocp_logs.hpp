@@ -7,7 +7,19 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/u128.hpp"
+
 namespace nvmond {
+
+// An OCP log page as DeviceReader::read_ocp_log asks for it: the pages
+// differ only in these. Vendors reuse the C0h..C5h identifiers for their own
+// layouts, so a page is OCP's only when its last 16 bytes are its GUID.
+struct OcpLogPage {
+  std::uint8_t id = 0;    // log identifier
+  std::size_t bytes = 0;  // the whole page
+  u128 guid = 0;          // little-endian in its last 16 bytes
+  std::string_view name;  // "OCP latency monitor (C3h)": what error messages call it
+};
 
 // The command kinds the Latency Monitor counts, in label order.
 enum class OcpLatencyOp : std::uint8_t { read, write, deallocate };

@@ -6,6 +6,7 @@
 
 #include "collectors/nvme/ocp_log_pages.hpp"
 #include "collectors/nvme/self_test_log.hpp"
+#include "drivelog/log_sources.hpp"
 
 namespace nvmond {
 namespace {
@@ -29,7 +30,8 @@ const FieldMetric<SmartLog> kSmartMetrics[] = {
       "Spare level below which the drive raises a critical warning."},
      [](const SmartLog& s) { return s.available_spare_threshold_pct / 100.0; }},
     {{"nvme_percentage_used_ratio", Family::gauge,
-      "Vendor estimate of endurance used (SMART Percentage Used / 100; may exceed 1)."},
+      "Vendor estimate of endurance used (SMART Percentage Used / 100; may "
+      "exceed 1)."},
      [](const SmartLog& s) { return s.percentage_used / 100.0; }},
     {{"nvme_endurance_group_critical_warning", Family::gauge,
       "Endurance Group Critical Warning Summary bit field (raw)."},
@@ -86,10 +88,12 @@ const FieldMetric<OcpSmartLog> kOcpMetrics[] = {
     {{"nvme_ocp_refreshes_total", Family::counter, "NAND refresh count (OCP C0)."},
      [](const OcpSmartLog& o) { return double(o.refresh_counts); }},
     {{"nvme_ocp_thermal_throttling_events_total", Family::counter,
-      "Thermal throttling events counted by the drive (OCP C0, saturates at 255)."},
+      "Thermal throttling events counted by the drive (OCP C0, saturates at "
+      "255)."},
      [](const OcpSmartLog& o) { return double(o.thermal_throttling_count); }},
     {{"nvme_ocp_thermal_throttling_status", Family::gauge,
-      "Current throttling: 0 none, 1 first level, 2 second level, 3 critical (OCP C0)."},
+      "Current throttling: 0 none, 1 first level, 2 second level, 3 critical "
+      "(OCP C0)."},
      [](const OcpSmartLog& o) { return double(o.thermal_throttling_status); }},
     {{"nvme_ocp_pcie_correctable_errors_total", Family::counter, "PCIe correctable errors (OCP C0)."},
      [](const OcpSmartLog& o) { return to_double(o.pcie_correctable_errors); }},
@@ -144,7 +148,8 @@ const VersionedOcpMetric kOcpVersionedMetrics[] = {
       [](const OcpSmartLog& o) { return double(o.system_area_program_failures_raw); }}},
     {5,
      {{"nvme_ocp_system_area_uncorrectable_reads_total", Family::counter,
-       "Uncorrectable reads in the system area (OCP C0 raw count, version 5+)."},
+       "Uncorrectable reads in the system area (OCP C0 raw count, version "
+       "5+)."},
       [](const OcpSmartLog& o) { return double(o.system_area_uncorrectable_reads_raw); }}},
     {5,
      {{"nvme_ocp_system_area_erase_failures_total", Family::counter,
@@ -157,7 +162,8 @@ void add_fields(MetricSet& out, const FieldMetric<Log> (&rows)[N], const LabelPr
   for (const auto& m : rows) out.add(m.family, id, m.value(log));
 }
 
-// Filled from more than one place; every other family is declared where it is filled.
+// Filled from more than one place; every other family is declared where it is
+// filled.
 constexpr Family kDeviceInfo{"nvme_device_info", Family::gauge, "Drive identity; always 1."};
 constexpr Family kTemperature{"nvme_temperature_celsius", Family::gauge,
                               "Temperature of the composite or of a sensor."};
@@ -191,7 +197,8 @@ void add_drive_info(const DriveInfo& info, const LabelPrefix& id, MetricSet& out
   for (const auto& [name, kelvin] : limits) {
     if (kelvin == 0) continue;  // not reported by this controller, or that level disabled
     out.add({"nvme_temperature_limit_celsius", Family::gauge,
-             "Temperature limits from Identify Controller (WCTEMP, CCTEMP, MNTMT, MXTMT) and host controlled "
+             "Temperature limits from Identify Controller (WCTEMP, CCTEMP, "
+             "MNTMT, MXTMT) and host controlled "
              "thermal management (TMT1, TMT2)."},
             id, {{"limit", name}}, kelvin_to_celsius(kelvin));
   }
@@ -200,7 +207,8 @@ void add_drive_info(const DriveInfo& info, const LabelPrefix& id, MetricSet& out
 void add_error_log_classes(const ErrorClassCounts& counts, const LabelPrefix& id, MetricSet& out) {
   for (std::size_t i = 0; i < counts.size(); ++i) {
     out.add({"nvme_error_log_read_entries_total", Family::counter,
-             "Error Information log entries read from the drive, by the class of their status."},
+             "Error Information log entries read from the drive, by the class "
+             "of their status."},
             id, {{"status_class", to_text(static_cast<ErrorStatusClass>(i))}}, static_cast<double>(counts[i]));
   }
 }
@@ -213,8 +221,6 @@ void add_event_log_types(const EventLogTypeCounts& counts, const LabelPrefix& id
             id, {{"type", labels[i]}}, static_cast<double>(counts[i]));
   }
 }
-
-namespace {
 
 void add_pcie_link(const PcieLink& link, const LabelPrefix& id, MetricSet& out) {
   constexpr Family kSpeed{"nvme_pcie_link_speed_transfers_per_second", Family::gauge,
@@ -235,7 +241,8 @@ void add_pcie_link(const PcieLink& link, const LabelPrefix& id, MetricSet& out) 
   for (const auto& [severity, n] : aer) {
     if (!n) continue;  // no AER for this device
     out.add({"nvme_pcie_aer_errors_total", Family::counter,
-             "PCIe Advanced Error Reporting errors of the drive's function since boot, by severity."},
+             "PCIe Advanced Error Reporting errors of the drive's function "
+             "since boot, by severity."},
             id, {{"severity", severity}}, static_cast<double>(*n));
   }
 }
@@ -243,7 +250,8 @@ void add_pcie_link(const PcieLink& link, const LabelPrefix& id, MetricSet& out) 
 void add_ocp_smart(const OcpSmartLog& o, const LabelPrefix& id, MetricSet& out) {
   add_fields(out, kOcpMetrics, id, o);
   out.add({"nvme_ocp_smart_log_version", Family::gauge,
-           "Log Page Version of the drive's OCP C0 log: which of the version-gated nvme_ocp_ families it has."},
+           "Log Page Version of the drive's OCP C0 log: which of the "
+           "version-gated nvme_ocp_ families it has."},
           id, o.log_page_version);
   for (const auto& v : kOcpVersionedMetrics) {
     if (o.log_page_version >= v.since) out.add(v.metric.family, id, v.metric.value(o));
@@ -256,11 +264,13 @@ void add_ocp_latency_monitor(const OcpLatencyMonitorLog& log, const LabelPrefix&
   for (std::size_t b = 0; b < kOcpLatencyBuckets; ++b) {
     const std::string bucket = std::to_string(b);
     out.add({"nvme_ocp_latency_monitor_threshold_seconds", Family::gauge,
-             "Lower bound of each OCP latency monitor bucket (Active Threshold A..D)."},
+             "Lower bound of each OCP latency monitor bucket (Active Threshold "
+             "A..D)."},
             id, {{"bucket", bucket}}, log.threshold_ms(b) / 1000.0);
     for (std::size_t op = 0; op < kOcpLatencyOps; ++op) {
       out.add({"nvme_ocp_latency_monitor_commands_total", Family::counter,
-               "Commands the drive timed at or above a latency monitor bucket's threshold and below the next "
+               "Commands the drive timed at or above a latency monitor bucket's "
+               "threshold and below the next "
                "(OCP C3 static bucket counters, since the monitor was enabled)."},
               id, {{"op", kOcpLatencyOpNames[op]}, {"bucket", bucket}}, log.static_bucket[b][op]);
     }
@@ -276,7 +286,8 @@ void add_ocp_recovery(const OcpErrorRecoveryLog& log, const LabelPrefix& id, Met
   if (!log.panicked()) return;
   const std::string reset_action = ocp_reset_action_text(log.panic_reset_action);
   out.add({"nvme_ocp_panic_info", Family::gauge,
-           "The drive's current panic and what it asks the host to do (OCP C1); always 1."},
+           "The drive's current panic and what it asks the host to do (OCP "
+           "C1); always 1."},
           id,
           {{"panic_id", fmt::format("0x{:x}", log.panic_id)},
            {"reset_action", reset_action},
@@ -284,8 +295,6 @@ void add_ocp_recovery(const OcpErrorRecoveryLog& log, const LabelPrefix& id, Met
           1);
 }
 
-// Only for a drive that supports self-tests: a drive without them has no
-// nvme_self_test_* series at all (QEMU, most client drives).
 void add_self_test(const SelfTestLog& log, const LabelPrefix& id, MetricSet& out) {
   out.add({"nvme_self_test_in_progress", Family::gauge, "1 while a device self-test runs, 0 otherwise."}, id,
           log.running() ? 1 : 0);
@@ -295,22 +304,22 @@ void add_self_test(const SelfTestLog& log, const LabelPrefix& id, MetricSet& out
   if (log.results.empty()) return;  // never tested
   const SelfTestResult& last = log.results.front();
   out.add({"nvme_self_test_last_result", Family::gauge,
-           "1 for the newest device self-test result, labelled by its kind and outcome."},
+           "1 for the newest device self-test result, labelled by its kind and "
+           "outcome."},
           id, {{"kind", self_test_kind_text(last.code())}, {"result", self_test_result_text(last.result())}}, 1);
   out.add({"nvme_self_test_last_power_on_seconds", Family::gauge,
-           "Power-on time at which the newest device self-test completed or aborted (its Power On Hours x 3600)."},
+           "Power-on time at which the newest device self-test completed or "
+           "aborted (its Power On Hours x 3600)."},
           id, static_cast<double>(last.power_on_hours) * kHour);
   if (last.result() == kSelfTestFailedSegments) {
     out.add({"nvme_self_test_failed_segment", Family::gauge,
-             "First failed segment of the newest device self-test, when it failed in a known segment."},
+             "First failed segment of the newest device self-test, when it "
+             "failed in a known segment."},
             id, last.segment);
   }
 }
 
-}  // namespace
-
-void add_health(const HealthSnapshot& snap, const LabelPrefix& id, MetricSet& out) {
-  const SmartLog& s = snap.smart;
+void add_smart_health(const SmartLog& s, const LabelPrefix& id, MetricSet& out) {
   out.add(kTemperature, id, {{"sensor", "composite"}}, kelvin_to_celsius(s.composite_temperature_k));
   for (std::size_t i = 0; i < s.sensor_temperature_k.size(); ++i) {
     if (s.sensor_temperature_k[i] == 0) continue;  // absent sensor
@@ -333,24 +342,27 @@ void add_health(const HealthSnapshot& snap, const LabelPrefix& id, MetricSet& ou
              "Time spent in host-controlled thermal management level 1 or 2."},
             id, {{"level", level}}, v.second);
   }
+}
 
-  for (std::size_t i = 0; i < snap.thresholds.over_k.size(); ++i) {
+void add_temperature_thresholds(const TemperatureThresholds& thresholds, const LabelPrefix& id, MetricSet& out) {
+  for (std::size_t i = 0; i < thresholds.over_k.size(); ++i) {
     std::string sensor = i == 0 ? "composite" : std::to_string(i);
-    const std::pair<const char*, const std::optional<std::uint16_t>*> kinds[] = {
-        {"over", &snap.thresholds.over_k[i]}, {"under", &snap.thresholds.under_k[i]}};
+    const std::pair<const char*, const std::optional<std::uint16_t>*> kinds[] = {{"over", &thresholds.over_k[i]},
+                                                                                 {"under", &thresholds.under_k[i]}};
     for (const auto& [kind, value] : kinds) {
       if (!value->has_value() || **value == 0) continue;
       out.add({"nvme_temperature_threshold_celsius", Family::gauge,
-               "Temperature Threshold feature (FID 04h) per sensor, over and under."},
+               "Temperature Threshold feature (FID 04h) per sensor, over and "
+               "under."},
               id, {{"sensor", sensor}, {"type", kind}}, kelvin_to_celsius(**value));
     }
   }
+}
 
-  if (snap.ocp) add_ocp_smart(*snap.ocp, id, out);
-  if (snap.ocp_latency) add_ocp_latency_monitor(*snap.ocp_latency, id, out);
-  if (snap.ocp_recovery) add_ocp_recovery(*snap.ocp_recovery, id, out);
-  if (snap.pcie) add_pcie_link(*snap.pcie, id, out);
-  if (snap.self_test) add_self_test(*snap.self_test, id, out);
+void add_health(const HealthSnapshot& snap, const LabelPrefix& id, MetricSet& out) {
+  for (const LogSource& source : log_sources()) {
+    if (source.add_exports) source.add_exports(snap, id, out);
+  }
 }
 
 }  // namespace nvmond

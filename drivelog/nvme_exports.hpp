@@ -29,7 +29,20 @@ void add_error_log_classes(const ErrorClassCounts& counts, const LabelPrefix& id
 // nvme_event_log_events_total: the Persistent Event log events counted so
 // far, one series per type label (zeros included, as above).
 void add_event_log_types(const EventLogTypeCounts& counts, const LabelPrefix& id, MetricSet& out);
-// Everything read in one successful poll.
+// Everything read in one successful poll: each log source's families
+// (drivelog/log_sources), in the table's order.
 void add_health(const HealthSnapshot& snap, const LabelPrefix& id, MetricSet& out);
+
+// One page's families, each for the LogSource row of its page.
+// The SMART log's: temperatures, critical warning bits, its counters.
+void add_smart_health(const SmartLog& smart, const LabelPrefix& id, MetricSet& out);
+void add_temperature_thresholds(const TemperatureThresholds& thresholds, const LabelPrefix& id, MetricSet& out);
+void add_ocp_smart(const OcpSmartLog& log, const LabelPrefix& id, MetricSet& out);
+void add_ocp_latency_monitor(const OcpLatencyMonitorLog& log, const LabelPrefix& id, MetricSet& out);
+void add_ocp_recovery(const OcpErrorRecoveryLog& log, const LabelPrefix& id, MetricSet& out);
+void add_pcie_link(const PcieLink& link, const LabelPrefix& id, MetricSet& out);
+// Only for a drive that supports self-tests: a drive without them has no
+// nvme_self_test_* series at all (QEMU, most client drives).
+void add_self_test(const SelfTestLog& log, const LabelPrefix& id, MetricSet& out);
 
 }  // namespace nvmond

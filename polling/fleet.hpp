@@ -53,7 +53,6 @@ class Fleet {
   };
   void rescan();
   void arm_rescan();
-  PollObserver observer_for(const Source& source) const;
 
   boost::asio::io_context& io_;
   const DaemonConfig& config_;

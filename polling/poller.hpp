@@ -17,7 +17,6 @@
 #include <boost/asio/io_context.hpp>
 
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,13 +24,17 @@
 
 #include "collectors/device.hpp"
 #include "core/clock.hpp"
+#include "drivelog/telemetry_capture.hpp"
 #include "metrics/metric_set.hpp"
+#include "polling/collection_stats.hpp"
 #include "polling/cpu_gate.hpp"
 #include "polling/published_metrics.hpp"
-#include "drivelog/telemetry_capture.hpp"
 #include "services/config.hpp"
 
 namespace nvmond {
+
+struct PollWorker;   // polling/poll_worker.hpp
+struct PollOutcome;  // polling/poll_worker.hpp
 
 struct PollSettings {
   Duration interval = std::chrono::seconds(10);
@@ -92,12 +95,10 @@ class DevicePoller {
   static int abandoned_threads();
 
  private:
-  struct Outcome;
-  struct Worker;
   struct PendingSelfTest;
   void arm_tick(Duration delay);
   void on_tick();
-  void on_outcome(std::shared_ptr<Outcome> outcome);
+  void on_outcome(std::shared_ptr<PollOutcome> outcome);
   void on_deadline();
   void record_failure(const Error& error);
   // Publishes the drive's families; with `observed` (a successful poll's
@@ -113,7 +114,7 @@ class DevicePoller {
   const Clock& clock_;
   PublishedMetrics& out_;
   std::shared_ptr<int> token_ = std::make_shared<int>(0);
-  std::shared_ptr<Worker> worker_;
+  std::shared_ptr<PollWorker> worker_;
   // The abandoned thread of an earlier poller of this path, still stuck in a
   // device command: this poller polls only once it has gone.
   std::weak_ptr<const void> stuck_predecessor_;
@@ -133,10 +134,7 @@ class DevicePoller {
   bool throttling_ = false;
   std::optional<std::uint64_t> media_path_errors_;  // kept across failed polls: it is history, not health
   std::vector<std::string> observed_conditions_;    // the last poll's PollObservation::conditions
-  double last_duration_s_ = 0;
-  double last_success_unix_ = 0;
-  std::uint64_t polls_ = 0;
-  std::map<ErrorReason, std::uint64_t> errors_by_reason_;
+  CollectionStats stats_;
   // Rendering, kept between polls so that a poll reuses their buffers.
   LabelPrefix id_ = LabelPrefix::of({});  // serial="…" of info_
   MetricSet health_set_;                  // a successful poll's health

@@ -45,6 +45,15 @@ std::uint32_t to_timeout_ms(std::chrono::milliseconds t) {
   return static_cast<std::uint32_t>(ms);
 }
 
+// Why a controller without the capability refuses, by
+// LibnvmeDevice::Capability.
+constexpr const char* kLacking[] = {
+    "the controller does not support Device Self-test (OACS bit 4 clear)",
+    "the controller keeps no Persistent Event log (LPA bit 4 clear)",
+    "the controller has no telemetry logs (LPA bit 3 clear)",
+    "the controller does not support host controlled thermal management (HCTMA bit 0 clear)",
+};
+
 std::string threshold_command(unsigned sensor, ThresholdKind kind) {
   const char* which = kind == ThresholdKind::over ? "over" : "under";
   if (sensor == 0) return fmt::format("get-features temperature threshold (04h) composite {}", which);
@@ -178,10 +187,9 @@ Result<DriveInfo> LibnvmeDevice::identify() {
 
   DriveInfo info = drive_info(*ctrl, path_, "libnvme");
   error_log_entries_ = std::min<std::size_t>(std::size_t{ctrl->elpe} + 1, kMaxErrorLogEntries);
-  self_test_supported_ = (ctrl->oacs & kOacsDeviceSelfTest) != 0;
-  event_log_supported_ = (ctrl->lpa & kLpaPersistentEventLog) != 0;
-  telemetry_supported_ = (ctrl->lpa & kLpaTelemetry) != 0;
-  hctm_supported_ = (ctrl->hctma & kHctmaSupported) != 0;
+  capabilities_ =
+      std::array<bool, 4>{(ctrl->oacs & kOacsDeviceSelfTest) != 0, (ctrl->lpa & kLpaPersistentEventLog) != 0,
+                          (ctrl->lpa & kLpaTelemetry) != 0, (ctrl->hctma & kHctmaSupported) != 0};
 
   auto nsids = active_namespaces();
   if (!nsids) return nsids.error();
@@ -236,41 +244,59 @@ Result<std::optional<OcpSmartLog>> LibnvmeDevice::read_ocp() {
   return std::optional<OcpSmartLog>{*ocp};
 }
 
-template <typename Log>
-Result<std::optional<Log>> LibnvmeDevice::read_ocp_page(std::uint8_t lid, const char* command, u128 guid, bool& absent,
-                                                        Result<Log> (*decode)(std::span<const std::uint8_t>)) {
+Result<std::optional<std::vector<std::uint8_t>>> LibnvmeDevice::ocp_page(const OcpLogPage& spec) {
+  using Page = std::optional<std::vector<std::uint8_t>>;
   if (!ocp_checked_) {
     if (auto c0 = read_ocp(); !c0) return c0.error();
   }
-  if (ocp_absent_ || absent) return std::optional<Log>{};
+  if (ocp_absent_ || std::find(ocp_refused_.begin(), ocp_refused_.end(), spec.id) != ocp_refused_.end()) {
+    return Page{};
+  }
   if (auto f = fd(); !f) return f.error();
-  std::vector<std::uint8_t> page(kOcpLogPageBytes);
-  if (auto o = get_log_page(lid, page); o.rc != 0) {
+  const std::string command = fmt::format("get-log {}", spec.name);
+  std::vector<std::uint8_t> page(spec.bytes);
+  if (auto o = get_log_page(spec.id, page); o.rc != 0) {
     if (!is_unsupported_status(o.rc)) return failed(command, o);
     log::info("{}: {}: not supported: {}", name_, command, command_error(name_, command, o.rc, o.err).message);
-    absent = true;
-    return std::optional<Log>{};
+    ocp_refused_.push_back(spec.id);
+    return Page{};
   }
-  if (!has_ocp_guid(page, guid)) {
+  if (!has_ocp_guid(page, spec)) {
     log::info("{}: {}: not the OCP log (GUID differs); not reading it again", name_, command);
-    absent = true;
-    return std::optional<Log>{};
+    ocp_refused_.push_back(spec.id);
+    return Page{};
   }
-  auto log = decode(page);
-  if (!log) return Error{ErrorReason::decode, fmt::format("{}: {}: {}", name_, command, log.error().message)};
+  return Page{std::move(page)};
+}
+
+template <typename Log>
+Result<std::optional<Log>> LibnvmeDevice::read_ocp_page(const OcpLogPage& spec,
+                                                        Result<Log> (*decode)(std::span<const std::uint8_t>)) {
+  auto page = ocp_page(spec);
+  if (!page) return page.error();
+  if (!*page) return std::optional<Log>{};
+  auto log = decode(**page);
+  if (!log) return Error{ErrorReason::decode, fmt::format("{}: get-log {}: {}", name_, spec.name, log.error().message)};
   return std::optional<Log>{*log};
 }
 
 Result<std::optional<OcpLatencyMonitorLog>> LibnvmeDevice::read_ocp_latency_monitor() {
-  return read_ocp_page<OcpLatencyMonitorLog>(kOcpLatencyMonitorLogId, "get-log OCP latency monitor (C3h)",
-                                             kOcpLatencyMonitorGuid, ocp_latency_absent_,
-                                             &decode_ocp_latency_monitor_log);
+  return read_ocp_page<OcpLatencyMonitorLog>(kOcpLatencyMonitorPage, &decode_ocp_latency_monitor_log);
 }
 
 Result<std::optional<OcpErrorRecoveryLog>> LibnvmeDevice::read_ocp_error_recovery() {
-  return read_ocp_page<OcpErrorRecoveryLog>(kOcpErrorRecoveryLogId, "get-log OCP error recovery (C1h)",
-                                            kOcpErrorRecoveryGuid, ocp_recovery_absent_,
-                                            &decode_ocp_error_recovery_log);
+  return read_ocp_page<OcpErrorRecoveryLog>(kOcpErrorRecoveryPage, &decode_ocp_error_recovery_log);
+}
+
+Result<std::vector<std::uint8_t>> LibnvmeDevice::read_ocp_log(const OcpLogPage& spec) {
+  auto page = ocp_page(spec);
+  if (!page) return page.error();
+  if (!*page) {
+    return Error{ErrorReason::unsupported,
+                 fmt::format("{}: get-log {}: {}", name_, spec.name,
+                             ocp_absent_ ? "the drive has no OCP SMART log (C0h)" : "the drive has no such OCP log")};
+  }
+  return std::move(**page);
 }
 
 Result<TemperatureThresholds> LibnvmeDevice::read_temperature_thresholds() {
@@ -298,19 +324,18 @@ Result<TemperatureThresholds> LibnvmeDevice::read_temperature_thresholds() {
 }
 
 Result<std::optional<HostThermalManagement>> LibnvmeDevice::read_host_thermal_management() {
-  if (!hctm_supported_) {
-    if (auto id = identify(); !id) return id.error();
-  }
-  if (!*hctm_supported_) return std::optional<HostThermalManagement>{};
-  if (auto f = fd(); !f) return f.error();
   const char* command = "get features host controlled thermal management (10h)";
+  if (auto refused = require_capability(Capability::host_thermal_management, command)) {
+    if (refused->reason == ErrorReason::unsupported) return std::optional<HostThermalManagement>{};
+    return *refused;
+  }
   std::uint32_t cdw0 = 0;
   if (auto o = get_current_feature(NVME_FEAT_FID_HCTM, 0, cdw0); o.rc != 0) {
     if (!is_unsupported_status(o.rc)) return failed(command, o);
     // HCTMA said yes, the controller says no: believe the command.
     log::info("{}: {}: not supported although HCTMA says so: {}", name_, command,
               command_error(name_, command, o.rc, o.err).message);
-    hctm_supported_ = false;
+    (*capabilities_)[static_cast<std::size_t>(Capability::host_thermal_management)] = false;
     return std::optional<HostThermalManagement>{};
   }
   return std::optional<HostThermalManagement>{decode_host_thermal_management(cdw0)};
@@ -399,14 +424,13 @@ Result<std::vector<ErrorLogEntry>> LibnvmeDevice::read_error_log() {
   return entries;
 }
 
-std::optional<Error> LibnvmeDevice::self_test_refusal(std::string_view command) {
-  if (!self_test_supported_) {
+std::optional<Error> LibnvmeDevice::require_capability(Capability capability, std::string_view command) {
+  if (!capabilities_) {
     if (auto id = identify(); !id) return id.error();
   }
-  if (!*self_test_supported_) {
-    return Error{
-        ErrorReason::unsupported,
-        fmt::format("{}: {}: the controller does not support Device Self-test (OACS bit 4 clear)", name_, command)};
+  const auto index = static_cast<std::size_t>(capability);
+  if (!(*capabilities_)[index]) {
+    return Error{ErrorReason::unsupported, fmt::format("{}: {}: {}", name_, command, kLacking[index])};
   }
   if (auto f = fd(); !f) return f.error();
   return std::nullopt;
@@ -414,7 +438,7 @@ std::optional<Error> LibnvmeDevice::self_test_refusal(std::string_view command) 
 
 Result<SelfTestLog> LibnvmeDevice::read_self_test_log() {
   const char* command = "get-log device self-test (06h)";
-  if (auto refused = self_test_refusal(command)) return *refused;
+  if (auto refused = require_capability(Capability::self_test, command)) return *refused;
   // What nvme_get_log_device_self_test() sends (LID 06h, NSID FFFFFFFFh,
   // sizeof(nvme_self_test_log) bytes), but under the command timeout: that
   // helper uses the kernel's default.
@@ -433,16 +457,9 @@ Result<SelfTestLog> LibnvmeDevice::read_self_test_log() {
 }
 
 Result<PersistentEventLog> LibnvmeDevice::read_persistent_event_log() {
-  if (!event_log_supported_) {
-    if (auto id = identify(); !id) return id.error();
+  if (auto refused = require_capability(Capability::persistent_event_log, "get-log persistent event (0Dh)")) {
+    return *refused;
   }
-  if (!*event_log_supported_) {
-    return Error{ErrorReason::unsupported,
-                 fmt::format("{}: get-log persistent event (0Dh): the controller keeps no Persistent Event log "
-                             "(LPA bit 4 clear)",
-                             name_)};
-  }
-  if (auto f = fd(); !f) return f.error();
   // The context fixes what the log holds until it is released, so the
   // chunks read below belong together; one left established keeps the
   // drive holding that snapshot until a reset.
@@ -489,14 +506,7 @@ Result<PersistentEventLog> LibnvmeDevice::read_persistent_event_body(std::vector
 }
 
 Result<TelemetryHeader> LibnvmeDevice::telemetry_header(std::string_view command) {
-  if (!telemetry_supported_) {
-    if (auto id = identify(); !id) return id.error();
-  }
-  if (!*telemetry_supported_) {
-    return Error{ErrorReason::unsupported,
-                 fmt::format("{}: {}: the controller has no telemetry logs (LPA bit 3 clear)", name_, command)};
-  }
-  if (auto f = fd(); !f) return f.error();
+  if (auto refused = require_capability(Capability::telemetry, command)) return *refused;
   std::vector<std::uint8_t> page(kTelemetryHeaderBytes);
   if (auto o = get_log_at(kTelemetryControllerLogId, NVME_LOG_LSP_NONE, 0, page, NVME_NSID_NONE); o.rc != 0) {
     if (is_unsupported_status(o.rc)) {
@@ -547,7 +557,7 @@ Result<TelemetryLog> LibnvmeDevice::read_telemetry_log(unsigned data_area) {
 }
 
 std::optional<Error> LibnvmeDevice::device_self_test(std::uint8_t stc, std::string_view command) {
-  if (auto refused = self_test_refusal(command)) return refused;
+  if (auto refused = require_capability(Capability::self_test, command)) return refused;
   std::uint32_t result = 0;
   nvme_dev_self_test_args args{};
   args.result = &result;

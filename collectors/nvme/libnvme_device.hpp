@@ -85,6 +85,10 @@ class LibnvmeDevice final : public Device {
   Result<TelemetryLog> read_telemetry_log(unsigned data_area) override;
   // sysfs only: no command is sent.
   Result<std::optional<PcieLink>> read_pcie_link() override;
+  // Asked only of a drive whose C0h is the OCP page, like logs C3h and C1h;
+  // a log the drive rejects or answers with another GUID is "unsupported"
+  // from then on, without a command.
+  Result<std::vector<std::uint8_t>> read_ocp_log(const OcpLogPage& page) override;
   // A user-data erase takes minutes on a large drive.
   static constexpr std::chrono::minutes kFormatTimeout{10};
 
@@ -115,30 +119,32 @@ class LibnvmeDevice final : public Device {
   Result<std::vector<std::uint32_t>> active_namespaces();
   // After the header was read in an established context: the rest of it.
   Result<PersistentEventLog> read_persistent_event_body(std::vector<std::uint8_t>& page);
-  // Identifies first when there was none; "unsupported" naming `command`
-  // when OACS bit 4 is clear.
-  std::optional<Error> self_test_refusal(std::string_view command);
+  // What Identify Controller says the controller has, each bit gating
+  // commands that a controller without it would only reject.
+  enum class Capability : std::uint8_t { self_test, persistent_event_log, telemetry, host_thermal_management };
+  // Identifies first when there was none; then "unsupported", naming the
+  // device, `command` and the Identify bit, when the controller lacks
+  // `capability`; otherwise opens the device (its error if that fails).
+  std::optional<Error> require_capability(Capability capability, std::string_view command);
   std::optional<Error> device_self_test(std::uint8_t stc, std::string_view command);
-  // One GUID-checked OCP log of 512 bytes; `absent` is set (and the log not
-  // asked again) when the drive rejects it or its GUID is another's.
+  // One GUID-checked OCP log; nullopt (and the log not asked again) when the
+  // drive has no OCP C0 page, rejects this one or its GUID is another's.
+  Result<std::optional<std::vector<std::uint8_t>>> ocp_page(const OcpLogPage& spec);
   template <typename Log>
-  Result<std::optional<Log>> read_ocp_page(std::uint8_t lid, const char* command, u128 guid, bool& absent,
+  Result<std::optional<Log>> read_ocp_page(const OcpLogPage& spec,
                                            Result<Log> (*decode)(std::span<const std::uint8_t>));
 
   std::string path_;
   std::string name_;  // "nvme0": the context in every error message
   std::uint32_t timeout_ms_;
   std::filesystem::path sysfs_class_nvme_;
-  std::size_t error_log_entries_ = 0;        // ELPE + 1, capped; 0 before the first identify
-  std::optional<bool> self_test_supported_;  // OACS bit 4; nullopt before the first identify
-  std::optional<bool> event_log_supported_;  // LPA bit 4; nullopt before the first identify
-  std::optional<bool> telemetry_supported_;  // LPA bit 3; nullopt before the first identify
-  std::optional<bool> hctm_supported_;       // HCTMA bit 0; nullopt before the first identify
+  std::size_t error_log_entries_ = 0;  // ELPE + 1, capped; 0 before the first identify
+  // By Capability; nullopt before the first identify.
+  std::optional<std::array<bool, 4>> capabilities_;
   int fd_ = -1;
   bool ocp_absent_ = false;
-  bool ocp_checked_ = false;  // C0h has answered: ocp_absent_ is known
-  bool ocp_latency_absent_ = false;
-  bool ocp_recovery_absent_ = false;
+  bool ocp_checked_ = false;               // C0h has answered: ocp_absent_ is known
+  std::vector<std::uint8_t> ocp_refused_;  // OCP logs (by id) rejected or with another GUID
   std::array<bool, 9> over_unsupported_{};
   std::array<bool, 9> under_unsupported_{};
 };

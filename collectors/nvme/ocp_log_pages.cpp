@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <array>
 
 namespace nvmond {
@@ -86,7 +87,11 @@ std::optional<Error> check_ocp_page(const char* name, std::span<const std::uint8
 }  // namespace
 
 bool has_ocp_guid(std::span<const std::uint8_t> page, u128 guid) {
-  return page.size() == kOcpLogPageBytes && read_le(page, kOcpLogGuidOffset, 16) == guid;
+  return has_ocp_guid(page, OcpLogPage{0, kOcpLogPageBytes, guid, {}});
+}
+
+bool has_ocp_guid(std::span<const std::uint8_t> page, const OcpLogPage& spec) {
+  return spec.bytes >= 16 && page.size() == spec.bytes && read_le(page, spec.bytes - 16, 16) == spec.guid;
 }
 
 std::span<const FieldSpec<OcpLatencyMonitorLog>> ocp_latency_monitor_fields() { return kLatencyMonitorFields; }
@@ -103,6 +108,30 @@ Result<OcpErrorRecoveryLog> decode_ocp_error_recovery_log(std::span<const std::u
   if (auto e = check_ocp_page("OCP error recovery log (C1h)", page, kOcpErrorRecoveryGuid)) return *e;
   OcpErrorRecoveryLog out;
   apply_fields(ocp_error_recovery_fields(), page, out);
+  return out;
+}
+
+Result<OcpUnsupportedRequirementsLog> decode_ocp_unsupported_requirements_log(std::span<const std::uint8_t> page) {
+  constexpr const char* kName = "OCP unsupported requirements log (C5h)";
+  constexpr std::size_t kIdsOffset = 16, kIdBytes = 16, kMaxIds = 253, kVersionOffset = 4078;
+  const OcpLogPage& spec = kOcpUnsupportedRequirementsPage;
+  if (page.size() != spec.bytes) {
+    return Error{ErrorReason::decode, fmt::format("{}: expected {} bytes, got {}", kName, spec.bytes, page.size())};
+  }
+  if (!has_ocp_guid(page, spec)) {
+    return Error{ErrorReason::decode, fmt::format("{}: log page GUID is not the OCP GUID", kName)};
+  }
+  const auto count = static_cast<std::size_t>(read_le(page, 0, 2));
+  if (count > kMaxIds) {
+    return Error{ErrorReason::decode,
+                 fmt::format("{}: {} unsupported requirements, over the {} the page holds", kName, count, kMaxIds)};
+  }
+  OcpUnsupportedRequirementsLog out;
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto id = page.subspan(kIdsOffset + i * kIdBytes, kIdBytes);
+    out.requirement_ids.emplace_back(id.begin(), std::find(id.begin(), id.end(), std::uint8_t{0}));
+  }
+  out.log_page_version = static_cast<std::uint16_t>(read_le(page, kVersionOffset, 2));
   return out;
 }
 

@@ -14,6 +14,7 @@
 
 #include "collectors/health.hpp"
 #include "collectors/nvme/field_table.hpp"
+#include "collectors/ocp_page_logs.hpp"
 #include "core/result.hpp"
 #include "core/u128.hpp"
 
@@ -30,8 +31,25 @@ inline constexpr std::size_t kOcpLogGuidOffset = 496;
 inline constexpr u128 kOcpLatencyMonitorGuid = (static_cast<u128>(0x85D45E58D4E64370ULL) << 64) | 0x9C6C84D08CC07A92ULL;
 inline constexpr u128 kOcpErrorRecoveryGuid = (static_cast<u128>(0x5A1983BA3DFD4DABULL) << 64) | 0xAE3430FE2131D944ULL;
 
+// What DeviceReader::read_ocp_log asks for to read each of them.
+inline constexpr OcpLogPage kOcpLatencyMonitorPage{kOcpLatencyMonitorLogId, kOcpLogPageBytes, kOcpLatencyMonitorGuid,
+                                                   "OCP latency monitor (C3h)"};
+inline constexpr OcpLogPage kOcpErrorRecoveryPage{kOcpErrorRecoveryLogId, kOcpLogPageBytes, kOcpErrorRecoveryGuid,
+                                                  "OCP error recovery (C1h)"};
+
+// Unsupported Requirements log (C5h), 4096 bytes: a 16-bit count at byte
+// 0, up to 253 requirement IDs of 16 bytes each from byte 16, the Log Page
+// Version at 4078 and GUID C7BB98B7-D032-4863-BB2C-23990E9C722F at 4080.
+inline constexpr OcpLogPage kOcpUnsupportedRequirementsPage{
+    0xC5, 4096, (static_cast<u128>(0xC7BB98B7D0324863ULL) << 64) | 0xBB2C23990E9C722FULL,
+    "OCP unsupported requirements (C5h)"};
+// A count over the 253 IDs the page holds is Error{ErrorReason::decode}.
+Result<OcpUnsupportedRequirementsLog> decode_ocp_unsupported_requirements_log(std::span<const std::uint8_t> page);
+
 // True when the page is 512 bytes long and ends with `guid`.
 bool has_ocp_guid(std::span<const std::uint8_t> page, u128 guid);
+// True when the page is `spec.bytes` long and ends with its GUID.
+bool has_ocp_guid(std::span<const std::uint8_t> page, const OcpLogPage& spec);
 
 Result<OcpLatencyMonitorLog> decode_ocp_latency_monitor_log(std::span<const std::uint8_t> page);
 Result<OcpErrorRecoveryLog> decode_ocp_error_recovery_log(std::span<const std::uint8_t> page);

@@ -59,7 +59,7 @@ std::uint32_t logical_block_bytes(int fd, bool opened, dev_t rdev) {
 
 // Who the drive is and its limits, from its controller; nothing when the
 // controller does not answer (the caller then names the target otherwise).
-void identify_controller(Device& controller, TargetIdentity& id) {
+void identify_controller(DeviceReader& controller, TargetIdentity& id) {
   auto info = controller.identify();
   if (!info) return;
   id.serial = info->serial;

@@ -1,5 +1,6 @@
 // The OCP decoders beyond C0's first 192 bytes: C0's later log page
-// versions, the Latency Monitor (C3h) and the Error Recovery log (C1h), on
+// versions, the Latency Monitor (C3h), the Error Recovery log (C1h) and the
+// Unsupported Requirements log (C5h), on
 // the pages make_fixtures.py builds from the specification's layout, on
 // random and truncated pages, and against nvme-cli's ocp plugin layout.
 #include <gtest/gtest.h>
@@ -359,6 +360,53 @@ TEST(OcpErrorRecoveryText, NamesEveryResetBitAndRecoveryAction) {
   EXPECT_EQ(ocp_recovery_action_text(0), "none");
   EXPECT_EQ(ocp_recovery_action_text(5), "sanitize");
   EXPECT_EQ(ocp_recovery_action_text(0xFF), "other");
+}
+
+// The generic read's GUID check: a page of the spec's size whose last 16
+// bytes are its GUID, whatever the size.
+TEST(OcpLogPageGuid, IsTheLastSixteenBytesOfAPageOfTheSpecsSize) {
+  const OcpLogPage spec{0xC9, 4096, (static_cast<u128>(0x0123456789ABCDEFULL) << 64) | 0xFEDCBA9876543210ULL, "test"};
+  std::vector<std::uint8_t> page(4096);
+  for (std::size_t i = 0; i < 16; ++i) page[4080 + i] = static_cast<std::uint8_t>(spec.guid >> (8 * i));
+  EXPECT_TRUE(has_ocp_guid(page, spec));
+  EXPECT_FALSE(has_ocp_guid(std::span(page).first(4095), spec));
+  page[4080] ^= 1;
+  EXPECT_FALSE(has_ocp_guid(page, spec));
+  const auto c3 = fixture("ocp_latency_monitor.bin");
+  EXPECT_TRUE(has_ocp_guid(c3, kOcpLatencyMonitorPage));
+  EXPECT_FALSE(has_ocp_guid(c3, kOcpErrorRecoveryPage));
+}
+
+// C5h as nvme-cli's ocp plugin lays it out: the count at byte 0, 16-byte
+// IDs from byte 16, the version at 4078, the GUID at 4080.
+std::vector<std::uint8_t> c5_page(const std::vector<std::string>& ids, std::size_t count) {
+  const OcpLogPage& spec = kOcpUnsupportedRequirementsPage;
+  std::vector<std::uint8_t> page(spec.bytes);
+  page[0] = static_cast<std::uint8_t>(count & 0xff);
+  page[1] = static_cast<std::uint8_t>(count >> 8);
+  for (std::size_t i = 0; i < ids.size(); ++i) std::copy(ids[i].begin(), ids[i].end(), page.begin() + 16 + 16 * i);
+  page[4078] = 1;
+  for (std::size_t i = 0; i < 16; ++i) page[4080 + i] = static_cast<std::uint8_t>(spec.guid >> (8 * i));
+  return page;
+}
+
+TEST(DecodeOcpUnsupportedRequirements, ReadsTheCountedIdsAndTheVersion) {
+  // A 16-character ID fills its slot with no NUL; an ID past the count is not read.
+  auto page = c5_page({"GETF-1", "SEC-12", "ABCDEFGHIJKLMNOP", "NOT-COUNTED"}, 3);
+  const auto r = decode_ocp_unsupported_requirements_log(page);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->requirement_ids, (std::vector<std::string>{"GETF-1", "SEC-12", "ABCDEFGHIJKLMNOP"}));
+  EXPECT_EQ(r->log_page_version, 1);
+  EXPECT_TRUE(decode_ocp_unsupported_requirements_log(c5_page({}, 0))->requirement_ids.empty());
+}
+
+TEST(DecodeOcpUnsupportedRequirements, RefusesAnotherGuidAnotherSizeAndACountOverTheIdsItHolds) {
+  auto page = c5_page({"GETF-1"}, 1);
+  EXPECT_EQ(decode_ocp_unsupported_requirements_log(std::span(page).first(512)).error().reason, ErrorReason::decode);
+  EXPECT_EQ(decode_ocp_unsupported_requirements_log(c5_page({}, 254)).error().reason, ErrorReason::decode);
+  EXPECT_TRUE(decode_ocp_unsupported_requirements_log(c5_page({}, 253)).ok());
+  page[4095] ^= 0xff;
+  EXPECT_EQ(decode_ocp_unsupported_requirements_log(page).error().reason, ErrorReason::decode);
 }
 
 }  // namespace NVMOND_TEST_UNIT
