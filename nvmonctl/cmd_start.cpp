@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "nvmonctl/ctl_client.hpp"
-#include "runmodel/request.hpp"
+#include "pts/test_catalog.hpp"
 
 namespace nvmond::ctl {
 

@@ -11,6 +11,7 @@
 #include "nvmonctl/pts_run_progress.hpp"
 #include "services/targets.hpp"
 #include "pts/run_executor.hpp"
+#include "pts/test_catalog.hpp"
 #include "report/report_cli.hpp"
 
 namespace nvmond {
@@ -75,7 +76,7 @@ int test_run_command(const TestRunArgs& a, std::ostream& progress, std::ostream&
   }
   // The run is recorded whatever happens to its report: a report that cannot
   // be written is said, not fatal (`nvmonctl report DIR` can retry it).
-  if (auto e = report::write_report_beside(a.out)) err << "report: " << e->message << "\n";
+  if (auto e = report::write_report_beside(a.out, test_bases())) err << "report: " << e->message << "\n";
   progress << fmt::format("{}: {} (run {}), {} rounds, {}\n", a.test, to_text(outcome.status), outcome.run_id,
                           outcome.run.value("rounds", nlohmann::json::array()).size(), path);
   if (outcome.failure) err << a.test << " on " << a.target << ": " << outcome.failure->message << "\n";

@@ -1,6 +1,7 @@
 #include "nvmonctl/report_commands.hpp"
 
 #include "services/run_source.hpp"
+#include "pts/test_catalog.hpp"
 #include "report/report_cli.hpp"
 
 namespace nvmond {
@@ -42,7 +43,7 @@ ReportCommands::ReportCommands(CLI::App& app) {
 int ReportCommands::run(std::ostream& out, std::ostream& err, const std::string& global_config) const {
   const RunSource source(state_dir_, config_.empty() ? global_config : config_);
   const report::RunLoader load = [&source](const std::string& run) { return source.load(run); };
-  if (*report_) return report::report_command(run_, report_html_, out, err, load);
+  if (*report_) return report::report_command(run_, report_html_, out, err, test_bases(), load);
   return report::compare_command(runs_, compare_html_, out, err, load);
 }
 

@@ -1,5 +1,7 @@
 #include "pts/params.hpp"
 
+#include "pts/test_catalog.hpp"
+
 #include <fmt/core.h>
 
 #include <stdexcept>

@@ -21,7 +21,7 @@ std::string block_size_label(std::uint64_t bytes) {
 
 TestPlan build_plan(const TestRequest& request, const TargetFacts& target) {
   check_request(request);
-  const TestDefinition& definition = test_definition(test_schema(request.test, request.profile).kind);
+  const TestDefinition& definition = *find_test_definition(request.test);
   Params p(request);
   TestPlan plan;
   plan.test = request.test;

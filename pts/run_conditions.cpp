@@ -6,6 +6,7 @@
 #include <string>
 
 #include "pts/tests/definition.hpp"
+#include "pts/test_catalog.hpp"
 #include "runmodel/request.hpp"
 
 namespace nvmond {
@@ -37,10 +38,9 @@ Basis basis_of(const std::string& key) {
 
 std::vector<RunCondition> parameter_conditions(const TestPlan& plan) {
   std::vector<RunCondition> out;
-  const auto kind = test_kind_from_name(plan.test);
-  if (!kind) return out;
-  const auto& fixed = test_definition(*kind).spec;
-  if (!fixed) return out;
+  const TestDefinition* definition = find_test_definition(plan.test);
+  if (!definition || !definition->spec) return out;
+  const auto& fixed = definition->spec;
   const TestSchema& schema = test_schema(plan.test, plan.profile);
   std::vector<std::string> checked = {"range", "purge", "window"};
   checked.insert(checked.end(), fixed->keys.begin(), fixed->keys.end());

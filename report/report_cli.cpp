@@ -25,14 +25,15 @@ int write_html(const std::string& path, const std::string& html, std::ostream& o
 
 }  // namespace
 
-std::optional<Error> write_report_beside(const std::string& run_dir) {
+std::optional<Error> write_report_beside(const std::string& run_dir, const TestBases& bases) {
   auto record = load_run((std::filesystem::path(run_dir) / "run.json").string());
   if (!record) return record.error();
-  return write_file_atomically((std::filesystem::path(run_dir) / "report.html").string(), render_run_report(*record));
+  return write_file_atomically((std::filesystem::path(run_dir) / "report.html").string(),
+                               render_run_report(*record, bases));
 }
 
 int report_command(const std::string& run, const std::optional<std::string>& html_path, std::ostream& out,
-                   std::ostream& err, const RunLoader& load) {
+                   std::ostream& err, const TestBases& bases, const RunLoader& load) {
   auto record = load(run);
   if (!record) {
     err << "nvmonctl: " << record.error().message << "\n";
@@ -42,7 +43,7 @@ int report_command(const std::string& run, const std::optional<std::string>& htm
     out << compare_table_text({*record});
     return kExitOk;
   }
-  return write_html(*html_path, render_run_report(*record), out, err);
+  return write_html(*html_path, render_run_report(*record, bases), out, err);
 }
 
 int compare_command(const std::vector<std::string>& runs, const std::optional<std::string>& html_path,

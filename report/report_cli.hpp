@@ -18,6 +18,7 @@
 
 #include "core/result.hpp"
 #include "report/run_record.hpp"
+#include "report/test_bases.hpp"
 
 namespace nvmond::report {
 
@@ -30,12 +31,12 @@ using RunLoader = std::function<Result<RunRecord>(const std::string& run)>;
 
 // Renders DIR/run.json into DIR/report.html, for the writers of runs to call
 // when a run ends (`nvmonctl test run --out DIR`, the daemon's state
-// directory). nullopt on success.
-std::optional<Error> write_report_beside(const std::string& run_dir);
+// directory). nullopt on success. `bases`: as render_run_report takes them.
+std::optional<Error> write_report_beside(const std::string& run_dir, const TestBases& bases);
 
 // Without `html_path`: prints the run's summary line (the compare table) on `out`.
 int report_command(const std::string& run, const std::optional<std::string>& html_path, std::ostream& out,
-                   std::ostream& err, const RunLoader& load = load_run);
+                   std::ostream& err, const TestBases& bases, const RunLoader& load = load_run);
 
 // Prints the comparison table on `out`; with `html_path` also writes the page.
 int compare_command(const std::vector<std::string>& runs, const std::optional<std::string>& html_path,

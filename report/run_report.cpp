@@ -214,7 +214,7 @@ void add_result_sections(HtmlPage& page, const RunRecord& run, const std::vector
 
 }  // namespace
 
-std::string render_run_report(const RunRecord& run) {
+std::string render_run_report(const RunRecord& run, const TestBases& bases) {
   const RunHeader& h = run.header;
   const std::string title = upper(h.test.empty() ? "run" : h.test) + " report — " + drive_name(run);
   HtmlPage page(title);
@@ -222,12 +222,13 @@ std::string render_run_report(const RunRecord& run) {
   // Which specification's conditions the run was under, where it recorded
   // them (runs from before profiles were all PTS-E's and say nothing), or
   // what a test that is not a PTS test rests on.
-  const std::string basis = test_basis_text(run);
+  const std::string basis = test_basis_text(run, bases);
   page.heading(title, "Run " + run_id_text(run) + " · " + status + (basis.empty() ? "" : " · " + basis) + " · " +
                           h.started_at + (h.ended_at ? " → " + *h.ended_at : ""));
   if (!h.conditions.empty()) {
-    page.paragraph(is_pts_test(run) ? "NON-CONFORMANT — this run departed from the PTS as follows"
-                                    : "Conditions — not a PTS test, so no conformance is claimed; it ran with these",
+    page.paragraph(is_pts_test(run, bases)
+                       ? "NON-CONFORMANT — this run departed from the PTS as follows"
+                       : "Conditions — not a PTS test, so no conformance is claimed; it ran with these",
                    "verdict fail conditions");
     Facts conditions;
     for (const auto& c : h.conditions) conditions.emplace_back(c.name, c.detail);
@@ -236,7 +237,7 @@ std::string render_run_report(const RunRecord& run) {
   page.section("run", "Drive and test");
   page.facts(drive_facts(run));
   page.subheading("Test");
-  page.facts(test_facts(run));
+  page.facts(test_facts(run, bases));
   if (!h.parameters.empty()) {
     page.subheading("Parameters");
     page.facts(Facts(h.parameters.begin(), h.parameters.end()));

@@ -4,12 +4,14 @@
 #include <vector>
 
 #include "report/run_record.hpp"
+#include "report/test_bases.hpp"
 
 namespace nvmond::report {
 
 // One self-contained HTML page (inline SVG and CSS, no scripts). Sections
-// appear only when the run has their data.
-std::string render_run_report(const RunRecord& run);
+// appear only when the run has their data. `bases`: what the tests that are
+// not PTS tests rest on.
+std::string render_run_report(const RunRecord& run, const TestBases& bases);
 
 // The same charts overlaid, one colour per run, and the summary table.
 std::string render_compare_report(const std::vector<RunRecord>& runs);

@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "runmodel/request.hpp"
+#include "runmodel/pts_profile.hpp"
 #include "report/markup.hpp"
 #include "report/run_charts.hpp"
 #include "report/run_summary.hpp"
@@ -51,11 +51,9 @@ std::string profile_text(const ProfileSpec& p, bool pts) {
 
 // What a test that is not a PTS test rests on; empty for the PTS's tests
 // and for a test this nvmond does not know.
-std::string basis_of(const std::string& test) {
-  for (const auto& s : test_schemas()) {
-    if (s.test == test) return s.basis;
-  }
-  return "";
+std::string basis_of(const std::string& test, const TestBases& bases) {
+  auto it = bases.find(test);
+  return it == bases.end() ? std::string() : it->second;
 }
 
 // "50 rounds (CBW 0/100 T32Q32 pre-write), 5 before each of 10 sweep
@@ -86,10 +84,10 @@ std::string prewrite_text(const RunRecord& run) {
 
 }  // namespace
 
-bool is_pts_test(const RunRecord& run) { return basis_of(run.header.test).empty(); }
+bool is_pts_test(const RunRecord& run, const TestBases& bases) { return basis_of(run.header.test, bases).empty(); }
 
-std::string test_basis_text(const RunRecord& run) {
-  const std::string basis = basis_of(run.header.test);
+std::string test_basis_text(const RunRecord& run, const TestBases& bases) {
+  const std::string basis = basis_of(run.header.test, bases);
   if (!basis.empty()) return "not a PTS test: " + basis;
   return run.header.profile ? profile_spec(*run.header.profile).standard : "";
 }
@@ -121,12 +119,12 @@ Facts drive_facts(const RunRecord& run) {
   return f;
 }
 
-Facts test_facts(const RunRecord& run) {
+Facts test_facts(const RunRecord& run, const TestBases& bases) {
   const RunHeader& h = run.header;
   Facts f;
   add(f, "Test", or_dash(h.test));
-  const bool pts = is_pts_test(run);
-  if (!pts) add(f, "Basis", test_basis_text(run));
+  const bool pts = is_pts_test(run, bases);
+  if (!pts) add(f, "Basis", test_basis_text(run, bases));
   if (h.profile) add(f, "Profile", profile_text(profile_spec(*h.profile), pts));
   add(f, "Run", run_id_text(run));
   const std::string status = run.status ? std::string(to_text(*run.status)) : std::string();

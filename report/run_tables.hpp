@@ -9,6 +9,7 @@
 
 #include "report/html_page.hpp"
 #include "report/run_record.hpp"
+#include "report/test_bases.hpp"
 
 namespace nvmond::report {
 
@@ -18,12 +19,13 @@ using Facts = std::vector<std::pair<std::string, std::string>>;
 // profile's specification ("PTS-E 2.0.x"), or for a test that is not a PTS
 // test, what it rests on instead ("not a PTS test: the reviews' SLC-cache
 // fill"); empty when the run recorded no profile and its test is a PTS test.
-std::string test_basis_text(const RunRecord& run);
-// True when the run's test is one the PTS has (or is unknown to nvmond).
-bool is_pts_test(const RunRecord& run);
+std::string test_basis_text(const RunRecord& run, const TestBases& bases);
+// True when the run's test is one the PTS has (or is unknown to nvmond):
+// one `bases` does not name.
+bool is_pts_test(const RunRecord& run, const TestBases& bases);
 
 Facts drive_facts(const RunRecord& run);
-Facts test_facts(const RunRecord& run);  // test, status, times, version, purge, preconditioning
+Facts test_facts(const RunRecord& run, const TestBases& bases);  // test, status, times, version, purge, preconditioning
 // A steady state and the measurement window its values come from: the run's,
 // or one sub-test's (then named first).
 Facts steady_state_facts(const SteadyState& s, const std::optional<MeasurementWindow>& window,

@@ -1,14 +1,15 @@
 #pragma once
-// Which test a run is, as a value code can switch on. The run model holds it
-// (not pts/) because the schemas, nvmonctl and the report read it without
-// linking the tests; its text form lives only in pts_kind.cpp, the one
-// table requests, run.json and the store are decoded through.
+// Which test a run is, as a value code can switch on: the tests some code
+// treats apart (the report's own sections). The run model holds it (not
+// pts/) because the report reads it without linking the tests; its text
+// form lives only in pts_kind.cpp. A test nothing treats apart has no kind
+// (test_kind_from_name gives nullopt) and needs none.
 #include <optional>
 #include <string_view>
 
 namespace nvmond {
 
-// In documentation order: test_schemas() lists them so.
+// In documentation order.
 enum class TestKind {
   purge,
   precondition,

@@ -5,7 +5,7 @@
 // range 75 %, write cache enabled, recommended load T2Q16), and each test
 // says which of the two it belongs to. A profile names those conditions;
 // which tests it has and their defaults are in the test schemas
-// (test_schemas(PtsProfile)). Enterprise is the default everywhere.
+// (profile_schema(), runmodel/request.hpp). Enterprise is the default everywhere.
 #include <optional>
 #include <string>
 #include <string_view>

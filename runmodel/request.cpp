@@ -191,45 +191,6 @@ const ParamSpec* TestSchema::find(const std::string& key) const {
   return nullptr;
 }
 
-const std::vector<std::string>& test_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> n;
-    for (const auto& s : test_schemas()) n.push_back(s.test);
-    return n;
-  }();
-  return names;
-}
-
-const std::vector<std::string>& test_names(PtsProfile profile) {
-  if (profile == PtsProfile::enterprise) return test_names();
-  static const std::vector<std::string> client = [] {
-    std::vector<std::string> n;
-    for (const auto& s : test_schemas(PtsProfile::client)) n.push_back(s.test);
-    return n;
-  }();
-  return client;
-}
-
-const TestSchema& test_schema(const std::string& test, PtsProfile profile) {
-  for (const auto& s : test_schemas(profile)) {
-    if (s.test == test) return s;
-  }
-  const bool known = std::find(test_names().begin(), test_names().end(), test) != test_names().end();
-  if (known) {
-    const ProfileSpec& p = profile_spec(profile);
-    throw ParamError(fmt::format("test {} is not a test of the {} profile ({}; its tests: {})", test, p.name,
-                                 p.standard, join(test_names(profile), ", ")));
-  }
-  throw ParamError("unknown test \"" + test + "\" (known: " + join(test_names(), ", ") + ")");
-}
-
-const TestSchema& test_schema(TestKind kind) {
-  for (const auto& s : test_schemas()) {
-    if (s.kind == kind) return s;
-  }
-  throw std::logic_error(std::string("test ") + test_kind_name(kind) + " has no schema");
-}
-
 PtsProfile parse_profile(const std::string& name) {
   if (auto p = profile_from_name(name)) return *p;
   throw ParamError(fmt::format("unknown profile \"{}\" (known: {})", name, join(profile_names(), ", ")));
@@ -305,10 +266,9 @@ const ParamSpec& known_spec(const TestSchema& schema, const std::string& key) {
 
 }  // namespace
 
-TestRequest validate_typed(const std::string& test, const GivenParams& given, PtsProfile profile) {
-  const TestSchema& schema = test_schema(test, profile);
+TestRequest validate_typed(const TestSchema& schema, const GivenParams& given, PtsProfile profile) {
   TestRequest r;
-  r.test = test;
+  r.test = schema.test;
   r.profile = profile;
   for (const auto& [key, g] : given) {
     const ParamSpec& spec = known_spec(schema, key);
@@ -320,8 +280,7 @@ TestRequest validate_typed(const std::string& test, const GivenParams& given, Pt
   return r;
 }
 
-void check_request(const TestRequest& request) {
-  const TestSchema& schema = test_schema(request.test, request.profile);
+void check_request(const TestSchema& schema, const TestRequest& request) {
   for (const auto& [key, v] : request.values) {
     const ParamSpec& spec = known_spec(schema, key);
     // A value's index in ParamValue is its type (test_request.hpp).
@@ -331,12 +290,6 @@ void check_request(const TestRequest& request) {
     check_value(spec, v);
   }
   if (schema.steady_state) check_steady_state(schema, request.values);
-}
-
-TestRequest validate(const std::string& test, const ParamMap& given, PtsProfile profile) {
-  GivenParams typed;
-  for (const auto& [k, v] : given) typed.emplace(k, v);
-  return validate_typed(test, typed, profile);
 }
 
 }  // namespace nvmond

@@ -17,7 +17,6 @@
 
 #include "core/clock.hpp"
 #include "runmodel/pts_profile.hpp"
-#include "runmodel/pts_kind.hpp"
 
 namespace nvmond {
 
@@ -63,22 +62,13 @@ struct TestSchema {
   // A test that is not a PTS test: what it rests on instead ("the seed
   // reviews' SLC-cache fill"). Empty for the PTS's tests.
   std::string basis{};
-  TestKind kind = TestKind::purge;
   const ParamSpec* find(const std::string& key) const;
 };
 
-// Every test, in documentation order.
-const std::vector<TestSchema>& test_schemas();
-const std::vector<std::string>& test_names();
-// The tests of `profile`, with the defaults its specification sets (active
-// range, load); enterprise: test_schemas().
-const std::vector<TestSchema>& test_schemas(PtsProfile profile);
-const std::vector<std::string>& test_names(PtsProfile profile);
-// Throws ParamError for an unknown test, listing the known ones, and for a
-// test the profile does not have, listing the profile's.
-const TestSchema& test_schema(const std::string& test, PtsProfile profile = PtsProfile::enterprise);
-// Every kind has a schema (pts_kind.cpp and schemas.cpp list the same tests).
-const TestSchema& test_schema(TestKind kind);
+// A test's schema under `profile`: the defaults its specification sets
+// (active range, load); nullopt for a test the profile does not have.
+// Enterprise: the schema as it is.
+std::optional<TestSchema> profile_schema(const TestSchema& schema, PtsProfile profile);
 // Throws ParamError for a name that is no profile, listing the profiles.
 PtsProfile parse_profile(const std::string& name);
 
@@ -97,15 +87,15 @@ struct TestRequest {
 using GivenValue = std::variant<std::string, std::int64_t, double, bool>;
 using GivenParams = std::map<std::string, GivenValue>;
 
-// Throw ParamError for an unknown test, an unknown key (listing the keys
-// the test knows), a value of the wrong type or out of its range.
-TestRequest validate(const std::string& test, const ParamMap& given, PtsProfile profile = PtsProfile::enterprise);
-TestRequest validate_typed(const std::string& test, const GivenParams& given,
-                           PtsProfile profile = PtsProfile::enterprise);
+// Against `schema`, the test's under the request's profile (the list of
+// tests, and so which schema a name has, is the tests' own: pts/test_catalog.hpp).
+// Throw ParamError for an unknown key (listing the keys the test knows), a
+// value of the wrong type or out of its range.
+TestRequest validate_typed(const TestSchema& schema, const GivenParams& given, PtsProfile profile);
 // The same checks of a request already typed (one a caller assembled rather
-// than validate() made): a known test, known keys, values of their key's
-// type and in range, of a test its profile has. Throws ParamError.
-void check_request(const TestRequest& request);
+// than validate_typed() made): known keys, values of their key's type and in
+// range. Throws ParamError.
+void check_request(const TestSchema& schema, const TestRequest& request);
 
 // The canonical text of a value: decimal integers and bytes, "{}" numbers,
 // true/false, durations in seconds ("60s"), comma-joined lists.

@@ -19,6 +19,7 @@
 #include "pts/params.hpp"
 #include "pts/round_record.hpp"
 #include "pts/plan.hpp"
+#include "pts/test_catalog.hpp"
 #include "report/run_record.hpp"
 #include "report/run_report.hpp"
 #include "schedule/run_name.hpp"
@@ -369,7 +370,7 @@ std::optional<Error> write_run_files(int dir_fd, const std::string& shown, const
   if (auto e = write_file_atomically_at(dir_fd, "run.json", text, shown)) return e;
   auto record = report::run_from_json(run, shown + "/run.json");
   if (!record) return Error{record.error().reason, "report: " + record.error().message};
-  return write_file_atomically_at(dir_fd, "report.html", report::render_run_report(*record), shown);
+  return write_file_atomically_at(dir_fd, "report.html", report::render_run_report(*record, test_bases()), shown);
 }
 
 }  // namespace

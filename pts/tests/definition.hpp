@@ -1,16 +1,18 @@
 #pragma once
-// One definition per test: which test it is (its schema, in the run model,
-// by kind) and how it becomes a plan. The registry lists every definition
-// once, so that a test with a schema and no plan, or two plans, fails at the
-// first use instead of at a run's start.
+// One definition per test: its name, its place in the list, its schema and
+// how it becomes a plan. Each pts/tests/<family>.cpp defines
+// `std::vector<TestDefinition> <family>_tests()`, and the registry finds
+// them through the list CMake generates from the files in pts/tests/, so a
+// test is its own file and no list elsewhere names it.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pts/plan.hpp"
 #include "pts/run_conditions.hpp"
-#include "runmodel/request.hpp"
 #include "runmodel/pts_kind.hpp"
+#include "runmodel/request.hpp"
 
 namespace nvmond {
 
@@ -32,18 +34,28 @@ struct SpecConditions {
 };
 
 struct TestDefinition {
-  TestKind kind = TestKind::purge;
+  // As requests, run.json and the store give it.
+  std::string name;
+  // Its place among the tests (nvmonctl's help, the docs): ascending, each
+  // test's its own.
+  int rank = 0;
+  // Its parameters; the registry gives it the test's name.
+  TestSchema schema{};
   PlanBuilder build = nullptr;
   // nullopt: not a PTS test (or purge, which has no parameters), so nothing
   // to depart from.
   std::optional<SpecConditions> spec{};
 
-  const char* name() const { return test_kind_name(kind); }
-  const TestSchema& schema() const { return test_schema(kind); }
+  // What code that treats the test apart (the report's own sections)
+  // branches on; nullopt for a test nothing treats apart.
+  std::optional<TestKind> kind() const { return test_kind_from_name(name); }
 };
 
-// Every test, in TestKind order (the schemas' documentation order).
+// Every test, by rank (the documentation's order).
 const std::vector<TestDefinition>& test_definitions();
+// nullptr for a name that is no test.
+const TestDefinition* find_test_definition(std::string_view name);
+// Every kind is a test's (pts_kind.cpp names only tests that have a file).
 const TestDefinition& test_definition(TestKind kind);
 
 }  // namespace nvmond

@@ -6,12 +6,14 @@
 #include <functional>
 
 #include "pts/tests/plan_parts.hpp"
+#include "runmodel/schema_parts.hpp"
 
 namespace nvmond {
 
 namespace {
 
 using namespace plan_parts;
+using namespace schema_parts;
 
 // CBW (PTS-E's composite block-size workload: JEDEC JESD219's enterprise
 // workload as fio's examples/jesd219.fio and the PTS scripts run it): block
@@ -140,17 +142,64 @@ void dirth_plan(TestPlan& plan, Params& p, const TargetFacts&) {
   });
 }
 
+// `threads` x `queue_depth` is the preconditioning's load, the sweep's
+// highest.
+constexpr CommonDefaults kDemandIntensityDefaults{32, 32, std::chrono::seconds(60), true, true, 25};
+
+// A demand-intensity test's own keys, then the sweep's grid.
+std::vector<ParamSpec> demand_intensity_params(std::vector<ParamSpec> own) {
+  own.push_back(
+      integer_list("thread_counts", {32, 16, 8, 6, 4, 2, 1}, 256, "thread counts of the sweep, in this order"));
+  own.push_back(
+      integer_list("queue_depths", {32, 16, 8, 6, 4, 2, 1}, 4096, "queue depths of the sweep, in this order"));
+  own.push_back(boolean("histogram_rounds", true,
+                        "after the sweep, a dedicated histogram_round at its max, mid and min IOPS points"));
+  own.push_back(duration("histogram_round", std::chrono::minutes(10), "length of each dedicated histogram round"));
+  return own;
+}
+
+// PTS-E CBW: `precondition` is the CBW pattern at 0/100 to steady state,
+// not SEQ 128KiB writes.
+TestSchema cbw_schema() {
+  return with_own_preconditioning(
+      measuring(
+          "composite block-size workload", kDemandIntensityDefaults,
+          demand_intensity_params({number("read_pct", 40.0, 0, 100, "read share of the sweep, in % (JESD219: 40)"),
+                                   integer("prewrite_rounds", 5, 0, 1000,
+                                           "before each sweep round, this many rounds of the CBW pattern at "
+                                           "0/100 at threads x queue_depth (0: no pre-write)")}),
+          true),
+      "the CBW pattern at 0/100 at threads x queue_depth until steady first");
+}
+
+// PTS-E DIRTH: the same sweep over one random block size and mix; the
+// preconditioning is that pattern, mix included.
+TestSchema dirth_schema() {
+  return with_own_preconditioning(
+      measuring("demand intensity / response-time histogram", kDemandIntensityDefaults,
+                demand_intensity_params({bytes("bs", 4 * kKiB, "block size"),
+                                         number("read_pct", 0.0, 0, 100, "read share, in % (PTS-E: 0, all writes)")}),
+                true),
+      "the test's pattern at threads x queue_depth until steady first");
+}
+
 }  // namespace
 
-TestDefinition cbw_test() {
-  return {TestKind::cbw, cbw_plan,
-          SpecConditions{
-              {"round", "max_rounds", "precondition", "read_pct", "thread_counts", "queue_depths", "prewrite_rounds"},
-              nullptr}};
-}
-TestDefinition dirth_test() {
-  return {TestKind::dirth, dirth_plan,
-          SpecConditions{{"round", "max_rounds", "precondition", "thread_counts", "queue_depths"}, nullptr}};
+std::vector<TestDefinition> demand_intensity_tests() {
+  return {
+      {.name = "cbw",
+       .rank = 90,
+       .schema = cbw_schema(),
+       .build = cbw_plan,
+       .spec = SpecConditions{{"round", "max_rounds", "precondition", "read_pct", "thread_counts", "queue_depths",
+                               "prewrite_rounds"},
+                              nullptr}},
+      {.name = "dirth",
+       .rank = 100,
+       .schema = dirth_schema(),
+       .build = dirth_plan,
+       .spec = SpecConditions{{"round", "max_rounds", "precondition", "thread_counts", "queue_depths"}, nullptr}},
+  };
 }
 
 }  // namespace nvmond

@@ -5,12 +5,14 @@
 #include <cmath>
 
 #include "pts/tests/plan_parts.hpp"
+#include "runmodel/schema_parts.hpp"
 
 namespace nvmond {
 
 namespace {
 
 using namespace plan_parts;
+using namespace schema_parts;
 
 void endurance_plan(TestPlan& plan, Params& p, const TargetFacts& t) {
   Common c = common(p);
@@ -28,8 +30,21 @@ void endurance_plan(TestPlan& plan, Params& p, const TargetFacts& t) {
   plan.stages.push_back(std::move(s));
 }
 
+TestSchema endurance_schema() {
+  using std::chrono::hours;
+  return not_pts(
+      measuring(
+          "writes at a target DWPD", {1, 8, hours(1), false, false, 0},
+          {number("dwpd", std::nullopt, 0.001, 1000, "drive writes per day (default: the drive's rating, else 1)"),
+           duration("duration", hours(24), "length of the run"), bytes("bs", 128 * kKiB, "block size")},
+          false),
+      "the drive's endurance rating (JESD218 DWPD): writes at its rated pace");
+}
+
 }  // namespace
 
-TestDefinition endurance_test() { return {TestKind::endurance, endurance_plan, std::nullopt}; }
+std::vector<TestDefinition> endurance_tests() {
+  return {{.name = "endurance", .rank = 130, .schema = endurance_schema(), .build = endurance_plan}};
+}
 
 }  // namespace nvmond

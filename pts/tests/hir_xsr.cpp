@@ -6,12 +6,14 @@
 #include <tuple>
 
 #include "pts/tests/plan_parts.hpp"
+#include "runmodel/schema_parts.hpp"
 
 namespace nvmond {
 
 namespace {
 
 using namespace plan_parts;
+using namespace schema_parts;
 
 std::string seconds_label(Duration d) { return fmt::format("{:g}s", seconds(d)); }
 
@@ -90,18 +92,53 @@ void xsr_plan(TestPlan& plan, Params& p, const TargetFacts&) {
   }
 }
 
+// PTS-E HIR: `round` is a preconditioning round of RND 4KiB writes (30 min,
+// as cloudharmony's 30 one-minute intervals), `precondition` those rounds
+// until steady; then the wait states.
+TestSchema hir_schema() {
+  return with_own_preconditioning(
+      measuring("host idle recovery", {4, 32, std::chrono::minutes(30), true, true, 25},
+                {duration("burst", std::chrono::seconds(5), "length of each write burst"),
+                 integer("bursts", 360, 1, 1'000'000, "bursts per wait state"),
+                 integer_list("idle_seconds", {5, 10, 15, 25, 50}, 86'400,
+                              "host idle after each burst, in seconds: one wait state each, in this order"),
+                 integer("baseline_bursts", 360, 0, 1'000'000,
+                         "back-to-back bursts returning to baseline after each wait state (0: none)")},
+                true),
+      "RND 4KiB writes in round-long rounds until their IOPS is steady first");
+}
+
+// PTS-E XSR: three access groups of fixed length at T1Q32.
+TestSchema xsr_schema() {
+  using std::chrono::hours;
+  return measuring("cross stimulus recovery", {1, 32, std::chrono::seconds(60), true, false, 0},
+                   {bytes("seq_bs", 1024 * kKiB, "block size of the sequential access groups 1 and 3"),
+                    bytes("rnd_bs", 8 * kKiB, "block size of the random access group 2"),
+                    duration("seq_duration", hours(8), "length of access group 1 (SEQ writes)"),
+                    duration("rnd_duration", hours(6), "length of access group 2 (RND writes)"),
+                    duration("recovery_duration", hours(8), "length of access group 3 (SEQ writes again)")},
+                   true);
+}
+
 }  // namespace
 
-TestDefinition hir_test() {
-  return {TestKind::hir, hir_plan,
-          SpecConditions{{"round", "max_rounds", "precondition", "burst", "bursts", "idle_seconds", "baseline_bursts"},
-                         nullptr}};
-}
-TestDefinition xsr_test() {
+std::vector<TestDefinition> hir_xsr_tests() {
   return {
-      TestKind::xsr, xsr_plan,
-      SpecConditions{{"round", "precondition", "seq_bs", "rnd_bs", "seq_duration", "rnd_duration", "recovery_duration"},
-                     nullptr}};
+      {.name = "hir",
+       .rank = 140,
+       .schema = hir_schema(),
+       .build = hir_plan,
+       .spec =
+           SpecConditions{{"round", "max_rounds", "precondition", "burst", "bursts", "idle_seconds", "baseline_bursts"},
+                          nullptr}},
+      {.name = "xsr",
+       .rank = 150,
+       .schema = xsr_schema(),
+       .build = xsr_plan,
+       .spec = SpecConditions{{"round", "precondition", "seq_bs", "rnd_bs", "seq_duration", "rnd_duration",
+                               "recovery_duration"},
+                              nullptr}},
+  };
 }
 
 }  // namespace nvmond

@@ -3,12 +3,14 @@
 #include <fmt/core.h>
 
 #include "pts/tests/plan_parts.hpp"
+#include "runmodel/schema_parts.hpp"
 
 namespace nvmond {
 
 namespace {
 
 using namespace plan_parts;
+using namespace schema_parts;
 
 void mixed_plan(TestPlan& plan, Params& p, const TargetFacts&) {
   Common c = common(p);
@@ -35,8 +37,19 @@ void mixed_plan(TestPlan& plan, Params& p, const TargetFacts&) {
   plan.compare_label = fmt::format("reduced range {:.0f}%", fraction * 100);
 }
 
+TestSchema mixed_schema() {
+  return not_pts(
+      measuring("saturation with a reduced-range comparison", {4, 32, std::chrono::seconds(60), true, true, 25},
+                {bytes("bs", 8 * kKiB, "block size"), number("read_pct", 70.0, 0, 100, "read share, in %"),
+                 number("reduced_range", 0.75, 0, 1, "range of the comparison run (0 or 1: none)")},
+                true),
+      "the reviews' 8 KiB 70/30 saturation with extra over-provisioning");
+}
+
 }  // namespace
 
-TestDefinition mixed_test() { return {TestKind::mixed, mixed_plan, std::nullopt}; }
+std::vector<TestDefinition> mixed_tests() {
+  return {{.name = "mixed", .rank = 70, .schema = mixed_schema(), .build = mixed_plan}};
+}
 
 }  // namespace nvmond

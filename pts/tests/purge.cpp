@@ -3,12 +3,14 @@
 #include "pts/tests/definition.hpp"
 
 #include "pts/tests/plan_parts.hpp"
+#include "runmodel/schema_parts.hpp"
 
 namespace nvmond {
 
 namespace {
 
 using namespace plan_parts;
+using namespace schema_parts;
 
 void purge_plan(TestPlan& plan, Params&, const TargetFacts&) { plan.purge = true; }
 
@@ -19,7 +21,16 @@ void precondition_plan(TestPlan& plan, Params& p, const TargetFacts&) {
 
 }  // namespace
 
-TestDefinition purge_test() { return {TestKind::purge, purge_plan, std::nullopt}; }
-TestDefinition precondition_test() { return {TestKind::precondition, precondition_plan, SpecConditions{{}, nullptr}}; }
+std::vector<TestDefinition> purge_tests() {
+  return {
+      {.name = "purge", .rank = 10, .schema = TestSchema{{}, "purge the target", {}, false}, .build = purge_plan},
+      {.name = "precondition",
+       .rank = 20,
+       .schema = measuring("purge, then workload-independent preconditioning",
+                           {1, 32, std::chrono::seconds(60), true, true, 25}, {}, false),
+       .build = precondition_plan,
+       .spec = SpecConditions{{}, nullptr}},
+  };
+}
 
 }  // namespace nvmond

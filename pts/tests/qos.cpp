@@ -4,12 +4,14 @@
 #include <string>
 
 #include "pts/tests/plan_parts.hpp"
+#include "runmodel/schema_parts.hpp"
 
 namespace nvmond {
 
 namespace {
 
 using namespace plan_parts;
+using namespace schema_parts;
 
 void qos_plan(TestPlan& plan, Params& p, const TargetFacts&) {
   Common c = common(p);
@@ -28,8 +30,23 @@ void qos_plan(TestPlan& plan, Params& p, const TargetFacts&) {
   plan.qos = {QosCheck{IoOp::read, b, q, read_limit, 0}, QosCheck{IoOp::write, b, q, write_limit, 1}};
 }
 
+TestSchema qos_schema() {
+  using std::chrono::microseconds;
+  using std::chrono::milliseconds;
+  return not_pts(
+      measuring("latency against declared QoS limits", {1, 1, std::chrono::seconds(60), false, false, 1},
+                {bytes("bs", 4 * kKiB, "block size"),
+                 choice("quantile", "0.999", {"0.5", "0.9", "0.99", "0.999", "0.9999"}, "latency quantile checked"),
+                 duration("read_limit", microseconds(500), "read latency limit"),
+                 duration("write_limit", milliseconds(2), "write latency limit")},
+                false),
+      "a datasheet's QoS limits: 4 KiB QD1 latency at a quantile");
+}
+
 }  // namespace
 
-TestDefinition qos_test() { return {TestKind::qos, qos_plan, std::nullopt}; }
+std::vector<TestDefinition> qos_tests() {
+  return {{.name = "qos", .rank = 120, .schema = qos_schema(), .build = qos_plan}};
+}
 
 }  // namespace nvmond

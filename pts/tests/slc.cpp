@@ -1,12 +1,14 @@
 #include "pts/tests/definition.hpp"
 
 #include "pts/tests/plan_parts.hpp"
+#include "runmodel/schema_parts.hpp"
 
 namespace nvmond {
 
 namespace {
 
 using namespace plan_parts;
+using namespace schema_parts;
 
 void slc_plan(TestPlan& plan, Params& p, const TargetFacts&) {
   Common c = common(p);
@@ -25,8 +27,20 @@ void slc_plan(TestPlan& plan, Params& p, const TargetFacts&) {
   plan.stages.push_back(std::move(s));
 }
 
+TestSchema slc_schema() {
+  return not_pts(
+      measuring(
+          "SLC cache size by sequential fill", {1, 32, std::chrono::seconds(2), true, false, 0},
+          {number("drop_fraction", 0.7, 0.05, 0.99, "throughput drop, as a fraction of the first round's"),
+           integer("drop_rounds", 3, 1, 1000, "rounds the drop must last"), bytes("bs", 128 * kKiB, "block size")},
+          false),
+      "the reviews' SLC-cache fill: data written until the cache runs out");
+}
+
 }  // namespace
 
-TestDefinition slc_test() { return {TestKind::slc, slc_plan, std::nullopt}; }
+std::vector<TestDefinition> slc_tests() {
+  return {{.name = "slc", .rank = 110, .schema = slc_schema(), .build = slc_plan}};
+}
 
 }  // namespace nvmond

@@ -1,12 +1,14 @@
 #include "pts/tests/definition.hpp"
 
 #include "pts/tests/plan_parts.hpp"
+#include "runmodel/schema_parts.hpp"
 
 namespace nvmond {
 
 namespace {
 
 using namespace plan_parts;
+using namespace schema_parts;
 
 // Throughput as the specification runs it: one sub-test per block size,
 // each with its own purge, its own WIPC at that block size and its own
@@ -30,11 +32,23 @@ void throughput_plan(TestPlan& plan, Params& p, const TargetFacts&) {
   }
 }
 
+// One sub-test per block size, in this order (the PTS implementations'
+// 1024 KiB, then 128 KiB): its own purge, WIPC and steady state.
+TestSchema throughput_schema() {
+  return measuring(
+      "PTS throughput: SEQ reads and writes, a sub-test per block size",
+      {1, 32, std::chrono::seconds(60), true, true, 25},
+      {bytes_list("block_sizes", {1024 * kKiB, 128 * kKiB}, "block sizes, one sub-test each, in this order")}, true);
+}
+
 }  // namespace
 
-TestDefinition throughput_test() {
-  return {TestKind::throughput, throughput_plan,
-          SpecConditions{{"round", "max_rounds", "precondition", "block_sizes"}, nullptr}};
+std::vector<TestDefinition> throughput_tests() {
+  return {{.name = "throughput",
+           .rank = 40,
+           .schema = throughput_schema(),
+           .build = throughput_plan,
+           .spec = SpecConditions{{"round", "max_rounds", "precondition", "block_sizes"}, nullptr}}};
 }
 
 }  // namespace nvmond

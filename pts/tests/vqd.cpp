@@ -3,12 +3,14 @@
 #include <algorithm>
 
 #include "pts/tests/plan_parts.hpp"
+#include "runmodel/schema_parts.hpp"
 
 namespace nvmond {
 
 namespace {
 
 using namespace plan_parts;
+using namespace schema_parts;
 
 void vqd_plan(TestPlan& plan, Params& p, const TargetFacts&) {
   Common c = common(p);
@@ -26,8 +28,20 @@ void vqd_plan(TestPlan& plan, Params& p, const TargetFacts&) {
   plan.stages.push_back(std::move(s));
 }
 
+TestSchema vqd_schema() {
+  return not_pts(
+      measuring("the reviews' variable queue depth (not PTS DIRTH)", {1, 1, std::chrono::seconds(60), true, true, 1},
+                {bytes("bs", 8 * kKiB, "block size"), number("read_pct", 70.0, 0, 100, "read share, in %"),
+                 integer_list("thread_counts", {1, 2, 4, 8}, kUnbounded, "thread counts"),
+                 integer_list("queue_depths", {1, 2, 4, 8, 16, 32}, kUnbounded, "queue depths")},
+                false),
+      "the reviews' variable-queue-depth test");
+}
+
 }  // namespace
 
-TestDefinition vqd_test() { return {TestKind::vqd, vqd_plan, std::nullopt}; }
+std::vector<TestDefinition> vqd_tests() {
+  return {{.name = "vqd", .rank = 80, .schema = vqd_schema(), .build = vqd_plan}};
+}
 
 }  // namespace nvmond

@@ -7,12 +7,14 @@
 #include <string>
 
 #include "pts/tests/plan_parts.hpp"
+#include "runmodel/schema_parts.hpp"
 
 namespace nvmond {
 
 namespace {
 
 using namespace plan_parts;
+using namespace schema_parts;
 
 // WSAT's two variants (the `variant` parameter). "spec": the specification's
 // stop at 6 hours or 4 × the user capacity written, whichever comes first (a
@@ -77,11 +79,27 @@ void wsat_length_conditions(const TestPlan& plan, std::vector<RunCondition>& out
   }
 }
 
+TestSchema wsat_schema() {
+  return measuring(
+      "write saturation", {4, 32, std::chrono::seconds(60), true, false, 0},
+      {bytes("bs", 4 * kKiB, "block size"), number("read_pct", 0.0, 0, 99, "read share, in %"),
+       choice("variant", "soak", {"soak", "spec"},
+              "soak: rounds x round (the reviews' 600 x 1 min); spec: stop at 6 h or 4x the range written"),
+       integer("rounds", 600, 1, 1'000'000, "rounds of the soak (variant spec: caps its 6 h when given)"),
+       number("capacity_multiple", std::nullopt, 0, 1000,
+              "stop after writing this multiple of the range (default with variant spec: 4 x the user capacity, "
+              "i.e. 4 / range; else 0: no limit)")},
+      true);
+}
+
 }  // namespace
 
-TestDefinition wsat_test() {
-  return {TestKind::wsat, wsat_plan,
-          SpecConditions{{"round", "precondition", "bs", "read_pct"}, wsat_length_conditions}};
+std::vector<TestDefinition> wsat_tests() {
+  return {{.name = "wsat",
+           .rank = 60,
+           .schema = wsat_schema(),
+           .build = wsat_plan,
+           .spec = SpecConditions{{"round", "precondition", "bs", "read_pct"}, wsat_length_conditions}}};
 }
 
 }  // namespace nvmond

@@ -10,7 +10,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nvmond_harness import SOURCE_DIR, config, nvmonctl, sim  # noqa: E402
+from nvmond_harness import NVMONCTL, SOURCE_DIR, config, nvmonctl, sim  # noqa: E402
 from test_nvmonctl_examples import every_subcommand  # noqa: E402
 
 SCRIPT = os.path.join(SOURCE_DIR, "packaging", "bash-completion", "nvmonctl")
@@ -22,7 +22,9 @@ def complete(line):
     words = line.split(" ")
     program = (f'source "$1"; COMP_WORDS=({" ".join(repr(w) for w in words)}); '
                f'COMP_CWORD={len(words) - 1}; _nvmonctl; printf "%s\\n" "${{COMPREPLY[@]}}"')
-    r = subprocess.run(["bash", "-c", program, "bash", SCRIPT], capture_output=True, text=True, timeout=30)
+    # The completion asks the nvmonctl on PATH for the test names: the built one.
+    env = dict(os.environ, PATH=os.path.dirname(os.path.abspath(NVMONCTL)) + os.pathsep + os.environ["PATH"])
+    r = subprocess.run(["bash", "-c", program, "bash", SCRIPT], capture_output=True, text=True, timeout=30, env=env)
     if r.returncode != 0:
         raise AssertionError(r.stderr)
     return sorted(w for w in r.stdout.splitlines() if w)

@@ -11,6 +11,7 @@
 
 #include "pts/run_eta.hpp"
 #include "pts/run_executor.hpp"
+#include "pts/test_catalog.hpp"
 #include "pts/targets/sim_target.hpp"
 #include "report/run_record.hpp"
 #include "report/run_report.hpp"
@@ -241,7 +242,7 @@ TEST(HirReport, PlotsEachBurstsIopsAgainstTimeWithTheWaitStatesShadedAndATablePe
   const RunOutcome out = s.run("hir", kShortHir);
   ASSERT_EQ(out.status, RunStatus::completed);
   const auto record = s.record(out.run, "hir");
-  const std::string page = report::render_run_report(record);
+  const std::string page = report::render_run_report(record, test_bases());
   const std::string svg = report::test::svg_by_id(page, "rate-by-stage");
   ASSERT_FALSE(svg.empty());
   EXPECT_EQ(report::test::tags(svg, "<rect class=\"x-span idle\"").size(), 2u);
@@ -278,7 +279,7 @@ TEST(XsrRun, RandomWritesBetweenSequentialGroupsShowInTheirThroughputAndEachGrou
   EXPECT_GT(bw(2), 0.9 * bw(0));
 
   const auto record = s.record(run, "xsr");
-  const std::string page = report::render_run_report(record);
+  const std::string page = report::render_run_report(record, test_bases());
   const std::string svg = report::test::svg_by_id(page, "rate-by-stage");
   ASSERT_FALSE(svg.empty());
   EXPECT_EQ(report::test::tags(svg, "<rect class=\"x-span group\"").size(), 3u);

@@ -14,6 +14,7 @@
 #include "core/build_info.hpp"
 #include "services/run_source.hpp"
 #include "pts/run_executor.hpp"
+#include "pts/test_catalog.hpp"
 #include "pts/targets/sim_target.hpp"
 #include "pts/stored_run.hpp"
 #include "report/run_record.hpp"
@@ -89,14 +90,14 @@ TEST(OldRunFormat, TheReportOfAnOldRunIsTheOneItsRunWrote) {
     auto from_file = report::load_run(kOld + run.dir);
     ASSERT_TRUE(from_file) << from_file.error().message;
     from_file->source = source;
-    expect_golden(report::render_run_report(*from_file), kOld + run.dir + "/report.html",
+    expect_golden(report::render_run_report(*from_file, test_bases()), kOld + run.dir + "/report.html",
                   std::string(run.dir) + " from its run.json");
     const std::string expected = file(kOld + run.dir + "/report.html");
     // `nvmonctl report ID`: the same report from the store's row.
     auto from_store = RunSource(state.dir.path(), "").load(std::to_string(run.id));
     ASSERT_TRUE(from_store) << from_store.error().message;
     from_store->source = source;
-    EXPECT_EQ(report::render_run_report(*from_store), expected) << run.dir << " from the store";
+    EXPECT_EQ(report::render_run_report(*from_store, test_bases()), expected) << run.dir << " from the store";
   }
 }
 

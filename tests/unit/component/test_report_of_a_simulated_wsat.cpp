@@ -8,6 +8,7 @@
 
 #include "store/sqlite_run_store.hpp"
 #include "pts/run_executor.hpp"
+#include "pts/test_catalog.hpp"
 #include "pts/targets/sim_target.hpp"
 #include "report/run_record.hpp"
 #include "report/run_report.hpp"
@@ -35,7 +36,7 @@ TEST(ReportOfASimulatedWsat, HasOnePointPerRoundAndTheWindowWhereRunJsonPutsIt) 
   std::ofstream(dir.path() + "/run.json") << json.dump();
   auto record = report::load_run(dir.path());
   ASSERT_TRUE(record) << record.error().message;
-  const std::string page = report::render_run_report(*record);
+  const std::string page = report::render_run_report(*record, test_bases());
 
   const auto svg = report::test::svg_by_id(page, "throughput");
   const auto points = report::test::series_points(svg, "IOPS");

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "pts/run_executor.hpp"
+#include "pts/test_catalog.hpp"
 #include "pts/targets/sim_target.hpp"
 #include "report/run_record.hpp"
 #include "report/run_report.hpp"
@@ -45,7 +46,7 @@ SimulatedRun simulated(const std::string& test, const ParamMap& params) {
   auto record = report::load_run(dir.path());
   EXPECT_TRUE(record) << record.error().message;
   if (record) out.record = *record;
-  out.page = report::render_run_report(out.record);
+  out.page = report::render_run_report(out.record, test_bases());
   return out;
 }
 

@@ -26,6 +26,17 @@ using ::testing::Not;
 
 const std::string kRuns = nvmond::test::fixture_path("runs/");
 
+// What the fixtures' tests that are not PTS tests rest on, as the tests
+// declare it (the report does not link them; tests/unit/pts checks that
+// the tests' own bases say this).
+const TestBases kBases = {
+    {"mixed", "the reviews' 8 KiB 70/30 saturation with extra over-provisioning"},
+    {"vqd", "the reviews' variable-queue-depth test"},
+    {"slc", "the reviews' SLC-cache fill: data written until the cache runs out"},
+    {"qos", "a datasheet's QoS limits: 4 KiB QD1 latency at a quantile"},
+    {"endurance", "the drive's endurance rating (JESD218 DWPD): writes at its rated pace"},
+};
+
 RunRecord load(const std::string& name) {
   auto r = load_run(kRuns + name);
   if (!r) ADD_FAILURE() << r.error().message;
@@ -39,7 +50,7 @@ nlohmann::json raw(const std::string& name) {
 
 TEST(RunReport, WsatThroughputChartHasOnePointPerRoundInRoundOrder) {
   const auto json = raw("wsat");
-  const auto page = render_run_report(load("wsat"));
+  const auto page = render_run_report(load("wsat"), kBases);
   const auto svg = test::svg_by_id(page, "throughput");
   ASSERT_FALSE(svg.empty());
   const auto points = test::series_points(svg, "IOPS");
@@ -57,7 +68,7 @@ TEST(RunReport, WsatSteadyStateWindowIsShadedWhereRunJsonPutsIt) {
   const auto json = raw("wsat");
   const double from = json["steady_state"]["window"][0].get<double>();
   const double to = json["steady_state"]["window"][1].get<double>();
-  const auto page = render_run_report(load("wsat"));
+  const auto page = render_run_report(load("wsat"), kBases);
   for (const char* id : {"throughput", "steady-state"}) {
     const auto svg = test::svg_by_id(page, id);
     const auto spans = test::tags(svg, "<rect class=\"x-span steady-state\"");
@@ -79,7 +90,7 @@ TEST(RunReport, WsatSteadyStateWindowIsShadedWhereRunJsonPutsIt) {
 }
 
 TEST(RunReport, WsatLatencyIsOnALogAxisWithFourQuantilesPerRound) {
-  const auto svg = test::svg_by_id(render_run_report(load("wsat")), "latency");
+  const auto svg = test::svg_by_id(render_run_report(load("wsat"), kBases), "latency");
   EXPECT_EQ(test::attr(test::tag_at(svg, 0), "data-y-scale"), "log10");
   for (const char* q : {"write p50", "write p99", "write p99.9", "write p99.99"}) {
     EXPECT_EQ(test::series_points(svg, q).size(), 600u) << q;
@@ -88,7 +99,7 @@ TEST(RunReport, WsatLatencyIsOnALogAxisWithFourQuantilesPerRound) {
 
 TEST(RunReport, TemperatureAndThroughputShareOneTimeAxisWithThrottleEvents) {
   const auto json = raw("wsat");
-  const auto page = render_run_report(load("wsat"));
+  const auto page = render_run_report(load("wsat"), kBases);
   const auto temp = test::svg_by_id(page, "temperature");
   const auto tp = test::svg_by_id(page, "throughput-time");
   for (const char* a : {"data-plot-x", "data-plot-width", "data-x-lo", "data-x-hi"}) {
@@ -126,7 +137,7 @@ TEST(RunReport, SectionsAppearOnlyWhenTheRunHasTheirData) {
       {"minimal", {}},
   };
   for (const auto& c : cases) {
-    const auto page = render_run_report(load(c.fixture));
+    const auto page = render_run_report(load(c.fixture), kBases);
     EXPECT_THAT(page, HasSubstr("<section id=\"run\">")) << c.fixture;
     for (const auto& s : all) {
       const bool want = std::find(c.sections.begin(), c.sections.end(), s) != c.sections.end();
@@ -137,7 +148,7 @@ TEST(RunReport, SectionsAppearOnlyWhenTheRunHasTheirData) {
 }
 
 TEST(RunReport, IopsMatrixIsBlockSizeByMix) {
-  const auto page = render_run_report(load("iops"));
+  const auto page = render_run_report(load("iops"), kBases);
   const auto p = page.find("<table id=\"iops-matrix\">");
   ASSERT_NE(p, std::string::npos);
   const auto table = page.substr(p, page.find("</table>", p) - p);
@@ -148,35 +159,35 @@ TEST(RunReport, IopsMatrixIsBlockSizeByMix) {
 }
 
 TEST(RunReport, VariableQdLatencyChartAndHistogramAndSlcCurve) {
-  const auto vqd = test::svg_by_id(render_run_report(load("vqd")), "latency-qd");
+  const auto vqd = test::svg_by_id(render_run_report(load("vqd"), kBases), "latency-qd");
   EXPECT_EQ(test::attr(test::tag_at(vqd, 0), "data-x-scale"), "log10");
   EXPECT_EQ(test::series_points(vqd, "4 KiB 100/0 read p99.9").size(), 9u);
 
   const auto json = raw("cbw");
-  const auto hist = test::svg_by_id(render_run_report(load("cbw")), "histogram");
+  const auto hist = test::svg_by_id(render_run_report(load("cbw"), kBases), "histogram");
   const auto bars = test::tags(hist, "<rect class=\"bar\"");
   EXPECT_EQ(bars.size(), json["histogram"]["counts"].size());
   EXPECT_EQ(bars.size(), json["histogram"]["bounds_s"].size() + 1);
   EXPECT_EQ(test::attr(bars.back(), "data-label").rfind("&gt; ", 0), 0u) << "overflow bucket";
 
-  const auto slc = test::svg_by_id(render_run_report(load("slc")), "slc");
+  const auto slc = test::svg_by_id(render_run_report(load("slc"), kBases), "slc");
   const auto cache = test::tags(slc, "<line class=\"ref-line\" data-value=\"28000000000\"");
   EXPECT_EQ(cache.size(), 1u);
 }
 
 TEST(RunReport, QosVerdictFailsWhenOneCheckFails) {
-  const auto page = render_run_report(load("qos"));
+  const auto page = render_run_report(load("qos"), kBases);
   EXPECT_THAT(page, HasSubstr("<p class=\"verdict fail\">FAIL"));
   EXPECT_THAT(page, HasSubstr("<td class=\"pass\">pass</td>"));
   EXPECT_THAT(page, HasSubstr("<td class=\"fail\">FAIL</td>"));
 }
 
 TEST(RunReport, MixedRunOverlaysTheReducedRangeRun) {
-  const auto svg = test::svg_by_id(render_run_report(load("mixed")), "compare-throughput");
+  const auto svg = test::svg_by_id(render_run_report(load("mixed"), kBases), "compare-throughput");
   EXPECT_EQ(test::series_points(svg, "full range").size(), 120u);
   EXPECT_EQ(test::series_points(svg, "reduced range (75 %)").size(), 120u);
   // The reduced run is the same drive with its own tested range.
-  const auto page = render_run_report(load("mixed"));
+  const auto page = render_run_report(load("mixed"), kBases);
   const auto table = page.substr(page.find("<section id=\"compare\">"));
   EXPECT_NE(table.find("2.88 TB (75%)"), std::string::npos) << table.substr(0, 3000);
   EXPECT_EQ(table.substr(0, table.find("</table>")).find("run.json"), std::string::npos);  // no source path for a name
@@ -191,7 +202,7 @@ TEST(RunReport, WsatPlotsIopsAgainstTheDataWritten) {
   }
   const auto run = run_from_json(json, "wsat/run.json");
   ASSERT_TRUE(run) << run.error().message;
-  const auto svg = test::svg_by_id(render_run_report(*run), "iops-written");
+  const auto svg = test::svg_by_id(render_run_report(*run, kBases), "iops-written");
   ASSERT_FALSE(svg.empty());
   const auto points = test::series_points(svg, "IOPS");
   ASSERT_EQ(points.size(), json["rounds"].size());
@@ -199,7 +210,7 @@ TEST(RunReport, WsatPlotsIopsAgainstTheDataWritten) {
   EXPECT_NEAR(plot.data(points.front().first), 4e11, 4e11 * 0.01);  // after the first round's writes
   EXPECT_NEAR(plot.data(points.back().first), total, total * 0.01);
   // A run without per-round writes (older run.json) has no such chart.
-  EXPECT_TRUE(test::svg_by_id(render_run_report(load("wsat")), "iops-written").empty());
+  EXPECT_TRUE(test::svg_by_id(render_run_report(load("wsat"), kBases), "iops-written").empty());
 }
 
 TEST(RunReport, NonConformantConditionsAreNamedInTheHeader) {
@@ -209,14 +220,14 @@ TEST(RunReport, NonConformantConditionsAreNamedInTheHeader) {
       {{"name", "write-cache-enabled"}, {"detail", "Get Features volatile write cache (06h): enabled"}}};
   const auto run = run_from_json(json, "wsat/run.json");
   ASSERT_TRUE(run) << run.error().message;
-  const auto page = render_run_report(*run);
+  const auto page = render_run_report(*run, kBases);
   const auto verdict = page.find("NON-CONFORMANT");
   ASSERT_NE(verdict, std::string::npos);
   EXPECT_LT(verdict, page.find("<section id=\"run\">"));  // the header, before anything else
   EXPECT_THAT(page, HasSubstr("purge-fallback"));
   EXPECT_THAT(page, HasSubstr("purged by zero-fill: BLKZEROOUT"));
   EXPECT_THAT(page, HasSubstr("write-cache-enabled"));
-  EXPECT_THAT(render_run_report(load("wsat")), Not(HasSubstr("NON-CONFORMANT")));
+  EXPECT_THAT(render_run_report(load("wsat"), kBases), Not(HasSubstr("NON-CONFORMANT")));
 }
 
 // A test that is not a PTS test does not call itself one: its header names
@@ -230,7 +241,7 @@ TEST(RunReport, ATestThatIsNotAPtsTestNamesWhatItRestsOnNotThePts) {
     json["conditions"] = {{{"name", "write-cache-unknown"}, {"detail", "a file has no write cache to read"}}};
     const auto run = run_from_json(json, name + "/run.json");
     ASSERT_TRUE(run) << run.error().message;
-    const auto page = render_run_report(*run);
+    const auto page = render_run_report(*run, kBases);
     const auto head = page.substr(0, page.find("<section id=\"run\">"));
     EXPECT_THAT(head, HasSubstr("not a PTS test: ")) << name;
     EXPECT_THAT(page, Not(HasSubstr("PTS-E"))) << name;
@@ -238,14 +249,14 @@ TEST(RunReport, ATestThatIsNotAPtsTestNamesWhatItRestsOnNotThePts) {
     EXPECT_THAT(page, Not(HasSubstr("NON-CONFORMANT"))) << name;
     EXPECT_THAT(head, HasSubstr("a file has no write cache to read")) << name;
   }
-  EXPECT_THAT(render_run_report(load("slc")), HasSubstr("SLC-cache fill"));
-  EXPECT_THAT(render_run_report(load("qos")), HasSubstr("datasheet"));
+  EXPECT_THAT(render_run_report(load("slc"), kBases), HasSubstr("SLC-cache fill"));
+  EXPECT_THAT(render_run_report(load("qos"), kBases), HasSubstr("datasheet"));
   auto wsat = raw("wsat");
   wsat["profile"] = "enterprise";
   const auto pts = run_from_json(wsat, "wsat/run.json");
   ASSERT_TRUE(pts) << pts.error().message;
-  EXPECT_THAT(render_run_report(*pts), HasSubstr("PTS-E 2.0.x"));
-  EXPECT_THAT(render_run_report(*pts), Not(HasSubstr("not a PTS test")));
+  EXPECT_THAT(render_run_report(*pts, kBases), HasSubstr("PTS-E 2.0.x"));
+  EXPECT_THAT(render_run_report(*pts, kBases), Not(HasSubstr("not a PTS test")));
 }
 
 // CBW's pre-write between sweep rounds: one line says it ran (how many
@@ -267,7 +278,7 @@ TEST(RunReport, ACbwRunSaysItsPreWriteRanAndChartsItsRoundsAsNeitherPrecondition
   }
   const auto run = run_from_json(json, "cbw/run.json");
   ASSERT_TRUE(run) << run.error().message;
-  const auto page = render_run_report(*run);
+  const auto page = render_run_report(*run, kBases);
   EXPECT_THAT(page, HasSubstr("4 rounds (CBW 0/100 T4Q32 pre-write), 2 before each of 2 sweep rounds, "
                               "0 h 4 min 0 s in all"));
   const auto svg = test::svg_by_id(page, "throughput");
@@ -276,7 +287,8 @@ TEST(RunReport, ACbwRunSaysItsPreWriteRanAndChartsItsRoundsAsNeitherPrecondition
   // No pre-write: the line says so.
   json["rounds"].erase(json["rounds"].begin() + static_cast<std::ptrdiff_t>(tests), json["rounds"].end());
   json["parameters"]["prewrite_rounds"] = "0";
-  EXPECT_THAT(render_run_report(*run_from_json(json, "cbw/run.json")), HasSubstr("<dt>Pre-write</dt><dd>none</dd>"));
+  EXPECT_THAT(render_run_report(*run_from_json(json, "cbw/run.json"), kBases),
+              HasSubstr("<dt>Pre-write</dt><dd>none</dd>"));
 }
 
 TEST(RunReport, StringsFromRunJsonAreEscaped) {
@@ -286,7 +298,7 @@ TEST(RunReport, StringsFromRunJsonAreEscaped) {
   json["parameters"]["label<img src=x>"] = "<b>bold</b>";
   auto run = parse_run(json.dump(), "evil.json");
   ASSERT_TRUE(run.ok()) << run.error().message;
-  const auto page = render_run_report(*run);
+  const auto page = render_run_report(*run, kBases);
   EXPECT_THAT(page, Not(HasSubstr("<script")));
   EXPECT_THAT(page, Not(HasSubstr("<img")));
   EXPECT_THAT(page, Not(HasSubstr("<b>")));
@@ -368,19 +380,19 @@ TEST(RunRecord, Rfc3339TimesWithZonesAndFractions) {
 TEST(ReportCli, ExitCodesSayWhatWentWrong) {
   nvmond::test::TempDir dir("report-cli");
   std::ostringstream out, err;
-  EXPECT_EQ(report_command(kRuns + "wsat", dir.path() + "/r.html", out, err), kExitOk) << err.str();
+  EXPECT_EQ(report_command(kRuns + "wsat", dir.path() + "/r.html", out, err, kBases), kExitOk) << err.str();
   EXPECT_THAT(*read_whole_file(dir.path() + "/r.html"), HasSubstr("<svg"));
-  EXPECT_EQ(report_command(dir.path() + "/nothing", std::nullopt, out, err), kExitBadRun);
+  EXPECT_EQ(report_command(dir.path() + "/nothing", std::nullopt, out, err, kBases), kExitBadRun);
   EXPECT_THAT(err.str(), HasSubstr(dir.path() + "/nothing"));
-  EXPECT_EQ(report_command(kRuns + "wsat", dir.path() + "/no/such/dir/r.html", out, err), kExitWriteFailed);
+  EXPECT_EQ(report_command(kRuns + "wsat", dir.path() + "/no/such/dir/r.html", out, err, kBases), kExitWriteFailed);
   EXPECT_EQ(compare_command({kRuns + "wsat", kRuns + "bad-name"}, std::nullopt, out, err), kExitBadRun);
 }
 
 TEST(ReportCli, ARunDirectoryGetsItsReportBesideRunJson) {
   nvmond::test::TempDir dir("report-beside");
-  EXPECT_EQ(write_report_beside(dir.path())->reason, ErrorReason::absent);
+  EXPECT_EQ(write_report_beside(dir.path(), kBases)->reason, ErrorReason::absent);
   ASSERT_FALSE(write_file_atomically(dir.path() + "/run.json", *read_whole_file(kRuns + "slc/run.json")));
-  ASSERT_FALSE(write_report_beside(dir.path()));
+  ASSERT_FALSE(write_report_beside(dir.path(), kBases));
   EXPECT_THAT(*read_whole_file(dir.path() + "/report.html"),
               HasSubstr("<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"slc\""));
 }

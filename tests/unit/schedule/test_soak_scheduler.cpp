@@ -11,9 +11,15 @@ using namespace std::chrono_literals;
 
 WallTime t0() { return WallTime{std::chrono::sys_days{std::chrono::year{2026} / 12 / 2}}; }  // a Wednesday
 
+// A wsat request of `rounds` rounds, typed as validation types it (the
+// scheduler takes requests already validated and does not link the tests).
+TestRequest wsat_rounds(const std::string& rounds) {
+  return TestRequest{"wsat", {{"rounds", static_cast<std::int64_t>(std::stoll(rounds))}}};
+}
+
 SoakEntry entry(const std::string& name, const std::string& target, const std::string& schedule = "once") {
   SoakEntry e;
-  e.request = {name, validate("wsat", {{"rounds", "10"}}), target};
+  e.request = {name, wsat_rounds("10"), target};
   e.timing.schedule = *parse_schedule(schedule);
   return e;
 }
@@ -275,7 +281,7 @@ struct Restarts {
 };
 
 SoakEntry with_rounds(SoakEntry e, const std::string& rounds) {
-  e.request.test = validate("wsat", {{"rounds", rounds}});
+  e.request.test = wsat_rounds(rounds);
   return e;
 }
 

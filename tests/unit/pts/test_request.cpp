@@ -6,7 +6,7 @@
 
 #include <chrono>
 
-#include "runmodel/request.hpp"
+#include "pts/test_catalog.hpp"
 
 namespace nvmond {
 namespace {
