@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <malloc.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -364,6 +365,43 @@ TEST(RunExecutor, CbwPreWritesBeforeEachSweepRoundAndAResumeRunsOnlyThoseItsRoun
   ASSERT_EQ(out.run["elements"].size(), 2u);
   for (const auto& e : out.run["elements"]) EXPECT_EQ(e["rounds_averaged"], 5) << e["label"];
   EXPECT_EQ(out.run["measurement_window"]["stage"], 1);
+}
+
+// Steady state is judged once per round of a stage that tracks it, and not
+// at all for one that does not: stopping, the ETA, progress and the
+// histogram stage's points all read that one verdict. CBW has every kind of
+// stage: preconditioning and the sweep track steady state, the pre-writes and
+// the dedicated histogram rounds do not.
+TEST(RunExecutor, JudgesSteadyStateOncePerRoundOfAStageThatTracksIt) {
+  test::TempDir dir{"pts-verdicts"};
+  auto store = std::move(*SqliteRunStore::open_file(dir.path() + "/runs.db"));
+  const TestPlan plan = build_plan("cbw",
+                                   {{"round", "1s"},
+                                    {"threads", "2"},
+                                    {"queue_depth", "4"},
+                                    {"thread_counts", "2,1"},
+                                    {"queue_depths", "1"},
+                                    {"prewrite_rounds", "2"},
+                                    {"histogram_round", "1s"}},
+                                   TargetFacts{1 << 30, 0});
+  CursorTarget target;
+  std::uint64_t seen = steady_state_evaluations();
+  std::vector<std::pair<int, std::uint64_t>> per_round;  // stage, verdicts since the round before
+  RunExecutor ex(plan, target, *store, RunOptions{"v", "fake", true}, [&](const RunProgress& p) {
+    per_round.emplace_back(p.stage, steady_state_evaluations() - seen);
+    seen = steady_state_evaluations();
+  });
+  ASSERT_EQ(ex.run().status, RunStatus::completed);
+  std::set<int> stages;
+  for (const auto& [stage, verdicts] : per_round) {
+    stages.insert(stage);
+    EXPECT_EQ(verdicts, plan.stages[static_cast<std::size_t>(stage)].steady_state ? 1u : 0u) << "stage " << stage;
+  }
+  EXPECT_EQ(stages.size(), plan.stages.size());
+  // The run's results judge each such stage once more, over all its rounds.
+  const auto tracking =
+      std::count_if(plan.stages.begin(), plan.stages.end(), [](const Stage& s) { return s.steady_state.has_value(); });
+  EXPECT_EQ(steady_state_evaluations() - seen, static_cast<std::uint64_t>(tracking));
 }
 
 // A target whose every round's writes took from 1 µs to about 1 s, spread
