@@ -11,6 +11,7 @@
 #include "nvmonctl/pts_run_progress.hpp"
 #include "services/targets.hpp"
 #include "pts/run_executor.hpp"
+#include "pts/run_json.hpp"
 #include "report/report_cli.hpp"
 
 namespace nvmond {
@@ -69,7 +70,8 @@ int test_run_command(const TestRunArgs& a, std::ostream& progress, std::ostream&
     return 1;
   }
   const std::string path = (std::filesystem::path(a.out) / "run.json").string();
-  if (auto e = write_file_atomically(path, outcome.run.dump(2) + "\n")) {
+  const nlohmann::json doc = run_json(outcome.run);
+  if (auto e = write_file_atomically(path, doc.dump(2) + "\n")) {
     err << e->message << "\n";
     return 1;
   }
@@ -77,7 +79,7 @@ int test_run_command(const TestRunArgs& a, std::ostream& progress, std::ostream&
   // be written is said, not fatal (`nvmonctl report DIR` can retry it).
   if (auto e = report::write_report_beside(a.out)) err << "report: " << e->message << "\n";
   progress << fmt::format("{}: {} (run {}), {} rounds, {}\n", a.test, to_text(outcome.status), outcome.run_id,
-                          outcome.run.value("rounds", nlohmann::json::array()).size(), path);
+                          doc.value("rounds", nlohmann::json::array()).size(), path);
   if (outcome.failure) err << a.test << " on " << a.target << ": " << outcome.failure->message << "\n";
   return outcome.status == RunStatus::completed && outcome.recorded ? 0 : 1;
 }

@@ -439,7 +439,7 @@ RunOutcome RunExecutor::finish(std::optional<RunStatus> status, std::optional<Er
   // from those in memory: its windows' quantiles then read as not known,
   // and the store still holds every round for a report built from it.
   const auto full = stored_rounds(rounds.size());
-  out.run = build_run_json(plan_, header, stored, full ? *full : rounds);
+  out.run = make_run(plan_, header, stored, full ? *full : rounds);
   return out;
 }
 

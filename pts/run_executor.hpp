@@ -24,6 +24,7 @@
 #include "runmodel/run_header.hpp"
 #include "runmodel/run_status.hpp"
 #include "pts/round_record.hpp"
+#include "pts/run.hpp"
 #include "pts/run_eta.hpp"
 #include "pts/steady_state.hpp"
 #include "pts/plan.hpp"
@@ -70,7 +71,7 @@ struct RunOutcome {
   RunStatus status = RunStatus::failed;
   std::optional<Error> failure;
   std::int64_t run_id = 0;
-  nlohmann::json run;  // the run.json object
+  Run run;  // the run as it ended (none before it had its row in the store)
   // False when the run's end could not be written to the store (it was
   // stopped while the store was unavailable): the store still says running,
   // and the run is resumed or closed from there, not from `status`.

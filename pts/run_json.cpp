@@ -244,16 +244,12 @@ RunHeader run_header(const TestPlan& plan, const TargetIdentity& id, const std::
   return h;
 }
 
-json build_run_json(const TestPlan& plan, const RunHeader& header, RunStatus status,
-                    const std::vector<RoundRecord>& rounds) {
-  return run_json(header, status, rounds, analyse(plan, header, rounds));
-}
-
-json run_json(const RunHeader& header, RunStatus status, const std::vector<RoundRecord>& rounds,
-              const RunResults& results) {
-  RunHeader head = header;
+json run_json(const Run& run) {
+  const RunResults& results = run.results;
+  const std::vector<RoundRecord>& rounds = run.rounds;
+  RunHeader head = run.header;
   for (const auto& c : results.conditions) add_condition(head, c);
-  json j = run_head_json(head, status);
+  json j = run_head_json(head, run.status);
   json main = group_json(results.main, rounds, 0);
   for (auto& [k, v] : main.items()) j[k] = v;
   if (results.compare) {

@@ -17,7 +17,7 @@ std::vector<RoundRecord> rounds_from_rows(const std::vector<RoundRow>& rows) {
   return rounds;
 }
 
-Result<json> run_json_from_store(const StoredRun& stored) {
+Result<Run> run_from_store(const StoredRun& stored) {
   const RunRow& row = stored.run;
   const std::string who = fmt::format("run {} ({})", row.id, row.name);
   auto header = header_from_blob(row.header);
@@ -26,17 +26,23 @@ Result<json> run_json_from_store(const StoredRun& stored) {
     const TargetFacts facts{header->target.capacity_bytes, header->target.rated_dwpd.value_or(0.0)};
     const TestPlan plan =
         build_plan(header->test, header->parameters, facts, header->profile.value_or(PtsProfile::enterprise));
-    const std::vector<RoundRecord> rounds = rounds_from_rows(stored.rounds);
+    std::vector<RoundRecord> rounds = rounds_from_rows(stored.rounds);
     // The row is the authority on the run's id and how it ended; a header
     // from before its end was recorded has no end of its own.
     header->run_id = row.id;
     if (row.ended_ns && !header->ended_at) header->ended_at = rfc3339(from_unix_ns(*row.ended_ns));
-    return build_run_json(plan, *header, row.status, rounds);
+    return make_run(plan, std::move(*header), row.status, std::move(rounds));
   } catch (const json::exception& e) {
     return Error{ErrorReason::decode, fmt::format("{}: unreadable record: {}", who, e.what())};
   } catch (const ParamError& e) {
     return Error{ErrorReason::decode, fmt::format("{}: its parameters no longer make a plan: {}", who, e.what())};
   }
+}
+
+Result<json> run_json_from_store(const StoredRun& stored) {
+  auto run = run_from_store(stored);
+  if (!run) return run.error();
+  return run_json(*run);
 }
 
 }  // namespace nvmond

@@ -10,6 +10,7 @@
 
 #include "core/result.hpp"
 #include "pts/round_record.hpp"
+#include "pts/run.hpp"
 #include "store/run_store.hpp"
 
 namespace nvmond {
@@ -20,6 +21,8 @@ std::vector<RoundRecord> rounds_from_rows(const std::vector<RoundRow>& rows);
 
 // Reason "decode" when the header or a round is unreadable or its parameters
 // no longer make a plan; the message names the run.
+Result<Run> run_from_store(const StoredRun& stored);
+// Its run.json (pts/run_json.hpp).
 Result<nlohmann::json> run_json_from_store(const StoredRun& stored);
 
 }  // namespace nvmond

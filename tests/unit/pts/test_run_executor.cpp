@@ -11,6 +11,7 @@
 #include "runmodel/run_codec.hpp"
 #include "pts/run_conditions.hpp"
 #include "pts/run_executor.hpp"
+#include "pts/run_json.hpp"
 #include "pts/targets/sim_target.hpp"
 #include "pts/stored_run.hpp"
 #include "tests/support/jobs.hpp"
@@ -53,12 +54,13 @@ TEST(RunExecutor, CommitsEveryRoundAndBuildsRunJson) {
   auto rounds = f.store->rounds(out.run_id);
   ASSERT_TRUE(rounds);
   ASSERT_EQ(rounds->size(), 40u);
-  EXPECT_EQ(out.run["rounds"].size(), 40u);
-  EXPECT_EQ(out.run["status"], "completed");
-  EXPECT_EQ(out.run["purge"]["method"], "format");
-  EXPECT_TRUE(out.run.contains("steady_state"));
+  EXPECT_EQ(run_json(out.run)["rounds"].size(), 40u);
+  EXPECT_EQ(run_json(out.run)["status"], "completed");
+  EXPECT_EQ(run_json(out.run)["purge"]["method"], "format");
+  EXPECT_TRUE(run_json(out.run).contains("steady_state"));
   // FOB is well above the end of the run on this drive.
-  EXPECT_GT(out.run["rounds"][0]["iops"].get<double>(), 2 * out.run["rounds"][39]["iops"].get<double>());
+  EXPECT_GT(run_json(out.run)["rounds"][0]["iops"].get<double>(),
+            2 * run_json(out.run)["rounds"][39]["iops"].get<double>());
   EXPECT_FALSE(f.store->unfinished_run("w").value());
 }
 
@@ -118,7 +120,7 @@ TEST(RunExecutor, TheStatusLivesInTheRowAloneWhileRunningAndOnceEnded) {
   const RunRow ended = f.store->run(out.run_id).value().value();
   EXPECT_EQ(ended.status, RunStatus::completed);
   EXPECT_FALSE(nlohmann::json::parse(ended.header).contains("status")) << ended.header;
-  EXPECT_EQ(out.run["status"], "completed");  // run.json takes it from the outcome
+  EXPECT_EQ(run_json(out.run)["status"], "completed");  // run.json takes it from the outcome
 }
 
 TEST(RunExecutor, AStoppedRunResumesAtTheNextRoundWithoutLosingOrRepeatingOne) {
@@ -140,10 +142,10 @@ TEST(RunExecutor, AStoppedRunResumesAtTheNextRoundWithoutLosingOrRepeatingOne) {
   for (const auto& r : *rounds) idx.insert(r.index);
   EXPECT_EQ(idx.size(), 40u);
   EXPECT_EQ(*idx.rbegin(), 39);
-  EXPECT_EQ(out.run["resumed"], 1);
+  EXPECT_EQ(run_json(out.run)["resumed"], 1);
   // Continuous in drive time: round 13 starts where round 12 ended.
-  const auto& r12 = out.run["rounds"][12];
-  const auto& r13 = out.run["rounds"][13];
+  const auto r12 = run_json(out.run)["rounds"][12];
+  const auto r13 = run_json(out.run)["rounds"][13];
   EXPECT_NEAR(static_cast<double>(r13["started_ns"].get<std::int64_t>() - r12["started_ns"].get<std::int64_t>()) * 1e-9,
               r12["seconds"].get<double>(), 1e-3);
 }
@@ -358,13 +360,13 @@ TEST(RunExecutor, CbwPreWritesBeforeEachSweepRoundAndAResumeRunsOnlyThoseItsRoun
   // In run.json each pre-write carries the sweep round it came before, and
   // only the sweep's elements are results.
   std::map<std::size_t, int> before;
-  for (const auto& r : out.run["rounds"]) {
+  for (const auto& r : nlohmann::json(run_json(out.run)["rounds"])) {
     if (r["phase"] == "prewrite") ++before[r["round"].get<std::size_t>()];
   }
   EXPECT_EQ(before, (std::map<std::size_t, int>{{0, 2}, {1, 2}, {2, 2}, {3, 2}, {4, 2}}));
-  ASSERT_EQ(out.run["elements"].size(), 2u);
-  for (const auto& e : out.run["elements"]) EXPECT_EQ(e["rounds_averaged"], 5) << e["label"];
-  EXPECT_EQ(out.run["measurement_window"]["stage"], 1);
+  ASSERT_EQ(run_json(out.run)["elements"].size(), 2u);
+  for (const auto& e : nlohmann::json(run_json(out.run)["elements"])) EXPECT_EQ(e["rounds_averaged"], 5) << e["label"];
+  EXPECT_EQ(run_json(out.run)["measurement_window"]["stage"], 1);
 }
 
 // Steady state is judged once per round of a stage that tracks it, and not
@@ -463,11 +465,11 @@ TEST(RunExecutor, AThousandRoundRunHoldsNoRoundsDistributionInMemoryYetItsRecord
   EXPECT_LT(per_round, 2048.0) << "bytes held per round";
   // The record the run ends with still has every round's distribution, the
   // same as the store's.
-  ASSERT_EQ(out.run["rounds"].size(), 1000u);
+  ASSERT_EQ(run_json(out.run)["rounds"].size(), 1000u);
   auto stored = store->rounds(out.run_id);
   ASSERT_TRUE(stored);
   for (std::size_t i : {0u, 499u, 999u}) {
-    const auto& kept = out.run["rounds"][i]["ops"]["write"];
+    const auto kept = run_json(out.run)["rounds"][i]["ops"]["write"];
     EXPECT_EQ(kept, nlohmann::json::parse((*stored)[i].data)["ops"]["write"]);
     EXPECT_GT(kept["latency_distribution"]["counts"].size(), 1000u) << kept.dump().substr(0, 300);
   }
@@ -516,8 +518,8 @@ TEST(RunExecutor, ARunWhoseStoreCannotGiveItsRoundsBackEndsWithEveryRoundAndNoDi
   const RunOutcome out = ex.run();
   ASSERT_EQ(out.status, RunStatus::completed) << (out.failure ? out.failure->message : "");
   EXPECT_TRUE(out.recorded);
-  ASSERT_EQ(out.run["rounds"].size(), 5u);
-  for (const auto& r : out.run["rounds"]) {
+  ASSERT_EQ(run_json(out.run)["rounds"].size(), 5u);
+  for (const auto& r : nlohmann::json(run_json(out.run)["rounds"])) {
     EXPECT_GT(r["ops"]["write"]["ops"].get<std::uint64_t>(), 0u);
     EXPECT_FALSE(r["ops"]["write"].contains("latency_distribution")) << r["ops"]["write"].dump().substr(0, 300);
   }
@@ -605,7 +607,7 @@ TEST(RunExecutor, EachThreadOfAPreconditioningStageWritesItsOwnShareOfTheBudgetA
   EXPECT_EQ(fresh.budgets[0], (std::vector<std::uint64_t>{0, 2 * kMiB}));
   EXPECT_EQ(fresh.budgets[1], (std::vector<std::uint64_t>{0, 1 * kMiB}));
   std::vector<std::uint64_t> per_thread(2, 0);
-  for (const auto& r : out.run["rounds"]) {
+  for (const auto& r : nlohmann::json(run_json(out.run)["rounds"])) {
     if (r["phase"] != "precondition") continue;
     for (std::size_t i = 0; i < 2; ++i) per_thread[i] += r["sequential_written"][i].get<std::uint64_t>();
   }
@@ -628,15 +630,15 @@ TEST(RunExecutor, AFileTargetsFallbackPurgeAndUnknownWriteCacheAreNamedCondition
   RunExecutor ex(plan, **target, *store, RunOptions{"c", file, true});
   RunOutcome out = ex.run();
   ASSERT_EQ(out.status, RunStatus::completed) << (out.failure ? out.failure->message : "");
-  const std::string method = out.run["purge"]["method"];
+  const std::string method = run_json(out.run)["purge"]["method"];
   EXPECT_TRUE(method == "deallocate" || method == "zero-fill") << method;
   std::set<std::string> names;
-  for (const auto& c : out.run["conditions"]) names.insert(c["name"].get<std::string>());
+  for (const auto& c : nlohmann::json(run_json(out.run)["conditions"])) names.insert(c["name"].get<std::string>());
   // "parameter": this test's short rounds and its reviews-length WSAT.
   EXPECT_EQ(names, (std::set<std::string>{"parameter", "purge-fallback", "write-cache-unknown"}));
   const auto stored = header_from_blob(store->run(out.run_id).value()->header);
   ASSERT_TRUE(stored);
-  EXPECT_EQ(stored->conditions.size(), out.run["conditions"].size());
+  EXPECT_EQ(stored->conditions.size(), run_json(out.run)["conditions"].size());
 }
 
 TEST(RunExecutor, ASimulatedDrivesFormatAndCachelessModelAreConformant) {
@@ -647,11 +649,12 @@ TEST(RunExecutor, ASimulatedDrivesFormatAndCachelessModelAreConformant) {
   RunExecutor ex(f.plan, f.target, *f.store, RunOptions{"w", "sim:d0", true});
   RunOutcome out = ex.run();
   ASSERT_EQ(out.status, RunStatus::completed);
-  ASSERT_TRUE(out.run.contains("conditions"));
+  ASSERT_TRUE(run_json(out.run).contains("conditions"));
   // Its format purge and cacheless model are conformant; only the shortened length is not.
-  ASSERT_EQ(out.run["conditions"].size(), 1u) << out.run["conditions"].dump();
-  EXPECT_EQ(out.run["conditions"][0]["name"], "parameter");
-  EXPECT_NE(out.run["conditions"][0]["detail"].get<std::string>().find("capacity_multiple=0.004"), std::string::npos);
+  ASSERT_EQ(run_json(out.run)["conditions"].size(), 1u) << run_json(out.run)["conditions"].dump();
+  EXPECT_EQ(run_json(out.run)["conditions"][0]["name"], "parameter");
+  EXPECT_NE(run_json(out.run)["conditions"][0]["detail"].get<std::string>().find("capacity_multiple=0.004"),
+            std::string::npos);
 }
 
 TEST(RunConditions, ABlockSizeBelowTheLogicalBlockSizeIsRefusedNamingTheDeviceAndTheSizes) {
