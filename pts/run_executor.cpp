@@ -8,6 +8,7 @@
 #include "runmodel/run_codec.hpp"
 #include "pts/run_conditions.hpp"
 #include "pts/run_eta.hpp"
+#include "pts/plan_facts.hpp"
 #include "pts/results.hpp"
 #include "pts/run_json.hpp"
 #include "pts/slc_detector.hpp"
@@ -173,6 +174,9 @@ std::optional<Error> RunExecutor::open_run(RunHeader& header, std::vector<RoundR
       // A run from before profiles were recorded ran PTS-E's conditions, as
       // its resumed rounds do: from now on its header says so.
       if (!header.profile) header.profile = plan_.profile;
+      // A run stored before its plan's facts were kept goes on under this
+      // plan, built from its parameters as a report of it would be.
+      if (!header.plan) header.plan = plan_record(plan_);
       try {
         auto stored = store_.rounds(row.id);
         if (!stored) return stored.error();

@@ -4,6 +4,7 @@
 #include "core/build_info.hpp"
 #include "core/clock.hpp"
 #include "core/io_op.hpp"
+#include "pts/plan_facts.hpp"
 #include "pts/run_conditions.hpp"
 #include "runmodel/run_codec.hpp"
 
@@ -241,6 +242,7 @@ RunHeader run_header(const TestPlan& plan, const TargetIdentity& id, const std::
   h.target.warning_temp_c = id.warning_temp_c;
   h.target.critical_temp_c = id.critical_temp_c;
   h.parameters = plan.parameters;
+  h.plan = plan_record(plan);
   return h;
 }
 

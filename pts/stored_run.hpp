@@ -2,8 +2,9 @@
 // run.json rebuilt from what the store kept of a run (its row and rounds):
 // the same document the run's writer produced, for runs that have no
 // run.json on disk yet (in progress, killed) or whose directory is elsewhere.
-// The plan is rebuilt from the header's test and effective parameters, which
-// build_plan() turns back into the same stages.
+// The rounds are analysed under the plan facts the header kept; a run stored
+// before they were kept has its plan rebuilt from the header's test and
+// effective parameters, which build_plan() turns back into the same stages.
 #include <nlohmann/json.hpp>
 
 #include <vector>

@@ -11,6 +11,7 @@
 #include "runmodel/run_codec.hpp"
 #include "pts/run_conditions.hpp"
 #include "pts/run_executor.hpp"
+#include "pts/plan_facts.hpp"
 #include "pts/run_json.hpp"
 #include "pts/targets/sim_target.hpp"
 #include "pts/stored_run.hpp"
@@ -171,6 +172,44 @@ TEST(RunExecutor, WithoutResumeAnUnfinishedRunIsClosedAsInterrupted) {
   const auto header = nlohmann::json::parse(closed.header);
   EXPECT_TRUE(header.contains("ended_at"));
   EXPECT_FALSE(header.contains("resumable"));
+}
+
+// A run's header blob keeps the facts of the plan it ran, and a report from
+// the store analyses its rounds under them: parameters that no longer make
+// a plan do not matter. A run stored before the facts were kept (none in
+// its blob) has its plan built from its parameters, as before.
+TEST(RunExecutor, AStoredRunIsAnalysedUnderThePlanItRanAndAnOlderOneUnderItsParameters) {
+  Fixture f;
+  f.plan = build_plan("wsat", {{"rounds", "8"}, {"round", "5m"}}, TargetFacts{100'000'000'000ULL, 1.3});
+  RunExecutor ex(f.plan, f.target, *f.store, RunOptions{"w", "sim:d0", true});
+  const RunOutcome out = ex.run();
+  ASSERT_EQ(out.status, RunStatus::completed);
+  const nlohmann::json live = run_json(out.run);
+  RunRow row = f.store->run(out.run_id).value().value();
+  const auto rounds = f.store->rounds(out.run_id).value();
+  RunHeader header = header_from_blob(row.header).value();
+  ASSERT_TRUE(header.plan);
+  EXPECT_EQ(*header.plan, plan_record(f.plan));
+  EXPECT_FALSE(live.contains("plan"));  // the store's, not run.json's
+
+  header.parameters["rounds"] = "many";  // no plan builds from this any more
+  row.header = header_blob(header);
+  const auto kept = run_json_from_store(StoredRun{row, rounds});
+  ASSERT_TRUE(kept) << kept.error().message;
+  nlohmann::json as_kept = live;
+  as_kept["parameters"]["rounds"] = "many";  // the header says what it says; the results are the run's
+  EXPECT_EQ(*kept, as_kept);
+
+  header.plan.reset();
+  row.header = header_blob(header);
+  const auto rebuilt = run_json_from_store(StoredRun{row, rounds});
+  ASSERT_FALSE(rebuilt);
+  EXPECT_NE(rebuilt.error().message.find("no longer make a plan"), std::string::npos) << rebuilt.error().message;
+  header.parameters = f.plan.parameters;
+  row.header = header_blob(header);
+  const auto older = run_json_from_store(StoredRun{row, rounds});
+  ASSERT_TRUE(older) << older.error().message;
+  EXPECT_EQ(*older, live);
 }
 
 TEST(RunExecutor, ARoundIsNeverStoredTwice) {
