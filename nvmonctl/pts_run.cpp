@@ -12,6 +12,7 @@
 #include "services/targets.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/test_catalog.hpp"
+#include "pts/run_json.hpp"
 #include "report/report_cli.hpp"
 
 namespace nvmond {
@@ -70,7 +71,8 @@ int test_run_command(const TestRunArgs& a, std::ostream& progress, std::ostream&
     return 1;
   }
   const std::string path = (std::filesystem::path(a.out) / "run.json").string();
-  if (auto e = write_file_atomically(path, outcome.run.dump(2) + "\n")) {
+  const nlohmann::json doc = run_json(outcome.run);
+  if (auto e = write_file_atomically(path, doc.dump(2) + "\n")) {
     err << e->message << "\n";
     return 1;
   }
@@ -78,7 +80,7 @@ int test_run_command(const TestRunArgs& a, std::ostream& progress, std::ostream&
   // be written is said, not fatal (`nvmonctl report DIR` can retry it).
   if (auto e = report::write_report_beside(a.out, test_bases())) err << "report: " << e->message << "\n";
   progress << fmt::format("{}: {} (run {}), {} rounds, {}\n", a.test, to_text(outcome.status), outcome.run_id,
-                          outcome.run.value("rounds", nlohmann::json::array()).size(), path);
+                          doc.value("rounds", nlohmann::json::array()).size(), path);
   if (outcome.failure) err << a.test << " on " << a.target << ": " << outcome.failure->message << "\n";
   return outcome.status == RunStatus::completed && outcome.recorded ? 0 : 1;
 }

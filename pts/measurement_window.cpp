@@ -4,8 +4,6 @@
 #include <cmath>
 #include <limits>
 
-#include "pts/run_executor.hpp"
-
 namespace nvmond {
 
 namespace {
@@ -24,17 +22,17 @@ std::size_t last_complete_round(const Stage& stage, const std::vector<const Roun
 }  // namespace
 
 std::optional<MeasurementWindow> measurement_window(const Stage& stage, std::size_t stage_index,
-                                                    const std::vector<const RoundRecord*>& rounds) {
+                                                    const std::vector<const RoundRecord*>& rounds,
+                                                    const std::optional<SteadyStateResult>& steady) {
   if (rounds.empty()) return std::nullopt;
   MeasurementWindow w;
   w.stage = stage_index;
   w.last = last_complete_round(stage, rounds);
   w.first = w.last;
   if (!stage.steady_state) return w;
-  const auto r = evaluate_steady_state(tracked_series(stage, rounds), stage.steady_state->rule);
-  if (r.reached && r.window) {
-    w.first = r.window->first;
-    w.last = r.window->last;
+  if (steady && steady->reached && steady->window) {
+    w.first = steady->window->first;
+    w.last = steady->window->last;
     w.steady_state = true;
     return w;
   }

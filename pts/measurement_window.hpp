@@ -20,11 +20,13 @@ struct MeasurementWindow {
   bool steady_state = false;        // the steady-state window, else the last rounds
 };
 
-// The steady-state window when the stage reached steady state; else its last
+// The steady-state window when the stage reached steady state (`steady`:
+// its verdict over `rounds`, none when it tracks none); else its last
 // `window` complete rounds, x-4..x (its last complete round when it tracks no
 // steady state). nullopt before the stage has a round.
 std::optional<MeasurementWindow> measurement_window(const Stage& stage, std::size_t stage_index,
-                                                    const std::vector<const RoundRecord*>& rounds);
+                                                    const std::vector<const RoundRecord*>& rounds,
+                                                    const std::optional<SteadyStateResult>& steady);
 
 // One op of one element over a window's rounds: counts summed, rates over
 // the summed time, the mean weighted by I/Os, the extremes of the window and

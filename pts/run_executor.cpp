@@ -8,6 +8,8 @@
 #include "runmodel/run_codec.hpp"
 #include "pts/run_conditions.hpp"
 #include "pts/run_eta.hpp"
+#include "pts/plan_facts.hpp"
+#include "pts/results.hpp"
 #include "pts/run_json.hpp"
 #include "pts/slc_detector.hpp"
 #include "pts/stored_run.hpp"
@@ -40,6 +42,11 @@ std::vector<std::vector<double>> tracked_series(const Stage& stage, const std::v
     }
   }
   return series;
+}
+
+std::optional<SteadyStateResult> stage_verdict(const Stage& stage, const std::vector<const RoundRecord*>& rounds) {
+  if (!stage.steady_state) return std::nullopt;
+  return evaluate_steady_state(tracked_series(stage, rounds), stage.steady_state->rule);
 }
 
 SequentialCursor sequential_cursor(const std::vector<RoundRecord>& rounds, std::size_t stage, std::size_t element) {
@@ -97,7 +104,8 @@ RunExecutor::RunExecutor(TestPlan plan, TestTarget& target, RunStore& store, Run
       target_(target),
       store_(store),
       options_(std::move(options)),
-      progress_(std::move(progress)) {}
+      progress_(std::move(progress)),
+      verdicts_(plan_.stages.size()) {}
 
 void RunExecutor::stop(StopAs as) {
   stop_as_.store(as);
@@ -110,7 +118,8 @@ std::vector<std::size_t> RunExecutor::points_to_run(std::size_t s, const std::ve
   const Stage& stage = plan_.stages[s];
   if (!stage.points_of) return out;
   const std::size_t sweep = *stage.points_of;
-  for (const auto& [name, e] : sweep_iops_points(plan_.stages[sweep], sweep, stage_rounds(rounds, sweep))) {
+  for (const auto& [name, e] :
+       sweep_iops_points(plan_.stages[sweep], sweep, stage_rounds(rounds, sweep), verdicts_[sweep])) {
     out.push_back(e);
   }
   return out;
@@ -133,9 +142,8 @@ bool RunExecutor::stage_done(std::size_t s, const std::vector<RoundRecord>& roun
   if (mine.size() % per_round != 0) return false;
   const std::size_t complete = mine.size() / per_round;
   if (stage.max_rounds > 0 && complete >= static_cast<std::size_t>(stage.max_rounds)) return true;
-  if (stage.steady_state && stage.steady_state->stop_when_reached) {
-    const auto y = tracked_series(stage, mine);
-    if (evaluate_steady_state(y, stage.steady_state->rule).reached) return true;
+  if (stage.steady_state && stage.steady_state->stop_when_reached && verdicts_[s] && verdicts_[s]->reached) {
+    return true;
   }
   if (stage.slc) {
     std::vector<double> bw;
@@ -166,6 +174,9 @@ std::optional<Error> RunExecutor::open_run(RunHeader& header, std::vector<RoundR
       // A run from before profiles were recorded ran PTS-E's conditions, as
       // its resumed rounds do: from now on its header says so.
       if (!header.profile) header.profile = plan_.profile;
+      // A run stored before its plan's facts were kept goes on under this
+      // plan, built from its parameters as a report of it would be.
+      if (!header.plan) header.plan = plan_record(plan_);
       try {
         auto stored = store_.rounds(row.id);
         if (!stored) return stored.error();
@@ -173,6 +184,7 @@ std::optional<Error> RunExecutor::open_run(RunHeader& header, std::vector<RoundR
       } catch (const json::exception& e) {
         return Error{ErrorReason::store, fmt::format("run {} ({}): unreadable record: {}", row.id, row.name, e.what())};
       }
+      for (std::size_t s = 0; s < plan_.stages.size(); ++s) judge(s, rounds);
       if (options_.restore_checkpoint && !row.checkpoint.empty()) {
         if (auto err = target_.restore(row.checkpoint)) return err;
       }
@@ -344,6 +356,7 @@ std::optional<RunOutcome> RunExecutor::run_element(std::size_t s, std::size_t e,
   }
   const bool stalled = left && element.writes() && r.bytes_written == 0;
   rounds.push_back(keep_steering_facts(std::move(r)));
+  judge(s, rounds);
   if (stalled) {
     return finish(RunStatus::failed,
                   Error{ErrorReason::io, fmt::format("{}: {} wrote nothing in a whole round; its byte budget "
@@ -377,11 +390,7 @@ void RunExecutor::report(const RunPosition& at, bool resumed, const std::vector<
                 last.bytes_per_second, std::nullopt, resumed,    std::nullopt, {},         last.seconds,
                 last.temp_max_c};
   p.eta_seconds = run_eta_seconds(plan_, at);
-  const Stage& stage = plan_.stages[static_cast<std::size_t>(last.stage)];
-  if (stage.steady_state) {
-    p.steady = evaluate_steady_state(tracked_series(stage, stage_rounds(rounds, static_cast<std::size_t>(last.stage))),
-                                     stage.steady_state->rule);
-  }
+  p.steady = verdicts_[static_cast<std::size_t>(last.stage)];
   p.latency = dominant_latency(last);
   progress_(p);
 }
@@ -434,8 +443,12 @@ RunOutcome RunExecutor::finish(std::optional<RunStatus> status, std::optional<Er
   // from those in memory: its windows' quantiles then read as not known,
   // and the store still holds every round for a report built from it.
   const auto full = stored_rounds(rounds.size());
-  out.run = build_run_json(plan_, header, stored, full ? *full : rounds);
+  out.run = make_run(plan_, header, stored, full ? *full : rounds);
   return out;
+}
+
+void RunExecutor::judge(std::size_t s, const std::vector<RoundRecord>& rounds) {
+  verdicts_[s] = stage_verdict(plan_.stages[s], stage_rounds(rounds, s));
 }
 
 std::optional<std::vector<RoundRecord>> RunExecutor::stored_rounds(std::size_t expected) const {

@@ -24,6 +24,7 @@
 #include "runmodel/run_header.hpp"
 #include "runmodel/run_status.hpp"
 #include "pts/round_record.hpp"
+#include "pts/run.hpp"
 #include "pts/run_eta.hpp"
 #include "pts/steady_state.hpp"
 #include "pts/plan.hpp"
@@ -70,7 +71,7 @@ struct RunOutcome {
   RunStatus status = RunStatus::failed;
   std::optional<Error> failure;
   std::int64_t run_id = 0;
-  nlohmann::json run;  // the run.json object
+  Run run;  // the run as it ended (none before it had its row in the store)
   // False when the run's end could not be written to the store (it was
   // stopped while the store was unavailable): the store still says running,
   // and the run is resumed or closed from there, not from `status`.
@@ -90,6 +91,9 @@ class RunExecutor {
 
  private:
   std::optional<Error> open_run(RunHeader& header, std::vector<RoundRecord>& rounds, bool& resumed);
+  // Evaluates stage `s`'s steady state over `rounds` into verdicts_: once
+  // after each round of it, which stopping, the ETA and progress all read.
+  void judge(std::size_t s, const std::vector<RoundRecord>& rounds);
   bool stage_done(std::size_t stage, const std::vector<RoundRecord>& rounds) const;
   // A histogram stage's points (element indices, max, mid, min); empty for any other.
   std::vector<std::size_t> points_to_run(std::size_t stage, const std::vector<RoundRecord>& rounds) const;
@@ -124,6 +128,7 @@ class RunExecutor {
   std::atomic<bool> stop_{false};
   std::atomic<StopAs> stop_as_{StopAs::paused};
   std::int64_t run_id_ = 0;
+  std::vector<std::optional<SteadyStateResult>> verdicts_;  // per stage: see judge()
 };
 
 // Rounds of one stage, in order.
@@ -142,6 +147,9 @@ std::vector<std::uint64_t> thread_budgets_left(const Stage& stage, const std::ve
 // Each tracked variable's value per round of a stage, in the order tracked
 // (none when the stage tracks no steady state).
 std::vector<std::vector<double>> tracked_series(const Stage& stage, const std::vector<const RoundRecord*>& rounds);
+// The stage's steady-state verdict over `rounds`, its rounds so far; none
+// when it tracks no steady state.
+std::optional<SteadyStateResult> stage_verdict(const Stage& stage, const std::vector<const RoundRecord*>& rounds);
 
 // Closes a run that will not go on (an older run of the same name, one whose
 // thread was abandoned, one a crash left running): status interrupted, ended

@@ -44,7 +44,11 @@ WindowCheck check_window(std::span<const double> y, std::size_t first, const Ste
   return c;
 }
 
-SteadyStateResult evaluate_steady_state(std::span<const double> series, const SteadyStateRule& rule) {
+namespace {
+
+thread_local std::uint64_t evaluations = 0;
+
+SteadyStateResult evaluate_one(std::span<const double> series, const SteadyStateRule& rule) {
   SteadyStateResult r;
   const auto w = static_cast<std::size_t>(rule.window);
   if (w == 0 || series.size() < w) return r;
@@ -82,8 +86,16 @@ SteadyStateResult evaluate_steady_state(std::span<const double> series, const St
   return r;
 }
 
+}  // namespace
+
+SteadyStateResult evaluate_steady_state(std::span<const double> series, const SteadyStateRule& rule) {
+  ++evaluations;
+  return evaluate_one(series, rule);
+}
+
 SteadyStateResult evaluate_steady_state(std::span<const std::vector<double>> series, const SteadyStateRule& rule) {
-  if (series.size() == 1) return evaluate_steady_state(std::span<const double>(series[0]), rule);
+  ++evaluations;
+  if (series.size() == 1) return evaluate_one(std::span<const double>(series[0]), rule);
   SteadyStateResult r;
   const auto w = static_cast<std::size_t>(rule.window);
   std::size_t rounds = series.empty() ? 0 : series[0].size();
@@ -118,11 +130,13 @@ SteadyStateResult evaluate_steady_state(std::span<const std::vector<double>> ser
   r.reached = true;
   std::size_t entered = 0;
   for (const auto& y : series) {
-    const auto one = evaluate_steady_state(std::span<const double>(y.data(), rounds), rule);
+    const auto one = evaluate_one(std::span<const double>(y.data(), rounds), rule);
     entered = std::max(entered, one.round.value_or(rounds - 1));
   }
   r.round = entered;
   return r;
 }
+
+std::uint64_t steady_state_evaluations() { return evaluations; }
 
 }  // namespace nvmond

@@ -17,6 +17,7 @@
 // A stage may track several variables (the IOPS test tracks three): it is in
 // steady state only when every one of them passes over the same window.
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -71,5 +72,10 @@ SteadyStateResult evaluate_steady_state(std::span<const double> series, const St
 // all of them pass over one window (a fixed-length soak: every final window
 // passes; the round is the latest at which one of them entered its state).
 SteadyStateResult evaluate_steady_state(std::span<const std::vector<double>> series, const SteadyStateRule& rule);
+
+// How many verdicts (calls of either overload above) this thread has
+// evaluated: each walks every window of a stage's rounds, so a run judges a
+// stage once per round and reuses the verdict, and tests count that it does.
+std::uint64_t steady_state_evaluations();
 
 }  // namespace nvmond

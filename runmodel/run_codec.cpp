@@ -12,6 +12,8 @@
 #include "core/json_fields.hpp"
 #include "core/json_keys.hpp"
 #include "core/json_path.hpp"
+#include "runmodel/stage_phase.hpp"
+#include "runmodel/tracked_variable.hpp"
 
 namespace nvmond {
 
@@ -51,6 +53,28 @@ constexpr auto kWriteCacheOptional =
                JsonField{"restore_failure", &WriteCacheRecord::restore_failure}};
 constexpr auto kPurgeFields =
     std::tuple{JsonField{"method", &PurgeRecord::method}, JsonField{"detail", &PurgeRecord::detail}};
+
+constexpr auto kElementFacts = std::tuple{JsonField{"label", &ElementFacts::label},
+                                          JsonField{"bs", &ElementFacts::bs},
+                                          JsonField{"read_pct", &ElementFacts::read_pct},
+                                          JsonField{"threads", &ElementFacts::threads},
+                                          JsonField{"queue_depth", &ElementFacts::queue_depth},
+                                          JsonField{"range_fraction", &ElementFacts::range_fraction}};
+constexpr auto kSteadyStateFacts = std::tuple{
+    JsonField{"window", &SteadyStateFacts::window}, JsonField{"range_limit", &SteadyStateFacts::range_limit},
+    JsonField{"slope_limit", &SteadyStateFacts::slope_limit}, JsonField{"max_rounds", &SteadyStateFacts::max_rounds},
+    JsonField{"stop_when_reached", &SteadyStateFacts::stop_when_reached}};
+constexpr auto kSlcFacts =
+    std::tuple{JsonField{"drop_fraction", &SlcFacts::drop_fraction}, JsonField{"drop_rounds", &SlcFacts::drop_rounds}};
+constexpr auto kStageFacts = std::tuple{JsonField{"kind", &StageFacts::kind},
+                                        JsonField{"label", &StageFacts::label},
+                                        JsonField{"group", &StageFacts::group},
+                                        JsonField{"max_rounds", &StageFacts::max_rounds},
+                                        JsonField{"iops_point_histograms", &StageFacts::iops_point_histograms},
+                                        JsonField{"preconditions", &StageFacts::preconditions}};
+constexpr auto kQosFacts =
+    std::tuple{JsonField{"bs", &QosFacts::bs}, JsonField{"quantile", &QosFacts::quantile},
+               JsonField{"limit_seconds", &QosFacts::limit_seconds}, JsonField{"element", &QosFacts::element}};
 
 template <typename Record, typename Fields>
 void write_optional(json& j, const Record& r, const Fields& fields) {
@@ -106,6 +130,99 @@ PurgeRecord purge_from_json(const At& a) {
   PurgeRecord p;
   read_fields_at(a, p, kPurgeFields);
   return p;
+}
+
+json plan_json(const PlanRecord& plan) {
+  json stages = json::array();
+  for (const StageFacts& st : plan.stages) {
+    json one = {{"phase", phase_name(st.phase)}};
+    write_fields(one, st, kStageFacts);
+    json elements = json::array();
+    for (const ElementFacts& e : st.elements) {
+      json ej = json::object();
+      write_fields(ej, e, kElementFacts);
+      elements.push_back(ej);
+    }
+    one["elements"] = elements;
+    if (st.steady_state) {
+      json ss = json::object();
+      write_fields(ss, *st.steady_state, kSteadyStateFacts);
+      json tracked = json::array();
+      for (const TrackedFacts& t : st.steady_state->tracked) {
+        tracked.push_back({{"element", t.element}, {"variable", tracked_variable_name(t.variable)}});
+      }
+      ss["tracked"] = tracked;
+      one["steady_state"] = ss;
+    }
+    if (st.slc) {
+      json slc = json::object();
+      write_fields(slc, *st.slc, kSlcFacts);
+      one["slc"] = slc;
+    }
+    if (st.points_of) one["points_of"] = *st.points_of;
+    stages.push_back(one);
+  }
+  json qos = json::array();
+  for (const QosFacts& q : plan.qos) {
+    json one = {{"op", op_name(q.op)}};
+    write_fields(one, q, kQosFacts);
+    qos.push_back(one);
+  }
+  return {{"stages", stages}, {"qos", qos}, {"compare_label", plan.compare_label}};
+}
+
+PlanRecord plan_from_json(const At& a) {
+  PlanRecord plan;
+  const At stages = a.at("stages");
+  for (std::size_t i = 0; i < stages.array().size(); ++i) {
+    const At sa = stages.at(i);
+    StageFacts st;
+    const At phase = sa.at("phase");
+    const auto parsed = phase_from_name(phase.as<std::string>());
+    if (!parsed) phase.fail("no phase");
+    st.phase = *parsed;
+    read_fields_at(sa, st, kStageFacts);
+    const At elements = sa.at("elements");
+    for (std::size_t k = 0; k < elements.array().size(); ++k) {
+      ElementFacts e;
+      read_fields_at(elements.at(k), e, kElementFacts);
+      st.elements.push_back(std::move(e));
+    }
+    if (sa.has("steady_state")) {
+      const At ssa = sa.at("steady_state");
+      SteadyStateFacts ss;
+      read_fields_at(ssa, ss, kSteadyStateFacts);
+      const At tracked = ssa.at("tracked");
+      for (std::size_t k = 0; k < tracked.array().size(); ++k) {
+        const At ta = tracked.at(k);
+        const At variable = ta.at("variable");
+        const auto v = tracked_variable_from_name(variable.as<std::string>());
+        if (!v) variable.fail("no tracked variable");
+        ss.tracked.push_back({ta.at("element").as<std::size_t>(), *v});
+      }
+      st.steady_state = std::move(ss);
+    }
+    if (sa.has("slc")) {
+      SlcFacts slc;
+      read_fields_at(sa.at("slc"), slc, kSlcFacts);
+      st.slc = slc;
+    }
+    if (sa.has("points_of")) st.points_of = sa.at("points_of").as<std::size_t>();
+    plan.stages.push_back(std::move(st));
+  }
+  const At qos = a.at("qos");
+  for (std::size_t i = 0; i < qos.array().size(); ++i) {
+    const At qa = qos.at(i);
+    QosFacts q;
+    const At op = qa.at("op");
+    const std::string op_text = op.as<std::string>();
+    if (op_text != op_name(IoOp::read) && op_text != op_name(IoOp::write)) op.fail("neither read nor write");
+    q.op = op_text == op_name(IoOp::read) ? IoOp::read : IoOp::write;
+    read_fields_at(qa, q, kQosFacts);
+    plan.qos.push_back(q);
+  }
+  plan.compare_label = a.at("compare_label").as<std::string>();
+  return plan;
 }
 
 std::int64_t run_id_from_json(const At& a) {
@@ -179,6 +296,7 @@ RunHeader decode_header(const json& j) {
   if (root.has("resumable")) h.resumable = root.at("resumable").as<bool>();
   if (root.has("failure")) h.failure = root.at("failure").as<std::string>();
   if (root.has("ended_at")) h.ended_at = root.at("ended_at").as<std::string>();
+  if (root.has("plan")) h.plan = plan_from_json(root.at("plan"));
   return h;
 }
 
@@ -236,7 +354,11 @@ Result<RunHeader> header_from_json(const json& j) {
   }
 }
 
-std::string header_blob(const RunHeader& header) { return header_json(header).dump(); }
+std::string header_blob(const RunHeader& header) {
+  json j = header_json(header);
+  if (header.plan) j["plan"] = plan_json(*header.plan);
+  return j.dump();
+}
 
 Result<RunHeader> header_from_blob(const std::string& blob) {
   const json j = json::parse(blob, nullptr, false);

@@ -19,11 +19,12 @@
 
 namespace nvmond {
 
-// The header as a JSON object: the store's blob, and the start of run.json.
+// The header as a JSON object, less its plan: the start of run.json.
 nlohmann::json header_json(const RunHeader& header);
 Result<RunHeader> header_from_json(const nlohmann::json& j);
 
-// The store's blob: header_json as text.
+// The store's blob: header_json as text, with the plan's facts under "plan"
+// (run.json's header has none).
 std::string header_blob(const RunHeader& header);
 Result<RunHeader> header_from_blob(const std::string& blob);
 

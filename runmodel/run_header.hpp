@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "runmodel/plan_record.hpp"
 #include "runmodel/pts_profile.hpp"
 
 namespace nvmond {
@@ -101,6 +102,9 @@ struct RunHeader {
   bool resumable = false;  // closed by a stopping daemon: the next one resumes it
   std::optional<std::string> failure;
   std::optional<std::string> ended_at;  // RFC 3339, once the run is over
+  // The plan's facts its results are analysed from: kept in the store's
+  // blob, not in run.json; none in runs stored before they were kept.
+  std::optional<PlanRecord> plan;
   bool operator==(const RunHeader&) const = default;
 };
 

@@ -20,6 +20,7 @@
 #include "pts/round_record.hpp"
 #include "pts/plan.hpp"
 #include "pts/test_catalog.hpp"
+#include "pts/run_json.hpp"
 #include "report/run_record.hpp"
 #include "report/run_report.hpp"
 #include "schedule/run_name.hpp"
@@ -390,14 +391,15 @@ void SoakRunner::finish(State& state, Run& run, const RunOutcome& out) {
   }
   const std::string leaf = run_leaf(name, out.run_id);
   const std::string shown = state.state_dir + "/runs/" + leaf;
+  const nlohmann::json doc = run_json(out.run);
   auto dir = open_run_dir(state.state_dir_fd.get(), state.state_dir, leaf);
   if (!dir) {
     log::error("soak {}: {}", name, dir.error().message);
-  } else if (auto e = write_run_files(dir->get(), shown, out.run)) {
+  } else if (auto e = write_run_files(dir->get(), shown, doc)) {
     log::error("soak {}: {}", name, e->message);
   }
   log::info("soak {}: {} ({} rounds), {}/run.json", name, to_text(out.status),
-            out.run.value("rounds", nlohmann::json::array()).size(), shown);
+            doc.value("rounds", nlohmann::json::array()).size(), shown);
   std::shared_ptr<Run> self;
   {
     std::lock_guard lock(state.mu);

@@ -12,6 +12,7 @@
 #include "pts/run_eta.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/test_catalog.hpp"
+#include "pts/run_json.hpp"
 #include "pts/targets/sim_target.hpp"
 #include "report/run_record.hpp"
 #include "report/run_report.hpp"
@@ -158,7 +159,7 @@ TEST(HirRun, IdleTimeBetweenBurstsRaisesTheirIopsAboveTheSteadyStateAndTheBaseli
   SimRun s;
   const RunOutcome out = s.run("hir", kShortHir);
   ASSERT_EQ(out.status, RunStatus::completed) << (out.failure ? out.failure->message : "");
-  const json& run = out.run;
+  const json& run = run_json(out.run);
   ASSERT_TRUE(run.at("steady_state").at("reached").get<bool>());
   EXPECT_EQ(run.at("steady_state").at("stage"), 0);
   EXPECT_EQ(run.at("measurement_window").at("stage"), 0);  // the wait states do not replace it
@@ -203,7 +204,7 @@ TEST(HirRun, AResumedRunIdlesAgainBeforeTheBurstAfterTheLastCommittedOne) {
   again.stop_at.reset();
   const RunOutcome out = again.run_on(fresh, "hir", params);
   ASSERT_EQ(out.status, RunStatus::completed) << (out.failure ? out.failure->message : "");
-  const json& rounds = out.run.at("rounds");
+  const json rounds = run_json(out.run).at("rounds");
   // rounds[k]: the second burst, the last committed before the stop.
   const std::size_t k = *first_burst;
   const double gap = static_cast<double>(rounds[k + 1].at("started_ns").get<std::int64_t>() -
@@ -222,18 +223,18 @@ TEST(HirRun, APreconditioningThatGaveUpBeforeSteadyStateIsRecordedAndFlagged) {
   const RunOutcome out = s.run(
       "hir", {{"round", "1m"}, {"max_rounds", "5"}, {"idle_seconds", "5"}, {"bursts", "2"}, {"baseline_bursts", "0"}});
   ASSERT_EQ(out.status, RunStatus::completed) << (out.failure ? out.failure->message : "");
-  const json& pre = out.run.at("preconditioning").at(0);
+  const json pre = run_json(out.run).at("preconditioning").at(0);
   EXPECT_EQ(pre.at("kind"), "workload-dependent");
   EXPECT_EQ(pre.at("rounds"), 5);
   EXPECT_FALSE(pre.at("steady_state").at("reached").get<bool>());
   std::vector<std::string> names;
-  for (const auto& c : out.run.at("conditions")) names.push_back(c.at("name"));
+  for (const auto& c : nlohmann::json(run_json(out.run).at("conditions"))) names.push_back(c.at("name"));
   EXPECT_NE(std::find(names.begin(), names.end(), "precondition-not-steady"), names.end());
   SimRun t;
   const RunOutcome steady = t.run("hir", kShortHir);
   ASSERT_EQ(steady.status, RunStatus::completed);
-  EXPECT_TRUE(steady.run.at("preconditioning").at(0).at("steady_state").at("reached").get<bool>());
-  for (const auto& c : steady.run.value("conditions", json::array()))
+  EXPECT_TRUE(run_json(steady.run).at("preconditioning").at(0).at("steady_state").at("reached").get<bool>());
+  for (const auto& c : run_json(steady.run).value("conditions", json::array()))
     EXPECT_NE(c.at("name"), "precondition-not-steady");
 }
 
@@ -241,7 +242,7 @@ TEST(HirReport, PlotsEachBurstsIopsAgainstTimeWithTheWaitStatesShadedAndATablePe
   SimRun s;
   const RunOutcome out = s.run("hir", kShortHir);
   ASSERT_EQ(out.status, RunStatus::completed);
-  const auto record = s.record(out.run, "hir");
+  const auto record = s.record(run_json(out.run), "hir");
   const std::string page = report::render_run_report(record, test_bases());
   const std::string svg = report::test::svg_by_id(page, "rate-by-stage");
   ASSERT_FALSE(svg.empty());
@@ -261,7 +262,7 @@ TEST(XsrRun, RandomWritesBetweenSequentialGroupsShowInTheirThroughputAndEachGrou
   SimRun s;
   const RunOutcome out = s.run("xsr", kShortXsr);
   ASSERT_EQ(out.status, RunStatus::completed) << (out.failure ? out.failure->message : "");
-  const json& run = out.run;
+  const json& run = run_json(out.run);
   ASSERT_EQ(run.at("rounds").size(), 90u);
   ASSERT_EQ(run.at("subtests").size(), 3u);
   EXPECT_EQ(run.at("subtests")[0].at("label"), "AG1 SEQ 1MiB write");

@@ -15,6 +15,7 @@
 #include "services/run_source.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/test_catalog.hpp"
+#include "pts/run_json.hpp"
 #include "pts/targets/sim_target.hpp"
 #include "pts/stored_run.hpp"
 #include "report/run_record.hpp"
@@ -143,10 +144,10 @@ std::string as_this_version_writes(const std::string& path) {
 void expect_rerun(const RunOutcome& out, const std::string& dir) {
   const std::string path = kOld + dir + "/rerun.json";
   if (updating_golden()) {
-    ASSERT_FALSE(write_file_atomically(path, out.run.dump(2) + "\n")) << path;
+    ASSERT_FALSE(write_file_atomically(path, run_json(out.run).dump(2) + "\n")) << path;
     return;
   }
-  EXPECT_EQ(out.run.dump(2) + "\n", as_this_version_writes(path)) << dir;
+  EXPECT_EQ(run_json(out.run).dump(2) + "\n", as_this_version_writes(path)) << dir;
 }
 
 TEST(OldRunFormat, TheSameRunsWriteTheSameRunJsonAsBefore) {
@@ -173,11 +174,11 @@ TEST(OldRunFormat, AnOldSuspendedRunResumesUnderItsIdAndCompletes) {
   const RunOutcome out = ex.run();
   ASSERT_EQ(out.status, RunStatus::completed) << (out.failure ? out.failure->message : "");
   EXPECT_EQ(out.run_id, 2);
-  EXPECT_EQ(out.run["resumed"], 1);
-  EXPECT_FALSE(out.run.contains("resumable"));
+  EXPECT_EQ(run_json(out.run)["resumed"], 1);
+  EXPECT_FALSE(run_json(out.run).contains("resumable"));
   // Its old header had no profile; it ran, and resumes, under PTS-E's.
-  EXPECT_EQ(out.run["profile"], "enterprise");
-  EXPECT_EQ(out.run["rounds"].size(), 6u);
+  EXPECT_EQ(run_json(out.run)["profile"], "enterprise");
+  EXPECT_EQ(run_json(out.run)["rounds"].size(), 6u);
   EXPECT_EQ((*store)->run(2).value()->status, RunStatus::completed);
 }
 

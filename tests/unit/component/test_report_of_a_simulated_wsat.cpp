@@ -9,6 +9,7 @@
 #include "store/sqlite_run_store.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/test_catalog.hpp"
+#include "pts/run_json.hpp"
 #include "pts/targets/sim_target.hpp"
 #include "report/run_record.hpp"
 #include "report/run_report.hpp"
@@ -31,7 +32,7 @@ TEST(ReportOfASimulatedWsat, HasOnePointPerRoundAndTheWindowWhereRunJsonPutsIt) 
   RunExecutor ex(plan, target, *store, RunOptions{"wsat", "sim:d0", true});
   RunOutcome out = ex.run();
   ASSERT_EQ(out.status, RunStatus::completed);
-  const nlohmann::json& json = out.run;
+  const nlohmann::json& json = run_json(out.run);
   ASSERT_EQ(json["rounds"].size(), 600U);  // 10 hours of one-minute rounds
   std::ofstream(dir.path() + "/run.json") << json.dump();
   auto record = report::load_run(dir.path());

@@ -10,6 +10,7 @@
 
 #include "pts/run_executor.hpp"
 #include "pts/test_catalog.hpp"
+#include "pts/run_json.hpp"
 #include "pts/targets/sim_target.hpp"
 #include "report/run_record.hpp"
 #include "report/run_report.hpp"
@@ -41,7 +42,7 @@ SimulatedRun simulated(const std::string& test, const ParamMap& params) {
   SimulatedRun out;
   const RunOutcome done = ex.run();
   EXPECT_EQ(done.status, RunStatus::completed) << (done.failure ? done.failure->message : "");
-  out.run = done.run;
+  out.run = run_json(done.run);
   std::ofstream(dir.path() + "/run.json") << out.run.dump();
   auto record = report::load_run(dir.path());
   EXPECT_TRUE(record) << record.error().message;

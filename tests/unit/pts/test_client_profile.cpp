@@ -8,6 +8,7 @@
 #include "pts/targets/device_target.hpp"
 #include "runmodel/run_codec.hpp"
 #include "pts/run_executor.hpp"
+#include "pts/run_json.hpp"
 #include "pts/plan.hpp"
 #include "store/sqlite_run_store.hpp"
 #include "tests/support/fake_controller.hpp"
@@ -205,13 +206,13 @@ TEST(ClientProfile, ARunEnablesADisabledWriteCacheAndPutsItBackDisabled) {
   ASSERT_EQ(out.status, RunStatus::completed) << (out.failure ? out.failure->message : "");
   EXPECT_EQ(f.script->write_cache_sets, (std::vector<bool>{true, false}));
   EXPECT_EQ(f.script->write_cache_enabled, std::optional<bool>(false));
-  EXPECT_EQ(out.run["profile"], "client");
-  EXPECT_EQ(out.run["write_cache"]["found"], false);
-  EXPECT_EQ(out.run["write_cache"]["during"], true);
-  EXPECT_TRUE(out.run["write_cache"].contains("restored_at"));
+  EXPECT_EQ(run_json(out.run)["profile"], "client");
+  EXPECT_EQ(run_json(out.run)["write_cache"]["found"], false);
+  EXPECT_EQ(run_json(out.run)["write_cache"]["during"], true);
+  EXPECT_TRUE(run_json(out.run)["write_cache"].contains("restored_at"));
   // Conformant: the cache was as PTS-C requires; PTS-E's wish would have been
   // a condition here.
-  EXPECT_TRUE(non_parameter_conditions(out.run).empty()) << out.run["conditions"].dump();
+  EXPECT_TRUE(non_parameter_conditions(run_json(out.run)).empty()) << run_json(out.run)["conditions"].dump();
   auto header = header_from_blob(f.store->run(out.run_id).value()->header);
   ASSERT_TRUE(header);
   EXPECT_EQ(header->profile, std::optional<PtsProfile>(PtsProfile::client));
@@ -222,7 +223,7 @@ TEST(ClientProfile, ADriveThatRefusesToEnableItsCacheRunsWithTheCacheDisabledCon
   f.script->write_cache_set_error = Error{ErrorReason::nvme_status, "fake:nvme7: set features (06h): Invalid Field"};
   const RunOutcome out = f.run();
   ASSERT_EQ(out.status, RunStatus::completed);
-  const auto conditions = non_parameter_conditions(out.run);
+  const auto conditions = non_parameter_conditions(run_json(out.run));
   ASSERT_FALSE(conditions.empty());
   const auto& c = conditions[0];
   EXPECT_EQ(c["name"], "write-cache-disabled");

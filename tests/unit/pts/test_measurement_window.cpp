@@ -9,6 +9,7 @@
 #include <map>
 
 #include "pts/run_executor.hpp"
+#include "pts/run_json.hpp"
 #include "store/sqlite_run_store.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -99,7 +100,7 @@ json iops_run(const Script& script, int max_rounds, const std::function<void(Tes
   RunExecutor ex(plan, target, **store, RunOptions{"iops", "scripted"});
   const RunOutcome out = ex.run();
   EXPECT_EQ(out.status, RunStatus::completed) << (out.failure ? out.failure->message : "");
-  return out.run;
+  return run_json(out.run);
 }
 
 const json& element(const json& run, const std::string& label) {

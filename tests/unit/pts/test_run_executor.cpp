@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <malloc.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -10,6 +11,8 @@
 #include "runmodel/run_codec.hpp"
 #include "pts/run_conditions.hpp"
 #include "pts/run_executor.hpp"
+#include "pts/plan_facts.hpp"
+#include "pts/run_json.hpp"
 #include "pts/targets/sim_target.hpp"
 #include "pts/stored_run.hpp"
 #include "tests/support/jobs.hpp"
@@ -52,12 +55,13 @@ TEST(RunExecutor, CommitsEveryRoundAndBuildsRunJson) {
   auto rounds = f.store->rounds(out.run_id);
   ASSERT_TRUE(rounds);
   ASSERT_EQ(rounds->size(), 40u);
-  EXPECT_EQ(out.run["rounds"].size(), 40u);
-  EXPECT_EQ(out.run["status"], "completed");
-  EXPECT_EQ(out.run["purge"]["method"], "format");
-  EXPECT_TRUE(out.run.contains("steady_state"));
+  EXPECT_EQ(run_json(out.run)["rounds"].size(), 40u);
+  EXPECT_EQ(run_json(out.run)["status"], "completed");
+  EXPECT_EQ(run_json(out.run)["purge"]["method"], "format");
+  EXPECT_TRUE(run_json(out.run).contains("steady_state"));
   // FOB is well above the end of the run on this drive.
-  EXPECT_GT(out.run["rounds"][0]["iops"].get<double>(), 2 * out.run["rounds"][39]["iops"].get<double>());
+  EXPECT_GT(run_json(out.run)["rounds"][0]["iops"].get<double>(),
+            2 * run_json(out.run)["rounds"][39]["iops"].get<double>());
   EXPECT_FALSE(f.store->unfinished_run("w").value());
 }
 
@@ -117,7 +121,7 @@ TEST(RunExecutor, TheStatusLivesInTheRowAloneWhileRunningAndOnceEnded) {
   const RunRow ended = f.store->run(out.run_id).value().value();
   EXPECT_EQ(ended.status, RunStatus::completed);
   EXPECT_FALSE(nlohmann::json::parse(ended.header).contains("status")) << ended.header;
-  EXPECT_EQ(out.run["status"], "completed");  // run.json takes it from the outcome
+  EXPECT_EQ(run_json(out.run)["status"], "completed");  // run.json takes it from the outcome
 }
 
 TEST(RunExecutor, AStoppedRunResumesAtTheNextRoundWithoutLosingOrRepeatingOne) {
@@ -139,10 +143,10 @@ TEST(RunExecutor, AStoppedRunResumesAtTheNextRoundWithoutLosingOrRepeatingOne) {
   for (const auto& r : *rounds) idx.insert(r.index);
   EXPECT_EQ(idx.size(), 40u);
   EXPECT_EQ(*idx.rbegin(), 39);
-  EXPECT_EQ(out.run["resumed"], 1);
+  EXPECT_EQ(run_json(out.run)["resumed"], 1);
   // Continuous in drive time: round 13 starts where round 12 ended.
-  const auto& r12 = out.run["rounds"][12];
-  const auto& r13 = out.run["rounds"][13];
+  const auto r12 = run_json(out.run)["rounds"][12];
+  const auto r13 = run_json(out.run)["rounds"][13];
   EXPECT_NEAR(static_cast<double>(r13["started_ns"].get<std::int64_t>() - r12["started_ns"].get<std::int64_t>()) * 1e-9,
               r12["seconds"].get<double>(), 1e-3);
 }
@@ -168,6 +172,44 @@ TEST(RunExecutor, WithoutResumeAnUnfinishedRunIsClosedAsInterrupted) {
   const auto header = nlohmann::json::parse(closed.header);
   EXPECT_TRUE(header.contains("ended_at"));
   EXPECT_FALSE(header.contains("resumable"));
+}
+
+// A run's header blob keeps the facts of the plan it ran, and a report from
+// the store analyses its rounds under them: parameters that no longer make
+// a plan do not matter. A run stored before the facts were kept (none in
+// its blob) has its plan built from its parameters, as before.
+TEST(RunExecutor, AStoredRunIsAnalysedUnderThePlanItRanAndAnOlderOneUnderItsParameters) {
+  Fixture f;
+  f.plan = build_plan("wsat", {{"rounds", "8"}, {"round", "5m"}}, TargetFacts{100'000'000'000ULL, 1.3});
+  RunExecutor ex(f.plan, f.target, *f.store, RunOptions{"w", "sim:d0", true});
+  const RunOutcome out = ex.run();
+  ASSERT_EQ(out.status, RunStatus::completed);
+  const nlohmann::json live = run_json(out.run);
+  RunRow row = f.store->run(out.run_id).value().value();
+  const auto rounds = f.store->rounds(out.run_id).value();
+  RunHeader header = header_from_blob(row.header).value();
+  ASSERT_TRUE(header.plan);
+  EXPECT_EQ(*header.plan, plan_record(f.plan));
+  EXPECT_FALSE(live.contains("plan"));  // the store's, not run.json's
+
+  header.parameters["rounds"] = "many";  // no plan builds from this any more
+  row.header = header_blob(header);
+  const auto kept = run_json_from_store(StoredRun{row, rounds});
+  ASSERT_TRUE(kept) << kept.error().message;
+  nlohmann::json as_kept = live;
+  as_kept["parameters"]["rounds"] = "many";  // the header says what it says; the results are the run's
+  EXPECT_EQ(*kept, as_kept);
+
+  header.plan.reset();
+  row.header = header_blob(header);
+  const auto rebuilt = run_json_from_store(StoredRun{row, rounds});
+  ASSERT_FALSE(rebuilt);
+  EXPECT_NE(rebuilt.error().message.find("no longer make a plan"), std::string::npos) << rebuilt.error().message;
+  header.parameters = f.plan.parameters;
+  row.header = header_blob(header);
+  const auto older = run_json_from_store(StoredRun{row, rounds});
+  ASSERT_TRUE(older) << older.error().message;
+  EXPECT_EQ(*older, live);
 }
 
 TEST(RunExecutor, ARoundIsNeverStoredTwice) {
@@ -357,13 +399,50 @@ TEST(RunExecutor, CbwPreWritesBeforeEachSweepRoundAndAResumeRunsOnlyThoseItsRoun
   // In run.json each pre-write carries the sweep round it came before, and
   // only the sweep's elements are results.
   std::map<std::size_t, int> before;
-  for (const auto& r : out.run["rounds"]) {
+  for (const auto& r : nlohmann::json(run_json(out.run)["rounds"])) {
     if (r["phase"] == "prewrite") ++before[r["round"].get<std::size_t>()];
   }
   EXPECT_EQ(before, (std::map<std::size_t, int>{{0, 2}, {1, 2}, {2, 2}, {3, 2}, {4, 2}}));
-  ASSERT_EQ(out.run["elements"].size(), 2u);
-  for (const auto& e : out.run["elements"]) EXPECT_EQ(e["rounds_averaged"], 5) << e["label"];
-  EXPECT_EQ(out.run["measurement_window"]["stage"], 1);
+  ASSERT_EQ(run_json(out.run)["elements"].size(), 2u);
+  for (const auto& e : nlohmann::json(run_json(out.run)["elements"])) EXPECT_EQ(e["rounds_averaged"], 5) << e["label"];
+  EXPECT_EQ(run_json(out.run)["measurement_window"]["stage"], 1);
+}
+
+// Steady state is judged once per round of a stage that tracks it, and not
+// at all for one that does not: stopping, the ETA, progress and the
+// histogram stage's points all read that one verdict. CBW has every kind of
+// stage: preconditioning and the sweep track steady state, the pre-writes and
+// the dedicated histogram rounds do not.
+TEST(RunExecutor, JudgesSteadyStateOncePerRoundOfAStageThatTracksIt) {
+  test::TempDir dir{"pts-verdicts"};
+  auto store = std::move(*SqliteRunStore::open_file(dir.path() + "/runs.db"));
+  const TestPlan plan = build_plan("cbw",
+                                   {{"round", "1s"},
+                                    {"threads", "2"},
+                                    {"queue_depth", "4"},
+                                    {"thread_counts", "2,1"},
+                                    {"queue_depths", "1"},
+                                    {"prewrite_rounds", "2"},
+                                    {"histogram_round", "1s"}},
+                                   TargetFacts{1 << 30, 0});
+  CursorTarget target;
+  std::uint64_t seen = steady_state_evaluations();
+  std::vector<std::pair<int, std::uint64_t>> per_round;  // stage, verdicts since the round before
+  RunExecutor ex(plan, target, *store, RunOptions{"v", "fake", true}, [&](const RunProgress& p) {
+    per_round.emplace_back(p.stage, steady_state_evaluations() - seen);
+    seen = steady_state_evaluations();
+  });
+  ASSERT_EQ(ex.run().status, RunStatus::completed);
+  std::set<int> stages;
+  for (const auto& [stage, verdicts] : per_round) {
+    stages.insert(stage);
+    EXPECT_EQ(verdicts, plan.stages[static_cast<std::size_t>(stage)].steady_state ? 1u : 0u) << "stage " << stage;
+  }
+  EXPECT_EQ(stages.size(), plan.stages.size());
+  // The run's results judge each such stage once more, over all its rounds.
+  const auto tracking =
+      std::count_if(plan.stages.begin(), plan.stages.end(), [](const Stage& s) { return s.steady_state.has_value(); });
+  EXPECT_EQ(steady_state_evaluations() - seen, static_cast<std::uint64_t>(tracking));
 }
 
 // A target whose every round's writes took from 1 µs to about 1 s, spread
@@ -425,11 +504,11 @@ TEST(RunExecutor, AThousandRoundRunHoldsNoRoundsDistributionInMemoryYetItsRecord
   EXPECT_LT(per_round, 2048.0) << "bytes held per round";
   // The record the run ends with still has every round's distribution, the
   // same as the store's.
-  ASSERT_EQ(out.run["rounds"].size(), 1000u);
+  ASSERT_EQ(run_json(out.run)["rounds"].size(), 1000u);
   auto stored = store->rounds(out.run_id);
   ASSERT_TRUE(stored);
   for (std::size_t i : {0u, 499u, 999u}) {
-    const auto& kept = out.run["rounds"][i]["ops"]["write"];
+    const auto kept = run_json(out.run)["rounds"][i]["ops"]["write"];
     EXPECT_EQ(kept, nlohmann::json::parse((*stored)[i].data)["ops"]["write"]);
     EXPECT_GT(kept["latency_distribution"]["counts"].size(), 1000u) << kept.dump().substr(0, 300);
   }
@@ -478,8 +557,8 @@ TEST(RunExecutor, ARunWhoseStoreCannotGiveItsRoundsBackEndsWithEveryRoundAndNoDi
   const RunOutcome out = ex.run();
   ASSERT_EQ(out.status, RunStatus::completed) << (out.failure ? out.failure->message : "");
   EXPECT_TRUE(out.recorded);
-  ASSERT_EQ(out.run["rounds"].size(), 5u);
-  for (const auto& r : out.run["rounds"]) {
+  ASSERT_EQ(run_json(out.run)["rounds"].size(), 5u);
+  for (const auto& r : nlohmann::json(run_json(out.run)["rounds"])) {
     EXPECT_GT(r["ops"]["write"]["ops"].get<std::uint64_t>(), 0u);
     EXPECT_FALSE(r["ops"]["write"].contains("latency_distribution")) << r["ops"]["write"].dump().substr(0, 300);
   }
@@ -567,7 +646,7 @@ TEST(RunExecutor, EachThreadOfAPreconditioningStageWritesItsOwnShareOfTheBudgetA
   EXPECT_EQ(fresh.budgets[0], (std::vector<std::uint64_t>{0, 2 * kMiB}));
   EXPECT_EQ(fresh.budgets[1], (std::vector<std::uint64_t>{0, 1 * kMiB}));
   std::vector<std::uint64_t> per_thread(2, 0);
-  for (const auto& r : out.run["rounds"]) {
+  for (const auto& r : nlohmann::json(run_json(out.run)["rounds"])) {
     if (r["phase"] != "precondition") continue;
     for (std::size_t i = 0; i < 2; ++i) per_thread[i] += r["sequential_written"][i].get<std::uint64_t>();
   }
@@ -590,15 +669,15 @@ TEST(RunExecutor, AFileTargetsFallbackPurgeAndUnknownWriteCacheAreNamedCondition
   RunExecutor ex(plan, **target, *store, RunOptions{"c", file, true});
   RunOutcome out = ex.run();
   ASSERT_EQ(out.status, RunStatus::completed) << (out.failure ? out.failure->message : "");
-  const std::string method = out.run["purge"]["method"];
+  const std::string method = run_json(out.run)["purge"]["method"];
   EXPECT_TRUE(method == "deallocate" || method == "zero-fill") << method;
   std::set<std::string> names;
-  for (const auto& c : out.run["conditions"]) names.insert(c["name"].get<std::string>());
+  for (const auto& c : nlohmann::json(run_json(out.run)["conditions"])) names.insert(c["name"].get<std::string>());
   // "parameter": this test's short rounds and its reviews-length WSAT.
   EXPECT_EQ(names, (std::set<std::string>{"parameter", "purge-fallback", "write-cache-unknown"}));
   const auto stored = header_from_blob(store->run(out.run_id).value()->header);
   ASSERT_TRUE(stored);
-  EXPECT_EQ(stored->conditions.size(), out.run["conditions"].size());
+  EXPECT_EQ(stored->conditions.size(), run_json(out.run)["conditions"].size());
 }
 
 TEST(RunExecutor, ASimulatedDrivesFormatAndCachelessModelAreConformant) {
@@ -609,11 +688,12 @@ TEST(RunExecutor, ASimulatedDrivesFormatAndCachelessModelAreConformant) {
   RunExecutor ex(f.plan, f.target, *f.store, RunOptions{"w", "sim:d0", true});
   RunOutcome out = ex.run();
   ASSERT_EQ(out.status, RunStatus::completed);
-  ASSERT_TRUE(out.run.contains("conditions"));
+  ASSERT_TRUE(run_json(out.run).contains("conditions"));
   // Its format purge and cacheless model are conformant; only the shortened length is not.
-  ASSERT_EQ(out.run["conditions"].size(), 1u) << out.run["conditions"].dump();
-  EXPECT_EQ(out.run["conditions"][0]["name"], "parameter");
-  EXPECT_NE(out.run["conditions"][0]["detail"].get<std::string>().find("capacity_multiple=0.004"), std::string::npos);
+  ASSERT_EQ(run_json(out.run)["conditions"].size(), 1u) << run_json(out.run)["conditions"].dump();
+  EXPECT_EQ(run_json(out.run)["conditions"][0]["name"], "parameter");
+  EXPECT_NE(run_json(out.run)["conditions"][0]["detail"].get<std::string>().find("capacity_multiple=0.004"),
+            std::string::npos);
 }
 
 TEST(RunConditions, ABlockSizeBelowTheLogicalBlockSizeIsRefusedNamingTheDeviceAndTheSizes) {

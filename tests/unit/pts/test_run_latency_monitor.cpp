@@ -37,7 +37,7 @@ RoundRecord round_with_latencies() {
 }
 
 nlohmann::json drive_of(const RunHeader& h, const std::vector<RoundRecord>& rounds) {
-  return build_run_json(TestPlan{}, h, RunStatus{}, rounds).at("drive");
+  return run_json(make_run(TestPlan{}, h, RunStatus{}, rounds)).at("drive");
 }
 
 TEST(RunLatencyMonitor, DriveCountOverTheRunBesideTheHostsOverTheSameThreshold) {

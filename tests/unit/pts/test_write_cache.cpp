@@ -11,6 +11,7 @@
 #include "pts/targets/device_target.hpp"
 #include "runmodel/run_codec.hpp"
 #include "pts/run_executor.hpp"
+#include "pts/run_json.hpp"
 #include "pts/write_cache.hpp"
 #include "store/sqlite_run_store.hpp"
 #include "tests/support/fake_controller.hpp"
@@ -70,9 +71,10 @@ TEST(WriteCache, AnEnabledCacheIsDisabledForTheRunAndEnabledAgainWhenItCompletes
   EXPECT_NE(r.detail.find("set disabled for the test"), std::string::npos) << r.detail;
   // Conformant: the test ran as PTS-E requires. run.json carries the record.
   // None but its short rounds' and length's (the parameters this test sets).
-  for (const auto& c : out.run.value("conditions", nlohmann::json::array())) EXPECT_EQ(c["name"], "parameter") << c;
-  EXPECT_EQ(out.run["write_cache"]["found"], true);
-  EXPECT_EQ(out.run["write_cache"]["during"], false);
+  for (const auto& c : run_json(out.run).value("conditions", nlohmann::json::array()))
+    EXPECT_EQ(c["name"], "parameter") << c;
+  EXPECT_EQ(run_json(out.run)["write_cache"]["found"], true);
+  EXPECT_EQ(run_json(out.run)["write_cache"]["during"], false);
 }
 
 TEST(WriteCache, ACacheAlreadyDisabledIsLeftAlone) {
@@ -90,8 +92,8 @@ TEST(WriteCache, ADriveThatRefusesTheChangeRunsAsItIsWithANamedCondition) {
   RunOutcome out = f.run(true);
   ASSERT_EQ(out.status, RunStatus::completed);
   EXPECT_EQ(f.script->write_cache_sets, (std::vector<bool>{false}));  // nothing changed: nothing to put back
-  ASSERT_TRUE(out.run.contains("conditions"));
-  const auto& all = out.run["conditions"];
+  ASSERT_TRUE(run_json(out.run).contains("conditions"));
+  const auto all = run_json(out.run)["conditions"];
   // The cache's condition, beside those of the parameters this test sets.
   const auto found = std::find_if(all.begin(), all.end(), [](const auto& c) { return c["name"] != "parameter"; });
   ASSERT_NE(found, all.end()) << all;

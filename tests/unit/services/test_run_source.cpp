@@ -11,6 +11,7 @@
 #include "store/sqlite_run_store.hpp"
 #include "store/sqlite_store.hpp"
 #include "pts/run_executor.hpp"
+#include "pts/run_json.hpp"
 #include "pts/targets/sim_target.hpp"
 #include "pts/stored_run.hpp"
 #include "tests/support/sim_drives.hpp"
@@ -61,7 +62,7 @@ TEST(RunSource, AFinishedRunRebuiltFromTheStoreIsTheRunJsonItsWriterProduced) {
   ASSERT_TRUE(stored) << stored.error().message;
   auto rebuilt = run_json_from_store(*stored);
   ASSERT_TRUE(rebuilt) << rebuilt.error().message;
-  EXPECT_EQ(*rebuilt, out.run) << "differs:\n" << nlohmann::json::diff(out.run, *rebuilt).dump(1);
+  EXPECT_EQ(*rebuilt, run_json(out.run)) << "differs:\n" << nlohmann::json::diff(run_json(out.run), *rebuilt).dump(1);
 }
 
 TEST(RunSource, ARunIdLoadsThroughTheStateDirectoryWithItsRoundsAndWindow) {
@@ -72,8 +73,8 @@ TEST(RunSource, ARunIdLoadsThroughTheStateDirectoryWithItsRoundsAndWindow) {
   EXPECT_EQ(record->rounds.size(), 30u);
   EXPECT_EQ(record->status, RunStatus::completed);
   ASSERT_TRUE(record->steady_state);
-  EXPECT_EQ(record->steady_state->window_from, out.run["steady_state"]["window"][0].get<double>());
-  EXPECT_EQ(record->steady_state->window_to, out.run["steady_state"]["window"][1].get<double>());
+  EXPECT_EQ(record->steady_state->window_from, run_json(out.run)["steady_state"]["window"][0].get<double>());
+  EXPECT_EQ(record->steady_state->window_to, run_json(out.run)["steady_state"]["window"][1].get<double>());
 }
 
 // The daemon's runs live in runs.db beside a history (nvmond.db) that holds
@@ -95,10 +96,10 @@ TEST(RunSource, ARunIdIsReadFromRunsDbBesideAHistoryAndFromNvmondDbWhenOnlyItHol
   legacy.test = "wsat";
   legacy.target = "sim:d0";
   legacy.status = RunStatus::completed;
-  legacy.header = out.run.dump();                                         // any run.json will do
+  legacy.header = run_json(out.run).dump();                               // any run.json will do
   for (int i = 0; i < 5; ++i) ASSERT_TRUE((*older)->create_run(legacy));  // ids 1..5
   const auto legacy_id = out.run_id + 4;
-  ASSERT_TRUE((*older)->commit_round(legacy_id, RoundRow{0, "steady", 1.0, out.run["rounds"][0].dump()}, ""));
+  ASSERT_TRUE((*older)->commit_round(legacy_id, RoundRow{0, "steady", 1.0, run_json(out.run)["rounds"][0].dump()}, ""));
   auto found = RunSource(s.dir.path(), "").load(std::to_string(legacy_id));
   ASSERT_TRUE(found) << found.error().message;
   EXPECT_EQ(found->rounds.size(), 1u);
