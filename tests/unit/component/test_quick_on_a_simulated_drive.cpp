@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "pts/run_executor.hpp"
+#include "pts/run_json.hpp"
 #include "pts/targets/sim_target.hpp"
 #include "pts/test_catalog.hpp"
 #include "report/run_record.hpp"
@@ -32,7 +33,7 @@ TEST(QuickOnASimulatedDrive, CompletesAndItsReportShowsItsLoadsAndWhatItRestsOn)
   RunExecutor ex(plan, target, *store, RunOptions{"quick", "sim:d0", true});
   RunOutcome out = ex.run();
   ASSERT_EQ(out.status, RunStatus::completed);
-  std::ofstream(dir.path() + "/run.json") << out.run.dump();
+  std::ofstream(dir.path() + "/run.json") << run_json(out.run).dump();
   auto record = report::load_run(dir.path());
   ASSERT_TRUE(record) << record.error().message;
   const std::string page = report::render_run_report(*record, test_bases());
