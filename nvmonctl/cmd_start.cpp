@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "nvmonctl/ctl_client.hpp"
-#include "pts/test_catalog.hpp"
+#include "pts/catalog.hpp"
 
 namespace nvmond::ctl {
 

@@ -27,7 +27,7 @@
 #include "services/config.hpp"
 #include "nvmonctl/ctl_client.hpp"
 #include "nvmonctl/pts_run.hpp"
-#include "pts/test_catalog.hpp"
+#include "pts/catalog.hpp"
 #include "engines/registry.hpp"
 #include "workloads/run_job_cli.hpp"
 

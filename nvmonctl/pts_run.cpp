@@ -11,7 +11,7 @@
 #include "nvmonctl/pts_run_progress.hpp"
 #include "services/targets.hpp"
 #include "pts/run_executor.hpp"
-#include "pts/test_catalog.hpp"
+#include "pts/catalog.hpp"
 #include "pts/run_json.hpp"
 #include "report/report_cli.hpp"
 

@@ -1,7 +1,7 @@
 #include "nvmonctl/report_commands.hpp"
 
 #include "services/run_source.hpp"
-#include "pts/test_catalog.hpp"
+#include "pts/catalog.hpp"
 #include "report/report_cli.hpp"
 
 namespace nvmond {

@@ -1,6 +1,6 @@
 #include "pts/params.hpp"
 
-#include "pts/test_catalog.hpp"
+#include "pts/catalog.hpp"
 
 #include <fmt/core.h>
 

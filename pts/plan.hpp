@@ -17,7 +17,7 @@
 #include "runmodel/tracked_variable.hpp"
 #include "pts/params.hpp"
 #include "pts/steady_state.hpp"
-#include "pts/test_catalog.hpp"
+#include "pts/catalog.hpp"
 #include "workloads/io_engine.hpp"
 #include "workloads/job_spec.hpp"
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "pts/tests/definition.hpp"
-#include "pts/test_catalog.hpp"
+#include "pts/catalog.hpp"
 #include "runmodel/request.hpp"
 
 namespace nvmond {

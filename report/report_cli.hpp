@@ -18,7 +18,7 @@
 
 #include "core/result.hpp"
 #include "report/run_record.hpp"
-#include "report/test_bases.hpp"
+#include "report/bases.hpp"
 
 namespace nvmond::report {
 

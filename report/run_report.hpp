@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "report/run_record.hpp"
-#include "report/test_bases.hpp"
+#include "report/bases.hpp"
 
 namespace nvmond::report {
 

@@ -9,7 +9,7 @@
 
 #include "report/html_page.hpp"
 #include "report/run_record.hpp"
-#include "report/test_bases.hpp"
+#include "report/bases.hpp"
 
 namespace nvmond::report {
 

@@ -88,7 +88,7 @@ using GivenValue = std::variant<std::string, std::int64_t, double, bool>;
 using GivenParams = std::map<std::string, GivenValue>;
 
 // Against `schema`, the test's under the request's profile (the list of
-// tests, and so which schema a name has, is the tests' own: pts/test_catalog.hpp).
+// tests, and so which schema a name has, is the tests' own: pts/catalog.hpp).
 // Throw ParamError for an unknown key (listing the keys the test knows), a
 // value of the wrong type or out of its range.
 TestRequest validate_typed(const TestSchema& schema, const GivenParams& given, PtsProfile profile);

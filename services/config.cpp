@@ -12,7 +12,7 @@
 #include "core/config_reader.hpp"
 #include "services/listen_address.hpp"
 #include "pts/plan.hpp"
-#include "pts/test_catalog.hpp"
+#include "pts/catalog.hpp"
 #include "schedule/run_name.hpp"
 
 namespace nvmond {

@@ -19,7 +19,7 @@
 #include "pts/params.hpp"
 #include "pts/round_record.hpp"
 #include "pts/plan.hpp"
-#include "pts/test_catalog.hpp"
+#include "pts/catalog.hpp"
 #include "pts/run_json.hpp"
 #include "report/run_record.hpp"
 #include "report/run_report.hpp"

@@ -13,7 +13,7 @@
 #include "core/log.hpp"
 
 #include "runmodel/run_codec.hpp"
-#include "pts/test_catalog.hpp"
+#include "pts/catalog.hpp"
 #include "runmodel/request.hpp"
 
 namespace nvmond {

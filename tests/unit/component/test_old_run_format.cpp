@@ -14,7 +14,7 @@
 #include "core/build_info.hpp"
 #include "services/run_source.hpp"
 #include "pts/run_executor.hpp"
-#include "pts/test_catalog.hpp"
+#include "pts/catalog.hpp"
 #include "pts/run_json.hpp"
 #include "pts/targets/sim_target.hpp"
 #include "pts/stored_run.hpp"

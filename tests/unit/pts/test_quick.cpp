@@ -8,7 +8,7 @@
 
 #include "pts/plan.hpp"
 #include "pts/run_conditions.hpp"
-#include "pts/test_catalog.hpp"
+#include "pts/catalog.hpp"
 #include "pts/tests/definition.hpp"
 
 namespace nvmond {

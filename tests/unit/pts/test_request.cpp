@@ -6,7 +6,7 @@
 
 #include <chrono>
 
-#include "pts/test_catalog.hpp"
+#include "pts/catalog.hpp"
 
 namespace nvmond {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "pts/plan.hpp"
-#include "pts/test_catalog.hpp"
+#include "pts/catalog.hpp"
 #include "pts/tests/definition.hpp"
 
 namespace nvmond {

@@ -15,7 +15,7 @@
 
 #include "soak/patient_run_store.hpp"
 #include "soak/soak_runner.hpp"
-#include "pts/test_catalog.hpp"
+#include "pts/catalog.hpp"
 #include "runmodel/run_codec.hpp"
 #include "store/sqlite_run_store.hpp"
 #include "pts/targets/sim_target.hpp"

@@ -7,7 +7,7 @@
 
 #include "daemon/control/control_commands.hpp"
 #include "daemon/control/control_server.hpp"
-#include "pts/test_catalog.hpp"
+#include "pts/catalog.hpp"
 #include "tests/unit/schedule/fake_soak_control.hpp"
 
 namespace nvmond {

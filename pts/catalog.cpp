@@ -1,4 +1,4 @@
-#include "pts/test_catalog.hpp"
+#include "pts/catalog.hpp"
 
 #include <fmt/core.h>
 #include <fmt/format.h>
