@@ -14,6 +14,7 @@
 
 #include "collectors/nvme/ocp_log_pages.hpp"
 #include "polling/poller.hpp"
+#include "tests/support/one_poll.hpp"
 
 namespace nvmond {
 namespace {
@@ -84,11 +85,7 @@ TEST(OcpUnsupportedRequirements, ADriveWithTheLogIsReadEveryPollAndOneWithoutItO
                         });
     poller.start();
     for (int i = 0; i < 3; ++i) {
-      const int before = polls.load();
-      const auto give_up = std::chrono::steady_clock::now() + 10s;
-      io.poll();
-      while (polls.load() == before && std::chrono::steady_clock::now() < give_up) io.run_one_for(10ms);
-      io.run_one_for(1s);
+      test::run_one_poll(io, polls);
       clock.advance(1h);
     }
     std::lock_guard lock(mu);

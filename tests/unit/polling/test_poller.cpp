@@ -14,6 +14,7 @@
 
 #include "polling/poller.hpp"
 #include "tests/support/fake_controller.hpp"
+#include "tests/support/one_poll.hpp"
 
 namespace nvmond {
 namespace {
@@ -218,11 +219,7 @@ TEST(DevicePoller, ReadsTheErrorLogOnlyWhenSmartsCountLeavesWhatTheHistoryHasSee
                       });
   poller.start();
   auto poll = [&] {
-    const int before = polls.load();
-    const auto give_up = std::chrono::steady_clock::now() + 10s;
-    io.poll();
-    while (polls.load() == before && std::chrono::steady_clock::now() < give_up) io.run_one_for(10ms);
-    io.run_one_for(1s);  // the outcome, so the next tick is not skipped as in flight
+    test::run_one_poll(io, polls);
     clock.advance(1h);
   };
   script->smart.error_log_entries = 2;
@@ -258,11 +255,7 @@ TEST(DevicePoller, ADriveWithoutSelfTestsIsAskedOnceAndOneWithThemEveryPoll) {
                         });
     poller.start();
     for (int i = 0; i < 3; ++i) {
-      const int before = polls.load();
-      const auto give_up = std::chrono::steady_clock::now() + 10s;
-      io.poll();
-      while (polls.load() == before && std::chrono::steady_clock::now() < give_up) io.run_one_for(10ms);
-      io.run_one_for(1s);
+      test::run_one_poll(io, polls);
       clock.advance(1h);
     }
     std::lock_guard lock(mu);
@@ -292,11 +285,7 @@ TEST(DevicePoller, TheEventLogIsReadAtStartHourlyOrWhenTheDriveRanHotAndNeverWhe
     poller.start();
     // Polls at 0, 10, 20 (after time over WCTEMP), 30, 40 and 80 minutes.
     for (const auto step : {10min, 10min, 10min, 10min, 40min, 0min}) {
-      const int before = polls.load();
-      const auto give_up = std::chrono::steady_clock::now() + 10s;
-      io.poll();
-      while (polls.load() == before && std::chrono::steady_clock::now() < give_up) io.run_one_for(10ms);
-      io.run_one_for(1s);
+      test::run_one_poll(io, polls);
       if (polls.load() == 2) script->smart.thermal.warning_minutes = 1;
       clock.advance(step);
     }
