@@ -83,7 +83,7 @@ std::optional<Error> check_block_sizes(const TestPlan& plan, const TargetIdentit
   return std::nullopt;
 }
 
-std::optional<RunCondition> purge_condition(const PurgeOutcome& purge) {
+std::optional<RunCondition> purge_condition(const PurgeRecord& purge) {
   if (purge.method == "format" || purge.method == "sanitize") return std::nullopt;
   return RunCondition{"purge-fallback",
                       fmt::format("purged by {}, not a format or sanitize: {}", purge.method, purge.detail)};

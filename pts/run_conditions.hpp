@@ -22,7 +22,7 @@ namespace nvmond {
 // target's logical block size; nullopt when it is unknown or all fit.
 std::optional<Error> check_block_sizes(const TestPlan& plan, const TargetIdentity& target);
 // "purge-fallback" unless the purge returned the drive to FOB by a format.
-std::optional<RunCondition> purge_condition(const PurgeOutcome& purge);
+std::optional<RunCondition> purge_condition(const PurgeRecord& purge);
 // "write-cache-enabled", "write-cache-disabled" or "write-cache-unknown"
 // unless the cache is known to be in the state the plan's profile expects.
 std::optional<RunCondition> write_cache_condition(const WriteCacheState& state, bool expected_enabled);

@@ -229,7 +229,7 @@ std::optional<Error> RunExecutor::open_run(RunHeader& header, std::vector<RoundR
   if (plan_.purge) {
     auto p = target_.purge();
     if (!p) return p.error();
-    header.purge = PurgeRecord{p->method, p->detail};
+    header.purge = *p;
     add_condition(header, purge_condition(*p));
   }
   if (auto r = store_.update_run(run_id_, RunStatus::running, std::nullopt, header_blob(header)); !r) return r.error();
@@ -281,7 +281,7 @@ RunOutcome RunExecutor::run() {
     if (mine.empty() && stage.purge_before) {
       auto p = target_.purge();
       if (!p) return finish(RunStatus::failed, p.error(), header, rounds);
-      header.purges.push_back({s, PurgeRecord{p->method, p->detail}});
+      header.purges.push_back({s, *p});
       add_condition(header, purge_condition(*p));
     }
     std::uint64_t written = 0;

@@ -15,6 +15,7 @@
 #include "core/clock.hpp"
 #include "core/result.hpp"
 #include "pts/plan.hpp"
+#include "runmodel/run_header.hpp"
 #include "workloads/run_result.hpp"
 
 namespace nvmond {
@@ -68,11 +69,6 @@ struct Measurement {
   std::vector<std::uint64_t> written_by_stream;
 };
 
-struct PurgeOutcome {
-  std::string method;  // format | sanitize | deallocate | zero-fill | none
-  std::string detail;
-};
-
 class TestTarget {
  public:
   virtual ~TestTarget() = default;
@@ -80,7 +76,7 @@ class TestTarget {
   virtual bool simulated() const = 0;
   // nullopt: destructive tests may write here; else the refusal, before any I/O.
   virtual std::optional<Error> check_destructive() const = 0;
-  virtual Result<PurgeOutcome> purge() = 0;
+  virtual Result<PurgeRecord> purge() = 0;
   // Runs `e` on the first `range_bytes` of the target, at most `max_bytes`
   // written when given. A sequential element starts at `from`, the cursor
   // its previous run returned (empty: at the start of the range), so that

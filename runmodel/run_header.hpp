@@ -44,8 +44,10 @@ struct SmartRecord {
   bool operator==(const SmartRecord&) const = default;
 };
 
+// How a target was purged: what the target's purge() did, and what the run
+// records of it.
 struct PurgeRecord {
-  std::string method;  // format | deallocate | zero-fill
+  std::string method;  // format | sanitize | deallocate | zero-fill | none
   std::string detail;
   bool operator==(const PurgeRecord&) const = default;
 };

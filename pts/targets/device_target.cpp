@@ -126,7 +126,7 @@ Result<std::unique_ptr<DeviceTarget>> DeviceTarget::open(const std::string& path
   return t;
 }
 
-Result<PurgeOutcome> DeviceTarget::purge() {
+Result<PurgeRecord> DeviceTarget::purge() {
   if (refusal_) return *refusal_;
   return purge_target(fd_.get(), path_, identity_.capacity_bytes, nvme_ ? &*nvme_ : nullptr);
 }

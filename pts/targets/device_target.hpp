@@ -30,7 +30,7 @@ class DeviceTarget final : public TestTarget {
   bool simulated() const override { return false; }
   // The guard's verdict on the descriptor opened once for the whole run.
   std::optional<Error> check_destructive() const override { return refusal_; }
-  Result<PurgeOutcome> purge() override;
+  Result<PurgeRecord> purge() override;
   Result<Measurement> run(const Element& e, std::uint64_t range_bytes, std::optional<std::uint64_t> max_bytes,
                           const SequentialCursor& from) override;
   // Waits `d` of real time with no I/O in flight, or until stop().

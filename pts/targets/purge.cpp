@@ -41,7 +41,7 @@ std::optional<std::string> write_zeros(int fd, std::uint64_t bytes) {
 
 }  // namespace
 
-Result<PurgeOutcome> purge_target(int fd, const std::string& path, std::uint64_t bytes, const NvmeNamespace* nvme) {
+Result<PurgeRecord> purge_target(int fd, const std::string& path, std::uint64_t bytes, const NvmeNamespace* nvme) {
   // Zero-fill writes through the page cache, not O_DIRECT's alignment rules:
   // its own descriptor to the same open file, without O_DIRECT.
   const UniqueFd own(::open(fmt::format("/proc/self/fd/{}", fd).c_str(), O_RDWR | O_CLOEXEC));
@@ -54,7 +54,7 @@ Result<PurgeOutcome> purge_target(int fd, const std::string& path, std::uint64_t
   const auto also = [&why](const std::string& reason) { why += (why.empty() ? "" : "; ") + reason; };
   if (nvme != nullptr) {
     auto format_failed = try_format(*nvme, own.get());
-    if (!format_failed) return PurgeOutcome{"format", "NVMe Format NVM, user data erase, current LBA format"};
+    if (!format_failed) return PurgeRecord{"format", "NVMe Format NVM, user data erase, current LBA format"};
     also("format: " + *format_failed);
   } else if (S_ISBLK(st.st_mode)) {
     also("format: not an NVMe namespace");
@@ -62,23 +62,23 @@ Result<PurgeOutcome> purge_target(int fd, const std::string& path, std::uint64_t
   if (S_ISBLK(st.st_mode)) {
     std::uint64_t range[2] = {0, bytes};
     if (::ioctl(own.get(), BLKDISCARD, range) == 0) {
-      return PurgeOutcome{"deallocate", fmt::format("BLKDISCARD of {} bytes ({})", bytes, why)};
+      return PurgeRecord{"deallocate", fmt::format("BLKDISCARD of {} bytes ({})", bytes, why)};
     }
     also(fmt::format("discard: {}", std::strerror(errno)));
     if (::ioctl(own.get(), BLKZEROOUT, range) == 0)
-      return PurgeOutcome{"zero-fill", fmt::format("BLKZEROOUT ({})", why)};
+      return PurgeRecord{"zero-fill", fmt::format("BLKZEROOUT ({})", why)};
     also(fmt::format("zero-out: {}", std::strerror(errno)));
   } else {
     if (::fallocate(own.get(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(bytes)) == 0) {
       const std::string detail = fmt::format("hole punched over {} bytes of the file", bytes);
-      return PurgeOutcome{"deallocate", why.empty() ? detail : fmt::format("{} ({})", detail, why)};
+      return PurgeRecord{"deallocate", why.empty() ? detail : fmt::format("{} ({})", detail, why)};
     }
     also(fmt::format("punch hole: {}", std::strerror(errno)));
   }
   if (auto err = write_zeros(own.get(), bytes)) {
     return Error{ErrorReason::io, fmt::format("purge {}: {}; {}", path, why, *err)};
   }
-  return PurgeOutcome{"zero-fill", fmt::format("wrote zeros over {} bytes ({})", bytes, why)};
+  return PurgeRecord{"zero-fill", fmt::format("wrote zeros over {} bytes ({})", bytes, why)};
 }
 
 }  // namespace nvmond

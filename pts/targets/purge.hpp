@@ -19,6 +19,6 @@ namespace nvmond {
 // `fd`: the target, already opened read-write and approved by the safety
 // guard (borrowed); `path` only names it in messages. `nvme`: the NVMe
 // namespace the target is, or null when it is none.
-Result<PurgeOutcome> purge_target(int fd, const std::string& path, std::uint64_t bytes, const NvmeNamespace* nvme);
+Result<PurgeRecord> purge_target(int fd, const std::string& path, std::uint64_t bytes, const NvmeNamespace* nvme);
 
 }  // namespace nvmond

@@ -88,9 +88,9 @@ TargetIdentity SimTarget::identity() const {
   return t;
 }
 
-Result<PurgeOutcome> SimTarget::purge() {
+Result<PurgeRecord> SimTarget::purge() {
   model_->purge();
-  return PurgeOutcome{"format", "simulated drive: NVMe Format (user data erase), back to fresh-out-of-box"};
+  return PurgeRecord{"format", "simulated drive: NVMe Format (user data erase), back to fresh-out-of-box"};
 }
 
 std::optional<HealthSample> SimTarget::health() {

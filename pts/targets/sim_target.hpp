@@ -36,7 +36,7 @@ class SimTarget final : public TestTarget {
   TargetIdentity identity() const override;
   bool simulated() const override { return true; }
   std::optional<Error> check_destructive() const override { return std::nullopt; }
-  Result<PurgeOutcome> purge() override;
+  Result<PurgeRecord> purge() override;
   // A sequential element's stream goes on from `from` (one stream).
   Result<Measurement> run(const Element& e, std::uint64_t range_bytes, std::optional<std::uint64_t> max_bytes,
                           const SequentialCursor& from) override;

@@ -61,7 +61,7 @@ class ScriptedTarget final : public TestTarget {
   }
   bool simulated() const override { return true; }
   std::optional<Error> check_destructive() const override { return std::nullopt; }
-  Result<PurgeOutcome> purge() override { return PurgeOutcome{"none", ""}; }
+  Result<PurgeRecord> purge() override { return PurgeRecord{"none", ""}; }
   Result<Measurement> run(const Element& e, std::uint64_t, std::optional<std::uint64_t>,
                           const SequentialCursor&) override {
     now_ += std::chrono::seconds(60);

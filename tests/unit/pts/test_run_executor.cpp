@@ -262,7 +262,7 @@ class FakeTarget : public TestTarget {
   }
   bool simulated() const override { return false; }
   std::optional<Error> check_destructive() const override { return std::nullopt; }
-  Result<PurgeOutcome> purge() override { return PurgeOutcome{"none", ""}; }
+  Result<PurgeRecord> purge() override { return PurgeRecord{"none", ""}; }
   std::optional<HealthSample> health() override { return std::nullopt; }
   WallTime now() const override { return WallTime{} + std::chrono::hours(480000); }
   void stop() override {}
@@ -715,10 +715,10 @@ TEST(RunConditions, ABlockSizeBelowTheLogicalBlockSizeIsRefusedNamingTheDeviceAn
 }
 
 TEST(RunConditions, OnlyAFormatOrSanitizeIsAConformantPurge) {
-  EXPECT_FALSE(purge_condition(PurgeOutcome{"format", ""}));
-  EXPECT_FALSE(purge_condition(PurgeOutcome{"sanitize", ""}));
-  EXPECT_EQ(purge_condition(PurgeOutcome{"deallocate", "BLKDISCARD"})->name, "purge-fallback");
-  EXPECT_EQ(purge_condition(PurgeOutcome{"zero-fill", "BLKZEROOUT"})->name, "purge-fallback");
+  EXPECT_FALSE(purge_condition(PurgeRecord{"format", ""}));
+  EXPECT_FALSE(purge_condition(PurgeRecord{"sanitize", ""}));
+  EXPECT_EQ(purge_condition(PurgeRecord{"deallocate", "BLKDISCARD"})->name, "purge-fallback");
+  EXPECT_EQ(purge_condition(PurgeRecord{"zero-fill", "BLKZEROOUT"})->name, "purge-fallback");
   // PTS-E expects the cache disabled, PTS-C enabled.
   EXPECT_FALSE(write_cache_condition(WriteCacheState{false, "Identify"}, false));
   EXPECT_EQ(write_cache_condition(WriteCacheState{true, "Get Features"}, false)->name, "write-cache-enabled");

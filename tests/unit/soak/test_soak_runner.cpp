@@ -64,7 +64,7 @@ class GatedTarget final : public TestTarget {
   TargetIdentity identity() const override { return sim_.identity(); }
   bool simulated() const override { return true; }
   std::optional<Error> check_destructive() const override { return std::nullopt; }
-  Result<PurgeOutcome> purge() override { return sim_.purge(); }
+  Result<PurgeRecord> purge() override { return sim_.purge(); }
   Result<Measurement> run(const Element& e, std::uint64_t range, std::optional<std::uint64_t> max,
                           const SequentialCursor& from) override {
     {
