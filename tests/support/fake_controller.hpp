@@ -3,8 +3,11 @@
 // SMART with what the test sets and records the formats it is sent, so a
 // target in a temp file reads and purges as an NVMe namespace would.
 #include <algorithm>
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "collectors/device.hpp"
@@ -37,6 +40,10 @@ struct ControllerScript {
   std::vector<unsigned> telemetry_log_reads;        // the data area of each whole-log read
   std::optional<Error> telemetry_log_error;         // what a whole-log read answers; nullopt: `telemetry`
   std::optional<OcpErrorRecoveryLog> ocp_recovery;  // the OCP C1 log; nullopt: not an OCP drive
+  // OCP log pages read raw (read_ocp_log), by identifier; one not here is
+  // refused as unsupported.
+  std::map<std::uint8_t, std::vector<std::uint8_t>> ocp_pages;
+  std::map<std::uint8_t, int> ocp_page_reads;  // read_ocp_log calls, by identifier
 };
 
 class FakeController final : public Device {
@@ -50,6 +57,14 @@ class FakeController final : public Device {
   Result<std::optional<OcpSmartLog>> read_ocp() override { return std::optional<OcpSmartLog>{}; }
   Result<std::optional<OcpErrorRecoveryLog>> read_ocp_error_recovery() override { return script_->ocp_recovery; }
   Result<TemperatureThresholds> read_temperature_thresholds() override { return TemperatureThresholds{}; }
+  Result<std::vector<std::uint8_t>> read_ocp_log(const OcpLogPage& page) override {
+    ++script_->ocp_page_reads[page.id];
+    const auto it = script_->ocp_pages.find(page.id);
+    if (it == script_->ocp_pages.end()) {
+      return Error{ErrorReason::unsupported, "fake:nvme7: get-log " + std::string(page.name) + ": Invalid Log Page"};
+    }
+    return it->second;
+  }
   std::optional<Error> format_user_data_erase(std::uint32_t nsid) override {
     script_->formatted.push_back(nsid);
     return script_->format_error;

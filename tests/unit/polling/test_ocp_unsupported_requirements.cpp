@@ -14,6 +14,7 @@
 
 #include "collectors/nvme/ocp_log_pages.hpp"
 #include "polling/poller.hpp"
+#include "tests/support/fake_controller.hpp"
 #include "tests/support/one_poll.hpp"
 
 namespace nvmond {
@@ -35,47 +36,18 @@ std::vector<std::uint8_t> c5_page(const std::vector<std::string>& ids) {
   return page;
 }
 
-// Serves C5h when `page` is set, refuses it as unsupported otherwise.
-class OcpPageDevice final : public Device {
- public:
-  OcpPageDevice(std::optional<std::vector<std::uint8_t>> page, std::atomic<int>& reads)
-      : page_(std::move(page)), reads_(reads) {}
-  Result<DriveInfo> identify() override {
-    DriveInfo d;
-    d.serial = "SN-C5";
-    d.model = "Fake";
-    d.path = "fake:c5";
-    return d;
-  }
-  Result<SmartLog> read_smart() override { return SmartLog{}; }
-  Result<std::optional<OcpSmartLog>> read_ocp() override { return std::optional<OcpSmartLog>{}; }
-  Result<TemperatureThresholds> read_temperature_thresholds() override { return TemperatureThresholds{}; }
-  std::optional<Error> format_user_data_erase(std::uint32_t) override {
-    return Error{ErrorReason::unsupported, "fake: format NVM: not faked"};
-  }
-  Result<std::vector<std::uint8_t>> read_ocp_log(const OcpLogPage& spec) override {
-    if (spec.id == kOcpUnsupportedRequirementsPage.id) ++reads_;
-    if (!page_ || spec.id != kOcpUnsupportedRequirementsPage.id) {
-      return Error{ErrorReason::unsupported, "fake:c5: get-log: Invalid Log Page"};
-    }
-    return *page_;
-  }
-
- private:
-  std::optional<std::vector<std::uint8_t>> page_;
-  std::atomic<int>& reads_;
-};
-
 TEST(OcpUnsupportedRequirements, ADriveWithTheLogIsReadEveryPollAndOneWithoutItOnce) {
   for (const bool has_log : {true, false}) {
     boost::asio::io_context io;
     PublishedMetrics out;
     ManualClock clock;
-    std::atomic<int> reads{0}, polls{0};
+    std::atomic<int> polls{0};
     std::mutex mu;
     std::vector<std::size_t> seen;  // per poll: the IDs the snapshot carried (0 without the log)
-    auto page = has_log ? std::optional(c5_page({"GETF-1", "SEC-12"})) : std::nullopt;
-    DevicePoller poller(io, "fake:c5", std::make_unique<OcpPageDevice>(page, reads), PollSettings{1h, 1h}, clock, out,
+    auto script = std::make_shared<test::ControllerScript>();
+    script->identity.serial = "SN-C5";
+    if (has_log) script->ocp_pages[kOcpUnsupportedRequirementsPage.id] = c5_page({"GETF-1", "SEC-12"});
+    DevicePoller poller(io, "fake:c5", std::make_unique<test::FakeController>(script), PollSettings{1h, 1h}, clock, out,
                         [&](const DriveInfo&, const HealthSnapshot& snap) {
                           std::lock_guard lock(mu);
                           const bool read = snap.ocp_pages && snap.ocp_pages->unsupported_requirements;
@@ -90,7 +62,7 @@ TEST(OcpUnsupportedRequirements, ADriveWithTheLogIsReadEveryPollAndOneWithoutItO
     }
     std::lock_guard lock(mu);
     EXPECT_EQ(seen, std::vector<std::size_t>(3, has_log ? 2 : 0)) << has_log;
-    EXPECT_EQ(reads.load(), has_log ? 3 : 1) << has_log;
+    EXPECT_EQ(script->ocp_page_reads[kOcpUnsupportedRequirementsPage.id], has_log ? 3 : 1) << has_log;
     std::string text;
     out.render(text);
     EXPECT_EQ(text.find("nvme_ocp_unsupported_requirements{serial=\"SN-C5\"} 2\n") != std::string::npos, has_log)

@@ -354,6 +354,20 @@ TEST(RunExecutor, AResumedRunStartsItsSequentialElementsWhereTheLastCommittedRou
   EXPECT_EQ(fresh.starts[1].second, SequentialCursor(2, 3 * kStep));
 }
 
+// CBW with every kind of stage, small: preconditioning, a two-point sweep with
+// two pre-writes before each of its rounds, and the dedicated histogram rounds.
+TestPlan cbw_with_prewrites() {
+  return build_plan("cbw",
+                    {{"round", "1s"},
+                     {"threads", "2"},
+                     {"queue_depth", "4"},
+                     {"thread_counts", "2,1"},
+                     {"queue_depths", "1"},
+                     {"prewrite_rounds", "2"},
+                     {"histogram_round", "1s"}},
+                    TargetFacts{1 << 30, 0});
+}
+
 // CBW's pre-write: before each sweep round (not after the last, nor
 // before the histogram rounds) its element runs prewrite_rounds times, as
 // rounds of its own phase that none of the sweep's results count; a run
@@ -361,15 +375,7 @@ TEST(RunExecutor, AResumedRunStartsItsSequentialElementsWhereTheLastCommittedRou
 TEST(RunExecutor, CbwPreWritesBeforeEachSweepRoundAndAResumeRunsOnlyThoseItsRoundHasNotHad) {
   test::TempDir dir{"pts-prewrite"};
   auto store = std::move(*SqliteRunStore::open_file(dir.path() + "/runs.db"));
-  const TestPlan plan = build_plan("cbw",
-                                   {{"round", "1s"},
-                                    {"threads", "2"},
-                                    {"queue_depth", "4"},
-                                    {"thread_counts", "2,1"},
-                                    {"queue_depths", "1"},
-                                    {"prewrite_rounds", "2"},
-                                    {"histogram_round", "1s"}},
-                                   TargetFacts{1 << 30, 0});
+  const TestPlan plan = cbw_with_prewrites();
   std::vector<std::string> labels;
   {
     CursorTarget target;
@@ -398,14 +404,15 @@ TEST(RunExecutor, CbwPreWritesBeforeEachSweepRoundAndAResumeRunsOnlyThoseItsRoun
   EXPECT_EQ(fresh.starts.front().first, "CBW 0/100 T2Q4 pre-write");  // the one the stop left
   // In run.json each pre-write carries the sweep round it came before, and
   // only the sweep's elements are results.
+  const nlohmann::json written = run_json(out.run);
   std::map<std::size_t, int> before;
-  for (const auto& r : nlohmann::json(run_json(out.run)["rounds"])) {
+  for (const auto& r : written["rounds"]) {
     if (r["phase"] == "prewrite") ++before[r["round"].get<std::size_t>()];
   }
   EXPECT_EQ(before, (std::map<std::size_t, int>{{0, 2}, {1, 2}, {2, 2}, {3, 2}, {4, 2}}));
-  ASSERT_EQ(run_json(out.run)["elements"].size(), 2u);
-  for (const auto& e : nlohmann::json(run_json(out.run)["elements"])) EXPECT_EQ(e["rounds_averaged"], 5) << e["label"];
-  EXPECT_EQ(run_json(out.run)["measurement_window"]["stage"], 1);
+  ASSERT_EQ(written["elements"].size(), 2u);
+  for (const auto& e : written["elements"]) EXPECT_EQ(e["rounds_averaged"], 5) << e["label"];
+  EXPECT_EQ(written["measurement_window"]["stage"], 1);
 }
 
 // Steady state is judged once per round of a stage that tracks it, and not
@@ -416,15 +423,7 @@ TEST(RunExecutor, CbwPreWritesBeforeEachSweepRoundAndAResumeRunsOnlyThoseItsRoun
 TEST(RunExecutor, JudgesSteadyStateOncePerRoundOfAStageThatTracksIt) {
   test::TempDir dir{"pts-verdicts"};
   auto store = std::move(*SqliteRunStore::open_file(dir.path() + "/runs.db"));
-  const TestPlan plan = build_plan("cbw",
-                                   {{"round", "1s"},
-                                    {"threads", "2"},
-                                    {"queue_depth", "4"},
-                                    {"thread_counts", "2,1"},
-                                    {"queue_depths", "1"},
-                                    {"prewrite_rounds", "2"},
-                                    {"histogram_round", "1s"}},
-                                   TargetFacts{1 << 30, 0});
+  const TestPlan plan = cbw_with_prewrites();
   CursorTarget target;
   std::uint64_t seen = steady_state_evaluations();
   std::vector<std::pair<int, std::uint64_t>> per_round;  // stage, verdicts since the round before
