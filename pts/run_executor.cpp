@@ -10,6 +10,7 @@
 #include "pts/run_eta.hpp"
 #include "pts/plan_facts.hpp"
 #include "pts/results.hpp"
+#include "pts/run_header.hpp"
 #include "pts/run_json.hpp"
 #include "pts/slc_detector.hpp"
 #include "pts/stored_run.hpp"

@@ -1,8 +1,7 @@
 #pragma once
-// run.json (schema "nvmond.run/1", see docs/pts.md): the
-// header written when a run starts, and the whole document encoded from the
-// typed run (pts/run.hpp). Pure: a resumed run rebuilds the same document
-// from what the store kept.
+// run.json (schema "nvmond.run/1", see docs/pts.md): the whole document
+// encoded from the typed run (pts/run.hpp). Pure: a resumed run rebuilds the
+// same document from what the store kept.
 #include <string>
 #include <vector>
 
@@ -12,14 +11,9 @@
 #include "runmodel/run_status.hpp"
 #include "pts/run.hpp"
 #include "pts/round_record.hpp"
-#include "pts/plan.hpp"
-#include "pts/target.hpp"
 
 namespace nvmond {
 
-RunHeader run_header(const TestPlan& plan, const TargetIdentity& id, const std::string& target, bool simulated,
-                     WallTime started);
-SmartRecord smart_record(const HealthSample& h);
 // The run's document: the header's fields (runmodel/run_codec.hpp) and the
 // status, then the rounds and what they amount to. The one writer of
 // run.json.

@@ -6,7 +6,7 @@
 
 #include "drivelog/nvme_exports.hpp"
 #include "pts/targets/device_target.hpp"
-#include "pts/run_json.hpp"
+#include "pts/run_header.hpp"
 #include "tests/support/fake_controller.hpp"
 #include "tests/support/jobs.hpp"
 #include "tests/support/samples.hpp"

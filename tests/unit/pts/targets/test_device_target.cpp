@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "pts/targets/device_target.hpp"
-#include "pts/run_json.hpp"
+#include "pts/run_header.hpp"
 #include "tests/support/fake_controller.hpp"
 #include "tests/support/jobs.hpp"
 #include "tests/support/temp_dir.hpp"
