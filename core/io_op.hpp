@@ -10,4 +10,11 @@ enum class IoOp : std::uint8_t { read = 0, write = 1 };
 inline constexpr int kIoOpCount = 2;
 inline const char* op_name(IoOp op) { return op == IoOp::read ? "read" : "write"; }
 
+// What one op type did: completed I/Os, the bytes they moved, failed I/Os.
+struct OpCounts {
+  std::uint64_t ops = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t errors = 0;
+};
+
 }  // namespace nvmond

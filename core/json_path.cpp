@@ -57,4 +57,35 @@ std::vector<Path> Path::array(const char* key) const {
   return out;
 }
 
+double number_or(const Path& n, const char* key, double absent) {
+  const double v = n.number(key);
+  return std::isnan(v) ? absent : v;
+}
+
+namespace {
+
+std::uint64_t as_count(const Path& v) {
+  const double x = v.as<double>();
+  if (x < 0) v.fail("expected a count, got a negative number");
+  return static_cast<std::uint64_t>(std::llround(x));
+}
+
+}  // namespace
+
+std::uint64_t count_or(const Path& n, const char* key, std::uint64_t absent) {
+  return n.has(key) ? as_count(n.at(key)) : absent;
+}
+
+std::vector<std::uint64_t> counts(const Path& n, const char* key) {
+  std::vector<std::uint64_t> out;
+  for (const Path& v : n.array(key)) out.push_back(as_count(v));
+  return out;
+}
+
+std::vector<double> numbers(const Path& n, const char* key) {
+  std::vector<double> out;
+  for (const Path& v : n.array(key)) out.push_back(v.as<double>());
+  return out;
+}
+
 }  // namespace nvmond::json_keys

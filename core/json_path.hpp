@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -56,5 +57,14 @@ struct Path {
   std::optional<Path> object(const char* key) const;
   std::vector<Path> array(const char* key) const;  // empty when absent
 };
+
+// Optional, with what an absent or null key reads as.
+double number_or(const Path& n, const char* key, double absent);
+// A count or an index, also where a writer put it as a JSON float; a
+// negative one fails.
+std::uint64_t count_or(const Path& n, const char* key, std::uint64_t absent = 0);
+// Arrays of them; empty when absent.
+std::vector<std::uint64_t> counts(const Path& n, const char* key);
+std::vector<double> numbers(const Path& n, const char* key);
 
 }  // namespace nvmond::json_keys

@@ -12,7 +12,7 @@
 #include "services/targets.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/catalog.hpp"
-#include "pts/run_json.hpp"
+#include "runmodel/run_json.hpp"
 #include "report/report_cli.hpp"
 
 namespace nvmond {

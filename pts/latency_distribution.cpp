@@ -19,27 +19,25 @@ std::pair<double, double> bucket_range(std::size_t merged) {
 
 }  // namespace
 
-std::uint64_t LatencyDistribution::count() const {
-  return std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
-}
-
-void LatencyDistribution::add(const LatencyDistribution& other) {
+void add_to(LatencyDistribution& into, const LatencyDistribution& other) {
   if (other.empty()) return;
-  if (empty()) {
-    *this = other;
+  if (into.empty()) {
+    into = other;
     return;
   }
-  const std::size_t first = std::min(first_bucket, other.first_bucket);
-  const std::size_t end = std::max(first_bucket + counts.size(), other.first_bucket + other.counts.size());
+  const std::size_t first = std::min(into.first_bucket, other.first_bucket);
+  const std::size_t end = std::max(into.first_bucket + into.counts.size(), other.first_bucket + other.counts.size());
   std::vector<std::uint64_t> sum(end - first, 0);
-  for (std::size_t i = 0; i < counts.size(); ++i) sum[first_bucket - first + i] += counts[i];
+  for (std::size_t i = 0; i < into.counts.size(); ++i) sum[into.first_bucket - first + i] += into.counts[i];
   for (std::size_t i = 0; i < other.counts.size(); ++i) sum[other.first_bucket - first + i] += other.counts[i];
-  first_bucket = first;
-  counts = std::move(sum);
+  into.first_bucket = first;
+  into.counts = std::move(sum);
 }
 
-double LatencyDistribution::quantile(double q, double min_ns, double max_ns) const {
-  const std::uint64_t n = count();
+double quantile_of(const LatencyDistribution& d, double q, double min_ns, double max_ns) {
+  const auto& counts = d.counts;
+  const std::size_t first_bucket = d.first_bucket;
+  const std::uint64_t n = d.count();
   if (n == 0) return 0;
   const std::uint64_t rank = quantile_rank(q, n);
   std::uint64_t seen = 0;
@@ -53,7 +51,9 @@ double LatencyDistribution::quantile(double q, double min_ns, double max_ns) con
   return max_ns;
 }
 
-std::vector<std::uint64_t> LatencyDistribution::counts_within(const std::vector<double>& upper_bounds_ns) const {
+std::vector<std::uint64_t> counts_within(const LatencyDistribution& d, const std::vector<double>& upper_bounds_ns) {
+  const auto& counts = d.counts;
+  const std::size_t first_bucket = d.first_bucket;
   std::vector<std::uint64_t> out(upper_bounds_ns.size() + 1, 0);
   for (std::size_t i = 0; i < counts.size(); ++i) {
     if (counts[i] == 0) continue;

@@ -1,7 +1,6 @@
 #pragma once
-// A round's latency distribution as the store and run.json keep it, so that
-// the quantiles of a measurement window come from the sum of its rounds'
-// distributions (a window's p99.9 is not the mean of its rounds' p99.9s).
+// A round's latency distribution (runmodel/latency_distribution.hpp) read
+// against the recorder's bucket layout.
 //
 // The buckets are LatencyHistogram's (workloads/latency_histogram.hpp) merged
 // kMergedBuckets to one: 64 buckets per power of two of nanoseconds, so a
@@ -13,27 +12,21 @@
 #include <cstdint>
 #include <vector>
 
+#include "runmodel/latency_distribution.hpp"
 #include "workloads/latency_histogram.hpp"
 
 namespace nvmond {
 
-struct LatencyDistribution {
-  static constexpr std::size_t kMergedBuckets = 16;
-  std::size_t first_bucket = 0;       // merged bucket of counts[0]
-  std::vector<std::uint64_t> counts;  // from the first non-empty bucket to the last
-
-  bool empty() const { return counts.empty(); }
-  std::uint64_t count() const;
-  void add(const LatencyDistribution& other);
-  // Nanoseconds: the midpoint of the bucket holding quantile q's sample
-  // (nearest rank, as LatencyHistogram::quantile), clamped to [min_ns, max_ns]
-  // (the window's exact extremes); 0 when empty.
-  double quantile(double q, double min_ns, double max_ns) const;
-  // Counts per bucket of `upper_bounds_ns` (ascending; one more bucket for
-  // what lies above the last), each merged bucket counted where its midpoint
-  // falls: how a report draws it on a coarser, fixed scale.
-  std::vector<std::uint64_t> counts_within(const std::vector<double>& upper_bounds_ns) const;
-};
+// Adds `other`'s counts to `into`'s.
+void add_to(LatencyDistribution& into, const LatencyDistribution& other);
+// Nanoseconds: the midpoint of the bucket holding quantile q's sample
+// (nearest rank, as LatencyHistogram::quantile), clamped to [min_ns, max_ns]
+// (the window's exact extremes); 0 when empty.
+double quantile_of(const LatencyDistribution& d, double q, double min_ns, double max_ns);
+// Counts per bucket of `upper_bounds_ns` (ascending; one more bucket for
+// what lies above the last), each merged bucket counted where its midpoint
+// falls: how a report draws it on a coarser, fixed scale.
+std::vector<std::uint64_t> counts_within(const LatencyDistribution& d, const std::vector<double>& upper_bounds_ns);
 
 LatencyDistribution distribution_of(const LatencyHistogram& h);
 

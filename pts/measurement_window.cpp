@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "pts/latency_distribution.hpp"
+
 namespace nvmond {
 
 namespace {
@@ -56,7 +58,7 @@ OpSummary window_summary(const std::vector<const OpSummary*>& rounds, double sec
     if (o->ops > 0) s.min = std::min(s.min, o->min);
     s.max = std::max(s.max, o->max);
     distributions = distributions && !o->distribution.empty() == (o->ops > 0);
-    sum.add(o->distribution);
+    add_to(sum, o->distribution);
   }
   if (!std::isfinite(s.min)) s.min = 0;
   s.iops = seconds > 0 ? static_cast<double>(s.ops) / seconds : 0;
@@ -65,9 +67,9 @@ OpSummary window_summary(const std::vector<const OpSummary*>& rounds, double sec
   for (auto [q, field] :
        {std::pair{0.5, &OpSummary::p50}, std::pair{0.9, &OpSummary::p90}, std::pair{0.99, &OpSummary::p99},
         std::pair{0.999, &OpSummary::p999}, std::pair{0.9999, &OpSummary::p9999}}) {
-    s.*field = distributions ? sum.quantile(q, s.min * 1e9, s.max * 1e9) * 1e-9 : kUnknown;
+    s.*field = distributions ? quantile_of(sum, q, s.min * 1e9, s.max * 1e9) * 1e-9 : kUnknown;
   }
-  s.p99999 = distributions ? sum.quantile(0.99999, s.min * 1e9, s.max * 1e9) * 1e-9 : kUnknown;
+  s.p99999 = distributions ? quantile_of(sum, 0.99999, s.min * 1e9, s.max * 1e9) * 1e-9 : kUnknown;
   return s;
 }
 

@@ -9,16 +9,12 @@
 #include <optional>
 #include <vector>
 
-#include "pts/round_record.hpp"
 #include "pts/plan.hpp"
+#include "runmodel/round_record.hpp"
+#include "runmodel/run_results.hpp"
+#include "runmodel/steady_state_verdict.hpp"
 
 namespace nvmond {
-
-struct MeasurementWindow {
-  std::size_t stage = 0;
-  std::size_t first = 0, last = 0;  // rounds of the stage, both inclusive
-  bool steady_state = false;        // the steady-state window, else the last rounds
-};
 
 // The steady-state window when the stage reached steady state (`steady`:
 // its verdict over `rounds`, none when it tracks none); else its last

@@ -131,7 +131,7 @@ std::vector<double> histogram_bounds_ns() {
 }
 
 PointOpHistogram point_op(const OpSummary& s, const LatencyDistribution& sum) {
-  return {s.ops, s.iops, s.mean, s.max, sum.counts_within(histogram_bounds_ns())};
+  return {s.ops, s.iops, s.mean, s.max, counts_within(sum, histogram_bounds_ns())};
 }
 
 // Response-time histograms of a demand-intensity sweep (PTS CBW): at its
@@ -151,13 +151,14 @@ std::vector<PointHistogram> iops_point_histograms(const Stage& stage, const Meas
   if (measured.empty()) return out;
   for (const auto& [name, e] : iops_points(iops, measured)) {
     const Element& el = stage.elements[e];
-    PointHistogram h{name, el.label, el.threads, el.queue_depth, windows[e].iops, {}, "sweep window", std::nullopt};
+    PointHistogram h{name, el.label,       el.threads,  el.queue_depth, windows[e].iops, histogram_bounds(),
+                     {},   "sweep window", std::nullopt};
     for (int op = 0; op < kIoOpCount; ++op) {
       if (!windows[e].ops[op]) continue;
       LatencyDistribution sum;
       for (const RoundRecord* r : rounds) {
         if (r->element_index == e && r->round >= w.first && r->round <= w.last && r->ops[op]) {
-          sum.add(r->ops[op]->distribution);
+          add_to(sum, r->ops[op]->distribution);
         }
       }
       h.ops[op] = point_op(*windows[e].ops[op], sum);
@@ -175,11 +176,12 @@ std::vector<PointHistogram> dedicated_histograms(const Stage& stage, const std::
   for (std::size_t k = 0; k < rounds.size() && k < 3; ++k) {
     const RoundRecord& r = *rounds[k];
     const Element& el = stage.elements[r.element_index];
-    PointHistogram h{kPoints[k], el.label, el.threads, el.queue_depth, r.iops, {}, "dedicated round", r.seconds};
+    PointHistogram h{kPoints[k],         el.label, el.threads,        el.queue_depth, r.iops,
+                     histogram_bounds(), {},       "dedicated round", r.seconds};
     for (int op = 0; op < kIoOpCount; ++op) {
       if (!r.ops[op] || r.ops[op]->ops == 0) continue;
       LatencyDistribution d;
-      d.add(r.ops[op]->distribution);
+      add_to(d, r.ops[op]->distribution);
       h.ops[op] = point_op(*r.ops[op], d);
     }
     out.push_back(std::move(h));
@@ -317,7 +319,7 @@ GroupResults group_results(const TestPlan& plan, const std::vector<RoundRecord>&
     }
     if (stage.slc) g.slc = slc_result(*stage.slc, mine);
   }
-  if (any_hist) g.histogram = std::move(hist);
+  if (any_hist) g.histogram = LatencyBuckets{histogram_bounds(), std::move(hist)};
   return g;
 }
 
@@ -398,7 +400,7 @@ std::optional<LatencyMonitorDelta> latency_monitor_delta(const RunHeader& header
 // round granularity, bytes written, DWPD), and each round on the run's
 // timeline.
 void drive_results(const RunHeader& header, const std::vector<RoundRecord>& rounds, RunResults& out) {
-  DriveResults& drive = out.drive;
+  DriveResults& drive = out.drive.emplace();
   std::optional<double> tmin, tmax;
   std::optional<RunThrottleEvent> open;
   std::uint64_t written = 0;
@@ -409,7 +411,7 @@ void drive_results(const RunHeader& header, const std::vector<RoundRecord>& roun
     if (r.temp_max_c) tmax = std::max(tmax.value_or(*r.temp_max_c), *r.temp_max_c);
     const WallTime end = r.started_at + std::chrono::duration_cast<WallTime::duration>(from_seconds(r.seconds));
     if (r.throttled_seconds > 0) {
-      if (!open) open = RunThrottleEvent{rfc3339(r.started_at), "", r.temp_max_c.value_or(0), 0.0};
+      if (!open) open = RunThrottleEvent{rfc3339(r.started_at), "", r.temp_max_c.value_or(0), 0.0, {"throttle"}};
       open->end = rfc3339(end);
       open->peak_c = std::max(open->peak_c, r.temp_max_c.value_or(0));
       open->throttled_seconds += r.throttled_seconds;

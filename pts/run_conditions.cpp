@@ -97,12 +97,4 @@ std::optional<RunCondition> write_cache_condition(const WriteCacheState& state, 
       fmt::format("{} (the test expects it {})", state.source, expected_enabled ? "enabled" : "disabled")};
 }
 
-void add_condition(RunHeader& header, std::optional<RunCondition> c) {
-  if (!c) return;
-  for (const auto& have : header.conditions) {
-    if (have == *c) return;
-  }
-  header.conditions.push_back(std::move(*c));
-}
-
 }  // namespace nvmond

@@ -38,8 +38,5 @@ std::optional<RunCondition> write_cache_condition(const WriteCacheState& state, 
 std::vector<RunCondition> parameter_conditions(const TestPlan& plan);
 // A plan's effective parameter as run.json records it; empty when it has none.
 std::string plan_parameter(const TestPlan& plan, const std::string& key);
-// Adds `c` unless the header has it already: two purges that fall back the
-// same way are one condition.
-void add_condition(RunHeader& header, std::optional<RunCondition> c);
 
 }  // namespace nvmond

@@ -7,11 +7,12 @@
 
 #include "runmodel/run_codec.hpp"
 #include "pts/run_conditions.hpp"
+#include "pts/measured_round.hpp"
 #include "pts/run_eta.hpp"
 #include "pts/plan_facts.hpp"
 #include "pts/results.hpp"
 #include "pts/run_header.hpp"
-#include "pts/run_json.hpp"
+#include "runmodel/run_json.hpp"
 #include "pts/slc_detector.hpp"
 #include "pts/stored_run.hpp"
 #include "pts/write_cache.hpp"

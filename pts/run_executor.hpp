@@ -23,7 +23,7 @@
 #include "store/run_store.hpp"
 #include "runmodel/run_header.hpp"
 #include "runmodel/run_status.hpp"
-#include "pts/round_record.hpp"
+#include "runmodel/round_record.hpp"
 #include "pts/run.hpp"
 #include "pts/run_eta.hpp"
 #include "pts/steady_state.hpp"

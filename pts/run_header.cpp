@@ -3,7 +3,7 @@
 #include "collectors/health.hpp"
 #include "core/build_info.hpp"
 #include "pts/plan_facts.hpp"
-#include "pts/round_record.hpp"
+#include "runmodel/round_record.hpp"
 
 namespace nvmond {
 

@@ -23,47 +23,15 @@
 #include <string>
 #include <vector>
 
-namespace nvmond {
+#include "runmodel/steady_state_verdict.hpp"
 
-struct SteadyStateRule {
-  int window = 5;             // rounds; 4 or 5
-  double range_limit = 0.20;  // of the window average
-  double slope_limit = 0.10;  // of the window average
-  int max_rounds = 25;        // 0: fixed-length soak, no cap
-};
+namespace nvmond {
 
 // nullopt when the rule is one the specification allows.
 std::optional<std::string> validate(const SteadyStateRule& rule);
 
-// One window's numbers. Indices are rounds (0-based), both ends inclusive.
-struct WindowCheck {
-  std::size_t first = 0;
-  std::size_t last = 0;
-  double average = 0;
-  double range = 0;
-  double range_limit = 0;  // absolute: rule.range_limit × average
-  double slope = 0;        // per round, of y = intercept + slope × round
-  double intercept = 0;
-  double slope_excursion = 0;        // |slope| × (N - 1)
-  double slope_excursion_limit = 0;  // absolute: rule.slope_limit × average
-  bool range_ok = false;
-  bool slope_ok = false;
-  bool ok() const { return range_ok && slope_ok; }
-};
-
 // Checks rounds [first, first + window.size()) whose values are `window`.
 WindowCheck check_window(std::span<const double> window, std::size_t first, const SteadyStateRule& rule);
-
-struct SteadyStateResult {
-  bool reached = false;
-  std::optional<std::size_t> round;  // round at which steady state was reached
-  // The deciding window: the one that passed, else the last one checked
-  // (nullopt while the series is shorter than the window). With several
-  // variables, the first one's.
-  std::optional<WindowCheck> window;
-  // Every variable's check of the deciding window, in the order tracked.
-  std::vector<WindowCheck> windows;
-};
 
 // Steady state of `series` under `rule` (see the header comment for the two
 // modes). Pure; the series is every round so far, oldest first.

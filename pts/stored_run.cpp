@@ -5,7 +5,7 @@
 #include "runmodel/run_codec.hpp"
 #include "pts/params.hpp"
 #include "pts/plan_facts.hpp"
-#include "pts/run_json.hpp"
+#include "runmodel/run_json.hpp"
 
 namespace nvmond {
 

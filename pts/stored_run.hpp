@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/result.hpp"
-#include "pts/round_record.hpp"
+#include "runmodel/round_record.hpp"
 #include "pts/run.hpp"
 #include "store/run_store.hpp"
 

@@ -307,7 +307,9 @@ std::optional<Chart> iops_over_data_written(const std::vector<RunView>& runs, co
       if (is_test_round(r)) s.points.push_back({written, r.iops});
     }
     s.markers = s.points.size() <= 60;
-    if (has_values(s)) c.series.push_back(std::move(s));
+    // Rounds that wrote nothing (a read test; a run.json from before rounds
+    // counted their writes) have nothing to plot against.
+    if (written > 0 && has_values(s)) c.series.push_back(std::move(s));
   }
   if (c.series.empty()) return std::nullopt;
   return c;

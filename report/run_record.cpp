@@ -17,7 +17,10 @@
 #include <stdexcept>
 
 #include "core/json_path.hpp"
+#include "core/io_op.hpp"
+#include "runmodel/round_record.hpp"
 #include "runmodel/run_codec.hpp"
+#include "runmodel/run_json.hpp"
 
 namespace nvmond::report {
 
@@ -31,272 +34,218 @@ using Node = json_keys::Path;
 // A scalar as the header prints it: strings bare, numbers as JSON writes them.
 std::string printed(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
-std::vector<std::pair<std::string, std::string>> printed_fields(const std::optional<Node>& n) {
+std::vector<std::pair<std::string, std::string>> printed_fields(const std::optional<SmartRecord>& s) {
   std::vector<std::pair<std::string, std::string>> out;
-  if (!n) return out;
-  for (const auto& [k, v] : n->j.items()) out.emplace_back(k, printed(v));
+  if (!s) return out;
+  const json fields = smart_record_json(*s);
+  for (const auto& [k, v] : fields.items()) out.emplace_back(k, printed(v));
   return out;
 }
 
-// What the steady-state section says of its window: numbers under the names
-// of their fields.
-constexpr std::pair<const char*, double SteadyState::*> kWindowStatistics[] = {
-    {"average", &SteadyState::average},
-    {"range", &SteadyState::range},
-    {"range_limit", &SteadyState::range_limit},
-    {"slope_excursion", &SteadyState::slope_excursion},
-    {"slope_excursion_limit", &SteadyState::slope_excursion_limit},
-    {"slope", &SteadyState::slope},
-    {"intercept", &SteadyState::intercept},
-};
+double or_absent(const std::optional<double>& v) { return v ? *v : kAbsent; }
 
-class Decoder {
- public:
-  explicit Decoder(double run_start) : start_(run_start) {}
-  double start() const { return start_; }
+// Seconds since the run started of an RFC 3339 time; NaN when empty or malformed.
+double offset_of(const std::string& text, double run_start) {
+  if (text.empty()) return kAbsent;
+  const auto t = parse_rfc3339(text);
+  return t ? *t - run_start : kAbsent;
+}
 
-  // Seconds since the run started; NaN when absent, an error when malformed.
-  double offset(const Node& n, const char* key) const {
-    const auto s = n.text(key);
-    if (s.empty()) return kAbsent;
-    const auto t = parse_rfc3339(s);
-    if (!t) n.at(key).fail("expected an RFC 3339 time, got \"" + s + "\"");
-    return *t - start_;
-  }
+std::optional<OpStats> op_stats(const std::optional<OpSummary>& s) {
+  if (!s) return std::nullopt;
+  const Latency l{s->mean, s->min, s->max, s->p50, s->p90, s->p99, s->p999, s->p9999, or_absent(s->p99999)};
+  return OpStats{static_cast<double>(s->ops), static_cast<double>(s->bytes),  s->iops,
+                 s->bytes_per_second,         static_cast<double>(s->errors), l};
+}
 
-  static Latency latency(const std::optional<Node>& n) {
-    Latency l;
-    if (!n) return l;
-    l = {n->number("mean"), n->number("min"),   n->number("max"),    n->number("p50"),    n->number("p90"),
-         n->number("p99"),  n->number("p99.9"), n->number("p99.99"), n->number("p99.999")};
-    return l;
-  }
-  static std::optional<OpStats> op(const std::optional<Node>& n) {
-    if (!n) return std::nullopt;
-    return OpStats{n->number("ops"),    n->number("bytes"),
-                   n->number("iops"),   n->number("bytes_per_second"),
-                   n->number("errors"), latency(n->object("latency_s"))};
-  }
-  static Ops ops(const Node& n) {
-    Ops o;
-    if (const auto x = n.object("ops")) o = {op(x->object("read")), op(x->object("write"))};
-    return o;
-  }
-  static Element element(const Node& n) {
-    return {n.number("bs"), n.number("read_pct"), n.number("threads"), n.number("queue_depth"), n.text("label")};
-  }
-  static std::optional<MinMax> min_max(const std::optional<Node>& n) {
-    if (!n) return std::nullopt;
-    return MinMax{n->number("min"), n->number("max")};
-  }
+Ops ops_of(const std::array<std::optional<OpSummary>, kIoOpCount>& ops) {
+  return {op_stats(ops[static_cast<int>(IoOp::read)]), op_stats(ops[static_cast<int>(IoOp::write)])};
+}
 
-  Round round(const Node& n) const {
-    Round r;
-    const double index = n.number("index");
-    if (std::isnan(index)) n.fail("index is required");
-    r.index = static_cast<int>(index);
-    r.stage = n.number("stage");
-    r.round = n.number("round");
-    r.phase = n.text("phase");
-    if (const auto e = n.object("element")) r.element = element(*e);
-    r.start = offset(n, "started_at");
-    r.seconds = n.number("seconds");
-    r.iops = n.number("iops");
-    r.bytes_per_second = n.number("bytes_per_second");
-    r.ops = ops(n);
-    r.temperature_c = min_max(n.object("temperature_c"));
-    r.throttled_seconds = n.number("throttled_seconds");
-    r.bytes_written = n.number("bytes_written");
-    return r;
+Round round_view(const RoundRecord& r, double run_start) {
+  Round v;
+  v.index = static_cast<int>(r.index);
+  v.stage = r.stage;
+  v.round = static_cast<double>(r.round);
+  v.phase = r.phase;
+  if (!r.label.empty() || r.bs > 0) {
+    v.element = Element{static_cast<double>(r.bs), r.read_pct, static_cast<double>(r.threads),
+                        static_cast<double>(r.queue_depth), r.label};
   }
+  v.start = static_cast<double>(to_unix_ns(r.started_at)) * 1e-9 - run_start;
+  v.seconds = r.seconds;
+  v.iops = r.iops;
+  v.bytes_per_second = r.bytes_per_second;
+  v.ops = ops_of(r.ops);
+  if (r.temp_min_c && r.temp_max_c) v.temperature_c = MinMax{*r.temp_min_c, *r.temp_max_c};
+  v.throttled_seconds = r.throttled_seconds;
+  v.bytes_written = static_cast<double>(r.bytes_written);
+  return v;
+}
 
-  // [first, last] under `key`, into from and to; absent leaves them NaN.
-  static void round_range(const Node& n, const char* key, double& from, double& to) {
-    const auto w = n.array(key);
-    if (w.empty()) return;
-    if (w.size() != 2 || !w[0].j.is_number() || !w[1].j.is_number()) n.at(key).fail("expected [first, last]");
-    from = w[0].j.get<double>();
-    to = w[1].j.get<double>();
+SteadyState steady_state_view(const SteadyStateReport& s) {
+  SteadyState v;
+  v.variable = tracked_variable_name(s.tracked.front().variable);
+  v.element = s.tracked.front().element;
+  v.reached = s.verdict.reached;
+  v.round = s.verdict.round ? static_cast<double>(*s.verdict.round) : kAbsent;
+  v.stage = static_cast<double>(s.stage);
+  if (const auto& w = s.verdict.window) {
+    v.window_from = static_cast<double>(w->first);
+    v.window_to = static_cast<double>(w->last);
+    v.average = w->average;
+    v.range = w->range;
+    v.range_limit = w->range_limit;
+    v.slope_excursion = w->slope_excursion;
+    v.slope_excursion_limit = w->slope_excursion_limit;
+    v.slope = w->slope;
+    v.intercept = w->intercept;
   }
-
-  static SteadyState steady_state(const Node& n) {
-    SteadyState s;
-    s.variable = n.text("variable");
-    s.element = n.text("element");
-    s.reached = n.flag("reached");
-    s.round = n.number("round");
-    s.stage = n.number("stage");
-    round_range(n, "window", s.window_from, s.window_to);
-    for (const auto& [key, field] : kWindowStatistics) s.*field = n.number(key);
-    for (const auto& v : n.array("variables")) {
-      TrackedCheck c{v.text("variable"),  v.text("element"),  kAbsent,           kAbsent,
-                     v.number("average"), v.flag("range_ok"), v.flag("slope_ok")};
-      round_range(v, "window", c.window_from, c.window_to);
-      s.variables.push_back(std::move(c));
+  for (std::size_t i = 0; i < s.tracked.size(); ++i) {
+    TrackedCheck c{
+        tracked_variable_name(s.tracked[i].variable), s.tracked[i].element, kAbsent, kAbsent, kAbsent, false, false};
+    if (i < s.verdict.windows.size()) {
+      const WindowCheck& w = s.verdict.windows[i];
+      c.window_from = static_cast<double>(w.first);
+      c.window_to = static_cast<double>(w.last);
+      c.average = w.average;
+      c.range_ok = w.range_ok;
+      c.slope_ok = w.slope_ok;
     }
-    return s;
+    v.variables.push_back(std::move(c));
   }
+  return v;
+}
 
-  static MeasurementWindow measurement_window(const Node& n) {
-    MeasurementWindow w;
-    w.stage = n.number("stage");
-    round_range(n, "rounds", w.from, w.to);
-    w.steady_state = n.flag("steady_state");
-    return w;
+std::optional<SteadyState> steady_state_view(const std::optional<SteadyStateReport>& s) {
+  return s ? std::optional(steady_state_view(*s)) : std::nullopt;
+}
+
+std::optional<MeasurementWindow> window_view(const std::optional<nvmond::MeasurementWindow>& w) {
+  if (!w) return std::nullopt;
+  return MeasurementWindow{static_cast<double>(w->stage), static_cast<double>(w->first), static_cast<double>(w->last),
+                           w->steady_state};
+}
+
+std::vector<double> as_doubles(const std::vector<std::uint64_t>& v) { return {v.begin(), v.end()}; }
+
+// The sections of one group of rounds: the run's, or its comparison run's.
+void group_view(const nvmond::Run& run, const GroupResults& g, int group, double run_start, RunRecord& r) {
+  for (const auto& p : g.preconditioning) {
+    r.preconditioning.push_back({p.kind, static_cast<double>(p.bytes), p.seconds, static_cast<double>(p.rounds),
+                                 steady_state_view(p.steady_state)});
   }
-
-  static std::vector<double> numbers(const Node& n, const char* key) {
-    std::vector<double> out;
-    for (const auto& v : n.array(key)) {
-      if (!v.j.is_number()) v.fail("expected a number");
-      out.push_back(v.j.get<double>());
+  for (const auto& round : run.rounds) {
+    if (round.group == group) r.rounds.push_back(round_view(round, run_start));
+  }
+  r.steady_state = steady_state_view(g.steady_state);
+  r.measurement_window = window_view(g.measurement_window);
+  for (const auto& s : g.subtests) {
+    r.subtests.push_back({s.label, steady_state_view(s.steady_state), window_view(s.window)});
+  }
+  if (g.elements) {
+    for (const auto& e : *g.elements) {
+      r.elements.push_back({Element{static_cast<double>(e.bs), e.read_pct, static_cast<double>(e.threads),
+                                    static_cast<double>(e.queue_depth), e.label},
+                            e.iops, e.bytes_per_second, ops_of(e.ops)});
     }
-    return out;
   }
-
-  Drive drive(const Node& n) const {
-    Drive d;
-    d.temperature_c = min_max(n.object("temperature_c"));
-    for (const auto& e : n.array("throttle_events")) {
-      ThrottleEvent t{offset(e, "start"), offset(e, "end"), e.text("start"), e.text("end"), e.number("peak_c"), {}};
-      for (const auto& s : e.array("sources")) t.sources.push_back(printed(s.j));
-      d.throttle_events.push_back(std::move(t));
-    }
-    d.smart_before = printed_fields(n.object("smart_before"));
-    d.smart_after = printed_fields(n.object("smart_after"));
-    d.host_bytes_written = n.number("host_bytes_written");
-    d.drive_writes = n.number("drive_writes");
-    d.dwpd_spent = n.number("dwpd_spent");
-    if (const auto lm = n.object("latency_monitor")) {
-      d.latency_threshold_s = lm->number("threshold_s");
-      d.latency_drive_ios = lm->number("drive_ios");
-      d.latency_host_ios_min = lm->number("host_ios_min");
-      d.latency_host_ios_max = lm->number("host_ios_max");
-    }
-    return d;
-  }
-
- private:
-  double start_;
-};
-
-RunRecord decode_nested(const Node& root, const std::string& source, const RunHeader& parent, double run_start);
-
-void decode_sections(const Node& root, const Decoder& d, RunRecord& r, const std::string& source) {
-  for (const auto& p : root.array("preconditioning")) {
-    Preconditioning pre{p.text("kind"), p.number("bytes"), p.number("seconds"), p.number("rounds"), std::nullopt};
-    if (const auto s = p.object("steady_state")) pre.steady_state = Decoder::steady_state(*s);
-    r.preconditioning.push_back(std::move(pre));
-  }
-  for (const auto& n : root.array("rounds")) r.rounds.push_back(d.round(n));
-  if (const auto s = root.object("steady_state")) r.steady_state = Decoder::steady_state(*s);
-  if (const auto w = root.object("measurement_window")) r.measurement_window = Decoder::measurement_window(*w);
-  for (const auto& n : root.array("subtests")) {
-    Subtest t{n.text("label"), {}, {}};
-    if (const auto s = n.object("steady_state")) t.steady_state = Decoder::steady_state(*s);
-    if (const auto w = n.object("measurement_window")) t.measurement_window = Decoder::measurement_window(*w);
-    r.subtests.push_back(std::move(t));
-  }
-  for (const auto& e : root.array("elements")) {
-    r.elements.push_back({Decoder::element(e), e.number("iops"), e.number("bytes_per_second"), Decoder::ops(e)});
-  }
-  if (const auto h = root.object("histogram")) {
-    r.histogram = Histogram{Decoder::numbers(*h, "bounds_s"), Decoder::numbers(*h, "counts")};
-    // One count per bound, plus optionally the overflow bucket above the last bound.
-    const auto nb = r.histogram->bounds_s.size(), nc = r.histogram->counts.size();
-    if (nc != nb && nc != nb + 1) h->fail("counts must have one entry per bound (plus one for the overflow)");
-  }
-  for (const auto& n : root.array("response_time_histograms")) {
-    PointHistogram p{n.text("point"),
-                     n.text("label"),
-                     n.number("threads"),
-                     n.number("queue_depth"),
-                     n.number("iops"),
-                     Decoder::numbers(n, "bounds_s"),
-                     {},
-                     {},
-                     n.text("source"),
-                     n.number("seconds")};
-    if (const auto ops = n.object("ops")) {
-      for (const char* name : {"read", "write"}) {
-        const auto o = ops->object(name);
-        if (!o) continue;
-        OpHistogram h{o->number("ops"), o->number("iops"), o->number("mean_s"), o->number("max_s"),
-                      Decoder::numbers(*o, "counts")};
-        if (h.counts.size() != p.bounds_s.size() + 1) o->fail("counts must have one entry per bound and one above");
-        (name[0] == 'r' ? p.read : p.write) = std::move(h);
+  if (g.histogram) r.histogram = Histogram{g.histogram->bounds_s, as_doubles(g.histogram->counts)};
+  if (g.response_time_histograms) {
+    for (const auto& h : *g.response_time_histograms) {
+      PointHistogram p{h.point,
+                       h.label,
+                       static_cast<double>(h.threads),
+                       static_cast<double>(h.queue_depth),
+                       h.iops,
+                       h.bounds_s,
+                       {},
+                       {},
+                       h.source,
+                       or_absent(h.seconds)};
+      for (int op = 0; op < kIoOpCount; ++op) {
+        if (!h.ops[op]) continue;
+        const PointOpHistogram& o = *h.ops[op];
+        (op == static_cast<int>(IoOp::read) ? p.read : p.write) =
+            OpHistogram{static_cast<double>(o.ops), o.iops, o.mean_s, o.max_s, as_doubles(o.counts)};
       }
+      r.response_time_histograms.push_back(std::move(p));
     }
-    r.response_time_histograms.push_back(std::move(p));
   }
-  if (const auto s = root.object("slc")) {
-    Slc slc{s->number("cache_bytes"), s->number("before_bytes_per_second"), s->number("after_bytes_per_second"), {}};
-    for (const auto& p : s->array("curve"))
-      slc.curve.push_back({p.number("written_bytes"), p.number("bytes_per_second")});
+  if (g.slc) {
+    const SlcResult& s = *g.slc;
+    Slc slc{s.found ? static_cast<double>(s.cache_bytes) : kAbsent,
+            s.found ? s.before_bytes_per_second : kAbsent,
+            s.found ? s.after_bytes_per_second : kAbsent,
+            {}};
+    for (const auto& p : s.curve) slc.curve.push_back({static_cast<double>(p.written_bytes), p.bytes_per_second});
     r.slc = std::move(slc);
-  }
-  if (const auto q = root.object("qos")) {
-    Qos qos{q->flag("pass"), {}};
-    for (const auto& c : q->array("checks")) {
-      qos.checks.push_back({c.text("op"), c.number("bs"), c.number("quantile"), c.number("limit_s"),
-                            c.number("measured_s"), c.flag("pass")});
-    }
-    r.qos = std::move(qos);
-  }
-  if (const auto c = root.object("compare")) {
-    r.compare_label = c->text("label");
-    if (const auto nested = c->object("run")) {
-      r.compare = std::make_shared<RunRecord>(decode_nested(*nested, source, r.header, d.start()));
-    }
-  }
-  if (const auto dr = root.object("drive")) r.drive = d.drive(*dr);
-  for (const auto& p : root.array("timeline")) {
-    r.timeline.push_back({p.number("t"), p.number("temperature_c"), p.number("bytes_per_second")});
   }
 }
 
-// A run document: the header through the run model's codec, then the
-// sections only run.json has.
-RunRecord decode(const Node& root, const std::string& source) {
-  if (!root.j.is_object()) root.fail("expected a run object");
+Drive drive_view(const DriveResults& d, const RunHeader& header, double start) {
+  Drive drive;
+  if (d.temperature_c) drive.temperature_c = MinMax{d.temperature_c->first, d.temperature_c->second};
+  for (const auto& e : d.throttle_events) {
+    drive.throttle_events.push_back(
+        {offset_of(e.start, start), offset_of(e.end, start), e.start, e.end, e.peak_c, e.sources});
+  }
+  drive.smart_before = printed_fields(header.smart_before);
+  drive.smart_after = printed_fields(header.smart_after);
+  drive.host_bytes_written = d.host_bytes_written;
+  drive.drive_writes = or_absent(d.drive_writes);
+  drive.dwpd_spent = or_absent(d.dwpd_spent);
+  if (const auto& lm = d.latency_monitor) {
+    drive.latency_threshold_s = lm->threshold_s;
+    drive.latency_drive_ios = static_cast<double>(lm->drive_ios);
+    drive.latency_host_ios_min = static_cast<double>(lm->host_ios_min);
+    drive.latency_host_ios_max = static_cast<double>(lm->host_ios_max);
+  }
+  return drive;
+}
+
+RunRecord record_of(const nvmond::Run& run, const std::string& source) {
   RunRecord r;
   r.source = source;
+  r.header = run.header;
+  r.status = run.status;
+  const auto start = parse_rfc3339(run.header.started_at);
+  if (!start) throw DecodeError("started_at: expected an RFC 3339 time");
+  r.duration_s = offset_of(run.header.ended_at.value_or(""), *start);
+  group_view(run, run.results.main, 0, *start, r);
+  if (const auto& c = run.results.compare) {
+    r.compare_label = c->label;
+    auto nested = std::make_shared<RunRecord>();
+    nested->source = source;
+    nested->header = run.header;
+    nested->header.test = c->test;
+    nested->header.target.tested_range_bytes = c->tested_range_bytes.value_or(0);
+    group_view(run, c->run, 1, *start, *nested);
+    r.compare = std::move(nested);
+  }
+  if (const auto& q = run.results.qos) {
+    Qos qos{q->pass, {}};
+    for (const auto& c : q->checks) {
+      qos.checks.push_back(
+          {op_name(c.op), static_cast<double>(c.bs), c.quantile, c.limit_s, or_absent(c.measured_s), c.pass});
+    }
+    r.qos = std::move(qos);
+  }
+  if (run.results.drive) r.drive = drive_view(*run.results.drive, run.header, *start);
+  for (const auto& p : run.results.timeline) {
+    r.timeline.push_back({p.t, or_absent(p.temperature_c), p.bytes_per_second});
+  }
+  return r;
+}
+
+void require_schema(const Node& root) {
   const auto schema = root.text("schema");
   if (!schema.empty() && schema.rfind("nvmond.run/1", 0) != 0) {
     root.at("schema").fail("unsupported schema \"" + schema + "\" (this nvmonctl reads nvmond.run/1)");
   }
-  auto header = header_from_json(root.j);
-  if (!header) throw DecodeError(header.error().message);
-  r.header = std::move(*header);
-  if (const auto status = root.text("status"); !status.empty()) {
-    auto s = run_status_from_text(status);
-    if (!s) root.at("status").fail(s.error().message);
-    r.status = *s;
-  }
-  const auto start = parse_rfc3339(r.header.started_at);
-  if (!start) root.at("started_at").fail("expected an RFC 3339 time");
-  const Decoder d(*start);
-  r.duration_s = d.offset(root, "ended_at");
-  decode_sections(root, d, r, source);
-  return r;
 }
 
-// A comparison's nested run (the mixed test's reduced range): its test,
-// tested range and sections; the rest of what ran on what is its parent's.
-RunRecord decode_nested(const Node& root, const std::string& source, const RunHeader& parent, double run_start) {
-  if (!root.j.is_object()) root.fail("expected a run object");
-  RunRecord r;
-  r.source = source;
-  r.header = parent;
-  r.header.test = root.text("test");
-  // Unknown in runs written before nested runs carried it: not the parent's.
-  const double range = root.number("tested_range_bytes");
-  r.header.target.tested_range_bytes = std::isfinite(range) && range > 0 ? static_cast<std::uint64_t>(range) : 0;
-  decode_sections(root, Decoder(run_start), r, source);
-  return r;
-}
-
-// What every run document has from its first line on (pts/run_json.cpp's
+// What every run document has from its first line on (the writer's
 // header): without them it is some other JSON, not a run.
 void require_run_fields(const Node& root) {
   if (!root.j.is_object()) root.fail("expected a run object");
@@ -454,7 +403,10 @@ Result<RunRecord> run_from_json(const json& j, const std::string& source) {
   try {
     const Node root{j, ""};
     require_run_fields(root);
-    return decode(root, source);
+    require_schema(root);
+    auto run = nvmond::run_from_json(j);
+    if (!run) return Error{run.error().reason, source + ": " + run.error().message};
+    return record_of(*run, source);
   } catch (const DecodeError& e) {
     return Error{ErrorReason::decode, source + ": " + e.what()};
   } catch (const json::exception& e) {
@@ -507,34 +459,6 @@ Result<std::string> read_run_file(const std::string& path, std::size_t max_bytes
   }
   ::close(fd);
   return text;
-}
-
-std::optional<double> parse_rfc3339(const std::string& s) {
-  int y, mo, d, h, mi, consumed = 0;
-  double sec;
-  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%lf%n", &y, &mo, &d, &h, &mi, &sec, &consumed) != 6) {
-    if (std::sscanf(s.c_str(), "%4d-%2d-%2d %2d:%2d:%lf%n", &y, &mo, &d, &h, &mi, &sec, &consumed) != 6) {
-      return std::nullopt;
-    }
-  }
-  const std::string zone = s.substr(static_cast<std::size_t>(consumed));
-  double offset = 0;
-  if (zone == "Z" || zone == "z") {
-    offset = 0;
-  } else {
-    int oh, om;
-    char sign;
-    if (std::sscanf(zone.c_str(), "%c%2d:%2d", &sign, &oh, &om) != 3 || (sign != '+' && sign != '-') ||
-        zone.size() != 6) {
-      return std::nullopt;
-    }
-    offset = (sign == '+' ? 1 : -1) * (oh * 3600.0 + om * 60.0);
-  }
-  using namespace std::chrono;
-  const year_month_day ymd{year{y}, month{static_cast<unsigned>(mo)}, day{static_cast<unsigned>(d)}};
-  if (!ymd.ok() || h > 23 || mi > 59 || sec < 0 || sec >= 61) return std::nullopt;
-  const double days = static_cast<double>(sys_days{ymd}.time_since_epoch().count());
-  return days * 86400.0 + h * 3600.0 + mi * 60.0 + sec - offset;
 }
 
 }  // namespace nvmond::report

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.hpp"
+#include "runmodel/round_record.hpp"
 #include "runmodel/run_header.hpp"
 #include "runmodel/run_status.hpp"
 #include "runmodel/stage_phase.hpp"
@@ -248,9 +249,5 @@ inline constexpr std::size_t kMaxRunFileBytes = std::size_t{256} << 20;
 // it, and so is anything over `max_bytes`. Reasons "absent", "io"; messages
 // name the path.
 Result<std::string> read_run_file(const std::string& path, std::size_t max_bytes = kMaxRunFileBytes);
-
-// Seconds since the Unix epoch of an RFC 3339 timestamp
-// ("2026-11-30T21:45:31Z", "...31.250+02:00"); nullopt when malformed.
-std::optional<double> parse_rfc3339(const std::string& text);
 
 }  // namespace nvmond::report

@@ -302,6 +302,8 @@ RunHeader decode_header(const json& j) {
 
 }  // namespace
 
+json smart_record_json(const SmartRecord& s) { return smart_json(s); }
+
 json header_json(const RunHeader& h) {
   json target = json::object();
   write_fields(target, h.target, kTargetFields);

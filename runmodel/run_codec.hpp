@@ -21,6 +21,8 @@ namespace nvmond {
 
 // The header as a JSON object, less its plan: the start of run.json.
 nlohmann::json header_json(const RunHeader& header);
+// A SMART record as the header writes it (run.json's drive.smart_before).
+nlohmann::json smart_record_json(const SmartRecord& s);
 Result<RunHeader> header_from_json(const nlohmann::json& j);
 
 // The store's blob: header_json as text, with the plan's facts under "plan"

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runmodel/plan_record.hpp"
@@ -109,5 +110,15 @@ struct RunHeader {
   std::optional<PlanRecord> plan;
   bool operator==(const RunHeader&) const = default;
 };
+
+// Adds `c` unless the header has it already: two purges that fall back the
+// same way are one condition.
+inline void add_condition(RunHeader& header, std::optional<RunCondition> c) {
+  if (!c) return;
+  for (const auto& have : header.conditions) {
+    if (have == *c) return;
+  }
+  header.conditions.push_back(std::move(*c));
+}
 
 }  // namespace nvmond

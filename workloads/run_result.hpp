@@ -9,19 +9,13 @@
 #include <vector>
 
 #include "core/clock.hpp"
+#include "core/io_op.hpp"
 #include "core/result.hpp"
 #include "workloads/io_engine.hpp"
 #include "workloads/job_spec.hpp"
 #include "workloads/latency_histogram.hpp"
 
 namespace nvmond {
-
-// What one op type did: completed I/Os, the bytes they moved, failed I/Os.
-struct OpCounts {
-  std::uint64_t ops = 0;
-  std::uint64_t bytes = 0;
-  std::uint64_t errors = 0;
-};
 
 struct OpTotals : OpCounts {
   LatencyHistogram latency;  // completed I/Os only, nanoseconds

@@ -15,7 +15,7 @@
 #include "services/run_source.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/catalog.hpp"
-#include "pts/run_json.hpp"
+#include "runmodel/run_json.hpp"
 #include "pts/targets/sim_target.hpp"
 #include "pts/stored_run.hpp"
 #include "report/run_record.hpp"

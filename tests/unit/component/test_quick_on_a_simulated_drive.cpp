@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "pts/run_executor.hpp"
-#include "pts/run_json.hpp"
+#include "runmodel/run_json.hpp"
 #include "pts/targets/sim_target.hpp"
 #include "pts/catalog.hpp"
 #include "report/run_record.hpp"

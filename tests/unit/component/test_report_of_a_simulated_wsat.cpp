@@ -9,7 +9,7 @@
 #include "store/sqlite_run_store.hpp"
 #include "pts/run_executor.hpp"
 #include "pts/catalog.hpp"
-#include "pts/run_json.hpp"
+#include "runmodel/run_json.hpp"
 #include "pts/targets/sim_target.hpp"
 #include "report/run_record.hpp"
 #include "report/run_report.hpp"

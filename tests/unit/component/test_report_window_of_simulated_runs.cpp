@@ -10,7 +10,7 @@
 
 #include "pts/run_executor.hpp"
 #include "pts/catalog.hpp"
-#include "pts/run_json.hpp"
+#include "runmodel/run_json.hpp"
 #include "pts/targets/sim_target.hpp"
 #include "report/run_record.hpp"
 #include "report/run_report.hpp"

@@ -9,7 +9,7 @@
 #include <map>
 
 #include "pts/run_executor.hpp"
-#include "pts/run_json.hpp"
+#include "runmodel/run_json.hpp"
 #include "store/sqlite_run_store.hpp"
 #include "tests/support/temp_dir.hpp"
 

@@ -2,8 +2,9 @@
 // over the run beside the run's own I/Os over the same threshold.
 #include <gtest/gtest.h>
 
-#include "pts/round_record.hpp"
-#include "pts/run_json.hpp"
+#include "pts/run.hpp"
+#include "runmodel/round_record.hpp"
+#include "runmodel/run_json.hpp"
 
 namespace nvmond {
 namespace {

@@ -11,7 +11,7 @@
 #include "pts/targets/device_target.hpp"
 #include "runmodel/run_codec.hpp"
 #include "pts/run_executor.hpp"
-#include "pts/run_json.hpp"
+#include "runmodel/run_json.hpp"
 #include "pts/write_cache.hpp"
 #include "store/sqlite_run_store.hpp"
 #include "tests/support/fake_controller.hpp"

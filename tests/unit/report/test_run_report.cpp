@@ -308,7 +308,9 @@ TEST(RunReport, StringsFromRunJsonAreEscaped) {
 
 TEST(RunRecord, BadFieldsAreNamedByFileAndPath) {
   auto json = raw("minimal");
-  json["rounds"] = nlohmann::json::array({{{"index", 0}, {"iops", 5.0}}, {{"index", 1}, {"iops", "fast"}}});
+  const std::string start = json["started_at"];
+  json["rounds"] = nlohmann::json::array(
+      {{{"index", 0}, {"started_at", start}, {"iops", 5.0}}, {{"index", 1}, {"started_at", start}, {"iops", "fast"}}});
   auto r = parse_run(json.dump(), "x/run.json");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().reason, ErrorReason::decode);

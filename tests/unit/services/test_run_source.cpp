@@ -11,7 +11,7 @@
 #include "store/sqlite_run_store.hpp"
 #include "store/sqlite_store.hpp"
 #include "pts/run_executor.hpp"
-#include "pts/run_json.hpp"
+#include "runmodel/run_json.hpp"
 #include "pts/targets/sim_target.hpp"
 #include "pts/stored_run.hpp"
 #include "tests/support/sim_drives.hpp"

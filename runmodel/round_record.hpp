@@ -1,7 +1,8 @@
 #pragma once
 // One finished round of one element, as stored and as written to run.json:
 // plain data with a JSON form that round-trips (the store keeps the JSON; a
-// resumed run reads its rounds back from it).
+// resumed run reads its rounds back from it). pts/measured_round.hpp makes
+// one from what a round measured.
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -11,9 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/clock.hpp"
-#include "pts/latency_distribution.hpp"
-#include "pts/plan.hpp"
-#include "pts/target.hpp"
+#include "core/io_op.hpp"
+#include "core/json_path.hpp"
+#include "runmodel/latency_distribution.hpp"
 
 namespace nvmond {
 
@@ -54,7 +55,7 @@ struct RoundRecord {
   // A sequential element: where each of its workers stopped (bytes into the
   // target), where the element's next run goes on, also after a resume.
   // Empty for random elements and in rounds stored before it was kept.
-  SequentialCursor sequential_cursor;
+  std::vector<std::uint64_t> sequential_cursor;
   // A sequential element: the bytes each of its workers wrote in this round,
   // so that each worker's share of a stage's byte budget is known, also
   // after a resume. Empty where the target does not tell them apart and in
@@ -64,13 +65,20 @@ struct RoundRecord {
   double mean_latency() const;  // seconds, over both ops
 };
 
-RoundRecord make_round(const Element& e, const Measurement& m, WallTime started);
-
 nlohmann::json to_json(const OpSummary& s);
 nlohmann::json to_json(const RoundRecord& r);
-// Throws nlohmann::json::exception on a malformed record.
+// A round as the store keeps it and as run.json holds it, also as older
+// documents wrote it: a round without its stage and round is stage 0's, its
+// round its index; absent rates, times and quantiles are NaN, absent counts
+// 0. Throws json_keys::DecodeError naming the field ("rounds[3].iops:
+// expected a number") on a malformed one.
+RoundRecord round_from_json(const json_keys::Path& n);
+OpSummary op_summary_from_json(const json_keys::Path& n);
 RoundRecord round_from_json(const nlohmann::json& j);
 
 std::string rfc3339(WallTime t);
+// Seconds since the Unix epoch of an RFC 3339 timestamp
+// ("2026-11-30T21:45:31Z", "...31.250+02:00"); nullopt when malformed.
+std::optional<double> parse_rfc3339(const std::string& text);
 
 }  // namespace nvmond
