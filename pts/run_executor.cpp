@@ -157,7 +157,7 @@ bool RunExecutor::stage_done(std::size_t s, const std::vector<RoundRecord>& roun
 std::optional<Error> RunExecutor::open_run(RunHeader& header, std::vector<RoundRecord>& rounds, bool& resumed) {
   auto existing = store_.unfinished_run(options_.name);
   if (!existing) return existing.error();
-  const TargetIdentity id = target_.identity();
+  const TargetRecord id = target_.identity();
   if (*existing) {
     RunRow& row = **existing;
     // A run of the same test under another profile is another run: closed,

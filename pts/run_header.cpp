@@ -22,7 +22,7 @@ SmartRecord smart_record(const HealthSample& h) {
   return s;
 }
 
-RunHeader run_header(const TestPlan& plan, const TargetIdentity& id, const std::string& target, bool simulated,
+RunHeader run_header(const TestPlan& plan, const TargetRecord& id, const std::string& target, bool simulated,
                      WallTime started) {
   RunHeader h;
   h.test = plan.test;
@@ -31,17 +31,9 @@ RunHeader run_header(const TestPlan& plan, const TargetIdentity& id, const std::
   h.started_ns = to_unix_ns(started);
   h.nvmond_version = build::kVersion;
   h.simulated_clock = simulated;
-  h.target.path = target;
-  h.target.serial = id.serial;
-  h.target.model = id.model;
-  h.target.firmware = id.firmware;
-  h.target.capacity_bytes = id.capacity_bytes;
+  h.target = id;
+  h.target.path = target;  // the operator's name for it, which run.json has always kept
   h.target.tested_range_bytes = plan.tested_range_bytes;
-  // A rating of 0 is unknown: run.json leaves it out.
-  if (id.rated_dwpd > 0) h.target.rated_dwpd = id.rated_dwpd;
-  if (id.rated_endurance_bytes > 0) h.target.rated_endurance_bytes = id.rated_endurance_bytes;
-  h.target.warning_temp_c = id.warning_temp_c;
-  h.target.critical_temp_c = id.critical_temp_c;
   h.parameters = plan.parameters;
   h.plan = plan_record(plan);
   return h;

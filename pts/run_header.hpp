@@ -10,7 +10,7 @@
 
 namespace nvmond {
 
-RunHeader run_header(const TestPlan& plan, const TargetIdentity& id, const std::string& target, bool simulated,
+RunHeader run_header(const TestPlan& plan, const TargetRecord& id, const std::string& target, bool simulated,
                      WallTime started);
 SmartRecord smart_record(const HealthSample& h);
 

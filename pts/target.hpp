@@ -20,21 +20,6 @@
 
 namespace nvmond {
 
-struct TargetIdentity {
-  std::string path;
-  std::string serial;
-  std::string model;
-  std::string firmware;
-  std::uint64_t capacity_bytes = 0;
-  double rated_dwpd = 0;
-  double rated_endurance_bytes = 0;
-  std::optional<double> warning_temp_c;
-  std::optional<double> critical_temp_c;
-  // The smallest I/O the target takes (a block device's logical block
-  // size); 0: unknown (a file, a simulated drive).
-  std::uint32_t logical_block_bytes = 0;
-};
-
 // What the target can tell about its volatile write cache.
 struct WriteCacheState {
   std::optional<bool> enabled;  // nullopt: the target cannot tell
@@ -72,7 +57,8 @@ struct Measurement {
 class TestTarget {
  public:
   virtual ~TestTarget() = default;
-  virtual TargetIdentity identity() const = 0;
+  // Who the drive is and its limits; its tested range is the plan's to set.
+  virtual TargetRecord identity() const = 0;
   virtual bool simulated() const = 0;
   // nullopt: destructive tests may write here; else the refusal, before any I/O.
   virtual std::optional<Error> check_destructive() const = 0;

@@ -59,7 +59,7 @@ std::uint32_t logical_block_bytes(int fd, bool opened, dev_t rdev) {
 
 // Who the drive is and its limits, from its controller; nothing when the
 // controller does not answer (the caller then names the target otherwise).
-void identify_controller(DeviceReader& controller, TargetIdentity& id) {
+void identify_controller(DeviceReader& controller, TargetRecord& id) {
   auto info = controller.identify();
   if (!info) return;
   id.serial = info->serial;
@@ -92,7 +92,7 @@ Result<std::unique_ptr<DeviceTarget>> DeviceTarget::open(const std::string& path
     return Error{ErrorReason::io, fmt::format("{}: {}", path, std::strerror(errno))};
   }
   if (open_namespace) t->nvme_ = open_namespace(path);
-  TargetIdentity& id = t->identity_;
+  TargetRecord& id = t->identity_;
   id.path = path;
   if (S_ISBLK(st.st_mode)) {
     auto size = t->fd_.valid() ? block_size(fd, path) : block_size_from_sysfs(st.st_rdev, path);

@@ -26,7 +26,7 @@ class DeviceTarget final : public TestTarget {
   static Result<std::unique_ptr<DeviceTarget>> open(const std::string& path, const SafetyGuard& guard,
                                                     const NamespaceOpener& open_namespace, EngineFactory engines);
 
-  TargetIdentity identity() const override { return identity_; }
+  TargetRecord identity() const override { return identity_; }
   bool simulated() const override { return false; }
   // The guard's verdict on the descriptor opened once for the whole run.
   std::optional<Error> check_destructive() const override { return refusal_; }
@@ -50,7 +50,7 @@ class DeviceTarget final : public TestTarget {
   std::string path_;
   const SafetyGuard& guard_;
   EngineFactory engines_;
-  TargetIdentity identity_;
+  TargetRecord identity_;
   // Opened and approved once by the guard; every element, and the purge, use
   // it. Holding it also holds a block device's O_EXCL claim for the whole
   // run: nothing can mount it between rounds, and no round races the kernel's

@@ -73,16 +73,17 @@ bool SimTarget::wait_for_clock(WallTime t) {
   return false;
 }
 
-TargetIdentity SimTarget::identity() const {
+TargetRecord SimTarget::identity() const {
   const auto& s = model_->spec();
-  TargetIdentity t;
+  TargetRecord t;
   t.path = sim_device_path(s.name);
   t.serial = s.serial;
   t.model = s.model;
   t.firmware = s.firmware;
   t.capacity_bytes = s.capacity_bytes;
-  t.rated_endurance_bytes = rated_endurance_bytes(s);
-  t.rated_dwpd = s.endurance.rated_dwpd;
+  // 0: the profile has no such rating (a TBW-rated one has no DWPD): unknown.
+  if (const double bytes = rated_endurance_bytes(s); bytes > 0) t.rated_endurance_bytes = bytes;
+  if (s.endurance.rated_dwpd > 0) t.rated_dwpd = s.endurance.rated_dwpd;
   t.warning_temp_c = s.warning_temp_c;
   t.critical_temp_c = s.critical_temp_c;
   return t;

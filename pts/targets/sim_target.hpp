@@ -33,7 +33,7 @@ class SimTarget final : public TestTarget {
  public:
   explicit SimTarget(std::shared_ptr<DriveModel> model, const Clock* pace = nullptr);
 
-  TargetIdentity identity() const override;
+  TargetRecord identity() const override;
   bool simulated() const override { return true; }
   std::optional<Error> check_destructive() const override { return std::nullopt; }
   Result<PurgeRecord> purge() override;

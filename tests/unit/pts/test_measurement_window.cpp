@@ -51,8 +51,8 @@ Measurement measured(const Element& e, const Scripted& s) {
 class ScriptedTarget final : public TestTarget {
  public:
   explicit ScriptedTarget(Script script) : script_(std::move(script)) {}
-  TargetIdentity identity() const override {
-    TargetIdentity id;
+  TargetRecord identity() const override {
+    TargetRecord id;
     id.path = "scripted";
     id.serial = "SCRIPTED0";
     id.model = "scripted";

@@ -254,8 +254,8 @@ TEST(RunExecutor, ARefusedTargetIsRefusedBeforeAnyIoOrRecord) {
 class FakeTarget : public TestTarget {
  public:
   FakeTarget(std::string serial, std::uint64_t capacity) : serial_(std::move(serial)), capacity_(capacity) {}
-  TargetIdentity identity() const override {
-    TargetIdentity id;
+  TargetRecord identity() const override {
+    TargetRecord id;
     id.serial = serial_;
     id.capacity_bytes = capacity_;
     return id;
@@ -696,7 +696,7 @@ TEST(RunExecutor, ASimulatedDrivesFormatAndCachelessModelAreConformant) {
 }
 
 TEST(RunConditions, ABlockSizeBelowTheLogicalBlockSizeIsRefusedNamingTheDeviceAndTheSizes) {
-  TargetIdentity id;
+  TargetRecord id;
   id.path = "/dev/loop7";
   id.logical_block_bytes = 4096;
   const TargetFacts facts{1 << 30, 0};

@@ -61,7 +61,7 @@ class GatedTarget final : public TestTarget {
     gate_->destroyed = true;
     gate_->cv.notify_all();
   }
-  TargetIdentity identity() const override { return sim_.identity(); }
+  TargetRecord identity() const override { return sim_.identity(); }
   bool simulated() const override { return true; }
   std::optional<Error> check_destructive() const override { return std::nullopt; }
   Result<PurgeRecord> purge() override { return sim_.purge(); }
