@@ -7,17 +7,18 @@
 
 namespace nvmond {
 
-SmartRecord smart_record(const HealthSample& h) {
+SmartRecord smart_record(WallTime time, double temperature_c, const SmartLog& log,
+                         const std::optional<OcpLatencyMonitorLog>& latency_monitor) {
   SmartRecord s;
-  s.time = rfc3339(h.time);
-  s.temperature_c = h.temperature_c;
-  s.data_units_written = h.data_units_written;
-  s.percentage_used = h.percentage_used;
-  s.thermal_mgmt_t1_transitions = h.throttle_events;
-  if (h.latency_monitor && h.latency_monitor->enabled()) {
-    s.latency_monitor_threshold_s = h.latency_monitor->threshold_ms(0) / 1000.0;
-    s.latency_monitor_reads = h.latency_monitor->static_over_threshold(OcpLatencyOp::read);
-    s.latency_monitor_writes = h.latency_monitor->static_over_threshold(OcpLatencyOp::write);
+  s.time = rfc3339(time);
+  s.temperature_c = temperature_c;
+  s.data_units_written = to_double(log.data_units_written);
+  s.percentage_used = log.percentage_used;
+  s.thermal_mgmt_t1_transitions = log.thermal.tmt1_transitions;
+  if (latency_monitor && latency_monitor->enabled()) {
+    s.latency_monitor_threshold_s = latency_monitor->threshold_ms(0) / 1000.0;
+    s.latency_monitor_reads = latency_monitor->static_over_threshold(OcpLatencyOp::read);
+    s.latency_monitor_writes = latency_monitor->static_over_threshold(OcpLatencyOp::write);
   }
   return s;
 }

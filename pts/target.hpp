@@ -11,7 +11,6 @@
 #include <optional>
 #include <string>
 
-#include "collectors/ocp_logs.hpp"
 #include "core/clock.hpp"
 #include "core/result.hpp"
 #include "pts/plan.hpp"
@@ -24,19 +23,6 @@ namespace nvmond {
 struct WriteCacheState {
   std::optional<bool> enabled;  // nullopt: the target cannot tell
   std::string source;           // how it was learnt, or why it cannot be
-};
-
-// What the drive's health log said at one moment (absent fields: unknown).
-struct HealthSample {
-  WallTime time{};
-  std::optional<double> temperature_c;
-  std::optional<double> data_units_written;  // 512 000-byte units
-  std::optional<int> percentage_used;
-  std::optional<bool> throttled;
-  std::optional<std::uint32_t> throttle_events;  // lifetime TMT1 transitions
-  // The drive's OCP latency monitor (C3h), when it has one: what it timed
-  // itself, beside the run's own latency.
-  std::optional<OcpLatencyMonitorLog> latency_monitor;
 };
 
 // What one element of one round measured.
@@ -75,7 +61,9 @@ class TestTarget {
   virtual std::optional<Error> idle(Duration /*d*/) {
     return Error{ErrorReason::unsupported, "the target cannot be left idle"};
   }
-  virtual std::optional<HealthSample> health() = 0;
+  // The drive's health log as it reads now; nullopt when the target has none
+  // (a file, a block device that is no NVMe namespace).
+  virtual std::optional<SmartRecord> health() = 0;
   virtual WriteCacheState write_cache() { return {std::nullopt, "the target cannot tell"}; }
   // Enables or disables the volatile write cache for the run; "unsupported"
   // where the target has none to set or cannot.

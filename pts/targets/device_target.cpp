@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "pts/run_header.hpp"
 #include "pts/targets/purge.hpp"
 
 namespace nvmond {
@@ -131,18 +132,13 @@ Result<PurgeRecord> DeviceTarget::purge() {
   return purge_target(fd_.get(), path_, identity_.capacity_bytes, nvme_ ? &*nvme_ : nullptr);
 }
 
-std::optional<HealthSample> DeviceTarget::health() {
+std::optional<SmartRecord> DeviceTarget::health() {
   if (!nvme_) return std::nullopt;
   auto s = nvme_->controller->read_smart();
   if (!s) return std::nullopt;
-  HealthSample h;
-  h.time = now();
-  h.temperature_c = kelvin_to_celsius(s->composite_temperature_k);
-  h.data_units_written = to_double(s->data_units_written);
-  h.percentage_used = s->percentage_used;
-  h.throttle_events = s->thermal.tmt1_transitions;
-  if (auto lm = nvme_->controller->read_ocp_latency_monitor(); lm && *lm) h.latency_monitor = **lm;
-  return h;
+  std::optional<OcpLatencyMonitorLog> monitor;
+  if (auto lm = nvme_->controller->read_ocp_latency_monitor(); lm && *lm) monitor = **lm;
+  return smart_record(now(), kelvin_to_celsius(s->composite_temperature_k), *s, monitor);
 }
 
 WriteCacheState DeviceTarget::write_cache() {

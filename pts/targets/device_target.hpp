@@ -35,7 +35,7 @@ class DeviceTarget final : public TestTarget {
                           const SequentialCursor& from) override;
   // Waits `d` of real time with no I/O in flight, or until stop().
   std::optional<Error> idle(Duration d) override;
-  std::optional<HealthSample> health() override;
+  std::optional<SmartRecord> health() override;
   // An NVMe namespace's controller: Identify VWC, then Get Features 06h;
   // any other target cannot tell.
   WriteCacheState write_cache() override;

@@ -6,6 +6,7 @@
 
 #include "core/log.hpp"
 #include "collectors/sim_name.hpp"
+#include "pts/run_header.hpp"
 
 namespace nvmond {
 
@@ -94,17 +95,8 @@ Result<PurgeRecord> SimTarget::purge() {
   return PurgeRecord{"format", "simulated drive: NVMe Format (user data erase), back to fresh-out-of-box"};
 }
 
-std::optional<HealthSample> SimTarget::health() {
-  SmartLog s = model_->smart();
-  HealthSample h;
-  h.time = model_->now();
-  h.temperature_c = model_->composite_celsius();
-  h.data_units_written = to_double(s.data_units_written);
-  h.percentage_used = s.percentage_used;
-  h.throttled = model_->throttle_level() > 0;
-  h.throttle_events = s.thermal.tmt1_transitions;
-  h.latency_monitor = model_->ocp_latency_monitor();
-  return h;
+std::optional<SmartRecord> SimTarget::health() {
+  return smart_record(model_->now(), model_->composite_celsius(), model_->smart(), model_->ocp_latency_monitor());
 }
 
 std::optional<Error> SimTarget::idle(Duration d) {

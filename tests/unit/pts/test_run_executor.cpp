@@ -263,7 +263,7 @@ class FakeTarget : public TestTarget {
   bool simulated() const override { return false; }
   std::optional<Error> check_destructive() const override { return std::nullopt; }
   Result<PurgeRecord> purge() override { return PurgeRecord{"none", ""}; }
-  std::optional<HealthSample> health() override { return std::nullopt; }
+  std::optional<SmartRecord> health() override { return std::nullopt; }
   WallTime now() const override { return WallTime{} + std::chrono::hours(480000); }
   void stop() override {}
   void restart() override {}

@@ -84,7 +84,7 @@ class GatedTarget final : public TestTarget {
     }
     return sim_.run(e, range, max, from);
   }
-  std::optional<HealthSample> health() override { return sim_.health(); }
+  std::optional<SmartRecord> health() override { return sim_.health(); }
   WallTime now() const override { return sim_.now(); }
   void stop() override {
     std::lock_guard lock(gate_->mu);
