@@ -45,7 +45,7 @@ int test_run_command(const TestRunArgs& a, std::ostream& progress, std::ostream&
   TestPlan plan;
   try {
     const auto id = (*target)->identity();
-    plan = build_plan(request, TargetFacts{id.capacity_bytes, id.rated_dwpd});
+    plan = build_plan(request, TargetFacts{id.capacity_bytes, id.rated_dwpd.value_or(0.0)});
   } catch (const ParamError& e) {
     err << e.what() << "\n";
     return 2;

@@ -66,7 +66,7 @@ std::string plan_parameter(const TestPlan& plan, const std::string& key) {
   return it == plan.parameters.end() ? std::string() : it->second;
 }
 
-std::optional<Error> check_block_sizes(const TestPlan& plan, const TargetIdentity& target) {
+std::optional<Error> check_block_sizes(const TestPlan& plan, const TargetRecord& target) {
   const std::uint32_t lbs = target.logical_block_bytes;
   if (lbs == 0) return std::nullopt;
   for (const auto& stage : plan.stages) {

@@ -20,7 +20,7 @@ namespace nvmond {
 
 // A refusal (reason "block_size") when an element's block size is below the
 // target's logical block size; nullopt when it is unknown or all fit.
-std::optional<Error> check_block_sizes(const TestPlan& plan, const TargetIdentity& target);
+std::optional<Error> check_block_sizes(const TestPlan& plan, const TargetRecord& target);
 // "purge-fallback" unless the purge returned the drive to FOB by a format.
 std::optional<RunCondition> purge_condition(const PurgeRecord& purge);
 // "write-cache-enabled", "write-cache-disabled" or "write-cache-unknown"

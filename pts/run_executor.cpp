@@ -158,7 +158,7 @@ bool RunExecutor::stage_done(std::size_t s, const std::vector<RoundRecord>& roun
 std::optional<Error> RunExecutor::open_run(RunHeader& header, std::vector<RoundRecord>& rounds, bool& resumed) {
   auto existing = store_.unfinished_run(options_.name);
   if (!existing) return existing.error();
-  const TargetIdentity id = target_.identity();
+  const TargetRecord id = target_.identity();
   if (*existing) {
     RunRow& row = **existing;
     // A run of the same test under another profile is another run: closed,
@@ -209,7 +209,7 @@ std::optional<Error> RunExecutor::open_run(RunHeader& header, std::vector<RoundR
   }
   const WallTime started = target_.now();
   header = run_header(plan_, id, options_.target, target_.simulated(), started);
-  if (auto h = target_.health()) header.smart_before = smart_record(*h);
+  if (auto h = target_.health()) header.smart_before = std::move(*h);
   for (auto& c : parameter_conditions(plan_)) add_condition(header, std::move(c));
   header.write_cache = apply_write_cache(target_, plan_.write_cache_enabled, std::nullopt);
   add_condition(header, write_cache_condition(tested_write_cache(*header.write_cache), plan_.write_cache_enabled));
@@ -319,7 +319,7 @@ RunOutcome RunExecutor::run() {
       if (auto err = idle_after(rounds.back())) return finish(RunStatus::failed, err, header, rounds);
     }
   }
-  if (auto h = target_.health()) header.smart_after = smart_record(*h);
+  if (auto h = target_.health()) header.smart_after = std::move(*h);
   return finish(RunStatus::completed, std::nullopt, header, rounds);
 }
 

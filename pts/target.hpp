@@ -11,7 +11,6 @@
 #include <optional>
 #include <string>
 
-#include "collectors/ocp_logs.hpp"
 #include "core/clock.hpp"
 #include "core/result.hpp"
 #include "pts/plan.hpp"
@@ -20,38 +19,10 @@
 
 namespace nvmond {
 
-struct TargetIdentity {
-  std::string path;
-  std::string serial;
-  std::string model;
-  std::string firmware;
-  std::uint64_t capacity_bytes = 0;
-  double rated_dwpd = 0;
-  double rated_endurance_bytes = 0;
-  std::optional<double> warning_temp_c;
-  std::optional<double> critical_temp_c;
-  // The smallest I/O the target takes (a block device's logical block
-  // size); 0: unknown (a file, a simulated drive).
-  std::uint32_t logical_block_bytes = 0;
-};
-
 // What the target can tell about its volatile write cache.
 struct WriteCacheState {
   std::optional<bool> enabled;  // nullopt: the target cannot tell
   std::string source;           // how it was learnt, or why it cannot be
-};
-
-// What the drive's health log said at one moment (absent fields: unknown).
-struct HealthSample {
-  WallTime time{};
-  std::optional<double> temperature_c;
-  std::optional<double> data_units_written;  // 512 000-byte units
-  std::optional<int> percentage_used;
-  std::optional<bool> throttled;
-  std::optional<std::uint32_t> throttle_events;  // lifetime TMT1 transitions
-  // The drive's OCP latency monitor (C3h), when it has one: what it timed
-  // itself, beside the run's own latency.
-  std::optional<OcpLatencyMonitorLog> latency_monitor;
 };
 
 // What one element of one round measured.
@@ -72,7 +43,8 @@ struct Measurement {
 class TestTarget {
  public:
   virtual ~TestTarget() = default;
-  virtual TargetIdentity identity() const = 0;
+  // Who the drive is and its limits; its tested range is the plan's to set.
+  virtual TargetRecord identity() const = 0;
   virtual bool simulated() const = 0;
   // nullopt: destructive tests may write here; else the refusal, before any I/O.
   virtual std::optional<Error> check_destructive() const = 0;
@@ -89,7 +61,9 @@ class TestTarget {
   virtual std::optional<Error> idle(Duration /*d*/) {
     return Error{ErrorReason::unsupported, "the target cannot be left idle"};
   }
-  virtual std::optional<HealthSample> health() = 0;
+  // The drive's health log as it reads now; nullopt when the target has none
+  // (a file, a block device that is no NVMe namespace).
+  virtual std::optional<SmartRecord> health() = 0;
   virtual WriteCacheState write_cache() { return {std::nullopt, "the target cannot tell"}; }
   // Enables or disables the volatile write cache for the run; "unsupported"
   // where the target has none to set or cannot.

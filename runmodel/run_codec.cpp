@@ -36,6 +36,9 @@ constexpr auto kTargetOptional = std::tuple{JsonField{"rated_dwpd", &TargetRecor
                                             JsonField{"rated_endurance_bytes", &TargetRecord::rated_endurance_bytes},
                                             JsonField{"warning_temp_c", &TargetRecord::warning_temp_c},
                                             JsonField{"critical_temp_c", &TargetRecord::critical_temp_c}};
+// Unknown (0) is left out, so that a run on a file or a simulated drive,
+// and every run recorded before it was kept, reads and writes as before.
+constexpr const char* kLogicalBlockBytes = "logical_block_bytes";
 constexpr auto kSmartOptional =
     std::tuple{JsonField{"temperature_c", &SmartRecord::temperature_c},
                JsonField{"data_units_written", &SmartRecord::data_units_written},
@@ -261,6 +264,9 @@ RunHeader decode_header(const json& j) {
   const At target = root.at("target");
   read_fields_at(target, h.target, kTargetFields);
   read_optional_at(target, h.target, kTargetOptional);
+  if (target.has(kLogicalBlockBytes)) {
+    h.target.logical_block_bytes = target.at(kLogicalBlockBytes).as<std::uint32_t>();
+  }
   const At parameters = root.at("parameters");
   if (!parameters.j.is_object()) parameters.fail("expected an object");
   for (const auto& [k, v] : parameters.j.items()) h.parameters[k] = parameters.at(k.c_str()).as<std::string>();
@@ -308,6 +314,7 @@ json header_json(const RunHeader& h) {
   json target = json::object();
   write_fields(target, h.target, kTargetFields);
   write_optional(target, h.target, kTargetOptional);
+  if (h.target.logical_block_bytes != 0) target[kLogicalBlockBytes] = h.target.logical_block_bytes;
   json drive = json::object();
   if (h.smart_before) drive["smart_before"] = smart_json(*h.smart_before);
   if (h.smart_after) drive["smart_after"] = smart_json(*h.smart_after);

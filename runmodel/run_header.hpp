@@ -18,15 +18,20 @@
 
 namespace nvmond {
 
-// The drive under test as the run found it. Absent ratings are unknown.
+// The drive under test as the run found it, and as a PTS target reports
+// itself before any run. Absent ratings and limits are unknown.
 struct TargetRecord {
-  std::string path;  // as the operator gave it
+  std::string path;  // a run's: as the operator gave it; a target's: its own
   std::string serial, model, firmware;
   std::uint64_t capacity_bytes = 0;
-  std::uint64_t tested_range_bytes = 0;
+  std::uint64_t tested_range_bytes = 0;  // 0 until a plan decides it
   std::optional<double> rated_dwpd;
   std::optional<double> rated_endurance_bytes;
   std::optional<double> warning_temp_c, critical_temp_c;
+  // The smallest I/O the target takes (a block device's logical block
+  // size); 0: unknown (a file, a simulated drive, a run recorded before it
+  // was kept).
+  std::uint32_t logical_block_bytes = 0;
   bool operator==(const TargetRecord&) const = default;
 };
 

@@ -241,7 +241,7 @@ std::optional<Error> SoakRunner::open_run(State& state, Run& run) {
   if (!opened) return Error{opened.error().reason, fmt::format("{}: {}", request.target, opened.error().message)};
   run.target = std::move(opened->target);
   run.keep = std::move(opened->keep);
-  const TargetIdentity id = run.target->identity();
+  const TargetRecord id = run.target->identity();
   if (state.claims != nullptr && !id.serial.empty()) {
     auto claim = state.claims->claim(id.serial, DriveUse{DriveUse::Kind::run, request.name, state.clock->wall()});
     if (!claim) return Error{claim.error().reason, fmt::format("{}: {}", request.target, claim.error().message)};
@@ -249,7 +249,7 @@ std::optional<Error> SoakRunner::open_run(State& state, Run& run) {
   }
   put_back_replaced_write_cache(state, state.open, request.name, id.serial);
   try {
-    run.plan = build_plan(request.test, TargetFacts{id.capacity_bytes, id.rated_dwpd});
+    run.plan = build_plan(request.test, TargetFacts{id.capacity_bytes, id.rated_dwpd.value_or(0.0)});
   } catch (const ParamError& e) {
     return Error{ErrorReason::params, fmt::format("{} on {}: {}", request.test.test, request.target, e.what())};
   }

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "pts/run_header.hpp"
 #include "pts/targets/purge.hpp"
 
 namespace nvmond {
@@ -59,7 +60,7 @@ std::uint32_t logical_block_bytes(int fd, bool opened, dev_t rdev) {
 
 // Who the drive is and its limits, from its controller; nothing when the
 // controller does not answer (the caller then names the target otherwise).
-void identify_controller(DeviceReader& controller, TargetIdentity& id) {
+void identify_controller(DeviceReader& controller, TargetRecord& id) {
   auto info = controller.identify();
   if (!info) return;
   id.serial = info->serial;
@@ -92,7 +93,7 @@ Result<std::unique_ptr<DeviceTarget>> DeviceTarget::open(const std::string& path
     return Error{ErrorReason::io, fmt::format("{}: {}", path, std::strerror(errno))};
   }
   if (open_namespace) t->nvme_ = open_namespace(path);
-  TargetIdentity& id = t->identity_;
+  TargetRecord& id = t->identity_;
   id.path = path;
   if (S_ISBLK(st.st_mode)) {
     auto size = t->fd_.valid() ? block_size(fd, path) : block_size_from_sysfs(st.st_rdev, path);
@@ -131,18 +132,13 @@ Result<PurgeRecord> DeviceTarget::purge() {
   return purge_target(fd_.get(), path_, identity_.capacity_bytes, nvme_ ? &*nvme_ : nullptr);
 }
 
-std::optional<HealthSample> DeviceTarget::health() {
+std::optional<SmartRecord> DeviceTarget::health() {
   if (!nvme_) return std::nullopt;
   auto s = nvme_->controller->read_smart();
   if (!s) return std::nullopt;
-  HealthSample h;
-  h.time = now();
-  h.temperature_c = kelvin_to_celsius(s->composite_temperature_k);
-  h.data_units_written = to_double(s->data_units_written);
-  h.percentage_used = s->percentage_used;
-  h.throttle_events = s->thermal.tmt1_transitions;
-  if (auto lm = nvme_->controller->read_ocp_latency_monitor(); lm && *lm) h.latency_monitor = **lm;
-  return h;
+  std::optional<OcpLatencyMonitorLog> monitor;
+  if (auto lm = nvme_->controller->read_ocp_latency_monitor(); lm && *lm) monitor = **lm;
+  return smart_record(now(), kelvin_to_celsius(s->composite_temperature_k), *s, monitor);
 }
 
 WriteCacheState DeviceTarget::write_cache() {

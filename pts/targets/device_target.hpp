@@ -26,7 +26,7 @@ class DeviceTarget final : public TestTarget {
   static Result<std::unique_ptr<DeviceTarget>> open(const std::string& path, const SafetyGuard& guard,
                                                     const NamespaceOpener& open_namespace, EngineFactory engines);
 
-  TargetIdentity identity() const override { return identity_; }
+  TargetRecord identity() const override { return identity_; }
   bool simulated() const override { return false; }
   // The guard's verdict on the descriptor opened once for the whole run.
   std::optional<Error> check_destructive() const override { return refusal_; }
@@ -35,7 +35,7 @@ class DeviceTarget final : public TestTarget {
                           const SequentialCursor& from) override;
   // Waits `d` of real time with no I/O in flight, or until stop().
   std::optional<Error> idle(Duration d) override;
-  std::optional<HealthSample> health() override;
+  std::optional<SmartRecord> health() override;
   // An NVMe namespace's controller: Identify VWC, then Get Features 06h;
   // any other target cannot tell.
   WriteCacheState write_cache() override;
@@ -50,7 +50,7 @@ class DeviceTarget final : public TestTarget {
   std::string path_;
   const SafetyGuard& guard_;
   EngineFactory engines_;
-  TargetIdentity identity_;
+  TargetRecord identity_;
   // Opened and approved once by the guard; every element, and the purge, use
   // it. Holding it also holds a block device's O_EXCL claim for the whole
   // run: nothing can mount it between rounds, and no round races the kernel's

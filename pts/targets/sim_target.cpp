@@ -6,6 +6,7 @@
 
 #include "core/log.hpp"
 #include "collectors/sim_name.hpp"
+#include "pts/run_header.hpp"
 
 namespace nvmond {
 
@@ -73,16 +74,17 @@ bool SimTarget::wait_for_clock(WallTime t) {
   return false;
 }
 
-TargetIdentity SimTarget::identity() const {
+TargetRecord SimTarget::identity() const {
   const auto& s = model_->spec();
-  TargetIdentity t;
+  TargetRecord t;
   t.path = sim_device_path(s.name);
   t.serial = s.serial;
   t.model = s.model;
   t.firmware = s.firmware;
   t.capacity_bytes = s.capacity_bytes;
-  t.rated_endurance_bytes = rated_endurance_bytes(s);
-  t.rated_dwpd = s.endurance.rated_dwpd;
+  // 0: the profile has no such rating (a TBW-rated one has no DWPD): unknown.
+  if (const double bytes = rated_endurance_bytes(s); bytes > 0) t.rated_endurance_bytes = bytes;
+  if (s.endurance.rated_dwpd > 0) t.rated_dwpd = s.endurance.rated_dwpd;
   t.warning_temp_c = s.warning_temp_c;
   t.critical_temp_c = s.critical_temp_c;
   return t;
@@ -93,17 +95,8 @@ Result<PurgeRecord> SimTarget::purge() {
   return PurgeRecord{"format", "simulated drive: NVMe Format (user data erase), back to fresh-out-of-box"};
 }
 
-std::optional<HealthSample> SimTarget::health() {
-  SmartLog s = model_->smart();
-  HealthSample h;
-  h.time = model_->now();
-  h.temperature_c = model_->composite_celsius();
-  h.data_units_written = to_double(s.data_units_written);
-  h.percentage_used = s.percentage_used;
-  h.throttled = model_->throttle_level() > 0;
-  h.throttle_events = s.thermal.tmt1_transitions;
-  h.latency_monitor = model_->ocp_latency_monitor();
-  return h;
+std::optional<SmartRecord> SimTarget::health() {
+  return smart_record(model_->now(), model_->composite_celsius(), model_->smart(), model_->ocp_latency_monitor());
 }
 
 std::optional<Error> SimTarget::idle(Duration d) {

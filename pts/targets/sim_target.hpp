@@ -33,7 +33,7 @@ class SimTarget final : public TestTarget {
  public:
   explicit SimTarget(std::shared_ptr<DriveModel> model, const Clock* pace = nullptr);
 
-  TargetIdentity identity() const override;
+  TargetRecord identity() const override;
   bool simulated() const override { return true; }
   std::optional<Error> check_destructive() const override { return std::nullopt; }
   Result<PurgeRecord> purge() override;
@@ -48,7 +48,7 @@ class SimTarget final : public TestTarget {
   // The model's time moves on by `d` with no host I/O (paced: as the clock
   // reaches it), so its idle-time garbage collection runs.
   std::optional<Error> idle(Duration d) override;
-  std::optional<HealthSample> health() override;
+  std::optional<SmartRecord> health() override;
   // The drive model keeps no data in a volatile cache: every write it
   // accepts is on its media, so every profile is write-cache-disabled.
   WriteCacheState write_cache() override { return {false, "simulated drive: the model has no volatile write cache"}; }

@@ -112,8 +112,9 @@ std::shared_ptr<DriveModel> fixture_drive() {
 }
 
 TestPlan fixture_plan(const TestTarget& target) {
-  const TargetIdentity id = target.identity();
-  return build_plan("wsat", {{"rounds", "6"}, {"round", "60s"}}, TargetFacts{id.capacity_bytes, id.rated_dwpd});
+  const TargetRecord id = target.identity();
+  return build_plan("wsat", {{"rounds", "6"}, {"round", "60s"}},
+                    TargetFacts{id.capacity_bytes, id.rated_dwpd.value_or(0.0)});
 }
 
 // Runs the fixture's plan, stopped as `as` once `after` rounds are committed.

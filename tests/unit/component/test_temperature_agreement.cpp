@@ -6,7 +6,6 @@
 
 #include "drivelog/nvme_exports.hpp"
 #include "pts/targets/device_target.hpp"
-#include "pts/run_header.hpp"
 #include "tests/support/fake_controller.hpp"
 #include "tests/support/jobs.hpp"
 #include "tests/support/samples.hpp"
@@ -40,8 +39,7 @@ TEST(TemperatureAgreement, RunJsonAndTheExporterReadTheSameKelvinAlike) {
     ASSERT_TRUE(t) << t.error().message;
     const auto health = (*t)->health();
     ASSERT_TRUE(health);
-    EXPECT_EQ(smart_record(*health).temperature_c,
-              test::sample(exported, "nvme_temperature_celsius", {{"sensor", "composite"}}))
+    EXPECT_EQ(health->temperature_c, test::sample(exported, "nvme_temperature_celsius", {{"sensor", "composite"}}))
         << kelvin << " K";
     EXPECT_EQ((*t)->identity().warning_temp_c,
               test::sample(exported, "nvme_temperature_limit_celsius", {{"limit", "warning"}}))

@@ -51,8 +51,8 @@ Measurement measured(const Element& e, const Scripted& s) {
 class ScriptedTarget final : public TestTarget {
  public:
   explicit ScriptedTarget(Script script) : script_(std::move(script)) {}
-  TargetIdentity identity() const override {
-    TargetIdentity id;
+  TargetRecord identity() const override {
+    TargetRecord id;
     id.path = "scripted";
     id.serial = "SCRIPTED0";
     id.model = "scripted";
@@ -67,7 +67,7 @@ class ScriptedTarget final : public TestTarget {
     now_ += std::chrono::seconds(60);
     return measured(e, script_(e, rounds_[e.label]++));
   }
-  std::optional<HealthSample> health() override { return std::nullopt; }
+  std::optional<SmartRecord> health() override { return std::nullopt; }
   WallTime now() const override { return now_; }
   void stop() override {}
   void restart() override {}

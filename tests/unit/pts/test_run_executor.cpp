@@ -255,8 +255,8 @@ TEST(RunExecutor, ARefusedTargetIsRefusedBeforeAnyIoOrRecord) {
 class FakeTarget : public TestTarget {
  public:
   FakeTarget(std::string serial, std::uint64_t capacity) : serial_(std::move(serial)), capacity_(capacity) {}
-  TargetIdentity identity() const override {
-    TargetIdentity id;
+  TargetRecord identity() const override {
+    TargetRecord id;
     id.serial = serial_;
     id.capacity_bytes = capacity_;
     return id;
@@ -264,7 +264,7 @@ class FakeTarget : public TestTarget {
   bool simulated() const override { return false; }
   std::optional<Error> check_destructive() const override { return std::nullopt; }
   Result<PurgeRecord> purge() override { return PurgeRecord{"none", ""}; }
-  std::optional<HealthSample> health() override { return std::nullopt; }
+  std::optional<SmartRecord> health() override { return std::nullopt; }
   WallTime now() const override { return WallTime{} + std::chrono::hours(480000); }
   void stop() override {}
   void restart() override {}
@@ -697,7 +697,7 @@ TEST(RunExecutor, ASimulatedDrivesFormatAndCachelessModelAreConformant) {
 }
 
 TEST(RunConditions, ABlockSizeBelowTheLogicalBlockSizeIsRefusedNamingTheDeviceAndTheSizes) {
-  TargetIdentity id;
+  TargetRecord id;
   id.path = "/dev/loop7";
   id.logical_block_bytes = 4096;
   const TargetFacts facts{1 << 30, 0};

@@ -23,7 +23,8 @@ RunHeader full_header() {
   h.started_ns = 1'796'218'800'000'000'000;
   h.nvmond_version = "0.1.0";
   h.simulated_clock = true;
-  h.target = {"sim:dc0", "SIM-DC0", "Sim DC", "1.0", 960'000'000'000ULL, 480'000'000'000ULL, 1.3, 2.5e15, 70.0, 80.0};
+  h.target = {"sim:dc0", "SIM-DC0", "Sim DC", "1.0", 960'000'000'000ULL, 480'000'000'000ULL, 1.3,
+              2.5e15,    70.0,      80.0,     4096};
   h.parameters = {{"round", "60s"}, {"rounds", "600"}};
   h.smart_before = SmartRecord{"2026-12-02T13:40:00Z", 41.5, 1000.0, 3, 7U, 0.005, 120U, 34U};
   h.smart_after = SmartRecord{"2026-12-02T23:40:00Z", 66.0, 9000.0, 4, 9U, std::nullopt, std::nullopt, std::nullopt};
@@ -54,6 +55,7 @@ TEST(RunCodec, EveryHeaderFieldSurvivesTheStoresBlob) {
   EXPECT_EQ(back->purges[0].stage, 1u);
   EXPECT_EQ(back->purges[0].purge.method, "deallocate");
   EXPECT_EQ(back->target.rated_endurance_bytes, 2.5e15);
+  EXPECT_EQ(back->target.logical_block_bytes, 4096u);
   EXPECT_EQ(back->failure, "every I/O failed");
 }
 
@@ -62,6 +64,7 @@ TEST(RunCodec, AHeaderWithoutOptionalFieldsWritesNoneOfThem) {
   h.run_id = 0;
   h.target.rated_dwpd.reset();
   h.target.warning_temp_c.reset();
+  h.target.logical_block_bytes = 0;  // unknown
   h.smart_before.reset();
   h.smart_after.reset();
   h.purge.reset();
@@ -76,6 +79,7 @@ TEST(RunCodec, AHeaderWithoutOptionalFieldsWritesNoneOfThem) {
   EXPECT_EQ(j["run_id"], "");  // run.json's form of "no id yet"
   EXPECT_FALSE(j["target"].contains("rated_dwpd"));
   EXPECT_FALSE(j["target"].contains("warning_temp_c"));
+  EXPECT_FALSE(j["target"].contains("logical_block_bytes"));
   EXPECT_EQ(j["drive"], json::object());
   for (const char* key :
        {"purge", "purges", "conditions", "resumed", "resumable", "failure", "ended_at", "status", "profile"}) {

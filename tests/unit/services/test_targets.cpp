@@ -7,6 +7,7 @@
 #include "services/targets.hpp"
 
 #include "core/clock.hpp"
+#include "pts/round_record.hpp"
 
 namespace nvmond {
 namespace {
@@ -28,7 +29,7 @@ TEST(OpenTestTarget, AFreshSimulatedDriveStartsAtThePacingClocksTime) {
     EXPECT_EQ((*opened)->now(), start) << target;
     auto health = (*opened)->health();
     ASSERT_TRUE(health) << target;
-    EXPECT_EQ(health->time, start) << target;
+    EXPECT_EQ(health->time, rfc3339(start)) << target;
   }
 }
 

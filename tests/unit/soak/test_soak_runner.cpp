@@ -61,7 +61,7 @@ class GatedTarget final : public TestTarget {
     gate_->destroyed = true;
     gate_->cv.notify_all();
   }
-  TargetIdentity identity() const override { return sim_.identity(); }
+  TargetRecord identity() const override { return sim_.identity(); }
   bool simulated() const override { return true; }
   std::optional<Error> check_destructive() const override { return std::nullopt; }
   Result<PurgeRecord> purge() override { return sim_.purge(); }
@@ -84,7 +84,7 @@ class GatedTarget final : public TestTarget {
     }
     return sim_.run(e, range, max, from);
   }
-  std::optional<HealthSample> health() override { return sim_.health(); }
+  std::optional<SmartRecord> health() override { return sim_.health(); }
   WallTime now() const override { return sim_.now(); }
   void stop() override {
     std::lock_guard lock(gate_->mu);

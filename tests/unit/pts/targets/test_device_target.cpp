@@ -6,7 +6,6 @@
 #include <fstream>
 
 #include "pts/targets/device_target.hpp"
-#include "pts/run_header.hpp"
 #include "tests/support/fake_controller.hpp"
 #include "tests/support/jobs.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -90,7 +89,7 @@ TEST(DeviceTarget, TemperaturesAreKelvinLessTheSame273AsTheExporters) {
   EXPECT_EQ(t->identity().critical_temp_c, 80.0);
   auto h = t->health();
   ASSERT_TRUE(h);
-  EXPECT_EQ(smart_record(*h).temperature_c, 50.0);
+  EXPECT_EQ(h->temperature_c, 50.0);
 }
 
 // What the run records against PTS-E's "write cache disabled": the
