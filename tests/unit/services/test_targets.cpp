@@ -7,7 +7,7 @@
 #include "services/targets.hpp"
 
 #include "core/clock.hpp"
-#include "pts/round_record.hpp"
+#include "runmodel/round_record.hpp"
 
 namespace nvmond {
 namespace {
