@@ -31,213 +31,6 @@ namespace {
 using json_keys::DecodeError;
 using Node = json_keys::Path;
 
-// A scalar as the header prints it: strings bare, numbers as JSON writes them.
-std::string printed(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
-
-std::vector<std::pair<std::string, std::string>> printed_fields(const std::optional<SmartRecord>& s) {
-  std::vector<std::pair<std::string, std::string>> out;
-  if (!s) return out;
-  const json fields = smart_record_json(*s);
-  for (const auto& [k, v] : fields.items()) out.emplace_back(k, printed(v));
-  return out;
-}
-
-double or_absent(const std::optional<double>& v) { return v ? *v : kAbsent; }
-
-// Seconds since the run started of an RFC 3339 time; NaN when empty or malformed.
-double offset_of(const std::string& text, double run_start) {
-  if (text.empty()) return kAbsent;
-  const auto t = parse_rfc3339(text);
-  return t ? *t - run_start : kAbsent;
-}
-
-std::optional<OpStats> op_stats(const std::optional<OpSummary>& s) {
-  if (!s) return std::nullopt;
-  const Latency l{s->mean, s->min, s->max, s->p50, s->p90, s->p99, s->p999, s->p9999, or_absent(s->p99999)};
-  return OpStats{static_cast<double>(s->ops), static_cast<double>(s->bytes),  s->iops,
-                 s->bytes_per_second,         static_cast<double>(s->errors), l};
-}
-
-Ops ops_of(const std::array<std::optional<OpSummary>, kIoOpCount>& ops) {
-  return {op_stats(ops[static_cast<int>(IoOp::read)]), op_stats(ops[static_cast<int>(IoOp::write)])};
-}
-
-Round round_view(const RoundRecord& r, double run_start) {
-  Round v;
-  v.index = static_cast<int>(r.index);
-  v.stage = r.stage;
-  v.round = static_cast<double>(r.round);
-  v.phase = r.phase;
-  if (!r.label.empty() || r.bs > 0) {
-    v.element = Element{static_cast<double>(r.bs), r.read_pct, static_cast<double>(r.threads),
-                        static_cast<double>(r.queue_depth), r.label};
-  }
-  v.start = static_cast<double>(to_unix_ns(r.started_at)) * 1e-9 - run_start;
-  v.seconds = r.seconds;
-  v.iops = r.iops;
-  v.bytes_per_second = r.bytes_per_second;
-  v.ops = ops_of(r.ops);
-  if (r.temp_min_c && r.temp_max_c) v.temperature_c = MinMax{*r.temp_min_c, *r.temp_max_c};
-  v.throttled_seconds = r.throttled_seconds;
-  v.bytes_written = static_cast<double>(r.bytes_written);
-  return v;
-}
-
-SteadyState steady_state_view(const SteadyStateReport& s) {
-  SteadyState v;
-  v.variable = tracked_variable_name(s.tracked.front().variable);
-  v.element = s.tracked.front().element;
-  v.reached = s.verdict.reached;
-  v.round = s.verdict.round ? static_cast<double>(*s.verdict.round) : kAbsent;
-  v.stage = static_cast<double>(s.stage);
-  if (const auto& w = s.verdict.window) {
-    v.window_from = static_cast<double>(w->first);
-    v.window_to = static_cast<double>(w->last);
-    v.average = w->average;
-    v.range = w->range;
-    v.range_limit = w->range_limit;
-    v.slope_excursion = w->slope_excursion;
-    v.slope_excursion_limit = w->slope_excursion_limit;
-    v.slope = w->slope;
-    v.intercept = w->intercept;
-  }
-  for (std::size_t i = 0; i < s.tracked.size(); ++i) {
-    TrackedCheck c{
-        tracked_variable_name(s.tracked[i].variable), s.tracked[i].element, kAbsent, kAbsent, kAbsent, false, false};
-    if (i < s.verdict.windows.size()) {
-      const WindowCheck& w = s.verdict.windows[i];
-      c.window_from = static_cast<double>(w.first);
-      c.window_to = static_cast<double>(w.last);
-      c.average = w.average;
-      c.range_ok = w.range_ok;
-      c.slope_ok = w.slope_ok;
-    }
-    v.variables.push_back(std::move(c));
-  }
-  return v;
-}
-
-std::optional<SteadyState> steady_state_view(const std::optional<SteadyStateReport>& s) {
-  return s ? std::optional(steady_state_view(*s)) : std::nullopt;
-}
-
-std::optional<MeasurementWindow> window_view(const std::optional<nvmond::MeasurementWindow>& w) {
-  if (!w) return std::nullopt;
-  return MeasurementWindow{static_cast<double>(w->stage), static_cast<double>(w->first), static_cast<double>(w->last),
-                           w->steady_state};
-}
-
-std::vector<double> as_doubles(const std::vector<std::uint64_t>& v) { return {v.begin(), v.end()}; }
-
-// The sections of one group of rounds: the run's, or its comparison run's.
-void group_view(const nvmond::Run& run, const GroupResults& g, int group, double run_start, RunRecord& r) {
-  for (const auto& p : g.preconditioning) {
-    r.preconditioning.push_back({p.kind, static_cast<double>(p.bytes), p.seconds, static_cast<double>(p.rounds),
-                                 steady_state_view(p.steady_state)});
-  }
-  for (const auto& round : run.rounds) {
-    if (round.group == group) r.rounds.push_back(round_view(round, run_start));
-  }
-  r.steady_state = steady_state_view(g.steady_state);
-  r.measurement_window = window_view(g.measurement_window);
-  for (const auto& s : g.subtests) {
-    r.subtests.push_back({s.label, steady_state_view(s.steady_state), window_view(s.window)});
-  }
-  if (g.elements) {
-    for (const auto& e : *g.elements) {
-      r.elements.push_back({Element{static_cast<double>(e.bs), e.read_pct, static_cast<double>(e.threads),
-                                    static_cast<double>(e.queue_depth), e.label},
-                            e.iops, e.bytes_per_second, ops_of(e.ops)});
-    }
-  }
-  if (g.histogram) r.histogram = Histogram{g.histogram->bounds_s, as_doubles(g.histogram->counts)};
-  if (g.response_time_histograms) {
-    for (const auto& h : *g.response_time_histograms) {
-      PointHistogram p{h.point,
-                       h.label,
-                       static_cast<double>(h.threads),
-                       static_cast<double>(h.queue_depth),
-                       h.iops,
-                       h.bounds_s,
-                       {},
-                       {},
-                       h.source,
-                       or_absent(h.seconds)};
-      for (int op = 0; op < kIoOpCount; ++op) {
-        if (!h.ops[op]) continue;
-        const PointOpHistogram& o = *h.ops[op];
-        (op == static_cast<int>(IoOp::read) ? p.read : p.write) =
-            OpHistogram{static_cast<double>(o.ops), o.iops, o.mean_s, o.max_s, as_doubles(o.counts)};
-      }
-      r.response_time_histograms.push_back(std::move(p));
-    }
-  }
-  if (g.slc) {
-    const SlcResult& s = *g.slc;
-    Slc slc{s.found ? static_cast<double>(s.cache_bytes) : kAbsent,
-            s.found ? s.before_bytes_per_second : kAbsent,
-            s.found ? s.after_bytes_per_second : kAbsent,
-            {}};
-    for (const auto& p : s.curve) slc.curve.push_back({static_cast<double>(p.written_bytes), p.bytes_per_second});
-    r.slc = std::move(slc);
-  }
-}
-
-Drive drive_view(const DriveResults& d, const RunHeader& header, double start) {
-  Drive drive;
-  if (d.temperature_c) drive.temperature_c = MinMax{d.temperature_c->first, d.temperature_c->second};
-  for (const auto& e : d.throttle_events) {
-    drive.throttle_events.push_back(
-        {offset_of(e.start, start), offset_of(e.end, start), e.start, e.end, e.peak_c, e.sources});
-  }
-  drive.smart_before = printed_fields(header.smart_before);
-  drive.smart_after = printed_fields(header.smart_after);
-  drive.host_bytes_written = d.host_bytes_written;
-  drive.drive_writes = or_absent(d.drive_writes);
-  drive.dwpd_spent = or_absent(d.dwpd_spent);
-  if (const auto& lm = d.latency_monitor) {
-    drive.latency_threshold_s = lm->threshold_s;
-    drive.latency_drive_ios = static_cast<double>(lm->drive_ios);
-    drive.latency_host_ios_min = static_cast<double>(lm->host_ios_min);
-    drive.latency_host_ios_max = static_cast<double>(lm->host_ios_max);
-  }
-  return drive;
-}
-
-RunRecord record_of(const nvmond::Run& run, const std::string& source) {
-  RunRecord r;
-  r.source = source;
-  r.header = run.header;
-  r.status = run.status;
-  const auto start = parse_rfc3339(run.header.started_at);
-  if (!start) throw DecodeError("started_at: expected an RFC 3339 time");
-  r.duration_s = offset_of(run.header.ended_at.value_or(""), *start);
-  group_view(run, run.results.main, 0, *start, r);
-  if (const auto& c = run.results.compare) {
-    r.compare_label = c->label;
-    auto nested = std::make_shared<RunRecord>();
-    nested->source = source;
-    nested->header = run.header;
-    nested->header.test = c->test;
-    nested->header.target.tested_range_bytes = c->tested_range_bytes.value_or(0);
-    group_view(run, c->run, 1, *start, *nested);
-    r.compare = std::move(nested);
-  }
-  if (const auto& q = run.results.qos) {
-    Qos qos{q->pass, {}};
-    for (const auto& c : q->checks) {
-      qos.checks.push_back(
-          {op_name(c.op), static_cast<double>(c.bs), c.quantile, c.limit_s, or_absent(c.measured_s), c.pass});
-    }
-    r.qos = std::move(qos);
-  }
-  if (run.results.drive) r.drive = drive_view(*run.results.drive, run.header, *start);
-  for (const auto& p : run.results.timeline) {
-    r.timeline.push_back({p.t, or_absent(p.temperature_c), p.bytes_per_second});
-  }
-  return r;
-}
-
 void require_schema(const Node& root) {
   const auto schema = root.text("schema");
   if (!schema.empty() && schema.rfind("nvmond.run/1", 0) != 0) {
@@ -389,6 +182,61 @@ std::string file_kind(mode_t mode) {
 
 }  // namespace
 
+RunRecord record_of(Run run, const std::string& source) {
+  for (const auto& c : run.results.conditions) add_condition(run.header, c);
+  run.results.conditions.clear();
+  auto shared = std::make_shared<const Run>(std::move(run));
+  RunRecord r;
+  r.source = source;
+  r.header = shared->header;
+  r.status = shared->status;
+  r.run = shared;
+  r.group = 0;
+  r.results = &shared->results.main;
+  r.started = parse_rfc3339(r.header.started_at).value_or(kAbsent);
+  r.duration_s = r.offset(r.header.ended_at.value_or(""));
+  for (const RoundRecord& round : shared->rounds) {
+    if (round.group == 0) r.rounds.push_back(&round);
+  }
+  if (const auto& c = shared->results.compare) {
+    r.compare_label = c->label;
+    auto nested = std::make_shared<RunRecord>();
+    nested->source = source;
+    nested->header = r.header;
+    nested->header.test = c->test;
+    nested->header.target.tested_range_bytes = c->tested_range_bytes.value_or(0);
+    nested->run = shared;
+    nested->group = 1;
+    nested->results = &c->run;
+    nested->started = r.started;
+    nested->duration_s = r.duration_s;
+    for (const RoundRecord& round : shared->rounds) {
+      if (round.group == 1) nested->rounds.push_back(&round);
+    }
+    r.compare = std::move(nested);
+  }
+  return r;
+}
+
+const DriveResults* RunRecord::drive() const {
+  return group == 0 && run && run->results.drive ? &*run->results.drive : nullptr;
+}
+
+const std::vector<TimelinePoint>& RunRecord::timeline() const {
+  static const std::vector<TimelinePoint> kNone;
+  return group == 0 && run ? run->results.timeline : kNone;
+}
+
+double RunRecord::offset(const RoundRecord& r) const {
+  return static_cast<double>(to_unix_ns(r.started_at)) * 1e-9 - started;
+}
+
+double RunRecord::offset(const std::string& rfc3339_time) const {
+  if (rfc3339_time.empty()) return kAbsent;
+  const auto t = parse_rfc3339(rfc3339_time);
+  return t ? *t - started : kAbsent;
+}
+
 Result<RunRecord> parse_run(const std::string& json_text, const std::string& source) {
   json j;
   try {
@@ -406,7 +254,8 @@ Result<RunRecord> run_from_json(const json& j, const std::string& source) {
     require_schema(root);
     auto run = nvmond::run_from_json(j);
     if (!run) return Error{run.error().reason, source + ": " + run.error().message};
-    return record_of(*run, source);
+    if (!parse_rfc3339(run->header.started_at)) root.at("started_at").fail("expected an RFC 3339 time");
+    return record_of(std::move(*run), source);
   } catch (const DecodeError& e) {
     return Error{ErrorReason::decode, source + ": " + e.what()};
   } catch (const json::exception& e) {
