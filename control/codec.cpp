@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "control/framing.hpp"
+#include "core/json_path.hpp"
 #include "core/result.hpp"
 #include "runmodel/run_codec.hpp"
 
@@ -104,8 +105,7 @@ Round decode_round(const json& j) {
   r.index = integer_of(j, "index", "a round index");
   r.phase = string_of(j, "phase", "a string");
   r.iops = number_or_null(j, "iops");
-  const json& data = need(j, "data", "the round's data");
-  r.data = data.is_string() ? data.get<std::string>() : data.dump();
+  r.data = round_from_json(json_keys::Path{need(j, "data", "the round's data"), "data"});
   return r;
 }
 
@@ -322,11 +322,7 @@ json encode(const Schedule& s) {
 }
 
 json encode(const Round& r) {
-  json data = json::parse(r.data, nullptr, false);
-  return {{"index", r.index},
-          {"phase", r.phase},
-          {"iops", opt(r.iops)},
-          {"data", data.is_discarded() ? json(r.data) : data}};
+  return {{"index", r.index}, {"phase", r.phase}, {"iops", opt(r.iops)}, {"data", to_json(r.data)}};
 }
 
 json encode(const SelfTestEntry& e) {

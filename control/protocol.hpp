@@ -19,6 +19,7 @@
 #include "core/error_reason.hpp"
 #include "runmodel/run_status.hpp"
 #include "runmodel/run_view.hpp"
+#include "runmodel/round_record.hpp"
 
 namespace nvmond::control {
 
@@ -112,9 +113,8 @@ struct Round {
   std::int64_t index = 0;
   std::string phase;
   std::optional<double> iops;
-  // The round as the run store holds it: its JSON text, which the codec
-  // carries as the object it is (as a string, should it not be JSON).
-  std::string data;
+  // The round as the run store holds it, in the run model's codec.
+  RoundRecord data;
 };
 
 struct PingReply {};

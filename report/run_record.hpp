@@ -59,6 +59,10 @@ struct RunRecord {
 // header, as run.json writes them); `source` names it in messages.
 RunRecord record_of(Run run, const std::string& source);
 
+// Whether a round names its element: rounds of runs written before rounds
+// carried their element do not.
+inline bool has_element(const RoundRecord& r) { return !r.label.empty() || r.bs > 0; }
+
 // A round's op; nullptr when it did none of them.
 inline const OpSummary* op_of(const std::array<std::optional<OpSummary>, kIoOpCount>& ops, IoOp op) {
   const auto& o = ops[static_cast<int>(op)];

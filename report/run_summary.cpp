@@ -25,11 +25,11 @@ void keep_max(double& m, double v) {
 
 // The element the summary's latency is of: the steady state's (first)
 // tracked one, else the only or the last measured element.
-std::string latency_element(const RunRecord& run, const std::optional<SteadyState>& ss) {
-  if (ss && !ss->element.empty()) return ss->element;
-  if (!run.elements.empty()) return run.elements.back().element.label;
+std::string latency_element(const RunRecord& run, const std::optional<SteadyStateReport>& ss) {
+  if (ss && !tracked_element(*ss).empty()) return tracked_element(*ss);
+  if (run.results->elements && !run.results->elements->empty()) return run.results->elements->back().label;
   for (auto r = run.rounds.rbegin(); r != run.rounds.rend(); ++r) {
-    if (is_test_round(*r) && r->element) return r->element->label;
+    if (is_test_round(**r) && has_element(**r)) return (*r)->label;
   }
   return "";
 }
@@ -38,77 +38,84 @@ std::string latency_element(const RunRecord& run, const std::optional<SteadyStat
 
 // The summary of the measured rounds a steady state and a measurement
 // window name: the run's, or one sub-test's.
-RunSummary summarize_over(const RunRecord& run, const std::optional<SteadyState>& ss,
+RunSummary summarize_over(const RunRecord& run, const std::optional<SteadyStateReport>& ss,
                           const std::optional<RoundWindow>& window) {
   RunSummary s;
   s.bandwidth = tracks_bandwidth(run);
-  s.steady = ss && ss->reached;
+  s.steady = ss && ss->verdict.reached;
   // Latency over the measurement window when there is one, so that FOB
   // rounds do not flatter a drive; else over every test round.
   // A demand-intensity sweep's level is its tracked (highest-load) point:
   // its latency is that point's too, not a mean over loads from T1Q1 up.
-  const bool sweep = !run.response_time_histograms.empty() && ss && !ss->element.empty();
+  const auto& sweeps = run.results->response_time_histograms;
+  const bool sweep = sweeps && !sweeps->empty() && ss && !tracked_element(*ss).empty();
   const std::string element = latency_element(run, ss);
   Mean level, p99, p999;
   bool wrote = false;
-  for (const auto& r : run.rounds) {
-    if (!is_test_round(r)) continue;
-    if (window && !in_window(run, r, *window)) continue;
-    if (sweep && !(r.element && r.element->label == ss->element)) continue;
-    level.add(s.bandwidth ? r.bytes_per_second : r.iops);
+  for (const RoundRecord* r : run.rounds) {
+    if (!is_test_round(*r)) continue;
+    if (window && !in_window(*r, *window)) continue;
+    if (sweep && !(has_element(*r) && r->label == tracked_element(*ss))) continue;
+    level.add(s.bandwidth ? r->bytes_per_second : r->iops);
     // Runs without `elements` (written before it): that element's rounds.
-    if (!(r.element && r.element->label == element)) continue;
-    const auto& op = r.ops.write ? r.ops.write : r.ops.read;
-    wrote = wrote || r.ops.write.has_value();
-    if (op) p99.add(op->latency.p99), p999.add(op->latency.p999);
+    if (!(has_element(*r) && r->label == element)) continue;
+    const OpSummary* op = primary_op(r->ops);
+    wrote = wrote || op_of(r->ops, IoOp::write);
+    if (op) p99.add(op->p99), p999.add(op->p999);
   }
-  s.level = ss && std::isfinite(ss->average) ? ss->average : level.value();
+  const WindowCheck* w = ss ? window_of(*ss) : nullptr;
+  s.level = w && std::isfinite(w->average) ? w->average : level.value();
   s.p99 = p99.value();
   s.p999 = p999.value();
   // The element's own result over the window: its quantiles from the
   // window's summed distributions, the number run.json gives it.
-  for (const auto& e : run.elements) {
-    if (e.element.label != element) continue;
-    const auto& op = e.ops.write ? e.ops.write : e.ops.read;
-    if (!op) break;
-    wrote = e.ops.write.has_value();
-    s.p99 = op->latency.p99;
-    s.p999 = op->latency.p999;
-    break;
+  if (run.results->elements) {
+    for (const auto& e : *run.results->elements) {
+      if (e.label != element) continue;
+      const OpSummary* op = primary_op(e.ops);
+      if (!op) break;
+      wrote = op_of(e.ops, IoOp::write) != nullptr;
+      s.p99 = op->p99;
+      s.p999 = op->p999;
+      break;
+    }
   }
   if (!element.empty() && (std::isfinite(s.p99) || std::isfinite(s.p999))) {
     s.latency_of = element + (wrote ? " write" : " read");
   }
 
-  if (run.drive && run.drive->temperature_c) keep_max(s.temp_max_c, run.drive->temperature_c->max);
-  for (const auto& p : run.timeline) keep_max(s.temp_max_c, p.temperature_c);
-  for (const auto& r : run.rounds) {
-    if (r.temperature_c) keep_max(s.temp_max_c, r.temperature_c->max);
+  const DriveResults* drive = run.drive();
+  if (drive && drive->temperature_c) keep_max(s.temp_max_c, drive->temperature_c->second);
+  for (const auto& p : run.timeline()) keep_max(s.temp_max_c, p.temperature_c.value_or(kAbsent));
+  for (const RoundRecord* r : run.rounds) {
+    if (r->temp_min_c && r->temp_max_c) keep_max(s.temp_max_c, *r->temp_max_c);
   }
 
   Mean throttled;
-  for (const auto& r : run.rounds) throttled.add(r.throttled_seconds);
+  for (const RoundRecord* r : run.rounds) throttled.add(r->throttled_seconds);
   if (throttled.n > 0) {
     s.throttled_s = throttled.sum;
-  } else if (run.drive) {
+  } else if (drive) {
     double total = 0;
-    for (const auto& e : run.drive->throttle_events) {
-      const double end = std::isfinite(e.end) ? e.end : run.duration_s;
-      if (std::isfinite(e.start) && std::isfinite(end)) total += std::max(0.0, end - e.start);
+    for (const auto& e : drive->throttle_events) {
+      const double start = run.offset(e.start), end_at = run.offset(e.end);
+      const double end = std::isfinite(end_at) ? end_at : run.duration_s;
+      if (std::isfinite(start) && std::isfinite(end)) total += std::max(0.0, end - start);
     }
     s.throttled_s = total;
   }
   return s;
 }
 
-RunSummary summarize(const RunRecord& run) { return summarize_over(run, run.steady_state, measured_rounds(run)); }
+RunSummary summarize(const RunRecord& run) {
+  return summarize_over(run, run.results->steady_state, measured_rounds(run));
+}
 
 std::vector<LabelledSummary> summaries(const RunRecord& run) {
-  if (run.subtests.size() <= 1) return {{"", summarize(run)}};
+  if (run.results->subtests.size() <= 1) return {{"", summarize(run)}};
   std::vector<LabelledSummary> out;
-  for (const auto& t : run.subtests) {
-    out.push_back(
-        {t.label, summarize_over(run, t.steady_state, measured_rounds(t.measurement_window, t.steady_state))});
+  for (const auto& t : run.results->subtests) {
+    out.push_back({t.label, summarize_over(run, t.steady_state, measured_rounds(t.window, t.steady_state))});
   }
   return out;
 }

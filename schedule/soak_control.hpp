@@ -26,6 +26,7 @@
 #include "runmodel/run_view.hpp"
 #include "runmodel/request.hpp"
 #include "store/run_store.hpp"
+#include "runmodel/round_record.hpp"
 
 namespace nvmond {
 
@@ -58,7 +59,7 @@ struct LastRun {
 
 struct RunDetail {
   RunView run;
-  std::vector<RoundRow> rounds;
+  std::vector<RoundRecord> rounds;
   std::optional<std::int64_t> next_round;  // where the next page starts; none after the last
 };
 

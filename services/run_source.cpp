@@ -76,9 +76,9 @@ Result<report::RunRecord> RunSource::load(const std::string& run) const {
       }
       return stored.error();
     }
-    auto doc = run_json_from_store(*stored);
-    if (!doc) return doc.error();
-    return report::run_from_json(*doc, fmt::format("run {} in {}", run, db));
+    auto typed = run_from_store(*stored);
+    if (!typed) return typed.error();
+    return report::record_of(std::move(*typed), fmt::format("run {} in {}", run, db));
   }
   if (unknown) return *unknown;
   return Error{ErrorReason::absent, fmt::format("run {}: no database at {} or {} (give the daemon's --state-dir DIR or "

@@ -2,7 +2,7 @@
 // Where `nvmonctl report` and `nvmonctl compare` find a RUN: a directory
 // holding run.json or a run.json file when such a path exists, else a run
 // id in the daemon's store, read read-only from its state directory and
-// rebuilt into the run.json the run's writer produces (pts/stored_run.hpp).
+// rebuilt into the typed run its run.json encodes (pts/stored_run.hpp).
 //
 // The state directory: --state-dir, else --config's [daemon] state_dir,
 // else the daemon's default (default_state_dir()). A run id is looked up in

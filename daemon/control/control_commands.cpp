@@ -220,7 +220,7 @@ ctl::AnyReply show(const ctl::ShowRequest& req, SoakControl& soaks) {
   if (!d) return fail_naming_runs(d.error(), kAllRuns);
   ctl::ShowReply reply{d->run, {}, d->next_round};
   for (const auto& r : d->rounds) {
-    reply.rounds.push_back({r.index, r.phase, r.iops, r.data});
+    reply.rounds.push_back({static_cast<std::int64_t>(r.index), r.phase, r.iops, r});
   }
   return reply;
 }

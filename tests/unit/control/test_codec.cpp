@@ -124,8 +124,17 @@ TEST(ControlCodec, EveryReplySurvivesTheRoundTrip) {
   expect_round_trip(StopReply{{12, 13}});
   expect_round_trip(RunsActedOn{{12, 13}});
   expect_round_trip(HistoryReply{{ended, a_run()}});
-  expect_round_trip(
-      ShowReply{a_run(), {{0, "fob", 9000.0, json{{"iops", 9000.0}}.dump()}, {1, "fob", std::nullopt, "raw"}}, 2});
+  RoundRecord fob;
+  fob.index = 1;
+  fob.phase = "fob";
+  fob.label = "4KiB 0/100";
+  fob.iops = 9000.0;
+  fob.ops[1] = OpSummary{};
+  fob.ops[1]->ops = 540000;
+  fob.temp_min_c = 40.0;
+  fob.temp_max_c = 55.5;
+  fob.histogram = {0, 3, 1};
+  expect_round_trip(ShowReply{a_run(), {{0, "fob", 9000.0, fob}, {1, "fob", std::nullopt, RoundRecord{}}}, 2});
   expect_round_trip(ShowReply{ended, {}, std::nullopt});
   expect_round_trip(SelfTestReply{"SN-A",
                                   "",

@@ -134,7 +134,7 @@ TEST(ControlReply, NonFiniteNumbersAreSentAsNull) {
     constexpr double inf = std::numeric_limits<double>::infinity();
     control::ShowReply show;
     for (double iops : {inf, -inf, std::numeric_limits<double>::quiet_NaN(), 5.0}) {
-      show.rounds.push_back({static_cast<std::int64_t>(show.rounds.size()), "test", iops, "{}"});
+      show.rounds.push_back({static_cast<std::int64_t>(show.rounds.size()), "test", iops, RoundRecord{}});
     }
     return show;
   };
