@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string_view>
 #include <tuple>
 
 #include "report/markup.hpp"
@@ -19,40 +20,44 @@ const std::string kThrottleColor = "#d62728";
 const std::string kBandColor = "#0072b2";
 const std::string kPreconditioningColor = "#7f7f7f";  // apart from the elements' palette
 
-double round_value(const Round& r, bool bandwidth) { return bandwidth ? r.bytes_per_second : r.iops; }
+double round_value(const RoundRecord& r, bool bandwidth) { return bandwidth ? r.bytes_per_second : r.iops; }
 
-// The op a compare overlay follows: write when the runs write, else read.
-const OpStats* primary_op(const Ops& ops) { return ops.write ? &*ops.write : ops.read ? &*ops.read : nullptr; }
+// A round names its element when it has a label or a block size; older
+// runs' rounds may have neither.
+bool names_element(const RoundRecord& r) { return !r.label.empty() || r.bs > 0; }
 
+// p99.999 is optional (rounds stored before it was measured): a gap then.
 struct Quantile {
   const char* name;
-  double Latency::*field;
+  double (*value)(const OpSummary&);
 };
-constexpr Quantile kQuantiles[] = {{"p50", &Latency::p50},
-                                   {"p99", &Latency::p99},
-                                   {"p99.9", &Latency::p999},
-                                   {"p99.99", &Latency::p9999},
-                                   {"p99.999", &Latency::p99999}};
+constexpr Quantile kQuantiles[] = {{"p50", [](const OpSummary& o) { return o.p50; }},
+                                   {"p99", [](const OpSummary& o) { return o.p99; }},
+                                   {"p99.9", [](const OpSummary& o) { return o.p999; }},
+                                   {"p99.99", [](const OpSummary& o) { return o.p9999; }},
+                                   {"p99.999", [](const OpSummary& o) { return o.p99999.value_or(kAbsent); }}};
+bool is_p99(const Quantile& q) { return std::string_view(q.name) == "p99"; }
 
 // Where the steady-state window lies on a per-round chart (whose x is the
 // execution index): the indices of its rounds.
-std::optional<IndexSpan> steady_state_span(const RunRecord& run, const SteadyState& s) {
+std::optional<IndexSpan> steady_state_span(const RunRecord& run, const SteadyStateReport& s) {
   const auto w = steady_state_rounds(s);
   if (!w) return std::nullopt;
   if (const auto span = index_span(run, *w)) return span;
-  return run.rounds.empty() ? std::optional(IndexSpan{w->first, w->last}) : std::nullopt;
+  return run.rounds.empty() ? std::optional(IndexSpan{static_cast<double>(w->first), static_cast<double>(w->last)})
+                            : std::nullopt;
 }
 
 // The steady states a single run's per-round chart shows: each sub-test's
 // (throughput: one per block size), else the run's one.
-std::vector<const SteadyState*> steady_states(const RunRecord& run) {
-  std::vector<const SteadyState*> out;
-  if (run.subtests.size() > 1) {
-    for (const auto& t : run.subtests) {
+std::vector<const SteadyStateReport*> steady_states(const RunRecord& run) {
+  std::vector<const SteadyStateReport*> out;
+  if (run.results->subtests.size() > 1) {
+    for (const auto& t : run.results->subtests) {
       if (t.steady_state) out.push_back(&*t.steady_state);
     }
   }
-  if (out.empty() && run.steady_state) out.push_back(&*run.steady_state);
+  if (out.empty() && run.results->steady_state) out.push_back(&*run.results->steady_state);
   return out;
 }
 
@@ -62,27 +67,31 @@ std::vector<const SteadyState*> steady_states(const RunRecord& run) {
 // average and its ±10 %/±20 % bands.
 enum class SteadyDetail { window, fit, bands };
 
-void add_steady_state(Chart& c, const RunRecord& run, const SteadyState& s, const std::string& color,
+void add_steady_state(Chart& c, const RunRecord& run, const SteadyStateReport& s, const std::string& color,
                       const std::string& label, SteadyDetail detail) {
   const auto span = steady_state_span(run, s);
   if (!span) return;
+  // A span comes only from a deciding window.
+  const WindowCheck& win = *window_of(s);
   const std::string who = label.empty() ? "" : label + ": ";
-  c.spans.push_back({"steady-state", who + (s.reached ? "steady-state window" : "last window (not steady)"), span->from,
-                     span->to, color, 0.22});
+  c.spans.push_back({"steady-state", who + (s.verdict.reached ? "steady-state window" : "last window (not steady)"),
+                     span->from, span->to, color, 0.22});
   if (detail == SteadyDetail::window) return;
-  if (detail == SteadyDetail::bands && std::isfinite(s.average)) {
-    c.bands.push_back({"±20 % of window average", s.average * 0.8, s.average * 1.2, kBandColor, 0.08});
-    c.bands.push_back({"±10 % of window average", s.average * 0.9, s.average * 1.1, kBandColor, 0.14});
-    c.lines.push_back({"window average", s.average, false, color, Dash::dashed});
+  if (detail == SteadyDetail::bands && std::isfinite(win.average)) {
+    c.bands.push_back({"±20 % of window average", win.average * 0.8, win.average * 1.2, kBandColor, 0.08});
+    c.bands.push_back({"±10 % of window average", win.average * 0.9, win.average * 1.1, kBandColor, 0.14});
+    c.lines.push_back({"window average", win.average, false, color, Dash::dashed});
   }
-  if (std::isfinite(s.slope) && std::isfinite(s.intercept)) {
+  if (std::isfinite(win.slope) && std::isfinite(win.intercept)) {
     // The line is fitted over the tracked element's rounds: drawn from its
     // first round in the window to its last, at their places on the chart.
     const RoundWindow w = *steady_state_rounds(s);
-    const auto x0 = index_of(run, w, s.window_from, s.element), x1 = index_of(run, w, s.window_to, s.element);
+    const std::string& element = tracked_element(s);
+    const auto x0 = index_of(run, w, win.first, element), x1 = index_of(run, w, win.last, element);
+    const auto from = static_cast<double>(win.first), to = static_cast<double>(win.last);
     Series fit{"fitted line over window", "#000000", {}, Dash::solid, false, 2.6};
-    fit.points = {{x0.value_or(span->from), s.intercept + s.slope * s.window_from},
-                  {x1.value_or(span->to), s.intercept + s.slope * s.window_to}};
+    fit.points = {{x0.value_or(span->from), win.intercept + win.slope * from},
+                  {x1.value_or(span->to), win.intercept + win.slope * to}};
     c.series.push_back(std::move(fit));
   }
 }
@@ -90,9 +99,10 @@ void add_steady_state(Chart& c, const RunRecord& run, const SteadyState& s, cons
 // When a run ends: the latest of ended_at, the timeline and the rounds.
 double run_end(const RunRecord& run) {
   double end = std::isfinite(run.duration_s) ? run.duration_s : 0.0;
-  if (!run.timeline.empty()) end = std::max(end, run.timeline.back().t);
-  for (const auto& r : run.rounds) {
-    if (std::isfinite(r.start) && std::isfinite(r.seconds)) end = std::max(end, r.start + r.seconds);
+  if (!run.timeline().empty()) end = std::max(end, run.timeline().back().t);
+  for (const RoundRecord* r : run.rounds) {
+    const double start = run.offset(*r);
+    if (std::isfinite(start) && std::isfinite(r->seconds)) end = std::max(end, start + r->seconds);
   }
   return end;
 }
@@ -134,21 +144,23 @@ Chart time_chart(const std::vector<RunView>& runs, const std::string& id, const 
 }
 
 void add_throttle_spans(Chart& c, const RunView& v, bool overlaid) {
-  if (!v.run->drive) return;
+  const DriveResults* drive = v.run->drive();
+  if (!drive) return;
   const double end = run_end(*v.run);
-  for (const auto& e : v.run->drive->throttle_events) {
-    if (std::isnan(e.start)) continue;
+  for (const auto& e : drive->throttle_events) {
+    const double start = v.run->offset(e.start), stop = v.run->offset(e.end);
+    if (std::isnan(start)) continue;
     const std::string label = overlaid ? v.label + ": throttling" : "thermal throttling";
     c.spans.push_back(
-        {"throttle", label, e.start, std::isnan(e.end) ? end : e.end, overlaid ? v.color : kThrottleColor, 0.18});
+        {"throttle", label, start, std::isnan(stop) ? end : stop, overlaid ? v.color : kThrottleColor, 0.18});
   }
 }
 
 }  // namespace
 
 bool tracks_bandwidth(const RunRecord& run) {
-  if (run.steady_state && !run.steady_state->variable.empty()) {
-    return tracked_variable(run.steady_state->variable) != TrackedVariable::iops;
+  if (const auto& s = run.results->steady_state; s && !s->tracked.empty()) {
+    return s->tracked.front().variable != TrackedVariable::iops;
   }
   const auto kind = test_kind(run);
   return kind == TestKind::throughput || kind == TestKind::slc || kind == TestKind::precondition ||
@@ -169,17 +181,18 @@ bool contains(const std::vector<std::string>& v, const std::string& x) {
 std::vector<std::string> charted_elements(const RunRecord& run) {
   constexpr std::size_t kAllBelow = 5;
   std::vector<std::string> labels;
-  for (const auto& r : run.rounds) {
-    if (is_test_round(r) && r.element && !contains(labels, r.element->label)) labels.push_back(r.element->label);
+  for (const RoundRecord* r : run.rounds) {
+    if (is_test_round(*r) && names_element(*r) && !contains(labels, r->label)) labels.push_back(r->label);
   }
   if (labels.size() <= 1) return {};
   if (labels.size() < kAllBelow) return labels;
   std::vector<std::string> tracked;
-  if (!run.steady_state) return tracked;
-  for (const auto& v : run.steady_state->variables) {
+  const auto& s = run.results->steady_state;
+  if (!s) return tracked;
+  for (const auto& v : s->tracked) {
     if (contains(labels, v.element) && !contains(tracked, v.element)) tracked.push_back(v.element);
   }
-  if (tracked.empty() && contains(labels, run.steady_state->element)) tracked.push_back(run.steady_state->element);
+  if (tracked.empty() && contains(labels, tracked_element(*s))) tracked.push_back(tracked_element(*s));
   return tracked;
 }
 
@@ -194,16 +207,17 @@ void add_round_lines(Chart& c, const RunRecord& run, bool bw, double from, doubl
   for (std::size_t i = 0; i < elements.size(); ++i) {
     lines.push_back(Series{elements[i], palette(i), {}, Dash::solid, false, 1.6});
   }
-  for (const auto& r : run.rounds) {
-    if (!is_test_round(r) || r.index < from || r.index > to) continue;
+  for (const RoundRecord* r : run.rounds) {
+    const auto index = static_cast<double>(r->index);
+    if (!is_test_round(*r) || index < from || index > to) continue;
     std::size_t line = 0;
     if (!elements.empty()) {
-      if (!r.element) continue;
-      const auto at = std::find(elements.begin(), elements.end(), r.element->label);
+      if (!names_element(*r)) continue;
+      const auto at = std::find(elements.begin(), elements.end(), r->label);
       if (at == elements.end()) continue;
       line = static_cast<std::size_t>(at - elements.begin());
     }
-    lines[line].points.push_back({static_cast<double>(r.index), round_value(r, bw)});
+    lines[line].points.push_back({index, round_value(*r, bw)});
   }
   double lo = INFINITY, hi = 0;
   for (auto& s : lines) {
@@ -223,15 +237,15 @@ void add_round_lines(Chart& c, const RunRecord& run, bool bw, double from, doubl
 // each sub-test): no line joins one stage's last round to the next's first.
 Series preconditioning_line(const RunRecord& run, std::string name, const std::string& color, bool bw) {
   Series pre{std::move(name), color, {}, Dash::dotted};
-  double stage = kAbsent;
-  for (const auto& r : run.rounds) {
+  int stage = 0;  // the last point's, once there is one
+  for (const RoundRecord* r : run.rounds) {
     // Dedicated histogram rounds and CBW's pre-writes between rounds are
     // neither preconditioning nor the sweep.
-    const auto phase = phase_from_name(r.phase);
-    if (is_test_round(r) || phase == Phase::histogram || phase == Phase::prewrite) continue;
-    if (!pre.points.empty() && r.stage != stage) pre.points.push_back({static_cast<double>(r.index), NAN});
-    stage = r.stage;
-    pre.points.push_back({static_cast<double>(r.index), round_value(r, bw)});
+    const auto phase = phase_from_name(r->phase);
+    if (is_test_round(*r) || phase == Phase::histogram || phase == Phase::prewrite) continue;
+    if (!pre.points.empty() && r->stage != stage) pre.points.push_back({static_cast<double>(r->index), NAN});
+    stage = r->stage;
+    pre.points.push_back({static_cast<double>(r->index), round_value(*r, bw)});
   }
   pre.markers = pre.points.size() <= 60;  // a stage of one round is a point, not a line
   return pre;
@@ -250,8 +264,8 @@ std::optional<Chart> throughput_per_round(const std::vector<RunView>& runs, cons
     if (!pre.points.empty()) c.series.push_back(std::move(pre));
     if (overlaid) {
       Series s{v.label, v.color, {}, Dash::solid, false, 1.6};
-      for (const auto& r : v.run->rounds) {
-        if (is_test_round(r)) s.points.push_back({static_cast<double>(r.index), round_value(r, bw)});
+      for (const RoundRecord* r : v.run->rounds) {
+        if (is_test_round(*r)) s.points.push_back({static_cast<double>(r->index), round_value(*r, bw)});
       }
       s.markers = s.points.size() <= 60;
       if (!s.points.empty()) c.series.push_back(std::move(s));
@@ -259,29 +273,30 @@ std::optional<Chart> throughput_per_round(const std::vector<RunView>& runs, cons
       add_round_lines(c, *v.run, bw, -INFINITY, INFINITY);
     }
     if (overlaid) {
-      if (v.run->steady_state)
-        add_steady_state(c, *v.run, *v.run->steady_state, v.color, v.label, SteadyDetail::window);
+      if (const auto& s = v.run->results->steady_state)
+        add_steady_state(c, *v.run, *s, v.color, v.label, SteadyDetail::window);
       continue;
     }
     const auto states = steady_states(*v.run);
-    for (const SteadyState* s : states) {
+    for (const SteadyStateReport* s : states) {
       add_steady_state(c, *v.run, *s, kSteadyColor, "", states.size() > 1 ? SteadyDetail::fit : SteadyDetail::bands);
     }
   }
   const bool any = std::any_of(runs.begin(), runs.end(), [](const RunView& v) {
-    return std::any_of(v.run->rounds.begin(), v.run->rounds.end(), is_test_round);
+    return std::any_of(v.run->rounds.begin(), v.run->rounds.end(),
+                       [](const RoundRecord* r) { return is_test_round(*r); });
   });
   if (!any) return std::nullopt;
   return c;
 }
 
-std::optional<Chart> steady_state_window(const RunRecord& run, const SteadyState& s, const std::string& id,
+std::optional<Chart> steady_state_window(const RunRecord& run, const SteadyStateReport& s, const std::string& id,
                                          const std::string& title) {
   const auto span = steady_state_span(run, s);
   if (!span) return std::nullopt;
   const double len = span->to - span->from + 1;
   double first = span->from;
-  for (const auto& r : run.rounds) first = std::min(first, static_cast<double>(r.index));
+  for (const RoundRecord* r : run.rounds) first = std::min(first, static_cast<double>(r->index));
   const double from = std::max(first, span->from - len), to = span->to + 1;
   const bool bw = tracks_bandwidth(run);
   Chart c = chart(id, title, round_axis(), rate_axis(bw));
@@ -301,10 +316,9 @@ std::optional<Chart> iops_over_data_written(const std::vector<RunView>& runs, co
   for (const auto& v : runs) {
     Series s{overlaid ? v.label : "IOPS", v.color, {}, Dash::solid, false, 1.6};
     double written = 0;
-    for (const auto& r : v.run->rounds) {
-      if (!std::isfinite(r.bytes_written)) continue;
-      written += r.bytes_written;
-      if (is_test_round(r)) s.points.push_back({written, r.iops});
+    for (const RoundRecord* r : v.run->rounds) {
+      written += static_cast<double>(r->bytes_written);
+      if (is_test_round(*r)) s.points.push_back({written, r->iops});
     }
     s.markers = s.points.size() <= 60;
     // Rounds that wrote nothing (a read test; a run.json from before rounds
@@ -323,9 +337,9 @@ void add_quantile_lines(Chart& c, const RunRecord& run) {
     std::size_t qi = 0;
     for (const auto& q : kQuantiles) {
       Series s{std::string(op_name) + " " + q.name, palette(qi++), {}, op_name[0] == 'w' ? Dash::solid : Dash::dashed};
-      for (const auto& r : run.rounds) {
-        const auto& op = op_name[0] == 'w' ? r.ops.write : r.ops.read;
-        if (op) s.points.push_back({double(r.index), op->latency.*q.field});
+      for (const RoundRecord* r : run.rounds) {
+        if (const OpSummary* op = op_of(r->ops, op_name[0] == 'w' ? IoOp::write : IoOp::read))
+          s.points.push_back({double(r->index), q.value(*op)});
       }
       const bool plottable = std::any_of(s.points.begin(), s.points.end(), [](const Point& p) { return p.y > 0; });
       if (plottable) c.series.push_back(std::move(s));
@@ -341,9 +355,9 @@ std::optional<Chart> latency_per_round(const std::vector<RunView>& runs, const s
   for (const auto& v : runs) {
     if (overlaid) {
       for (const auto& q : {kQuantiles[1], kQuantiles[2]}) {
-        Series s{v.label + " " + q.name, v.color, {}, q.field == &Latency::p99 ? Dash::dashed : Dash::solid};
-        for (const auto& r : v.run->rounds) {
-          if (const OpStats* op = primary_op(r.ops)) s.points.push_back({double(r.index), op->latency.*q.field});
+        Series s{v.label + " " + q.name, v.color, {}, is_p99(q) ? Dash::dashed : Dash::solid};
+        for (const RoundRecord* r : v.run->rounds) {
+          if (const OpSummary* op = primary_op(r->ops)) s.points.push_back({double(r->index), q.value(*op)});
         }
         if (!s.points.empty()) c.series.push_back(std::move(s));
       }
@@ -354,10 +368,10 @@ std::optional<Chart> latency_per_round(const std::vector<RunView>& runs, const s
     if (const auto elements = charted_elements(*v.run); !elements.empty()) {
       for (std::size_t i = 0; i < elements.size(); ++i) {
         for (const auto& q : {kQuantiles[1], kQuantiles[2]}) {
-          Series s{elements[i] + " " + q.name, palette(i), {}, q.field == &Latency::p99 ? Dash::dashed : Dash::solid};
-          for (const auto& r : v.run->rounds) {
-            if (!is_test_round(r) || !r.element || r.element->label != elements[i]) continue;
-            if (const OpStats* op = primary_op(r.ops)) s.points.push_back({double(r.index), op->latency.*q.field});
+          Series s{elements[i] + " " + q.name, palette(i), {}, is_p99(q) ? Dash::dashed : Dash::solid};
+          for (const RoundRecord* r : v.run->rounds) {
+            if (!is_test_round(*r) || !names_element(*r) || r->label != elements[i]) continue;
+            if (const OpSummary* op = primary_op(r->ops)) s.points.push_back({double(r->index), q.value(*op)});
           }
           s.markers = s.points.size() <= 60;
           if (has_values(s)) c.series.push_back(std::move(s));
@@ -366,7 +380,7 @@ std::optional<Chart> latency_per_round(const std::vector<RunView>& runs, const s
     } else {
       add_quantile_lines(c, *v.run);
     }
-    for (const SteadyState* s : steady_states(*v.run)) {
+    for (const SteadyStateReport* s : steady_states(*v.run)) {
       add_steady_state(c, *v.run, *s, kSteadyColor, "", SteadyDetail::window);
     }
   }
@@ -385,10 +399,12 @@ std::optional<Chart> throughput_over_time(const std::vector<RunView>& runs, cons
   c.y = rate_axis(true);
   for (const auto& v : runs) {
     Series s{overlaid ? v.label : "throughput", v.color, {}};
-    if (!v.run->timeline.empty()) {
-      for (const auto& p : v.run->timeline) s.points.push_back({p.t, p.bytes_per_second});
+    if (!v.run->timeline().empty()) {
+      for (const auto& p : v.run->timeline()) s.points.push_back({p.t, p.bytes_per_second});
     } else {
-      for (const auto& r : v.run->rounds) s.points.push_back({r.start + r.seconds / 2, r.bytes_per_second});
+      for (const RoundRecord* r : v.run->rounds) {
+        s.points.push_back({v.run->offset(*r) + r->seconds / 2, r->bytes_per_second});
+      }
     }
     if (has_values(s)) c.series.push_back(std::move(s));
     add_throttle_spans(c, v, overlaid);
@@ -405,11 +421,11 @@ std::optional<Chart> temperature_over_time(const std::vector<RunView>& runs, con
   std::vector<double> seen;
   for (const auto& v : runs) {
     Series s{overlaid ? v.label : "composite temperature", v.color, {}};
-    if (!v.run->timeline.empty()) {
-      for (const auto& p : v.run->timeline) s.points.push_back({p.t, p.temperature_c});
+    if (!v.run->timeline().empty()) {
+      for (const auto& p : v.run->timeline()) s.points.push_back({p.t, p.temperature_c.value_or(kAbsent)});
     } else {
-      for (const auto& r : v.run->rounds) {
-        if (r.temperature_c) s.points.push_back({r.start + r.seconds / 2, r.temperature_c->max});
+      for (const RoundRecord* r : v.run->rounds) {
+        if (r->temp_min_c && r->temp_max_c) s.points.push_back({v.run->offset(*r) + r->seconds / 2, *r->temp_max_c});
       }
     }
     if (has_values(s)) c.series.push_back(std::move(s));
@@ -430,9 +446,10 @@ std::optional<Chart> temperature_over_time(const std::vector<RunView>& runs, con
 std::optional<Chart> latency_vs_queue_depth(const RunRecord& run, const std::string& id) {
   // One line per block size and mix (and op), over total outstanding I/Os.
   std::map<std::string, std::vector<const ElementResult*>> groups;
-  for (const auto& e : run.elements) {
-    groups[block_size(e.element.bs) + " " + num(e.element.read_pct) + "/" + num(100 - e.element.read_pct)].push_back(
-        &e);
+  if (run.results->elements) {
+    for (const auto& e : *run.results->elements) {
+      groups[block_size(e.bs) + " " + num(e.read_pct) + "/" + num(100 - e.read_pct)].push_back(&e);
+    }
   }
   Chart c = chart(id, "Latency vs queue depth",
                   Axis{"Outstanding I/Os (threads × queue depth, log scale)", ScaleKind::log10, TickFormat::plain},
@@ -443,11 +460,11 @@ std::optional<Chart> latency_vs_queue_depth(const RunRecord& run, const std::str
       Series mean{name + " " + op_name + " mean", palette(color), {}, Dash::solid, true};
       Series tail{name + " " + op_name + " p99.9", palette(color), {}, Dash::dashed, true};
       for (const auto* e : elems) {
-        const auto& op = op_name[0] == 'r' ? e->ops.read : e->ops.write;
+        const OpSummary* op = op_of(e->ops, op_name[0] == 'r' ? IoOp::read : IoOp::write);
         if (!op) continue;
-        const double qd = e->element.threads * e->element.queue_depth;
-        mean.points.push_back({qd, op->latency.mean});
-        tail.points.push_back({qd, op->latency.p999});
+        const double qd = static_cast<double>(e->threads) * static_cast<double>(e->queue_depth);
+        mean.points.push_back({qd, op->mean});
+        tail.points.push_back({qd, op->p999});
       }
       if (mean.points.empty()) continue;
       ++color;
@@ -462,13 +479,15 @@ std::optional<Chart> latency_vs_queue_depth(const RunRecord& run, const std::str
 }
 
 std::optional<Chart> latency_histogram(const RunRecord& run, const std::string& id) {
-  if (!run.histogram || run.histogram->counts.empty() || run.histogram->bounds_s.empty()) return std::nullopt;
+  const auto& histogram = run.results->histogram;
+  if (!histogram || histogram->counts.empty() || histogram->bounds_s.empty()) return std::nullopt;
   Chart c = chart(id, "Latency distribution", Axis{"Latency bucket (upper bound)"},
                   Axis{"I/Os (log scale)", ScaleKind::log10, TickFormat::si});
-  const auto& h = *run.histogram;
+  const auto& h = *histogram;
   for (std::size_t i = 0; i < h.counts.size(); ++i) {
     const bool overflow = i >= h.bounds_s.size();
-    c.bars.push_back({overflow ? "> " + seconds(h.bounds_s.back()) : "≤ " + seconds(h.bounds_s[i]), h.counts[i]});
+    c.bars.push_back({overflow ? "> " + seconds(h.bounds_s.back()) : "≤ " + seconds(h.bounds_s[i]),
+                      static_cast<double>(h.counts[i])});
   }
   return c;
 }
@@ -483,16 +502,18 @@ struct LoadPoint {
 
 std::vector<LoadPoint> sweep_points(const RunRecord& run) {
   std::vector<LoadPoint> out;
-  for (const auto& e : run.elements) {
+  if (!run.results->elements) return out;
+  for (const auto& e : *run.results->elements) {
     // Reads and writes together: the mean over every I/O of the point.
     double ops = 0, weighted = 0;
-    for (const auto* op : {&e.ops.read, &e.ops.write}) {
-      if (!*op || !std::isfinite((*op)->latency.mean) || (*op)->ops <= 0) continue;
-      ops += (*op)->ops;
-      weighted += (*op)->ops * (*op)->latency.mean;
+    for (const IoOp o : {IoOp::read, IoOp::write}) {
+      const OpSummary* op = op_of(e.ops, o);
+      if (!op || !std::isfinite(op->mean) || op->ops == 0) continue;
+      ops += static_cast<double>(op->ops);
+      weighted += static_cast<double>(op->ops) * op->mean;
     }
     if (ops > 0 && std::isfinite(e.iops)) {
-      out.push_back({e.element.threads, e.element.queue_depth, {e.iops, weighted / ops}});
+      out.push_back({static_cast<double>(e.threads), static_cast<double>(e.queue_depth), {e.iops, weighted / ops}});
     }
   }
   return out;
@@ -507,7 +528,8 @@ std::optional<Chart> demand_intensity(const std::vector<RunView>& runs, const st
   const bool overlaid = runs.size() > 1;
   std::size_t color = 0;
   for (const auto& v : runs) {
-    if (v.run->response_time_histograms.empty()) continue;
+    const auto& histograms = v.run->results->response_time_histograms;
+    if (!histograms || histograms->empty()) continue;
     auto points = sweep_points(*v.run);
     if (overlaid) {
       // One line per run, through its points as the outstanding I/Os
@@ -533,7 +555,8 @@ std::optional<Chart> demand_intensity(const std::vector<RunView>& runs, const st
 }
 
 std::optional<Chart> demand_variation(const RunRecord& run, const std::string& id) {
-  if (run.response_time_histograms.empty()) return std::nullopt;
+  const auto& histograms = run.results->response_time_histograms;
+  if (!histograms || histograms->empty()) return std::nullopt;
   Chart c = chart(id, "Demand variation",
                   Axis{"Queue depth per thread (log scale)", ScaleKind::log10, TickFormat::plain}, rate_axis(false));
   std::map<double, std::vector<Point>> by_threads;
@@ -548,15 +571,16 @@ std::optional<Chart> demand_variation(const RunRecord& run, const std::string& i
   return c;
 }
 
-std::optional<Chart> point_histogram(const PointHistogram& p, bool reads, const std::string& id) {
-  const auto& op = reads ? p.read : p.write;
+std::optional<Chart> point_histogram(const nvmond::PointHistogram& p, bool reads, const std::string& id) {
+  const auto& op = p.ops[static_cast<int>(reads ? IoOp::read : IoOp::write)];
   if (!op || op->counts.empty() || p.bounds_s.empty()) return std::nullopt;
   Chart c = chart(
       id, fmt::format("{} IOPS point, {}: {} ({} IOPS)", p.point, reads ? "reads" : "writes", p.label, si(p.iops)),
       Axis{"Response time bucket (upper bound)"}, Axis{"I/Os (log scale)", ScaleKind::log10, TickFormat::si});
   for (std::size_t i = 0; i < op->counts.size(); ++i) {
     const bool overflow = i >= p.bounds_s.size();
-    c.bars.push_back({overflow ? "> " + seconds(p.bounds_s.back()) : "≤ " + seconds(p.bounds_s[i]), op->counts[i]});
+    c.bars.push_back({overflow ? "> " + seconds(p.bounds_s.back()) : "≤ " + seconds(p.bounds_s[i]),
+                      static_cast<double>(op->counts[i])});
   }
   return c;
 }
@@ -567,17 +591,20 @@ std::optional<Chart> slc_fill(const std::vector<RunView>& runs, const std::strin
                   Axis{"Written since the start of the fill", ScaleKind::linear, TickFormat::bytes}, rate_axis(true));
   c.y.title = "Sequential write throughput";
   for (const auto& v : runs) {
-    if (!v.run->slc || v.run->slc->curve.empty()) continue;
-    const auto& slc = *v.run->slc;
+    const auto& result = v.run->results->slc;
+    if (!result || result->curve.empty()) continue;
+    const SlcResult& slc = *result;
     Series s{overlaid ? v.label : "write throughput", v.color, {}};
-    for (const auto& p : slc.curve) s.points.push_back({p.written_bytes, p.bytes_per_second});
+    for (const auto& p : slc.curve) s.points.push_back({static_cast<double>(p.written_bytes), p.bytes_per_second});
     c.series.push_back(std::move(s));
     const std::string who = overlaid ? v.label + ": " : "";
-    if (std::isfinite(slc.cache_bytes)) {
-      c.lines.push_back({who + "detected SLC cache " + bytes(slc.cache_bytes), slc.cache_bytes, true,
-                         overlaid ? v.color : "#d55e00", Dash::dashed});
+    // The cache and the rates around it are known only where a drop was found.
+    if (slc.found) {
+      const auto cache = static_cast<double>(slc.cache_bytes);
+      c.lines.push_back(
+          {who + "detected SLC cache " + bytes(cache), cache, true, overlaid ? v.color : "#d55e00", Dash::dashed});
     }
-    if (!overlaid) {
+    if (!overlaid && slc.found) {
       if (std::isfinite(slc.before_bytes_per_second)) {
         c.lines.push_back({"in cache " + bytes_per_second(slc.before_bytes_per_second), slc.before_bytes_per_second,
                            false, "#009e73", Dash::dotted});
@@ -598,14 +625,14 @@ namespace nvmond::report {
 
 std::vector<StageRounds> rounds_by_stage(const RunRecord& run) {
   std::vector<StageRounds> out;
-  for (const auto& r : run.rounds) {
-    if (!is_test_round(r) || !std::isfinite(r.stage)) continue;
-    if (out.empty() || out.back().stage != r.stage) {
-      std::string label = r.element ? r.element->label : "stage " + num(r.stage, 0);
+  for (const RoundRecord* r : run.rounds) {
+    if (!is_test_round(*r)) continue;
+    if (out.empty() || out.back().stage != r->stage) {
+      std::string label = names_element(*r) ? r->label : "stage " + num(r->stage, 0);
       if (test_kind(run) == TestKind::xsr) label = "AG" + std::to_string(out.size() + 1) + " " + label;
-      out.push_back({r.stage, std::move(label), {}});
+      out.push_back({r->stage, std::move(label), {}});
     }
-    out.back().rounds.push_back(&r);
+    out.back().rounds.push_back(r);
   }
   return out;
 }
@@ -625,21 +652,22 @@ std::optional<Chart> rate_over_time_by_stage(const std::vector<RunView>& runs, c
       }
       return lines.emplace_back(Series{name, overlaid ? v.color : palette(lines.size()), {}});
     };
-    const SteadyState* ss = v.run->steady_state ? &*v.run->steady_state : nullptr;
+    const auto& ss = v.run->results->steady_state;
     for (const auto& st : stages) {
       const bool baseline = st.label.ends_with(" baseline");
-      const bool preconditioning = hir && ss && st.stage == ss->stage;
+      const bool preconditioning = hir && ss && st.stage >= 0 && static_cast<std::size_t>(st.stage) == ss->stage;
       Series& l = line_for(overlaid          ? v.label
                            : baseline        ? "baseline (continuous writes)"
                            : preconditioning ? "to steady state (" + st.label + ")"
                                              : st.label);
-      if (!l.points.empty()) l.points.push_back({st.rounds.front()->start, std::nan("")});  // a break between stages
-      for (const Round* r : st.rounds)
-        l.points.push_back({r->start + r->seconds / 2, hir ? r->iops : r->bytes_per_second});
+      if (!l.points.empty())
+        l.points.push_back({v.run->offset(*st.rounds.front()), std::nan("")});  // a break between stages
+      for (const RoundRecord* r : st.rounds)
+        l.points.push_back({v.run->offset(*r) + r->seconds / 2, hir ? r->iops : r->bytes_per_second});
       if (v.run != runs.front().run || st.rounds.empty()) continue;
-      const Round& last = *st.rounds.back();
-      const double from = st.rounds.front()->start;
-      const double to = last.start + last.seconds;
+      const RoundRecord& last = *st.rounds.back();
+      const double from = v.run->offset(*st.rounds.front());
+      const double to = v.run->offset(last) + last.seconds;
       if (hir && st.label.find(" + idle ") != std::string::npos) {
         c.spans.push_back({"idle", "host idle between bursts", from, to, "#7f7f7f", 0.12});
       } else if (!hir) {
@@ -650,8 +678,10 @@ std::optional<Chart> rate_over_time_by_stage(const std::vector<RunView>& runs, c
       if (has_values(l)) c.series.push_back(std::move(l));
     }
     // HIR: what the bursts recover from, the steady state's average.
-    if (hir && !overlaid && ss && std::isfinite(ss->average)) {
-      c.lines.push_back({"steady state " + si(ss->average) + " IOPS", ss->average, false, "#444444", Dash::dashed});
+    const WindowCheck* window = ss ? window_of(*ss) : nullptr;
+    if (hir && !overlaid && window && std::isfinite(window->average)) {
+      c.lines.push_back(
+          {"steady state " + si(window->average) + " IOPS", window->average, false, "#444444", Dash::dashed});
     }
   }
   if (c.series.empty()) return std::nullopt;

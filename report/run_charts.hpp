@@ -27,7 +27,7 @@ std::optional<Chart> throughput_per_round(const std::vector<RunView>& runs, cons
 // The steady-state measurement window close up (PTS's "steady state
 // convergence" plot): the window's rounds and a few before, with the band.
 // `s` is the run's steady state or one sub-test's, named in `title`.
-std::optional<Chart> steady_state_window(const RunRecord& run, const SteadyState& s, const std::string& id,
+std::optional<Chart> steady_state_window(const RunRecord& run, const SteadyStateReport& s, const std::string& id,
                                          const std::string& title);
 // IOPS of the test rounds against the data written since the run began
 // (PTS WSAT's "IOPS vs TGBW"): a drive's cliff sits at a share of its
@@ -52,13 +52,13 @@ std::optional<Chart> demand_intensity(const std::vector<RunView>& runs, const st
 std::optional<Chart> demand_variation(const RunRecord& run, const std::string& id);
 // One op's response-time histogram at one sweep point; nullopt when that
 // point has no I/O of the op.
-std::optional<Chart> point_histogram(const PointHistogram& p, bool reads, const std::string& id);
+std::optional<Chart> point_histogram(const nvmond::PointHistogram& p, bool reads, const std::string& id);
 // Test rounds grouped by stage, in run order: HIR's steady state, wait
 // states and baselines, XSR's access groups.
 struct StageRounds {
-  double stage;
+  int stage;
   std::string label;  // the stage's element label; XSR: "AG1 SEQ 1MiB write"
-  std::vector<const Round*> rounds;
+  std::vector<const RoundRecord*> rounds;
 };
 std::vector<StageRounds> rounds_by_stage(const RunRecord& run);
 // PTS HIR's "IOPS v time, all wait states" and XSR's "throughput v time, all
