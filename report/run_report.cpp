@@ -93,15 +93,17 @@ std::optional<Table> iops_points_table(const std::vector<RunView>& views) {
           "Demand-intensity sweep: the points with the highest, middle and lowest IOPS over the measurement window",
           {"Run", "Point", "Element", "IOPS", "Read mean", "Read max", "Write mean", "Write max"},
           {}};
-  auto op_cells = [](const std::optional<OpHistogram>& op, std::vector<Cell>& row) {
+  auto op_cells = [](const std::optional<PointOpHistogram>& op, std::vector<Cell>& row) {
     row.emplace_back(op ? seconds(op->mean_s) : "–", "num");
     row.emplace_back(op ? seconds(op->max_s) : "–", "num");
   };
   for (const auto& v : views) {
-    for (const auto& p : v.run->response_time_histograms) {
+    const auto& points = v.run->results->response_time_histograms;
+    if (!points) continue;
+    for (const auto& p : *points) {
       std::vector<Cell> row{v.label, p.point, p.label, Cell(si(p.iops), "num")};
-      op_cells(p.read, row);
-      op_cells(p.write, row);
+      op_cells(p.ops[static_cast<int>(IoOp::read)], row);
+      op_cells(p.ops[static_cast<int>(IoOp::write)], row);
       t.rows.push_back(std::move(row));
     }
   }
@@ -131,18 +133,20 @@ void add_result_sections(HtmlPage& page, const RunRecord& run, const std::vector
   if (auto c = throughput_per_round(self, "throughput")) {
     page.section("throughput", c->title);
     page.chart(*c, "Steady-state window shaded green; band: ±10 % and ±20 % of the window average.");
-    if (run.subtests.size() > 1) {
+    const GroupResults& g = *run.results;
+    // One sub-test is the run's own steady state; run.json writes them only when several.
+    if (g.subtests.size() > 1) {
       // Each sub-test's verdict and window; the last keeps the single-test ids.
-      for (std::size_t i = 0; i < run.subtests.size(); ++i) {
-        const Subtest& t = run.subtests[i];
+      for (std::size_t i = 0; i < g.subtests.size(); ++i) {
+        const SubtestResult& t = g.subtests[i];
         if (!t.steady_state) continue;
-        page.facts(steady_state_facts(*t.steady_state, t.measurement_window, t.label));
-        const std::string id = i + 1 == run.subtests.size() ? "steady-state" : "steady-state-" + std::to_string(i);
+        page.facts(steady_state_facts(*t.steady_state, t.window, t.label));
+        const std::string id = i + 1 == g.subtests.size() ? "steady-state" : "steady-state-" + std::to_string(i);
         if (auto w = steady_state_window(run, *t.steady_state, id, "Steady-state window: " + t.label)) page.chart(*w);
       }
-    } else if (run.steady_state) {
-      page.facts(steady_state_facts(*run.steady_state, run.measurement_window));
-      if (auto w = steady_state_window(run, *run.steady_state, "steady-state", "Steady-state window")) page.chart(*w);
+    } else if (g.steady_state) {
+      page.facts(steady_state_facts(*g.steady_state, g.measurement_window));
+      if (auto w = steady_state_window(run, *g.steady_state, "steady-state", "Steady-state window")) page.chart(*w);
     }
     if (test_kind(run) == TestKind::wsat) {
       if (auto d = iops_over_data_written(self, "iops-written")) {
@@ -189,15 +193,18 @@ void add_result_sections(HtmlPage& page, const RunRecord& run, const std::vector
                "The sweep's points over its measurement window; one line per thread count, queue depth rising "
                "to the right.");
     if (auto v = demand_variation(run, "demand-variation")) page.chart(*v, "The same points: IOPS by queue depth.");
-    for (const auto& p : run.response_time_histograms) {
-      for (const bool reads : {true, false}) {
-        if (auto h = point_histogram(p, reads, "rt-histogram-" + p.point + (reads ? "-read" : "-write"))) {
-          const std::string from = p.source == "dedicated round" && std::isfinite(p.seconds)
-                                       ? " From a dedicated " + num(p.seconds, 0) + " s round after the sweep."
-                                   : p.source == "sweep window" ? " From the sweep's measurement-window rounds."
-                                                                : "";
-          page.chart(*h, "Mean " + seconds(reads ? p.read->mean_s : p.write->mean_s) + ", max " +
-                             seconds(reads ? p.read->max_s : p.write->max_s) + "." + from);
+    if (const auto& points = run.results->response_time_histograms) {
+      for (const auto& p : *points) {
+        for (const bool reads : {true, false}) {
+          if (auto h = point_histogram(p, reads, "rt-histogram-" + p.point + (reads ? "-read" : "-write"))) {
+            // point_histogram draws an op only when the point has it.
+            const PointOpHistogram& op = *p.ops[static_cast<int>(reads ? IoOp::read : IoOp::write)];
+            const std::string from = p.source == "dedicated round" && p.seconds && std::isfinite(*p.seconds)
+                                         ? " From a dedicated " + num(*p.seconds, 0) + " s round after the sweep."
+                                     : p.source == "sweep window" ? " From the sweep's measurement-window rounds."
+                                                                  : "";
+            page.chart(*h, "Mean " + seconds(op.mean_s) + ", max " + seconds(op.max_s) + "." + from);
+          }
         }
       }
     }
@@ -244,10 +251,9 @@ std::string render_run_report(const RunRecord& run, const TestBases& bases) {
   }
   const std::vector<RunView> self{{&run, "", palette(0)}};
   add_result_sections(page, run, self);
-  if (run.qos) {
+  if (const QosResults* qos = qos_of(run)) {
     page.section("qos", "Declared QoS");
-    page.verdict(run.qos->pass,
-                 run.qos->pass ? "every declared latency limit held" : "a declared latency limit was exceeded");
+    page.verdict(qos->pass, qos->pass ? "every declared latency limit held" : "a declared latency limit was exceeded");
     if (auto t = qos_table(run)) page.table(*t);
   }
   if (run.compare) {

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "runmodel/pts_profile.hpp"
+#include "runmodel/run_codec.hpp"
 #include "report/markup.hpp"
 #include "report/run_charts.hpp"
 #include "report/run_summary.hpp"
@@ -28,6 +29,11 @@ std::string elapsed(double s) {
 
 void add(Facts& f, const std::string& k, const std::string& v) {
   if (!v.empty()) f.emplace_back(k, v);
+}
+
+// The round a steady state was reached at, "–" before it was.
+std::string reached_round_text(const std::optional<std::size_t>& round) {
+  return pts_round(round ? static_cast<double>(*round) : kAbsent);
 }
 
 // "enabled as found; disabled for the test; put back at T": what PTS-E
@@ -56,19 +62,31 @@ std::string basis_of(const std::string& test, const TestBases& bases) {
   return it == bases.end() ? std::string() : it->second;
 }
 
+// SMART fields in the order of the record, as printed: strings bare, other
+// values as JSON writes them.
+std::vector<std::pair<std::string, std::string>> smart_fields(const std::optional<SmartRecord>& s) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!s) return out;
+  for (const auto& [k, v] : smart_record_json(*s).items()) {
+    out.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
+  }
+  return out;
+}
+
 // "50 rounds (CBW 0/100 T32Q32 pre-write), 5 before each of 10 sweep
 // rounds, 0 h 50 min 0 s in all": that CBW's pre-write between rounds ran.
 std::string prewrite_text(const RunRecord& run) {
   std::size_t count = 0;
   double secs = 0;
-  std::set<double> before;
+  std::set<std::size_t> before;
   std::string label;
-  for (const auto& r : run.rounds) {
-    if (phase_from_name(r.phase) != Phase::prewrite) continue;
+  for (const RoundRecord* r : run.rounds) {
+    if (phase_from_name(r->phase) != Phase::prewrite) continue;
     ++count;
-    if (std::isfinite(r.seconds)) secs += r.seconds;
-    if (std::isfinite(r.round)) before.insert(r.round);
-    if (r.element) label = r.element->label;
+    if (std::isfinite(r->seconds)) secs += r->seconds;
+    before.insert(r->round);
+    // A round without a label or a block size ran no element of its own.
+    if (!r->label.empty() || r->bs > 0) label = r->label;
   }
   if (count == 0) return "none";
   std::string text = std::to_string(count) + (count == 1 ? " round" : " rounds");
@@ -138,17 +156,19 @@ Facts test_facts(const RunRecord& run, const TestBases& bases) {
   add(f, "Purge",
       h.purge ? h.purge->method + (h.purge->detail.empty() ? "" : " — " + h.purge->detail) : "none recorded");
   std::string pre;
-  for (const auto& p : run.preconditioning) {
+  for (const auto& p : run.results->preconditioning) {
     if (!pre.empty()) pre += "; ";
     pre += or_dash(p.kind);
-    if (std::isfinite(p.bytes)) pre += ", " + bytes(p.bytes);
+    pre += ", " + bytes(static_cast<double>(p.bytes));
     if (std::isfinite(p.seconds)) pre += " in " + elapsed(p.seconds);
-    if (std::isfinite(p.rounds)) pre += ", " + num(p.rounds, 0) + " rounds";
+    pre += ", " + num(static_cast<double>(p.rounds), 0) + " rounds";
     if (p.steady_state) {
       const auto& ss = *p.steady_state;
-      pre += ss.reached ? ", steady at round " + pts_round(ss.round) + " (window rounds " + pts_round(ss.window_from) +
-                              "–" + pts_round(ss.window_to) + ")"
-                        : ", NOT steady (the test rounds started without it)";
+      const WindowCheck* w = window_of(ss);
+      pre += ss.verdict.reached ? ", steady at round " + reached_round_text(ss.verdict.round) + " (window rounds " +
+                                      pts_round(w ? static_cast<double>(w->first) : kAbsent) + "–" +
+                                      pts_round(w ? static_cast<double>(w->last) : kAbsent) + ")"
+                                : ", NOT steady (the test rounds started without it)";
     }
   }
   add(f, "Preconditioning", pre.empty() ? "none recorded" : pre);
@@ -156,33 +176,38 @@ Facts test_facts(const RunRecord& run, const TestBases& bases) {
   return f;
 }
 
-Facts steady_state_facts(const SteadyState& s, const std::optional<MeasurementWindow>& window,
+Facts steady_state_facts(const SteadyStateReport& s, const std::optional<MeasurementWindow>& window,
                          const std::string& subtest) {
   Facts f;
   if (!subtest.empty()) add(f, "Sub-test", subtest);
-  const bool bw = tracked_variable(s.variable) != TrackedVariable::iops;
+  const bool bw = s.tracked.front().variable != TrackedVariable::iops;
   auto level = [&](double v) { return bw ? bytes_per_second(v) : si(v) + " IOPS"; };
-  add(f, "Steady state", s.reached ? "reached at round " + pts_round(s.round) : "not reached");
-  add(f, "Tracked variable", or_dash(s.variable));
-  if (std::isfinite(s.window_from))
-    add(f, "Window", "rounds " + pts_round(s.window_from) + "–" + pts_round(s.window_to));
-  if (std::isfinite(s.average)) add(f, "Window average", level(s.average));
-  if (std::isfinite(s.range)) add(f, "Range", level(s.range) + " (limit " + level(s.range_limit) + ")");
-  if (std::isfinite(s.slope_excursion)) {
-    add(f, "Fitted-line excursion", level(s.slope_excursion) + " (limit " + level(s.slope_excursion_limit) + ")");
-  }
-  // Several tracked variables (the IOPS test's three): each one's verdict.
-  if (s.variables.size() > 1) {
-    for (const auto& v : s.variables) {
-      const bool ok = v.range_ok && v.slope_ok;
-      add(f, "Tracked: " + or_dash(v.element),
-          (ok ? "steady" : "not steady") + std::string(", window average ") +
-              (tracked_variable(v.variable) == TrackedVariable::iops ? si(v.average) + " IOPS" : level(v.average)));
+  add(f, "Steady state", s.verdict.reached ? "reached at round " + reached_round_text(s.verdict.round) : "not reached");
+  add(f, "Tracked variable", or_dash(tracked_variable_name(s.tracked.front().variable)));
+  if (const WindowCheck* w = window_of(s)) {
+    add(f, "Window",
+        "rounds " + pts_round(static_cast<double>(w->first)) + "–" + pts_round(static_cast<double>(w->last)));
+    if (std::isfinite(w->average)) add(f, "Window average", level(w->average));
+    if (std::isfinite(w->range)) add(f, "Range", level(w->range) + " (limit " + level(w->range_limit) + ")");
+    if (std::isfinite(w->slope_excursion)) {
+      add(f, "Fitted-line excursion", level(w->slope_excursion) + " (limit " + level(w->slope_excursion_limit) + ")");
     }
   }
-  if (const auto& m = window; m && std::isfinite(m->from)) {
+  // Several tracked variables (the IOPS test's three): each one's verdict.
+  if (s.tracked.size() > 1) {
+    for (std::size_t i = 0; i < s.tracked.size(); ++i) {
+      // A variable the verdict has no window for (a shorter series) is not steady.
+      const WindowCheck* v = i < s.verdict.windows.size() ? &s.verdict.windows[i] : nullptr;
+      const bool ok = v && v->range_ok && v->slope_ok;
+      const double average = v ? v->average : kAbsent;
+      add(f, "Tracked: " + or_dash(s.tracked[i].element),
+          (ok ? "steady" : "not steady") + std::string(", window average ") +
+              (s.tracked[i].variable == TrackedVariable::iops ? si(average) + " IOPS" : level(average)));
+    }
+  }
+  if (const auto& m = window) {
     add(f, "Measurement window",
-        "rounds " + pts_round(m->from) + "–" + pts_round(m->to) +
+        "rounds " + pts_round(static_cast<double>(m->first)) + "–" + pts_round(static_cast<double>(m->last)) +
             (m->steady_state ? " (the steady-state window)" : " (steady state not reached: the last rounds)"));
   }
   return f;
@@ -190,37 +215,45 @@ Facts steady_state_facts(const SteadyState& s, const std::optional<MeasurementWi
 
 Facts wear_facts(const RunRecord& run) {
   Facts f;
-  if (!run.drive) return f;
-  const auto& d = *run.drive;
-  if (std::isfinite(d.host_bytes_written)) add(f, "Host bytes written", bytes(d.host_bytes_written));
-  if (std::isfinite(d.drive_writes)) add(f, "Drive writes", num(d.drive_writes, 3) + " × capacity");
-  if (std::isfinite(d.dwpd_spent)) {
-    std::string v = num(d.dwpd_spent, 2) + " drive writes per day at this run's pace";
+  const DriveResults* d = run.drive();
+  if (!d) return f;
+  if (std::isfinite(d->host_bytes_written)) add(f, "Host bytes written", bytes(d->host_bytes_written));
+  // Present but not finite: a document that wrote null.
+  const double drive_writes = d->drive_writes.value_or(kAbsent);
+  const double dwpd_spent = d->dwpd_spent.value_or(kAbsent);
+  if (std::isfinite(drive_writes)) add(f, "Drive writes", num(drive_writes, 3) + " × capacity");
+  if (std::isfinite(dwpd_spent)) {
+    std::string v = num(dwpd_spent, 2) + " drive writes per day at this run's pace";
     if (const auto rated = run.header.target.rated_dwpd; rated && *rated > 0) {
-      v += " (" + num(100 * d.dwpd_spent / *rated, 0) + " % of the rated " + num(*rated, 2) + " DWPD)";
+      v += " (" + num(100 * dwpd_spent / *rated, 0) + " % of the rated " + num(*rated, 2) + " DWPD)";
     }
     add(f, "DWPD spent", v);
   }
-  if (std::isfinite(d.latency_drive_ios) && std::isfinite(d.latency_threshold_s)) {
-    const std::string host = d.latency_host_ios_min == d.latency_host_ios_max
-                                 ? num(d.latency_host_ios_min, 0)
-                                 : num(d.latency_host_ios_min, 0) + "–" + num(d.latency_host_ios_max, 0);
+  if (const auto& lm = d->latency_monitor; lm && std::isfinite(lm->threshold_s)) {
+    // Compared as printed: counts past 2^53 that print alike are one.
+    const auto host_min = static_cast<double>(lm->host_ios_min);
+    const auto host_max = static_cast<double>(lm->host_ios_max);
+    const std::string host = host_min == host_max ? num(host_min, 0) : num(host_min, 0) + "–" + num(host_max, 0);
     add(f, "Drive latency monitor",
-        "the drive saw " + num(d.latency_drive_ios, 0) + " I/Os over " + num(d.latency_threshold_s * 1000, 0) +
+        "the drive saw " + num(static_cast<double>(lm->drive_ios), 0) + " I/Os over " + num(lm->threshold_s * 1000, 0) +
             " ms; the host saw " + host);
   }
-  if (d.temperature_c) add(f, "Temperature", num(d.temperature_c->min) + " – " + num(d.temperature_c->max) + " °C");
-  add(f, "Throttle events", std::to_string(d.throttle_events.size()));
+  if (d->temperature_c) {
+    add(f, "Temperature", num(d->temperature_c->first) + " – " + num(d->temperature_c->second) + " °C");
+  }
+  add(f, "Throttle events", std::to_string(d->throttle_events.size()));
   return f;
 }
 
 std::optional<Table> iops_matrix(const RunRecord& run) {
   std::map<double, std::map<double, double>, std::greater<>> cells;  // bs → read_pct → IOPS
   std::set<double, std::greater<>> mixes;
-  for (const auto& e : run.elements) {
-    if (!std::isfinite(e.element.bs) || !std::isfinite(e.element.read_pct)) continue;
-    cells[e.element.bs][e.element.read_pct] = e.iops;
-    mixes.insert(e.element.read_pct);
+  if (run.results->elements) {
+    for (const auto& e : *run.results->elements) {
+      if (!std::isfinite(e.read_pct)) continue;
+      cells[static_cast<double>(e.bs)][e.read_pct] = e.iops;
+      mixes.insert(e.read_pct);
+    }
   }
   if (cells.size() < 2 || mixes.size() < 2) return std::nullopt;
   Table t{"iops-matrix", "IOPS by block size (rows) and read/write mix (columns)", {"Block size"}, {}};
@@ -237,48 +270,56 @@ std::optional<Table> iops_matrix(const RunRecord& run) {
 }
 
 std::optional<Table> element_table(const RunRecord& run) {
-  if (run.elements.empty()) return std::nullopt;
+  if (!run.results->elements || run.results->elements->empty()) return std::nullopt;
   Table t{"elements",
           "Throughput and latency per test element",
           {"Element", "Block size", "R/W", "Threads × QD", "Op", "IOPS", "Throughput", "Mean", "p99", "p99.9", "p99.99",
            "p99.999", "Max"},
           {}};
-  for (const auto& e : run.elements) {
-    const auto& el = e.element;
-    const std::string qd = num(el.threads, 0) + " × " + num(el.queue_depth, 0);
-    for (const auto& [name, op] : {std::pair{"read", &e.ops.read}, std::pair{"write", &e.ops.write}}) {
-      if (!*op) continue;
-      const auto& l = (*op)->latency;
-      t.rows.push_back({or_dash(el.label), block_size(el.bs), mix(el.read_pct), qd, name, Cell(si((*op)->iops), "num"),
-                        Cell(bytes_per_second((*op)->bytes_per_second), "num"), Cell(seconds(l.mean), "num"),
-                        Cell(seconds(l.p99), "num"), Cell(seconds(l.p999), "num"), Cell(seconds(l.p9999), "num"),
-                        Cell(seconds(l.p99999), "num"), Cell(seconds(l.max), "num")});
+  for (const auto& e : *run.results->elements) {
+    const std::string qd = num(static_cast<double>(e.threads), 0) + " × " + num(static_cast<double>(e.queue_depth), 0);
+    for (const auto& [name, io] : {std::pair{"read", IoOp::read}, std::pair{"write", IoOp::write}}) {
+      const OpSummary* op = op_of(e.ops, io);
+      if (!op) continue;
+      t.rows.push_back({or_dash(e.label), block_size(static_cast<double>(e.bs)), mix(e.read_pct), qd, name,
+                        Cell(si(op->iops), "num"), Cell(bytes_per_second(op->bytes_per_second), "num"),
+                        Cell(seconds(op->mean), "num"), Cell(seconds(op->p99), "num"), Cell(seconds(op->p999), "num"),
+                        Cell(seconds(op->p9999), "num"), Cell(seconds(op->p99999.value_or(kAbsent)), "num"),
+                        Cell(seconds(op->max), "num")});
     }
   }
   return t;
 }
 
+const QosResults* qos_of(const RunRecord& run) {
+  return run.group == 0 && run.run && run.run->results.qos ? &*run.run->results.qos : nullptr;
+}
+
 std::optional<Table> qos_table(const RunRecord& run) {
-  if (!run.qos || run.qos->checks.empty()) return std::nullopt;
+  const QosResults* qos = qos_of(run);
+  if (!qos || qos->checks.empty()) return std::nullopt;
   Table t{"qos-checks",
           "Declared QoS against measured latency",
           {"Op", "Block size", "Quantile", "Limit", "Measured", "Verdict"},
           {}};
-  for (const auto& c : run.qos->checks) {
-    t.rows.push_back({or_dash(c.op), block_size(c.bs), "p" + num(c.quantile * 100, 3), Cell(seconds(c.limit_s), "num"),
-                      Cell(seconds(c.measured_s), "num"), Cell(c.pass ? "pass" : "FAIL", c.pass ? "pass" : "fail")});
+  for (const auto& c : qos->checks) {
+    t.rows.push_back({or_dash(op_name(c.op)), block_size(static_cast<double>(c.bs)), "p" + num(c.quantile * 100, 3),
+                      Cell(seconds(c.limit_s), "num"), Cell(seconds(c.measured_s.value_or(kAbsent)), "num"),
+                      Cell(c.pass ? "pass" : "FAIL", c.pass ? "pass" : "fail")});
   }
   return t;
 }
 
 std::optional<Table> throttle_table(const RunRecord& run) {
-  if (!run.drive || run.drive->throttle_events.empty()) return std::nullopt;
+  const DriveResults* drive = run.drive();
+  if (!drive || drive->throttle_events.empty()) return std::nullopt;
   Table t{"throttle-events", "Thermal throttle events", {"Start", "End", "Duration", "Peak", "Sources"}, {}};
-  for (const auto& e : run.drive->throttle_events) {
+  for (const auto& e : drive->throttle_events) {
     std::string sources;
     for (const auto& s : e.sources) sources += (sources.empty() ? "" : ", ") + s;
-    const double d = e.end - e.start;
-    t.rows.push_back({or_dash(e.start_text), e.end_text.empty() ? "still throttling" : e.end_text,
+    // NaN while it lasts (no end) or for a time that does not parse.
+    const double d = run.offset(e.end) - run.offset(e.start);
+    t.rows.push_back({or_dash(e.start), e.end.empty() ? "still throttling" : e.end,
                       Cell(std::isfinite(d) ? elapsed(d) : "–", "num"), Cell(num(e.peak_c) + " °C", "num"),
                       or_dash(sources)});
   }
@@ -286,10 +327,15 @@ std::optional<Table> throttle_table(const RunRecord& run) {
 }
 
 std::optional<Table> smart_table(const RunRecord& run) {
-  if (!run.drive || (run.drive->smart_before.empty() && run.drive->smart_after.empty())) return std::nullopt;
+  // The health log is the header's, but a run without the drive section
+  // never showed it.
+  if (!run.drive()) return std::nullopt;
+  const auto before = smart_fields(run.header.smart_before);
+  const auto after = smart_fields(run.header.smart_after);
+  if (before.empty() && after.empty()) return std::nullopt;
   Table t{"smart", "SMART / health log before and after the run", {"Field", "Before", "After"}, {}};
   std::vector<std::string> keys;
-  for (const auto* side : {&run.drive->smart_before, &run.drive->smart_after}) {
+  for (const auto* side : {&before, &after}) {
     for (const auto& [k, v] : *side) {
       if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
     }
@@ -301,7 +347,7 @@ std::optional<Table> smart_table(const RunRecord& run) {
     return "–";
   };
   for (const auto& k : keys) {
-    t.rows.push_back({k, Cell(find(run.drive->smart_before, k), "num"), Cell(find(run.drive->smart_after, k), "num")});
+    t.rows.push_back({k, Cell(find(before, k), "num"), Cell(find(after, k), "num")});
   }
   return t;
 }
@@ -312,7 +358,7 @@ namespace nvmond::report {
 
 namespace {
 
-double mean_of(const std::vector<const Round*>& rounds, double Round::*field, std::size_t last = 0) {
+double mean_of(const std::vector<const RoundRecord*>& rounds, double RoundRecord::*field, std::size_t last = 0) {
   double sum = 0;
   std::size_t n = 0;
   const std::size_t from = last > 0 && rounds.size() > last ? rounds.size() - last : 0;
@@ -322,11 +368,11 @@ double mean_of(const std::vector<const Round*>& rounds, double Round::*field, st
   return n > 0 ? sum / static_cast<double>(n) : kAbsent;
 }
 
-double peak_latency(const std::vector<const Round*>& rounds, double Latency::*field) {
+double peak_latency(const std::vector<const RoundRecord*>& rounds, double OpSummary::*field) {
   double peak = kAbsent;
-  for (const Round* r : rounds) {
-    const auto& op = r->ops.write ? r->ops.write : r->ops.read;
-    if (op && std::isfinite(op->latency.*field) && !(peak >= op->latency.*field)) peak = op->latency.*field;
+  for (const RoundRecord* r : rounds) {
+    const OpSummary* op = primary_op(r->ops);
+    if (op && std::isfinite(op->*field) && !(peak >= op->*field)) peak = op->*field;
   }
   return peak;
 }
@@ -338,16 +384,17 @@ std::string rate_text(double v, bool bandwidth) {
 
 // HIR: a burst's IOPS as a multiple of the steady state's.
 std::optional<Table> hir_table(const RunRecord& run, const std::vector<StageRounds>& stages) {
-  const double steady =
-      run.steady_state && std::isfinite(run.steady_state->average) ? run.steady_state->average : kAbsent;
+  const auto& ss = run.results->steady_state;
+  const WindowCheck* window = ss ? window_of(*ss) : nullptr;
+  const double steady = window && std::isfinite(window->average) ? window->average : kAbsent;
   Table t{"stage-table",
           "Mean IOPS of each segment's bursts; × steady state: against the steady state's average (" +
               rate_text(steady, false) + " IOPS)",
           {"Segment", "Bursts", "Mean IOPS", "× steady state"},
           {}};
   for (const auto& st : stages) {
-    if (run.steady_state && std::isfinite(run.steady_state->stage) && st.stage == run.steady_state->stage) continue;
-    const double m = mean_of(st.rounds, &Round::iops);
+    if (ss && static_cast<std::size_t>(st.stage) == ss->stage) continue;
+    const double m = mean_of(st.rounds, &RoundRecord::iops);
     t.rows.push_back({st.label,
                       {std::to_string(st.rounds.size()), "num"},
                       {rate_text(m, false), "num"},
@@ -359,32 +406,33 @@ std::optional<Table> hir_table(const RunRecord& run, const std::vector<StageRoun
 
 // XSR: access group 3's recovery: the time from its start to its first
 // round at access group 1's final throughput (its last `window` rounds).
-std::optional<Table> xsr_table(const std::vector<StageRounds>& stages) {
+std::optional<Table> xsr_table(const RunRecord& run, const std::vector<StageRounds>& stages) {
   constexpr std::size_t kFinal = 5;
   Table t{"stage-table",
           "Final: the mean of each group's last 5 rounds; recovery: access group 3's time to its first round at "
           "access group 1's final throughput",
           {"Access group", "Rounds", "Mean", "Final", "Mean RT peak", "Max RT peak", "Recovery"},
           {}};
-  const double target = stages.empty() ? kAbsent : mean_of(stages.front().rounds, &Round::bytes_per_second, kFinal);
+  const double target =
+      stages.empty() ? kAbsent : mean_of(stages.front().rounds, &RoundRecord::bytes_per_second, kFinal);
   for (std::size_t i = 0; i < stages.size(); ++i) {
     const auto& st = stages[i];
     std::string recovery = "–";
     if (i == 2 && std::isfinite(target)) {
       recovery = "not within the group";
-      for (const Round* r : st.rounds) {
+      for (const RoundRecord* r : st.rounds) {
         if (r->bytes_per_second >= target) {
-          recovery = elapsed(r->start + r->seconds - st.rounds.front()->start);
+          recovery = elapsed(run.offset(*r) + r->seconds - run.offset(*st.rounds.front()));
           break;
         }
       }
     }
     t.rows.push_back({st.label,
                       {std::to_string(st.rounds.size()), "num"},
-                      {rate_text(mean_of(st.rounds, &Round::bytes_per_second), true), "num"},
-                      {rate_text(mean_of(st.rounds, &Round::bytes_per_second, kFinal), true), "num"},
-                      {seconds(peak_latency(st.rounds, &Latency::mean)), "num"},
-                      {seconds(peak_latency(st.rounds, &Latency::max)), "num"},
+                      {rate_text(mean_of(st.rounds, &RoundRecord::bytes_per_second), true), "num"},
+                      {rate_text(mean_of(st.rounds, &RoundRecord::bytes_per_second, kFinal), true), "num"},
+                      {seconds(peak_latency(st.rounds, &OpSummary::mean)), "num"},
+                      {seconds(peak_latency(st.rounds, &OpSummary::max)), "num"},
                       {recovery, "num"}});
   }
   if (t.rows.empty()) return std::nullopt;
@@ -396,7 +444,7 @@ std::optional<Table> xsr_table(const std::vector<StageRounds>& stages) {
 std::optional<Table> stage_table(const RunRecord& run) {
   const auto kind = test_kind(run);
   if (kind == TestKind::hir) return hir_table(run, rounds_by_stage(run));
-  if (kind == TestKind::xsr) return xsr_table(rounds_by_stage(run));
+  if (kind == TestKind::xsr) return xsr_table(run, rounds_by_stage(run));
   return std::nullopt;
 }
 

@@ -28,7 +28,7 @@ Facts drive_facts(const RunRecord& run);
 Facts test_facts(const RunRecord& run, const TestBases& bases);  // test, status, times, version, purge, preconditioning
 // A steady state and the measurement window its values come from: the run's,
 // or one sub-test's (then named first).
-Facts steady_state_facts(const SteadyState& s, const std::optional<MeasurementWindow>& window,
+Facts steady_state_facts(const SteadyStateReport& s, const std::optional<MeasurementWindow>& window,
                          const std::string& subtest = "");
 Facts wear_facts(const RunRecord& run);  // host writes, DWPD spent against the rating
 
@@ -36,6 +36,9 @@ Facts wear_facts(const RunRecord& run);  // host writes, DWPD spent against the 
 std::optional<Table> iops_matrix(const RunRecord& run);
 // One row per element and op: IOPS, throughput, latency mean … max.
 std::optional<Table> element_table(const RunRecord& run);
+// The run's declared-QoS verdict; nullptr without one. The whole run's, as
+// the drive is, so a comparison's nested run has none.
+const QosResults* qos_of(const RunRecord& run);
 std::optional<Table> qos_table(const RunRecord& run);
 std::optional<Table> throttle_table(const RunRecord& run);
 std::optional<Table> smart_table(const RunRecord& run);
