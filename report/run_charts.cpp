@@ -22,10 +22,6 @@ const std::string kPreconditioningColor = "#7f7f7f";  // apart from the elements
 
 double round_value(const RoundRecord& r, bool bandwidth) { return bandwidth ? r.bytes_per_second : r.iops; }
 
-// A round names its element when it has a label or a block size; older
-// runs' rounds may have neither.
-bool names_element(const RoundRecord& r) { return !r.label.empty() || r.bs > 0; }
-
 // p99.999 is optional (rounds stored before it was measured): a gap then.
 struct Quantile {
   const char* name;
@@ -182,7 +178,7 @@ std::vector<std::string> charted_elements(const RunRecord& run) {
   constexpr std::size_t kAllBelow = 5;
   std::vector<std::string> labels;
   for (const RoundRecord* r : run.rounds) {
-    if (is_test_round(*r) && names_element(*r) && !contains(labels, r->label)) labels.push_back(r->label);
+    if (is_test_round(*r) && has_element(*r) && !contains(labels, r->label)) labels.push_back(r->label);
   }
   if (labels.size() <= 1) return {};
   if (labels.size() < kAllBelow) return labels;
@@ -212,7 +208,7 @@ void add_round_lines(Chart& c, const RunRecord& run, bool bw, double from, doubl
     if (!is_test_round(*r) || index < from || index > to) continue;
     std::size_t line = 0;
     if (!elements.empty()) {
-      if (!names_element(*r)) continue;
+      if (!has_element(*r)) continue;
       const auto at = std::find(elements.begin(), elements.end(), r->label);
       if (at == elements.end()) continue;
       line = static_cast<std::size_t>(at - elements.begin());
@@ -370,7 +366,7 @@ std::optional<Chart> latency_per_round(const std::vector<RunView>& runs, const s
         for (const auto& q : {kQuantiles[1], kQuantiles[2]}) {
           Series s{elements[i] + " " + q.name, palette(i), {}, is_p99(q) ? Dash::dashed : Dash::solid};
           for (const RoundRecord* r : v.run->rounds) {
-            if (!is_test_round(*r) || !names_element(*r) || r->label != elements[i]) continue;
+            if (!is_test_round(*r) || !has_element(*r) || r->label != elements[i]) continue;
             if (const OpSummary* op = primary_op(r->ops)) s.points.push_back({double(r->index), q.value(*op)});
           }
           s.markers = s.points.size() <= 60;
@@ -628,7 +624,7 @@ std::vector<StageRounds> rounds_by_stage(const RunRecord& run) {
   for (const RoundRecord* r : run.rounds) {
     if (!is_test_round(*r)) continue;
     if (out.empty() || out.back().stage != r->stage) {
-      std::string label = names_element(*r) ? r->label : "stage " + num(r->stage, 0);
+      std::string label = has_element(*r) ? r->label : "stage " + num(r->stage, 0);
       if (test_kind(run) == TestKind::xsr) label = "AG" + std::to_string(out.size() + 1) + " " + label;
       out.push_back({r->stage, std::move(label), {}});
     }

@@ -222,6 +222,10 @@ const DriveResults* RunRecord::drive() const {
   return group == 0 && run && run->results.drive ? &*run->results.drive : nullptr;
 }
 
+const QosResults* RunRecord::qos() const {
+  return group == 0 && run && run->results.qos ? &*run->results.qos : nullptr;
+}
+
 const std::vector<TimelinePoint>& RunRecord::timeline() const {
   static const std::vector<TimelinePoint> kNone;
   return group == 0 && run ? run->results.timeline : kNone;

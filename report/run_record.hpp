@@ -29,6 +29,8 @@ namespace nvmond::report {
 // A number the run does not have: drawn as a gap, printed as "—".
 inline constexpr double kAbsent = std::numeric_limits<double>::quiet_NaN();
 
+inline const GroupResults kNoResults{};
+
 struct RunRecord {
   std::string source;  // the file or the store row it was read from
   // What ran, on what, since when, with the conditions its results add. A
@@ -45,9 +47,10 @@ struct RunRecord {
   std::string compare_label;
   std::shared_ptr<const RunRecord> compare;  // the mixed test's reduced-range run
 
-  // What the run did to the drive, and its timeline: the whole run's, so a
-  // nested run has neither.
+  // What the run did to the drive, its timeline and its declared-QoS
+  // verdict: the whole run's, so a nested run has none of them.
   const DriveResults* drive() const;
+  const QosResults* qos() const;
   const std::vector<TimelinePoint>& timeline() const;
   // Seconds since the run started: a round's start, an RFC 3339 time's
   // (NaN for an empty or malformed one).

@@ -251,7 +251,7 @@ std::string render_run_report(const RunRecord& run, const TestBases& bases) {
   }
   const std::vector<RunView> self{{&run, "", palette(0)}};
   add_result_sections(page, run, self);
-  if (const QosResults* qos = qos_of(run)) {
+  if (const QosResults* qos = run.qos()) {
     page.section("qos", "Declared QoS");
     page.verdict(qos->pass, qos->pass ? "every declared latency limit held" : "a declared latency limit was exceeded");
     if (auto t = qos_table(run)) page.table(*t);

@@ -62,15 +62,8 @@ std::string basis_of(const std::string& test, const TestBases& bases) {
   return it == bases.end() ? std::string() : it->second;
 }
 
-// SMART fields in the order of the record, as printed: strings bare, other
-// values as JSON writes them.
 std::vector<std::pair<std::string, std::string>> smart_fields(const std::optional<SmartRecord>& s) {
-  std::vector<std::pair<std::string, std::string>> out;
-  if (!s) return out;
-  for (const auto& [k, v] : smart_record_json(*s).items()) {
-    out.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
-  }
-  return out;
+  return s ? smart_record_fields(*s) : std::vector<std::pair<std::string, std::string>>{};
 }
 
 // "50 rounds (CBW 0/100 T32Q32 pre-write), 5 before each of 10 sweep
@@ -291,12 +284,8 @@ std::optional<Table> element_table(const RunRecord& run) {
   return t;
 }
 
-const QosResults* qos_of(const RunRecord& run) {
-  return run.group == 0 && run.run && run.run->results.qos ? &*run.run->results.qos : nullptr;
-}
-
 std::optional<Table> qos_table(const RunRecord& run) {
-  const QosResults* qos = qos_of(run);
+  const QosResults* qos = run.qos();
   if (!qos || qos->checks.empty()) return std::nullopt;
   Table t{"qos-checks",
           "Declared QoS against measured latency",

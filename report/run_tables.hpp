@@ -36,9 +36,6 @@ Facts wear_facts(const RunRecord& run);  // host writes, DWPD spent against the 
 std::optional<Table> iops_matrix(const RunRecord& run);
 // One row per element and op: IOPS, throughput, latency mean … max.
 std::optional<Table> element_table(const RunRecord& run);
-// The run's declared-QoS verdict; nullptr without one. The whole run's, as
-// the drive is, so a comparison's nested run has none.
-const QosResults* qos_of(const RunRecord& run);
 std::optional<Table> qos_table(const RunRecord& run);
 std::optional<Table> throttle_table(const RunRecord& run);
 std::optional<Table> smart_table(const RunRecord& run);

@@ -308,7 +308,12 @@ RunHeader decode_header(const json& j) {
 
 }  // namespace
 
-json smart_record_json(const SmartRecord& s) { return smart_json(s); }
+std::vector<std::pair<std::string, std::string>> smart_record_fields(const SmartRecord& s) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const json fields = smart_json(s);
+  for (const auto& [k, v] : fields.items()) out.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
+  return out;
+}
 
 json header_json(const RunHeader& h) {
   json target = json::object();

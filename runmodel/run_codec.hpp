@@ -9,6 +9,8 @@
 // header: rows and run.json files written before the status lived only in the
 // store's column carry one, and the column wins.
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -21,8 +23,9 @@ namespace nvmond {
 
 // The header as a JSON object, less its plan: the start of run.json.
 nlohmann::json header_json(const RunHeader& header);
-// A SMART record as the header writes it (run.json's drive.smart_before).
-nlohmann::json smart_record_json(const SmartRecord& s);
+// A SMART record's fields as run.json's drive.smart_before holds them, in
+// its order, each printed: strings bare, numbers as JSON writes them.
+std::vector<std::pair<std::string, std::string>> smart_record_fields(const SmartRecord& s);
 Result<RunHeader> header_from_json(const nlohmann::json& j);
 
 // The store's blob: header_json as text, with the plan's facts under "plan"

@@ -20,14 +20,17 @@ using nlohmann::json;
 constexpr std::int64_t kRounds = 100000;
 
 // One transaction straight into the file: committing 100,000 rounds one by
-// one, as a run does, would take minutes of fsyncs.
+// one, as a run does, would take minutes of fsyncs. Each round's data is the
+// least the run model's round codec reads.
 void add_rounds(const std::string& db, std::int64_t run) {
   sqlite3* h = nullptr;
   ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(h, "BEGIN", nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_stmt* st = nullptr;
   ASSERT_EQ(
-      sqlite3_prepare_v2(h, "INSERT INTO pts_rounds(run_id, idx, phase, iops, data) VALUES(?1, ?2, 'steady', ?3, '{}')",
+      sqlite3_prepare_v2(h,
+                         "INSERT INTO pts_rounds(run_id, idx, phase, iops, data) VALUES(?1, ?2, 'steady', ?3, "
+                         "'{\"index\":' || ?2 || ',\"phase\":\"steady\",\"iops\":' || ?3 || ',\"started_ns\":0}')",
                          -1, &st, nullptr),
       SQLITE_OK);
   for (std::int64_t i = 0; i < kRounds; ++i) {

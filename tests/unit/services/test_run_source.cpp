@@ -72,9 +72,11 @@ TEST(RunSource, ARunIdLoadsThroughTheStateDirectoryWithItsRoundsAndWindow) {
   ASSERT_TRUE(record) << record.error().message;
   EXPECT_EQ(record->rounds.size(), 30u);
   EXPECT_EQ(record->status, RunStatus::completed);
-  ASSERT_TRUE(record->steady_state);
-  EXPECT_EQ(record->steady_state->window_from, run_json(out.run)["steady_state"]["window"][0].get<double>());
-  EXPECT_EQ(record->steady_state->window_to, run_json(out.run)["steady_state"]["window"][1].get<double>());
+  ASSERT_TRUE(record->results->steady_state);
+  const WindowCheck* window = report::window_of(*record->results->steady_state);
+  ASSERT_NE(window, nullptr);
+  EXPECT_EQ(window->first, run_json(out.run)["steady_state"]["window"][0].get<std::size_t>());
+  EXPECT_EQ(window->last, run_json(out.run)["steady_state"]["window"][1].get<std::size_t>());
 }
 
 // The daemon's runs live in runs.db beside a history (nvmond.db) that holds
