@@ -154,7 +154,7 @@ Facts test_facts(const RunRecord& run, const TestBases& bases) {
     pre += or_dash(p.kind);
     pre += ", " + bytes(static_cast<double>(p.bytes));
     if (std::isfinite(p.seconds)) pre += " in " + elapsed(p.seconds);
-    pre += ", " + num(static_cast<double>(p.rounds), 0) + " rounds";
+    if (p.rounds) pre += ", " + num(static_cast<double>(*p.rounds), 0) + " rounds";
     if (p.steady_state) {
       const auto& ss = *p.steady_state;
       const WindowCheck* w = window_of(ss);

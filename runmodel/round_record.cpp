@@ -191,6 +191,16 @@ RoundRecord round_from_json(const Path& n) {
 
 RoundRecord round_from_json(const nlohmann::json& j) { return round_from_json(Path{j, ""}); }
 
+Result<RoundRecord> round_from_text(const std::string& text) {
+  try {
+    return round_from_json(nlohmann::json::parse(text));
+  } catch (const json_keys::DecodeError& e) {
+    return Error{ErrorReason::decode, e.what()};
+  } catch (const nlohmann::json::exception& e) {
+    return Error{ErrorReason::decode, e.what()};
+  }
+}
+
 std::optional<double> parse_rfc3339(const std::string& s) {
   int y, mo, d, h, mi, consumed = 0;
   double sec;

@@ -14,6 +14,7 @@
 #include "core/clock.hpp"
 #include "core/io_op.hpp"
 #include "core/json_path.hpp"
+#include "core/result.hpp"
 #include "runmodel/latency_distribution.hpp"
 
 namespace nvmond {
@@ -75,6 +76,8 @@ nlohmann::json to_json(const RoundRecord& r);
 RoundRecord round_from_json(const json_keys::Path& n);
 OpSummary op_summary_from_json(const json_keys::Path& n);
 RoundRecord round_from_json(const nlohmann::json& j);
+// The same from the text the store keeps; reason "decode", naming the field.
+Result<RoundRecord> round_from_text(const std::string& text);
 
 std::string rfc3339(WallTime t);
 // Seconds since the Unix epoch of an RFC 3339 timestamp

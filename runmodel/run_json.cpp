@@ -105,7 +105,8 @@ json point_histogram_json(const PointHistogram& h) {
 }
 
 json preconditioning_json(const PreconditioningResult& p) {
-  json one = {{"kind", p.kind}, {"bytes", p.bytes}, {"seconds", p.seconds}, {"rounds", p.rounds}};
+  json one = {{"kind", p.kind}, {"bytes", p.bytes}, {"seconds", p.seconds}};
+  if (p.rounds) one["rounds"] = *p.rounds;
   if (p.steady_state) one["steady_state"] = steady_state_json(*p.steady_state);
   return one;
 }
@@ -402,8 +403,8 @@ GroupResults group_from(const Node& root, int group, std::vector<RoundRecord>& r
     PreconditioningResult pre;
     pre.kind = p.text("kind");
     pre.bytes = count_or(p, "bytes");
-    pre.seconds = number_or(p, "seconds", 0);
-    pre.rounds = count_or(p, "rounds");
+    pre.seconds = p.number("seconds");
+    if (p.has("rounds")) pre.rounds = count_or(p, "rounds");
     pre.steady_state = optional_steady_state_from(p.object("steady_state"));
     g.preconditioning.push_back(std::move(pre));
   }
@@ -445,7 +446,7 @@ std::optional<DriveResults> drive_from(const std::optional<Node>& n) {
         {e.text("start"), e.text("end"), e.number("peak_c"), number_or(e, "throttled_seconds", 0), {}});
     for (const Node& s : e.array("sources")) d.throttle_events.back().sources.push_back(s.as<std::string>());
   }
-  d.host_bytes_written = number_or(*n, "host_bytes_written", 0);
+  d.host_bytes_written = n->number("host_bytes_written");
   if (const auto lm = n->object("latency_monitor")) {
     d.latency_monitor = LatencyMonitorDelta{lm->number("threshold_s"), count_or(*lm, "drive_ios"),
                                             count_or(*lm, "host_ios_min"), count_or(*lm, "host_ios_max")};

@@ -69,7 +69,7 @@ struct PreconditioningResult {
   std::string kind;
   std::uint64_t bytes = 0;
   double seconds = 0;
-  std::size_t rounds = 0;
+  std::optional<std::size_t> rounds;  // none in runs written before it was recorded
   std::optional<SteadyStateReport> steady_state;
 };
 

@@ -26,7 +26,6 @@
 #include "runmodel/run_view.hpp"
 #include "runmodel/request.hpp"
 #include "store/run_store.hpp"
-#include "runmodel/round_record.hpp"
 
 namespace nvmond {
 
@@ -59,7 +58,7 @@ struct LastRun {
 
 struct RunDetail {
   RunView run;
-  std::vector<RoundRecord> rounds;
+  std::vector<RoundRow> rounds;
   std::optional<std::int64_t> next_round;  // where the next page starts; none after the last
 };
 

@@ -511,16 +511,10 @@ Result<RunDetail> SoakRunner::show(std::int64_t id, const RoundPage& page) const
     std::lock_guard lock(live->mu);
     d.run = live->view;
   }
-  if (rounds->size() > page.limit) {
-    d.next_round = (*rounds)[page.limit].index;
-    rounds->resize(page.limit);
-  }
-  for (const RoundRow& r : *rounds) {
-    try {
-      d.rounds.push_back(round_from_json(nlohmann::json::parse(r.data)));
-    } catch (const std::exception& e) {
-      return Error{ErrorReason::decode, fmt::format("run {}: round {} in the store: {}", id, r.index, e.what())};
-    }
+  d.rounds = std::move(*rounds);
+  if (d.rounds.size() > page.limit) {
+    d.next_round = d.rounds[page.limit].index;
+    d.rounds.resize(page.limit);
   }
   return d;
 }

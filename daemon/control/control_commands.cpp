@@ -15,6 +15,7 @@
 #include "runmodel/run_codec.hpp"
 #include "pts/catalog.hpp"
 #include "runmodel/request.hpp"
+#include "runmodel/round_record.hpp"
 
 namespace nvmond {
 namespace {
@@ -220,7 +221,12 @@ ctl::AnyReply show(const ctl::ShowRequest& req, SoakControl& soaks) {
   if (!d) return fail_naming_runs(d.error(), kAllRuns);
   ctl::ShowReply reply{d->run, {}, d->next_round};
   for (const auto& r : d->rounds) {
-    reply.rounds.push_back({static_cast<std::int64_t>(r.index), r.phase, r.iops, r});
+    auto round = round_from_text(r.data);
+    if (!round) {
+      return fail(Error{round.error().reason,
+                        fmt::format("run {}: round {} in the store: {}", req.run, r.index, round.error().message)});
+    }
+    reply.rounds.push_back({r.index, r.phase, r.iops, std::move(*round)});
   }
   return reply;
 }

@@ -131,7 +131,9 @@ class NonFiniteRound(unittest.TestCase):
             db.execute("INSERT INTO pts_runs(id, name, test, target, serial, model, status, started_ns,"
                        " ended_ns, header) VALUES (7, 'hostile', 'wsat', 'sim:a', 'SIM-A', 'm', 'completed',"
                        " 1764000000000000000, 1764000180000000000, '{}')")
-            db.executemany("INSERT INTO pts_rounds(run_id, idx, phase, iops, data) VALUES (7, ?, 'test', ?, '{}')",
+            # Each round's data the least the run model's round codec reads.
+            db.executemany("INSERT INTO pts_rounds(run_id, idx, phase, iops, data) VALUES (7, ?, 'test', ?,"
+                           " json_object('index', ?1, 'started_ns', 0))",
                            [(0, float("inf")), (1, float("-inf")), (2, 1234.4)])
         db.close()
         d.start()

@@ -79,13 +79,9 @@ class FakeSoakControl : public SoakControl {
     auto it = runs_.find(id);
     if (it == runs_.end()) return Error{ErrorReason::absent, "no run " + std::to_string(id)};
     RunDetail d{it->second, {}, std::nullopt};
-    for (std::int64_t i = 0; i < it->second.round; ++i) {
-      RoundRecord r;
-      r.index = static_cast<std::size_t>(i);
-      r.phase = "fob";
-      r.iops = 1000.0 + static_cast<double>(i);
-      d.rounds.push_back(r);
-    }
+    for (std::int64_t i = 0; i < it->second.round; ++i)
+      d.rounds.push_back(
+          {i, "fob", 1000.0 + static_cast<double>(i), "{\"index\":" + std::to_string(i) + ",\"started_ns\":0}"});
     return d;
   }
 
