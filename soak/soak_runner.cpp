@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
@@ -366,12 +367,12 @@ void SoakRunner::execute(const std::shared_ptr<State>& state, const std::shared_
 
 namespace {
 
-std::optional<Error> write_run_files(int dir_fd, const std::string& shown, const nlohmann::json& run) {
-  const std::string text = run.dump(2) + "\n";
+// run.json and, beside it, the report of the same typed run.
+std::optional<Error> write_run_files(int dir_fd, const std::string& shown, const nvmond::Run& run) {
+  const std::string text = run_json(run).dump(2) + "\n";
   if (auto e = write_file_atomically_at(dir_fd, "run.json", text, shown)) return e;
-  auto record = report::run_from_json(run, shown + "/run.json");
-  if (!record) return Error{record.error().reason, "report: " + record.error().message};
-  return write_file_atomically_at(dir_fd, "report.html", report::render_run_report(*record, test_bases()), shown);
+  const report::RunRecord record = report::record_of(run, shown + "/run.json");
+  return write_file_atomically_at(dir_fd, "report.html", report::render_run_report(record, test_bases()), shown);
 }
 
 }  // namespace
@@ -391,15 +392,15 @@ void SoakRunner::finish(State& state, Run& run, const RunOutcome& out) {
   }
   const std::string leaf = run_leaf(name, out.run_id);
   const std::string shown = state.state_dir + "/runs/" + leaf;
-  const nlohmann::json doc = run_json(out.run);
   auto dir = open_run_dir(state.state_dir_fd.get(), state.state_dir, leaf);
   if (!dir) {
     log::error("soak {}: {}", name, dir.error().message);
-  } else if (auto e = write_run_files(dir->get(), shown, doc)) {
+  } else if (auto e = write_run_files(dir->get(), shown, out.run)) {
     log::error("soak {}: {}", name, e->message);
   }
-  log::info("soak {}: {} ({} rounds), {}/run.json", name, to_text(out.status),
-            doc.value("rounds", nlohmann::json::array()).size(), shown);
+  const auto rounds =
+      std::count_if(out.run.rounds.begin(), out.run.rounds.end(), [](const RoundRecord& r) { return r.group == 0; });
+  log::info("soak {}: {} ({} rounds), {}/run.json", name, to_text(out.status), rounds, shown);
   std::shared_ptr<Run> self;
   {
     std::lock_guard lock(state.mu);
