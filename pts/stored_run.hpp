@@ -23,7 +23,7 @@ std::vector<RoundRecord> rounds_from_rows(const std::vector<RoundRow>& rows);
 // Reason "decode" when the header or a round is unreadable or its parameters
 // no longer make a plan; the message names the run.
 Result<Run> run_from_store(const StoredRun& stored);
-// Its run.json (pts/run_json.hpp).
+// Its run.json (runmodel/run_json.hpp).
 Result<nlohmann::json> run_json_from_store(const StoredRun& stored);
 
 }  // namespace nvmond

@@ -37,7 +37,7 @@ constexpr std::uint32_t kCbwAlign = 4096;
 // highest-load point is steady. Both stages give up after `max_rounds`. The
 // response-time histograms at the sweep's maximum, middle and minimum IOPS
 // points come from dedicated rounds after it (or its measurement window:
-// pts/run_json.cpp). `prewrite_rounds` > 0: before each sweep round, that
+// pts/results.cpp). `prewrite_rounds` > 0: before each sweep round, that
 // many `round`-long runs of the pattern at 0/100 at the preconditioning's
 // load (CBW's inter-round pre-write).
 using SweepElement = std::function<Element(double read_pct, unsigned threads, unsigned queue_depth)>;
