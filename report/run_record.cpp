@@ -180,6 +180,23 @@ std::string file_kind(mode_t mode) {
   return "something else";
 }
 
+// A parsed document as a run: its fields named in every error.
+Result<RunRecord> record_from_document(const json& j, const std::string& source) {
+  try {
+    const Node root{j, ""};
+    require_run_fields(root);
+    require_schema(root);
+    auto run = nvmond::run_from_json(j);
+    if (!run) return Error{run.error().reason, source + ": " + run.error().message};
+    if (!parse_rfc3339(run->header.started_at)) root.at("started_at").fail("expected an RFC 3339 time");
+    return record_of(std::move(*run), source);
+  } catch (const DecodeError& e) {
+    return Error{ErrorReason::decode, source + ": " + e.what()};
+  } catch (const json::exception& e) {
+    return Error{ErrorReason::decode, source + ": " + e.what()};
+  }
+}
+
 }  // namespace
 
 RunRecord record_of(Run run, const std::string& source) {
@@ -248,23 +265,7 @@ Result<RunRecord> parse_run(const std::string& json_text, const std::string& sou
   } catch (const json::exception&) {
     return Error{ErrorReason::decode, source + ": " + where_parsing_failed(json_text)};
   }
-  return run_from_json(j, source);
-}
-
-Result<RunRecord> run_from_json(const json& j, const std::string& source) {
-  try {
-    const Node root{j, ""};
-    require_run_fields(root);
-    require_schema(root);
-    auto run = nvmond::run_from_json(j);
-    if (!run) return Error{run.error().reason, source + ": " + run.error().message};
-    if (!parse_rfc3339(run->header.started_at)) root.at("started_at").fail("expected an RFC 3339 time");
-    return record_of(std::move(*run), source);
-  } catch (const DecodeError& e) {
-    return Error{ErrorReason::decode, source + ": " + e.what()};
-  } catch (const json::exception& e) {
-    return Error{ErrorReason::decode, source + ": " + e.what()};
-  }
+  return record_from_document(j, source);
 }
 
 Result<RunRecord> load_run(const std::string& run) {

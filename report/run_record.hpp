@@ -11,8 +11,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "core/io_op.hpp"
 #include "core/result.hpp"
 #include "runmodel/pts_kind.hpp"
@@ -94,8 +92,6 @@ Result<RunRecord> parse_run(const std::string& json_text, const std::string& sou
 // The run's test as a value to branch on: nullopt for a name no test has
 // (a foreign run), which no branch takes.
 inline std::optional<TestKind> test_kind(const RunRecord& run) { return test_kind_from_name(run.header.test); }
-// The same from a document already in memory (a run rebuilt from the store).
-Result<RunRecord> run_from_json(const nlohmann::json& run, const std::string& source);
 
 // Reads RUN: a run.json file, or a directory holding one. Reasons: "absent"
 // (no such file), "io", "decode".

@@ -200,7 +200,7 @@ TEST(RunReport, WsatPlotsIopsAgainstTheDataWritten) {
     r["bytes_written"] = 4e11;
     total += 4e11;
   }
-  const auto run = run_from_json(json, "wsat/run.json");
+  const auto run = parse_run(json.dump(), "wsat/run.json");
   ASSERT_TRUE(run) << run.error().message;
   const auto svg = test::svg_by_id(render_run_report(*run, kBases), "iops-written");
   ASSERT_FALSE(svg.empty());
@@ -218,7 +218,7 @@ TEST(RunReport, NonConformantConditionsAreNamedInTheHeader) {
   json["conditions"] = {
       {{"name", "purge-fallback"}, {"detail", "purged by zero-fill: BLKZEROOUT"}},
       {{"name", "write-cache-enabled"}, {"detail", "Get Features volatile write cache (06h): enabled"}}};
-  const auto run = run_from_json(json, "wsat/run.json");
+  const auto run = parse_run(json.dump(), "wsat/run.json");
   ASSERT_TRUE(run) << run.error().message;
   const auto page = render_run_report(*run, kBases);
   const auto verdict = page.find("NON-CONFORMANT");
@@ -239,7 +239,7 @@ TEST(RunReport, ATestThatIsNotAPtsTestNamesWhatItRestsOnNotThePts) {
     auto json = raw(name);
     json["profile"] = "enterprise";
     json["conditions"] = {{{"name", "write-cache-unknown"}, {"detail", "a file has no write cache to read"}}};
-    const auto run = run_from_json(json, name + "/run.json");
+    const auto run = parse_run(json.dump(), name + "/run.json");
     ASSERT_TRUE(run) << run.error().message;
     const auto page = render_run_report(*run, kBases);
     const auto head = page.substr(0, page.find("<section id=\"run\">"));
@@ -253,7 +253,7 @@ TEST(RunReport, ATestThatIsNotAPtsTestNamesWhatItRestsOnNotThePts) {
   EXPECT_THAT(render_run_report(load("qos"), kBases), HasSubstr("datasheet"));
   auto wsat = raw("wsat");
   wsat["profile"] = "enterprise";
-  const auto pts = run_from_json(wsat, "wsat/run.json");
+  const auto pts = parse_run(wsat.dump(), "wsat/run.json");
   ASSERT_TRUE(pts) << pts.error().message;
   EXPECT_THAT(render_run_report(*pts, kBases), HasSubstr("PTS-E 2.0.x"));
   EXPECT_THAT(render_run_report(*pts, kBases), Not(HasSubstr("not a PTS test")));
@@ -276,7 +276,7 @@ TEST(RunReport, ACbwRunSaysItsPreWriteRanAndChartsItsRoundsAsNeitherPrecondition
         {"label", "CBW 0/100 T4Q32 pre-write"}, {"bs", 4096}, {"read_pct", 0}, {"threads", 4}, {"queue_depth", 32}};
     json["rounds"].push_back(r);
   }
-  const auto run = run_from_json(json, "cbw/run.json");
+  const auto run = parse_run(json.dump(), "cbw/run.json");
   ASSERT_TRUE(run) << run.error().message;
   const auto page = render_run_report(*run, kBases);
   EXPECT_THAT(page, HasSubstr("4 rounds (CBW 0/100 T4Q32 pre-write), 2 before each of 2 sweep rounds, "
@@ -287,7 +287,7 @@ TEST(RunReport, ACbwRunSaysItsPreWriteRanAndChartsItsRoundsAsNeitherPrecondition
   // No pre-write: the line says so.
   json["rounds"].erase(json["rounds"].begin() + static_cast<std::ptrdiff_t>(tests), json["rounds"].end());
   json["parameters"]["prewrite_rounds"] = "0";
-  EXPECT_THAT(render_run_report(*run_from_json(json, "cbw/run.json"), kBases),
+  EXPECT_THAT(render_run_report(*parse_run(json.dump(), "cbw/run.json"), kBases),
               HasSubstr("<dt>Pre-write</dt><dd>none</dd>"));
 }
 
