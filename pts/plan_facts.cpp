@@ -18,9 +18,7 @@ StageFacts stage_facts(const Stage& s) {
   }
   f.max_rounds = s.max_rounds;
   if (s.steady_state) {
-    const SteadyStateRule& rule = s.steady_state->rule;
-    SteadyStateFacts ss{
-        rule.window, rule.range_limit, rule.slope_limit, rule.max_rounds, s.steady_state->stop_when_reached, {}};
+    SteadyStateFacts ss{s.steady_state->rule, s.steady_state->stop_when_reached, {}};
     for (const TrackedElement& t : s.steady_state->tracked) ss.tracked.push_back({t.element, t.variable});
     f.steady_state = std::move(ss);
   }
@@ -50,8 +48,7 @@ Stage stage_of(const StageFacts& f) {
   s.max_rounds = f.max_rounds;
   if (f.steady_state) {
     SteadyStateTracking t;
-    t.rule = {f.steady_state->window, f.steady_state->range_limit, f.steady_state->slope_limit,
-              f.steady_state->max_rounds};
+    t.rule = f.steady_state->rule;
     for (const TrackedFacts& tf : f.steady_state->tracked) t.tracked.push_back({tf.element, tf.variable});
     t.stop_when_reached = f.steady_state->stop_when_reached;
     s.steady_state = std::move(t);

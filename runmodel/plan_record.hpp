@@ -13,6 +13,7 @@
 
 #include "core/io_op.hpp"
 #include "runmodel/stage_phase.hpp"
+#include "runmodel/steady_state_verdict.hpp"
 #include "runmodel/tracked_variable.hpp"
 
 namespace nvmond {
@@ -32,11 +33,9 @@ struct TrackedFacts {
   bool operator==(const TrackedFacts&) const = default;
 };
 
-// The steady-state rule (pts/steady_state.hpp) and what it follows.
+// The steady-state rule and what it follows.
 struct SteadyStateFacts {
-  int window = 5;
-  double range_limit = 0.20, slope_limit = 0.10;
-  int max_rounds = 25;
+  SteadyStateRule rule;
   bool stop_when_reached = true;
   std::vector<TrackedFacts> tracked;
   bool operator==(const SteadyStateFacts&) const = default;

@@ -63,10 +63,10 @@ constexpr auto kElementFacts = std::tuple{JsonField{"label", &ElementFacts::labe
                                           JsonField{"threads", &ElementFacts::threads},
                                           JsonField{"queue_depth", &ElementFacts::queue_depth},
                                           JsonField{"range_fraction", &ElementFacts::range_fraction}};
-constexpr auto kSteadyStateFacts = std::tuple{
-    JsonField{"window", &SteadyStateFacts::window}, JsonField{"range_limit", &SteadyStateFacts::range_limit},
-    JsonField{"slope_limit", &SteadyStateFacts::slope_limit}, JsonField{"max_rounds", &SteadyStateFacts::max_rounds},
-    JsonField{"stop_when_reached", &SteadyStateFacts::stop_when_reached}};
+constexpr auto kSteadyStateRule = std::tuple{
+    JsonField{"window", &SteadyStateRule::window}, JsonField{"range_limit", &SteadyStateRule::range_limit},
+    JsonField{"slope_limit", &SteadyStateRule::slope_limit}, JsonField{"max_rounds", &SteadyStateRule::max_rounds}};
+constexpr auto kSteadyStateFacts = std::tuple{JsonField{"stop_when_reached", &SteadyStateFacts::stop_when_reached}};
 constexpr auto kSlcFacts =
     std::tuple{JsonField{"drop_fraction", &SlcFacts::drop_fraction}, JsonField{"drop_rounds", &SlcFacts::drop_rounds}};
 constexpr auto kStageFacts = std::tuple{JsonField{"kind", &StageFacts::kind},
@@ -149,6 +149,7 @@ json plan_json(const PlanRecord& plan) {
     one["elements"] = elements;
     if (st.steady_state) {
       json ss = json::object();
+      write_fields(ss, st.steady_state->rule, kSteadyStateRule);
       write_fields(ss, *st.steady_state, kSteadyStateFacts);
       json tracked = json::array();
       for (const TrackedFacts& t : st.steady_state->tracked) {
@@ -194,6 +195,7 @@ PlanRecord plan_from_json(const At& a) {
     if (sa.has("steady_state")) {
       const At ssa = sa.at("steady_state");
       SteadyStateFacts ss;
+      read_fields_at(ssa, ss.rule, kSteadyStateRule);
       read_fields_at(ssa, ss, kSteadyStateFacts);
       const At tracked = ssa.at("tracked");
       for (std::size_t k = 0; k < tracked.array().size(); ++k) {

@@ -13,6 +13,7 @@ struct SteadyStateRule {
   double range_limit = 0.20;  // of the window average
   double slope_limit = 0.10;  // of the window average
   int max_rounds = 25;        // 0: fixed-length soak, no cap
+  bool operator==(const SteadyStateRule&) const = default;
 };
 
 // One window's numbers. Indices are rounds (0-based), both ends inclusive.
