@@ -197,40 +197,37 @@ Result<RunRecord> record_from_document(const json& j, const std::string& source)
   }
 }
 
+// The rounds of `run` in `group` and what they amount to, under `header`.
+RunRecord group_record(const std::shared_ptr<const Run>& run, int group, const GroupResults& results, RunHeader header,
+                       const std::string& source) {
+  RunRecord r;
+  r.source = source;
+  r.header = std::move(header);
+  r.run = run;
+  r.group = group;
+  r.results = &results;
+  r.started = parse_rfc3339(run->header.started_at).value_or(kAbsent);
+  r.duration_s = r.offset(run->header.ended_at.value_or(""));
+  for (const RoundRecord& round : run->rounds) {
+    if (round.group == group) r.rounds.push_back(&round);
+  }
+  return r;
+}
+
 }  // namespace
 
 RunRecord record_of(Run run, const std::string& source) {
   for (const auto& c : run.results.conditions) add_condition(run.header, c);
   run.results.conditions.clear();
   auto shared = std::make_shared<const Run>(std::move(run));
-  RunRecord r;
-  r.source = source;
-  r.header = shared->header;
+  RunRecord r = group_record(shared, 0, shared->results.main, shared->header, source);
   r.status = shared->status;
-  r.run = shared;
-  r.group = 0;
-  r.results = &shared->results.main;
-  r.started = parse_rfc3339(r.header.started_at).value_or(kAbsent);
-  r.duration_s = r.offset(r.header.ended_at.value_or(""));
-  for (const RoundRecord& round : shared->rounds) {
-    if (round.group == 0) r.rounds.push_back(&round);
-  }
   if (const auto& c = shared->results.compare) {
     r.compare_label = c->label;
-    auto nested = std::make_shared<RunRecord>();
-    nested->source = source;
-    nested->header = r.header;
-    nested->header.test = c->test;
-    nested->header.target.tested_range_bytes = c->tested_range_bytes.value_or(0);
-    nested->run = shared;
-    nested->group = 1;
-    nested->results = &c->run;
-    nested->started = r.started;
-    nested->duration_s = r.duration_s;
-    for (const RoundRecord& round : shared->rounds) {
-      if (round.group == 1) nested->rounds.push_back(&round);
-    }
-    r.compare = std::move(nested);
+    RunHeader header = shared->header;
+    header.test = c->test;
+    header.target.tested_range_bytes = c->tested_range_bytes.value_or(0);
+    r.compare = std::make_shared<RunRecord>(group_record(shared, 1, c->run, std::move(header), source));
   }
   return r;
 }

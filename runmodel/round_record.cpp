@@ -86,17 +86,21 @@ nlohmann::json to_json(const OpSummary& s) {
   return j;
 }
 
-nlohmann::json to_json(const RoundRecord& r) {
-  nlohmann::json ops = nlohmann::json::object();
+nlohmann::json ops_json(const std::array<std::optional<OpSummary>, kIoOpCount>& ops) {
+  nlohmann::json j = nlohmann::json::object();
   for (int op = 0; op < kIoOpCount; ++op) {
-    if (r.ops[op]) ops[op_name(static_cast<IoOp>(op))] = to_json(*r.ops[op]);
+    if (ops[op]) j[op_name(static_cast<IoOp>(op))] = to_json(*ops[op]);
   }
+  return j;
+}
+
+nlohmann::json to_json(const RoundRecord& r) {
   nlohmann::json j;
   write_fields(j, r, kRoundFields);
   write_fields(j["element"], r, kElementFields);
   j["started_at"] = rfc3339(r.started_at);
   j["started_ns"] = to_unix_ns(r.started_at);
-  j["ops"] = ops;
+  j["ops"] = ops_json(r.ops);
   if (r.temp_min_c && r.temp_max_c) j["temperature_c"] = {{"min", *r.temp_min_c}, {"max", *r.temp_max_c}};
   if (!r.sequential_cursor.empty()) j["sequential_cursor"] = r.sequential_cursor;
   if (!r.sequential_written.empty()) j["sequential_written"] = r.sequential_written;
@@ -109,8 +113,6 @@ using json_keys::count_or;
 using json_keys::counts;
 using json_keys::number_or;
 using json_keys::Path;
-
-}  // namespace
 
 OpSummary op_summary_from_json(const Path& o) {
   OpSummary s;
@@ -135,8 +137,6 @@ OpSummary op_summary_from_json(const Path& o) {
   return s;
 }
 
-namespace {
-
 // The round's start: its nanoseconds, else (older documents) its text.
 WallTime round_start(const Path& n) {
   if (n.has("started_ns")) return from_unix_ns(n.at("started_ns").as<std::int64_t>());
@@ -147,6 +147,14 @@ WallTime round_start(const Path& n) {
 }
 
 }  // namespace
+
+std::array<std::optional<OpSummary>, kIoOpCount> ops_from_json(const Path& ops) {
+  std::array<std::optional<OpSummary>, kIoOpCount> out;
+  for (int op = 0; op < kIoOpCount; ++op) {
+    if (const auto o = ops.object(op_name(static_cast<IoOp>(op)))) out[op] = op_summary_from_json(*o);
+  }
+  return out;
+}
 
 RoundRecord round_from_json(const Path& n) {
   if (!n.j.is_object()) n.fail("expected a round object");
@@ -172,11 +180,7 @@ RoundRecord round_from_json(const Path& n) {
   r.seconds = n.number("seconds");
   r.iops = n.number("iops");
   r.bytes_per_second = n.number("bytes_per_second");
-  if (const auto ops = n.object("ops")) {
-    for (int op = 0; op < kIoOpCount; ++op) {
-      if (const auto o = ops->object(op_name(static_cast<IoOp>(op)))) r.ops[op] = op_summary_from_json(*o);
-    }
-  }
+  if (const auto ops = n.object("ops")) r.ops = ops_from_json(*ops);
   if (const auto t = n.object("temperature_c")) {
     r.temp_min_c = t->at("min").as<double>();
     r.temp_max_c = t->at("max").as<double>();

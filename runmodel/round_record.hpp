@@ -74,7 +74,10 @@ nlohmann::json to_json(const RoundRecord& r);
 // 0. Throws json_keys::DecodeError naming the field ("rounds[3].iops:
 // expected a number") on a malformed one.
 RoundRecord round_from_json(const json_keys::Path& n);
-OpSummary op_summary_from_json(const json_keys::Path& n);
+// A round's or a window's ops as one object, {"read": …, "write": …}, the
+// ones it has; and back.
+nlohmann::json ops_json(const std::array<std::optional<OpSummary>, kIoOpCount>& ops);
+std::array<std::optional<OpSummary>, kIoOpCount> ops_from_json(const json_keys::Path& ops);
 RoundRecord round_from_json(const nlohmann::json& j);
 // The same from the text the store keeps; reason "decode", naming the field.
 Result<RoundRecord> round_from_text(const std::string& text);

@@ -65,10 +65,6 @@ json elements_json(const std::optional<std::vector<ElementResult>>& elements) {
   if (!elements) return nullptr;
   json out = json::array();
   for (const ElementResult& e : *elements) {
-    json ops = json::object();
-    for (int op = 0; op < kIoOpCount; ++op) {
-      if (e.ops[op]) ops[op_name(static_cast<IoOp>(op))] = to_json(*e.ops[op]);
-    }
     out.push_back({{"label", e.label},
                    {"bs", e.bs},
                    {"read_pct", e.read_pct},
@@ -77,7 +73,7 @@ json elements_json(const std::optional<std::vector<ElementResult>>& elements) {
                    {"iops", e.iops},
                    {"bytes_per_second", e.bytes_per_second},
                    {"rounds_averaged", static_cast<double>(e.rounds_averaged)},
-                   {"ops", ops}});
+                   {"ops", ops_json(e.ops)}});
   }
   return out;
 }
@@ -324,11 +320,7 @@ std::optional<std::vector<ElementResult>> elements_from(const Node& root) {
     r.iops = e.number("iops");
     r.bytes_per_second = e.number("bytes_per_second");
     r.rounds_averaged = static_cast<int>(count_or(e, "rounds_averaged"));
-    if (const auto ops = e.object("ops")) {
-      for (int op = 0; op < kIoOpCount; ++op) {
-        if (const auto o = ops->object(op_name(static_cast<IoOp>(op)))) r.ops[op] = op_summary_from_json(*o);
-      }
-    }
+    if (const auto ops = e.object("ops")) r.ops = ops_from_json(*ops);
     out.push_back(std::move(r));
   }
   return out;
