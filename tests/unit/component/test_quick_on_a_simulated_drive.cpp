@@ -12,6 +12,7 @@
 #include "report/run_record.hpp"
 #include "report/run_report.hpp"
 #include "store/sqlite_run_store.hpp"
+#include "tests/support/sim_drives.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace nvmond {
@@ -24,10 +25,7 @@ using ::testing::Not;
 TEST(QuickOnASimulatedDrive, CompletesAndItsReportShowsItsLoadsAndWhatItRestsOn) {
   test::TempDir dir{"quick-report"};
   auto store = std::move(*SqliteRunStore::open_file(dir.path() + "/runs.db"));
-  SimDriveSpec spec = sim_profile("consumer");
-  spec.name = "d0";
-  spec.serial = "SN-QUICK";
-  spec.capacity_bytes = 100'000'000'000ULL;
+  const SimDriveSpec spec = test::small_drive("consumer", "SN-QUICK");
   SimTarget target(std::make_shared<DriveModel>(spec, WallTime{} + std::chrono::hours(480000)));
   TestPlan plan = build_plan("quick", {{"round", "1s"}}, TargetFacts{spec.capacity_bytes, 0.6});
   RunExecutor ex(plan, target, *store, RunOptions{"quick", "sim:d0", true});

@@ -13,6 +13,7 @@
 #include "pts/targets/sim_target.hpp"
 #include "report/run_record.hpp"
 #include "report/run_report.hpp"
+#include "tests/support/sim_drives.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/unit/report/svg_probe.hpp"
 
@@ -23,10 +24,7 @@ namespace NVMOND_TEST_UNIT {
 TEST(ReportOfASimulatedWsat, HasOnePointPerRoundAndTheWindowWhereRunJsonPutsIt) {
   test::TempDir dir{"wsat-report"};
   auto store = std::move(*SqliteRunStore::open_file(dir.path() + "/runs.db"));
-  SimDriveSpec spec = sim_profile("datacenter");
-  spec.name = "d0";
-  spec.serial = "SN-REPORT";
-  spec.capacity_bytes = 100'000'000'000ULL;
+  const SimDriveSpec spec = test::small_datacenter_drive("SN-REPORT");
   SimTarget target(std::make_shared<DriveModel>(spec, WallTime{} + std::chrono::hours(480000)));
   TestPlan plan = build_plan("wsat", {{"rounds", "600"}, {"round", "1m"}}, TargetFacts{spec.capacity_bytes, 1.3});
   RunExecutor ex(plan, target, *store, RunOptions{"wsat", "sim:d0", true});
