@@ -117,6 +117,30 @@ TEST(ControlShow, ASmallerLimitIsHonouredAndAnOutOfRangeOneIsRefusedClearly) {
   }
 }
 
+// A stored round whose text is not a round (a hand-edited or damaged row):
+// the page holding it is refused with the run and the round named, and the
+// pages around it still answer.
+TEST(ControlShow, AStoredRoundThatIsNotARoundIsNamedAndThePagesAroundItStillAnswer) {
+  Fixture f;
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(f.db.c_str(), &h), SQLITE_OK);
+  const std::string damage =
+      "UPDATE pts_rounds SET data = '{}' WHERE run_id = " + std::to_string(f.run) + " AND idx = 5";
+  ASSERT_EQ(sqlite3_exec(h, damage.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(h);
+
+  const json refused = f.show({{"limit", 10}});
+  EXPECT_EQ(refused["ok"], false) << refused;
+  EXPECT_EQ(refused["reason"], "decode") << refused;
+  const std::string error = refused["error"];
+  EXPECT_NE(error.find("run " + std::to_string(f.run) + ": round 5 in the store"), std::string::npos) << error;
+  EXPECT_NE(error.find("index is required"), std::string::npos) << error;
+
+  const json after = f.show({{"from", 6}, {"limit", 10}});
+  ASSERT_TRUE(after["ok"]) << after.dump().substr(0, 200);
+  EXPECT_EQ(after["rounds"][0]["index"], 6);
+}
+
 }  // namespace NVMOND_TEST_UNIT
 using namespace NVMOND_TEST_UNIT;
 }  // namespace
